@@ -1,0 +1,20 @@
+"""Pure puzzle computation: boards, the exact solver, the rater and the generator.
+
+Nothing here does I/O or keeps global state; it can be used alone::
+
+    from nanpure.generator import parse, count_solutions
+"""
+
+from .board import BoardError, format_grid, format_line, parse
+from .solver import count_solutions, count_solutions_batch, random_solution, solve
+
+__all__ = [
+    "BoardError",
+    "count_solutions",
+    "count_solutions_batch",
+    "format_grid",
+    "format_line",
+    "parse",
+    "random_solution",
+    "solve",
+]
