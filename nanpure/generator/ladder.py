@@ -1,0 +1,348 @@
+"""The technique ladder: which techniques exist, in what order they are tried, and the
+rating loop that climbs it.
+
+The rater solves like a person: at every step it takes the simplest technique that makes
+progress (singles first, always), applies it, and starts again from the bottom. The
+hardest technique used and the sum of the step scores give the grade:
+
+>>> from nanpure.generator.board import parse
+>>> r = rate(parse("..9748...7.........2.1.9.....7...24..64.1.59..98...3.....8.3.2.........6...2759.."))
+>>> r.tier, r.hardest
+('easy', 'Hidden Single')
+
+Levels and base scores follow HoDoKu, so grades can be compared with the most widely
+used rater. The tier is the higher of the hardest technique's tier and the score bracket
+(easy <= 800, medium <= 1000, hard <= 1600, unfair <= 1800, extreme above).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+
+from .board import BoardError, candidates
+from .solver import count_solutions, solve
+from .techniques.singles import run_singles
+from .techniques.step import (
+    N_ELIM,
+    N_PLACE,
+    VARIANT,
+    apply_step,
+    eliminations,
+    format_effects,
+    format_tokens,
+    new_step,
+    placements,
+    tokens,
+)
+
+TIERS = ("easy", "medium", "hard", "unfair", "extreme")
+#: Highest score that still fits each tier but the last (HoDoKu's level limits).
+SCORE_LIMITS = (800, 1000, 1600, 1800)
+
+
+@dataclass(frozen=True)
+class Technique:
+    """One rung of the ladder.
+
+    ``finder`` names a kernel in ``nanpure.generator.techniques.<family>``, called as
+    ``finder(grid, cand, step, *args)``. A finder that finds several named forms (pointing
+    or claiming, the kinds of nice loop) writes the form's index into the step; its names
+    are ``variants``, and each is counted under its own name.
+    """
+
+    code: str
+    name: str
+    tier: str
+    score: int
+    family: str
+    finder: str
+    args: tuple = ()
+    variants: tuple[str, ...] = ()
+    uses_solution: bool = False
+
+    @property
+    def rank(self) -> int:
+        return TIERS.index(self.tier)
+
+    def variant_name(self, variant: int) -> str:
+        return self.variants[variant] if self.variants else self.name
+
+
+def _t(code, name, tier, score, family, finder, *args, variants=(), uses_solution=False):
+    return Technique(code, name, tier, score, family, finder, args, variants, uses_solution)
+
+
+# In the order the rater tries them (HoDoKu's default order).
+LADDER: tuple[Technique, ...] = (
+    _t("fh", "Full House", "easy", 4, "singles", "find_full_house"),
+    _t("n1", "Naked Single", "easy", 4, "singles", "find_naked_single"),
+    _t("h1", "Hidden Single", "easy", 14, "singles", "find_hidden_single"),
+    _t("l2", "Locked Pair", "medium", 40, "intersections", "find_locked_subset", 2),
+    _t("l3", "Locked Triple", "medium", 60, "intersections", "find_locked_subset", 3),
+    _t("lc", "Locked Candidates", "medium", 50, "intersections", "find_locked_candidates",
+       variants=("Locked Candidates Type 1 (Pointing)", "Locked Candidates Type 2 (Claiming)")),
+    _t("n2", "Naked Pair", "medium", 60, "subsets", "find_naked_subset", 2),
+    _t("n3", "Naked Triple", "medium", 80, "subsets", "find_naked_subset", 3),
+    _t("h2", "Hidden Pair", "medium", 70, "subsets", "find_hidden_subset", 2),
+    _t("h3", "Hidden Triple", "medium", 100, "subsets", "find_hidden_subset", 3),
+    _t("n4", "Naked Quadruple", "hard", 120, "subsets", "find_naked_subset", 4),
+    _t("h4", "Hidden Quadruple", "hard", 150, "subsets", "find_hidden_subset", 4),
+    _t("bf2", "X-Wing", "hard", 140, "fish", "find_basic_fish", 2),
+    _t("bf3", "Swordfish", "hard", 150, "fish", "find_basic_fish", 3),
+    _t("bf4", "Jellyfish", "hard", 160, "fish", "find_basic_fish", 4),
+    _t("bf5", "Squirmbag", "unfair", 470, "fish", "find_basic_fish", 5),
+    _t("bf6", "Whale", "unfair", 470, "fish", "find_basic_fish", 6),
+    _t("bf7", "Leviathan", "unfair", 470, "fish", "find_basic_fish", 7),
+    _t("rp", "Remote Pair", "hard", 110, "wings", "find_remote_pair"),
+    _t("bug1", "Bivalue Universal Grave + 1", "hard", 100, "uniqueness", "find_bug_plus_one"),
+    _t("sk", "Skyscraper", "hard", 130, "single_digit", "find_skyscraper"),
+    _t("2sk", "2-String Kite", "hard", 150, "single_digit", "find_two_string_kite"),
+    _t("er", "Empty Rectangle", "hard", 120, "single_digit", "find_empty_rectangle"),
+    _t("w", "W-Wing", "hard", 150, "wings", "find_w_wing"),
+    _t("xy", "XY-Wing", "hard", 160, "wings", "find_xy_wing"),
+    _t("xyz", "XYZ-Wing", "hard", 180, "wings", "find_xyz_wing"),
+    _t("u1", "Uniqueness Test 1", "hard", 100, "uniqueness", "find_unique_rectangle", 1),
+    _t("u2", "Uniqueness Test 2", "hard", 100, "uniqueness", "find_unique_rectangle", 2),
+    _t("u3", "Uniqueness Test 3", "hard", 100, "uniqueness", "find_unique_rectangle", 3),
+    _t("u4", "Uniqueness Test 4", "hard", 100, "uniqueness", "find_unique_rectangle", 4),
+    _t("u5", "Uniqueness Test 5", "hard", 100, "uniqueness", "find_unique_rectangle", 5),
+    _t("u6", "Uniqueness Test 6", "hard", 100, "uniqueness", "find_unique_rectangle", 6),
+    _t("hr", "Hidden Rectangle", "hard", 100, "uniqueness", "find_hidden_rectangle"),
+    _t("tf", "Turbot Fish", "hard", 120, "single_digit", "find_turbot_fish"),
+    _t("fbf2", "Finned X-Wing", "hard", 130, "fish", "find_finned_fish", 2, False),
+    _t("sbf2", "Sashimi X-Wing", "hard", 150, "fish", "find_finned_fish", 2, True),
+    _t("fbf3", "Finned Swordfish", "unfair", 200, "fish", "find_finned_fish", 3, False),
+    _t("sbf3", "Sashimi Swordfish", "unfair", 240, "fish", "find_finned_fish", 3, True),
+    _t("fbf4", "Finned Jellyfish", "unfair", 250, "fish", "find_finned_fish", 4, False),
+    _t("sbf4", "Sashimi Jellyfish", "unfair", 260, "fish", "find_finned_fish", 4, True),
+    _t("sc", "Simple Colors", "hard", 150, "coloring", "find_simple_colors",
+       variants=("Simple Colors Trap", "Simple Colors Wrap")),
+    _t("mc", "Multi Colors", "hard", 200, "coloring", "find_multi_colors",
+       variants=("Multi Colors 1", "Multi Colors 2")),
+    _t("sdc", "Sue de Coq", "unfair", 250, "als", "find_sue_de_coq"),
+    _t("x", "X-Chain", "unfair", 260, "chains", "find_x_chain"),
+    _t("xyc", "XY-Chain", "unfair", 260, "chains", "find_xy_chain"),
+    _t("nl", "Nice Loop/AIC", "unfair", 280, "chains", "find_nice_loop", False,
+       variants=("Continuous Nice Loop", "Discontinuous Nice Loop", "AIC")),
+    _t("gnl", "Grouped Nice Loop/AIC", "unfair", 300, "chains", "find_nice_loop", True,
+       variants=("Grouped Continuous Nice Loop", "Grouped Discontinuous Nice Loop",
+                 "Grouped AIC")),
+    _t("axz", "ALS-XZ", "unfair", 300, "als", "find_als_xz"),
+    _t("axy", "ALS-XY-Wing", "unfair", 320, "als", "find_als_xy_wing"),
+    _t("ach", "ALS-Chain", "unfair", 340, "als", "find_als_chain"),
+    _t("fc", "Forcing Chain", "extreme", 500, "forcing", "find_forcing_chain", False,
+       variants=("Forcing Chain Contradiction", "Forcing Chain Verity")),
+    _t("fn", "Forcing Net", "extreme", 700, "forcing", "find_forcing_chain", True,
+       variants=("Forcing Net Contradiction", "Forcing Net Verity")),
+    _t("brute", "Brute Force", "extreme", 10000, "trial", "find_brute_force",
+       uses_solution=True),
+)
+
+#: Index of the three singles in LADDER, in the order run_singles counts them.
+_SINGLES = 3
+
+BY_CODE = {t.code: t for t in LADDER}
+
+
+class NotUniqueError(BoardError):
+    """The puzzle has no solution or more than one; such a puzzle is not rated."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a solution path."""
+
+    technique: str
+    code: str
+    places: tuple[tuple[int, int], ...]
+    elims: tuple[tuple[int, int], ...]
+    where: str = ""
+
+    def __str__(self) -> str:
+        effects = format_effects(self.places, self.elims)
+        if self.where:
+            return f"{self.technique} {self.where} => {effects}"
+        return f"{self.technique}: {effects}"
+
+
+@dataclass(frozen=True)
+class Rating:
+    """What the rater needed for one puzzle.
+
+    ``counts`` maps technique names to how often each was applied, in ladder order.
+    ``solved`` is False when the ladder, limited to ``max_tier``, got stuck; the tier and
+    score then describe the steps taken so far. ``logic_only`` is False when trial
+    (Brute Force) was needed.
+    """
+
+    tier: str
+    score: int
+    hardest: str
+    counts: dict[str, int] = field(default_factory=dict)
+    solved: bool = True
+    logic_only: bool = True
+    steps: tuple[Step, ...] | None = None
+
+    @property
+    def techniques(self) -> str:
+        """``name:count;name:count`` in ladder order, as the CSV exports print it."""
+        return ";".join(f"{name}:{n}" for name, n in self.counts.items())
+
+
+# --- resolving finders ------------------------------------------------------------------------
+
+
+@cache
+def _finders() -> tuple[tuple[int, Technique, Callable], ...]:
+    """(ladder index, technique, kernel) for every technique beyond singles whose family
+    module provides its finder."""
+    found = []
+    for index, tech in enumerate(LADDER[_SINGLES:], start=_SINGLES):
+        finder = _lookup(tech)
+        if finder is not None:
+            found.append((index, tech, finder))
+    return tuple(found)
+
+
+def _lookup(tech: Technique) -> Callable | None:
+    try:
+        module = importlib.import_module(f"{__package__}.techniques.{tech.family}")
+    except ModuleNotFoundError:
+        return None
+    return getattr(module, tech.finder, None)
+
+
+def missing_techniques() -> list[str]:
+    """Names of ladder techniques whose finder does not exist (should be empty)."""
+    return [t.name for t in LADDER if _lookup(t) is None]
+
+
+def tier_of(score: int, hardest_rank: int) -> str:
+    """The tier for a score and the rank of the hardest technique used.
+
+    >>> tier_of(700, 0), tier_of(900, 0), tier_of(700, 2), tier_of(1900, 3)
+    ('easy', 'medium', 'hard', 'extreme')
+    """
+    bracket = next((k for k, lim in enumerate(SCORE_LIMITS) if score <= lim), len(TIERS) - 1)
+    return TIERS[max(bracket, hardest_rank)]
+
+
+class LadderError(AssertionError):
+    """A technique produced a step contradicting the known solution (a rater bug)."""
+
+
+# --- the rating loop --------------------------------------------------------------------------
+
+
+def rate(
+    board: np.ndarray,
+    *,
+    max_tier: str = "extreme",
+    path: bool = False,
+    solution: np.ndarray | None = None,
+) -> Rating:
+    """Rate a puzzle by solving it with the ladder, up to ``max_tier``.
+
+    ``solution`` may be passed when it is already known (the generator knows it), which
+    skips the uniqueness check; otherwise a puzzle without exactly one solution raises
+    :class:`NotUniqueError`. With ``path=True`` the rating carries every step.
+    """
+    if max_tier not in TIERS:
+        raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
+    board = np.ascontiguousarray(board, dtype=np.uint8).reshape(81)
+    if solution is None:
+        n = count_solutions(board, 2)
+        if n != 1:
+            raise NotUniqueError("puzzle has no solution" if n == 0 else
+                                 "puzzle has more than one solution")
+        solution = solve(board)
+    ceiling = TIERS.index(max_tier)
+    finders = [f for f in _finders() if f[1].rank <= ceiling]
+
+    grid = board.copy()
+    cand = candidates(board)
+    cand[grid > 0] = 0
+    single_counts = np.zeros(_SINGLES, dtype=np.int64)
+    log = np.zeros((81, 4), dtype=np.int32)
+    step = new_step()
+    counts: dict[tuple[int, int], int] = {}  # (ladder index, variant) -> count
+    steps: list[Step] = []
+    solved = True
+    while True:
+        n_singles = run_singles(grid, cand, single_counts, log, 0)
+        if path:
+            steps.extend(_single_step(row) for row in log[:n_singles])
+        if not (grid == 0).any():
+            break
+        for index, tech, finder in finders:
+            args = (*tech.args, solution) if tech.uses_solution else tech.args
+            if finder(grid, cand, step, *args):
+                break
+        else:
+            solved = False
+            break
+        _check_step(tech, step, solution)
+        key = (index, int(step[VARIANT]))
+        counts[key] = counts.get(key, 0) + 1
+        if path:
+            steps.append(Step(tech.variant_name(key[1]), tech.code, placements(step),
+                              eliminations(step), format_tokens(tokens(step))))
+        apply_step(grid, cand, step)
+
+    for k in range(_SINGLES):
+        if single_counts[k]:
+            counts[(k, 0)] = int(single_counts[k])
+    return _grade(counts, solved, tuple(steps) if path else None)
+
+
+def _grade(counts: dict[tuple[int, int], int], solved: bool, steps) -> Rating:
+    score = 0
+    hardest_key = None
+    named: dict[str, int] = {}
+    for key in sorted(counts):
+        tech = LADDER[key[0]]
+        n = counts[key]
+        score += n * tech.score
+        name = tech.variant_name(key[1])
+        named[name] = named.get(name, 0) + n
+        if hardest_key is None or (tech.rank, tech.score) >= (
+            LADDER[hardest_key[0]].rank, LADDER[hardest_key[0]].score
+        ):
+            hardest_key = key
+    if hardest_key is None:
+        return Rating("easy", 0, "", named, solved, True, steps)
+    hardest = LADDER[hardest_key[0]]
+    return Rating(
+        tier=tier_of(score, hardest.rank),
+        score=score,
+        hardest=hardest.variant_name(hardest_key[1]),
+        counts=named,
+        solved=solved,
+        logic_only=not any(LADDER[k[0]].uses_solution for k in counts),
+        steps=steps,
+    )
+
+
+def _single_step(row: np.ndarray) -> Step:
+    tech = LADDER[int(row[0])]
+    return Step(tech.name, tech.code, ((int(row[1]), int(row[2])),), ())
+
+
+def _check_step(tech: Technique, step: np.ndarray, solution: np.ndarray) -> None:
+    """Every step must make progress and keep the true digits (a cheap guard that turns a
+    technique bug into a clear error instead of a wrong grade)."""
+    if step[N_PLACE] == 0 and step[N_ELIM] == 0:
+        raise LadderError(f"{tech.name} reported a step that changes nothing")
+    for cell, d in placements(step):
+        if solution[cell] != d:
+            raise LadderError(f"{tech.name} placed {d} in r{cell // 9 + 1}c{cell % 9 + 1}, "
+                              "which contradicts the solution")
+    for cell, d in eliminations(step):
+        if solution[cell] == d:
+            raise LadderError(f"{tech.name} removed the true digit {d} from "
+                              f"r{cell // 9 + 1}c{cell % 9 + 1}")

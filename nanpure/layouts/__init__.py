@@ -1,0 +1,1 @@
+"""Everything that draws: puzzle grids, page templates and books (reportlab)."""

@@ -1,0 +1,1 @@
+"""Orchestration: the only place with processes, files, databases and progress bars."""
