@@ -3,7 +3,8 @@
 A board is a numpy ``uint8[81]`` in row-major order (cell ``r*9+c``), digits 1..9 and 0
 for a blank. The text form is one 81-character line with ``.`` (or ``0``) for blanks:
 
->>> board = parse("53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79")
+>>> board = parse("53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28...."
+...                "419..5....8..79")
 >>> int(board[0]), int(board[2])
 (5, 0)
 >>> format_line(board)[:9]

@@ -6,7 +6,8 @@ progress (singles first, always), applies it, and starts again from the bottom. 
 hardest technique used and the sum of the step scores give the grade:
 
 >>> from nanpure.generator.board import parse
->>> r = rate(parse("..9748...7.........2.1.9.....7...24..64.1.59..98...3.....8.3.2.........6...2759.."))
+>>> r = rate(parse("..9748...7.........2.1.9.....7...24..64.1.59..98...3....."
+...                "8.3.2.........6...2759.."))
 >>> r.tier, r.hardest
 ('easy', 'Hidden Single')
 
@@ -279,7 +280,7 @@ def rate(
             steps.extend(_single_step(row) for row in log[:n_singles])
         if not (grid == 0).any():
             break
-        for index, tech, finder in finders:
+        for index, tech, finder in finders:  # noqa: B007 (index is used below)
             args = (*tech.args, solution) if tech.uses_solution else tech.args
             if finder(grid, cand, step, *args):
                 break
