@@ -6,8 +6,8 @@ progress (singles first, always), applies it, and starts again from the bottom. 
 hardest technique used and the sum of the step scores give the grade:
 
 >>> from nanpure.generator.board import parse
->>> r = rate(parse("..9748...7.........2.1.9.....7...24..64.1.59..98...3....."
-...                "8.3.2.........6...2759.."))
+>>> r = rate(parse("..65.71........8....1.3..2.194.2.....6.375....5..1...27....."
+...                "..6........4.459....."))
 >>> r.tier, r.hardest
 ('easy', 'Hidden Single')
 
