@@ -1,0 +1,110 @@
+"""Board parsing, formatting, validation messages and geometry tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from nanpure.generator.board import (
+    CELL_HOUSES,
+    HOUSES,
+    PEERS,
+    BoardError,
+    candidates,
+    format_boxed,
+    format_grid,
+    format_line,
+    parse,
+    parse_lines_batch,
+)
+
+PUZZLE = "..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4.459....."
+
+
+def test_geometry_tables():
+    assert HOUSES.shape == (27, 9) and PEERS.shape == (81, 20)
+    for h in range(27):
+        assert sorted(HOUSES[h].tolist()) == sorted(set(HOUSES[h].tolist()))
+    # every cell is in exactly one row, column and box
+    counts = np.bincount(HOUSES.ravel(), minlength=81)
+    assert (counts == 3).all()
+    for i in range(81):
+        assert i not in PEERS[i]
+        for h in CELL_HOUSES[i]:
+            assert i in HOUSES[h]
+    assert PEERS[0].tolist() == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 18, 19, 20,
+                                 27, 36, 45, 54, 63, 72]
+
+
+def test_line_form_round_trip_and_zero_blanks():
+    board = parse(PUZZLE)
+    assert format_line(board) == PUZZLE
+    assert (parse(PUZZLE.replace(".", "0")) == board).all()
+
+
+def test_grid_form_with_decoration():
+    text = format_grid(parse(PUZZLE))
+    assert (parse(text) == parse(PUZZLE)).all()
+    decorated = "+-------+-------+-------+\n" + "\n".join(
+        "| " + line + " |" if "|" in line else line for line in text.splitlines()
+    )
+    assert (parse(decorated) == parse(PUZZLE)).all()
+    assert "┏" in format_boxed(parse(PUZZLE))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (PUZZLE[:80], "expected 81 characters, got 80"),
+        (PUZZLE[:10] + "x" + PUZZLE[11:], "character 'x' at position 11 (r2c2)"),
+        ("11" + "." * 79, "digit 1 appears twice in row 1 (r1c1 and r1c2)"),
+        ("1" + "." * 8 + "1" + "." * 71, "digit 1 appears twice in column 1"),
+        ("1" + "." * 9 + "1" + "." * 70, "digit 1 appears twice in box 1 (r1c1 and r2c2)"),
+        ("1 2 3\n4 5 6", "grid line 1 has 3 cells, expected 9"),
+    ],
+)
+def test_invalid_input_says_what_and_where(text, message):
+    with pytest.raises(BoardError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse(text)
+
+
+def test_candidates_exclude_peers_of_givens():
+    board = parse(PUZZLE)
+    cand = candidates(board)
+    assert cand[2] == 1 << 5  # the given 6 keeps only its own bit
+    assert not cand[0] & (1 << 5)  # r1c1 sees the 6 in r1c3
+
+
+def test_batch_parse_matches_single_parse():
+    lines = [PUZZLE, "x" * 81, PUZZLE[:5], "22" + "." * 79, PUZZLE.replace(".", "0")]
+    boards, ok, errors = parse_lines_batch(lines)
+    assert ok == [0, 4]
+    assert (boards[0] == parse(PUZZLE)).all() and (boards[1] == parse(PUZZLE)).all()
+    assert errors[0] == "" and errors[4] == ""
+    for i in (1, 2, 3):
+        with pytest.raises(BoardError) as exc:
+            parse(lines[i])
+        assert errors[i] == str(exc.value)
+
+
+@given(st.lists(st.integers(0, 9), min_size=81, max_size=81))
+def test_line_round_trip(cells):
+    board = np.array(cells, dtype=np.uint8)
+    text = format_line(board)
+    try:
+        parsed = parse(text)
+    except BoardError as exc:
+        assert "appears twice" in str(exc)
+        return
+    assert (parsed == board).all()
+    assert (parse(format_grid(board)) == board).all()
+
+
+@given(st.text(max_size=120))
+def test_parse_never_fails_with_anything_but_board_error(text):
+    try:
+        parse(text)
+    except BoardError:
+        pass

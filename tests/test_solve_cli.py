@@ -1,0 +1,84 @@
+"""`nanpure solve` as a user runs it: files, stdin, formats, bad lines, exit status."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+PUZZLE = "..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4.459....."
+
+
+def nanpure(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "nanpure.cli", *args],
+        input=stdin, capture_output=True, text=True, timeout=120,
+    )
+
+
+def test_help_and_version():
+    out = nanpure("--help")
+    assert out.returncode == 0 and "solve" in out.stdout
+    assert nanpure("--version").stdout.startswith("nanpure ")
+    assert "--format" in nanpure("solve", "--help").stdout
+
+
+def test_solves_a_file_skipping_blank_and_comment_lines(tmp_path):
+    path = tmp_path / "p.txt"
+    path.write_text(f"# my puzzles\n\n{PUZZLE}\n{PUZZLE.replace('.', '0')}\n")
+    out = nanpure("solve", str(path))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2 and lines[0] == lines[1]
+    assert len(lines[0]) == 81 and lines[0].isdigit()
+    assert all(g == "." or g == s for g, s in zip(PUZZLE, lines[0], strict=True))
+
+
+def test_reads_stdin_and_dash():
+    a = nanpure("solve", stdin=PUZZLE + "\n")
+    b = nanpure("solve", "-", stdin=PUZZLE + "\n")
+    assert a.returncode == b.returncode == 0 and a.stdout == b.stdout
+
+
+def test_csv_reports_counts():
+    ambiguous = "." * 81
+    broken = "12345678." + "........9" + "." * 63
+    out = nanpure("solve", "--format", "csv", stdin=f"{PUZZLE}\n{ambiguous}\n{broken}\n")
+    rows = out.stdout.splitlines()
+    assert rows[0] == "puzzle,solutions,solution"
+    assert rows[1].startswith(PUZZLE + ",1,") and len(rows[1].split(",")[2]) == 81
+    assert rows[2] == ambiguous + ",2,"
+    assert rows[3] == broken + ",0,"
+
+
+def test_bad_lines_are_reported_and_the_rest_answered():
+    text = f"{PUZZLE}\nhello\n{PUZZLE[:-1]}x\n11{'.' * 79}\n{PUZZLE}\n"
+    out = nanpure("solve", stdin=text)
+    assert out.returncode == 1
+    assert len(out.stdout.splitlines()) == 2
+    err = out.stderr.splitlines()
+    assert err[0].startswith("<stdin>:2: expected 81 characters")
+    assert err[1].startswith("<stdin>:3: character 'x' at position 81 (r9c9)")
+    assert err[2] == "<stdin>:4: digit 1 appears twice in row 1 (r1c1 and r1c2)"
+    assert "Traceback" not in out.stderr
+
+
+def test_unsolvable_puzzle_fails_with_message():
+    out = nanpure("solve", stdin="12345678." + "........9" + "." * 63 + "\n")
+    assert out.returncode == 1 and "no solution" in out.stderr
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    out = nanpure("solve", str(tmp_path / "nope.txt"))
+    assert out.returncode == 2
+    assert "cannot read" in out.stderr and "Traceback" not in out.stderr
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.text(alphabet="0123456789.x \t#|-", max_size=90), max_size=5))
+def test_malformed_input_never_crashes(lines):
+    out = nanpure("solve", stdin="\n".join(lines) + "\n")
+    assert out.returncode in (0, 1)
+    assert "Traceback" not in out.stderr

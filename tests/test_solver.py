@@ -1,0 +1,105 @@
+"""The exact solver: solutions are valid and keep the givens; counts stop at the limit."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nanpure.generator.board import format_line, is_valid_solution, parse
+from nanpure.generator.solver import (
+    count_solutions,
+    count_solutions_batch,
+    random_solution,
+    solve,
+)
+
+
+def _boards(rows: list[dict[str, str]]) -> np.ndarray:
+    return np.stack([parse(r["puzzle"]) for r in rows])
+
+
+def test_every_reference_puzzle_has_one_valid_solution(ratings_rows):
+    boards = _boards(ratings_rows)
+    counts, solutions = count_solutions_batch(boards)
+    assert counts.tolist() == [1] * len(boards)
+    for board, sol in zip(boards, solutions, strict=True):
+        assert is_valid_solution(sol)
+        givens = board > 0
+        assert (sol[givens] == board[givens]).all()
+
+
+def test_qqwing_puzzles_are_unique(qqwing_rows):
+    counts, _ = count_solutions_batch(_boards(qqwing_rows[::10]))
+    assert set(counts.tolist()) == {1}
+
+
+def test_single_and_batch_forms_agree(ratings_rows):
+    boards = _boards(ratings_rows[:20])
+    counts, solutions = count_solutions_batch(boards)
+    for board, n, sol in zip(boards, counts, solutions, strict=True):
+        assert count_solutions(board) == n
+        assert (solve(board) == sol).all()
+
+
+def test_removing_clues_makes_the_solution_ambiguous(ratings_rows):
+    board = parse(ratings_rows[0]["puzzle"])
+    solution = solve(board)
+    # remove givens until the count changes: a proper puzzle loses uniqueness this way
+    loose = board.copy()
+    loose[np.flatnonzero(board)[:10]] = 0
+    assert count_solutions(loose) == 2
+    assert count_solutions(loose, limit=5) >= 2
+    assert (solve(loose) is not None) and is_valid_solution(solution)
+
+
+def test_contradiction_has_no_solution():
+    # r1c1..r1c8 = 1..8 and 9 in column 9 below: r1c9 has no candidate left
+    board = parse("12345678." + "........9" + "." * 63)
+    assert count_solutions(board) == 0
+    assert solve(board) is None
+
+
+def test_empty_grid_has_many_solutions():
+    empty = np.zeros(81, dtype=np.uint8)
+    assert count_solutions(empty) == 2
+    assert count_solutions(empty, limit=1) == 1
+    assert is_valid_solution(solve(empty))
+
+
+def test_full_grid_is_its_own_solution(ratings_rows):
+    solution = solve(parse(ratings_rows[3]["puzzle"]))
+    assert count_solutions(solution) == 1
+    assert format_line(solve(solution)) == format_line(solution)
+
+
+def test_limit_counts_exactly_on_small_ambiguity():
+    # a unique puzzle with one unavoidable rectangle's four cells blanked has two solutions
+    grid = random_solution(11)
+    board = grid.copy()
+    for r1 in range(9):
+        for r2 in range(r1 + 1, 9):
+            for c1 in range(9):
+                for c2 in range(c1 + 1, 9):
+                    a, b = grid[r1 * 9 + c1], grid[r1 * 9 + c2]
+                    if grid[r2 * 9 + c1] == b and grid[r2 * 9 + c2] == a and (
+                        (c1 // 3 == c2 // 3) != (r1 // 3 == r2 // 3)
+                    ):
+                        for cell in (r1 * 9 + c1, r1 * 9 + c2, r2 * 9 + c1, r2 * 9 + c2):
+                            board[cell] = 0
+                        assert count_solutions(board, limit=10) == 2
+                        return
+    raise AssertionError("no unavoidable rectangle in this grid")
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(min_value=0, max_value=2**63 - 1))
+def test_random_solutions_are_valid_and_reproducible(seed):
+    grid = random_solution(seed)
+    assert is_valid_solution(grid)
+    assert (random_solution(seed) == grid).all()
+
+
+def test_different_seeds_give_different_grids():
+    grids = {format_line(random_solution(s)) for s in range(50)}
+    assert len(grids) == 50
