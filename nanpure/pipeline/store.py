@@ -1,0 +1,402 @@
+"""The SQLite store: runs, the puzzles they made, and the books that printed them.
+
+One file holds everything a publisher keeps. A puzzle is stored once (its text is
+unique across all runs); every accepted puzzle is committed in its own small transaction,
+so killing a run at any moment loses only the work still in flight, and running it again
+continues from what is stored.
+
+>>> with Store(":memory:") as store:
+...     run = store.begin_run("nightly", 7, "{}")
+...     store.add_puzzle(run.id, "easy", 0, PUZZLE, SOLUTION, tier="easy", score=400,
+...                      hardest="Hidden Single", techniques="Hidden Single:20",
+...                      symmetry="rot180", blanks=52, seed=12345)
+...     [p.tier for p in store.select_puzzles(run="nightly")]
+True
+['easy']
+
+The file uses WAL journaling (readers never block the writer) and a busy timeout, so a
+second process may read or write the same store; a file that is not a nanpure store, or
+one that stays locked, is reported as a :class:`StoreError` that says so.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+#: Bumped whenever the schema changes; kept in ``PRAGMA user_version``.
+SCHEMA_VERSION = 1
+#: ``PRAGMA application_id`` of a nanpure store (the bytes "nanp").
+APPLICATION_ID = 0x6E616E70
+
+SCHEMA = """
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    name TEXT UNIQUE NOT NULL,
+    seed INTEGER NOT NULL,
+    config TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    status TEXT NOT NULL
+);
+CREATE TABLE puzzles (
+    id INTEGER PRIMARY KEY,
+    puzzle TEXT UNIQUE NOT NULL,
+    solution TEXT NOT NULL,
+    tier TEXT NOT NULL,
+    score INTEGER NOT NULL,
+    hardest TEXT NOT NULL,
+    techniques TEXT NOT NULL,
+    symmetry TEXT NOT NULL,
+    blanks INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    quota TEXT NOT NULL,
+    task INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX puzzles_by_run ON puzzles(run_id, quota, task);
+CREATE INDEX puzzles_by_tier ON puzzles(tier);
+CREATE TABLE books (
+    id INTEGER PRIMARY KEY,
+    title TEXT NOT NULL,
+    path TEXT NOT NULL,
+    config TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE book_puzzles (
+    book_id INTEGER NOT NULL REFERENCES books(id),
+    puzzle_id INTEGER NOT NULL REFERENCES puzzles(id),
+    number INTEGER NOT NULL,
+    section TEXT NOT NULL,
+    page INTEGER NOT NULL,
+    answer_page INTEGER NOT NULL,
+    PRIMARY KEY (book_id, number)
+);
+CREATE INDEX book_puzzles_by_puzzle ON book_puzzles(puzzle_id);
+"""
+
+#: Run statuses: still going (or killed), all quotas filled, stopped by Ctrl-C, out of time.
+RUNNING, COMPLETE, INTERRUPTED, OUT_OF_TIME, FAILED = (
+    "running", "complete", "interrupted", "out-of-time", "failed")
+
+PUZZLE = "..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4.459....."
+SOLUTION = "286547139513928764974163825194826357862375491357914682729481653631752948845639217"
+
+#: Columns of ``puzzles`` in table order (the fields of :class:`PuzzleRecord`).
+PUZZLE_COLUMNS = ("id", "puzzle", "solution", "tier", "score", "hardest", "techniques",
+                  "symmetry", "blanks", "seed", "run_id", "quota", "task", "created_at")
+
+
+class StoreError(Exception):
+    """The store cannot be used: not a nanpure store, newer schema, locked, or missing."""
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One row of ``runs``."""
+
+    id: int
+    name: str
+    seed: int
+    config: str
+    started_at: str
+    finished_at: str | None
+    status: str
+
+
+@dataclass(frozen=True)
+class PuzzleRecord:
+    """One row of ``puzzles`` (every column), plus the name of its run."""
+
+    id: int
+    puzzle: str
+    solution: str
+    tier: str
+    score: int
+    hardest: str
+    techniques: str
+    symmetry: str
+    blanks: int
+    seed: int
+    run_id: int
+    quota: str
+    task: int
+    created_at: str
+    run: str = ""
+
+
+@dataclass(frozen=True)
+class QuotaProgress:
+    """What a run has stored for one quota: how many puzzles, and the last task accepted."""
+
+    stored: int
+    last_task: int  # -1 when nothing is stored
+
+
+def utc_now() -> str:
+    """The current time as ISO-8601 UTC, e.g. ``2026-11-22T03:00:00.125+00:00``."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class Store:
+    """An open nanpure store (a context manager that closes it).
+
+    ``create=False`` refuses to make a new file (for commands that only read).
+    ``timeout`` is how long a write waits for another process's transaction.
+    """
+
+    def __init__(self, path: str | Path, *, create: bool = True, timeout: float = 30.0):
+        self.path = str(path)
+        memory = self.path == ":memory:"
+        if not memory and not create and not Path(self.path).exists():
+            raise StoreError(f"{self.path}: no such store")
+        if not memory and create:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open: {exc}") from exc
+        self.db.row_factory = sqlite3.Row
+        try:
+            self._prepare(timeout)
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise _store_error(self.path, exc) from exc
+        except StoreError:
+            self.db.close()
+            raise
+
+    def _prepare(self, timeout: float) -> None:
+        self.db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+        app_id = self.db.execute("PRAGMA application_id").fetchone()[0]
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        tables = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if app_id != APPLICATION_ID and tables:
+            raise StoreError(f"{self.path}: not a nanpure store (an SQLite file with other "
+                             "tables); choose another --store path")
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{self.path}: store schema version {version} is newer than "
+                             f"this nanpure ({SCHEMA_VERSION}); upgrade nanpure")
+        if self.path != ":memory:":
+            self.db.execute("PRAGMA journal_mode = WAL")
+        # NORMAL in WAL mode survives any process crash (kill -9); only a power cut
+        # can lose the last commits, which a resumed run simply makes again.
+        self.db.execute("PRAGMA synchronous = NORMAL")
+        self.db.execute("PRAGMA foreign_keys = ON")
+        if not tables:
+            with self.transaction():
+                if self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                    for statement in SCHEMA.split(";"):
+                        if statement.strip():
+                            self.db.execute(statement)
+                    self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                    self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+    # --- plumbing -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on error); locks are reported."""
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise _store_error(self.path, exc) from exc
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            self.db.execute("ROLLBACK")
+            raise _store_error(self.path, exc) from exc
+
+    # --- runs -----------------------------------------------------------------------------
+
+    def find_run(self, name: str) -> RunRecord | None:
+        """The run called ``name``, or None."""
+        row = self.db.execute("SELECT * FROM runs WHERE name = ?", (name,)).fetchone()
+        return RunRecord(**dict(row)) if row else None
+
+    def runs(self) -> list[RunRecord]:
+        """Every run, oldest first."""
+        return [RunRecord(**dict(r)) for r in self.db.execute("SELECT * FROM runs ORDER BY id")]
+
+    def begin_run(self, name: str, seed: int, config: str) -> RunRecord:
+        """Create the run ``name`` (status ``running``), or mark the stored one running
+        again; the caller checks that a stored run's seed and config still match."""
+        with self.transaction():
+            run = self.find_run(name)
+            if run is None:
+                self.db.execute(
+                    "INSERT INTO runs (name, seed, config, started_at, status) "
+                    "VALUES (?, ?, ?, ?, ?)", (name, seed, config, utc_now(), RUNNING))
+            else:
+                self.db.execute("UPDATE runs SET status = ?, finished_at = NULL, config = ? "
+                                "WHERE id = ?", (RUNNING, config, run.id))
+        run = self.find_run(name)
+        assert run is not None
+        return run
+
+    def finish_run(self, run_id: int, status: str) -> None:
+        """Record how a run ended and when."""
+        with self.transaction():
+            self.db.execute("UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
+                            (status, utc_now(), run_id))
+
+    def delete_run(self, name: str) -> int:
+        """Delete a run and its puzzles; returns how many puzzles went. A run whose
+        puzzles are printed in a book is kept (StoreError), since the book refers to them."""
+        with self.transaction():
+            run = self.find_run(name)
+            if run is None:
+                return 0
+            used = self.db.execute(
+                "SELECT count(*) FROM book_puzzles JOIN puzzles ON puzzles.id = puzzle_id "
+                "WHERE run_id = ?", (run.id,)).fetchone()[0]
+            if used:
+                raise StoreError(f"{self.path}: run {name!r} has {used} puzzles in books; "
+                                 "it cannot be discarded (give the run a new name instead)")
+            n = self.db.execute("DELETE FROM puzzles WHERE run_id = ?", (run.id,)).rowcount
+            self.db.execute("DELETE FROM runs WHERE id = ?", (run.id,))
+        return n
+
+    def progress(self, run_id: int) -> dict[str, QuotaProgress]:
+        """Per quota name, what the run has stored so far (the resume point)."""
+        rows = self.db.execute(
+            "SELECT quota, count(*), max(task) FROM puzzles WHERE run_id = ? GROUP BY quota",
+            (run_id,))
+        return {q: QuotaProgress(n, last) for q, n, last in rows}
+
+    # --- puzzles --------------------------------------------------------------------------
+
+    def add_puzzle(self, run_id: int, quota: str, task: int, puzzle: str, solution: str, *,
+                   tier: str, score: int, hardest: str, techniques: str, symmetry: str,
+                   blanks: int, seed: int) -> bool:
+        """Store one accepted puzzle in its own transaction; False if the puzzle text is
+        already stored (by this or any run), in which case nothing changes."""
+        with self.transaction():
+            cur = self.db.execute(
+                "INSERT OR IGNORE INTO puzzles (puzzle, solution, tier, score, hardest, "
+                "techniques, symmetry, blanks, seed, run_id, quota, task, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (puzzle, solution, tier, score, hardest, techniques, symmetry, blanks, seed,
+                 run_id, quota, task, utc_now()))
+        return cur.rowcount == 1
+
+    def has_puzzle(self, puzzle: str) -> bool:
+        """Whether this puzzle text is stored already."""
+        return self.db.execute("SELECT 1 FROM puzzles WHERE puzzle = ?",
+                               (puzzle,)).fetchone() is not None
+
+    def select_puzzles(self, run: str | None = None, quotas: Sequence[str] | None = None,
+                       tiers: Sequence[str] | None = None,
+                       unused_only: bool = True) -> list[PuzzleRecord]:
+        """Stored puzzles, filtered by run name, quota names and tiers; with
+        ``unused_only`` only those not yet placed in any book.
+
+        The order is fixed by what was asked for, not by timing: run, quota, task.
+        """
+        where, params = [], []
+        if run is not None:
+            where.append("runs.name = ?")
+            params.append(run)
+        if quotas is not None:
+            where.append(f"puzzles.quota IN ({', '.join('?' * len(quotas))})")
+            params.extend(quotas)
+        if tiers is not None:
+            where.append(f"puzzles.tier IN ({', '.join('?' * len(tiers))})")
+            params.extend(tiers)
+        if unused_only:
+            where.append("NOT EXISTS (SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id)")
+        sql = ("SELECT puzzles.*, runs.name AS run FROM puzzles JOIN runs ON runs.id = run_id"
+               + (" WHERE " + " AND ".join(where) if where else "")
+               + " ORDER BY run_id, quota, task, puzzles.id")
+        return [PuzzleRecord(**dict(r)) for r in self.db.execute(sql, params)]
+
+    def count_puzzles(self, run: str | None = None) -> int:
+        """How many puzzles are stored (in one run, or in all)."""
+        if run is None:
+            return self.db.execute("SELECT count(*) FROM puzzles").fetchone()[0]
+        return self.db.execute("SELECT count(*) FROM puzzles JOIN runs ON runs.id = run_id "
+                               "WHERE runs.name = ?", (run,)).fetchone()[0]
+
+    # --- books ----------------------------------------------------------------------------
+
+    def record_book(self, title: str, path: str, config_json: str,
+                    placements: Iterable[Sequence]) -> int:
+        """Store a printed book and where each puzzle went; returns the book id.
+
+        ``placements`` are ``(puzzle_id, number, section, page, answer_page)`` tuples.
+        Everything is written in one transaction: a book is recorded whole or not at all.
+        """
+        with self.transaction():
+            cur = self.db.execute(
+                "INSERT INTO books (title, path, config, created_at) VALUES (?, ?, ?, ?)",
+                (title, path, config_json, utc_now()))
+            book_id = cur.lastrowid
+            try:
+                self.db.executemany(
+                    "INSERT INTO book_puzzles (book_id, puzzle_id, number, section, page, "
+                    "answer_page) VALUES (?, ?, ?, ?, ?, ?)",
+                    [(book_id, *p) for p in placements])
+            except sqlite3.IntegrityError as exc:
+                raise StoreError(f"{self.path}: book {title!r} not recorded: {exc}") from exc
+        return book_id
+
+    # --- locking a run --------------------------------------------------------------------
+
+    @contextmanager
+    def run_lock(self, name: str) -> Iterator[None]:
+        """Hold an exclusive lock on run ``name`` so a second process running the same run
+        at once is refused instead of making the same puzzles twice.
+
+        The lock is a byte of a ``.lock`` file beside the store (never the database file
+        itself, whose locks belong to SQLite); it vanishes when the process dies.
+        """
+        if self.path == ":memory:":
+            yield
+            return
+        try:
+            import fcntl
+        except ImportError:  # no POSIX locks: rely on the unique puzzle text alone
+            yield
+            return
+        fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        offset = zlib.crc32(name.encode()) & 0x7FFFFFFF
+        try:
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, offset)
+            except OSError as exc:
+                raise StoreError(f"{self.path}: run {name!r} is being made by another "
+                                 "process right now") from exc
+            yield
+        finally:
+            os.close(fd)
+
+
+def _store_error(path: str, exc: sqlite3.Error) -> StoreError:
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return StoreError(f"{path}: store is locked by another process (gave up waiting); "
+                          "try again when it has finished")
+    if "not a database" in text or "malformed" in text:
+        return StoreError(f"{path}: not a nanpure store ({text})")
+    return StoreError(f"{path}: {text}")

@@ -1,0 +1,155 @@
+"""The SQLite store: schema, uniqueness, resume counters, books, locking and bad files."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from nanpure.pipeline.store import (
+    APPLICATION_ID,
+    COMPLETE,
+    PUZZLE,
+    RUNNING,
+    SCHEMA_VERSION,
+    SOLUTION,
+    Store,
+    StoreError,
+)
+
+OTHER = "..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9"
+
+
+def _add(store, run_id, quota="easy", task=0, puzzle=PUZZLE, **kw):
+    fields = dict(tier="easy", score=400, hardest="Hidden Single",
+                  techniques="Naked Single:3;Hidden Single:20", symmetry="rot180",
+                  blanks=puzzle.count("."), seed=2**63 - 1)
+    fields.update(kw)
+    return store.add_puzzle(run_id, quota, task, puzzle, SOLUTION, **fields)
+
+
+def test_schema_pragmas_and_wal(tmp_path):
+    path = tmp_path / "sub" / "store.db"
+    with Store(path):
+        pass
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    columns = [r[1] for r in db.execute("PRAGMA table_info(puzzles)")]
+    assert columns == ["id", "puzzle", "solution", "tier", "score", "hardest", "techniques",
+                       "symmetry", "blanks", "seed", "run_id", "quota", "task", "created_at"]
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert tables == {"runs", "puzzles", "books", "book_puzzles"}
+    db.close()
+    with Store(path, create=False):  # reopening an existing store works
+        pass
+
+
+def test_puzzle_is_stored_once_across_runs(tmp_path):
+    with Store(tmp_path / "s.db") as store:
+        a = store.begin_run("a", 1, "{}")
+        b = store.begin_run("b", 2, "{}")
+        assert _add(store, a.id) is True
+        assert _add(store, b.id, task=5) is False
+        assert store.count_puzzles() == 1
+        (rec,) = store.select_puzzles(unused_only=False)
+        assert rec.run == "a" and rec.seed == 2**63 - 1 and rec.created_at.endswith("+00:00")
+
+
+def test_progress_gives_resume_point(tmp_path):
+    with Store(tmp_path / "s.db") as store:
+        run = store.begin_run("nightly", 1, "{}")
+        assert store.progress(run.id) == {}
+        _add(store, run.id, "easy", 3)
+        _add(store, run.id, "hard", 7, puzzle=OTHER)
+        progress = store.progress(run.id)
+        assert (progress["easy"].stored, progress["easy"].last_task) == (1, 3)
+        assert progress["hard"].last_task == 7
+        assert store.begin_run("nightly", 1, "{}").id == run.id  # resuming keeps the row
+        assert store.find_run("nightly").status == RUNNING
+        store.finish_run(run.id, COMPLETE)
+        done = store.find_run("nightly")
+        assert done.status == COMPLETE and done.finished_at
+
+
+def test_select_filters_and_books(tmp_path):
+    with Store(tmp_path / "s.db") as store:
+        run = store.begin_run("n", 1, "{}")
+        _add(store, run.id, "easy", 0)
+        _add(store, run.id, "hard", 0, puzzle=OTHER, tier="hard")
+        assert [p.quota for p in store.select_puzzles(run="n")] == ["easy", "hard"]
+        assert [p.tier for p in store.select_puzzles(tiers=["hard"])] == ["hard"]
+        assert [p.quota for p in store.select_puzzles(quotas=["easy"])] == ["easy"]
+        assert store.select_puzzles(run="other") == []
+        easy = store.select_puzzles(quotas=["easy"])[0]
+        book = store.record_book("Book 1", "out/b.pdf", "{}", [(easy.id, 1, "Easy", 3, 20)])
+        assert book >= 1
+        assert [p.quota for p in store.select_puzzles()] == ["hard"]
+        assert len(store.select_puzzles(unused_only=False)) == 2
+        with pytest.raises(StoreError, match="in books"):
+            store.delete_run("n")
+        with pytest.raises(StoreError, match="not recorded"):  # unknown puzzle id
+            store.record_book("Bad", "b.pdf", "{}", [(999, 1, "Easy", 1, 2)])
+        assert len(store.select_puzzles()) == 1  # the failed book left nothing behind
+
+
+def test_delete_run(tmp_path):
+    with Store(tmp_path / "s.db") as store:
+        run = store.begin_run("n", 1, "{}")
+        _add(store, run.id)
+        assert store.delete_run("n") == 1
+        assert store.find_run("n") is None and store.count_puzzles() == 0
+
+
+def test_not_a_store(tmp_path):
+    text = tmp_path / "notes.db"
+    text.write_text("hello, this is not a database at all" * 100)
+    with pytest.raises(StoreError, match="not a nanpure store"):
+        Store(text)
+    other = tmp_path / "other.db"
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE things (x)")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="not a nanpure store"):
+        Store(other)
+    with pytest.raises(StoreError, match="no such store"):
+        Store(tmp_path / "missing.db", create=False)
+
+
+def test_locked_store_is_reported(tmp_path):
+    path = tmp_path / "s.db"
+    with Store(path):
+        pass
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with Store(path, timeout=0.1) as store, pytest.raises(StoreError, match="locked"):
+            store.begin_run("n", 1, "{}")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_run_lock_refuses_second_process(tmp_path):
+    path = tmp_path / "s.db"
+    script = (
+        "import sys\n"
+        "from nanpure.pipeline.store import Store, StoreError\n"
+        "with Store(sys.argv[1]) as s:\n"
+        "    try:\n"
+        "        with s.run_lock(sys.argv[2]):\n"
+        "            print('got it')\n"
+        "    except StoreError as e:\n"
+        "        print(e)\n"
+    )
+    with Store(path) as store, store.run_lock("nightly"):
+        same = subprocess.run([sys.executable, "-c", script, str(path), "nightly"],
+                              capture_output=True, text=True, check=True).stdout
+        other = subprocess.run([sys.executable, "-c", script, str(path), "weekly"],
+                               capture_output=True, text=True, check=True).stdout
+    assert "another process" in same
+    assert other.strip() == "got it"
