@@ -1,0 +1,218 @@
+"""Page geometry for printed books: trim sizes, mirrored margins, the gutter, n-up slots,
+and the fonts every page uses.
+
+A print-on-demand book is bound on its inside edge, so the inside margin (the gutter)
+must grow with the page count, and the margins of facing pages mirror each other: on a
+right-hand (odd, recto) page the gutter is on the left, on a left-hand (even, verso)
+page it is on the right.
+
+>>> gutter_for(24) / INCH, gutter_for(301) / INCH, gutter_for(900) / INCH
+(0.375, 0.625, 0.875)
+>>> frame = live_area(1, PAGE_SIZES["6x9in"], Margins.for_pages(24))
+>>> round(frame.x0 / INCH, 3), round((PAGE_SIZES["6x9in"][0] - frame.x1) / INCH, 3)
+(0.375, 0.5)
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from dataclasses import dataclass
+from functools import cache
+
+import reportlab
+from reportlab.lib import pagesizes
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFError, TTFont
+
+INCH = 72.0  #: PDF points per inch
+
+#: Trim sizes a book may be printed at, in points (width, height).
+PAGE_SIZES: dict[str, tuple[float, float]] = {
+    "6x9in": (6 * INCH, 9 * INCH),
+    "8.5x11in": (8.5 * INCH, 11 * INCH),
+    "letter": pagesizes.letter,
+    "A4": pagesizes.A4,
+    "A5": pagesizes.A5,
+    "B5": pagesizes.B5,  # ISO B5, 176 x 250 mm
+}
+
+#: Puzzles per page -> (columns, rows) of the grid slots.
+PUZZLE_TEMPLATES: dict[int, tuple[int, int]] = {1: (1, 1), 2: (1, 2), 4: (2, 2), 6: (2, 3)}
+#: Solutions per answer page -> (columns, rows).
+ANSWER_TEMPLATES: dict[int, tuple[int, int]] = {4: (2, 2), 6: (2, 3), 9: (3, 3), 12: (3, 4)}
+
+#: Print services' gutter table: (most pages, inside margin in inches).
+GUTTERS: tuple[tuple[int, float], ...] = ((150, 0.375), (300, 0.5), (500, 0.625), (700, 0.75))
+GUTTER_BEYOND = 0.875
+#: The least outside margin a print service accepts; ours is wider, for the reader's thumbs.
+MIN_OUTSIDE = 0.25 * INCH
+OUTSIDE = 0.5 * INCH
+TOP = 0.5 * INCH
+BOTTOM = 0.5 * INCH
+
+
+def page_size(name: str) -> tuple[float, float]:
+    """The trim size called ``name`` (case does not matter), in points.
+
+    >>> page_size("a5") == PAGE_SIZES["A5"]
+    True
+    """
+    for known, size in PAGE_SIZES.items():
+        if known.lower() == name.lower():
+            return size
+    raise KeyError(name)
+
+
+def gutter_for(pages: int) -> float:
+    """The inside margin, in points, that a book of ``pages`` pages needs."""
+    for most, inches in GUTTERS:
+        if pages <= most:
+            return inches * INCH
+    return GUTTER_BEYOND * INCH
+
+
+@dataclass(frozen=True)
+class Margins:
+    """Margins of a page, in points; ``inside`` is the gutter next to the binding."""
+
+    inside: float
+    outside: float = OUTSIDE
+    top: float = TOP
+    bottom: float = BOTTOM
+
+    @classmethod
+    def for_pages(cls, pages: int) -> Margins:
+        """The margins of a book with ``pages`` pages."""
+        return cls(inside=gutter_for(pages))
+
+
+@dataclass(frozen=True)
+class Box:
+    """A rectangle on the page, in points from the lower-left corner."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+    def shrink(self, top: float = 0, bottom: float = 0, left: float = 0,
+               right: float = 0) -> Box:
+        """This box with bands cut off its sides."""
+        return Box(self.x0 + left, self.y0 + bottom, self.x1 - right, self.y1 - top)
+
+
+def is_recto(page: int) -> bool:
+    """True for right-hand pages: odd numbers, page 1 being the first right-hand page."""
+    return page % 2 == 1
+
+
+def live_area(page: int, size: tuple[float, float], margins: Margins) -> Box:
+    """The part of page ``page`` inside its margins, mirrored for facing pages."""
+    width, height = size
+    left, right = ((margins.inside, margins.outside) if is_recto(page)
+                   else (margins.outside, margins.inside))
+    return Box(left, margins.bottom, width - right, height - margins.top)
+
+
+def slots(area: Box, columns: int, rows: int, gap: float) -> list[Box]:
+    """Split ``area`` into ``columns`` x ``rows`` boxes, in reading order.
+
+    >>> [(b.x0, b.y1) for b in slots(Box(0, 0, 100, 100), 2, 2, gap=10)]
+    [(0, 100.0), (55.0, 100.0), (0, 45.0), (55.0, 45.0)]
+    """
+    width = (area.width - gap * (columns - 1)) / columns
+    height = (area.height - gap * (rows - 1)) / rows
+    boxes = []
+    for r in range(rows):
+        top = area.y1 - r * (height + gap)
+        for c in range(columns):
+            left = area.x0 + c * (width + gap)
+            boxes.append(Box(left, top - height, left + width, top))
+    return boxes
+
+
+# ----------------------------------------------------------------------------- fonts
+
+#: Bitstream Vera ships inside reportlab with its licence (reportlab/fonts), so every
+#: installation has it; it is embedded as a TrueType subset.
+REGULAR = "NanpureSans"
+BOLD = "NanpureSans-Bold"
+CJK = "NanpureCJK"
+#: Height of Vera's figures as a fraction of the font size, for centring digits in cells.
+FIGURE_HEIGHT = 0.729
+
+
+class FontError(ValueError):
+    """A font named by the user cannot be used."""
+
+
+def _reportlab_font(file: str) -> str:
+    return os.path.join(os.path.dirname(reportlab.__file__), "fonts", file)
+
+
+@cache
+def _register_base() -> None:
+    pdfmetrics.registerFont(TTFont(REGULAR, _reportlab_font("Vera.ttf")))
+    pdfmetrics.registerFont(TTFont(BOLD, _reportlab_font("VeraBd.ttf")))
+
+
+@dataclass(frozen=True)
+class Fonts:
+    """The registered fonts of one book: Latin regular and bold, and an optional CJK font
+    used for any text the Latin font cannot show."""
+
+    regular: str = REGULAR
+    bold: str = BOLD
+    cjk: str | None = None
+
+    def covers(self, text: str) -> bool:
+        """True when the Latin font has a glyph for every character of ``text``."""
+        glyphs = pdfmetrics.getFont(self.regular).face.charToGlyph
+        return all(ord(ch) in glyphs for ch in text if not ch.isspace())
+
+    def runs(self, text: str, bold: bool = False) -> list[tuple[str, str]]:
+        """Split ``text`` into (run, font) pieces: Latin runs in the Latin font, the rest
+        in the CJK font, so a mixed title such as "ナンプレ Nightly" keeps both faces."""
+        latin = self.bold if bold else self.regular
+        if self.cjk is None or self.covers(text):
+            return [(text, latin)]
+        pieces: list[tuple[str, str]] = []
+        for ch in text:
+            font = latin if ch.isspace() or self.covers(ch) else self.cjk
+            if ch.isspace() and pieces:
+                font = pieces[-1][1]  # a space belongs to the run it ends
+            if pieces and pieces[-1][1] == font:
+                pieces[-1] = (pieces[-1][0] + ch, font)
+            else:
+                pieces.append((ch, font))
+        return pieces
+
+    def width(self, text: str, size: float, bold: bool = False) -> float:
+        """The width of ``text`` at ``size`` points, run by run."""
+        return sum(pdfmetrics.stringWidth(run, font, size)
+                   for run, font in self.runs(text, bold))
+
+
+def load_fonts(cjk_path: str | None = None) -> Fonts:
+    """Register the book fonts; ``cjk_path`` names a TrueType (.ttf, or .ttc collection)
+    font for Japanese, Chinese or Korean text."""
+    _register_base()
+    if cjk_path is None:
+        return Fonts()
+    # a stable name per file, so the same config writes the same bytes
+    name = f"{CJK}-{zlib.crc32(os.path.abspath(cjk_path).encode()):08x}"
+    if name not in pdfmetrics.getRegisteredFontNames():
+        try:
+            pdfmetrics.registerFont(TTFont(name, cjk_path, subfontIndex=0))
+        except (OSError, TTFError) as exc:
+            raise FontError(f"cannot use {cjk_path} as a TrueType font: {exc}") from exc
+    return Fonts(cjk=name)
