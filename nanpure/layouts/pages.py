@@ -127,7 +127,7 @@ def slots(area: Box, columns: int, rows: int, gap: float) -> list[Box]:
     """Split ``area`` into ``columns`` x ``rows`` boxes, in reading order.
 
     >>> [(b.x0, b.y1) for b in slots(Box(0, 0, 100, 100), 2, 2, gap=10)]
-    [(0, 100.0), (55.0, 100.0), (0, 45.0), (55.0, 45.0)]
+    [(0.0, 100.0), (55.0, 100.0), (0.0, 45.0), (55.0, 45.0)]
     """
     width = (area.width - gap * (columns - 1)) / columns
     height = (area.height - gap * (rows - 1)) / rows
