@@ -1,0 +1,197 @@
+"""Candidates: the worker's job, from a spec and a seed to one rated, symmetric puzzle.
+
+>>> c = make_candidate(Spec(max_tier="easy", symmetry="rot180", blanks=(40, 50)), seed=7)
+>>> c.tier, 40 <= c.blanks <= 50, len(c.puzzle)
+('easy', True, 81)
+>>> make_candidate(Spec(max_tier="easy", symmetry="rot180", blanks=(40, 50)), seed=7) == c
+True
+
+Each attempt draws a full grid and digs it, steered by the spec's tier range:
+
+- the ceiling is kept while digging when that is cheap: for ``easy`` every removal must
+  leave the puzzle solvable by singles, so the dug puzzle is easy by construction;
+  above ``easy`` removals keep the solution unique and the ladder, limited to the
+  ceiling, rates the result (a puzzle it cannot finish is above the ceiling);
+- the floor is checked afterwards. A puzzle that singles solve is too easy for any floor
+  above ``easy`` and is told apart without running the ladder; one that is too easy but
+  still has room under the blank range is dug further before it is given up, since
+  fewer givens make a puzzle harder, never easier.
+
+Everything random is drawn from one SplitMix64 state seeded by ``seed``, so the same spec
+and seed give the same candidate on any machine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from . import ladder
+from .board import format_line
+from .dig import dig_orbits, random_order, solvable_by_singles
+from .ladder import SCORE_LIMITS, Rating, rate
+from .rng import new_state, random_below
+from .solver import random_solution_kernel
+from .symmetry import MIN_GIVENS, SYMMETRIES, blank_counts, orbit_table
+
+TIERS = ladder.TIERS  # ("easy", "medium", "hard", "unfair", "extreme")
+DIG_MODES = ("target", "limit")
+#: The largest blank count of any proper puzzle (17 givens is the proven minimum).
+MAX_BLANKS = 81 - 17
+#: A puzzle solved by singles alone scores at most 14 per blank (hidden singles), so with
+#: this many blanks or fewer its tier is surely ``easy``.
+_SURELY_EASY_BLANKS = SCORE_LIMITS[0] // 14
+
+
+class SpecError(ValueError):
+    """A spec no puzzle can satisfy; the message says why."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What kind of puzzle to make."""
+
+    min_tier: str = "easy"
+    max_tier: str = "extreme"
+    symmetry: str = "rot180"
+    blanks: tuple[int, int] = (0, 64)  # inclusive range of blank cells
+    dig: str = "target"  # "target" or "limit"
+    score: tuple[int, int] | None = None
+    attempts: int = 50  # bounded attempts before make_candidate returns None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One generated puzzle with its rating and what it cost to make."""
+
+    puzzle: str  # 81 chars, '.' for blanks
+    solution: str  # 81 digits
+    symmetry: str
+    blanks: int
+    rating: Rating
+    seed: int
+    grids: int  # full grids drawn
+    digs: int  # dig passes made
+
+    @property
+    def tier(self) -> str:
+        return self.rating.tier
+
+
+def check_spec(spec: Spec) -> None:
+    """Raise :class:`SpecError` saying why no puzzle can satisfy ``spec``.
+
+    >>> check_spec(Spec(symmetry="dihedral", blanks=(64, 64)))
+    Traceback (most recent call last):
+    ...
+    nanpure.generator.candidate.SpecError: no puzzle with symmetry 'dihedral' has 64 blanks: \
+it needs at least 18 givens (at most 63 blanks)
+    """
+    _check_spec(spec)
+
+
+@cache
+def _check_spec(spec: Spec) -> None:
+    for name in (spec.min_tier, spec.max_tier):
+        if name not in TIERS:
+            raise SpecError(f"unknown tier {name!r}; expected one of {', '.join(TIERS)}")
+    if TIERS.index(spec.min_tier) > TIERS.index(spec.max_tier):
+        raise SpecError(f"minimum tier {spec.min_tier} is above maximum tier {spec.max_tier}")
+    if spec.symmetry not in SYMMETRIES:
+        raise SpecError(f"unknown symmetry {spec.symmetry!r}; expected one of "
+                        f"{', '.join(SYMMETRIES)}")
+    if spec.dig not in DIG_MODES:
+        raise SpecError(f"unknown dig mode {spec.dig!r}; expected one of {', '.join(DIG_MODES)}")
+    if spec.attempts < 1:
+        raise SpecError(f"attempts must be at least 1, got {spec.attempts}")
+    lo, hi = spec.blanks
+    if lo > hi:
+        raise SpecError(f"blank range {lo}-{hi} is empty")
+    if lo < 0 or hi > MAX_BLANKS:
+        raise SpecError(f"blanks must lie within 0-{MAX_BLANKS} (a puzzle needs at least 17 "
+                        f"givens to have one solution), got {lo}-{hi}")
+    most = 81 - MIN_GIVENS[spec.symmetry]
+    if lo > most:
+        raise SpecError(f"no puzzle with symmetry {spec.symmetry!r} has {_range(lo, hi)} "
+                        f"blanks: it needs at least {MIN_GIVENS[spec.symmetry]} givens "
+                        f"(at most {most} blanks)")
+    if not any(lo <= n <= hi for n in blank_counts(spec.symmetry)):
+        raise SpecError(f"symmetry {spec.symmetry!r} removes givens in groups of "
+                        f"{_sizes(spec.symmetry)}; no blank count in {lo}-{hi} can be made")
+    if spec.score is not None:
+        s_lo, s_hi = spec.score
+        if s_lo > s_hi or s_lo < 0:
+            raise SpecError(f"score range {s_lo}-{s_hi} is empty or negative")
+        rank = TIERS.index(spec.max_tier)
+        if rank < len(SCORE_LIMITS) and s_lo > SCORE_LIMITS[rank]:
+            raise SpecError(f"a {spec.max_tier} puzzle scores at most {SCORE_LIMITS[rank]}, "
+                            f"below the requested minimum score {s_lo}")
+
+
+def _range(lo: int, hi: int) -> str:
+    return str(lo) if lo == hi else f"{lo}-{hi}"
+
+
+def _sizes(symmetry: str) -> str:
+    return "/".join(str(s) for s in sorted({int(s) for s in orbit_table(symmetry)[1]}))
+
+
+# --- making a candidate -----------------------------------------------------------------------
+
+_ACCEPT, _TOO_EASY, _TOO_HARD = 0, 1, 2
+
+
+def make_candidate(spec: Spec, seed: int) -> Candidate | None:
+    """A puzzle satisfying ``spec``, made from ``seed`` alone, or None when
+    ``spec.attempts`` grids all failed. Raises :class:`SpecError` for an impossible spec.
+    """
+    check_spec(spec)
+    state = new_state(seed)
+    cells, sizes = orbit_table(spec.symmetry)
+    lo, hi = spec.blanks
+    singles_only = spec.max_tier == "easy"
+    floor = TIERS.index(spec.min_tier)
+    digs = 0
+    for grids in range(1, spec.attempts + 1):
+        solution = random_solution_kernel(state)
+        order = random_order(state, len(sizes))
+        target = hi if spec.dig == "limit" else lo + random_below(state, hi - lo + 1)
+        puzzle = solution.copy()
+        failed = np.zeros(len(sizes), dtype=np.bool_)
+        while True:
+            blanks = dig_orbits(puzzle, solution, cells, sizes, order, failed, target,
+                                singles_only)
+            digs += 1
+            if blanks < lo:
+                break  # stuck below the range: a minimal puzzle with too many givens
+            verdict, rating = _judge(puzzle, solution, blanks, spec, floor)
+            if verdict == _ACCEPT:
+                return Candidate(format_line(puzzle), "".join(map(str, solution.tolist())),
+                                 spec.symmetry, blanks, rating, seed, grids, digs)
+            if verdict == _TOO_HARD or blanks < target or target >= hi:
+                break  # nothing left to dig, or digging further cannot help
+            target = hi
+    return None
+
+
+def _judge(puzzle: np.ndarray, solution: np.ndarray, blanks: int, spec: Spec,
+           floor: int) -> tuple[int, Rating | None]:
+    """Whether the dug puzzle fits the spec's tiers and score, and its rating if rated."""
+    if floor > 0 and blanks <= _SURELY_EASY_BLANKS and solvable_by_singles(puzzle):
+        return _TOO_EASY, None
+    rating = rate(puzzle, max_tier=spec.max_tier, solution=solution)
+    if not rating.solved:
+        return _TOO_HARD, rating
+    rank = TIERS.index(rating.tier)
+    if rank > TIERS.index(spec.max_tier):
+        return _TOO_HARD, rating
+    if rank < floor:
+        return _TOO_EASY, rating
+    if spec.score is not None:
+        if rating.score < spec.score[0]:
+            return _TOO_EASY, rating
+        if rating.score > spec.score[1]:
+            return _TOO_HARD, rating
+    return _ACCEPT, rating
