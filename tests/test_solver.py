@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from itertools import permutations
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nanpure.generator.board import format_line, is_valid_solution, parse
+from nanpure.generator.board import PEERS, format_line, is_valid_solution, parse
 from nanpure.generator.solver import (
+    KEEP_PATTERN,
+    _search,
+    _search_in,
     count_solutions,
     count_solutions_batch,
+    new_workspace,
     random_solution,
     solve,
 )
@@ -103,3 +109,75 @@ def test_random_solutions_are_valid_and_reproducible(seed):
 def test_different_seeds_give_different_grids():
     grids = {format_line(random_solution(s)) for s in range(50)}
     assert len(grids) == 50
+
+
+# --- the band search against plain definitions ------------------------------------------------
+
+
+def _plain_count(board: np.ndarray, limit: int) -> int:
+    """Solutions of ``board`` up to ``limit`` by plain backtracking over peer sets."""
+    cells = [int(d) for d in board]
+
+    def count() -> int:
+        best, best_digits = -1, list(range(10))
+        for i in range(81):
+            if cells[i] == 0:
+                used = {cells[j] for j in PEERS[i]}
+                digits = [d for d in range(1, 10) if d not in used]
+                if len(digits) < len(best_digits):
+                    best, best_digits = i, digits
+        if best < 0:
+            return 1
+        found = 0
+        for d in best_digits:
+            cells[best] = d
+            found += count()
+            cells[best] = 0
+            if found >= limit:
+                break
+        return found
+
+    return min(count(), limit)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32 - 1), st.integers(min_value=30, max_value=50))
+def test_counts_match_plain_backtracking(seed, blanks):
+    board = random_solution(seed)
+    board[np.random.default_rng(seed).permutation(81)[:blanks]] = 0
+    for limit in (1, 2, 7):
+        assert count_solutions(board, limit=limit) == _plain_count(board, limit)
+
+
+def test_a_wrong_digit_in_a_proper_puzzle_leaves_no_solution(qqwing_rows):
+    expert = [r["puzzle"] for r in qqwing_rows if r["difficulty"] == "expert"][:40]
+    for text in expert:
+        board = parse(text)
+        solution = solve(board)
+        cell = int(np.flatnonzero(board == 0)[0])
+        used = set(board[PEERS[cell]].tolist())
+        for d in range(1, 10):
+            if d != solution[cell] and d not in used:
+                wrong = board.copy()
+                wrong[cell] = d
+                assert count_solutions(wrong, limit=3) == 0, (text, cell, d)
+
+
+def test_band_pattern_table_keeps_whole_permutations():
+    perms = [sum(1 << (r * 3 + p[r]) for r in range(3)) for p in permutations(range(3))]
+    for pattern in range(512):
+        inside = [m for m in perms if pattern & m == m]
+        expected = 0
+        for m in inside:
+            expected |= m
+        assert KEEP_PATTERN[pattern] == expected
+
+
+def test_search_with_a_reused_workspace_matches_fresh_searches(ratings_rows):
+    stack = new_workspace()
+    no_rng = np.zeros(0, dtype=np.uint64)
+    for row in ratings_rows[::40]:
+        board = parse(row["puzzle"])
+        fresh, reused = np.zeros(81, np.uint8), np.zeros(81, np.uint8)
+        assert _search(board, 2, fresh, no_rng) == _search_in(board, 2, reused, no_rng, stack)
+        assert (fresh == reused).all()

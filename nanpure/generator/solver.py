@@ -1,9 +1,22 @@
 """The exact solver: solve, count solutions (stopping at a limit), random full grids.
 
-Depth-first search over candidate bitmasks. After every assignment the state is
-propagated to a fixpoint with naked singles (a work queue of cells whose mask became a
-single digit) and hidden singles (per house, the digits seen exactly once); the search
-then branches on a cell with the fewest candidates.
+Depth-first search over digit bitboards. The state keeps, for each digit, the cells
+where it can still go, as three 27-bit *bands* (rows 1-3, 4-6 and 7-9; cell ``r*9+c``
+is bit ``(r % 3)*9 + c`` of band ``r // 3``), plus the set of unsolved cells per band.
+Working a whole band of one digit at once makes the common deductions a few word
+operations:
+
+- in a band, a digit fills one cell in each of its three rows and one in each of its
+  three boxes, so the row-by-box pattern of its candidates must contain a permutation;
+  one table lookup keeps only the row/box pairs some permutation uses (this is locked
+  candidates along rows, and it turns box hidden singles into row singles);
+- a row with one candidate left is solved: that cell leaves every other digit and its
+  column leaves the digit's other bands;
+- at a fixpoint of the above, cells with one digit left (naked singles) and columns with
+  one place left for a digit (column hidden singles) are placed.
+
+The search branches on a cell with two candidates when there is one, else on one with
+the fewest. Every full grid is checked house by house before it is counted.
 
 >>> from nanpure.generator.board import parse
 >>> p = parse("..9748...7.........2.1.9.....7...24..64.1.59..98...3.....8.3.2.........6...2759..")
@@ -23,6 +36,53 @@ from numba import njit
 
 from .board import HOUSES, PEERS, POPCOUNT
 from .rng import new_state, random_below
+
+# --- band tables ----------------------------------------------------------------------------
+
+BAND = 0x7FFFFFF  #: all 27 cells of a band
+ROW = 0x1FF  #: the first row of a band (a 9-bit row word)
+COLUMN_SPREAD = 0x40201  #: times a 9-bit column set: those columns in all three band rows
+BOX_IN_BAND = 0x1C0E07  #: the first box of a band; shift left by 3 for the next box
+
+# State layout: one int64 vector per search level.
+_DIGIT_BANDS = 0  # [0, 27): candidates of digit d in band b at index d*3 + b
+_UNSOLVED = 27  # [27, 30): unsolved cells of band b
+_SEEN = 32  # [32, 59): each digit band as last worked; work is redone when it changed
+STATE_SIZE = 64
+
+
+def _row_boxes(w: int) -> int:
+    return sum(1 << x for x in range(3) if w >> (3 * x) & 7)
+
+
+def _permutations_within(pattern: int) -> int:
+    keep = 0
+    for perm in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
+        used = sum(1 << (r * 3 + perm[r]) for r in range(3))
+        if pattern & used == used:
+            keep |= used
+    return keep
+
+
+def _expand(pattern: int) -> int:
+    pairs = [(r, x) for r in range(3) for x in range(3) if pattern >> (r * 3 + x) & 1]
+    return sum(7 << (r * 9 + x * 3) for r, x in pairs)
+
+
+#: ROW_BOXES[w]: which of the three boxes a 9-bit row word touches (3 bits).
+ROW_BOXES = np.array([_row_boxes(w) for w in range(512)], dtype=np.int64)
+#: ROW_SINGLE[w]: w itself when the row word has exactly one cell, else 0.
+ROW_SINGLE = np.array([w if w and w & (w - 1) == 0 else 0 for w in range(512)], dtype=np.int64)
+#: KEEP_PATTERN[p]: of a 9-bit row-by-box pattern (bit r*3+x: row r meets box x), the
+#: pairs used by some row-to-box permutation inside p; 0 when there is none.
+KEEP_PATTERN = np.array([_permutations_within(p) for p in range(512)], dtype=np.int64)
+#: PATTERN_CELLS[p]: the 27-bit band cells of a row-by-box pattern.
+PATTERN_CELLS = np.array([_expand(p) for p in range(512)], dtype=np.int64)
+
+
+# --- singles on cell masks -----------------------------------------------------------------
+# Naked and hidden singles alone, on per-cell candidate masks: the "solvable by singles"
+# check of the digger uses these (the band search below deduces more than singles).
 
 PLACED = np.uint16(0x200)  # flag: this cell's digit has been removed from its peers
 DIGITS = np.uint16(0x1FF)
@@ -106,56 +166,286 @@ def _start(board: np.ndarray, c: np.ndarray, queue: np.ndarray) -> bool:
     return _propagate(c, queue, tail)
 
 
+# --- state kernels --------------------------------------------------------------------------
+
+
 @njit(cache=True)
-def _branch_cell(c: np.ndarray) -> int:
-    """The unplaced cell with the fewest candidates, or -1 when every cell is placed."""
-    best = -1
-    best_n = 10
-    for i in range(81):
-        m = c[i]
-        if m & PLACED:
+def _assign(st: np.ndarray, d: int, b: int, bit: int) -> bool:
+    """Put digit ``d`` in the cell ``bit`` of band ``b``; False if it cannot go there."""
+    idx = d * 3 + b
+    if st[idx] & bit == 0:
+        return False
+    row = ROW if bit <= ROW else (ROW << 9 if bit <= ROW << 9 else ROW << 18)
+    col = (bit | bit >> 9 | bit >> 18) & ROW
+    box = BOX_IN_BAND if col < 8 else (BOX_IN_BAND << 3 if col < 64 else BOX_IN_BAND << 6)
+    st[idx] = (st[idx] & ~(row | box)) | bit
+    column = col * COLUMN_SPREAD
+    base = d * 3
+    for other in range(3):
+        if other != b:
+            st[base + other] &= ~column
+    for e in range(b, 27, 3):
+        if e != idx:
+            st[e] &= ~bit
+    st[_UNSOLVED + b] &= ~bit
+    return True
+
+
+@njit(cache=True)
+def _work_bands(st: np.ndarray) -> int:
+    """Bring every changed digit band in line with its rows and boxes and place its row
+    singles, until nothing changes. Returns 1 if anything changed, 0 if not, -1 on a
+    contradiction."""
+    changed = 0
+    while True:
+        again = False
+        for idx in range(27):
+            x = st[idx]
+            if x == st[_SEEN + idx]:
+                continue
+            again = True
+            pattern = ROW_BOXES[x & ROW] | ROW_BOXES[(x >> 9) & ROW] << 3 | ROW_BOXES[x >> 18] << 6
+            keep = KEEP_PATTERN[pattern]
+            if keep == 0:
+                return -1
+            x &= PATTERN_CELLS[keep]
+            st[idx] = x
+            st[_SEEN + idx] = x
+            b = idx % 3
+            singles = ROW_SINGLE[x & ROW] | ROW_SINGLE[(x >> 9) & ROW] << 9
+            singles = (singles | ROW_SINGLE[x >> 18] << 18) & st[_UNSOLVED + b]
+            if singles:
+                st[_UNSOLVED + b] &= ~singles
+                for e in range(b, 27, 3):
+                    if e != idx:
+                        st[e] &= ~singles
+                column = ((singles | singles >> 9 | singles >> 18) & ROW) * COLUMN_SPREAD
+                base = idx - b
+                for other in range(3):
+                    if other != b:
+                        st[base + other] &= ~column
+        if not again:
+            return changed
+        changed = 1
+
+
+@njit(cache=True)
+def _place_naked_singles(st: np.ndarray) -> int:
+    """Place every unsolved cell with one digit left. Returns the number placed, or -1
+    when some cell has no digit left."""
+    placed = 0
+    for b in range(3):
+        once = 0
+        twice = 0
+        for e in range(b, 27, 3):
+            x = st[e]
+            twice |= once & x
+            once |= x
+        unsolved = st[_UNSOLVED + b]
+        if unsolved & ~once:
+            return -1
+        naked = unsolved & ~twice
+        if naked == 0:
             continue
-        n = POPCOUNT[m & DIGITS]
-        if n < best_n:
-            best = i
-            best_n = n
-            if n == 2:
-                break
+        for d in range(9):
+            cells = st[d * 3 + b] & naked
+            while cells:
+                bit = cells & -cells
+                cells ^= bit
+                if not _assign(st, d, b, bit):
+                    return -1
+                placed += 1
+    return placed
+
+
+@njit(cache=True)
+def _place_column_singles(st: np.ndarray) -> int:
+    """Place every digit that has one place left in a column. Returns the number placed,
+    or -1 when a digit has no place left in some column."""
+    placed = 0
+    for d in range(9):
+        once = 0
+        twice = 0
+        for b in range(3):
+            x = st[d * 3 + b]
+            for shift in range(0, 27, 9):
+                w = (x >> shift) & ROW
+                twice |= once & w
+                once |= w
+        if once != ROW:
+            return -1
+        columns = (once & ~twice) * COLUMN_SPREAD
+        if columns == 0:
+            continue
+        for b in range(3):
+            cells = st[d * 3 + b] & columns & st[_UNSOLVED + b]
+            while cells:
+                bit = cells & -cells
+                cells ^= bit
+                if not _assign(st, d, b, bit):
+                    return -1
+                placed += 1
+    return placed
+
+
+@njit(cache=True)
+def _propagate_bands(st: np.ndarray) -> bool:
+    """Apply the band rules, naked singles and column singles to a fixpoint; False on a
+    contradiction."""
+    while True:
+        if _work_bands(st) < 0:
+            return False
+        n = _place_naked_singles(st)
+        if n < 0:
+            return False
+        if n > 0:
+            continue
+        n = _place_column_singles(st)
+        if n < 0:
+            return False
+        if n == 0:
+            return True
+
+
+@njit(cache=True)
+def _start_bands(board: np.ndarray, st: np.ndarray) -> bool:
+    """Fill ``st`` with the candidates of ``board`` and propagate; False if contradictory."""
+    for idx in range(27):
+        st[_DIGIT_BANDS + idx] = BAND
+        st[_SEEN + idx] = -1
+    for b in range(3):
+        st[_UNSOLVED + b] = BAND
+    for i in range(81):
+        d = board[i]
+        if d:
+            if not _assign(st, d - 1, i // 27, 1 << (i % 27)):
+                return False
+    return _propagate_bands(st)
+
+
+@njit(cache=True)
+def _branch_cell(st: np.ndarray) -> int:
+    """An unsolved cell (index 0..80) with two candidates if there is one, else with the
+    fewest; -1 when every cell is solved."""
+    best = -1
+    best_rank = 4
+    for b in range(3):
+        unsolved = st[_UNSOLVED + b]
+        if unsolved == 0:
+            continue
+        one = 0
+        two = 0
+        three = 0
+        four = 0
+        for e in range(b, 27, 3):
+            x = st[e]
+            four |= three & x
+            three |= two & x
+            two |= one & x
+            one |= x
+        # rank 0: exactly two digits, 1: exactly three, 2: four or more
+        cells = two & ~three & unsolved
+        rank = 0
+        if cells == 0:
+            cells = three & ~four & unsolved
+            rank = 1
+        if cells == 0:
+            cells = unsolved
+            rank = 2
+        if rank < best_rank:
+            bit = cells & -cells
+            k = 0
+            while bit > 1:
+                bit >>= 1
+                k += 1
+            best = b * 27 + k
+            best_rank = rank
+        if best_rank == 0:
+            break
     return best
 
 
 @njit(cache=True)
-def _search(board: np.ndarray, limit: int, solution: np.ndarray, rng: np.ndarray) -> int:
-    """Count solutions of ``board`` up to ``limit``; the first one found goes to
-    ``solution``. With a non-empty ``rng`` state the digits of each branch are tried in
-    random order."""
-    stack = np.empty((82, 81), dtype=np.uint16)
+def _is_solved_grid(st: np.ndarray) -> bool:
+    """True when every cell holds one digit and every digit fills each house once."""
+    for b in range(3):
+        once = 0
+        twice = 0
+        for e in range(b, 27, 3):
+            x = st[e]
+            twice |= once & x
+            once |= x
+        if once != BAND or twice != 0:
+            return False
+    for d in range(9):
+        columns = 0
+        for b in range(3):
+            x = st[d * 3 + b]
+            for shift in range(0, 27, 9):
+                w = (x >> shift) & ROW
+                if ROW_SINGLE[w] == 0:
+                    return False
+                columns |= w
+            if KEEP_PATTERN[
+                ROW_BOXES[x & ROW] | ROW_BOXES[(x >> 9) & ROW] << 3 | ROW_BOXES[x >> 18] << 6
+            ] == 0:
+                return False
+        if columns != ROW:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _write_grid(st: np.ndarray, grid: np.ndarray) -> None:
+    for d in range(9):
+        for b in range(3):
+            x = st[d * 3 + b]
+            k = 0
+            while x:
+                if x & 1:
+                    grid[b * 27 + k] = d + 1
+                x >>= 1
+                k += 1
+
+
+@njit(cache=True)
+def new_workspace() -> np.ndarray:
+    """Scratch space for :func:`_search_in`: one state per search level."""
+    return np.empty((82, STATE_SIZE), dtype=np.int64)
+
+
+@njit(cache=True)
+def _search_in(
+    board: np.ndarray, limit: int, solution: np.ndarray, rng: np.ndarray, stack: np.ndarray
+) -> int:
+    """:func:`_search` with caller-owned scratch ``stack`` (from :func:`new_workspace`)."""
     cells = np.empty(82, dtype=np.int64)
-    choices = np.zeros(82, dtype=np.uint16)
-    queue = np.empty(81 * 21, dtype=np.int64)
+    choices = np.zeros(82, dtype=np.int64)
     randomized = rng.shape[0] > 0
-    if not _start(board, stack[0], queue):
+    if not _start_bands(board, stack[0]):
         return 0
     count = 0
     depth = 0
     while True:
-        cell = _branch_cell(stack[depth])
+        st = stack[depth]
+        cell = _branch_cell(st)
+        choices[depth] = 0
         if cell < 0:
-            if count == 0:
-                for i in range(81):
-                    m = stack[depth, i] & DIGITS
-                    d = 1
-                    while m > 1:
-                        m >>= 1
-                        d += 1
-                    solution[i] = d
-            count += 1
-            if count >= limit:
-                return count
-            choices[depth] = 0
+            if _is_solved_grid(st):
+                if count == 0:
+                    _write_grid(st, solution)
+                count += 1
+                if count >= limit:
+                    return count
         else:
             cells[depth] = cell
-            choices[depth] = stack[depth, cell] & DIGITS
+            b = cell // 27
+            bit = 1 << (cell % 27)
+            digits = 0
+            for d in range(9):
+                if st[d * 3 + b] & bit:
+                    digits |= 1 << d
+            choices[depth] = digits
         # take the next untried digit, backing up through exhausted levels
         while depth >= 0:
             m = choices[depth]
@@ -164,22 +454,33 @@ def _search(board: np.ndarray, limit: int, solution: np.ndarray, rng: np.ndarray
                 continue
             if randomized:
                 k = random_below(rng, POPCOUNT[m])
-                bit = m & -m
+                pick = m & -m
                 for _ in range(k):
-                    m = m & ~bit
-                    bit = m & -m
+                    m = m & ~pick
+                    pick = m & -m
             else:
-                bit = m & -m
-            choices[depth] &= ~bit
+                pick = m & -m
+            choices[depth] &= ~pick
+            d = 0
+            while pick > 1:
+                pick >>= 1
+                d += 1
             nxt = stack[depth + 1]
             nxt[:] = stack[depth]
-            nxt[cells[depth]] = bit
-            queue[0] = cells[depth]
-            if _propagate(nxt, queue, 1):
+            cell = cells[depth]
+            if _assign(nxt, d, cell // 27, 1 << (cell % 27)) and _propagate_bands(nxt):
                 depth += 1
                 break
         if depth < 0:
             return count
+
+
+@njit(cache=True)
+def _search(board: np.ndarray, limit: int, solution: np.ndarray, rng: np.ndarray) -> int:
+    """Count solutions of ``board`` up to ``limit``; the first one found goes to
+    ``solution``. With a non-empty ``rng`` state the digits of each branch are tried in
+    random order."""
+    return _search_in(board, limit, solution, rng, new_workspace())
 
 
 _NO_RNG = np.zeros(0, dtype=np.uint64)
@@ -192,8 +493,9 @@ def count_batch_kernel(boards: np.ndarray, limit: int, solutions: np.ndarray) ->
     n = boards.shape[0]
     counts = np.empty(n, dtype=np.int64)
     no_rng = np.zeros(0, dtype=np.uint64)
+    stack = new_workspace()
     for k in range(n):
-        counts[k] = _search(boards[k], limit, solutions[k], no_rng)
+        counts[k] = _search_in(boards[k], limit, solutions[k], no_rng, stack)
     return counts
 
 
