@@ -50,9 +50,43 @@ def _open(path: str, opener: Callable):
         raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
 
 
+def _add_book(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "book",
+        help="print a PDF puzzle book with answers from the store",
+        description="Build the print-ready PDF book a book config (TOML) describes, with a "
+        "manifest beside it (book.pdf -> book.manifest.json). Every puzzle is re-checked "
+        "against its stored solution first, the PDF is preflighted (page size, even page "
+        "count of at least 24, embedded fonts), and the store records where each puzzle "
+        "went. Without CONFIG, the default book of the default run is built.",
+    )
+    p.add_argument("config", nargs="?", help="book config file (default: the packaged "
+                   "default book, nanpure/data/default-book.toml)")
+    p.add_argument("--out", help="write the PDF here instead of the config's book.out")
+    p.add_argument("--no-record", action="store_true",
+                   help="do not record the book's puzzles in the store (a proof copy)")
+    p.set_defaults(func=_run_book)
+
+
+def _run_book(args: argparse.Namespace) -> int:
+    from .pipeline.book_config import default_book_config, load_book_config
+    from .pipeline.config import ConfigError
+    from .pipeline.publish import PublishError, publish_book, summary
+    from .pipeline.store import StoreError
+
+    try:
+        config = load_book_config(args.config) if args.config else default_book_config()
+        book = publish_book(config, out=args.out, record=not args.no_record)
+    except (ConfigError, PublishError, StoreError) as exc:
+        raise UsageError(str(exc)) from exc
+    print(summary(book))
+    return 0
+
+
 # Sub-commands in the order --help lists them.
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_solve,
+    _add_book,
 ]
 
 

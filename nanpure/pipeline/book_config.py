@@ -1,0 +1,154 @@
+"""Book configs (TOML): what to print, from which store, and how it looks.
+
+Read with the same typed readers as run configs, so every mistake is one line naming the
+file and key::
+
+    [book]
+    title = "Nightly Sudoku"
+    store = "output/nanpure.db"
+    run = "nightly"              # optional: only puzzles of this run
+    out = "output/nightly.pdf"
+    page_size = "6x9in"          # 8.5x11in, A4, A5, letter, B5
+    puzzles_per_page = 2         # 1, 2, 4 or 6
+    answers_per_page = 6         # 4, 6, 9 or 12
+
+    [[book.section]]
+    title = "Easy"
+    quota = "easy"               # and/or tiers = ["easy"]; count = 40
+
+>>> c = book_config_from_toml(parse_toml('''
+... [book]
+... title = "Nightly"
+... [[book.section]]
+... title = "Easy"
+... tier = "easy"
+... count = 10
+... ''', "b.toml"), "b.toml")
+>>> c.layout.page_size, c.sections[0].tiers, c.out
+('6x9in', ('easy',), 'output/book.pdf')
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..layouts.book import BookSettings
+from ..layouts.pages import ANSWER_TEMPLATES, PAGE_SIZES, PUZZLE_TEMPLATES
+from .config import DEFAULT_STORE, TIERS, ConfigError, Section, load_toml, parse_toml
+
+
+@dataclass(frozen=True)
+class SectionSpec:
+    """One ``[[book.section]]``: a title and which stored puzzles fill it."""
+
+    title: str
+    quotas: tuple[str, ...] | None = None
+    tiers: tuple[str, ...] | None = None
+    run: str | None = None  # overrides the book's run
+    count: int | None = None  # None: every matching puzzle
+
+
+@dataclass(frozen=True)
+class BookConfig:
+    """A validated book config."""
+
+    layout: BookSettings
+    sections: tuple[SectionSpec, ...]
+    store: str = DEFAULT_STORE
+    run: str | None = None
+    out: str = "output/book.pdf"
+    reuse: bool = False
+    source: str = "<config>"
+
+    def to_json(self) -> str:
+        """The config as JSON, as the store's ``books.config`` keeps it."""
+        data = asdict(self)
+        del data["source"]
+        return json.dumps(data, sort_keys=True, ensure_ascii=False)
+
+
+def load_book_config(path: str | Path) -> BookConfig:
+    """Read and validate a book config file."""
+    path = Path(path)
+    return book_config_from_toml(load_toml(path), str(path))
+
+
+def default_book_config() -> BookConfig:
+    """The book shipped with nanpure (``nanpure/data/default-book.toml``), printed from
+    the default run."""
+    text = resources.files("nanpure").joinpath("data/default-book.toml").read_text("utf-8")
+    return book_config_from_toml(parse_toml(text, "default-book.toml"), "default-book.toml")
+
+
+def _one_of(s: Section, key: str, allowed: dict, default: int) -> int:
+    value = s.int(key, default)
+    if value not in allowed:
+        raise s.error(key, f"expected one of {', '.join(map(str, sorted(allowed)))}; "
+                           f"got {value!r}")
+    return value
+
+
+def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
+    """Validate parsed TOML into a :class:`BookConfig`."""
+    top = Section(data, "", source)
+    book = top.table("book", required=True)
+    title = book.str("title")
+    subtitle = book.str("subtitle", "", nonempty=False)
+    author = book.str("author", "", nonempty=False)
+    store = book.str("store", DEFAULT_STORE)
+    run = book.str("run", None)
+    out = book.str("out", "output/book.pdf")
+    if not out.lower().endswith(".pdf"):
+        raise book.error("out", f"expected a file name ending in .pdf, got {out!r}")
+    names = {name.lower(): name for name in PAGE_SIZES}
+    size = book.str("page_size", "6x9in")
+    if size.lower() not in names:
+        raise book.error("page_size", "expected one of "
+                         + ", ".join(f'"{n}"' for n in PAGE_SIZES) + f"; got {size!r}")
+    large_print = book.bool("large_print", False)
+    per_page = _one_of(book, "puzzles_per_page", PUZZLE_TEMPLATES, 1 if large_print else 2)
+    if large_print and per_page != 1:
+        raise book.error("puzzles_per_page", "large_print puts one puzzle on a page; "
+                         "set puzzles_per_page = 1 or leave it out")
+    answers = _one_of(book, "answers_per_page", ANSWER_TEMPLATES, 4 if large_print else 6)
+    cjk_font = book.str("cjk_font", None)
+    if cjk_font is not None and not Path(cjk_font).is_file():
+        raise book.error("cjk_font", f"no such font file: {cjk_font}")
+    imprint = book.str_list("imprint", ())
+    reuse = book.bool("reuse", False)
+    tables = book.tables("section", required=True)
+    sections = tuple(_section(s) for s in tables)
+    for table, section in zip(tables, sections, strict=True):
+        if run is None and section.run is None and not (section.quotas or section.tiers):
+            raise ConfigError(source, table.path, "say which puzzles fill this section: "
+                              "give quota, quotas, tier, tiers or run (here or in [book])")
+    book.finish()
+    top.finish()
+    layout = BookSettings(title=title, subtitle=subtitle, author=author,
+                          page_size=names[size.lower()], puzzles_per_page=per_page,
+                          answers_per_page=answers, large_print=large_print,
+                          cjk_font=cjk_font, imprint=imprint)
+    return BookConfig(layout=layout, sections=sections, store=store, run=run, out=out,
+                      reuse=reuse, source=source)
+
+
+def _section(s: Section) -> SectionSpec:
+    title = s.str("title")
+    quotas = s.str_list("quotas", None)
+    if s.has("quota"):
+        if quotas is not None:
+            raise s.error("quota", "give either quota or quotas, not both")
+        quotas = (s.str("quota"),)
+    tiers = s.str_list("tiers", None, choices=TIERS)
+    if s.has("tier"):
+        if tiers is not None:
+            raise s.error("tier", "give either tier or tiers, not both")
+        tiers = (s.choice("tier", TIERS),)
+    run = s.str("run", None)
+    count = s.int("count", None, minimum=1)
+    s.finish()
+    return SectionSpec(title=title, quotas=quotas, tiers=tiers, run=run, count=count)

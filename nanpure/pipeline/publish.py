@@ -1,0 +1,238 @@
+"""The ``book`` job: stored puzzles in, a checked, print-ready PDF and its manifest out.
+
+1. select each section's puzzles from the store (skipping puzzles already in a book
+   unless the config says ``reuse = true``), easiest first;
+2. re-check every puzzle: exactly one solution, equal to the stored one;
+3. plan and draw the book (``layouts.book``), then write the manifest beside it;
+4. preflight the PDF as a print service would;
+5. record in the store which puzzle went on which page.
+
+A problem anywhere stops the job with a :class:`PublishError` that says what to change;
+the store records a book only when its PDF passed preflight.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..generator.board import BoardError, format_line, parse_line
+from ..generator.solver import count_solutions_batch
+from ..layouts.book import (
+    MIN_PAGES,
+    TIER_ORDER,
+    BookPlan,
+    BookPuzzle,
+    BookSection,
+    LayoutError,
+    check_text,
+    plan_book,
+    render_book,
+)
+from ..layouts.pages import FontError, load_fonts
+from ..layouts.preflight import PreflightReport, preflight
+from .book_config import BookConfig, SectionSpec
+from .store import PuzzleRecord, Store
+
+
+class PublishError(Exception):
+    """The book cannot be made as configured; the message says why and what to change."""
+
+
+@dataclass
+class PublishedBook:
+    """What :func:`publish_book` made."""
+
+    pdf: Path
+    manifest: Path
+    plan: BookPlan
+    report: PreflightReport
+    book_id: int | None  # None when not recorded in the store
+
+
+def manifest_path(pdf: str | Path) -> Path:
+    """The manifest beside a PDF: ``book.pdf`` -> ``book.manifest.json``.
+
+    >>> manifest_path("output/nightly.pdf").as_posix()
+    'output/nightly.manifest.json'
+    """
+    pdf = Path(pdf)
+    return pdf.with_name(pdf.stem + ".manifest.json")
+
+
+# ----------------------------------------------------------------------------- selecting
+
+def _tier_rank(tier: str) -> int:
+    return TIER_ORDER.index(tier) if tier in TIER_ORDER else len(TIER_ORDER)
+
+
+def _easiest_first(puzzle: BookPuzzle) -> tuple[int, int, int]:
+    return _tier_rank(puzzle.tier), puzzle.score, puzzle.id
+
+
+def _difficulty(section: BookSection) -> tuple[float, float]:
+    ranks = [_tier_rank(p.tier) for p in section.puzzles]
+    return statistics.median(ranks), statistics.median(p.score for p in section.puzzles)
+
+
+def _describe(spec: SectionSpec, run: str | None) -> str:
+    parts = []
+    if spec.quotas:
+        parts.append("quota " + " or ".join(spec.quotas))
+    if spec.tiers:
+        parts.append("tier " + " or ".join(spec.tiers))
+    parts.append(f"run {run!r}" if run else "any run")
+    return ", ".join(parts)
+
+
+def _as_book_puzzle(record: PuzzleRecord) -> BookPuzzle:
+    return BookPuzzle(id=record.id, puzzle=record.puzzle, solution=record.solution,
+                      tier=record.tier, score=record.score, seed=record.seed)
+
+
+def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
+    """Each section's puzzles from the store, easiest first; sections ordered easiest
+    first too (stably, so sections of equal difficulty keep the config's order).
+
+    A puzzle goes in at most one section. A section that wants more puzzles than the store
+    holds is a :class:`PublishError` naming the section and what was found.
+    """
+    taken: set[int] = set()
+    sections = []
+    for i, spec in enumerate(config.sections):
+        run = spec.run or config.run
+        if run is not None and store.find_run(run) is None:
+            known = ", ".join(r.name for r in store.runs()) or "none"
+            raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} has "
+                               f"no run {run!r} (runs: {known})")
+        records = store.select_puzzles(run=run, quotas=spec.quotas, tiers=spec.tiers,
+                                       unused_only=not config.reuse)
+        fresh = [r for r in records if r.id not in taken]
+        want = spec.count if spec.count is not None else len(fresh)
+        if want == 0 or len(fresh) < want:
+            unused = "" if config.reuse else " not yet in a book"
+            hint = "" if config.reuse else " (set reuse = true to print used puzzles again)"
+            need = (f"needs {want} puzzles but the store {config.store} has only "
+                    f"{len(fresh)}" if want else
+                    f"has no puzzles: the store {config.store} has none")
+            raise PublishError(f"section {i} ({spec.title!r}) {need}{unused} with "
+                               f"{_describe(spec, run)}{hint}")
+        chosen = fresh[:want]
+        taken.update(r.id for r in chosen)
+        puzzles = sorted((_as_book_puzzle(r) for r in chosen), key=_easiest_first)
+        sections.append(BookSection(spec.title, tuple(puzzles)))
+    return sorted(sections, key=_difficulty)
+
+
+# ----------------------------------------------------------------------------- checking
+
+def verify_puzzles(puzzles: Sequence[BookPuzzle]) -> None:
+    """Raise :class:`PublishError` unless every puzzle has exactly one solution and it is
+    the stored one."""
+    try:
+        boards = np.stack([parse_line(p.puzzle) for p in puzzles])
+    except BoardError as exc:
+        raise PublishError(f"a stored puzzle cannot be read: {exc}") from exc
+    counts, solutions = count_solutions_batch(boards)
+    for puzzle, count, solution in zip(puzzles, counts, solutions, strict=True):
+        where = f"puzzle id {puzzle.id} in the store"
+        if count != 1:
+            what = "no solution" if count == 0 else "more than one solution"
+            raise PublishError(f"{where} has {what}; it cannot be printed")
+        if format_line(solution) != puzzle.solution:
+            raise PublishError(f"{where}: its solution {format_line(solution)} differs from "
+                               f"the stored solution {puzzle.solution}")
+
+
+# ----------------------------------------------------------------------------- writing
+
+def manifest(plan: BookPlan, config: BookConfig, pdf: Path) -> dict:
+    """The manifest: the book's settings, and every puzzle with its pages and seed."""
+    sections: list[dict] = []
+    for page in plan.pages:
+        if page.kind == "section":
+            sections.append({"title": page.heading, "page": page.number, "numbers": []})
+        elif page.kind == "puzzles":
+            sections[-1]["numbers"] += [p.number for p in page.items]
+    for entry in sections:
+        numbers = entry.pop("numbers")
+        entry["first"], entry["last"] = numbers[0], numbers[-1]
+    settings = json.loads(config.to_json())
+    return {
+        "title": plan.settings.title,
+        "pdf": pdf.name,
+        "pages": plan.page_count,
+        "page_size": plan.settings.page_size,
+        "trim_in": [round(v / 72, 3) for v in plan.size],
+        "gutter_in": round(plan.margins.inside / 72, 3),
+        "settings": settings,
+        "sections": sections,
+        "puzzles": [
+            {"number": p.number, "section": p.section, "page": p.page,
+             "answer_page": p.answer_page, **asdict(p.puzzle)}
+            for p in plan.placements
+        ],
+    }
+
+
+def _write_atomically(path: Path, write) -> None:
+    """Write through a temporary file beside ``path`` so a reader never sees half a file."""
+    tmp = path.with_name(path.name + ".part")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def publish_book(config: BookConfig, out: str | None = None,
+                 record: bool = True) -> PublishedBook:
+    """Make the book ``config`` describes; see the module docstring for the steps."""
+    pdf = Path(out or config.out)
+    if not Path(config.store).exists():
+        raise PublishError(f"no store at {config.store}; make puzzles first "
+                           "(nanpure run) or set book.store")
+    with Store(config.store, create=False) as store:
+        sections = select_sections(store, config)
+        verify_puzzles([p for s in sections for p in s.puzzles])
+        try:
+            check_text(config.layout, sections, load_fonts(config.layout.cjk_font))
+            plan = plan_book(sections, config.layout)
+            pdf.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomically(pdf, lambda tmp: render_book(plan, str(tmp)))
+        except (LayoutError, FontError) as exc:
+            raise PublishError(f"{config.source}: {exc}") from exc
+        data = manifest(plan, config, pdf)
+        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+        _write_atomically(manifest_path(pdf), lambda tmp: tmp.write_text(text, "utf-8"))
+        report = preflight(pdf, plan.size, MIN_PAGES)
+        if not report.ok:
+            raise PublishError(f"{pdf} failed preflight; not recorded in the store\n"
+                               + report.format())
+        book_id = None
+        if record:
+            book_id = store.record_book(
+                config.layout.title, str(pdf), config.to_json(),
+                [(p.puzzle.id, p.number, p.section, p.page, p.answer_page)
+                 for p in plan.placements])
+    return PublishedBook(pdf, manifest_path(pdf), plan, report, book_id)
+
+
+def summary(book: PublishedBook) -> str:
+    """What ``nanpure book`` prints: the files, the counts and the preflight report."""
+    plan = book.plan
+    sections = ", ".join(
+        f"{title} {sum(1 for p in plan.placements if p.section == title)}"
+        for title in dict.fromkeys(p.section for p in plan.placements))
+    recorded = (f"recorded as book {book.book_id}" if book.book_id is not None
+                else "not recorded in the store")
+    return (f"wrote {book.pdf}: {len(plan.placements)} puzzles ({sections}), "
+            f"{plan.page_count} pages, {plan.settings.page_size}; {recorded}\n"
+            f"wrote {book.manifest}\n{book.report.format()}")
