@@ -1,0 +1,358 @@
+"""Uniqueness: Unique Rectangles (types 1-6), Hidden Rectangle, BUG+1.
+
+These techniques assume the puzzle has exactly one solution (the rater only runs on
+such puzzles). A *deadly pattern* is four open cells on two rows, two columns and two
+boxes holding a/b and b/a: swapping a and b would give a second solution, so the
+solution never contains one. Givens cannot be swapped, so only open cells (mask != 0)
+are ever used as corners.
+
+For a rectangle whose corners all still have a and b, *floor* corners hold exactly
+{a, b} and *roof* corners have extra candidates:
+
+1. three floor corners: the fourth loses a and b;
+2. two floor corners on a line, both roof corners with the same one extra c: c is in
+   one of them, so cells seeing both roof corners lose c;
+3. two floor corners on a line: the roof corners act as one cell holding their extras
+   and form a naked subset with other cells of a house they share;
+4. two floor corners on a line, a and b confined to the roof corners in a house they
+   share (say a): the roof corners lose b;
+5. the roof corners (two diagonal, or three) all have the same one extra c: cells
+   seeing all of them lose c;
+6. two diagonal floor corners and a forming an X-Wing on the rectangle's rows (or
+   columns): the roof corners lose a.
+
+Hidden Rectangle: a floor corner, and a confined to the rectangle in the row and the
+column of the opposite corner: that corner loses b.
+
+BUG+1: every open cell bivalue except one with three candidates, and every digit in
+every house twice or not at all except one digit of that cell: that digit is true, and
+the cell loses its other two candidates.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..board import BOX_OF, CELL_HOUSES, COL_OF, HOUSES, IS_PEER, PEERS, POPCOUNT, ROW_OF
+from .single_digit import eliminate_seeing_both, low_bit_index
+from .step import N_ELIM, T_CELL, T_DIGIT, T_SEP, add_elim, add_token, clear
+
+
+@njit(cache=True)
+def find_unique_rectangle(
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, kind: int
+) -> bool:
+    """A Unique Rectangle of type ``kind`` (1..6). Rectangles by top-left corner, then
+    bottom-right corner, then digit pairs ascending."""
+    corners = np.empty(4, dtype=np.int64)
+    for r1 in range(9):
+        for c1 in range(9):
+            if cand[r1 * 9 + c1] == 0:
+                continue
+            for r2 in range(r1 + 1, 9):
+                if cand[r2 * 9 + c1] == 0:
+                    continue
+                same_band = r1 // 3 == r2 // 3
+                for c2 in range(c1 + 1, 9):
+                    if (c1 // 3 == c2 // 3) == same_band:
+                        continue  # the rectangle must span exactly two boxes
+                    corners[0] = r1 * 9 + c1
+                    corners[1] = r1 * 9 + c2
+                    corners[2] = r2 * 9 + c1
+                    corners[3] = r2 * 9 + c2
+                    common = cand[corners[0]] & cand[corners[1]] & cand[corners[2]] \
+                        & cand[corners[3]]
+                    if POPCOUNT[common] < 2:
+                        continue
+                    for a in range(1, 10):
+                        if not common & (1 << (a - 1)):
+                            continue
+                        for b in range(a + 1, 10):
+                            if not common & (1 << (b - 1)):
+                                continue
+                            if _rectangle_type(cand, step, kind, corners, a, b):
+                                return True
+    return False
+
+
+@njit(cache=True)
+def _rectangle_type(
+    cand: np.ndarray, step: np.ndarray, kind: int, q: np.ndarray, a: int, b: int
+) -> bool:
+    """Check the rectangle ``q`` (corners in reading order) on digits a, b for ``kind``."""
+    ab = (1 << (a - 1)) | (1 << (b - 1))
+    n_floor = 0
+    floor = 0  # bit i: corner i holds exactly {a, b}
+    for i in range(4):
+        if cand[q[i]] == ab:
+            n_floor += 1
+            floor |= 1 << i
+    roof = 0b1111 & ~floor
+    if n_floor == 4 or n_floor == 0:
+        return False  # four floors cannot happen in a unique puzzle; none is no pattern
+    clear(step)
+    if kind == 1:
+        if n_floor != 3:
+            return False
+        target = q[low_bit_index(roof)]
+        add_elim(step, target, a)
+        add_elim(step, target, b)
+    elif kind == 5:
+        if not (n_floor == 1 or (n_floor == 2 and (floor == 0b1001 or floor == 0b0110))):
+            return False
+        extra = -1
+        for i in range(4):
+            if roof & (1 << i):
+                e = cand[q[i]] & ~ab
+                if POPCOUNT[e] != 1 or (extra >= 0 and e != extra):
+                    return False
+                extra = e
+        c = low_bit_index(extra) + 1
+        bit = 1 << (c - 1)
+        first = q[low_bit_index(roof)]
+        for k in range(20):
+            cell = PEERS[first, k]
+            if not cand[cell] & bit:
+                continue
+            sees_all = True
+            for i in range(4):
+                if roof & (1 << i) and q[i] != first and not IS_PEER[cell, q[i]]:
+                    sees_all = False
+            if sees_all:
+                add_elim(step, cell, c)
+    elif kind == 6:
+        if n_floor != 2 or not (floor == 0b1001 or floor == 0b0110):
+            return False
+        for digit in (a, b):
+            if _x_wing_on(cand, digit, q):
+                for i in range(4):
+                    if roof & (1 << i):
+                        add_elim(step, q[i], digit)
+                break
+    else:
+        # types 2, 3 and 4: the floor is one side of the rectangle, the roof the other
+        if n_floor != 2 or floor == 0b1001 or floor == 0b0110:
+            return False
+        r1 = q[low_bit_index(roof)]
+        r2 = q[low_bit_index(roof & (roof - 1))]
+        e1 = cand[r1] & ~ab
+        e2 = cand[r2] & ~ab
+        if kind == 2:
+            if e1 != e2 or POPCOUNT[e1] != 1:
+                return False
+            eliminate_seeing_both(cand, step, low_bit_index(e1) + 1, r1, r2, -1, -1)
+        else:
+            for k in range(3):
+                h = CELL_HOUSES[r1, k]
+                if h != CELL_HOUSES[r2, k]:
+                    continue
+                if kind == 3:
+                    if _naked_subset_with_roof(cand, step, h, r1, r2, e1 | e2):
+                        break
+                elif kind == 4:
+                    if _confined_to_roof(cand, step, h, r1, r2, a, b):
+                        break
+    if step[N_ELIM] == 0:
+        return False
+    add_token(step, T_DIGIT, a)
+    add_token(step, T_DIGIT, b)
+    for i in range(4):
+        add_token(step, T_CELL, q[i])
+    return True
+
+
+@njit(cache=True)
+def _x_wing_on(cand: np.ndarray, digit: int, q: np.ndarray) -> bool:
+    """Whether ``digit`` lies only on the rectangle in both of its rows, or in both of
+    its columns."""
+    bit = 1 << (digit - 1)
+    rows_ok = True
+    cols_ok = True
+    for i in range(4):
+        r = ROW_OF[q[i]]
+        c = COL_OF[q[i]]
+        for k in range(9):
+            cell = r * 9 + k
+            if cand[cell] & bit and cell != q[0] and cell != q[1] and cell != q[2] \
+                    and cell != q[3]:
+                rows_ok = False
+            cell = k * 9 + c
+            if cand[cell] & bit and cell != q[0] and cell != q[1] and cell != q[2] \
+                    and cell != q[3]:
+                cols_ok = False
+    return rows_ok or cols_ok
+
+
+@njit(cache=True)
+def _confined_to_roof(
+    cand: np.ndarray, step: np.ndarray, h: int, r1: int, r2: int, a: int, b: int
+) -> bool:
+    """Type 4: if a (or b) has no place in house h but the roof corners, the roof
+    corners lose the other digit."""
+    for side in range(2):
+        keep = b if side else a
+        drop = a if side else b
+        bit = 1 << (keep - 1)
+        confined = True
+        for k in range(9):
+            cell = HOUSES[h, k]
+            if cell != r1 and cell != r2 and cand[cell] & bit:
+                confined = False
+                break
+        if confined:
+            add_elim(step, r1, drop)
+            add_elim(step, r2, drop)
+            return True
+    return False
+
+
+@njit(cache=True)
+def _naked_subset_with_roof(
+    cand: np.ndarray, step: np.ndarray, h: int, r1: int, r2: int, extras: int
+) -> bool:
+    """Type 3: the roof's extra digits plus k other cells of house h holding k+1 digits
+    between them; the rest of the house loses those digits. Smallest subsets first."""
+    others = np.empty(7, dtype=np.int64)
+    n = 0
+    for k in range(9):
+        cell = HOUSES[h, k]
+        if cell != r1 and cell != r2 and cand[cell] != 0:
+            others[n] = cell
+            n += 1
+    for size in range(1, 4):
+        for pick in range(1, 1 << n):
+            if POPCOUNT[pick] != size:
+                continue
+            digits = extras
+            for i in range(n):
+                if pick & (1 << i):
+                    digits |= cand[others[i]]
+            if POPCOUNT[digits] != size + 1:
+                continue
+            found = False
+            for i in range(n):
+                if not pick & (1 << i) and cand[others[i]] & digits:
+                    for d in range(1, 10):
+                        if cand[others[i]] & digits & (1 << (d - 1)):
+                            add_elim(step, others[i], d)
+                    found = True
+            if found:
+                add_token(step, T_SEP, 0)
+                for i in range(n):
+                    if pick & (1 << i):
+                        add_token(step, T_CELL, others[i])
+                add_token(step, T_SEP, 0)
+                return True
+    return False
+
+
+@njit(cache=True)
+def find_hidden_rectangle(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+    """A rectangle with a floor corner P; if a lies only on the rectangle in the row and
+    the column of the corner Q opposite P, then Q is not b (else P, Q = b and the two
+    other corners = a: a deadly pattern)."""
+    q = np.empty(4, dtype=np.int64)
+    for r1 in range(9):
+        for c1 in range(9):
+            if cand[r1 * 9 + c1] == 0:
+                continue
+            for r2 in range(r1 + 1, 9):
+                same_band = r1 // 3 == r2 // 3
+                for c2 in range(c1 + 1, 9):
+                    if (c1 // 3 == c2 // 3) == same_band:
+                        continue
+                    q[0] = r1 * 9 + c1
+                    q[1] = r1 * 9 + c2
+                    q[2] = r2 * 9 + c1
+                    q[3] = r2 * 9 + c2
+                    common = cand[q[0]] & cand[q[1]] & cand[q[2]] & cand[q[3]]
+                    if POPCOUNT[common] < 2:
+                        continue
+                    for i in range(4):
+                        pm = cand[q[i]]
+                        if POPCOUNT[pm] != 2 or pm & common != pm:
+                            continue
+                        opposite = q[3 - i]
+                        a = low_bit_index(pm) + 1
+                        b = low_bit_index(pm & (pm - 1)) + 1
+                        for side in range(2):
+                            u = b if side else a
+                            v = a if side else b
+                            if _confined_to_corners(cand, u, opposite, q):
+                                clear(step)
+                                add_elim(step, opposite, v)
+                                add_token(step, T_DIGIT, a)
+                                add_token(step, T_DIGIT, b)
+                                for j in range(4):
+                                    add_token(step, T_CELL, q[j])
+                                return True
+    return False
+
+
+@njit(cache=True)
+def _confined_to_corners(cand: np.ndarray, digit: int, corner: int, q: np.ndarray) -> bool:
+    """Whether ``digit`` has no place outside the rectangle in the row and the column of
+    ``corner``."""
+    bit = 1 << (digit - 1)
+    r = ROW_OF[corner]
+    c = COL_OF[corner]
+    for k in range(9):
+        for cell in (r * 9 + k, k * 9 + c):
+            if cand[cell] & bit and cell != q[0] and cell != q[1] and cell != q[2] \
+                    and cell != q[3]:
+                return False
+    return True
+
+
+@njit(cache=True)
+def find_bug_plus_one(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+    """Bivalue Universal Grave + 1: the extra cell keeps only the digit that appears three
+    times in its houses."""
+    extra_cell = -1
+    for cell in range(81):
+        n = POPCOUNT[cand[cell]]
+        if n == 0 or n == 2:
+            continue
+        if n != 3 or extra_cell >= 0:
+            return False
+        extra_cell = cell
+    if extra_cell < 0:
+        return False
+    true_digit = 0
+    for h in range(27):
+        in_house = h == ROW_OF[extra_cell] or h == 9 + COL_OF[extra_cell] \
+            or h == 18 + BOX_OF[extra_cell]
+        for d in range(1, 10):
+            bit = 1 << (d - 1)
+            count = 0
+            for k in range(9):
+                if cand[HOUSES[h, k]] & bit:
+                    count += 1
+            if count == 3 and in_house and cand[extra_cell] & bit:
+                if true_digit != 0 and true_digit != d:
+                    return False
+                true_digit = d
+            elif count != 0 and count != 2:
+                return False
+    if true_digit == 0:
+        return False
+    # the digit must be the one tripled in each of the cell's three houses
+    for k in range(3):
+        h = CELL_HOUSES[extra_cell, k]
+        count = 0
+        for j in range(9):
+            if cand[HOUSES[h, j]] & (1 << (true_digit - 1)):
+                count += 1
+        if count != 3:
+            return False
+    clear(step)
+    for d in range(1, 10):
+        if d != true_digit and cand[extra_cell] & (1 << (d - 1)):
+            add_elim(step, extra_cell, d)
+    add_token(step, T_CELL, extra_cell)
+    add_token(step, T_DIGIT, true_digit)
+    return True
+
+
+__all__ = ["find_bug_plus_one", "find_hidden_rectangle", "find_unique_rectangle"]
