@@ -1,0 +1,486 @@
+"""Chains: X-Chain, XY-Chain, Nice Loops and AICs, plain and grouped.
+
+Every chain technique works on one link graph over the candidates:
+
+- a *strong link* joins two nodes of which at least one is true: the two candidates of a
+  bivalue cell, or the only two places of a digit in a house (a conjugate pair);
+- a *weak link* joins two nodes of which at most one is true: two candidates of one cell,
+  or the same digit in two cells that see each other.
+
+A *grouped node* is two or three cells of one digit in a box/line intersection (all the
+cells of that digit there); it is true when the digit is in one of its cells. Grouped
+nodes take part in links like single candidates: a strong link when two nodes hold every
+place of the digit in a house, a weak link when every cell of one sees every cell of the
+other.
+
+An alternating chain reads as implications: a node that is false makes its strong partner
+true, a node that is true makes its weak partners false. A candidate ``X`` is eliminated
+when assuming it true leads back to it being false (``X - A = ... = Z - X``): then ``A`` or
+``Z`` is true, and every candidate that sees both ends goes. A candidate is placed when
+assuming it false leads back to it being true (``X = A - ... - Z = X``). When the two ends
+see each other the chain closes into a continuous loop, and every weak link of the loop
+becomes strong, removing what sees both its nodes.
+
+The search is breadth first over all starting candidates at once, so the chain reported is
+a shortest one (fewest links), the first in candidate order among those; eliminations come
+before placements of the same length. The three finders differ only in which links they
+allow: one digit at a time (X-Chain), bivalue cells only (XY-Chain), or everything
+(Nice Loop/AIC, optionally with grouped nodes).
+
+>>> import numpy as np
+>>> from nanpure.generator.board import parse, candidates
+>>> from nanpure.generator.techniques.step import new_step
+>>> b = parse("..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9")
+>>> grid, cand, step = b.copy(), candidates(b), new_step()
+>>> cand[grid > 0] = 0
+>>> find_nice_loop(grid, cand, step, False)
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..board import HOUSES, IS_PEER, POPCOUNT
+from .step import (
+    T_CAND,
+    T_JOIN,
+    T_STRONG,
+    T_WEAK,
+    VARIANT,
+    add_elim,
+    add_place,
+    add_token,
+    clear,
+)
+
+# Which links a search may use.
+MODE_X = 0  # one digit: conjugate pairs and same-digit weak links
+MODE_XY = 1  # bivalue cells: strong inside the cell, weak between cells on one digit
+MODE_NICE = 2  # every link
+
+# Variants of find_nice_loop, as named in the ladder.
+CONTINUOUS = 0
+DISCONTINUOUS = 1
+AIC = 2
+
+MAX_STRONG = 4  # a candidate has at most 3 conjugate partners and 1 bivalue partner
+MAX_WEAK = 40  # 8 in its cell + 20 peers + at most 8 grouped nodes
+N_SEGMENTS = 54  # box/line intersections: 9 boxes x (3 rows + 3 columns)
+MAX_NODES = 729 + N_SEGMENTS * 9
+
+
+def _segment_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    cells = []
+    houses = [[] for _ in range(27)]
+    for b in range(9):
+        r0, c0 = b // 3 * 3, b % 3 * 3
+        for r in range(r0, r0 + 3):
+            houses[r].append(len(cells))
+            houses[18 + b].append(len(cells))
+            cells.append([r * 9 + c for c in range(c0, c0 + 3)])
+        for c in range(c0, c0 + 3):
+            houses[9 + c].append(len(cells))
+            houses[18 + b].append(len(cells))
+            cells.append([r * 9 + c for r in range(r0, r0 + 3)])
+    house_segments = np.full((27, 6), -1, dtype=np.int64)
+    for h in range(27):
+        house_segments[h, : len(houses[h])] = houses[h]
+    house_pos = np.full((27, 81), -1, dtype=np.int64)
+    for h in range(27):
+        for k in range(9):
+            house_pos[h, HOUSES[h, k]] = k
+    return np.array(cells, dtype=np.int64), house_segments, house_pos
+
+
+#: SEGMENT_CELLS[s]: the 3 cells of box/line intersection s.
+#: HOUSE_SEGMENTS[h]: the intersections inside house h (3 for a line, 6 for a box; -1 pads).
+#: HOUSE_POS[h, cell]: the position 0..8 of cell in house h, or -1.
+SEGMENT_CELLS, HOUSE_SEGMENTS, HOUSE_POS = _segment_tables()
+
+
+# --- the link graph ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _add_link(adj: np.ndarray, deg: np.ndarray, u: int, v: int) -> None:
+    """Link u and v both ways (once; a full row of adj silently drops the link)."""
+    for a, b in ((u, v), (v, u)):
+        n = deg[a]
+        known = False
+        for k in range(n):
+            if adj[a, k] == b:
+                known = True
+                break
+        if not known and n < adj.shape[1]:
+            adj[a, n] = b
+            deg[a] = n + 1
+
+
+@njit(cache=True)
+def _sees_all(node_cells: np.ndarray, node_size: np.ndarray, u: int, v: int) -> bool:
+    """Every cell of u sees every cell of v (so the nodes are also disjoint)."""
+    for i in range(node_size[u]):
+        for j in range(node_size[v]):
+            if not IS_PEER[node_cells[u, i], node_cells[v, j]]:
+                return False
+    return True
+
+
+@njit(cache=True)
+def build_graph(cand: np.ndarray, mode: int, grouped: bool):
+    """The link graph of the position.
+
+    Nodes ``0 .. n_single-1`` are the candidates in cell order, then come the grouped nodes.
+    Returns ``(n_nodes, n_single, node_digit, node_cells, node_size, strong, n_strong, weak,
+    n_weak)``; digits are 0-based, ``strong[u, :n_strong[u]]`` lists u's strong partners.
+    """
+    node_digit = np.zeros(MAX_NODES, dtype=np.int64)
+    node_cells = np.full((MAX_NODES, 3), -1, dtype=np.int64)
+    node_size = np.zeros(MAX_NODES, dtype=np.int64)
+    cand_node = np.full(729, -1, dtype=np.int64)
+    n = 0
+    for cell in range(81):
+        for d in range(9):
+            if cand[cell] >> d & 1:
+                node_digit[n] = d
+                node_cells[n, 0] = cell
+                node_size[n] = 1
+                cand_node[cell * 9 + d] = n
+                n += 1
+    n_single = n
+    seg_node = np.full(N_SEGMENTS * 9, -1, dtype=np.int64)
+    if grouped:
+        for s in range(N_SEGMENTS):
+            for d in range(9):
+                k = 0
+                for j in range(3):
+                    cell = SEGMENT_CELLS[s, j]
+                    if cand[cell] >> d & 1:
+                        node_cells[n, k] = cell
+                        k += 1
+                if k >= 2:
+                    node_digit[n] = d
+                    node_size[n] = k
+                    seg_node[s * 9 + d] = n
+                    n += 1
+                else:
+                    node_cells[n, 0] = -1
+    strong = np.full((n, MAX_STRONG), -1, dtype=np.int64)
+    n_strong = np.zeros(n, dtype=np.int64)
+    weak = np.full((n, MAX_WEAK), -1, dtype=np.int64)
+    n_weak = np.zeros(n, dtype=np.int64)
+
+    # Strong links in houses: two nodes inside the house that share all its places of d.
+    if mode != MODE_XY:
+        ids = np.zeros(15, dtype=np.int64)
+        masks = np.zeros(15, dtype=np.int64)
+        for h in range(27):
+            for d in range(9):
+                cnt = 0
+                places = 0
+                for k in range(9):
+                    cell = HOUSES[h, k]
+                    if cand[cell] >> d & 1:
+                        places |= 1 << k
+                        ids[cnt] = cand_node[cell * 9 + d]
+                        masks[cnt] = 1 << k
+                        cnt += 1
+                if cnt < 2:
+                    continue
+                if grouped:
+                    for j in range(6):
+                        s = HOUSE_SEGMENTS[h, j]
+                        if s < 0:
+                            break
+                        g = seg_node[s * 9 + d]
+                        if g >= 0:
+                            m = 0
+                            for t in range(node_size[g]):
+                                m |= 1 << HOUSE_POS[h, node_cells[g, t]]
+                            ids[cnt] = g
+                            masks[cnt] = m
+                            cnt += 1
+                for a in range(cnt):
+                    for b in range(a + 1, cnt):
+                        if masks[a] & masks[b] == 0 and masks[a] | masks[b] == places:
+                            _add_link(strong, n_strong, ids[a], ids[b])
+    # Strong links in bivalue cells.
+    if mode != MODE_X:
+        for cell in range(81):
+            if POPCOUNT[cand[cell]] == 2:
+                first = -1
+                for d in range(9):
+                    if cand[cell] >> d & 1:
+                        if first < 0:
+                            first = cand_node[cell * 9 + d]
+                        else:
+                            _add_link(strong, n_strong, first, cand_node[cell * 9 + d])
+
+    # Weak links on one digit between nodes that see each other completely.
+    members = np.zeros(81 + N_SEGMENTS, dtype=np.int64)
+    for d in range(9):
+        cnt = 0
+        for cell in range(81):
+            u = cand_node[cell * 9 + d]
+            if u >= 0:
+                members[cnt] = u
+                cnt += 1
+        if grouped:
+            for s in range(N_SEGMENTS):
+                g = seg_node[s * 9 + d]
+                if g >= 0:
+                    members[cnt] = g
+                    cnt += 1
+        for a in range(cnt):
+            u = members[a]
+            for b in range(a + 1, cnt):
+                v = members[b]
+                if mode == MODE_XY and not (
+                    POPCOUNT[cand[node_cells[u, 0]]] == 2 or POPCOUNT[cand[node_cells[v, 0]]] == 2
+                ):
+                    continue  # neither end can carry an XY-Chain on
+                if _sees_all(node_cells, node_size, u, v):
+                    _add_link(weak, n_weak, u, v)
+    # Weak links inside a cell.
+    if mode == MODE_NICE:
+        for cell in range(81):
+            for d in range(9):
+                u = cand_node[cell * 9 + d]
+                if u < 0:
+                    continue
+                for e in range(d + 1, 9):
+                    v = cand_node[cell * 9 + e]
+                    if v >= 0:
+                        _add_link(weak, n_weak, u, v)
+    return n, n_single, node_digit, node_cells, node_size, strong, n_strong, weak, n_weak
+
+
+# --- the search -------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _grow(arr: np.ndarray) -> np.ndarray:
+    out = np.empty(arr.shape[0] * 2, dtype=arr.dtype)
+    out[: arr.shape[0]] = arr
+    return out
+
+
+@njit(cache=True)
+def shortest_chain(
+    n_nodes: int,
+    n_single: int,
+    strong: np.ndarray,
+    n_strong: np.ndarray,
+    weak: np.ndarray,
+    n_weak: np.ndarray,
+    placements: bool,
+    max_links: int,
+) -> np.ndarray:
+    """The shortest implication loop that proves something about one candidate.
+
+    States are ``node * 2 + 1`` (node true) and ``node * 2`` (node false). A true node
+    implies its weak partners false; a false node implies its strong partners true. For
+    every candidate X the search starts from "X true" and looks for "X false"; with
+    ``placements`` it also starts from "X false" and looks for "X true". All starts grow
+    together, one link per round, so the first loop found is a shortest one (ties go to
+    the earlier start). Returns the states of the loop, first and last naming X, or an
+    empty array.
+    """
+    n_starts = n_single * 2 if placements else n_single
+    start_root = np.empty(n_starts, dtype=np.int64)
+    start_goal = np.empty(n_starts, dtype=np.int64)
+    ns = 0
+    for x in range(n_single):
+        if n_weak[x] >= 2:
+            start_root[ns] = x * 2 + 1
+            start_goal[ns] = x * 2
+            ns += 1
+    if placements:
+        for x in range(n_single):
+            if n_strong[x] >= 2:
+                start_root[ns] = x * 2
+                start_goal[ns] = x * 2 + 1
+                ns += 1
+    words = (2 * n_nodes + 63) // 64
+    seen = np.zeros((max(ns, 1), words), dtype=np.uint64)
+    cap = max(1024, ns * 4)
+    q_state = np.empty(cap, dtype=np.int64)
+    q_parent = np.empty(cap, dtype=np.int64)
+    q_start = np.empty(cap, dtype=np.int64)
+    for k in range(ns):
+        root = start_root[k]
+        q_state[k] = root
+        q_parent[k] = -1
+        q_start[k] = k
+        seen[k, root >> 6] |= np.uint64(1) << np.uint64(root & 63)
+    q_len = ns
+    begin = 0
+    end = ns
+    links = 0
+    while begin < end and links < max_links:
+        links += 1
+        for qi in range(begin, end):
+            st = q_start[qi]
+            state = q_state[qi]
+            node = state >> 1
+            if state & 1:
+                adj = weak
+                deg = n_weak[node]
+            else:
+                adj = strong
+                deg = n_strong[node]
+            for k in range(deg):
+                nxt = adj[node, k] * 2 + (1 - (state & 1))
+                if nxt == start_goal[st]:
+                    path = np.empty(links + 1, dtype=np.int64)
+                    path[links] = nxt
+                    at = qi
+                    for i in range(links - 1, -1, -1):
+                        path[i] = q_state[at]
+                        at = q_parent[at]
+                    return path
+                word = nxt >> 6
+                bit = np.uint64(1) << np.uint64(nxt & 63)
+                if seen[st, word] & bit:
+                    continue
+                seen[st, word] |= bit
+                if nxt & 1 == 0 and n_strong[nxt >> 1] == 0:
+                    continue  # a false node without strong links implies nothing
+                if q_len == q_state.shape[0]:
+                    q_state = _grow(q_state)
+                    q_parent = _grow(q_parent)
+                    q_start = _grow(q_start)
+                q_state[q_len] = nxt
+                q_parent[q_len] = qi
+                q_start[q_len] = st
+                q_len += 1
+        begin = end
+        end = q_len
+    return np.empty(0, dtype=np.int64)
+
+
+# --- turning a loop into a step ---------------------------------------------------------------
+
+
+@njit(cache=True)
+def _node_tokens(step, node_digit, node_cells, node_size, u) -> None:
+    d = node_digit[u]
+    for i in range(node_size[u]):
+        if i > 0:
+            add_token(step, T_JOIN, 0)
+        add_token(step, T_CAND, node_cells[u, i] * 9 + d)
+
+
+@njit(cache=True)
+def _chain_tokens(step, path, first, last, node_digit, node_cells, node_size) -> None:
+    """Tokens for the states path[first..last]: nodes joined by '=' (false -> true) and
+    '-' (true -> false)."""
+    for i in range(first, last + 1):
+        if i > first:
+            add_token(step, T_STRONG if path[i] & 1 else T_WEAK, 0)
+        _node_tokens(step, node_digit, node_cells, node_size, path[i] >> 1)
+
+
+@njit(cache=True)
+def _eliminate_common(step, mark, u, v, n_single, node_digit, node_cells, weak, n_weak) -> None:
+    """Eliminate every single candidate weakly linked to both u and v (one of which is
+    true)."""
+    for k in range(n_weak[u]):
+        mark[weak[u, k]] = True
+    for k in range(n_weak[v]):
+        w = weak[v, k]
+        if w < n_single and mark[w]:
+            add_elim(step, node_cells[w, 0], node_digit[w] + 1)
+    for k in range(n_weak[u]):
+        mark[weak[u, k]] = False
+
+
+@njit(cache=True)
+def _is_weak(weak, n_weak, u, v) -> bool:
+    for k in range(n_weak[u]):
+        if weak[u, k] == v:
+            return True
+    return False
+
+
+@njit(cache=True)
+def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> bool:
+    """Find the shortest chain of the given mode and record it (see the module text)."""
+    n, n_single, node_digit, node_cells, node_size, strong, n_strong, weak, n_weak = (
+        build_graph(cand, mode, grouped)
+    )
+    path = shortest_chain(n, n_single, strong, n_strong, weak, n_weak, mode == MODE_NICE, 200)
+    if path.shape[0] == 0:
+        return False
+    clear(step)
+    last = path.shape[0] - 1
+    mark = np.zeros(n, dtype=np.bool_)
+    if path[0] & 1 == 0:
+        # X false -> ... -> X true: X is placed.
+        x = path[0] >> 1
+        add_place(step, node_cells[x, 0], node_digit[x] + 1)
+        step[VARIANT] = DISCONTINUOUS
+        _chain_tokens(step, path, 0, last, node_digit, node_cells, node_size)
+        return True
+    a = path[1] >> 1
+    z = path[last - 1] >> 1
+    if a == z:
+        # A false -> ... -> A true: A is true.
+        if mode == MODE_NICE and node_size[a] == 1:
+            add_place(step, node_cells[a, 0], node_digit[a] + 1)
+        else:
+            for k in range(n_weak[a]):
+                w = weak[a, k]
+                if w < n_single:
+                    add_elim(step, node_cells[w, 0], node_digit[w] + 1)
+        step[VARIANT] = DISCONTINUOUS
+        _chain_tokens(step, path, 1, last - 1, node_digit, node_cells, node_size)
+        return True
+    if mode == MODE_NICE and _is_weak(weak, n_weak, a, z):
+        # A = ... = Z - A closes: every weak link of the loop holds one true node.
+        for i in range(1, last - 1):
+            if path[i] & 1:
+                _eliminate_common(step, mark, path[i] >> 1, path[i + 1] >> 1, n_single,
+                                  node_digit, node_cells, weak, n_weak)
+        _eliminate_common(step, mark, z, a, n_single, node_digit, node_cells, weak, n_weak)
+        step[VARIANT] = CONTINUOUS
+        _chain_tokens(step, path, 1, last - 1, node_digit, node_cells, node_size)
+        add_token(step, T_WEAK, 0)
+        _node_tokens(step, node_digit, node_cells, node_size, a)
+        return True
+    # A or Z is true.
+    _eliminate_common(step, mark, a, z, n_single, node_digit, node_cells, weak, n_weak)
+    x = path[0] >> 1
+    x_cell = node_cells[x, 0]
+    at_end = x_cell == node_cells[a, 0] or x_cell == node_cells[z, 0]
+    if mode == MODE_NICE and (at_end or node_cells[a, 0] == node_cells[z, 0]):
+        step[VARIANT] = DISCONTINUOUS
+        _chain_tokens(step, path, 0, last, node_digit, node_cells, node_size)
+    else:
+        step[VARIANT] = AIC
+        _chain_tokens(step, path, 1, last - 1, node_digit, node_cells, node_size)
+    return True
+
+
+# --- the finders the ladder calls -------------------------------------------------------------
+
+
+@njit(cache=True)
+def find_x_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+    """X-Chain: an alternating chain on one digit whose ends both see the eliminations."""
+    return find_chain(cand, step, MODE_X, False)
+
+
+@njit(cache=True)
+def find_xy_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+    """XY-Chain: a chain of bivalue cells starting and ending on the same digit."""
+    return find_chain(cand, step, MODE_XY, False)
+
+
+@njit(cache=True)
+def find_nice_loop(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, grouped: bool) -> bool:
+    """Nice Loop/AIC over every link (with grouped nodes when ``grouped``); the step's
+    variant says continuous loop, discontinuous loop or AIC."""
+    return find_chain(cand, step, MODE_NICE, grouped)
