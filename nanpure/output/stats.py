@@ -1,0 +1,193 @@
+"""Statistics over generated puzzles: blank counts per tier, technique usage, acceptance
+rate and throughput, as aligned text tables or JSON.
+
+The functions take *records*: :class:`~nanpure.generator.candidate.Candidate` objects or
+plain mappings with ``tier``, ``blanks`` and ``techniques`` (a ``{name: count}`` dict or
+the ``name:count;name:count`` text the exports write), so rows read back from the store
+work as well.
+
+>>> rows = [{"tier": "easy", "blanks": 50, "techniques": "Full House:9;Hidden Single:20"},
+...         {"tier": "easy", "blanks": 52, "techniques": {"Hidden Single": 30}},
+...         {"tier": "hard", "blanks": 52, "techniques": {"X-Wing": 1}}]
+>>> blank_distribution(rows)["easy"]
+{50: 1, 52: 1}
+>>> technique_usage(rows)["Hidden Single"]
+{'puzzles': 2, 'steps': 50}
+>>> print(format_tables(summarize(rows, tasks=4, seconds=2.0)))  # doctest: +ELLIPSIS
+run
+  puzzles  tasks  accepted  puzzles/s
+        3      4     75.0%       1.50
+<BLANKLINE>
+blank counts by tier
+  blanks  easy  hard  total
+      50     1            1  ###############
+      52     1     1      2  ##############################
+     all     2     1      3
+...
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..generator.ladder import LADDER, TIERS
+
+
+def _tier(rec: Any) -> str:
+    return rec["tier"] if isinstance(rec, Mapping) else rec.tier
+
+
+def _blanks(rec: Any) -> int:
+    return int(rec["blanks"] if isinstance(rec, Mapping) else rec.blanks)
+
+
+def _techniques(rec: Any) -> dict[str, int]:
+    if not isinstance(rec, Mapping):
+        return dict(rec.rating.counts)
+    used = rec.get("techniques") or {}
+    if isinstance(used, str):
+        pairs = (item.rsplit(":", 1) for item in used.split(";") if item)
+        return {name: int(n) for name, n in pairs}
+    return dict(used)
+
+
+def blank_distribution(records: Iterable[Any]) -> dict[str, dict[int, int]]:
+    """For each tier present, how many puzzles have each blank count (ascending)."""
+    found: dict[str, dict[int, int]] = {}
+    for rec in records:
+        per_tier = found.setdefault(_tier(rec), {})
+        n = _blanks(rec)
+        per_tier[n] = per_tier.get(n, 0) + 1
+    return {t: dict(sorted(found[t].items())) for t in _tier_order(found)}
+
+
+def technique_usage(records: Iterable[Any]) -> dict[str, dict[str, int]]:
+    """For each technique used, how many puzzles used it and how many steps in all, in
+    the order of the ladder."""
+    usage: dict[str, dict[str, int]] = {}
+    for rec in records:
+        for name, n in _techniques(rec).items():
+            entry = usage.setdefault(name, {"puzzles": 0, "steps": 0})
+            entry["puzzles"] += 1
+            entry["steps"] += int(n)
+    rank = _ladder_rank()
+    return dict(sorted(usage.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
+
+
+def summarize(
+    records: Iterable[Any],
+    *,
+    tasks: int | None = None,
+    grids: int | None = None,
+    seconds: float | None = None,
+) -> dict[str, Any]:
+    """Everything the tables show, as one JSON-ready dict.
+
+    ``tasks`` is how many candidates were asked for (a task that failed all its attempts
+    counts as rejected), ``grids`` how many full grids were drawn and ``seconds`` the
+    wall time; any left out is reported as unknown (None).
+    """
+    records = list(records)
+    n = len(records)
+    tiers = blank_distribution(records)
+    return {
+        "puzzles": n,
+        "tasks": tasks,
+        "acceptance": n / tasks if tasks else None,
+        "grids": grids,
+        "grids_per_puzzle": grids / n if grids is not None and n else None,
+        "seconds": seconds,
+        "puzzles_per_second": n / seconds if seconds else None,
+        "tiers": {t: sum(d.values()) for t, d in tiers.items()},
+        "blanks": {t: {str(k): v for k, v in d.items()} for t, d in tiers.items()},
+        "techniques": technique_usage(records),
+    }
+
+
+def to_json(summary: dict[str, Any]) -> str:
+    """The summary as indented JSON."""
+    return json.dumps(summary, indent=2)
+
+
+def format_tables(summary: dict[str, Any]) -> str:
+    """The summary as aligned text tables: the run, blank counts by tier, techniques."""
+    parts = [_run_table(summary), _blank_table(summary), _technique_table(summary)]
+    return "\n\n".join(p for p in parts if p)
+
+
+def table(header: list[str], rows: list[list[str]], align: str = "", indent: str = "  ") -> str:
+    """Aligned columns; ``align`` holds ``l`` or ``r`` per column (default: all right).
+
+    >>> print(table(["tier", "n"], [["easy", "3"], ["medium", "12"]], align="lr"))
+      tier     n
+      easy     3
+      medium  12
+    """
+    align = align.ljust(len(header), "r")
+    widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
+    lines = []
+    for r in [header, *rows]:
+        cells = [
+            cell.ljust(w) if a == "l" else cell.rjust(w)
+            for cell, w, a in zip(r, widths, align, strict=True)
+        ]
+        lines.append(indent + "  ".join(cells).rstrip())
+    return "\n".join(lines)
+
+
+# --- the three tables -------------------------------------------------------------------------
+
+
+def _run_table(s: dict[str, Any]) -> str:
+    header = ["puzzles", "tasks", "accepted", "puzzles/s"]
+    row = [
+        str(s["puzzles"]),
+        "?" if s["tasks"] is None else str(s["tasks"]),
+        "?" if s["acceptance"] is None else f"{100 * s['acceptance']:.1f}%",
+        "?" if s["puzzles_per_second"] is None else f"{s['puzzles_per_second']:.2f}",
+    ]
+    if s["grids"] is not None:
+        header.append("grids/puzzle")
+        row.append("?" if s["grids_per_puzzle"] is None else f"{s['grids_per_puzzle']:.2f}")
+    return "run\n" + table(header, [row])
+
+
+def _blank_table(s: dict[str, Any]) -> str:
+    tiers = list(s["blanks"])
+    if not tiers:
+        return ""
+    counts = sorted({int(k) for d in s["blanks"].values() for k in d})
+    rows = []
+    totals = {n: sum(s["blanks"][t].get(str(n), 0) for t in tiers) for n in counts}
+    peak = max(totals.values())
+    for n in counts:
+        bar = "#" * max(1, round(30 * totals[n] / peak))
+        rows.append([str(n)] + [str(s["blanks"][t].get(str(n), "")) for t in tiers]
+                    + [str(totals[n]), bar])
+    rows.append(["all"] + [str(s["tiers"][t]) for t in tiers] + [str(s["puzzles"]), ""])
+    return "blank counts by tier\n" + table(["blanks", *tiers, "total", ""], rows,
+                                            align="r" * (len(tiers) + 2) + "l")
+
+
+def _technique_table(s: dict[str, Any]) -> str:
+    if not s["techniques"]:
+        return ""
+    n = max(s["puzzles"], 1)
+    rows = [[name, str(u["puzzles"]), f"{100 * u['puzzles'] / n:.1f}%", str(u["steps"])]
+            for name, u in s["techniques"].items()]
+    return "technique usage\n" + table(["technique", "puzzles", "share", "steps"], rows,
+                                       align="lrrr")
+
+
+def _tier_order(found: Iterable[str]) -> list[str]:
+    return sorted(found, key=lambda t: (TIERS.index(t) if t in TIERS else len(TIERS), t))
+
+
+def _ladder_rank() -> dict[str, int]:
+    rank: dict[str, int] = {}
+    for k, tech in enumerate(LADDER):
+        for name in (tech.name, *tech.variants):
+            rank.setdefault(name, k)
+    return rank
