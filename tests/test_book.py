@@ -1,0 +1,229 @@
+"""`nanpure book`: config, selection from the store, re-checks, manifest, records."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from nanpure.cli import main
+from nanpure.generator import count_solutions_batch, format_line
+from nanpure.generator.board import parse_line
+from nanpure.pipeline.book_config import (
+    book_config_from_toml,
+    default_book_config,
+    load_book_config,
+)
+from nanpure.pipeline.config import ConfigError, parse_toml
+from nanpure.pipeline.publish import PublishError, manifest_path, publish_book
+from nanpure.pipeline.store import Store
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/qqwing-2000.csv"
+#: QQWing's grade -> quota and tier in the test store
+GRADES = {"simple": "easy", "intermediate": "medium", "expert": "hard"}
+COUNTS = {"easy": 16, "medium": 10, "hard": 6}
+
+
+def make_store(path: Path) -> Path:
+    """A store with run "nightly" whose quotas easy/medium/hard hold real puzzles and
+    their solutions (tier = quota; score grows with the task)."""
+    if not REFERENCE.exists():
+        pytest.skip(f"reference data {REFERENCE} is not present")
+    with REFERENCE.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    with Store(path) as store:
+        run = store.begin_run("nightly", 7, "{}")
+        for rank, (grade, tier) in enumerate(GRADES.items()):
+            puzzles = [r["puzzle"] for r in rows if r["difficulty"] == grade][:COUNTS[tier]]
+            _, solutions = count_solutions_batch([parse_line(p) for p in puzzles])
+            for task, (p, s) in enumerate(zip(puzzles, solutions, strict=True)):
+                store.add_puzzle(run.id, tier, task, p, format_line(s), tier=tier,
+                                 score=300 * rank + task, hardest="Hidden Single",
+                                 techniques="", symmetry="rot180", blanks=p.count("."),
+                                 seed=1000 * rank + task)
+    return path
+
+
+@pytest.fixture
+def store(tmp_path) -> Path:
+    return make_store(tmp_path / "nanpure.db")
+
+
+def write_config(tmp_path: Path, store: Path, body: str = "", sections: str | None = None,
+                 out: str = "book.pdf") -> Path:
+    sections = sections if sections is not None else """
+[[book.section]]
+title = "Hard ones"
+quota = "hard"
+[[book.section]]
+title = "Easy ones"
+quota = "easy"
+count = 10
+[[book.section]]
+title = "Medium ones"
+tiers = ["medium"]
+"""
+    path = tmp_path / "book.toml"
+    path.write_text(f"""
+[book]
+title = "Nightly Sudoku"
+author = "nanpure"
+store = "{store}"
+run = "nightly"
+out = "{tmp_path / out}"
+{body}
+{sections}""")
+    return path
+
+
+def test_book_is_built_checked_and_recorded(tmp_path, store):
+    config = load_book_config(write_config(tmp_path, store))
+    book = publish_book(config)
+    assert book.report.ok and book.book_id is not None
+    data = json.loads(manifest_path(book.pdf).read_text())
+    # sections run easiest first whatever the config's order; numbers run through the book
+    assert [s["title"] for s in data["sections"]] == ["Easy ones", "Medium ones", "Hard ones"]
+    assert [p["number"] for p in data["puzzles"]] == list(range(1, 27))
+    reader = PdfReader(str(book.pdf))
+    assert data["pages"] == len(reader.pages) >= 24 and data["pages"] % 2 == 0
+    with Store(store) as s:
+        stored = {r.id: r for r in s.select_puzzles(unused_only=False)}
+        unused = {r.id for r in s.select_puzzles()}
+        placed = s.db.execute("SELECT puzzle_id, number, page, answer_page "
+                              "FROM book_puzzles").fetchall()
+    for entry in data["puzzles"]:
+        record = stored[entry["id"]]
+        assert (entry["puzzle"], entry["solution"], entry["tier"], entry["score"],
+                entry["seed"]) == (record.puzzle, record.solution, record.tier, record.score,
+                                   record.seed)
+        # the solution fills the puzzle's blanks and keeps its givens
+        assert all(p in (".", s) for p, s in zip(entry["puzzle"], entry["solution"],
+                                                 strict=True))
+        assert entry["id"] not in unused
+        assert f"page {entry['page']}" in reader.pages[entry["answer_page"] - 1].extract_text()
+        assert str(entry["number"]) in reader.pages[entry["page"] - 1].extract_text()
+    assert sorted(map(tuple, placed)) == sorted((p["id"], p["number"], p["page"], p["answer_page"])
+                                    for p in data["puzzles"])
+    # the six unused easy puzzles are left for the next book
+    assert len(unused) == 6
+
+
+def test_used_puzzles_are_skipped_unless_reused(tmp_path, store):
+    config = load_book_config(write_config(tmp_path, store))
+    publish_book(config)
+    with pytest.raises(PublishError, match="not yet in a book.*reuse = true"):
+        publish_book(config)
+    again = load_book_config(write_config(tmp_path, store, "reuse = true"))
+    assert publish_book(again, out=str(tmp_path / "again.pdf")).report.ok
+
+
+def test_too_few_puzzles_is_a_clear_error(tmp_path, store):
+    sections = '[[book.section]]\ntitle = "Easy"\nquota = "easy"\ncount = 100\n'
+    config = load_book_config(write_config(tmp_path, store, sections=sections))
+    with pytest.raises(PublishError,
+                       match=r"section 0 \('Easy'\) needs 100 puzzles .* has only 16"):
+        publish_book(config)
+    assert not (tmp_path / "book.pdf").exists()
+
+
+def test_an_unknown_run_names_the_known_ones(tmp_path, store):
+    sections = '[[book.section]]\ntitle = "Easy"\nquota = "easy"\nrun = "weekly"\n'
+    config = load_book_config(write_config(tmp_path, store, sections=sections))
+    with pytest.raises(PublishError, match="no run 'weekly' .*nightly"):
+        publish_book(config)
+
+
+def test_a_stored_solution_that_does_not_match_stops_the_build(tmp_path, store):
+    with sqlite3.connect(store) as db:
+        (pid, solution), = db.execute("SELECT id, solution FROM puzzles WHERE quota = 'hard' "
+                                      "ORDER BY id LIMIT 1").fetchall()
+        swapped = solution.translate(str.maketrans("12", "21"))
+        db.execute("UPDATE puzzles SET solution = ? WHERE id = ?", (swapped, pid))
+    config = load_book_config(write_config(tmp_path, store))
+    with pytest.raises(PublishError, match=f"puzzle id {pid} .*differs from the stored"):
+        publish_book(config)
+    assert not (tmp_path / "book.pdf").exists()
+
+
+def test_a_puzzle_with_two_solutions_stops_the_build(tmp_path, store):
+    with sqlite3.connect(store) as db:
+        (pid, puzzle), = db.execute("SELECT id, puzzle FROM puzzles WHERE quota = 'easy' "
+                                    "ORDER BY id LIMIT 1").fetchall()
+        db.execute("UPDATE puzzles SET puzzle = ? WHERE id = ?", ("." * 81, pid))
+    config = load_book_config(write_config(tmp_path, store))
+    with pytest.raises(PublishError, match=f"puzzle id {pid} .*more than one solution"):
+        publish_book(config)
+
+
+def test_same_store_and_config_give_identical_files(tmp_path, store):
+    config = load_book_config(write_config(tmp_path, store, "reuse = true"))
+    first = publish_book(config, out=str(tmp_path / "one.pdf"), record=False)
+    second = publish_book(config, out=str(tmp_path / "two.pdf"), record=False)
+    assert first.pdf.read_bytes() == second.pdf.read_bytes()
+    one, two = (json.loads(manifest_path(p).read_text()) for p in (first.pdf, second.pdf))
+    assert one["puzzles"] == two["puzzles"]
+
+
+def test_cli_builds_a_book_and_reports_preflight(tmp_path, store, capsys):
+    path = write_config(tmp_path, store, 'page_size = "A4"\npuzzles_per_page = 6\n'
+                                         'answers_per_page = 9')
+    assert main(["book", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "preflight" in out and "passed" in out and "fonts embedded" in out
+    assert (tmp_path / "book.manifest.json").exists()
+
+
+def test_cli_reports_a_bad_config_in_one_line(tmp_path, store, capsys):
+    path = write_config(tmp_path, store, "puzzles_per_page = 3")
+    assert main(["book", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err
+    assert "book.puzzles_per_page: expected one of 1, 2, 4, 6; got 3" in err
+
+
+def test_cli_reports_a_missing_store(tmp_path, capsys):
+    path = write_config(tmp_path, tmp_path / "nowhere.db")
+    assert main(["book", str(path)]) == 2
+    assert "no store at" in capsys.readouterr().err
+
+
+CONFIG_ERRORS = [
+    ('[book]\ntitle = "T"\n', "book.section: missing"),
+    ('[book]\ntitle = "T"\npage_size = "A3"\n[[book.section]]\ntitle = "E"\nquota = "e"\n',
+     'book.page_size: expected one of "6x9in"'),
+    ('[book]\ntitle = "T"\nlarge_print = true\npuzzles_per_page = 2\n'
+     '[[book.section]]\ntitle = "E"\nquota = "e"\n', "book.puzzles_per_page: large_print"),
+    ('[book]\ntitle = "T"\ncjk_font = "/no/such.ttf"\n[[book.section]]\ntitle = "E"\n'
+     'quota = "e"\n', "book.cjk_font: no such font file"),
+    ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\n', "book.section[0]: say which"),
+    ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\ntier = "easy"\ntiers = ["hard"]\n',
+     "book.section[0].tier: give either"),
+    ('[book]\ntitle = "T"\nout = "x.txt"\n[[book.section]]\ntitle = "E"\nquota = "e"\n',
+     "book.out: expected a file name ending in .pdf"),
+    ('[book]\ntitle = "T"\ncolour = 1\n[[book.section]]\ntitle = "E"\nquota = "e"\n',
+     "book.colour: unknown key"),
+]
+
+
+@pytest.mark.parametrize("text, message", CONFIG_ERRORS)
+def test_config_errors_name_the_key(text, message):
+    with pytest.raises(ConfigError) as exc:
+        book_config_from_toml(parse_toml(text, "b.toml"), "b.toml")
+    assert message in str(exc.value)
+
+
+def test_large_print_config_defaults_to_one_puzzle_a_page():
+    config = book_config_from_toml(parse_toml(
+        '[book]\ntitle = "T"\nlarge_print = true\npage_size = "letter"\n'
+        '[[book.section]]\ntitle = "E"\ntier = "easy"\n', "b.toml"), "b.toml")
+    assert config.layout.puzzles_per_page == 1 and config.layout.answers_per_page == 4
+
+
+def test_the_packaged_default_book_reads_the_default_run():
+    config = default_book_config()
+    assert config.run == "default" and config.reuse
+    assert [s.quotas for s in config.sections] == [("easy",), ("medium",), ("hard",)]

@@ -1,0 +1,216 @@
+"""Drawing books from plain records: page geometry, the page plan, fonts, determinism."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from nanpure.generator import format_line, solve
+from nanpure.generator.board import parse_line
+from nanpure.layouts.book import (
+    LARGE_PRINT_DIGITS,
+    MIN_PAGES,
+    BookPuzzle,
+    BookSection,
+    BookSettings,
+    LayoutError,
+    build_book,
+    check_text,
+    min_digit_size,
+    plan_book,
+    render_book,
+)
+from nanpure.layouts.grid import cell_digits
+from nanpure.layouts.pages import (
+    INCH,
+    MIN_OUTSIDE,
+    PAGE_SIZES,
+    Margins,
+    gutter_for,
+    live_area,
+    load_fonts,
+)
+from nanpure.layouts.preflight import preflight
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/qqwing-2000.csv"
+CJK_FONTS = [
+    "/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf",
+    "/usr/share/fonts/truetype/fonts-japanese-gothic.ttf",
+    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+]
+CJK_FONT = next((f for f in CJK_FONTS if Path(f).is_file()), None)
+
+
+def reference_puzzles(grade: str, n: int) -> list[str]:
+    """The first ``n`` reference puzzles of a QQWing grade."""
+    if not REFERENCE.exists():
+        pytest.skip(f"reference data {REFERENCE} is not present")
+    with REFERENCE.open(newline="") as f:
+        return [r["puzzle"] for r in csv.DictReader(f) if r["difficulty"] == grade][:n]
+
+
+def records(grade: str, n: int, first_id: int = 1) -> tuple[BookPuzzle, ...]:
+    out = []
+    for k, text in enumerate(reference_puzzles(grade, n)):
+        solution = format_line(solve(parse_line(text)))
+        out.append(BookPuzzle(first_id + k, text, solution, "easy" if grade == "simple"
+                              else "hard", 100 + k, 5000 + k))
+    return tuple(out)
+
+
+@pytest.fixture(scope="module")
+def sections() -> list[BookSection]:
+    return [BookSection("Easy", records("simple", 9)),
+            BookSection("Hard", records("expert", 5, first_id=100))]
+
+
+def pdf_of(sections, **settings) -> tuple[bytes, object]:
+    out = io.BytesIO()
+    plan = build_book(sections, BookSettings(title="Test Book", **settings), out)
+    return out.getvalue(), plan
+
+
+# ----------------------------------------------------------------------------- geometry
+
+@pytest.mark.parametrize("pages, inches", [
+    (24, 0.375), (150, 0.375), (151, 0.5), (300, 0.5), (301, 0.625), (500, 0.625),
+    (501, 0.75), (700, 0.75), (701, 0.875), (2000, 0.875)])
+def test_gutter_grows_with_the_page_count(pages, inches):
+    assert gutter_for(pages) == pytest.approx(inches * INCH)
+
+
+@pytest.mark.parametrize("name", sorted(PAGE_SIZES))
+def test_margins_mirror_on_facing_pages(name):
+    size = PAGE_SIZES[name]
+    margins = Margins.for_pages(320)
+    recto, verso = live_area(7, size, margins), live_area(8, size, margins)
+    assert recto.x0 == pytest.approx(margins.inside)  # binding on the left of a right page
+    assert size[0] - verso.x1 == pytest.approx(margins.inside)
+    assert size[0] - recto.x1 >= MIN_OUTSIDE and verso.x0 >= MIN_OUTSIDE
+    assert recto.width == pytest.approx(verso.width)
+
+
+def test_cells_show_givens_and_light_filled_digits():
+    puzzle = "1." + "." * 79
+    solution = "12" + "3" * 79
+    assert cell_digits(puzzle, None)[:2] == [(1, True), (0, False)]
+    assert cell_digits(puzzle, solution)[:2] == [(1, True), (2, False)]
+
+
+# ----------------------------------------------------------------------------- the plan
+
+def test_plan_pads_to_an_even_count_of_at_least_24_with_notes(sections):
+    plan = plan_book(sections, BookSettings(title="T"))
+    kinds = [p.kind for p in plan.pages]
+    assert plan.page_count >= MIN_PAGES and plan.page_count % 2 == 0
+    assert kinds[:4] == ["title", "imprint", "contents", "how-to-play"]
+    assert kinds[-1] == "notes"
+    assert kinds.count("section") == 2 and kinds.count("answers-title") == 1
+
+
+@pytest.mark.parametrize("per_page, answers", [(1, 4), (2, 6), (4, 9), (6, 12)])
+def test_every_puzzle_and_answer_lands_on_its_page(sections, per_page, answers):
+    plan = plan_book(sections, BookSettings(title="T", puzzles_per_page=per_page,
+                                            answers_per_page=answers))
+    by_number = {p.number: p for p in plan.pages}
+    assert [p.number for p in plan.placements] == list(range(1, 15))
+    for placed in plan.placements:
+        assert placed in by_number[placed.page].items
+        assert by_number[placed.page].kind == "puzzles"
+        assert placed in by_number[placed.answer_page].items
+        assert by_number[placed.answer_page].kind == "answers"
+    assert all(len(p.items) <= per_page for p in plan.pages if p.kind == "puzzles")
+    assert all(len(p.items) <= answers for p in plan.pages if p.kind == "answers")
+    assert plan.page_count % 2 == 0
+
+
+def test_a_long_book_needs_no_notes_pages_when_already_even():
+    many = [BookSection("All", records("simple", 60))]
+    plan = plan_book(many, BookSettings(title="T", puzzles_per_page=1, answers_per_page=12))
+    assert plan.page_count % 2 == 0 and plan.page_count > MIN_PAGES
+    assert sum(p.kind == "notes" for p in plan.pages) <= 1
+
+
+def test_settings_reject_unknown_densities_and_crowded_large_print():
+    with pytest.raises(LayoutError, match="puzzles_per_page"):
+        BookSettings(title="T", puzzles_per_page=3)
+    with pytest.raises(LayoutError, match="answers_per_page"):
+        BookSettings(title="T", answers_per_page=5)
+    with pytest.raises(LayoutError, match="large_print"):
+        BookSettings(title="T", large_print=True, puzzles_per_page=2)
+    with pytest.raises(LayoutError, match="no puzzles"):
+        plan_book([], BookSettings(title="T"))
+
+
+@pytest.mark.parametrize("name", sorted(PAGE_SIZES))
+def test_large_print_digits_are_at_least_16_points(sections, name):
+    plan = plan_book(sections, BookSettings(title="T", page_size=name, large_print=True,
+                                            puzzles_per_page=1, answers_per_page=4))
+    assert min_digit_size(plan) >= LARGE_PRINT_DIGITS
+
+
+# ----------------------------------------------------------------------------- the PDF
+
+@pytest.mark.parametrize("name, per_page, answers", [
+    ("6x9in", 2, 6), ("A4", 6, 9), ("A5", 1, 4), ("B5", 4, 12), ("letter", 6, 6),
+    ("8.5x11in", 4, 9)])
+def test_pdf_has_the_trim_size_an_even_page_count_and_embedded_fonts(
+        tmp_path, sections, name, per_page, answers):
+    pdf = tmp_path / "book.pdf"
+    plan = build_book(sections, BookSettings(title="T", page_size=name,
+                                             puzzles_per_page=per_page,
+                                             answers_per_page=answers), str(pdf))
+    report = preflight(pdf, PAGE_SIZES[name])
+    assert report.ok, report.format()
+    assert report.pages == plan.page_count
+
+
+def test_pages_show_numbers_tiers_and_answer_references(sections):
+    data, plan = pdf_of(sections)
+    reader = PdfReader(io.BytesIO(data))
+    for placed in plan.placements[::4]:
+        page_text = reader.pages[placed.page - 1].extract_text()
+        assert placed.section in page_text and placed.puzzle.tier in page_text
+        assert str(placed.number) in page_text
+        answer_text = reader.pages[placed.answer_page - 1].extract_text()
+        assert f"page {placed.page}" in answer_text
+    # folios: every page after the imprint carries its own number
+    for number in range(3, plan.page_count + 1):
+        assert str(number) in reader.pages[number - 1].extract_text().split()
+
+
+def test_same_records_give_byte_identical_pdfs(sections):
+    first, _ = pdf_of(sections, subtitle="s", author="a")
+    second, _ = pdf_of(sections, subtitle="s", author="a")
+    assert first == second
+
+
+def test_text_the_font_lacks_needs_a_cjk_font(sections):
+    settings = BookSettings(title="ナンプレ")
+    with pytest.raises(LayoutError, match="cjk_font"):
+        check_text(settings, sections, load_fonts(None))
+
+
+@pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "
+                    "(apt-get install fonts-ipafont-gothic)")
+def test_japanese_title_renders_with_a_cjk_font(sections):
+    data, _ = pdf_of(sections, subtitle="ナンプレ 100問", cjk_font=CJK_FONT)
+    reader = PdfReader(io.BytesIO(data))
+    assert "ナンプレ" in reader.pages[0].extract_text()
+    report_fonts = {str(f.get_object()["/BaseFont"]).split("+")[-1]
+                    for f in reader.pages[0]["/Resources"]["/Font"].values()}
+    assert len(report_fonts) >= 2  # the CJK face alongside the Latin one
+
+
+def test_render_refuses_large_print_that_cannot_fit(sections, monkeypatch):
+    import nanpure.layouts.book as book
+
+    monkeypatch.setattr(book, "LARGE_PRINT_DIGITS", 400.0)
+    plan = plan_book(sections, BookSettings(title="T", large_print=True, puzzles_per_page=1))
+    with pytest.raises(LayoutError, match="large print"):
+        render_book(plan, io.BytesIO())
