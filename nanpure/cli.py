@@ -50,6 +50,82 @@ def _open(path: str, opener: Callable):
         raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
 
 
+def _add_generate(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "generate",
+        help="make puzzles of a tier, symmetry and blank count",
+        description="Make puzzles with exactly one solution and the given symmetry, rate "
+        "them with the technique ladder and write those that fit, one per line (text) or "
+        "with their ratings (csv, jsonl). The same options and --seed give the same "
+        "puzzles with any number of workers. A request no puzzle can meet fails at once; "
+        "a rare one reports its acceptance rate while it runs.",
+    )
+    p.add_argument("--count", type=int, default=1, metavar="N", help="puzzles to make "
+                   "(default 1)")
+    p.add_argument("--tier", metavar="T", help="exactly this tier: easy, medium, hard, "
+                   "unfair or extreme")
+    p.add_argument("--min-tier", metavar="T", help="lowest tier accepted (default easy)")
+    p.add_argument("--max-tier", metavar="T", help="highest tier accepted (default extreme)")
+    p.add_argument("--symmetry", default="rot180", metavar="S",
+                   help="none, rot180 (default), rot90, mirror, flip, diagonal, "
+                   "antidiagonal, mirror-flip, diagonals or dihedral")
+    p.add_argument("--blanks", default="0-64", metavar="MIN-MAX",
+                   help="blank cells, a range or one number (default 0-64)")
+    p.add_argument("--dig", choices=("target", "limit"), default="target",
+                   help="target: dig to a blank count drawn from --blanks (default); "
+                   "limit: dig until no more givens can go")
+    p.add_argument("--score", metavar="MIN-MAX", help="accepted range of the rating score")
+    p.add_argument("--attempts", type=int, default=50, metavar="N",
+                   help="full grids each task tries before it counts as rejected (default 50)")
+    p.add_argument("--seed", type=int, metavar="K",
+                   help="run seed (default: a fresh one, printed on stderr)")
+    p.add_argument("--format", choices=("text", "csv", "jsonl"), default="text",
+                   help="text: the puzzle lines (default); csv: puzzle,solution,tier,score,"
+                   "hardest,symmetry,blanks,seed,techniques; jsonl: one object per puzzle")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="worker processes (default 1)")
+    p.add_argument("--stats", nargs="?", const="text", choices=("text", "json"),
+                   help="print statistics on stderr at the end: aligned tables (default) "
+                   "or JSON")
+    p.set_defaults(func=_run_generate)
+
+
+def _run_generate(args: argparse.Namespace) -> int:
+    from .generator.candidate import Spec, SpecError
+    from .pipeline.generate import generate
+
+    if args.tier and (args.min_tier or args.max_tier):
+        raise UsageError("--tier cannot be combined with --min-tier or --max-tier")
+    for name in ("count", "attempts", "workers"):
+        if getattr(args, name) < 1:
+            raise UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
+    if args.seed is not None and args.seed < 0:
+        raise UsageError(f"--seed must not be negative, got {args.seed}")
+    spec = Spec(
+        min_tier=args.tier or args.min_tier or "easy",
+        max_tier=args.tier or args.max_tier or "extreme",
+        symmetry=args.symmetry,
+        blanks=_int_range(args.blanks, "--blanks"),
+        dig=args.dig,
+        score=_int_range(args.score, "--score") if args.score else None,
+        attempts=args.attempts,
+    )
+    try:
+        return generate(spec, args.count, sys.stdout, sys.stderr, seed=args.seed,
+                        fmt=args.format, workers=args.workers, stats=args.stats)
+    except SpecError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _int_range(text: str, option: str) -> tuple[int, int]:
+    """``"40-50"`` -> (40, 50); ``"45"`` -> (45, 45)."""
+    lo, sep, hi = text.strip().partition("-")
+    try:
+        return (int(lo), int(hi) if sep else int(lo))
+    except ValueError:
+        raise UsageError(f"{option} expects MIN-MAX or one number, got {text!r}") from None
+
+
 def _add_book(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "book",
@@ -86,6 +162,7 @@ def _run_book(args: argparse.Namespace) -> int:
 # Sub-commands in the order --help lists them.
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_solve,
+    _add_generate,
     _add_book,
 ]
 
