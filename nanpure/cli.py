@@ -159,10 +159,64 @@ def _run_book(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run",
+        help="make puzzles for a run config's quotas and store them",
+        description="Generate, rate and store puzzles until every quota of the run config "
+        "is filled. Running the same config again resumes the run: only what is missing "
+        "is made, and the same seed gives the same puzzles with any number of workers. "
+        "Exit status: 0 all quotas filled, 1 a worker failed, 2 bad config or store, "
+        "3 the time budget ran out, 130 interrupted (Ctrl-C).",
+    )
+    p.add_argument("config", nargs="?",
+                   help="run config (TOML); without it, the small default run that ships "
+                   "with nanpure")
+    p.add_argument("--workers", type=_positive_int, metavar="N",
+                   help="worker processes (default: the config's, else all cores)")
+    p.add_argument("--fresh", action="store_true",
+                   help="discard the stored run of the same name and start it again")
+    p.add_argument("--store", metavar="DB", help="store file (default: the config's)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on a Dask cluster, e.g. tcp://host:8786 (needs nanpure[dask])")
+    p.add_argument("--max-seconds", type=float, metavar="S",
+                   help="time budget; when it runs out the run stops with status 3")
+    p.add_argument("--log", metavar="FILE",
+                   help="write the log of the run and its workers to FILE")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bars on stderr (default: only on a terminal)")
+    p.set_defaults(func=_run_run)
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {text}")
+    return value
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    from .pipeline.config import ConfigError
+    from .pipeline.executors import ExecutorError
+    from .pipeline.run import RunError, run_command
+    from .pipeline.store import StoreError
+
+    try:
+        return run_command(args.config, workers=args.workers, fresh=args.fresh,
+                           store=args.store, scheduler=args.scheduler,
+                           max_seconds=args.max_seconds, log_file=args.log,
+                           progress=args.progress)
+    except (ConfigError, StoreError, RunError, ExecutorError) as exc:
+        raise UsageError(str(exc)) from exc
+    except OSError as exc:  # e.g. the --log file cannot be written
+        raise UsageError(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
+
+
 # Sub-commands in the order --help lists them.
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_solve,
     _add_generate,
+    _add_run,
     _add_book,
 ]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from nanpure.pipeline.config import ConfigError, Section, load_toml, parse_toml
@@ -74,3 +76,139 @@ def test_toml_syntax_and_missing_file(tmp_path):
         parse_toml("[run\n", "bad.toml")
     with pytest.raises(ConfigError, match="cannot read"):
         load_toml(tmp_path / "nope.toml")
+
+
+# --- the run config -------------------------------------------------------------------------
+
+ISSUE_EXAMPLE = """
+[run]
+name = "nightly"
+seed = 20261122
+store = "output/nanpure.db"
+workers = 2            # default: all cores
+
+[[quota]]
+name = "easy"
+tier = "easy"
+count = 40
+symmetry = "rot180"
+
+[[quota]]
+name = "hard"
+tier = "hard"
+count = 20
+symmetry = "rot180"
+blanks = [50, 60]
+"""
+
+
+def _run_config(text, source="nightly.toml"):
+    from nanpure.pipeline.config import run_config_from_toml
+
+    return run_config_from_toml(parse_toml(text, source), source, default_name="nightly")
+
+
+def test_issue_example_reads_as_written():
+    config = _run_config(ISSUE_EXAMPLE)
+    assert (config.name, config.seed, config.store, config.workers) == (
+        "nightly", 20261122, "output/nanpure.db", 2)
+    easy, hard = config.quotas
+    assert (easy.name, easy.count, easy.min_tier, easy.max_tier) == ("easy", 40, "easy", "easy")
+    assert hard.blanks == (50, 60) and hard.symmetry == "rot180"
+    spec = hard.spec()
+    assert (spec.min_tier, spec.max_tier, spec.blanks) == ("hard", "hard", (50, 60))
+    assert config.executor == "local" and config.max_seconds is None
+
+
+def test_shipped_configs_are_valid():
+    from nanpure.pipeline.config import default_run_config, load_run_config
+
+    root = Path(__file__).parents[1]
+    for path in sorted((root / "examples").glob("*.toml")):
+        assert load_run_config(path).quotas
+    default = default_run_config()
+    assert sum(q.count for q in default.quotas) >= 20
+
+
+def test_optional_quota_keys():
+    config = _run_config("""
+        [run]
+        seed = 1
+        max_seconds = 60
+        scheduler = "tcp://127.0.0.1:8786"
+        [[quota]]
+        name = "x"
+        min_tier = "medium"
+        max_tier = "unfair"
+        count = 3
+        dig = "limit"
+        score = [900, 1500]
+        attempts = 10
+        symmetry = "dihedral"
+        """)
+    q = config.quotas[0]
+    assert (q.min_tier, q.max_tier, q.dig, q.score, q.attempts) == (
+        "medium", "unfair", "limit", (900, 1500), 10)
+    assert config.executor == "dask" and config.max_seconds == 60.0
+
+
+def _quota_error(lines, run="seed = 1"):
+    text = f"[run]\n{run}\n[[quota]]\nname = \"q\"\ncount = 1\n" + "\n".join(lines) + "\n"
+    with pytest.raises(ConfigError) as info:
+        _run_config(text, "bad.toml")
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (["tier = \"fiendish\""], "bad.toml: quota[0].tier: expected one of \"easy\""),
+        (["blanks = [50, 70]"], "quota[0].blanks: expected [lo, hi], two integers from 0 to 64"),
+        (["blanks = 50"], "quota[0].blanks: expected [lo, hi]"),
+        (["tier = \"hard\"", "min_tier = \"easy\""], "quota[0].min_tier: give either tier"),
+        (["min_tier = \"hard\"", "max_tier = \"easy\""], "quota[0].min_tier: 'hard' is above"),
+        (["symmetry = \"spiral\""], "quota[0].symmetry: expected one of \"none\", \"rot180\""),
+        (["dig = \"deep\""], "quota[0].dig"),
+        (["colour = \"red\""], "quota[0].colour: unknown key; allowed keys: name, count"),
+        (["symmetry = \"dihedral\"", "blanks = [64, 64]"], "quota[0]: impossible quota 'q'"),
+        (["tier = \"easy\"", "score = [2000, 3000]"], "quota[0]: impossible quota 'q'"),
+    ],
+)
+def test_bad_quotas_name_the_key(lines, expected):
+    assert expected in _quota_error(lines)
+
+
+@pytest.mark.parametrize(
+    ("run", "expected"),
+    [
+        ("seed = -1", "run.seed: expected an integer from 0 to 9223372036854775807"),
+        ("seed = 1\nworkers = 0", "run.workers: expected an integer >= 1"),
+        ("seed = 1\nexecutor = \"slurm\"", "run.executor: expected one of \"local\", \"dask\""),
+        ("seed = 1\nmax_seconds = 0", "run.max_seconds: expected a number > 0"),
+        ("seed = 1\nwrokers = 2", "run.wrokers: unknown key"),
+        ("name = \"x\"", "run.seed: missing"),
+        ("seed = 1\nexecutor = \"local\"\nscheduler = \"tcp://h:1\"", "run.scheduler: a sched"),
+    ],
+)
+def test_bad_run_tables_name_the_key(run, expected):
+    assert expected in _quota_error([], run=run)
+
+
+def test_quota_list_problems():
+    with pytest.raises(ConfigError, match="bad.toml: quota: expected at least one"):
+        _run_config("[run]\nseed = 1\n", "bad.toml")
+    with pytest.raises(ConfigError, match=r"quota\[1\].name: 'a' is already the name of quota"):
+        _run_config("[run]\nseed = 1\n[[quota]]\nname='a'\ncount=1\n[[quota]]\nname='a'\n"
+                    "count=2\n", "bad.toml")
+    with pytest.raises(ConfigError, match="bad.toml: runs: unknown key"):
+        _run_config("[runs]\nseed = 1\n", "bad.toml")
+
+
+def test_resume_identity_ignores_counts():
+    config = _run_config(ISSUE_EXAMPLE)
+    stored = config.to_json()
+    bigger = config.replace(quotas=tuple(q.__class__(**{**q.__dict__, "count": 99})
+                                         for q in config.quotas))
+    assert bigger.same_puzzles_as(stored)
+    assert not config.replace(seed=5).same_puzzles_as(stored)
+    assert not _run_config(ISSUE_EXAMPLE.replace("[50, 60]", "[50, 58]")).same_puzzles_as(stored)

@@ -17,8 +17,12 @@ keys that are allowed.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import tomllib
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -250,7 +254,7 @@ class Section:
 
     def tables(self, key: str, *, required: bool = False) -> list[Section]:
         """An array of tables (``[[key]]``) as sections named ``key[0]``, ``key[1]``, ..."""
-        value = self._get(key, REQUIRED if required else [])
+        value = self._get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
             raise self.error(key, f"expected an array of tables ([[{self.key_path(key)}]]), "
                                   f"got {_type_name(value)}")
@@ -284,3 +288,186 @@ def _int_words(minimum: int | None, maximum: int | None, plural: bool = False) -
     if maximum is not None:
         return f"{noun} <= {maximum}"
     return noun
+
+
+# --- the run config ------------------------------------------------------------------------
+
+#: Tiers, easiest first (the same names the rater uses).
+TIERS = ("easy", "medium", "hard", "unfair", "extreme")
+EXECUTORS = ("local", "dask")
+DIG_MODES = ("target", "limit")
+#: The largest seed SQLite can store (seeds are signed 64-bit integers there).
+MAX_SEED = 2**63 - 1
+DEFAULT_STORE = "output/nanpure.db"
+
+
+@dataclass(frozen=True)
+class Quota:
+    """One ``[[quota]]`` of a run: how many puzzles of which kind.
+
+    The kind fields are those of the generator's ``Spec``; :meth:`spec` builds it.
+    """
+
+    name: str
+    count: int
+    min_tier: str = "easy"
+    max_tier: str = "extreme"
+    symmetry: str = "rot180"
+    blanks: tuple[int, int] = (0, 64)
+    dig: str = "target"
+    score: tuple[int, int] | None = None
+    attempts: int = 50
+
+    def spec(self):
+        """The generator's ``Spec`` for this quota."""
+        from ..generator.candidate import Spec
+
+        return Spec(min_tier=self.min_tier, max_tier=self.max_tier, symmetry=self.symmetry,
+                    blanks=self.blanks, dig=self.dig, score=self.score,
+                    attempts=self.attempts)
+
+    def kind(self) -> dict[str, Any]:
+        """Everything but the count: what must not change when a stored run resumes."""
+        kind = asdict(self)
+        del kind["count"]
+        return kind
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """A validated run config (``[run]`` and its ``[[quota]]`` tables)."""
+
+    name: str
+    seed: int
+    quotas: tuple[Quota, ...]
+    store: str = DEFAULT_STORE
+    workers: int | None = None  # None: every core this process may use
+    executor: str = "local"
+    scheduler: str | None = None  # Dask scheduler address; implies executor "dask"
+    max_seconds: float | None = None
+    source: str = "<config>"
+
+    def to_json(self) -> str:
+        """The config as JSON, as it is kept in the store's ``runs.config``."""
+        data = asdict(self)
+        del data["source"]
+        return json.dumps(data, sort_keys=True)
+
+    def identity(self) -> dict[str, Any]:
+        """The seed and the quotas' kinds, in order: what decides which puzzles a run makes.
+        A stored run resumes only if this is unchanged (counts may grow or shrink)."""
+        return {"seed": self.seed, "quotas": [q.kind() for q in self.quotas]}
+
+    def replace(self, **changes: Any) -> RunConfig:
+        """A copy with some fields changed (e.g. ``workers`` from the command line)."""
+        return dataclasses.replace(self, **changes)
+
+    def same_puzzles_as(self, config_json: str) -> bool:
+        """Whether a stored config (``runs.config``) has this seed and these quota kinds,
+        so that resuming it makes the puzzles this config would make."""
+        stored = json.loads(config_json)
+        quotas = [{k: v for k, v in q.items() if k != "count"}
+                  for q in stored.get("quotas", [])]
+        mine = json.loads(json.dumps(self.identity()))  # tuples become lists, as stored
+        return mine == {"seed": stored.get("seed"), "quotas": quotas}
+
+
+def load_run_config(path: str | Path) -> RunConfig:
+    """Read and validate a run config file."""
+    path = Path(path)
+    return run_config_from_toml(load_toml(path), str(path), default_name=path.stem)
+
+
+def default_run_config() -> RunConfig:
+    """The small run config shipped with nanpure (``nanpure/data/default-run.toml``)."""
+    text = resources.files("nanpure").joinpath("data/default-run.toml").read_text("utf-8")
+    return run_config_from_toml(parse_toml(text, "default-run.toml"), "default-run.toml",
+                                default_name="default")
+
+
+def run_config_from_toml(data: dict[str, Any], source: str,
+                         default_name: str = "run") -> RunConfig:
+    """Validate parsed TOML into a :class:`RunConfig`.
+
+    >>> c = run_config_from_toml(parse_toml('''
+    ... [run]
+    ... seed = 1
+    ... [[quota]]
+    ... name = "hard"
+    ... tier = "hard"
+    ... count = 20
+    ... blanks = [50, 60]
+    ... ''', "n.toml"), "n.toml", default_name="n")
+    >>> c.name, c.quotas[0].min_tier, c.quotas[0].max_tier, c.quotas[0].blanks
+    ('n', 'hard', 'hard', (50, 60))
+    """
+    top = Section(data, "", source)
+    for key in ("run", "quota"):  # a misspelt table is reported before what it lacks
+        top.has(key)
+    top.finish()
+    run = top.table("run")
+    name = run.str("name", default_name)
+    seed = run.int("seed", minimum=0, maximum=MAX_SEED)
+    store = run.str("store", DEFAULT_STORE)
+    workers = run.int("workers", None, minimum=1)
+    executor = run.choice("executor", EXECUTORS, "local")
+    scheduler = run.str("scheduler", None)
+    if scheduler is not None:
+        if run.has("executor") and executor != "dask":
+            raise run.error("scheduler", 'a scheduler address needs executor = "dask"')
+        executor = "dask"
+    max_seconds = run.number("max_seconds", None, positive=True)
+    run.finish()
+    quotas = tuple(_quota(q) for q in top.tables("quota", required=True))
+    seen: dict[str, int] = {}
+    for i, q in enumerate(quotas):
+        if q.name in seen:
+            raise ConfigError(source, f"quota[{i}].name",
+                              f"{q.name!r} is already the name of quota[{seen[q.name]}]; "
+                              "quota names must be unique")
+        seen[q.name] = i
+    return RunConfig(name=name, seed=seed, quotas=quotas, store=store, workers=workers,
+                     executor=executor, scheduler=scheduler, max_seconds=max_seconds,
+                     source=source)
+
+
+def _quota(s: Section) -> Quota:
+    name = s.str("name")
+    count = s.int("count", minimum=1)
+    tier = s.choice("tier", TIERS, None)
+    min_tier = s.choice("min_tier", TIERS, None)
+    max_tier = s.choice("max_tier", TIERS, None)
+    if tier is not None and (min_tier is not None or max_tier is not None):
+        key = "min_tier" if min_tier is not None else "max_tier"
+        raise s.error(key, "give either tier or min_tier/max_tier, not both")
+    if tier is not None:
+        min_tier = max_tier = tier
+    min_tier = min_tier or "easy"
+    max_tier = max_tier or "extreme"
+    if TIERS.index(min_tier) > TIERS.index(max_tier):
+        raise s.error("min_tier", f"{min_tier!r} is above max_tier {max_tier!r}")
+    symmetry = s.choice("symmetry", _symmetries(), "rot180")
+    blanks = s.int_range("blanks", (0, 64), minimum=0, maximum=64)
+    dig = s.choice("dig", DIG_MODES, "target")
+    score = s.int_range("score", None, minimum=0)
+    attempts = s.int("attempts", 50, minimum=1)
+    s.finish()
+    quota = Quota(name, count, min_tier, max_tier, symmetry, blanks, dig, score, attempts)
+    _check_possible(quota, s)
+    return quota
+
+
+def _symmetries() -> tuple[str, ...]:
+    from ..generator.symmetry import SYMMETRIES
+
+    return tuple(SYMMETRIES)
+
+
+def _check_possible(quota: Quota, s: Section) -> None:
+    """Ask the generator whether any puzzle fits; its reason names the quota."""
+    from ..generator.candidate import SpecError, check_spec
+
+    try:
+        check_spec(quota.spec())
+    except SpecError as exc:
+        raise ConfigError(s.source, s.path, f"impossible quota {quota.name!r}: {exc}") from exc

@@ -293,12 +293,21 @@ class Store:
         """Store one accepted puzzle in its own transaction; False if the puzzle text is
         already stored (by this or any run), in which case nothing changes."""
         with self.transaction():
-            cur = self.db.execute(
-                "INSERT OR IGNORE INTO puzzles (puzzle, solution, tier, score, hardest, "
-                "techniques, symmetry, blanks, seed, run_id, quota, task, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (puzzle, solution, tier, score, hardest, techniques, symmetry, blanks, seed,
-                 run_id, quota, task, utc_now()))
+            return self.insert_puzzle(run_id, quota, task, puzzle, solution, tier=tier,
+                                      score=score, hardest=hardest, techniques=techniques,
+                                      symmetry=symmetry, blanks=blanks, seed=seed)
+
+    def insert_puzzle(self, run_id: int, quota: str, task: int, puzzle: str, solution: str,
+                      *, tier: str, score: int, hardest: str, techniques: str, symmetry: str,
+                      blanks: int, seed: int) -> bool:
+        """:meth:`add_puzzle` inside the caller's :meth:`transaction` (to store the
+        puzzles that arrive together in one commit)."""
+        cur = self.db.execute(
+            "INSERT OR IGNORE INTO puzzles (puzzle, solution, tier, score, hardest, "
+            "techniques, symmetry, blanks, seed, run_id, quota, task, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (puzzle, solution, tier, score, hardest, techniques, symmetry, blanks, seed,
+             run_id, quota, task, utc_now()))
         return cur.rowcount == 1
 
     def has_puzzle(self, puzzle: str) -> bool:

@@ -1,0 +1,187 @@
+"""Quotas: which task makes which puzzle, and which finished task fills which quota.
+
+Every task is numbered within its quota and gets its own seed from the run seed, so a
+task's candidate depends only on (run seed, quota, task number). Finished tasks are
+judged strictly in task order: a result that arrives early waits until every earlier task
+of its quota has been judged. Which puzzles a run keeps therefore never depends on the
+number of workers or on which worker was fastest.
+
+>>> state = QuotaState(0, "easy", count=1)
+>>> state.next_batch(7, spec=None, size=2).numbers
+(0, 1)
+>>> list(state.finished(TaskResult(0, 1, "B", 0.1)))  # waits for task 0
+[]
+>>> for due in state.finished(TaskResult(0, 0, "A", 0.1)):
+...     print(due.candidate)
+...     state.record("accepted")  # quota full: task 1's result is dropped
+A
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+_SEED_MASK = 2**63 - 1
+
+
+def task_seed(run_seed: int, quota: int, number: int) -> int:
+    """The seed of task ``number`` of quota ``quota``: a child of the run seed's
+    ``SeedSequence``, cut to 63 bits so SQLite stores it as a plain INTEGER.
+
+    >>> task_seed(1, 0, 0) == task_seed(1, 0, 0) != task_seed(1, 0, 1)
+    True
+    >>> 0 <= task_seed(2**63 - 1, 5, 10**9) < 2**63
+    True
+    """
+    sequence = np.random.SeedSequence(run_seed, spawn_key=(quota, number))
+    return int(sequence.generate_state(1, np.uint64)[0]) & _SEED_MASK
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Consecutive tasks of one quota (its index), sent to a worker together: task
+    ``numbers[k]`` is one call of ``make_candidate(spec, seeds[k])``. Batching keeps the
+    cost of sending work to a process small beside the work itself."""
+
+    quota: int
+    spec: Any
+    numbers: tuple[int, ...]
+    seeds: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """What a worker sends back: the candidate (None when every attempt failed) and the
+    seconds it spent making it."""
+
+    quota: int
+    number: int
+    candidate: Any
+    seconds: float
+
+
+def fits(candidate: Any, spec: Any) -> bool:
+    """Whether a candidate really satisfies its spec (a guard against generator bugs)."""
+    from ..generator.candidate import TIERS
+
+    rating = candidate.rating
+    lo, hi = spec.blanks
+    return (
+        TIERS.index(spec.min_tier) <= TIERS.index(rating.tier) <= TIERS.index(spec.max_tier)
+        and lo <= candidate.blanks <= hi
+        and candidate.puzzle.count(".") == candidate.blanks
+        and candidate.symmetry == spec.symmetry
+        and (spec.score is None or spec.score[0] <= rating.score <= spec.score[1])
+    )
+
+
+@dataclass
+class QuotaState:
+    """The progress of one quota during a run.
+
+    ``stored`` counts puzzles in the store for this quota (including earlier sessions of a
+    resumed run); ``next_number`` is the next task to hand out and ``next_judged`` the next
+    one whose result is due.
+    """
+
+    index: int
+    name: str
+    count: int
+    stored: int = 0
+    next_number: int = 0
+    next_judged: int = 0
+    in_flight: int = 0
+    # this session's tally
+    tasks_done: int = 0
+    judged: int = 0
+    accepted: int = 0
+    duplicates: int = 0
+    rejected: int = 0  # tasks whose attempts all failed (or, never, a misfit)
+    worker_seconds: float = 0.0
+    filled_at: float | None = None  # seconds into the run when the quota filled
+    waiting: dict[int, TaskResult] = field(default_factory=dict)
+
+    @classmethod
+    def resume(cls, index: int, name: str, count: int, stored: int, last_task: int
+               ) -> QuotaState:
+        """The state of a quota whose stored puzzles end at task ``last_task``."""
+        start = last_task + 1
+        return cls(index, name, count, stored=stored, next_number=start, next_judged=start)
+
+    @property
+    def full(self) -> bool:
+        return self.stored >= self.count
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.count - self.stored)
+
+    def acceptance(self) -> float:
+        """Accepted per judged task this session (0 when nothing was judged)."""
+        return self.accepted / self.judged if self.judged else 0.0
+
+    def demand(self) -> float:
+        """How many more tasks this quota probably needs beyond those in flight: the
+        puzzles still missing over the acceptance rate seen so far (optimistic at first)."""
+        rate = (self.accepted + 1) / (self.judged + 1)
+        return self.remaining / rate - self.in_flight
+
+    def next_batch(self, run_seed: int, spec: Any, size: int = 1) -> Batch:
+        """Hand out the next ``size`` tasks of this quota."""
+        numbers = tuple(range(self.next_number, self.next_number + size))
+        seeds = tuple(task_seed(run_seed, self.index, n) for n in numbers)
+        self.next_number += size
+        self.in_flight += size
+        return Batch(self.index, spec, numbers, seeds)
+
+    def mean_task_seconds(self) -> float | None:
+        """Worker seconds per finished task so far (None before any finished)."""
+        return self.worker_seconds / self.tasks_done if self.tasks_done else None
+
+    def finished(self, result: TaskResult) -> Iterator[TaskResult]:
+        """Take a finished task and yield the results now due, in task order.
+
+        The caller judges each yielded result (``record``) before asking for the next;
+        once the quota is full, later results are dropped.
+        """
+        self.in_flight -= 1
+        self.tasks_done += 1
+        self.worker_seconds += result.seconds
+        if self.full or result.number < self.next_judged:
+            return
+        self.waiting[result.number] = result
+        while not self.full and self.next_judged in self.waiting:
+            due = self.waiting.pop(self.next_judged)
+            self.next_judged += 1
+            yield due
+        if self.full:
+            self.waiting.clear()
+
+    def record(self, outcome: str) -> None:
+        """Count a judged result: ``accepted``, ``duplicate`` or ``rejected``."""
+        self.judged += 1
+        if outcome == "accepted":
+            self.accepted += 1
+            self.stored += 1
+        elif outcome == "duplicate":
+            self.duplicates += 1
+        else:
+            self.rejected += 1
+
+
+def pick_quota(states: list[QuotaState]) -> QuotaState | None:
+    """The unfilled quota that most needs another task (first one on ties), or None
+    when all are full.
+
+    >>> a, b = QuotaState(0, "a", count=2), QuotaState(1, "b", count=5)
+    >>> pick_quota([a, b]).name
+    'b'
+    """
+    open_ = [s for s in states if not s.full]
+    if not open_:
+        return None
+    return max(open_, key=lambda s: (s.demand(), -s.index))
