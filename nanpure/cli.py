@@ -212,12 +212,72 @@ def _run_run(args: argparse.Namespace) -> int:
         raise UsageError(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
 
 
+def _add_export(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "export",
+        help="write stored puzzles as CSV, JSON lines, Parquet or plain lines",
+        description="Write the puzzles of a store (all, or one run's) for other programs. "
+        "csv and jsonl carry id, puzzle, solution, tier, score, hardest, techniques, "
+        "symmetry, blanks, run, quota, seed and created_at; lines is one 81-character "
+        "puzzle per line ('.' for a blank); parquet needs pyarrow (nanpure[parquet]).",
+    )
+    p.add_argument("--store", metavar="DB", default="output/nanpure.db",
+                   help="store file (default: output/nanpure.db)")
+    p.add_argument("--run", metavar="NAME", help="only this run's puzzles")
+    p.add_argument("--format", choices=("csv", "jsonl", "parquet", "lines"), default="csv",
+                   help="file format (default: csv)")
+    p.add_argument("--out", metavar="PATH", default="-",
+                   help="output file; '-' or nothing writes standard output")
+    p.set_defaults(func=_run_export)
+
+
+def _run_export(args: argparse.Namespace) -> int:
+    from .output.datasets import ExportError, export_command
+    from .pipeline.store import StoreError
+
+    try:
+        return export_command(args.store, args.run, args.format, args.out)
+    except (StoreError, ExportError) as exc:
+        raise UsageError(str(exc)) from exc
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.out}: {exc.strerror or exc}") from exc
+
+
+def _add_stats(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "stats",
+        help="blank counts, technique usage, acceptance and throughput of a store",
+        description="Statistics of the stored puzzles (all, or one run's): the blank-count "
+        "distribution per tier, how often each technique was needed, and per quota the "
+        "tasks judged and the share accepted, with the runs' throughput.",
+    )
+    p.add_argument("--store", metavar="DB", default="output/nanpure.db",
+                   help="store file (default: output/nanpure.db)")
+    p.add_argument("--run", metavar="NAME", help="only this run")
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.set_defaults(func=_run_stats)
+
+
+def _run_stats(args: argparse.Namespace) -> int:
+    from .pipeline.run import stats_command
+    from .pipeline.store import StoreError
+
+    try:
+        return stats_command(args.store, args.run, args.json)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from exc
+
+
 # Sub-commands in the order --help lists them.
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_solve,
     _add_generate,
     _add_run,
     _add_book,
+    _add_export,
+    _add_stats,
 ]
 
 

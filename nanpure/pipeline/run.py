@@ -355,3 +355,49 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
         summary = execute(config, fresh=fresh, progress=progress, log_queue=log_queue)
     print(summary.format(), file=out or sys.stdout)
     return summary.exit_status
+
+
+def stats_command(store_path: str, run: str | None = None, as_json: bool = False,
+                  out: TextIO | None = None) -> int:
+    """``nanpure stats``: blank counts per tier, technique usage, acceptance per quota
+    and throughput of the stored puzzles (of one run, or all); returns the exit status."""
+    import json
+    from dataclasses import asdict
+    from datetime import datetime
+
+    from ..output import stats
+    from .store import StoreError
+
+    out = out or sys.stdout
+    with Store(store_path, create=False) as store:
+        runs = store.runs()
+        if run is not None:
+            runs = [r for r in runs if r.name == run]
+            if not runs:
+                names = ", ".join(r.name for r in store.runs()) or "none"
+                raise StoreError(f"{store_path}: no run named {run!r} (runs: {names})")
+        records = [asdict(r) for r in store.select_puzzles(run=run, unused_only=False)]
+        tallies = store.quota_tallies(run)
+    seconds: float | None = 0.0
+    for r in runs:
+        if r.finished_at is None:
+            seconds = None  # still running (or killed): no honest wall time
+            break
+        seconds += (datetime.fromisoformat(r.finished_at)
+                    - datetime.fromisoformat(r.started_at)).total_seconds()
+    summary = stats.summarize(records, tasks=sum(t[3] for t in tallies) or None,
+                              seconds=seconds or None)
+    summary["quotas"] = [
+        {"run": r, "quota": q, "puzzles": n, "tasks": t, "acceptance": n / t if t else None}
+        for r, q, n, t in tallies]
+    summary["runs"] = [{"name": r.name, "seed": r.seed, "status": r.status,
+                        "started_at": r.started_at, "finished_at": r.finished_at}
+                       for r in runs]
+    if as_json:
+        print(json.dumps(summary, indent=2), file=out)
+        return 0
+    rows = [[r, q, str(n), str(t), _percent(n, t)] for r, q, n, t in tallies]
+    quota_table = "quotas\n" + stats.table(["run", "quota", "puzzles", "tasks", "accepted"],
+                                            rows, align="llrrr")
+    print(stats.format_tables(summary) + "\n\n" + quota_table, file=out)
+    return 0

@@ -285,6 +285,19 @@ class Store:
             (run_id,))
         return {q: QuotaProgress(n, last) for q, n, last in rows}
 
+    def quota_tallies(self, run: str | None = None) -> list[tuple[str, str, int, int]]:
+        """(run, quota, puzzles stored, tasks judged) per quota of one run or of all.
+
+        Tasks are judged in order and the last stored task number ends the run's work on
+        a quota, so ``last task + 1`` is exactly the tasks judged for it (tasks still
+        running when a run stopped are not counted).
+        """
+        sql = ("SELECT runs.name, quota, count(*), max(task) + 1 FROM puzzles "
+               "JOIN runs ON runs.id = run_id "
+               + ("WHERE runs.name = ? " if run is not None else "")
+               + "GROUP BY run_id, quota ORDER BY run_id, min(puzzles.id)")
+        return [tuple(r) for r in self.db.execute(sql, () if run is None else (run,))]
+
     # --- puzzles --------------------------------------------------------------------------
 
     def add_puzzle(self, run_id: int, quota: str, task: int, puzzle: str, solution: str, *,
