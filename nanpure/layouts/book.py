@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from reportlab import rl_config
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
@@ -601,6 +602,18 @@ def render_book(plan: BookPlan, out: str | BinaryIO) -> None:
     if settings.large_print and min_digit_size(plan) < LARGE_PRINT_DIGITS:
         raise LayoutError(f"large print needs {LARGE_PRINT_DIGITS:g} pt digits, which do not "
                           f"fit on {settings.page_size} pages")
+    # Streams are compressed but not ASCII85-wrapped: binary PDFs are smaller, and
+    # reportlab's pure-Python ASCII85 encoder is a large share of the drawing time.
+    saved_a85 = rl_config.useA85
+    rl_config.useA85 = 0
+    try:
+        _render(plan, fonts, out)
+    finally:
+        rl_config.useA85 = saved_a85
+
+
+def _render(plan: BookPlan, fonts: Fonts, out: str | BinaryIO) -> None:
+    settings = plan.settings
     canvas = Canvas(out, pagesize=plan.size, invariant=1, pageCompression=1,
                     initialFontName=fonts.regular, initialFontSize=10)
     canvas.setTitle(settings.title)

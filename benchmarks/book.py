@@ -1,0 +1,115 @@
+"""Book benchmark: how long a 200-puzzle book with its answer key takes.
+
+Prints the median of ``--runs`` timings of
+
+1. render: planning and drawing the PDF from plain records (``layouts.book``);
+2. publish: the whole ``nanpure book`` job on a store holding the same puzzles: select,
+   re-check every solution, render, write the manifest, preflight (nothing recorded);
+
+plus the page count and file size. Target: under 10 s for the 200-puzzle book.
+Puzzles are the QQWing reference set, in three sections.
+
+Run from the repository root: ``python benchmarks/book.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from nanpure.generator import count_solutions_batch, format_line
+from nanpure.generator.board import parse_line
+from nanpure.layouts.book import BookPuzzle, BookSection, BookSettings, build_book
+from nanpure.pipeline.book_config import book_config_from_toml
+from nanpure.pipeline.config import parse_toml
+from nanpure.pipeline.publish import publish_book
+from nanpure.pipeline.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT.parent / "shared" / "reference" / "qqwing-2000.csv"
+#: QQWing grade -> our tier, and the share of the book each section gets
+SECTIONS = (("simple", "easy", 0.4), ("intermediate", "medium", 0.35), ("expert", "hard", 0.25))
+
+
+def sections_of(n: int) -> list[BookSection]:
+    """``n`` reference puzzles with their solutions, split into three sections."""
+    with REFERENCE.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    sections = []
+    next_id = 1
+    for grade, tier, share in SECTIONS:
+        want = round(n * share) if tier != "hard" else n - sum(len(s.puzzles) for s in sections)
+        texts = [r["puzzle"] for r in rows if r["difficulty"] == grade][:want]
+        _, solutions = count_solutions_batch([parse_line(t) for t in texts])
+        puzzles = tuple(BookPuzzle(next_id + k, t, format_line(s), tier, 100 + k, k)
+                        for k, (t, s) in enumerate(zip(texts, solutions, strict=True)))
+        next_id += len(puzzles)
+        sections.append(BookSection(tier.title(), puzzles))
+    return sections
+
+
+def fill_store(path: Path, sections: list[BookSection]) -> None:
+    with Store(path) as store:
+        run = store.begin_run("bench", 1, "{}")
+        for section in sections:
+            for task, p in enumerate(section.puzzles):
+                store.add_puzzle(run.id, p.tier, task, p.puzzle, p.solution, tier=p.tier,
+                                 score=p.score, hardest="", techniques="", symmetry="none",
+                                 blanks=p.puzzle.count("."), seed=p.seed)
+
+
+def timed(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--puzzles", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--page-size", default="6x9in")
+    parser.add_argument("--per-page", type=int, default=2)
+    parser.add_argument("--answers", type=int, default=6)
+    args = parser.parse_args()
+
+    sections = sections_of(args.puzzles)
+    settings = BookSettings(title="Benchmark", subtitle=f"{args.puzzles} puzzles",
+                            page_size=args.page_size, puzzles_per_page=args.per_page,
+                            answers_per_page=args.answers)
+    build_book(sections, settings, io.BytesIO())  # warm-up: fonts, numba cache
+    out = io.BytesIO()
+    renders = []
+    for _ in range(args.runs):
+        out = io.BytesIO()
+        renders.append(timed(lambda out=out: build_book(sections, settings, out)))
+    plan = build_book(sections, settings, io.BytesIO())
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Path(tmp) / "bench.db"
+        fill_store(store, sections)
+        section_toml = "".join(f'[[book.section]]\ntitle = "{s.title}"\nquota = "{tier}"\n'
+                               for s, (_, tier, _) in zip(sections, SECTIONS, strict=True))
+        config = book_config_from_toml(parse_toml(
+            f'[book]\ntitle = "Benchmark"\nstore = "{store}"\nout = "{tmp}/b.pdf"\n'
+            f'page_size = "{args.page_size}"\npuzzles_per_page = {args.per_page}\n'
+            f'answers_per_page = {args.answers}\n{section_toml}', "bench"), "bench")
+        publishes = [timed(lambda: publish_book(config, record=False))
+                     for _ in range(args.runs)]
+
+    print(f"{args.puzzles}-puzzle book, {args.page_size}, {args.per_page}/page, "
+          f"{args.answers} answers/page: {plan.page_count} pages, "
+          f"{len(out.getvalue()) / 1024:.0f} KiB")
+    print(f"  render  median {statistics.median(renders):6.2f} s   "
+          f"(runs: {', '.join(f'{t:.2f}' for t in renders)})")
+    print(f"  publish median {statistics.median(publishes):6.2f} s   "
+          f"(runs: {', '.join(f'{t:.2f}' for t in publishes)})   target < 10 s")
+
+
+if __name__ == "__main__":
+    main()
