@@ -21,11 +21,11 @@ assuming it false leads back to it being true (``X = A - ... - Z = X``). When th
 see each other the chain closes into a continuous loop, and every weak link of the loop
 becomes strong, removing what sees both its nodes.
 
-The search is breadth first over all starting candidates at once, so the chain reported is
-a shortest one (fewest links), the first in candidate order among those; eliminations come
-before placements of the same length. The three finders differ only in which links they
-allow: one digit at a time (X-Chain), bivalue cells only (XY-Chain), or everything
-(Nice Loop/AIC, optionally with grouped nodes).
+The search is breadth first from every candidate at once, so each candidate gets a
+shortest loop. Of those, the step reports the one that removes the most candidates (as
+HoDoKu prefers), then the shortest, then the first in candidate order. The three finders
+differ only in which links they allow: one digit at a time (X-Chain), bivalue cells only
+(XY-Chain), or everything (Nice Loop/AIC, optionally with grouped nodes).
 
 >>> import numpy as np
 >>> from nanpure.generator.board import parse, candidates
@@ -44,6 +44,8 @@ from numba import njit
 
 from ..board import HOUSES, IS_PEER, POPCOUNT
 from .step import (
+    N_ELIM,
+    N_PLACE,
     T_CAND,
     T_JOIN,
     T_STRONG,
@@ -69,6 +71,7 @@ MAX_STRONG = 4  # a candidate has at most 3 conjugate partners and 1 bivalue par
 MAX_WEAK = 40  # 8 in its cell + 20 peers + at most 8 grouped nodes
 N_SEGMENTS = 54  # box/line intersections: 9 boxes x (3 rows + 3 columns)
 MAX_NODES = 729 + N_SEGMENTS * 9
+MAX_LINKS = 60  # longest loop searched, in links
 
 
 def _segment_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -268,61 +271,52 @@ def _grow(arr: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def shortest_chain(
+def search_loops(
     n_nodes: int,
     n_single: int,
     strong: np.ndarray,
     n_strong: np.ndarray,
     weak: np.ndarray,
     n_weak: np.ndarray,
-    placements: bool,
     max_links: int,
-) -> np.ndarray:
-    """The shortest implication loop that proves something about one candidate.
+):
+    """For every candidate X, the shortest implication loop from "X true" to "X false".
 
     States are ``node * 2 + 1`` (node true) and ``node * 2`` (node false). A true node
-    implies its weak partners false; a false node implies its strong partners true. For
-    every candidate X the search starts from "X true" and looks for "X false"; with
-    ``placements`` it also starts from "X false" and looks for "X true". All starts grow
-    together, one link per round, so the first loop found is a shortest one (ties go to
-    the earlier start). Returns the states of the loop, first and last naming X, or an
-    empty array.
+    implies its weak partners false; a false node implies its strong partners true. All
+    starts grow together, one link per round. Returns ``(hits, q_state, q_parent)``:
+    ``hits[x]`` is the queue entry that reached "X false" (-1 if none); :func:`loop_path`
+    reads a loop back from it.
     """
-    n_starts = n_single * 2 if placements else n_single
-    start_root = np.empty(n_starts, dtype=np.int64)
-    start_goal = np.empty(n_starts, dtype=np.int64)
-    ns = 0
-    for x in range(n_single):
-        if n_weak[x] >= 2:
-            start_root[ns] = x * 2 + 1
-            start_goal[ns] = x * 2
-            ns += 1
-    if placements:
-        for x in range(n_single):
-            if n_strong[x] >= 2:
-                start_root[ns] = x * 2
-                start_goal[ns] = x * 2 + 1
-                ns += 1
-    words = (2 * n_nodes + 63) // 64
-    seen = np.zeros((max(ns, 1), words), dtype=np.uint64)
-    cap = max(1024, ns * 4)
+    hits = np.full(n_single, -1, dtype=np.int64)
+    cap = 4096
     q_state = np.empty(cap, dtype=np.int64)
     q_parent = np.empty(cap, dtype=np.int64)
     q_start = np.empty(cap, dtype=np.int64)
-    for k in range(ns):
-        root = start_root[k]
-        q_state[k] = root
-        q_parent[k] = -1
-        q_start[k] = k
-        seen[k, root >> 6] |= np.uint64(1) << np.uint64(root & 63)
-    q_len = ns
+    words = (2 * n_nodes + 63) // 64
+    seen = np.zeros((max(n_single, 1), words), dtype=np.uint64)
+    q_len = 0
+    for x in range(n_single):
+        if n_weak[x] >= 2:
+            if q_len == q_state.shape[0]:
+                q_state = _grow(q_state)
+                q_parent = _grow(q_parent)
+                q_start = _grow(q_start)
+            root = x * 2 + 1
+            q_state[q_len] = root
+            q_parent[q_len] = -1
+            q_start[q_len] = x
+            seen[x, root >> 6] |= np.uint64(1) << np.uint64(root & 63)
+            q_len += 1
     begin = 0
-    end = ns
+    end = q_len
     links = 0
     while begin < end and links < max_links:
         links += 1
         for qi in range(begin, end):
-            st = q_start[qi]
+            x = q_start[qi]
+            if hits[x] >= 0:
+                continue  # this start already has its shortest loop
             state = q_state[qi]
             node = state >> 1
             if state & 1:
@@ -331,21 +325,17 @@ def shortest_chain(
             else:
                 adj = strong
                 deg = n_strong[node]
+            goal = x * 2
             for k in range(deg):
                 nxt = adj[node, k] * 2 + (1 - (state & 1))
-                if nxt == start_goal[st]:
-                    path = np.empty(links + 1, dtype=np.int64)
-                    path[links] = nxt
-                    at = qi
-                    for i in range(links - 1, -1, -1):
-                        path[i] = q_state[at]
-                        at = q_parent[at]
-                    return path
+                if nxt == goal:
+                    hits[x] = qi
+                    break
                 word = nxt >> 6
                 bit = np.uint64(1) << np.uint64(nxt & 63)
-                if seen[st, word] & bit:
+                if seen[x, word] & bit:
                     continue
-                seen[st, word] |= bit
+                seen[x, word] |= bit
                 if nxt & 1 == 0 and n_strong[nxt >> 1] == 0:
                     continue  # a false node without strong links implies nothing
                 if q_len == q_state.shape[0]:
@@ -354,11 +344,28 @@ def shortest_chain(
                     q_start = _grow(q_start)
                 q_state[q_len] = nxt
                 q_parent[q_len] = qi
-                q_start[q_len] = st
+                q_start[q_len] = x
                 q_len += 1
         begin = end
         end = q_len
-    return np.empty(0, dtype=np.int64)
+    return hits, q_state, q_parent
+
+
+@njit(cache=True)
+def loop_path(hit: int, x: int, q_state: np.ndarray, q_parent: np.ndarray) -> np.ndarray:
+    """The states of the loop ending at queue entry ``hit``: "X true", ..., "X false"."""
+    n = 1
+    at = hit
+    while at >= 0:
+        n += 1
+        at = q_parent[at]
+    path = np.empty(n, dtype=np.int64)
+    path[n - 1] = x * 2
+    at = hit
+    for i in range(n - 2, -1, -1):
+        path[i] = q_state[at]
+        at = q_parent[at]
+    return path
 
 
 # --- turning a loop into a step ---------------------------------------------------------------
@@ -406,24 +413,12 @@ def _is_weak(weak, n_weak, u, v) -> bool:
 
 
 @njit(cache=True)
-def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> bool:
-    """Find the shortest chain of the given mode and record it (see the module text)."""
-    n, n_single, node_digit, node_cells, node_size, strong, n_strong, weak, n_weak = (
-        build_graph(cand, mode, grouped)
-    )
-    path = shortest_chain(n, n_single, strong, n_strong, weak, n_weak, mode == MODE_NICE, 200)
-    if path.shape[0] == 0:
-        return False
+def record_loop(step, path, mode, n, n_single, node_digit, node_cells, node_size, weak,
+                n_weak) -> None:
+    """Write the step a loop "X true" -> ... -> "X false" proves."""
     clear(step)
     last = path.shape[0] - 1
     mark = np.zeros(n, dtype=np.bool_)
-    if path[0] & 1 == 0:
-        # X false -> ... -> X true: X is placed.
-        x = path[0] >> 1
-        add_place(step, node_cells[x, 0], node_digit[x] + 1)
-        step[VARIANT] = DISCONTINUOUS
-        _chain_tokens(step, path, 0, last, node_digit, node_cells, node_size)
-        return True
     a = path[1] >> 1
     z = path[last - 1] >> 1
     if a == z:
@@ -437,7 +432,7 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
                     add_elim(step, node_cells[w, 0], node_digit[w] + 1)
         step[VARIANT] = DISCONTINUOUS
         _chain_tokens(step, path, 1, last - 1, node_digit, node_cells, node_size)
-        return True
+        return
     if mode == MODE_NICE and _is_weak(weak, n_weak, a, z):
         # A = ... = Z - A closes: every weak link of the loop holds one true node.
         for i in range(1, last - 1):
@@ -449,18 +444,46 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
         _chain_tokens(step, path, 1, last - 1, node_digit, node_cells, node_size)
         add_token(step, T_WEAK, 0)
         _node_tokens(step, node_digit, node_cells, node_size, a)
-        return True
+        return
     # A or Z is true.
     _eliminate_common(step, mark, a, z, n_single, node_digit, node_cells, weak, n_weak)
-    x = path[0] >> 1
-    x_cell = node_cells[x, 0]
+    x_cell = node_cells[path[0] >> 1, 0]
     at_end = x_cell == node_cells[a, 0] or x_cell == node_cells[z, 0]
-    if mode == MODE_NICE and (at_end or node_cells[a, 0] == node_cells[z, 0]):
+    if mode == MODE_NICE and step[N_ELIM] == 1 and (at_end or node_cells[a, 0] == node_cells[z, 0]):
         step[VARIANT] = DISCONTINUOUS
         _chain_tokens(step, path, 0, last, node_digit, node_cells, node_size)
     else:
         step[VARIANT] = AIC
         _chain_tokens(step, path, 1, last - 1, node_digit, node_cells, node_size)
+
+
+@njit(cache=True)
+def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> bool:
+    """Find the best chain of the given mode and record it (see the module text)."""
+    n, n_single, node_digit, node_cells, node_size, strong, n_strong, weak, n_weak = (
+        build_graph(cand, mode, grouped)
+    )
+    hits, q_state, q_parent = search_loops(n, n_single, strong, n_strong, weak, n_weak,
+                                           MAX_LINKS)
+    best = -1
+    best_gain = 0
+    best_len = 0
+    for x in range(n_single):
+        if hits[x] < 0:
+            continue
+        path = loop_path(hits[x], x, q_state, q_parent)
+        record_loop(step, path, mode, n, n_single, node_digit, node_cells, node_size, weak,
+                    n_weak)
+        gain = step[N_ELIM] + step[N_PLACE]
+        if gain > best_gain or (gain == best_gain and path.shape[0] < best_len):
+            best = x
+            best_gain = gain
+            best_len = path.shape[0]
+    if best < 0:
+        clear(step)
+        return False
+    path = loop_path(hits[best], best, q_state, q_parent)
+    record_loop(step, path, mode, n, n_single, node_digit, node_cells, node_size, weak, n_weak)
     return True
 
 
