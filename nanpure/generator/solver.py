@@ -48,6 +48,8 @@ BOX_IN_BAND = 0x1C0E07  #: the first box of a band; shift left by 3 for the next
 _DIGIT_BANDS = 0  # [0, 27): candidates of digit d in band b at index d*3 + b
 _UNSOLVED = 27  # [27, 30): unsolved cells of band b
 _SEEN = 32  # [32, 59): each digit band as last worked; work is redone when it changed
+_CELL = 60  # the cell this level branches on
+_CHOICES = 61  # the digits (9-bit mask) not yet tried there
 STATE_SIZE = 64
 
 
@@ -73,6 +75,8 @@ def _expand(pattern: int) -> int:
 ROW_BOXES = np.array([_row_boxes(w) for w in range(512)], dtype=np.int64)
 #: ROW_SINGLE[w]: w itself when the row word has exactly one cell, else 0.
 ROW_SINGLE = np.array([w if w and w & (w - 1) == 0 else 0 for w in range(512)], dtype=np.int64)
+#: ROW_COLUMN[w]: the column of the lowest cell of a non-empty 9-bit row word.
+ROW_COLUMN = np.array([(w & -w).bit_length() - 1 for w in range(512)], dtype=np.int64)
 #: KEEP_PATTERN[p]: of a 9-bit row-by-box pattern (bit r*3+x: row r meets box x), the
 #: pairs used by some row-to-box permutation inside p; 0 when there is none.
 KEEP_PATTERN = np.array([_permutations_within(p) for p in range(512)], dtype=np.int64)
@@ -311,15 +315,42 @@ def _propagate_bands(st: np.ndarray) -> bool:
 def _start_bands(board: np.ndarray, st: np.ndarray) -> bool:
     """Fill ``st`` with the candidates of ``board`` and propagate; False if contradictory."""
     for idx in range(27):
-        st[_DIGIT_BANDS + idx] = BAND
+        st[_DIGIT_BANDS + idx] = 0
         st[_SEEN + idx] = -1
     for b in range(3):
-        st[_UNSOLVED + b] = BAND
-    for i in range(81):
-        d = board[i]
-        if d:
-            if not _assign(st, d - 1, i // 27, 1 << (i % 27)):
-                return False
+        given = 0
+        for k in range(27):
+            d = board[b * 27 + k]
+            if d:
+                st[(d - 1) * 3 + b] |= 1 << k
+                given |= 1 << k
+        st[_UNSOLVED + b] = BAND & ~given
+    # each digit's givens take their rows, boxes and columns; two in one house contradict
+    for d in range(9):
+        once = 0
+        twice = 0
+        for b in range(3):
+            x = st[d * 3 + b]
+            for shift in range(0, 27, 9):
+                w = (x >> shift) & ROW
+                twice |= once & w
+                once |= w
+        if twice:
+            return False
+        columns = once * COLUMN_SPREAD
+        for b in range(3):
+            x = st[d * 3 + b]
+            rows = 0
+            boxes = 0
+            for r in range(3):
+                w = (x >> (9 * r)) & ROW
+                if w:
+                    if ROW_SINGLE[w] == 0 or boxes & ROW_BOXES[w]:
+                        return False
+                    rows |= 7 << (3 * r)
+                    boxes |= ROW_BOXES[w]
+            taken = PATTERN_CELLS[rows | boxes * 0b1001001] | columns
+            st[d * 3 + b] = (st[_UNSOLVED + b] & ~taken) | x
     return _propagate_bands(st)
 
 
@@ -397,15 +428,12 @@ def _is_solved_grid(st: np.ndarray) -> bool:
 
 @njit(cache=True)
 def _write_grid(st: np.ndarray, grid: np.ndarray) -> None:
+    """Write the digits of a solved state into ``grid``."""
     for d in range(9):
         for b in range(3):
             x = st[d * 3 + b]
-            k = 0
-            while x:
-                if x & 1:
-                    grid[b * 27 + k] = d + 1
-                x >>= 1
-                k += 1
+            for r in range(3):
+                grid[b * 27 + r * 9 + ROW_COLUMN[(x >> (9 * r)) & ROW]] = d + 1
 
 
 @njit(cache=True)
@@ -419,8 +447,6 @@ def _search_in(
     board: np.ndarray, limit: int, solution: np.ndarray, rng: np.ndarray, stack: np.ndarray
 ) -> int:
     """:func:`_search` with caller-owned scratch ``stack`` (from :func:`new_workspace`)."""
-    cells = np.empty(82, dtype=np.int64)
-    choices = np.zeros(82, dtype=np.int64)
     randomized = rng.shape[0] > 0
     if not _start_bands(board, stack[0]):
         return 0
@@ -429,7 +455,7 @@ def _search_in(
     while True:
         st = stack[depth]
         cell = _branch_cell(st)
-        choices[depth] = 0
+        st[_CHOICES] = 0
         if cell < 0:
             if _is_solved_grid(st):
                 if count == 0:
@@ -438,17 +464,18 @@ def _search_in(
                 if count >= limit:
                     return count
         else:
-            cells[depth] = cell
+            st[_CELL] = cell
             b = cell // 27
             bit = 1 << (cell % 27)
             digits = 0
             for d in range(9):
                 if st[d * 3 + b] & bit:
                     digits |= 1 << d
-            choices[depth] = digits
+            st[_CHOICES] = digits
         # take the next untried digit, backing up through exhausted levels
         while depth >= 0:
-            m = choices[depth]
+            st = stack[depth]
+            m = st[_CHOICES]
             if m == 0:
                 depth -= 1
                 continue
@@ -460,14 +487,14 @@ def _search_in(
                     pick = m & -m
             else:
                 pick = m & -m
-            choices[depth] &= ~pick
+            st[_CHOICES] &= ~pick
             d = 0
             while pick > 1:
                 pick >>= 1
                 d += 1
             nxt = stack[depth + 1]
-            nxt[:] = stack[depth]
-            cell = cells[depth]
+            nxt[:] = st
+            cell = st[_CELL]
             if _assign(nxt, d, cell // 27, 1 << (cell % 27)) and _propagate_bands(nxt):
                 depth += 1
                 break
