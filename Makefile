@@ -26,11 +26,13 @@ test-all: lint
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solver.py
+	$(BIN)/python benchmarks/book.py
 
+# The main job from the packaged defaults: a small run into output/nanpure.db, then the
+# default book (nanpure/data/default-book.toml) as output/book.pdf with its manifest.
 book: $(STAMP)
-	mkdir -p output
-	$(BIN)/nanpure solve examples/sample.txt > output/sample-solutions.txt
-	@echo "solved $$(wc -l < output/sample-solutions.txt) puzzles into output/sample-solutions.txt"
+	$(BIN)/nanpure run
+	$(BIN)/nanpure book
 
 clean:
 	rm -rf $(VENV) output .pytest_cache .ruff_cache

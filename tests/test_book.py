@@ -227,3 +227,14 @@ def test_the_packaged_default_book_reads_the_default_run():
     config = default_book_config()
     assert config.run == "default" and config.reuse
     assert [s.quotas for s in config.sections] == [("easy",), ("medium",), ("hard",)]
+
+
+@pytest.mark.slow
+def test_default_run_then_default_book_is_a_printable_book(tmp_path, monkeypatch):
+    """What `make book` does, in a scratch directory: the packaged run, then the book."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["run"]) == 0
+    assert main(["book"]) == 0
+    data = json.loads((tmp_path / "output/book.manifest.json").read_text())
+    assert data["pages"] >= 24 and data["pages"] % 2 == 0
+    assert len(data["puzzles"]) == len({p["puzzle"] for p in data["puzzles"]}) > 0
