@@ -27,7 +27,7 @@ from numba import njit
 
 from .board import ALL_DIGITS, HOUSES, PEERS
 from .rng import new_state, shuffle
-from .solver import _search
+from .solver import _search, _search_in, new_workspace
 from .symmetry import orbit_table
 
 
@@ -122,6 +122,9 @@ def dig_orbits(
     by this call. An orbit too large for the remaining room is skipped but not marked, so
     a later call with a higher target tries it again.
     """
+    workspace = new_workspace()  # one solver scratch space for all the checks
+    spare = np.empty(81, dtype=np.uint8)
+    no_rng = np.zeros(0, dtype=np.uint64)
     blanks = 0
     for i in range(81):
         if puzzle[i] == 0:
@@ -138,7 +141,7 @@ def dig_orbits(
         if singles_only:
             kept = solvable_by_singles(puzzle)
         else:
-            kept = has_unique_solution(puzzle)
+            kept = _search_in(puzzle, 2, spare, no_rng, workspace) == 1
         if kept:
             blanks += size
         else:
