@@ -544,10 +544,12 @@ class _Drawer:
         gap = label * 2.2
         for slot, item in zip(slots(box, cols, rows, gap), page.items, strict=False):
             side = min(slot.width, slot.height - label * 1.7)
+            # label and grid sit in the middle of the slot; slots of a row are equal, so
+            # labels still line up across it
+            top = slot.y1 - (slot.height - label * 1.7 - side) / 2
             x = slot.x0 + (slot.width - side) / 2
-            y = slot.y1 - label * 1.7 - side
-            # the grid hangs from the top of its slot so labels line up across a row
-            ly = slot.y1 - label
+            y = top - label * 1.7 - side
+            ly = top - label
             if solutions:
                 self.text(x, ly, str(item.number), label, bold=True)
                 self.text(x + side, ly, f"page {item.page}", label, align="right", grey=True)
