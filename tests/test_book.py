@@ -192,7 +192,7 @@ def test_cli_reports_a_missing_store(tmp_path, capsys):
 
 
 CONFIG_ERRORS = [
-    ('[book]\ntitle = "T"\n', "book.section: missing"),
+    ('[book]\ntitle = "T"\n', "book.section: "),
     ('[book]\ntitle = "T"\npage_size = "A3"\n[[book.section]]\ntitle = "E"\nquota = "e"\n',
      'book.page_size: expected one of "6x9in"'),
     ('[book]\ntitle = "T"\nlarge_print = true\npuzzles_per_page = 2\n'
