@@ -72,6 +72,7 @@ MAX_WEAK = 40  # 8 in its cell + 20 peers + at most 8 grouped nodes
 N_SEGMENTS = 54  # box/line intersections: 9 boxes x (3 rows + 3 columns)
 MAX_NODES = 729 + N_SEGMENTS * 9
 MAX_LINKS = 60  # longest loop searched, in links
+MAX_QUEUE = 200_000  # bounds the work in wide-open positions (no new round past this)
 
 
 def _segment_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -311,7 +312,7 @@ def search_loops(
     begin = 0
     end = q_len
     links = 0
-    while begin < end and links < max_links:
+    while begin < end and links < max_links and q_len < MAX_QUEUE:
         links += 1
         for qi in range(begin, end):
             x = q_start[qi]

@@ -1,0 +1,193 @@
+"""Chain finders: X-Chain, XY-Chain, Nice Loop/AIC (plain and grouped)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nanpure.generator.board import candidates, parse
+from nanpure.generator.ladder import rate
+from nanpure.generator.solver import solve
+from nanpure.generator.techniques.chains import (
+    AIC,
+    CONTINUOUS,
+    DISCONTINUOUS,
+    find_nice_loop,
+    find_x_chain,
+    find_xy_chain,
+)
+from nanpure.generator.techniques.step import (
+    VARIANT,
+    apply_step,
+    eliminations,
+    format_tokens,
+    new_step,
+    place,
+    placements,
+    tokens,
+)
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/ratings.csv"
+
+
+def position(spec: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """An all-open grid whose only candidates are ``{"r1c1": "12", ...}``."""
+    cand = np.zeros(81, dtype=np.uint16)
+    for name, digits in spec.items():
+        cell = (int(name[1]) - 1) * 9 + int(name[3]) - 1
+        for d in digits:
+            cand[cell] |= 1 << (int(d) - 1)
+    return np.zeros(81, dtype=np.uint8), cand
+
+
+def cell(name: str) -> int:
+    return (int(name[1]) - 1) * 9 + int(name[3]) - 1
+
+
+def run(finder, grid, cand, *args):
+    step = new_step()
+    before = cand.copy()
+    found = finder(grid, cand, step, *args)
+    assert (cand == before).all(), "a finder must not change the candidates"
+    return found, step
+
+
+# Four bivalue cells r1c1 12 - r1c5 23 - r5c5 31, and r5c1 15 seeing both ends.
+XY_POSITION = {"r1c1": "12", "r1c5": "23", "r5c5": "13", "r5c1": "15"}
+
+
+def test_xy_chain_removes_the_end_digit_from_cells_seeing_both_ends():
+    found, step = run(find_xy_chain, *position(XY_POSITION))
+    assert found
+    assert eliminations(step) == ((cell("r5c1"), 1),)
+    assert format_tokens(tokens(step)) == "(1)r1c1=(2)r1c1-(2)r1c5=(3)r1c5-(3)r5c5=(1)r5c5"
+
+
+def test_xy_chain_needs_every_link():
+    spec = dict(XY_POSITION, r1c5="24")  # r1c5 no longer continues on 3
+    assert not run(find_xy_chain, *position(spec))[0]
+
+
+def test_x_chain_on_one_digit():
+    # Digit 1 only: r1c1 = r2c3 (box 1) - r6c3 (column 3) = r6c6 (row 6); r1c6 sees both
+    # ends. r9c6 keeps column 6 from being a conjugate pair.
+    spec = {n: "1" for n in ("r1c1", "r1c6", "r6c6", "r9c6", "r6c3", "r2c3")}
+    grid, cand = position(spec)
+    found, step = run(find_x_chain, grid, cand)
+    assert found
+    assert eliminations(step) == ((cell("r1c6"), 1),)
+    assert format_tokens(tokens(step)) == "(1)r1c1=(1)r2c3-(1)r6c3=(1)r6c6"
+    assert not run(find_xy_chain, grid, cand)[0]  # no bivalue cells
+
+
+def test_x_chain_absent_without_strong_links():
+    spec = {f"r{r}c{c}": "1" for r in (1, 2, 3) for c in (1, 2, 3)}  # three in every house
+    assert not run(find_x_chain, *position(spec))[0]
+
+
+def test_continuous_nice_loop_turns_weak_links_strong():
+    # A ring of bivalue cells; each weak link (2 in row 1, 3 in column 5, 4 in row 5,
+    # 1 in column 1) now holds one true candidate, so the digit leaves the other cells there.
+    spec = {"r1c1": "12", "r1c5": "23", "r5c5": "34", "r5c1": "41",
+            "r1c9": "25", "r9c5": "36", "r5c9": "47", "r9c1": "18"}
+    found, step = run(find_nice_loop, *position(spec), False)
+    assert found
+    assert step[VARIANT] == CONTINUOUS
+    assert sorted(eliminations(step)) == sorted(
+        [(cell("r1c9"), 2), (cell("r9c5"), 3), (cell("r5c9"), 4), (cell("r9c1"), 1)]
+    )
+
+
+def test_discontinuous_nice_loop_and_aic():
+    # In the XY position r1c1 can not be 1: (1)r1c1 - (1)r5c1 = (1)r5c5 - (3)r5c5 = (3)r1c5
+    # - (2)r1c5 = (2)r1c1, a loop that comes back to r1c1 on another digit.
+    found, step = run(find_nice_loop, *position(XY_POSITION), False)
+    assert found and step[VARIANT] == DISCONTINUOUS
+    assert eliminations(step) == ((cell("r1c1"), 1),)
+    # The X-Chain position read as a whole: an AIC whose ends both see r1c6.
+    spec = {n: "1" for n in ("r1c1", "r1c6", "r6c6", "r9c6", "r6c3", "r2c3")}
+    found, step = run(find_nice_loop, *position(spec), False)
+    assert found and step[VARIANT] == AIC
+    assert eliminations(step) == ((cell("r1c6"), 1),)
+
+
+def test_a_hidden_pair_reads_as_a_continuous_loop():
+    # (1)r1c1 = (1)r1c5 - (2)r1c5 = (2)r1c1 - (1)r1c1: r1c1 keeps only 1 and 2.
+    found, step = run(find_nice_loop, *position({"r1c1": "129", "r1c5": "12"}), False)
+    assert found and step[VARIANT] == CONTINUOUS
+    assert eliminations(step) == ((cell("r1c1"), 9),)
+
+
+def test_nothing_to_find_in_an_empty_position():
+    grid, cand = position({})
+    for finder, args in ((find_x_chain, ()), (find_xy_chain, ()),
+                         (find_nice_loop, (False,)), (find_nice_loop, (True,))):
+        assert not run(finder, grid, cand, *args)[0]
+
+
+def reference_rows(levels: tuple[str, ...]) -> list[dict[str, str]]:
+    with REFERENCE.open(newline="") as f:
+        return [r for r in csv.DictReader(f) if r["hodoku_level"] in levels]
+
+
+def check_steps(puzzle: str, finders, limit: int = 60) -> int:
+    """Walk a puzzle from its givens, calling every finder at each position and checking
+    what it finds against the solution; return how many steps were checked."""
+    board = parse(puzzle)
+    solution = solve(board)
+    grid = board.copy()
+    cand = candidates(board)
+    cand[grid > 0] = 0
+    step = new_step()
+    checked = 0
+    for _ in range(limit):
+        if not (grid == 0).any():
+            break
+        advanced = False
+        for finder, args in finders:
+            if finder(grid, cand, step, *args):
+                checked += 1
+                for c, d in eliminations(step):
+                    assert solution[c] != d, f"{finder.__name__} removed a true {d}"
+                for c, d in placements(step):
+                    assert solution[c] == d, f"{finder.__name__} placed a wrong {d}"
+                if not advanced:
+                    apply_step(grid, cand, step)
+                    advanced = True
+        if not advanced:
+            open_cell = int(np.flatnonzero(grid == 0)[0])
+            d = int(solution[open_cell])
+            place(grid, cand, open_cell, d)
+    return checked
+
+
+CHAIN_FINDERS = ((find_x_chain, ()), (find_xy_chain, ()), (find_nice_loop, (False,)),
+                 (find_nice_loop, (True,)))
+
+
+def test_chain_eliminations_are_true_along_reference_puzzles():
+    rows = reference_rows(("Unfair", "Extreme"))[::25]
+    assert sum(check_steps(r["puzzle"], CHAIN_FINDERS, limit=12) for r in rows) > 20
+
+
+@pytest.mark.slow
+def test_chain_eliminations_are_true_on_every_hard_reference_puzzle():
+    for r in reference_rows(("Hard", "Unfair", "Extreme")):
+        check_steps(r["puzzle"], CHAIN_FINDERS)
+
+
+def test_reference_puzzles_needing_chains_rate_like_hodoku():
+    chain_names = ("XY-Chain", "Nice Loop", "AIC")
+    rows = [r for r in reference_rows(("Unfair",))
+            if r["hodoku_hardest_technique"] in ("XY-Chain", "Continuous Nice Loop",
+                                                  "Discontinuous Nice Loop", "AIC")][:6]
+    assert rows
+    agree = 0
+    for r in rows:
+        rating = rate(parse(r["puzzle"]))
+        assert any(any(c in name for c in chain_names) for name in rating.counts)
+        agree += rating.tier == "unfair"
+    assert agree >= len(rows) - 1
