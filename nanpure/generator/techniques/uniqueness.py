@@ -92,6 +92,10 @@ def _rectangle_type(
     if n_floor == 4 or n_floor == 0:
         return False  # four floors cannot happen in a unique puzzle; none is no pattern
     clear(step)
+    add_token(step, T_DIGIT, a)
+    add_token(step, T_DIGIT, b)
+    for i in range(4):
+        add_token(step, T_CELL, q[i])
     if kind == 1:
         if n_floor != 3:
             return False
@@ -153,13 +157,7 @@ def _rectangle_type(
                 elif kind == 4:
                     if _confined_to_roof(cand, step, h, r1, r2, a, b):
                         break
-    if step[N_ELIM] == 0:
-        return False
-    add_token(step, T_DIGIT, a)
-    add_token(step, T_DIGIT, b)
-    for i in range(4):
-        add_token(step, T_CELL, q[i])
-    return True
+    return step[N_ELIM] > 0
 
 
 @njit(cache=True)
@@ -242,7 +240,6 @@ def _naked_subset_with_roof(
                 for i in range(n):
                     if pick & (1 << i):
                         add_token(step, T_CELL, others[i])
-                add_token(step, T_SEP, 0)
                 return True
     return False
 
