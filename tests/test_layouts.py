@@ -214,3 +214,15 @@ def test_render_refuses_large_print_that_cannot_fit(sections, monkeypatch):
     plan = plan_book(sections, BookSettings(title="T", large_print=True, puzzles_per_page=1))
     with pytest.raises(LayoutError, match="large print"):
         render_book(plan, io.BytesIO())
+
+
+@pytest.mark.parametrize("n_sections", [15, 16, 17, 40])
+def test_many_sections_spill_the_contents_onto_more_pages(sections, n_sections):
+    puzzle = sections[0].puzzles[0]
+    many = [BookSection(f"Part {k}", (puzzle,)) for k in range(n_sections)]
+    plan = plan_book(many, BookSettings(title="T", puzzles_per_page=6))
+    rows = [row for p in plan.pages if p.kind == "contents" for row in p.lines]
+    assert [r[0] for r in rows if r[0].startswith("Part")] == [s.title for s in many]
+    assert plan.page_count % 2 == 0
+    by_number = {p.number: p for p in plan.pages}
+    assert all(by_number[on].heading == title for title, _, on in rows)

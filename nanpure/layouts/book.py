@@ -194,20 +194,15 @@ def plan_book(sections: Sequence[BookSection], settings: BookSettings) -> BookPl
         raise LayoutError("the book has no puzzles")
     per_page = settings.puzzles_per_page
     n_puzzles = sum(len(s.puzzles) for s in sections)
-    # Pages after the contents do not depend on its length, so plan them once and then
-    # settle how many contents pages and notes pages the book needs.
+    # The contents always has room for a "Notes" row, so padding with notes pages never
+    # changes the length of the contents (and so never the page count it was sized for).
     rows_per_contents_page = _contents_rows_per_page(settings)
     body_pages = sum(1 + math.ceil(len(s.puzzles) / per_page) for s in sections)
     answer_pages = 1 + math.ceil(n_puzzles / settings.answers_per_page)
-    contents_rows = 2 + len(sections)  # how to play, sections, answers (+ notes)
-    notes = 0
-    for _ in range(4):
-        contents_pages = math.ceil((contents_rows + (notes > 0)) / rows_per_contents_page)
-        total = 2 + contents_pages + 1 + body_pages + answer_pages
-        want = max(MIN_PAGES, total + total % 2)
-        if want - total == notes:
-            break
-        notes = want - total
+    contents_rows = 2 + len(sections) + 1  # how to play, sections, answers, notes
+    contents_pages = math.ceil(contents_rows / rows_per_contents_page)
+    total = 2 + contents_pages + 1 + body_pages + answer_pages
+    notes = max(MIN_PAGES, total + total % 2) - total
     return _lay_out(sections, settings, contents_pages, notes, rows_per_contents_page)
 
 
@@ -245,7 +240,9 @@ def _lay_out(sections: Sequence[BookSection], settings: BookSettings, contents_p
         rows.append(("Notes", "", notes_first))
 
     pages = [Page(1, "title"), Page(2, "imprint")]
-    for k, chunk in enumerate(_chunks(rows, rows_per_contents_page)):
+    chunks = _chunks(rows, rows_per_contents_page)
+    chunks += [()] * (contents_pages - len(chunks))  # the unused room for a notes row
+    for k, chunk in enumerate(chunks):
         pages.append(Page(3 + k, "contents", "Contents", lines=chunk))
     pages.append(Page(len(pages) + 1, "how-to-play", "How to play"))
     for section, on, first, last in section_pages:
