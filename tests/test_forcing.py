@@ -1,0 +1,107 @@
+"""Forcing chains and nets: contradiction and verity."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nanpure.generator.board import candidates, parse
+from nanpure.generator.ladder import rate
+from nanpure.generator.solver import solve
+from nanpure.generator.techniques.forcing import CONTRADICTION, find_forcing_chain
+from nanpure.generator.techniques.step import (
+    VARIANT,
+    apply_step,
+    eliminations,
+    new_step,
+    place,
+    placements,
+)
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/ratings.csv"
+
+
+def position(spec: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    cand = np.zeros(81, dtype=np.uint16)
+    for name, digits in spec.items():
+        cell = (int(name[1]) - 1) * 9 + int(name[3]) - 1
+        for d in digits:
+            cand[cell] |= 1 << (int(d) - 1)
+    return np.zeros(81, dtype=np.uint8), cand
+
+
+def test_a_premise_that_empties_a_house_is_a_contradiction():
+    # Column 1 has its 1 only in r1c1: "r1c1 is not 1" leaves column 1 without a 1 at once,
+    # so the shortest contradiction places it.
+    grid, cand = position({"r1c1": "12", "r1c9": "13", "r9c1": "23", "r9c9": "34"})
+    for net in (False, True):
+        step = new_step()
+        before = cand.copy()
+        assert find_forcing_chain(grid, cand, step, net)
+        assert (cand == before).all()
+        assert step[VARIANT] == CONTRADICTION
+        assert placements(step) == ((0, 1),) and eliminations(step) == ()
+
+
+def test_nothing_in_an_empty_position():
+    grid, cand = position({})
+    assert not find_forcing_chain(grid, cand, new_step(), False)
+    assert not find_forcing_chain(grid, cand, new_step(), True)
+
+
+def reference_rows(hardest: tuple[str, ...]) -> list[dict[str, str]]:
+    with REFERENCE.open(newline="") as f:
+        return [r for r in csv.DictReader(f) if r["hodoku_hardest_technique"] in hardest]
+
+
+def walk(puzzle: str, limit: int) -> int:
+    """Apply forcing steps from the givens, checking each against the solution."""
+    board = parse(puzzle)
+    solution = solve(board)
+    grid = board.copy()
+    cand = candidates(board)
+    cand[grid > 0] = 0
+    step = new_step()
+    checked = 0
+    for _ in range(limit):
+        for net in (False, True):
+            if find_forcing_chain(grid, cand, step, net):
+                checked += 1
+                for c, d in eliminations(step):
+                    assert solution[c] != d
+                for c, d in placements(step):
+                    assert solution[c] == d
+                apply_step(grid, cand, step)
+                break
+        else:
+            cell = int(np.flatnonzero(grid == 0)[0])
+            place(grid, cand, cell, int(solution[cell]))
+        if not (grid == 0).any():
+            break
+    return checked
+
+
+def test_forcing_steps_are_true_on_reference_puzzles():
+    rows = reference_rows(("Forcing Net Contradiction", "Forcing Net Verity"))[:2]
+    assert sum(walk(r["puzzle"], 6) for r in rows) >= 6
+
+
+def test_reference_puzzles_needing_forcing_rate_extreme():
+    rows = reference_rows(("Forcing Chain Contradiction", "Forcing Net Contradiction",
+                           "Forcing Net Verity"))[:3]
+    assert rows
+    for r in rows:
+        rating = rate(parse(r["puzzle"]))
+        assert rating.tier == "extreme"
+        assert rating.logic_only
+
+
+@pytest.mark.slow
+def test_every_reference_puzzle_rates_without_ladder_errors():
+    with REFERENCE.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        rate(parse(r["puzzle"]))  # raises LadderError on a step that removes a true digit
