@@ -26,6 +26,7 @@ test-all: lint
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solver.py
+	$(BIN)/python benchmarks/generator.py
 	$(BIN)/python benchmarks/book.py
 
 # The main job from the packaged defaults: a small run into output/nanpure.db, then the
