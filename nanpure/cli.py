@@ -43,6 +43,43 @@ def _run_solve(args: argparse.Namespace) -> int:
         return solve_file(stream, name, sys.stdout, sys.stderr, args.format)
 
 
+def _add_rate(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "rate",
+        help="grade puzzles with the technique ladder, one per line",
+        description="Rate puzzles given one per line (81 characters, '.' or '0' for a blank) "
+        "the way a strong human solver would: always the simplest technique that makes "
+        "progress, as HoDoKu does. Prints the tier (easy, medium, hard, unfair, extreme), "
+        "the score (the sum of the step scores) and the hardest technique used. Blank lines "
+        "and lines starting with '#' are skipped. A malformed line, or a puzzle without "
+        "exactly one solution, is reported on stderr with its line number; the other lines "
+        "are still rated, and the exit status is 1.",
+    )
+    p.add_argument("file", nargs="?", default="-",
+                   help="file of puzzles; '-' or nothing reads standard input")
+    p.add_argument("--format", choices=("text", "csv", "jsonl"), default="text",
+                   help="text: 'puzzle tier score hardest' lines (default); csv: a header "
+                   "puzzle,tier,score,hardest,techniques,solved,logic_only and a row a puzzle, "
+                   "techniques as name:count;name:count; jsonl: one object a puzzle")
+    p.add_argument("--steps", action="store_true",
+                   help="also print the solution path, one step a line (text), a steps "
+                   "column (csv) or a steps list (jsonl)")
+    p.add_argument("--max-tier", choices=("easy", "medium", "hard", "unfair", "extreme"),
+                   default="extreme",
+                   help="use no technique above this tier; a puzzle that needs more is "
+                   "reported as not solved (default: extreme, which always finishes)")
+    p.set_defaults(func=_run_rate)
+
+
+def _run_rate(args: argparse.Namespace) -> int:
+    from .pipeline.batch import open_input, rate_file
+
+    stream, name = _open(args.file, open_input)
+    with stream:
+        return rate_file(stream, name, sys.stdout, sys.stderr, args.format, steps=args.steps,
+                         max_tier=args.max_tier)
+
+
 def _open(path: str, opener: Callable):
     try:
         return opener(path)
@@ -273,6 +310,7 @@ def _run_stats(args: argparse.Namespace) -> int:
 # Sub-commands in the order --help lists them.
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_solve,
+    _add_rate,
     _add_generate,
     _add_run,
     _add_book,

@@ -1,4 +1,4 @@
-"""One-shot jobs over a file of puzzles, one per line: solving (and, later, rating).
+"""One-shot jobs over a file of puzzles, one per line: solving and rating.
 
 Lines are read all at once and parsed in a batch, so a file of many thousand puzzles
 costs little beyond the solver itself. Blank lines and lines starting with ``#`` are
@@ -8,6 +8,9 @@ still answered.
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import sys
 from dataclasses import dataclass
 from typing import TextIO
@@ -15,6 +18,7 @@ from typing import TextIO
 import numpy as np
 
 from ..generator.board import parse_lines_batch
+from ..generator.ladder import TIERS, Rating, rate
 from ..generator.solver import count_solutions_batch
 
 
@@ -89,6 +93,82 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
     if written:
         out.write("\n".join(written) + "\n")
     return status
+
+
+RATE_FORMATS = ("text", "csv", "jsonl")
+#: Columns of ``nanpure rate --format csv`` (``steps`` is added with ``--steps``).
+RATE_COLUMNS = ("puzzle", "tier", "score", "hardest", "techniques", "solved", "logic_only")
+
+
+def rate_file(
+    stream: TextIO,
+    name: str,
+    out: TextIO,
+    err: TextIO,
+    fmt: str = "text",
+    *,
+    steps: bool = False,
+    max_tier: str = "extreme",
+) -> int:
+    """Rate every puzzle of ``stream`` with the technique ladder; returns the exit status.
+
+    ``fmt="text"`` prints ``puzzle tier score hardest`` per puzzle (with ``steps``, the
+    solution path follows, one step a line, indented); ``fmt="csv"`` prints a header and
+    the :data:`RATE_COLUMNS`, techniques as ``name:count;name:count``; ``fmt="jsonl"``
+    prints one object a puzzle, techniques as ``{name: count}``. ``max_tier`` stops the
+    ladder above that tier; such a puzzle is printed with ``solved`` false. A puzzle with
+    no solution or several is reported on ``err`` and not rated. The status is 1 if any
+    line was malformed or not uniquely solvable, else 0.
+    """
+    if fmt not in RATE_FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(RATE_FORMATS)}")
+    if max_tier not in TIERS:
+        raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
+    puzzles = read_puzzle_lines(stream)
+    report_problems(puzzles.problems, name, err)
+    counts, solutions = count_solutions_batch(puzzles.boards, 2)
+    status = 1 if puzzles.problems else 0
+    if fmt == "csv":
+        _csv_row(out, RATE_COLUMNS + (("steps",) if steps else ()))
+    rows = zip(puzzles.texts, puzzles.line_numbers, puzzles.boards, counts.tolist(), solutions,
+               strict=True)
+    for text, lineno, board, n, solution in rows:
+        if n != 1:
+            what = "no solution" if n == 0 else "more than one solution"
+            print(f"{name}:{lineno}: puzzle has {what}; not rated", file=err)
+            status = 1
+            continue
+        rating = rate(board, max_tier=max_tier, path=steps, solution=solution)
+        _write_rating(out, fmt, text, rating, max_tier)
+    return status
+
+
+def _csv_row(out: TextIO, values) -> None:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(values)
+    out.write(buf.getvalue())
+
+
+def _write_rating(out: TextIO, fmt: str, text: str, rating: Rating, max_tier: str) -> None:
+    path = [str(step) for step in rating.steps] if rating.steps is not None else None
+    if fmt == "text":
+        line = f"{text} {rating.tier} {rating.score} {rating.hardest}"
+        if not rating.solved:
+            line += f" (not solved within {max_tier})"
+        out.write(line + "\n")
+        for k, step in enumerate(path or (), start=1):
+            out.write(f"  {k:3d}. {step}\n")
+    elif fmt == "csv":
+        values = [text, rating.tier, rating.score, rating.hardest, rating.techniques,
+                  rating.solved, rating.logic_only]
+        _csv_row(out, values + (["; ".join(path)] if path is not None else []))
+    else:
+        record = {"puzzle": text, "tier": rating.tier, "score": rating.score,
+                  "hardest": rating.hardest, "techniques": rating.counts,
+                  "solved": rating.solved, "logic_only": rating.logic_only}
+        if path is not None:
+            record["steps"] = path
+        out.write(json.dumps(record) + "\n")
 
 
 def open_input(path: str | None) -> tuple[TextIO, str]:

@@ -1,0 +1,239 @@
+"""Fish: basic fish of every size and finned / sashimi fish.
+
+For one digit, take ``n`` *base* lines (rows, or columns) and ``n`` *cover* lines of the
+other direction such that every place of the digit in the base lines lies in a cover line.
+The digit then goes exactly once into each cover line inside the base lines, so it leaves
+the rest of the cover lines. Sizes 2, 3, 4 are the X-Wing, Swordfish and Jellyfish; 5, 6,
+7 the Squirmbag, Whale and Leviathan.
+
+A *finned* fish has extra places (the fins) in the base lines outside the cover lines:
+either the fish holds or a fin is true, so only cells that are in a cover line and also
+see every fin lose the digit. The fins of a basic fish that eliminates anything all lie in
+one box. A finned fish is *sashimi* when some base line, without its fins, keeps one place
+or none (it would not be a fish at all without them). These are HoDoKu's definitions, and
+the search order (digits 1..9, rows as base before columns, base and cover lines in
+ascending combinations) is HoDoKu's too, so the rater takes the fish HoDoKu would.
+
+Display tokens: the digit, the base lines, the cover lines, then ``|`` and the fins:
+``X-Wing 7 r2r8 c3c6 => r5c3<>7``.
+
+>>> from nanpure.generator.techniques.step import new_step, eliminations, format_tokens, tokens
+>>> cand = np.zeros(81, dtype=np.uint16)
+>>> for cell in (10, 14, 64, 68, 40, 41):    # 1 in r2c2 r2c6 r8c2 r8c6, r5c5 r5c6
+...     cand[cell] = 1
+>>> step = new_step()
+>>> find_basic_fish(np.zeros(81, dtype=np.uint8), cand, step, 2)
+True
+>>> format_tokens(tokens(step)), eliminations(step)
+('1 r2r8 c2c6', ((41, 1),))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..board import POPCOUNT
+from .step import T_CELL, T_DIGIT, T_HOUSE, T_SEP, add_elim, add_token, clear
+from .subsets import digit_places, next_subset
+
+MAX_FINS = 5  # HoDoKu's default limit on the number of fins
+_GROUP = np.array([0b000000111, 0b000111000, 0b111000000], dtype=np.int64)
+
+
+@njit(cache=True)
+def _cell(orient: int, line: int, pos: int) -> int:
+    """Cell at position ``pos`` of base line ``line`` (rows when ``orient`` is 0)."""
+    if orient == 0:
+        return line * 9 + pos
+    return pos * 9 + line
+
+
+@njit(cache=True)
+def _write_fish(step, d, orient, base, cover, fins, fin_count):
+    """Tokens of a fish: digit, base lines, cover lines, then fins after a separator."""
+    clear(step)
+    add_token(step, T_DIGIT, d)
+    for i in range(9):
+        if base >> i & 1:
+            add_token(step, T_HOUSE, orient * 9 + i)
+    for i in range(9):
+        if cover >> i & 1:
+            add_token(step, T_HOUSE, (1 - orient) * 9 + i)
+    if fin_count:
+        add_token(step, T_SEP, 0)
+        for k in range(fin_count):
+            add_token(step, T_CELL, fins[k])
+
+
+@njit(cache=True)
+def _eliminate(cand, step, d, orient, base, targets, lines) -> bool:
+    """Remove ``d`` from the cells at positions ``targets`` of the lines ``lines`` that are
+    not base lines, in cell order; True if there was any."""
+    bit = 1 << (d - 1)
+    found = False
+    for cell in range(81):
+        if cand[cell] & bit:
+            line = cell // 9 if orient == 0 else cell % 9
+            pos = cell % 9 if orient == 0 else cell // 9
+            if targets >> pos & 1 and lines >> line & 1 and not base >> line & 1:
+                add_elim(step, cell, d)
+                found = True
+    return found
+
+
+@njit(cache=True)
+def _has_target(places, d, orient, base, targets, lines) -> bool:
+    """Whether some line of ``lines`` that is not a base line holds ``d`` at ``targets``."""
+    for line in range(9):
+        if lines >> line & 1 and not base >> line & 1:
+            if places[orient * 9 + line, d] & targets:
+                return True
+    return False
+
+
+@njit(cache=True)
+def find_basic_fish(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: int) -> bool:
+    """A fish of ``size`` base lines without fins that removes something."""
+    places = digit_places(cand)
+    vals = np.empty(9, dtype=np.int64)
+    lines = np.empty(9, dtype=np.int64)
+    pick = np.empty(size, dtype=np.int64)
+    unions = np.zeros(size + 1, dtype=np.int64)
+    dummy = np.empty(1, dtype=np.int64)
+    for d in range(1, 10):
+        for orient in range(2):
+            n = 0
+            for i in range(9):
+                m = places[orient * 9 + i, d]
+                if m != 0 and POPCOUNT[m] <= size:
+                    lines[n] = i
+                    vals[n] = m
+                    n += 1
+            first = True
+            while n >= size and next_subset(vals, n, size, size, pick, unions, first):
+                first = False
+                cover = unions[size]
+                if POPCOUNT[cover] != size:
+                    continue
+                base = 0
+                for k in range(size):
+                    base |= 1 << lines[pick[k]]
+                if _has_target(places, d, orient, base, cover, 0x1FF):
+                    _write_fish(step, d, orient, base, cover, dummy, 0)
+                    _eliminate(cand, step, d, orient, base, cover, 0x1FF)
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _earlier(a: int, b: int) -> bool:
+    """Whether line set ``a`` comes before ``b`` (same size) in lexicographic order."""
+    diff = a ^ b
+    low = diff & -diff
+    return (a & low) != 0
+
+
+@njit(cache=True)
+def find_finned_fish(
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: int, sashimi: bool
+) -> bool:
+    """A finned fish of ``size`` base lines (``sashimi`` picks which of the two kinds) that
+    removes something: up to five fins, all in one box."""
+    places = digit_places(cand)
+    vals = np.empty(9, dtype=np.int64)
+    lines = np.empty(9, dtype=np.int64)
+    pick = np.empty(size, dtype=np.int64)
+    unions = np.zeros(size + 1, dtype=np.int64)
+    fins = np.empty(MAX_FINS, dtype=np.int64)
+    band_union = np.zeros(3, dtype=np.int64)
+    for d in range(1, 10):
+        for orient in range(2):
+            n = 0
+            for i in range(9):
+                m = places[orient * 9 + i, d]
+                if m != 0:
+                    lines[n] = i
+                    vals[n] = m
+                    n += 1
+            first = True
+            # the fins lie in one box, so the base lines use at most size + 3 positions
+            while n >= size and next_subset(vals, n, size, size + 3, pick, unions, first):
+                first = False
+                union = unions[size]
+                if POPCOUNT[union] <= size:
+                    continue
+                base = 0
+                for k in range(size):
+                    base |= 1 << lines[pick[k]]
+                best = -1
+                best_box = -1
+                band_union[:] = 0
+                for k in range(size):
+                    band_union[lines[pick[k]] // 3] |= vals[pick[k]]
+                for band in range(3):
+                    if band_union[band] == 0:
+                        continue
+                    rest = 0
+                    for k in range(3):
+                        if k != band:
+                            rest |= band_union[k]
+                    for g in range(3):
+                        required = rest | (band_union[band] & ~_GROUP[g])
+                        inside = band_union[band] & _GROUP[g] & ~required
+                        n_req = POPCOUNT[required]
+                        if n_req > size or n_req + POPCOUNT[inside] <= size:
+                            continue
+                        cover = _finned_cover(places, d, orient, base, required, inside, size,
+                                              band, g, sashimi)
+                        if cover >= 0 and (best < 0 or _earlier(cover, best)):
+                            best = cover
+                            best_box = band * 3 + g
+                if best < 0:
+                    continue
+                fin_count = 0
+                for i in range(9):
+                    if base >> i & 1:
+                        extra = places[orient * 9 + i, d] & ~best
+                        for p in range(9):
+                            if extra >> p & 1:
+                                fins[fin_count] = _cell(orient, i, p)
+                                fin_count += 1
+                _write_fish(step, d, orient, base, best, fins, fin_count)
+                _eliminate(cand, step, d, orient, base, best & _GROUP[best_box % 3],
+                           _GROUP[best_box // 3])
+                return True
+    return False
+
+
+@njit(cache=True)
+def _finned_cover(places, d, orient, base, required, inside, size, band, g, sashimi) -> int:
+    """The first cover (in lexicographic order) that makes the base lines a finned fish of
+    the wanted kind with all fins in the box of line group ``band`` and position group
+    ``g``, and eliminations; -1 if there is none. The cover holds every position in
+    ``required`` and some of ``inside``; the rest of ``inside`` are the fins."""
+    need = size - POPCOUNT[required]
+    best = -1
+    for sub in range(8):
+        chosen = 0
+        for j in range(3):
+            if sub >> j & 1:
+                chosen |= 1 << (3 * g + j)
+        if chosen & ~inside or POPCOUNT[chosen] != need:
+            continue
+        cover = required | chosen
+        if best >= 0 and not _earlier(cover, best):
+            continue
+        fin_count = 0
+        is_sashimi = False
+        for i in range(9):
+            if base >> i & 1:
+                m = places[orient * 9 + i, d]
+                fin_count += POPCOUNT[m & ~cover]
+                if POPCOUNT[m & cover] <= 1:
+                    is_sashimi = True
+        if fin_count > MAX_FINS or is_sashimi != sashimi:
+            continue
+        if _has_target(places, d, orient, base, cover & _GROUP[g], _GROUP[band]):
+            best = cover
+    return best

@@ -1,0 +1,184 @@
+"""The ladder as a whole: its order and scores, and its grades against HoDoKu's.
+
+Every step the rater takes is checked against the known solution (a wrong elimination
+raises :class:`LadderError`), so rating the reference puzzles also checks that every
+technique's eliminations are true.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from nanpure.generator.board import HOUSES, parse
+from nanpure.generator.ladder import (
+    BY_CODE,
+    LADDER,
+    TIERS,
+    NotUniqueError,
+    missing_techniques,
+    rate,
+)
+from nanpure.generator.techniques.singles import run_singles, setup
+
+XWING = "...........84.75.....38..4..53.24..927.....6.4.98.....9.............51....574..38"
+EASY = "..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4.459....."
+
+# HoDoKu 2.2's default solver steps in the order it tries them (ascending index in
+# Options.DEFAULT_SOLVER_STEPS), enabled ones only, with level and base score. Avoidable
+# rectangles and Franken fish are not in our ladder; Squirmbag, Whale and Leviathan are
+# disabled in HoDoKu and sit just before trial in ours (they never fire; see ladder.py).
+HODOKU_ORDER = [
+    ("fh", "easy", 4), ("n1", "easy", 4), ("h1", "easy", 14),
+    ("l2", "medium", 40), ("l3", "medium", 60), ("lc", "medium", 50),
+    ("n2", "medium", 60), ("n3", "medium", 80), ("h2", "medium", 70), ("h3", "medium", 100),
+    ("n4", "hard", 120), ("h4", "hard", 150),
+    ("bf2", "hard", 140), ("bf3", "hard", 150), ("bf4", "hard", 160),
+    ("rp", "hard", 110), ("bug1", "hard", 100),
+    ("sk", "hard", 130), ("2sk", "hard", 150), ("tf", "hard", 120), ("er", "hard", 120),
+    ("w", "hard", 150), ("xy", "hard", 160), ("xyz", "hard", 180),
+    ("u1", "hard", 100), ("u2", "hard", 100), ("u3", "hard", 100), ("u4", "hard", 100),
+    ("u5", "hard", 100), ("u6", "hard", 100), ("hr", "hard", 100),
+    ("fbf2", "hard", 130), ("sbf2", "hard", 150), ("fbf3", "unfair", 200),
+    ("sbf3", "unfair", 240), ("fbf4", "unfair", 250), ("sbf4", "unfair", 260),
+    ("sdc", "unfair", 250), ("sc", "hard", 150), ("mc", "hard", 200),
+    ("x", "unfair", 260), ("xyc", "unfair", 260), ("nl", "unfair", 280), ("gnl", "unfair", 300),
+    ("axz", "unfair", 300), ("axy", "unfair", 320), ("ach", "unfair", 340),
+    ("fc", "extreme", 500), ("fn", "extreme", 700),
+]
+
+
+def test_ladder_follows_hodoku_order_levels_and_scores():
+    ours = [(t.code, t.tier, t.score) for t in LADDER]
+    assert ours[: len(HODOKU_ORDER)] == HODOKU_ORDER
+    assert [t.code for t in LADDER[len(HODOKU_ORDER):]] == ["bf5", "bf6", "bf7", "brute"]
+    assert all(BY_CODE[c].tier == "unfair" and BY_CODE[c].score == 470
+               for c in ("bf5", "bf6", "bf7"))
+
+
+@pytest.mark.xfail(strict=False, reason="until every technique family has landed")
+def test_every_ladder_technique_has_a_finder():
+    assert missing_techniques() == []
+
+
+def _codes(rating) -> Counter:
+    """HoDoKu's short names for the techniques of a rating."""
+    short = {}
+    for t in LADDER:
+        short[t.name] = t.code
+        for k, v in enumerate(t.variants):
+            short[v] = t.code + str(k + 1)
+    return Counter({short[name]: n for name, n in rating.counts.items()})
+
+
+def _hodoku_codes(row) -> Counter:
+    return Counter({k: int(v) for k, v in (kv.split(":") for kv in
+                                            row["hodoku_techniques"].split(";"))})
+
+
+def test_singles_follow_hodoku_queues_on_every_easy_puzzle(ratings_rows):
+    """HoDoKu takes the oldest queued single; so do we: the counts of full houses, naked
+    and hidden singles (hence the score) match HoDoKu's for every easy reference puzzle."""
+    easy = [row for row in ratings_rows if row["hodoku_level"] == "Easy"]
+    assert len(easy) == 173
+    for row in easy:
+        rating = rate(parse(row["puzzle"]))
+        assert rating.tier == "easy"
+        assert _codes(rating) == _hodoku_codes(row), row["puzzle"]
+        assert rating.score == int(row["hodoku_score"])
+
+
+def test_medium_puzzles_take_hodoku_path(ratings_rows):
+    """Intersections and subsets, in HoDoKu's order and with its scan orders, give the same
+    technique counts (and so the same score) as HoDoKu on every medium reference puzzle."""
+    medium = [row for row in ratings_rows if row["hodoku_level"] == "Medium"]
+    for row in medium:
+        rating = rate(parse(row["puzzle"]))
+        counts = _codes(rating)
+        counts["lc1"], counts["lc2"] = counts.pop("lc1", 0), counts.pop("lc2", 0)
+        assert +counts == _hodoku_codes(row), row["puzzle"]
+        assert (rating.tier, rating.score) == ("medium", int(row["hodoku_score"]))
+
+
+# Puzzles whose hardest step in HoDoKu is a fish; checked to get HoDoKu's tier.
+FISH_HARDEST = ("X-Wing", "Swordfish", "Jellyfish", "Finned Swordfish", "Finned Jellyfish")
+
+
+def test_fish_puzzles_get_hodoku_tier(ratings_rows):
+    rows = [row for row in ratings_rows if row["hodoku_hardest_technique"] in FISH_HARDEST]
+    assert len(rows) == 14
+    for row in rows:
+        rating = rate(parse(row["puzzle"]))
+        assert rating.tier == row["hodoku_level"].lower(), row["puzzle"]
+
+
+def test_sample_of_reference_puzzles(ratings_rows):
+    """A fast sample across all levels: no step contradicts the solution (LadderError),
+    every puzzle is finished, and nearly all get HoDoKu's tier."""
+    sample = ratings_rows[::9]
+    same = 0
+    for row in sample:
+        rating = rate(parse(row["puzzle"]))
+        assert rating.solved
+        same += rating.tier == row["hodoku_level"].lower()
+    assert same >= 0.9 * len(sample)
+
+
+@pytest.mark.slow
+def test_all_reference_puzzles_agree_with_hodoku(ratings_rows):
+    """The issue's targets: the same tier as HoDoKu for >= 95% of the puzzles and >= 90%
+    within each level, and the median score within 10% of HoDoKu's."""
+    same = Counter()
+    total = Counter()
+    ratios = []
+    for row in ratings_rows:
+        rating = rate(parse(row["puzzle"]))  # raises LadderError on a false step
+        level = row["hodoku_level"].lower()
+        total[level] += 1
+        same[level] += rating.tier == level
+        ratios.append(rating.score / int(row["hodoku_score"]))
+    assert sum(same.values()) >= 0.95 * len(ratings_rows)
+    for level in TIERS:
+        assert same[level] >= 0.9 * total[level], level
+    assert abs(float(np.median(ratios)) - 1) <= 0.1
+
+
+def test_path_prints_each_step():
+    board = parse(XWING)
+    rating = rate(board, path=True)
+    lines = [str(step) for step in rating.steps]
+    assert lines[0].endswith(tuple(f"={d}" for d in range(1, 10)))
+    assert "X-Wing 9 r1r9 c6c7 => r3c6,r3c7<>9" in lines
+    assert any(line.startswith("Locked Candidates Type 1 (Pointing) 7 b3 c9 => ")
+               for line in lines)
+    assert len(lines) == sum(rating.counts.values())
+
+
+def test_max_tier_leaves_the_puzzle_unsolved():
+    board = parse(XWING)
+    rating = rate(board, max_tier="medium")
+    assert not rating.solved and rating.tier == "medium"
+    assert rate(board).solved
+
+
+def test_puzzles_without_one_solution_are_not_rated():
+    with pytest.raises(NotUniqueError):
+        rate(np.zeros(81, dtype=np.uint8))
+
+
+def test_setup_places_givens_like_hodoku():
+    board = parse(EASY)
+    grid, cand, queues = setup(board)
+    assert (grid == board).all()
+    assert (cand[board > 0] == 0).all()
+    # free counts agree with the candidates
+    for h in (0, 9, 18):
+        for d in range(1, 10):
+            held = sum(bool(cand[c] >> (d - 1) & 1) for c in HOUSES[h])
+            assert queues.free[h, d] == held
+    counts = np.zeros(3, dtype=np.int64)
+    log = np.zeros((81, 4), dtype=np.int32)
+    assert run_singles(grid, cand, *queues, counts, log, 0) == 56
+    assert (grid > 0).all()
