@@ -171,3 +171,9 @@ def assert_family_keeps_true_candidates(family: str, rows: list[dict[str, str]])
 def test_single_digit_eliminations_are_true(qqwing_rows):
     sample = [r for r in qqwing_rows if r["difficulty"] == "expert"][:40]
     assert assert_family_keeps_true_candidates("single_digit", sample) > 50
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", ["single_digit", "wings", "coloring", "uniqueness"])
+def test_eliminations_are_true_on_every_reference_puzzle(family, ratings_rows, qqwing_rows):
+    assert assert_family_keeps_true_candidates(family, ratings_rows + qqwing_rows) > 1000

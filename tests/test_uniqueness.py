@@ -1,0 +1,101 @@
+"""Uniqueness: Unique Rectangles 1-6, Hidden Rectangle, BUG+1 on pencil-mark positions
+(helpers shared with test_single_digit.py). The rectangle is r1c1, r1c4, r2c1, r2c4
+(rows 1-2, columns 1 and 4: two boxes) on digits 1 and 2 unless said otherwise."""
+
+from __future__ import annotations
+
+import pytest
+from test_single_digit import assert_family_keeps_true_candidates, run
+
+from nanpure.generator import ladder
+from nanpure.generator.board import parse
+from nanpure.generator.techniques.uniqueness import (
+    find_bug_plus_one,
+    find_hidden_rectangle,
+    find_unique_rectangle,
+)
+
+RECT = "1 2 r1c1,r1c4,r2c1,r2c4"
+
+UR_CASES = [
+    # type, position where it fires, its eliminations, a near miss where it must not fire
+    (1, "r1c1:12 r1c4:12 r2c1:12 r2c4:125", ["r2c4<>1", "r2c4<>2"],
+     "r1c1:12 r1c4:12 r2c1:12"),  # r2c4 is placed: no rectangle
+    (2, "r1c1:12 r1c4:12 r2c1:123 r2c4:123 r2c7:34", ["r2c7<>3"],
+     "r1c1:12 r1c4:12 r2c1:123 r2c4:124 r2c7:34"),  # different extras
+    (3, "r1c1:12 r1c4:12 r2c1:123 r2c4:124 r2c7:34 r2c8:35", ["r2c8<>3"],
+     "r1c1:12 r1c4:12 r2c1:123 r2c4:124 r2c7:36 r2c8:35"),  # no naked subset
+    (4, "r1c1:12 r1c4:12 r2c1:123 r2c4:124 r2c7:25", ["r2c1<>2", "r2c4<>2"],
+     "r1c1:12 r1c4:12 r2c1:123 r2c4:124 r2c7:125"),  # neither digit confined
+    (5, "r1c1:12 r2c4:12 r1c4:123 r2c1:123 r1c2:35", ["r1c2<>3"],
+     "r1c1:12 r2c4:12 r1c4:123 r2c1:123 r3c2:35"),  # r3c2 does not see r1c4
+    (6, "r1c1:12 r2c4:12 r1c4:123 r2c1:124 r1c7:23 r2c7:24", ["r1c4<>1", "r2c1<>1"],
+     "r1c1:12 r2c4:12 r1c4:123 r2c1:124 r1c7:123 r2c7:24 r5c1:125"),  # no X-Wing
+]
+
+
+@pytest.mark.parametrize(("kind", "fires", "elims", "misses"), UR_CASES)
+def test_unique_rectangle_types(kind, fires, elims, misses):
+    found, _, where = run(find_unique_rectangle, fires, kind)
+    assert found == elims
+    assert where.startswith(RECT)
+    assert run(find_unique_rectangle, misses, kind) is None
+
+
+def test_unique_rectangle_type_3_names_its_subset():
+    _, _, where = run(find_unique_rectangle, UR_CASES[2][1], 3)
+    assert where == RECT + " | r2c7"
+
+
+@pytest.mark.parametrize("kind", [2, 3, 4, 5, 6])
+def test_each_type_keeps_to_its_own_shape(kind):
+    # a type 1 rectangle is found by type 1 only
+    assert run(find_unique_rectangle, UR_CASES[0][1], kind) is None
+
+
+def test_a_rectangle_must_span_exactly_two_boxes():
+    four_boxes = "r1c1:12 r1c4:12 r4c1:12 r4c4:125"
+    assert run(find_unique_rectangle, four_boxes, 1) is None
+    one_box = "r1c1:12 r1c2:12 r2c1:12 r2c2:125"
+    assert run(find_unique_rectangle, one_box, 1) is None
+
+
+HIDDEN = "r1c1:12 r1c4:123 r2c1:124 r2c4:125 r2c7:24 r5c4:23"
+
+
+def test_hidden_rectangle():
+    # 1 lies only on the rectangle in row 2 and column 4, so r2c4 cannot be 2
+    elims, _, where = run(find_hidden_rectangle, HIDDEN)
+    assert elims == ["r2c4<>2"]
+    assert where == RECT
+
+
+def test_hidden_rectangle_needs_the_digit_confined():
+    assert run(find_hidden_rectangle, HIDDEN.replace("r2c7:24", "r2c7:124")
+               .replace("r5c4:23", "r5c4:123")) is None
+
+
+BUG = "r1c1:123 r1c2:13 r1c4:23 r2c1:23 r2c4:23 r4c1:13 r4c2:13"
+
+
+def test_bug_plus_one_keeps_the_digit_seen_three_times():
+    elims, _, where = run(find_bug_plus_one, BUG)
+    assert elims == ["r1c1<>1", "r1c1<>2"]
+    assert where == "r1c1 3"
+
+
+def test_bug_plus_one_needs_a_single_extra_cell():
+    assert run(find_bug_plus_one, BUG.replace("r4c2:13", "r4c2:135")) is None
+
+
+def test_rating_reference_puzzles_that_need_uniqueness(ratings_rows):
+    codes = {"u1", "u2", "u3", "u4", "u5", "u6", "hr", "bug1"}
+    sample = [r for r in ratings_rows
+              if any(i.split(":")[0] in codes for i in r["hodoku_techniques"].split(";"))]
+    for row in sample[:30]:
+        ladder.rate(parse(row["puzzle"]))  # raises LadderError on a false elimination
+
+
+def test_uniqueness_eliminations_are_true(qqwing_rows):
+    sample = [r for r in qqwing_rows if r["difficulty"] == "expert"][120:160]
+    assert assert_family_keeps_true_candidates("uniqueness", sample) > 50
