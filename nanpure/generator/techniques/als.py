@@ -1,0 +1,742 @@
+"""Almost locked sets: Sue de Coq, ALS-XZ, ALS-XY-Wing and ALS-Chain.
+
+An *almost locked set* (ALS) is N open cells of one house holding N+1 candidates between
+them. Remove any one of its digits and the rest is a locked set: every remaining digit
+must then appear in it. A single bivalue cell is the smallest ALS.
+
+Two ALS that share no cell are linked by a *restricted common candidate* (RCC) ``x`` when
+every cell holding ``x`` in one sees every cell holding ``x`` in the other: ``x`` can then
+be true in at most one of them, so at least one of the two is a locked set.
+
+- **ALS-XZ**: ALS A and B with an RCC ``x``. Any other digit ``z`` common to both must
+  be true in A or in B, so ``z`` goes from every cell that sees all ``z`` cells of both.
+  With two RCCs (doubly linked) both sets are locked apart from the RCCs, which removes
+  more.
+- **ALS-XY-Wing**: a pivot ALS C linked to A by ``x`` and to B by a different ``y``; a
+  digit ``z`` common to A and B is true in one of them, as in ALS-XZ.
+- **ALS-Chain**: A1 -x1- A2 -x2- ... -An (4 to 6 sets), each link's RCC different from the
+  one before it; a digit common to A1 and An (not the first or last link's RCC) is true
+  in one of them.
+- **Sue de Coq**: 2 or 3 cells C where a line and a box cross, with at least two more
+  candidates than cells, plus cells L of the line and K of the box (outside C) that
+  share no candidate of C with each other; when C, L and K together need every digit of
+  C exactly once, those digits leave the rest of the line and the box.
+
+Every finder enumerates the ALS of the grid afresh (smallest sets first, then by house)
+and reports the first pattern, in a fixed order, that eliminates something. Cell sets
+are two ``int64`` words (cells 0-40 and 41-80) so that the bit tricks stay exact in
+numba.
+
+>>> from nanpure.generator.board import parse, candidates
+>>> grid = parse("..65.71........8....1.3..2.194.2.....6.375....5..1...27....."
+...              "..6........4.459.....")
+>>> cand = candidates(grid)
+>>> cand[grid > 0] = 0
+>>> n_als(grid, cand) > 0
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..board import HOUSES, PEERS, POPCOUNT
+from .step import T_CELL, T_DIGIT, T_SEP, add_elim, add_token, clear
+
+#: Upper bound on the number of ALS kept per call; enumeration stops (deterministically)
+#: when it is reached.
+MAX_ALS = 2048
+#: ALS-Chain: longest chain, in sets, and the work budget (states explored) per call.
+MAX_CHAIN_ALS = 6
+CHAIN_BUDGET = 400_000
+
+_WORD_BITS = 41
+_FULL = np.array([(1 << 41) - 1, (1 << 40) - 1], dtype=np.int64)
+#: CELL_WORD[c], CELL_BIT[c]: where cell c lives in a two-word cell set.
+CELL_WORD = np.array([c // _WORD_BITS for c in range(81)], dtype=np.int64)
+CELL_BIT = np.array([1 << (c % _WORD_BITS) for c in range(81)], dtype=np.int64)
+#: PEER_SET[c]: the peers of cell c as a two-word cell set.
+PEER_SET = np.zeros((81, 2), dtype=np.int64)
+for _c in range(81):
+    for _p in PEERS[_c]:
+        PEER_SET[_c, _p // _WORD_BITS] |= 1 << (_p % _WORD_BITS)
+del _c, _p
+
+#: Every non-empty subset of 9 positions, smallest first, then by value.
+SUBSETS = np.array(sorted(range(1, 512), key=lambda m: (bin(m).count("1"), m)), dtype=np.int64)
+#: SUBSETS[SIZE_START[k]:SIZE_START[k + 1]] are the subsets with k positions.
+SIZE_START = np.array(
+    [sum(1 for m in range(1, 512) if bin(m).count("1") < k) for k in range(11)], dtype=np.int64
+)
+
+
+# --- small helpers ------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _low_index(m: int) -> int:
+    """Index of the lowest set bit of a non-zero mask."""
+    i = 0
+    while (m >> i) & 1 == 0:
+        i += 1
+    return i
+
+
+@njit(cache=True)
+def _digit_cells(grid: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """``out[d]``: the open cells holding candidate d+1, as two-word cell sets."""
+    out = np.zeros((9, 2), dtype=np.int64)
+    for c in range(81):
+        if grid[c] == 0:
+            m = cand[c]
+            for d in range(9):
+                if (m >> d) & 1:
+                    out[d, CELL_WORD[c]] |= CELL_BIT[c]
+    return out
+
+
+@njit(cache=True)
+def _has(s: np.ndarray, c: int) -> bool:
+    return (s[CELL_WORD[c]] & CELL_BIT[c]) != 0
+
+
+@njit(cache=True)
+def _add_cell_run(step: np.ndarray, cells: np.ndarray) -> None:
+    """T_CELL tokens for every cell of a two-word set, ascending."""
+    for c in range(81):
+        if _has(cells, c):
+            add_token(step, T_CELL, c)
+
+
+@njit(cache=True)
+def _add_digits(step: np.ndarray, mask: int) -> None:
+    for d in range(9):
+        if (mask >> d) & 1:
+            add_token(step, T_DIGIT, d + 1)
+
+
+@njit(cache=True)
+def _write_elims(step: np.ndarray, targets: np.ndarray) -> None:
+    """Record ``targets[d]`` (two-word cell sets) as eliminations of digit d+1."""
+    for c in range(81):
+        for d in range(9):
+            if _has(targets[d], c):
+                add_elim(step, c, d + 1)
+
+
+@njit(cache=True)
+def _any_target(targets: np.ndarray) -> bool:
+    for d in range(9):
+        if targets[d, 0] != 0 or targets[d, 1] != 0:
+            return True
+    return False
+
+
+# --- enumerating almost locked sets -------------------------------------------------------
+
+
+@njit(cache=True)
+def _collect_als(grid: np.ndarray, cand: np.ndarray):
+    """All ALS of the grid, each once, smallest first, then by house and cell subset.
+
+    Returns ``(n, cells, masks, dcells, buddies)``: for ALS ``a`` its cells (two-word set),
+    its candidate mask, and per digit ``d`` the cells of the ALS holding d+1
+    (``dcells[a, d]``) and the cells outside them that see them all (``buddies[a, d]``).
+    """
+    hcells = np.zeros((27, 9), dtype=np.int64)
+    hcount = np.zeros(27, dtype=np.int64)
+    unions = np.zeros((27, 512), dtype=np.int64)
+    for h in range(27):
+        k = 0
+        for p in range(9):
+            c = HOUSES[h, p]
+            if grid[c] == 0 and cand[c] != 0:
+                hcells[h, k] = c
+                k += 1
+        hcount[h] = k
+        for s in range(1, 1 << k):
+            unions[h, s] = unions[h, s & (s - 1)] | cand[hcells[h, _low_index(s)]]
+
+    cells = np.zeros((MAX_ALS, 2), dtype=np.int64)
+    masks = np.zeros(MAX_ALS, dtype=np.int64)
+    n = 0
+    for size in range(1, 9):
+        for h in range(27):
+            k = hcount[h]
+            if size >= k:
+                continue  # all open cells of a house hold exactly as many digits as cells
+            if h >= 9 and size == 1:
+                continue  # a bivalue cell is listed once, from its row
+            for t in range(SIZE_START[size], SIZE_START[size + 1]):
+                s = SUBSETS[t]
+                if s >= (1 << k):
+                    break
+                m = unions[h, s]
+                if POPCOUNT[m] != size + 1:
+                    continue
+                if h >= 18 and _in_one_line(hcells[h], s):
+                    continue  # already listed from that row or column
+                if n == MAX_ALS:
+                    return _finish_als(grid, cand, n, cells, masks)
+                for p in range(k):
+                    if (s >> p) & 1:
+                        c = hcells[h, p]
+                        cells[n, CELL_WORD[c]] |= CELL_BIT[c]
+                masks[n] = m
+                n += 1
+    return _finish_als(grid, cand, n, cells, masks)
+
+
+@njit(cache=True)
+def _in_one_line(house_cells: np.ndarray, s: int) -> bool:
+    """True when the cells picked by ``s`` all lie in one row or in one column."""
+    row = -1
+    col = -1
+    same_row = True
+    same_col = True
+    for p in range(9):
+        if (s >> p) & 1:
+            c = house_cells[p]
+            if row < 0:
+                row = c // 9
+                col = c % 9
+            else:
+                same_row = same_row and c // 9 == row
+                same_col = same_col and c % 9 == col
+    return same_row or same_col
+
+
+@njit(cache=True)
+def _finish_als(grid, cand, n, cells, masks):
+    dcells = np.zeros((n, 9, 2), dtype=np.int64)
+    buddies = np.empty((n, 9, 2), dtype=np.int64)
+    for a in range(n):
+        for d in range(9):
+            buddies[a, d, 0] = _FULL[0]
+            buddies[a, d, 1] = _FULL[1]
+        for c in range(81):
+            if (cells[a, CELL_WORD[c]] & CELL_BIT[c]) == 0:
+                continue
+            m = cand[c]
+            for d in range(9):
+                if (m >> d) & 1:
+                    dcells[a, d, CELL_WORD[c]] |= CELL_BIT[c]
+                    buddies[a, d, 0] &= PEER_SET[c, 0]
+                    buddies[a, d, 1] &= PEER_SET[c, 1]
+    return n, cells[:n], masks[:n], dcells, buddies
+
+
+@njit(cache=True)
+def n_als(grid: np.ndarray, cand: np.ndarray) -> int:
+    """How many distinct almost locked sets the grid holds (capped at MAX_ALS)."""
+    return _collect_als(grid, cand)[0]
+
+
+@njit(cache=True)
+def _bit_index(bit: int) -> int:
+    """Index of a single set bit below 2**45 (five table look-ups)."""
+    x = bit - 1
+    return (POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511] + POPCOUNT[(x >> 18) & 511]
+            + POPCOUNT[(x >> 27) & 511] + POPCOUNT[(x >> 36) & 511])
+
+
+@njit(cache=True)
+def _links(n, cells, masks, dcells, buddies, dcand):
+    """Every restricted common candidate, as adjacency lists: ``to[start[a]:start[a+1]]``
+    are the ALS linked to ALS a (ascending) and ``rcs`` the RCC masks of those links."""
+    # A digit can only be an RCC of ALS a if some other cell holding it sees all of a's
+    # cells with it; this prunes most pairs of large sets.
+    linkable = np.zeros(n, dtype=np.int64)
+    for a in range(n):
+        for d in range(9):
+            if (masks[a] >> d) & 1 and (
+                (buddies[a, d, 0] & dcand[d, 0]) != 0 or (buddies[a, d, 1] & dcand[d, 1]) != 0
+            ):
+                linkable[a] |= 1 << d
+    cap = 4 * n + 16
+    ea = np.empty(cap, dtype=np.int64)
+    eb = np.empty(cap, dtype=np.int64)
+    em = np.empty(cap, dtype=np.int64)
+    ne = 0
+    for a in range(n):
+        la = linkable[a]
+        if la == 0:
+            continue
+        for b in range(a + 1, n):
+            common = la & linkable[b]
+            if common == 0:
+                continue
+            if (cells[a, 0] & cells[b, 0]) != 0 or (cells[a, 1] & cells[b, 1]) != 0:
+                continue
+            # the RCC test written out: a call per pair costs more than the test itself
+            rc = 0
+            for d in range(9):
+                if (common >> d) & 1:
+                    if (dcells[b, d, 0] & ~buddies[a, d, 0]) == 0 and (
+                        dcells[b, d, 1] & ~buddies[a, d, 1]
+                    ) == 0:
+                        rc |= 1 << d
+            if rc == 0:
+                continue
+            if ne == cap:
+                cap *= 2
+                ea2 = np.empty(cap, dtype=np.int64)
+                eb2 = np.empty(cap, dtype=np.int64)
+                em2 = np.empty(cap, dtype=np.int64)
+                ea2[:ne] = ea[:ne]
+                eb2[:ne] = eb[:ne]
+                em2[:ne] = em[:ne]
+                ea, eb, em = ea2, eb2, em2
+            ea[ne] = a
+            eb[ne] = b
+            em[ne] = rc
+            ne += 1
+    start = np.zeros(n + 1, dtype=np.int64)
+    for e in range(ne):
+        start[ea[e] + 1] += 1
+        start[eb[e] + 1] += 1
+    for a in range(n):
+        start[a + 1] += start[a]
+    fill = start[:n].copy()
+    to = np.empty(2 * ne, dtype=np.int64)
+    rcs = np.empty(2 * ne, dtype=np.int64)
+    # Edges come sorted by (a, b), so each list ends up ascending.
+    for e in range(ne):
+        a = ea[e]
+        b = eb[e]
+        to[fill[a]] = b
+        rcs[fill[a]] = em[e]
+        fill[a] += 1
+        to[fill[b]] = a
+        rcs[fill[b]] = em[e]
+        fill[b] += 1
+    return start, to, rcs
+
+
+@njit(cache=True)
+def _common_targets(a, b, zmask, dcand, buddies, targets) -> None:
+    """Add, for every digit in ``zmask``, the cells holding it that see all its cells in
+    both ALS a and b."""
+    for d in range(9):
+        if (zmask >> d) & 1:
+            for w in range(2):
+                targets[d, w] |= buddies[a, d, w] & buddies[b, d, w] & dcand[d, w]
+
+
+# --- ALS-XZ -------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def find_als_xz(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+    """Two ALS linked by a restricted common candidate (once or twice)."""
+    n, cells, masks, dcells, buddies = _collect_als(grid, cand)
+    dcand = _digit_cells(grid, cand)
+    targets = np.zeros((9, 2), dtype=np.int64)
+    for a in range(n):
+        for b in range(a + 1, n):
+            common = masks[a] & masks[b]
+            if POPCOUNT[common] < 2:
+                continue  # the RCC plus at least one digit to eliminate
+            if (cells[a, 0] & cells[b, 0]) != 0 or (cells[a, 1] & cells[b, 1]) != 0:
+                continue
+            rc = 0  # the RCC test written out, as in _links
+            for d in range(9):
+                if (common >> d) & 1:
+                    if (dcells[b, d, 0] & ~buddies[a, d, 0]) == 0 and (
+                        dcells[b, d, 1] & ~buddies[a, d, 1]
+                    ) == 0:
+                        rc |= 1 << d
+            if rc == 0:
+                continue
+            targets[:, :] = 0
+            _common_targets(a, b, common & ~rc, dcand, buddies, targets)
+            if POPCOUNT[rc] >= 2:
+                # Doubly linked: each RCC is true in exactly one of the two sets, and each
+                # set holds all its other digits.
+                _common_targets(a, b, rc, dcand, buddies, targets)
+                _locked_rest(a, b, masks[a] & ~rc, dcand, cells, buddies, targets)
+                _locked_rest(b, a, masks[b] & ~rc, dcand, cells, buddies, targets)
+            if _any_target(targets):
+                clear(step)
+                _add_cell_run(step, cells[a])
+                add_token(step, T_SEP, 0)
+                _add_digits(step, rc)
+                add_token(step, T_SEP, 0)
+                _add_cell_run(step, cells[b])
+                _write_elims(step, targets)
+                return True
+    return False
+
+
+@njit(cache=True)
+def _locked_rest(a, b, rest, dcand, cells, buddies, targets) -> None:
+    """Digits ``rest`` are all placed in ALS a: remove them from cells (outside ALS b)
+    that see all their cells in a."""
+    for d in range(9):
+        if (rest >> d) & 1:
+            for w in range(2):
+                targets[d, w] |= buddies[a, d, w] & dcand[d, w] & ~cells[b, w]
+
+
+# --- ALS-XY-Wing --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def find_als_xy_wing(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+    """ALS A and B both linked to a pivot ALS C, by two different RCCs."""
+    n, cells, masks, dcells, buddies = _collect_als(grid, cand)
+    dcand = _digit_cells(grid, cand)
+    start, to, rcs = _links(n, cells, masks, dcells, buddies, dcand)
+    targets = np.zeros((9, 2), dtype=np.int64)
+    for c in range(n):
+        for p in range(start[c], start[c + 1]):
+            a = to[p]
+            rc1 = rcs[p]
+            for q in range(p + 1, start[c + 1]):
+                b = to[q]
+                rc2 = rcs[q]
+                if rc1 == rc2 and POPCOUNT[rc1] == 1:
+                    continue  # the two links need different digits
+                if (cells[a, 0] & cells[b, 0]) != 0 or (cells[a, 1] & cells[b, 1]) != 0:
+                    continue
+                z = masks[a] & masks[b] & ~rc1 & ~rc2
+                hit = False
+                while z and not hit:  # written out: this loop is the hot one
+                    low = z & -z
+                    z ^= low
+                    d = _bit_index(low)
+                    hit = (buddies[a, d, 0] & buddies[b, d, 0] & dcand[d, 0]) != 0 or (
+                        buddies[a, d, 1] & buddies[b, d, 1] & dcand[d, 1]) != 0
+                if hit:
+                    targets[:, :] = 0
+                    _common_targets(a, b, masks[a] & masks[b] & ~rc1 & ~rc2, dcand, buddies,
+                                    targets)
+                    clear(step)
+                    _add_cell_run(step, cells[a])
+                    add_token(step, T_SEP, 0)
+                    _add_digits(step, rc1)
+                    add_token(step, T_SEP, 0)
+                    _add_cell_run(step, cells[c])
+                    add_token(step, T_SEP, 0)
+                    _add_digits(step, rc2)
+                    add_token(step, T_SEP, 0)
+                    _add_cell_run(step, cells[b])
+                    _write_elims(step, targets)
+                    return True
+    return False
+
+
+# --- ALS-Chain ----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _arc_code(m: int) -> int:
+    """A small index for an RCC mask of one or two digits (45 for anything larger)."""
+    i = _low_index(m)
+    rest = m & (m - 1)
+    if rest == 0:
+        return i
+    if rest & (rest - 1) != 0:
+        return 45
+    j = _low_index(rest)
+    # pairs i < j numbered after the 9 single digits
+    return 9 + i * (17 - i) // 2 + (j - i - 1)
+
+
+@njit(cache=True)
+def find_als_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+    """A chain of 4 to MAX_CHAIN_ALS ALS linked by RCCs, each link's digit different
+    from the one before it.
+
+    For every start ALS and first link digit, a breadth-first search over (ALS, digits
+    of the link that entered it) finds the shortest chains first. The search gives up
+    after CHAIN_BUDGET states, so a call stays bounded on crowded grids.
+    """
+    n, cells, masks, dcells, buddies = _collect_als(grid, cand)
+    if n < 4:
+        return False
+    dcand = _digit_cells(grid, cand)
+    start, to, rcs = _links(n, cells, masks, dcells, buddies, dcand)
+
+    # For each ALS and digit: does any cell outside hold the digit and see all its
+    # cells in the ALS? An end of a useful chain needs such a digit in common with the
+    # start.
+    reach = np.zeros(n, dtype=np.int64)
+    for a in range(n):
+        for d in range(9):
+            if (masks[a] >> d) & 1:
+                if (buddies[a, d, 0] & dcand[d, 0]) != 0 or (buddies[a, d, 1] & dcand[d, 1]) != 0:
+                    reach[a] |= 1 << d
+
+    seen = np.zeros(n * 46, dtype=np.int32)  # BFS generation that reached (ALS, arc)
+    q_als = np.empty(n * 46, dtype=np.int64)
+    q_arc = np.empty(n * 46, dtype=np.int64)
+    q_parent = np.empty(n * 46, dtype=np.int64)
+    q_depth = np.empty(n * 46, dtype=np.int64)
+    targets = np.zeros((9, 2), dtype=np.int64)
+    generation = 0
+    work = 0
+    for s in range(n):
+        if reach[s] == 0:
+            continue
+        for x1 in range(9):
+            first = 1 << x1
+            if (masks[s] & first) == 0 or (reach[s] & ~first) == 0:
+                continue
+            generation += 1
+            head = 0
+            tail = 0
+            # links out of the start that use x1
+            for e in range(start[s], start[s + 1]):
+                if (rcs[e] & first) == 0:
+                    continue
+                j = to[e]
+                key = j * 46 + x1
+                if seen[key] == generation:
+                    continue
+                seen[key] = generation
+                q_als[tail] = j
+                q_arc[tail] = first
+                q_parent[tail] = -1
+                q_depth[tail] = 2
+                tail += 1
+            while head < tail:
+                if work > CHAIN_BUDGET:
+                    return False
+                i = head
+                head += 1
+                a = q_als[i]
+                if q_depth[i] >= MAX_CHAIN_ALS:
+                    continue
+                arc_in = q_arc[i]
+                for e in range(start[a], start[a + 1]):
+                    work += 1
+                    arc = rcs[e] & ~arc_in
+                    if arc == 0:
+                        continue
+                    b = to[e]
+                    if b == s:
+                        continue
+                    on_path = False
+                    t = i
+                    while t >= 0 and not on_path:
+                        on_path = q_als[t] == b
+                        t = q_parent[t]
+                    if on_path:
+                        continue
+                    key = b * 46 + _arc_code(arc)
+                    if seen[key] == generation:
+                        continue
+                    seen[key] = generation
+                    q_als[tail] = b
+                    q_arc[tail] = arc
+                    q_parent[tail] = i
+                    q_depth[tail] = q_depth[i] + 1
+                    tail += 1
+                    if q_depth[i] + 1 < 4:
+                        continue
+                    z = masks[s] & masks[b] & reach[s] & reach[b] & ~first & ~arc
+                    hit = False
+                    zz = z
+                    while zz and not hit:
+                        low = zz & -zz
+                        zz ^= low
+                        d = _bit_index(low)
+                        hit = (buddies[s, d, 0] & buddies[b, d, 0] & dcand[d, 0]) != 0 or (
+                            buddies[s, d, 1] & buddies[b, d, 1] & dcand[d, 1]) != 0
+                    if hit:
+                        targets[:, :] = 0
+                        _common_targets(s, b, z, dcand, buddies, targets)
+                        _write_chain(step, s, tail - 1, q_als, q_arc, q_parent, cells)
+                        _write_elims(step, targets)
+                        return True
+    return False
+
+
+@njit(cache=True)
+def _write_chain(step, s, last, q_als, q_arc, q_parent, cells) -> None:
+    """Tokens ``A1 | x1 | A2 | x2 | ... | An`` for the chain ending at queue entry last."""
+    order = np.empty(MAX_CHAIN_ALS, dtype=np.int64)
+    k = 0
+    i = last
+    while i >= 0:
+        order[k] = i
+        k += 1
+        i = q_parent[i]
+    clear(step)
+    _add_cell_run(step, cells[s])
+    for t in range(k - 1, -1, -1):
+        i = order[t]
+        add_token(step, T_SEP, 0)
+        _add_digits(step, q_arc[i])
+        add_token(step, T_SEP, 0)
+        _add_cell_run(step, cells[q_als[i]])
+
+
+# --- Sue de Coq ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def find_sue_de_coq(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+    """Two or three cells where a line crosses a box, completed by cells of the line and
+    cells of the box that share none of their candidates.
+
+    The line cells L may hold extra digits (not in the crossing C) if they have one more
+    cell per extra digit; likewise the box cells K. With V the candidates of C, the
+    pattern holds when ``(|L| - extras of L) + (|K| - extras of K) = |V| - |C|``: then every
+    digit of V is placed exactly once in C, L and K.
+    """
+    for line in range(18):
+        for bi in range(3):
+            if line < 9:
+                box = (line // 3) * 3 + bi
+            else:
+                box = bi * 3 + (line - 9) // 3
+            if _sue_de_coq_at(grid, cand, step, line, box + 18):
+                return True
+    return False
+
+
+@njit(cache=True)
+def _sue_de_coq_at(grid, cand, step, line: int, box: int) -> bool:
+    inter = np.empty(3, dtype=np.int64)
+    n_inter = 0
+    for p in range(9):
+        c = HOUSES[line, p]
+        if grid[c] == 0 and _in_house(c, box):
+            inter[n_inter] = c
+            n_inter += 1
+    if n_inter < 2:
+        return False
+    # Crossing subsets in the order (0,1), (0,1,2), (0,2), (1,2).
+    for pick in (3, 7, 5, 6):
+        if pick >= (1 << n_inter):
+            continue
+        v = 0
+        n_c = 0
+        for p in range(n_inter):
+            if (pick >> p) & 1:
+                v |= cand[inter[p]]
+                n_c += 1
+        n_plus = POPCOUNT[v] - n_c
+        if n_plus < 2:
+            continue
+        if _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plus):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _in_house(c: int, h: int) -> bool:
+    for p in range(9):
+        if HOUSES[h, p] == c:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plus) -> bool:
+    in_c = np.zeros(81, dtype=np.bool_)
+    for p in range(n_inter):
+        if (pick >> p) & 1:
+            in_c[inter[p]] = True
+    # Sources: open cells of the line / the box outside the chosen crossing cells. A
+    # crossing cell left out of C may join L or K (not both).
+    line_src = np.empty(8, dtype=np.int64)
+    n_line = 0
+    for p in range(9):
+        c = HOUSES[line, p]
+        if grid[c] == 0 and not in_c[c]:
+            line_src[n_line] = c
+            n_line += 1
+    box_src = np.empty(8, dtype=np.int64)
+    n_box = 0
+    for p in range(9):
+        c = HOUSES[box, p]
+        if grid[c] == 0 and not in_c[c]:
+            box_src[n_box] = c
+            n_box += 1
+    line_union = np.zeros(1 << n_line, dtype=np.int64)
+    for s in range(1, 1 << n_line):
+        line_union[s] = line_union[s & (s - 1)] | cand[line_src[_low_index(s)]]
+    box_union = np.zeros(1 << n_box, dtype=np.int64)
+    for s in range(1, 1 << n_box):
+        box_union[s] = box_union[s & (s - 1)] | cand[box_src[_low_index(s)]]
+
+    for sl in range(1, 1 << n_line):
+        vl = line_union[sl]
+        pl = vl & v
+        el = vl & ~v
+        used_l = POPCOUNT[sl] - POPCOUNT[el]  # cells of L that must take digits of V
+        if pl == 0 or used_l <= 0 or used_l >= n_plus:
+            continue
+        # box positions taken by L (crossing cells outside C)
+        taken = 0
+        for p in range(n_box):
+            for q in range(n_line):
+                if (sl >> q) & 1 and line_src[q] == box_src[p]:
+                    taken |= 1 << p
+        for sk in range(1, 1 << n_box):
+            if (sk & taken) != 0:
+                continue
+            vk = box_union[sk]
+            if (vk & pl) != 0:
+                continue
+            pk = vk & v
+            ek = vk & ~v
+            if pk == 0 or POPCOUNT[sk] - POPCOUNT[ek] != n_plus - used_l:
+                continue
+            line_digits = (v & ~pk) | el
+            box_digits = (v & ~pl) | ek
+            found = False
+            for p in range(9):
+                c = HOUSES[line, p]
+                if grid[c] == 0 and not in_c[c] and not _picked(c, sl, line_src, n_line) \
+                        and not _picked(c, sk, box_src, n_box) and (cand[c] & line_digits):
+                    found = True
+                c = HOUSES[box, p]
+                if grid[c] == 0 and not in_c[c] and not _picked(c, sl, line_src, n_line) \
+                        and not _picked(c, sk, box_src, n_box) and (cand[c] & box_digits):
+                    found = True
+            if not found:
+                continue
+            clear(step)
+            for p in range(n_inter):
+                if (pick >> p) & 1:
+                    add_token(step, T_CELL, inter[p])
+            add_token(step, T_SEP, 0)
+            for q in range(n_line):
+                if (sl >> q) & 1:
+                    add_token(step, T_CELL, line_src[q])
+            add_token(step, T_SEP, 0)
+            for q in range(n_box):
+                if (sk >> q) & 1:
+                    add_token(step, T_CELL, box_src[q])
+            for p in range(9):
+                c = HOUSES[line, p]
+                if grid[c] == 0 and not in_c[c] and not _picked(c, sl, line_src, n_line) \
+                        and not _picked(c, sk, box_src, n_box):
+                    _elim_mask(step, c, cand[c] & line_digits)
+            for p in range(9):
+                c = HOUSES[box, p]
+                if grid[c] == 0 and not in_c[c] and not _picked(c, sl, line_src, n_line) \
+                        and not _picked(c, sk, box_src, n_box):
+                    _elim_mask(step, c, cand[c] & box_digits)
+            return True
+    return False
+
+
+@njit(cache=True)
+def _picked(c: int, s: int, src: np.ndarray, n: int) -> bool:
+    for q in range(n):
+        if (s >> q) & 1 and src[q] == c:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _elim_mask(step, c: int, m: int) -> None:
+    for d in range(9):
+        if (m >> d) & 1:
+            add_elim(step, c, d + 1)
