@@ -99,3 +99,16 @@ def test_rating_reference_puzzles_that_need_uniqueness(ratings_rows):
 def test_uniqueness_eliminations_are_true(qqwing_rows):
     sample = [r for r in qqwing_rows if r["difficulty"] == "expert"][120:160]
     assert assert_family_keeps_true_candidates("uniqueness", sample) > 50
+
+
+def test_corners_may_miss_one_of_the_digits():
+    # r1c4 has lost its 2; the X-Wing on 1 still forbids the deadly pattern
+    elims, _, _ = run(find_unique_rectangle, "r1c1:12 r2c4:12 r1c4:13 r2c1:124", 6)
+    assert elims == ["r1c4<>1", "r2c1<>1"]
+
+
+def test_a_digit_placed_elsewhere_in_the_house_is_not_confined_to_the_roof():
+    # no 1 is left in row 2 (it is placed there), so type 4 must not remove the 2s
+    assert run(find_unique_rectangle, "r1c1:12 r1c4:12 r2c1:23 r2c4:24", 4) is None
+    # likewise the Hidden Rectangle needs the 1 in the corners beside r2c4
+    assert run(find_hidden_rectangle, "r1c1:12 r1c4:13 r2c1:24 r2c4:25") is None

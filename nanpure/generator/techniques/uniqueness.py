@@ -6,8 +6,11 @@ boxes holding a/b and b/a: swapping a and b would give a second solution, so the
 solution never contains one. Givens cannot be swapped, so only open cells (mask != 0)
 are ever used as corners.
 
-For a rectangle whose corners all still have a and b, *floor* corners hold exactly
-{a, b} and *roof* corners have extra candidates:
+So the four corners of such a rectangle never all take digits from {a, b} (two per row
+and column, they would form the pattern). The digits come from a bivalue corner; the
+other corners need only one of them (HoDoKu's "missing candidates" allowance), since the
+argument never uses the candidates. *Floor* corners hold exactly {a, b}, *roof* corners
+have extra candidates:
 
 1. three floor corners: the fourth loses a and b;
 2. two floor corners on a line, both roof corners with the same one extra c: c is in
@@ -61,19 +64,38 @@ def find_unique_rectangle(
                     corners[1] = r1 * 9 + c2
                     corners[2] = r2 * 9 + c1
                     corners[3] = r2 * 9 + c2
-                    common = cand[corners[0]] & cand[corners[1]] & cand[corners[2]] \
-                        & cand[corners[3]]
-                    if POPCOUNT[common] < 2:
-                        continue
-                    for a in range(1, 10):
-                        if not common & (1 << (a - 1)):
+                    for i in range(4):
+                        pair = _rectangle_pair(cand, corners, i)
+                        if pair == 0:
                             continue
-                        for b in range(a + 1, 10):
-                            if not common & (1 << (b - 1)):
-                                continue
-                            if _rectangle_type(cand, step, kind, corners, a, b):
-                                return True
+                        a = low_bit_index(pair) + 1
+                        b = low_bit_index(pair & (pair - 1)) + 1
+                        if _rectangle_type(cand, step, kind, corners, a, b):
+                            return True
     return False
+
+
+@njit(cache=True)
+def _rectangle_pair(cand: np.ndarray, q: np.ndarray, i: int) -> int:
+    """The digit pair of the rectangle ``q`` taken from its bivalue corner ``i``, or 0
+    when corner i is not bivalue, an earlier corner gave the same pair, or some corner
+    has neither digit."""
+    pair = cand[q[i]]
+    if POPCOUNT[pair] != 2:
+        return 0
+    for j in range(i):
+        if cand[q[j]] == pair:
+            return 0
+    return pair if _is_rectangle_on(cand, q, pair) else 0
+
+
+@njit(cache=True)
+def _is_rectangle_on(cand: np.ndarray, q: np.ndarray, pair: int) -> bool:
+    """Every corner is open and still has a digit of ``pair``."""
+    for i in range(4):
+        if not cand[q[i]] & pair:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -100,8 +122,8 @@ def _rectangle_type(
         if n_floor != 3:
             return False
         target = q[low_bit_index(roof)]
-        add_elim(step, target, a)
-        add_elim(step, target, b)
+        _elim_present(cand, step, target, a)
+        _elim_present(cand, step, target, b)
     elif kind == 5:
         if not (n_floor == 1 or (n_floor == 2 and (floor == 0b1001 or floor == 0b0110))):
             return False
@@ -132,7 +154,7 @@ def _rectangle_type(
             if _x_wing_on(cand, digit, q):
                 for i in range(4):
                     if roof & (1 << i):
-                        add_elim(step, q[i], digit)
+                        _elim_present(cand, step, q[i], digit)
                 break
     else:
         # types 2, 3 and 4: the floor is one side of the rectangle, the roof the other
@@ -158,6 +180,13 @@ def _rectangle_type(
                     if _confined_to_roof(cand, step, h, r1, r2, a, b):
                         break
     return step[N_ELIM] > 0
+
+
+@njit(cache=True)
+def _elim_present(cand: np.ndarray, step: np.ndarray, cell: int, digit: int) -> None:
+    """Record the removal of ``digit`` from ``cell`` if the cell still has it."""
+    if cand[cell] & (1 << (digit - 1)):
+        add_elim(step, cell, digit)
 
 
 @njit(cache=True)
@@ -192,16 +221,18 @@ def _confined_to_roof(
         keep = b if side else a
         drop = a if side else b
         bit = 1 << (keep - 1)
-        confined = True
+        # both corners must still have the digit: a digit placed elsewhere in the house
+        # would look confined too
+        confined = cand[r1] & bit != 0 and cand[r2] & bit != 0
         for k in range(9):
             cell = HOUSES[h, k]
             if cell != r1 and cell != r2 and cand[cell] & bit:
                 confined = False
-                break
         if confined:
-            add_elim(step, r1, drop)
-            add_elim(step, r2, drop)
-            return True
+            _elim_present(cand, step, r1, drop)
+            _elim_present(cand, step, r2, drop)
+            if step[N_ELIM]:
+                return True
     return False
 
 
@@ -263,12 +294,9 @@ def find_hidden_rectangle(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) 
                     q[1] = r1 * 9 + c2
                     q[2] = r2 * 9 + c1
                     q[3] = r2 * 9 + c2
-                    common = cand[q[0]] & cand[q[1]] & cand[q[2]] & cand[q[3]]
-                    if POPCOUNT[common] < 2:
-                        continue
                     for i in range(4):
                         pm = cand[q[i]]
-                        if POPCOUNT[pm] != 2 or pm & common != pm:
+                        if POPCOUNT[pm] != 2 or not _is_rectangle_on(cand, q, pm):
                             continue
                         opposite = q[3 - i]
                         a = low_bit_index(pm) + 1
@@ -276,7 +304,8 @@ def find_hidden_rectangle(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) 
                         for side in range(2):
                             u = b if side else a
                             v = a if side else b
-                            if _confined_to_corners(cand, u, opposite, q):
+                            if cand[opposite] & (1 << (v - 1)) and \
+                                    _confined_to_corners(cand, u, opposite, q):
                                 clear(step)
                                 add_elim(step, opposite, v)
                                 add_token(step, T_DIGIT, a)
@@ -294,6 +323,11 @@ def _confined_to_corners(cand: np.ndarray, digit: int, corner: int, q: np.ndarra
     bit = 1 << (digit - 1)
     r = ROW_OF[corner]
     c = COL_OF[corner]
+    # the corners beside ``corner`` must have the digit (else it may be placed in the row)
+    for i in range(4):
+        if q[i] != corner and (ROW_OF[q[i]] == r or COL_OF[q[i]] == c) \
+                and not cand[q[i]] & bit:
+            return False
     for k in range(9):
         for cell in (r * 9 + k, k * 9 + c):
             if cand[cell] & bit and cell != q[0] and cell != q[1] and cell != q[2] \
