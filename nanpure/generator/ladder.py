@@ -26,12 +26,11 @@ from functools import cache
 import numpy as np
 
 from .board import BoardError
-from .solver import count_solutions, solve
-from .techniques.singles import apply_queued, run_singles, setup
+from .solver import count_solutions_batch
+from .techniques import basic
+from .techniques.singles import setup
 from .techniques.step import (
-    N_ELIM,
-    N_PLACE,
-    VARIANT,
+    STEP_SIZE,
     eliminations,
     format_effects,
     format_tokens,
@@ -41,6 +40,7 @@ from .techniques.step import (
 )
 
 TIERS = ("easy", "medium", "hard", "unfair", "extreme")
+_RANK = {tier: k for k, tier in enumerate(TIERS)}
 #: Highest score that still fits each tier but the last (HoDoKu's level limits).
 SCORE_LIMITS = (800, 1000, 1600, 1800)
 
@@ -67,7 +67,7 @@ class Technique:
 
     @property
     def rank(self) -> int:
-        return TIERS.index(self.tier)
+        return _RANK[self.tier]
 
     def variant_name(self, variant: int) -> str:
         return self.variants[variant] if self.variants else self.name
@@ -156,6 +156,11 @@ _SINGLES = 3
 
 BY_CODE = {t.code: t for t in LADDER}
 
+# the kernel that climbs the bottom of the ladder in one go must try the same rungs
+assert tuple(t.code for t in LADDER[: _SINGLES + len(basic.BASIC_CODES)]) == (
+    "fh", "n1", "h1", *basic.BASIC_CODES), "techniques/basic.py is out of step with LADDER"
+_TOP_BASIC = _SINGLES + len(basic.BASIC_CODES) - 1  # ladder index of its last rung
+
 
 class NotUniqueError(BoardError):
     """The puzzle has no solution or more than one; such a puzzle is not rated."""
@@ -206,15 +211,18 @@ class Rating:
 
 
 @cache
-def _finders() -> tuple[tuple[int, Technique, Callable], ...]:
-    """(ladder index, technique, kernel) for every technique beyond singles whose family
-    module provides its finder."""
-    found = []
-    for index, tech in enumerate(LADDER[_SINGLES:], start=_SINGLES):
+def _plan(ceiling: int) -> tuple[int, tuple[tuple[int, Technique, Callable, tuple], ...]]:
+    """For the tiers up to ``ceiling``: the ladder index of the last rung the basic kernel
+    may take, and (index, technique, finder, arguments) for every rung above it whose
+    family module provides its finder. Trial gets the solution as its last argument."""
+    top = max((i for i in range(_SINGLES, _TOP_BASIC + 1) if LADDER[i].rank <= ceiling),
+              default=_SINGLES - 1)
+    above = []
+    for index, tech in enumerate(LADDER[_TOP_BASIC + 1:], start=_TOP_BASIC + 1):
         finder = _lookup(tech)
-        if finder is not None:
-            found.append((index, tech, finder))
-    return tuple(found)
+        if finder is not None and tech.rank <= ceiling:
+            above.append((index, tech, finder, tech.args))
+    return top, tuple(above)
 
 
 def _lookup(tech: Technique) -> Callable | None:
@@ -259,51 +267,51 @@ def rate(
     ``solution`` may be passed when it is already known (the generator knows it), which
     skips the uniqueness check; otherwise a puzzle without exactly one solution raises
     :class:`NotUniqueError`. With ``path=True`` the rating carries every step.
+
+    The bottom of the ladder (singles up to basic fish) runs as one numba kernel,
+    :func:`techniques.basic.run_basic`; Python takes over only for the rungs above it.
+    Every step is checked against the solution (:class:`LadderError` if it contradicts it).
     """
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
     board = np.ascontiguousarray(board, dtype=np.uint8).reshape(81)
     if solution is None:
-        n = count_solutions(board, 2)
-        if n != 1:
-            raise NotUniqueError("puzzle has no solution" if n == 0 else
+        counts, solutions = count_solutions_batch(board[None, :], 2)
+        if counts[0] != 1:
+            raise NotUniqueError("puzzle has no solution" if counts[0] == 0 else
                                  "puzzle has more than one solution")
-        solution = solve(board)
-    ceiling = TIERS.index(max_tier)
-    finders = [f for f in _finders() if f[1].rank <= ceiling]
+        solution = solutions[0]
+    solution = np.ascontiguousarray(solution, dtype=np.uint8).reshape(81)
+    top, above = _plan(_RANK[max_tier])
 
     grid, cand, queues = setup(board)
-    single_counts = np.zeros(_SINGLES, dtype=np.int64)
-    log = np.zeros((81, 4), dtype=np.int32)
     step = new_step()
-    counts: dict[tuple[int, int], int] = {}  # (ladder index, variant) -> count
-    steps: list[Step] = []
+    log = np.zeros((basic.MAX_LOG, 4), dtype=np.int32)
+    records = np.zeros((basic.MAX_LOG if path else 0, STEP_SIZE), dtype=np.int32)
+    n_log = 0
     solved = True
     while True:
-        n_singles = run_singles(grid, cand, *queues, single_counts, log, 0)
-        if path:
-            steps.extend(_single_step(row) for row in log[:n_singles])
-        if not (grid == 0).any():
+        n_log, status = basic.run_basic(grid, cand, *queues, solution, top, step, log,
+                                        records, n_log)
+        if status == basic.SOLVED:
             break
-        for index, tech, finder in finders:  # noqa: B007 (index is used below)
-            args = (*tech.args, solution) if tech.uses_solution else tech.args
-            if finder(grid, cand, step, *args):
+        if status == basic.FALSE_STEP:
+            raise _false_step(log[n_log - 1], step, solution)
+        for index, tech, finder, args in above:  # noqa: B007 (index is used below)
+            if finder(grid, cand, step, *((*args, solution) if tech.uses_solution else args)):
                 break
         else:
             solved = False
             break
-        _check_step(tech, step, solution)
-        key = (index, int(step[VARIANT]))
-        counts[key] = counts.get(key, 0) + 1
-        if path:
-            steps.append(Step(tech.variant_name(key[1]), tech.code, placements(step),
-                              eliminations(step), format_tokens(tokens(step))))
-        apply_queued(grid, cand, *queues, step)
+        n_log = basic.take_step(grid, cand, *queues, solution, index, step, log, records, n_log)
+        if n_log < 0:
+            raise _false_step(log[-n_log - 1], step, solution)
 
-    for k in range(_SINGLES):
-        if single_counts[k]:
-            counts[(k, 0)] = int(single_counts[k])
-    return _grade(counts, solved, tuple(steps) if path else None)
+    rows = log[:n_log]
+    keys, counts = np.unique(rows[:, 0] * 4 + rows[:, 1], return_counts=True)
+    tally = {(int(k) // 4, int(k) % 4): int(n) for k, n in zip(keys, counts, strict=True)}
+    steps = tuple(_path_step(row, records) for row in rows) if path else None
+    return _grade(tally, solved, steps)
 
 
 def _grade(counts: dict[tuple[int, int], int], solved: bool, steps) -> Rating:
@@ -334,21 +342,24 @@ def _grade(counts: dict[tuple[int, int], int], solved: bool, steps) -> Rating:
     )
 
 
-def _single_step(row: np.ndarray) -> Step:
+def _path_step(row: np.ndarray, records: np.ndarray) -> Step:
+    """The :class:`Step` of a log row (see :mod:`.techniques.basic`)."""
     tech = LADDER[int(row[0])]
-    return Step(tech.name, tech.code, ((int(row[1]), int(row[2])),), ())
+    name = tech.variant_name(int(row[1]))
+    if row[2] >= 0:  # a single: (index, 0, cell, digit)
+        return Step(name, tech.code, ((int(row[2]), int(row[3])),), ())
+    record = records[int(row[3])]
+    return Step(name, tech.code, placements(record), eliminations(record),
+                format_tokens(tokens(record)))
 
 
-def _check_step(tech: Technique, step: np.ndarray, solution: np.ndarray) -> None:
-    """Every step must make progress and keep the true digits (a cheap guard that turns a
-    technique bug into a clear error instead of a wrong grade)."""
-    if step[N_PLACE] == 0 and step[N_ELIM] == 0:
-        raise LadderError(f"{tech.name} reported a step that changes nothing")
-    for cell, d in placements(step):
-        if solution[cell] != d:
-            raise LadderError(f"{tech.name} placed {d} in r{cell // 9 + 1}c{cell % 9 + 1}, "
-                              "which contradicts the solution")
-    for cell, d in eliminations(step):
-        if solution[cell] == d:
-            raise LadderError(f"{tech.name} removed the true digit {d} from "
-                              f"r{cell // 9 + 1}c{cell % 9 + 1}")
+def _false_step(row: np.ndarray, step: np.ndarray, solution: np.ndarray) -> LadderError:
+    """The error for a logged step that contradicts the solution (a rater bug)."""
+    name = LADDER[int(row[0])].variant_name(int(row[1]))
+    kind, cell, d = basic.check_step(step, solution)
+    where = f"r{cell // 9 + 1}c{cell % 9 + 1}"
+    if kind == 1:
+        return LadderError(f"{name} reported a step that changes nothing")
+    if kind == 2:
+        return LadderError(f"{name} placed {d} in {where}, which contradicts the solution")
+    return LadderError(f"{name} removed the true digit {d} from {where}")

@@ -349,25 +349,25 @@ def run_singles(
     """Apply singles in HoDoKu's order until none is left, simplest kind first each step.
 
     ``counts[FULL_HOUSE | NAKED_SINGLE | HIDDEN_SINGLE]`` are incremented; each step is
-    appended to ``log`` as a row ``(kind, cell, digit, house)`` starting at ``log_len``
-    (house is -1 for a naked single). Returns the new log length.
+    appended to ``log`` as a row ``(kind, 0, cell, digit)`` starting at ``log_len`` (the
+    kind is the single's index in the ladder, 0 its only variant). Returns the new log
+    length.
     """
     while True:
-        h, cell, d = _queued_full_house(grid, free, qcells, qdigits, ends)
+        _, cell, d = _queued_full_house(grid, free, qcells, qdigits, ends)
         kind = FULL_HOUSE
         if cell < 0:
             cell, d = _queued_naked_single(grid, qcells, qdigits, ends)
-            h = -1
             kind = NAKED_SINGLE
             if cell < 0:
-                h, cell, d = _queued_hidden_single(grid, free, qcells, qdigits, ends)
+                _, cell, d = _queued_hidden_single(grid, free, qcells, qdigits, ends)
                 kind = HIDDEN_SINGLE
                 if cell < 0:
                     return log_len
         counts[kind] += 1
         log[log_len, 0] = kind
-        log[log_len, 1] = cell
-        log[log_len, 2] = d
-        log[log_len, 3] = h
+        log[log_len, 1] = 0
+        log[log_len, 2] = cell
+        log[log_len, 3] = d
         log_len += 1
         set_cell(grid, cand, free, qcells, qdigits, ends, cell, d)
