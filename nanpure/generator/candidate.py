@@ -160,18 +160,20 @@ def make_candidate(spec: Spec, seed: int) -> Candidate | None:
         target = hi if spec.dig == "limit" else lo + random_below(state, hi - lo + 1)
         puzzle = solution.copy()
         failed = np.zeros(len(sizes), dtype=np.bool_)
+        judged = -1
         while True:
             blanks = dig_orbits(puzzle, solution, cells, sizes, order, failed, target,
                                 singles_only)
             digs += 1
-            if blanks < lo:
-                break  # stuck below the range: a minimal puzzle with too many givens
+            if blanks < lo or blanks == judged:
+                break  # stuck below the range, or nothing more could be removed
             verdict, rating = _judge(puzzle, solution, blanks, spec, floor)
+            judged = blanks
             if verdict == _ACCEPT:
                 return Candidate(format_line(puzzle), "".join(map(str, solution.tolist())),
                                  spec.symmetry, blanks, rating, seed, grids, digs)
-            if verdict == _TOO_HARD or blanks < target or target >= hi:
-                break  # nothing left to dig, or digging further cannot help
+            if verdict == _TOO_HARD or target >= hi:
+                break  # digging further cannot help
             target = hi
     return None
 
