@@ -147,18 +147,24 @@ def find_finned_fish(
     unions = np.zeros(size + 1, dtype=np.int64)
     fins = np.empty(MAX_FINS, dtype=np.int64)
     band_union = np.zeros(3, dtype=np.int64)
+    holders = np.zeros(3, dtype=np.int64)
     for d in range(1, 10):
         for orient in range(2):
             n = 0
+            holders[:] = 0  # holders[g]: lines holding the digit in position group g
             for i in range(9):
                 m = places[orient * 9 + i, d]
                 if m != 0:
                     lines[n] = i
                     vals[n] = m
                     n += 1
+                    for g in range(3):
+                        if m & _GROUP[g]:
+                            holders[g] |= 1 << i
             first = True
-            # the fins lie in one box, so the base lines use at most size + 3 positions
-            while n >= size and next_subset(vals, n, size, size + 3, pick, unions, first):
+            # the fins lie in one box: outside one group of three positions, the base
+            # lines use no more positions than there are cover lines
+            while n >= size and next_subset(vals, n, size, size, pick, unions, first, _GROUP):
                 first = False
                 union = unions[size]
                 if POPCOUNT[union] <= size:
@@ -171,14 +177,17 @@ def find_finned_fish(
                 band_union[:] = 0
                 for k in range(size):
                     band_union[lines[pick[k]] // 3] |= vals[pick[k]]
-                for band in range(3):
-                    if band_union[band] == 0:
+                for g in range(3):
+                    targets = holders[g] & ~base  # lines that could lose the digit
+                    if targets == 0:
                         continue
-                    rest = 0
-                    for k in range(3):
-                        if k != band:
-                            rest |= band_union[k]
-                    for g in range(3):
+                    for band in range(3):
+                        if targets & _GROUP[band] == 0 or band_union[band] & _GROUP[g] == 0:
+                            continue
+                        rest = 0
+                        for k in range(3):
+                            if k != band:
+                                rest |= band_union[k]
                         required = rest | (band_union[band] & ~_GROUP[g])
                         inside = band_union[band] & _GROUP[g] & ~required
                         n_req = POPCOUNT[required]

@@ -60,13 +60,18 @@ def digit_places(cand: np.ndarray) -> np.ndarray:
     return places
 
 
+#: For :func:`next_subset`: count every bit of a union.
+NO_SPARE = np.zeros(1, dtype=np.int64)
+
+
 @njit(cache=True)
 def next_subset(
     vals: np.ndarray, n: int, size: int, limit: int, pick: np.ndarray, unions: np.ndarray,
-    first: bool,
+    first: bool, spare: np.ndarray = NO_SPARE,
 ) -> bool:
     """Step to the next ``size``-combination of ``vals[:n]`` (lexicographic order) whose
-    union of bits has at most ``limit`` bits; False when there is none left.
+    union of bits has at most ``limit`` bits outside one of the masks in ``spare`` (by
+    default: at most ``limit`` bits); False when there is none left.
 
     ``pick[:size]`` holds the chosen indices and ``unions[size]`` their union; start with
     ``first=True`` and ``unions[0] == 0``. Combinations are pruned as soon as a partial
@@ -83,7 +88,12 @@ def next_subset(
             level -= 1
             continue
         u = unions[level] | vals[pick[level]]
-        if POPCOUNT[u] > limit:
+        fits = False
+        for m in spare:
+            if POPCOUNT[u & ~m] <= limit:
+                fits = True
+                break
+        if not fits:
             continue
         unions[level + 1] = u
         if level == size - 1:
