@@ -80,6 +80,10 @@ def agreement(rows: list[dict], ratings: list[Rating], worst: int) -> None:
         print(f"  {lv:<8}{cells}{100 * mine.count(lv) / len(mine):>7.1f}%")
     same = sum(o == row["hodoku_level"] for o, row in zip(ours, rows, strict=True))
     print(f"  same tier overall: {same}/{len(rows)} = {100 * same / len(rows):.1f}%")
+    hardest = sum(r.hardest == row["hodoku_hardest_technique"]
+                  for r, row in zip(ratings, rows, strict=True))
+    print(f"  same hardest technique: {hardest}/{len(rows)} = "
+          f"{100 * hardest / len(rows):.1f}%")
 
     print("\nScore: median of ours / HoDoKu's")
     ratios = [r.score / int(row["hodoku_score"]) for r, row in zip(ratings, rows, strict=True)]
