@@ -242,18 +242,31 @@ def _bit_index(bit: int) -> int:
 
 
 @njit(cache=True)
+def _link_reach(n, masks, buddies, dcand):
+    """Per ALS a: ``linkable[a]``, the digits some other cell holding them sees in all of
+    a's cells with it (only those can be RCCs), and ``near[a]``, all such cells. An ALS b
+    linked to a must have a cell in ``near[a]``."""
+    linkable = np.zeros(n, dtype=np.int64)
+    near = np.zeros((n, 2), dtype=np.int64)
+    for a in range(n):
+        for d in range(9):
+            if (masks[a] >> d) & 1:
+                w0 = buddies[a, d, 0] & dcand[d, 0]
+                w1 = buddies[a, d, 1] & dcand[d, 1]
+                if w0 != 0 or w1 != 0:
+                    linkable[a] |= 1 << d
+                    near[a, 0] |= w0
+                    near[a, 1] |= w1
+    return linkable, near
+
+
+@njit(cache=True)
 def _links(n, cells, masks, dcells, buddies, dcand):
     """Every restricted common candidate, as adjacency lists: ``to[start[a]:start[a+1]]``
     are the ALS linked to ALS a (ascending) and ``rcs`` the RCC masks of those links."""
     # A digit can only be an RCC of ALS a if some other cell holding it sees all of a's
     # cells with it; this prunes most pairs of large sets.
-    linkable = np.zeros(n, dtype=np.int64)
-    for a in range(n):
-        for d in range(9):
-            if (masks[a] >> d) & 1 and (
-                (buddies[a, d, 0] & dcand[d, 0]) != 0 or (buddies[a, d, 1] & dcand[d, 1]) != 0
-            ):
-                linkable[a] |= 1 << d
+    linkable, near = _link_reach(n, masks, buddies, dcand)
     cap = 4 * n + 16
     ea = np.empty(cap, dtype=np.int64)
     eb = np.empty(cap, dtype=np.int64)
@@ -267,6 +280,8 @@ def _links(n, cells, masks, dcells, buddies, dcand):
             common = la & linkable[b]
             if common == 0:
                 continue
+            if (cells[b, 0] & near[a, 0]) == 0 and (cells[b, 1] & near[a, 1]) == 0:
+                continue  # no cell of b where a could link
             if (cells[a, 0] & cells[b, 0]) != 0 or (cells[a, 1] & cells[b, 1]) != 0:
                 continue
             # the RCC test written out: a call per pair costs more than the test itself
@@ -332,17 +347,21 @@ def find_als_xz(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """Two ALS linked by a restricted common candidate (once or twice)."""
     n, cells, masks, dcells, buddies = _collect_als(grid, cand)
     dcand = _digit_cells(grid, cand)
+    linkable, near = _link_reach(n, masks, buddies, dcand)
     targets = np.zeros((9, 2), dtype=np.int64)
     for a in range(n):
         for b in range(a + 1, n):
             common = masks[a] & masks[b]
-            if POPCOUNT[common] < 2:
-                continue  # the RCC plus at least one digit to eliminate
+            if POPCOUNT[common] < 2 or (common & linkable[a] & linkable[b]) == 0:
+                continue  # an RCC plus at least one digit to eliminate
+            if (cells[b, 0] & near[a, 0]) == 0 and (cells[b, 1] & near[a, 1]) == 0:
+                continue
             if (cells[a, 0] & cells[b, 0]) != 0 or (cells[a, 1] & cells[b, 1]) != 0:
                 continue
             rc = 0  # the RCC test written out, as in _links
+            links = common & linkable[a] & linkable[b]
             for d in range(9):
-                if (common >> d) & 1:
+                if (links >> d) & 1:
                     if (dcells[b, d, 0] & ~buddies[a, d, 0]) == 0 and (
                         dcells[b, d, 1] & ~buddies[a, d, 1]
                     ) == 0:
