@@ -492,9 +492,15 @@ def _search_in(
             while pick > 1:
                 pick >>= 1
                 d += 1
+            cell = st[_CELL]
+            if st[_CHOICES] == 0:
+                # the last digit here: this level's state is not needed again, so work in it
+                if _assign(st, d, cell // 27, 1 << (cell % 27)) and _propagate_bands(st):
+                    break
+                depth -= 1
+                continue
             nxt = stack[depth + 1]
             nxt[:] = st
-            cell = st[_CELL]
             if _assign(nxt, d, cell // 27, 1 << (cell % 27)) and _propagate_bands(nxt):
                 depth += 1
                 break
