@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import CELL_HOUSES, HOUSES, PEERS, POPCOUNT
-from .single_digit import digit_places, low_bit_index
+from ..board import CELL_HOUSES, HOUSES, POPCOUNT
+from .single_digit import PEER_SET, digit_cells, digit_places, low_bit_index
 from .step import T_CELL, T_DIGIT, T_SEP, VARIANT, add_elim, add_token, clear
 
 TRAP = 0
@@ -83,18 +83,30 @@ def _has_strong_link(places: np.ndarray, cell: int) -> bool:
 
 
 @njit(cache=True)
-def _seen_by_colors(
-    cand: np.ndarray, n: int, cluster: np.ndarray, color: np.ndarray
-) -> np.ndarray:
-    """``seen[2*k + c, cell]``: ``cell`` sees a cell of colour c of cluster k."""
-    seen = np.zeros((2 * n, 81), dtype=np.bool_)
+def _color_sets(
+    n: int, cluster: np.ndarray, color: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cell sets (two words, see PEER_SET) per colour ``2*k + c`` of the n clusters:
+    the colour's cells, and the cells that see one of them."""
+    cells = np.zeros((2 * n, 2), dtype=np.int64)
+    seen = np.zeros((2 * n, 2), dtype=np.int64)
     for cell in range(81):
         k = cluster[cell]
         if k >= 0:
-            row = 2 * k + color[cell]
-            for j in range(20):
-                seen[row, PEERS[cell, j]] = True
-    return seen
+            x = 2 * k + color[cell]
+            cells[x, cell // 63] |= 1 << (cell % 63)
+            seen[x, 0] |= PEER_SET[cell, 0]
+            seen[x, 1] |= PEER_SET[cell, 1]
+    return cells, seen
+
+
+@njit(cache=True)
+def _eliminate_set(step: np.ndarray, digit: int, lo: int, hi: int) -> None:
+    """Record the removal of ``digit`` from every cell of the set (lo, hi)."""
+    for cell in range(81):
+        word = lo if cell < 63 else hi
+        if word >> (cell % 63) & 1:
+            add_elim(step, cell, digit)
 
 
 @njit(cache=True)
@@ -117,36 +129,30 @@ def find_simple_colors(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> 
     cluster = np.empty(81, dtype=np.int64)
     color = np.zeros(81, dtype=np.int64)
     for digit in range(1, 10):
-        bit = 1 << (digit - 1)
         n = color_clusters(cand, digit, cluster, color)
         if n == 0:
             continue
-        seen = _seen_by_colors(cand, n, cluster, color)
+        on_lo, on_hi = digit_cells(cand, digit)
+        cells, seen = _color_sets(n, cluster, color)
         for k in range(n):
             for c in range(2):
-                wrapped = False
-                for cell in range(81):
-                    if cluster[cell] == k and color[cell] == c and seen[2 * k + c, cell]:
-                        wrapped = True
-                        break
-                if wrapped:
+                x = 2 * k + c
+                if cells[x, 0] & seen[x, 0] or cells[x, 1] & seen[x, 1]:
                     clear(step)
                     step[VARIANT] = WRAP
-                    for cell in range(81):
-                        if cluster[cell] == k and color[cell] == c:
-                            add_elim(step, cell, digit)
+                    _eliminate_set(step, digit, cells[x, 0], cells[x, 1])
                     add_token(step, T_DIGIT, digit)
                     _color_tokens(step, cluster, color, k)
                     return True
-            clear(step)
-            found = False
-            for cell in range(81):
-                if cand[cell] & bit and cluster[cell] != k and seen[2 * k, cell] \
-                        and seen[2 * k + 1, cell]:
-                    add_elim(step, cell, digit)
-                    found = True
-            if found:
+            # cells outside the cluster that see both colours
+            lo = on_lo & ~cells[2 * k, 0] & ~cells[2 * k + 1, 0] & seen[2 * k, 0] \
+                & seen[2 * k + 1, 0]
+            hi = on_hi & ~cells[2 * k, 1] & ~cells[2 * k + 1, 1] & seen[2 * k, 1] \
+                & seen[2 * k + 1, 1]
+            if lo or hi:
+                clear(step)
                 step[VARIANT] = TRAP
+                _eliminate_set(step, digit, lo, hi)
                 add_token(step, T_DIGIT, digit)
                 _color_tokens(step, cluster, color, k)
                 return True
@@ -160,20 +166,11 @@ def find_multi_colors(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> b
     cluster = np.empty(81, dtype=np.int64)
     color = np.zeros(81, dtype=np.int64)
     for digit in range(1, 10):
-        bit = 1 << (digit - 1)
         n = color_clusters(cand, digit, cluster, color)
         if n < 2:
             continue
-        seen = _seen_by_colors(cand, n, cluster, color)
-        # touch[x, y]: some cell of colour-row y is seen by colour-row x
-        touch = np.zeros((2 * n, 2 * n), dtype=np.bool_)
-        for cell in range(81):
-            k = cluster[cell]
-            if k >= 0:
-                y = 2 * k + color[cell]
-                for x in range(2 * n):
-                    if seen[x, cell]:
-                        touch[x, y] = True
+        on_lo, on_hi = digit_cells(cand, digit)
+        cells, seen = _color_sets(n, cluster, color)
         for k in range(n):
             for m in range(n):
                 if m == k:
@@ -181,34 +178,36 @@ def find_multi_colors(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> b
                 for c in range(2):
                     x = 2 * k + c
                     # type 2: colour x sees both colours of cluster m, so it is false
-                    if touch[x, 2 * m] and touch[x, 2 * m + 1]:
+                    if _meets(seen, x, cells, 2 * m) and _meets(seen, x, cells, 2 * m + 1):
                         clear(step)
                         step[VARIANT] = MULTI_2
-                        for cell in range(81):
-                            if cluster[cell] == k and color[cell] == c:
-                                add_elim(step, cell, digit)
+                        _eliminate_set(step, digit, cells[x, 0], cells[x, 1])
                         _multi_tokens(step, digit, cluster, color, k, m)
                         return True
                 if m < k:
                     continue
                 for c in range(2):
                     for e in range(2):
-                        if not touch[2 * k + c, 2 * m + e]:
+                        if not _meets(seen, 2 * k + c, cells, 2 * m + e):
                             continue
                         # type 1: colours (k, 1-c) and (m, 1-e) cannot both be false
-                        other_k = 2 * k + 1 - c
-                        other_m = 2 * m + 1 - e
-                        clear(step)
-                        found = False
-                        for cell in range(81):
-                            if cand[cell] & bit and seen[other_k, cell] and seen[other_m, cell]:
-                                add_elim(step, cell, digit)
-                                found = True
-                        if found:
+                        xk = 2 * k + 1 - c
+                        xm = 2 * m + 1 - e
+                        lo = on_lo & seen[xk, 0] & seen[xm, 0]
+                        hi = on_hi & seen[xk, 1] & seen[xm, 1]
+                        if lo or hi:
+                            clear(step)
                             step[VARIANT] = MULTI_1
+                            _eliminate_set(step, digit, lo, hi)
                             _multi_tokens(step, digit, cluster, color, k, m)
                             return True
     return False
+
+
+@njit(cache=True)
+def _meets(seen: np.ndarray, x: int, cells: np.ndarray, y: int) -> bool:
+    """Some cell of colour y is seen by colour x."""
+    return (seen[x, 0] & cells[y, 0]) != 0 or (seen[x, 1] & cells[y, 1]) != 0
 
 
 @njit(cache=True)

@@ -26,6 +26,14 @@ from numba import njit
 from ..board import BOX_OF, COL_OF, HOUSES, IS_PEER, PEERS, POPCOUNT, ROW_OF
 from .step import T_CAND, T_DIGIT, T_HOUSE, T_STRONG, T_WEAK, add_elim, add_token, clear
 
+#: Sets of cells as two int64 words: cells 0..62 in the first, 63..80 in the second
+#: (63 bits per word keeps clear of the sign bit). PEER_SET[i] is the set of i's peers.
+PEER_SET = np.zeros((81, 2), dtype=np.int64)
+for _i in range(81):
+    for _p in PEERS[_i]:
+        PEER_SET[_i, _p // 63] |= 1 << (int(_p) % 63)
+del _i, _p
+
 
 @njit(cache=True)
 def digit_places(cand: np.ndarray, digit: int, places: np.ndarray) -> None:
@@ -37,6 +45,21 @@ def digit_places(cand: np.ndarray, digit: int, places: np.ndarray) -> None:
             if cand[HOUSES[h, k]] & bit:
                 m |= 1 << k
         places[h] = m
+
+
+@njit(cache=True)
+def digit_cells(cand: np.ndarray, digit: int) -> tuple[int, int]:
+    """The cells that still have ``digit``, as a two-word cell set (see PEER_SET)."""
+    bit = 1 << (digit - 1)
+    lo = 0
+    hi = 0
+    for cell in range(63):
+        if cand[cell] & bit:
+            lo |= 1 << cell
+    for cell in range(63, 81):
+        if cand[cell] & bit:
+            hi |= 1 << (cell - 63)
+    return lo, hi
 
 
 @njit(cache=True)
@@ -240,6 +263,7 @@ def find_turbot_fish(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bo
     link_end = np.zeros((54, 2), dtype=np.int64)
     for digit in range(1, 10):
         digit_places(cand, digit, places)
+        on_lo, on_hi = digit_cells(cand, digit)
         n = 0
         for h in range(27):
             p = places[h]
@@ -266,6 +290,10 @@ def find_turbot_fish(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bo
                             continue  # a Skyscraper
                         if 9 <= h1 < 18 and 9 <= h2 < 18 and ROW_OF[b] == ROW_OF[c]:
                             continue  # a Skyscraper
+                        lo = on_lo & PEER_SET[a, 0] & PEER_SET[d, 0]
+                        hi = on_hi & PEER_SET[a, 1] & PEER_SET[d, 1]
+                        if lo == 0 and hi == 0:
+                            continue
                         clear(step)
                         if eliminate_seeing_both(cand, step, digit, a, d, b, c):
                             _chain_tokens(step, digit, a, b, c, d)
@@ -280,6 +308,8 @@ def _skyscraper_or_kite(h1: int, h2: int) -> bool:
 
 
 __all__ = [
+    "PEER_SET",
+    "digit_cells",
     "digit_places",
     "eliminate_seeing_both",
     "find_empty_rectangle",
