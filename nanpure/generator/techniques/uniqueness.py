@@ -37,7 +37,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import BOX_OF, CELL_HOUSES, COL_OF, HOUSES, IS_PEER, PEERS, POPCOUNT, ROW_OF
+from ..board import (
+    ALL_DIGITS,
+    BOX_OF,
+    CELL_HOUSES,
+    COL_OF,
+    HOUSES,
+    IS_PEER,
+    PEERS,
+    POPCOUNT,
+    ROW_OF,
+)
 from .single_digit import eliminate_seeing_both, low_bit_index
 from .step import N_ELIM, T_CELL, T_DIGIT, T_SEP, add_elim, add_token, clear
 
@@ -130,7 +140,7 @@ def _rectangle_type(
         extra = -1
         for i in range(4):
             if roof & (1 << i):
-                e = cand[q[i]] & ~ab
+                e = cand[q[i]] & (ALL_DIGITS ^ ab)
                 if POPCOUNT[e] != 1 or (extra >= 0 and e != extra):
                     return False
                 extra = e
@@ -162,8 +172,8 @@ def _rectangle_type(
             return False
         r1 = q[low_bit_index(roof)]
         r2 = q[low_bit_index(roof & (roof - 1))]
-        e1 = cand[r1] & ~ab
-        e2 = cand[r2] & ~ab
+        e1 = cand[r1] & (ALL_DIGITS ^ ab)
+        e2 = cand[r2] & (ALL_DIGITS ^ ab)
         if kind == 2:
             if e1 != e2 or POPCOUNT[e1] != 1:
                 return False
