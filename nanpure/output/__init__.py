@@ -1,0 +1,1 @@
+"""Everything that writes data for other programs or people: datasets and statistics."""
