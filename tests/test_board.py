@@ -17,7 +17,7 @@ from nanpure.generator.board import (
     format_grid,
     format_line,
     parse,
-    parse_lines_batch,
+    scan_puzzle_text,
 )
 
 PUZZLE = "..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4.459....."
@@ -77,16 +77,25 @@ def test_candidates_exclude_peers_of_givens():
     assert not cand[0] & (1 << 5)  # r1c1 sees the 6 in r1c3
 
 
-def test_batch_parse_matches_single_parse():
-    lines = [PUZZLE, "x" * 81, PUZZLE[:5], "22" + "." * 79, PUZZLE.replace(".", "0")]
-    boards, ok, errors = parse_lines_batch(lines)
-    assert ok == [0, 4]
+def test_batch_scan_matches_single_parse():
+    lines = [PUZZLE, "x" * 81, PUZZLE[:5], "22" + "." * 79, "  " + PUZZLE.replace(".", "0") + "\r",
+             "", "# note", "\t", "ナンプレ"]
+    boards, numbers, texts, problems = scan_puzzle_text("\n".join(lines).encode())
+    assert numbers == [1, 5]
+    assert texts == [PUZZLE, PUZZLE.replace(".", "0")]
     assert (boards[0] == parse(PUZZLE)).all() and (boards[1] == parse(PUZZLE)).all()
-    assert errors[0] == "" and errors[4] == ""
-    for i in (1, 2, 3):
+    expected = []
+    for i in (1, 2, 3, 8):
         with pytest.raises(BoardError) as exc:
             parse(lines[i])
-        assert errors[i] == str(exc.value)
+        expected.append((i + 1, str(exc.value)))
+    assert problems == expected
+
+
+def test_batch_scan_of_empty_and_unterminated_text():
+    assert scan_puzzle_text(b"")[1] == []
+    assert scan_puzzle_text(PUZZLE.encode())[1] == [1]
+    assert scan_puzzle_text(PUZZLE.encode() + b"\n\n")[1] == [1]
 
 
 @given(st.lists(st.integers(0, 9), min_size=81, max_size=81))

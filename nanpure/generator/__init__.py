@@ -5,10 +5,34 @@ Nothing here does I/O or keeps global state; it can be used alone::
     from nanpure.generator import parse, count_solutions
 """
 
-from .board import BoardError, format_grid, format_line, parse
-from .candidate import Candidate, Spec, SpecError, check_spec, make_candidate
-from .ladder import Rating, rate
-from .solver import count_solutions, count_solutions_batch, random_solution, solve
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+# Names are loaded on first use, so a command that only solves does not pay for loading
+# the rater and the generator.
+_HOMES = {
+    "BoardError": "board", "format_grid": "board", "format_line": "board", "parse": "board",
+    "Candidate": "candidate", "Spec": "candidate", "SpecError": "candidate",
+    "check_spec": "candidate", "make_candidate": "candidate",
+    "Rating": "ladder", "rate": "ladder",
+    "count_solutions": "solver", "count_solutions_batch": "solver",
+    "random_solution": "solver", "solve": "solver",
+}
+
+if TYPE_CHECKING:
+    from .board import BoardError, format_grid, format_line, parse
+    from .candidate import Candidate, Spec, SpecError, check_spec, make_candidate
+    from .ladder import Rating, rate
+    from .solver import count_solutions, count_solutions_batch, random_solution, solve
+
+
+def __getattr__(name: str):
+    if name not in _HOMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{_HOMES[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BoardError",

@@ -13,13 +13,15 @@ import io
 import json
 import sys
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 import numpy as np
 
-from ..generator.board import parse_lines_batch
-from ..generator.ladder import TIERS, Rating, rate
+from ..generator.board import scan_puzzle_text
 from ..generator.solver import count_solutions_batch
+
+if TYPE_CHECKING:
+    from ..generator.ladder import Rating
 
 
 @dataclass
@@ -32,18 +34,13 @@ class PuzzleLines:
     problems: list[tuple[int, str]]  # (line number, message) for every malformed line
 
 
-def read_puzzle_lines(stream: TextIO) -> PuzzleLines:
+def read_puzzle_lines(stream: TextIO | BinaryIO) -> PuzzleLines:
     """Read one puzzle per line, skipping blank lines and ``#`` comments."""
-    numbers: list[int] = []
-    texts: list[str] = []
-    for lineno, raw in enumerate(stream, start=1):
-        text = raw.strip()
-        if text and not text.startswith("#"):
-            numbers.append(lineno)
-            texts.append(text)
-    boards, ok, errors = parse_lines_batch(texts)
-    problems = [(numbers[i], msg) for i, msg in enumerate(errors) if msg]
-    return PuzzleLines(boards, [texts[i] for i in ok], [numbers[i] for i in ok], problems)
+    data = stream.read()
+    if isinstance(data, str):
+        data = data.encode("utf-8", "replace")
+    boards, numbers, texts, problems = scan_puzzle_text(data)
+    return PuzzleLines(boards, texts, numbers, problems)
 
 
 def report_problems(problems: list[tuple[int, str]], name: str, err: TextIO) -> None:
@@ -80,18 +77,18 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
             rows.append(f"{text},{n},{sol if n == 1 else ''}")
         out.write("\n".join(rows) + "\n")
         return status
-    written = []
-    for lineno, n, sol in zip(puzzles.line_numbers, counts.tolist(), lines, strict=True):
-        if n == 0:
+    for k in np.flatnonzero(counts != 1).tolist():
+        lineno = puzzles.line_numbers[k]
+        if counts[k] == 0:
             print(f"{name}:{lineno}: puzzle has no solution", file=err)
             status = 1
-            continue
-        if n > 1:
-            print(f"{name}:{lineno}: puzzle has more than one solution; printed one",
-                  file=err)
-        written.append(sol)
-    if written:
-        out.write("\n".join(written) + "\n")
+        else:
+            print(f"{name}:{lineno}: puzzle has more than one solution; printed one", file=err)
+    solved = solutions[counts > 0]
+    if len(solved):
+        block = np.full((len(solved), 82), 10, dtype=np.uint8)  # 10: newline
+        block[:, :81] = solved + 48
+        out.write(block.tobytes().decode("ascii"))
     return status
 
 
@@ -122,6 +119,8 @@ def rate_file(
     """
     if fmt not in RATE_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(RATE_FORMATS)}")
+    from ..generator.ladder import TIERS, rate
+
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
     puzzles = read_puzzle_lines(stream)
@@ -171,8 +170,8 @@ def _write_rating(out: TextIO, fmt: str, text: str, rating: Rating, max_tier: st
         out.write(json.dumps(record) + "\n")
 
 
-def open_input(path: str | None) -> tuple[TextIO, str]:
-    """The stream and display name for a FILE argument (stdin for None or ``-``)."""
+def open_input(path: str | None) -> tuple[BinaryIO, str]:
+    """The byte stream and display name for a FILE argument (stdin for None or ``-``)."""
     if path in (None, "-"):
-        return sys.stdin, "<stdin>"
-    return open(path, encoding="utf-8", errors="replace"), path
+        return sys.stdin.buffer, "<stdin>"
+    return open(path, "rb"), path
