@@ -308,36 +308,39 @@ def rate(
             raise _false_step(log[-n_log - 1], step, solution)
 
     rows = log[:n_log]
-    keys, counts = np.unique(rows[:, 0] * 4 + rows[:, 1], return_counts=True)
-    tally = {(int(k) // 4, int(k) % 4): int(n) for k, n in zip(keys, counts, strict=True)}
+    # one count per (ladder index, variant), in ladder order
+    tally = np.bincount(rows[:, 0] * 4 + rows[:, 1], minlength=4 * len(LADDER))
     steps = tuple(_path_step(row, records) for row in rows) if path else None
-    return _grade(tally, solved, steps)
+    return _grade(tally.tolist(), solved, steps)
 
 
-def _grade(counts: dict[tuple[int, int], int], solved: bool, steps) -> Rating:
+def _grade(tally: list[int], solved: bool, steps) -> Rating:
+    """The rating for ``tally[index * 4 + variant]`` steps of each ladder technique."""
     score = 0
-    hardest_key = None
+    hardest_key = -1
     named: dict[str, int] = {}
-    for key in sorted(counts):
-        tech = LADDER[key[0]]
-        n = counts[key]
+    for key, n in enumerate(tally):
+        if n == 0:
+            continue
+        tech = LADDER[key >> 2]
         score += n * tech.score
-        name = tech.variant_name(key[1])
+        name = tech.variant_name(key & 3)
         named[name] = named.get(name, 0) + n
-        if hardest_key is None or (tech.rank, tech.score) >= (
-            LADDER[hardest_key[0]].rank, LADDER[hardest_key[0]].score
+        if hardest_key < 0 or (tech.rank, tech.score) >= (
+            LADDER[hardest_key >> 2].rank, LADDER[hardest_key >> 2].score
         ):
             hardest_key = key
-    if hardest_key is None:
+    if hardest_key < 0:
         return Rating("easy", 0, "", named, solved, True, steps)
-    hardest = LADDER[hardest_key[0]]
+    hardest = LADDER[hardest_key >> 2]
     return Rating(
         tier=tier_of(score, hardest.rank),
         score=score,
-        hardest=hardest.variant_name(hardest_key[1]),
+        hardest=hardest.variant_name(hardest_key & 3),
         counts=named,
         solved=solved,
-        logic_only=not any(LADDER[k[0]].uses_solution for k in counts),
+        logic_only=not any(n and LADDER[key >> 2].uses_solution
+                           for key, n in enumerate(tally)),
         steps=steps,
     )
 

@@ -16,18 +16,9 @@ keeps them only when asked for the solution path).
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 from numba import njit
 
-from .. import board as _board
-from . import fish as _fish
-from . import intersections as _intersections
-from . import singles as _singles
-from . import step as _step
-from . import subsets as _subsets
 from .fish import find_basic_fish
 from .intersections import find_locked_candidates, find_locked_subset
 from .singles import apply_queued, run_singles
@@ -45,23 +36,6 @@ FALSE_STEP = 2  # the last logged step contradicts the solution (a technique bug
 
 #: More rows than any solution path has: each step places a digit or removes a candidate.
 MAX_LOG = 81 + 729
-
-
-def _refresh_cache_stamp() -> None:
-    """numba keys the cache of a kernel on the file it is defined in; the kernels here
-    run code from other modules, so this file is stamped as new when one of those is
-    newer, and a stale kernel is never loaded from the cache."""
-    own = Path(__file__)
-    deps = (_board, _step, _singles, _intersections, _subsets, _fish)
-    try:
-        newest = max(Path(m.__file__).stat().st_mtime for m in deps)
-        if newest > own.stat().st_mtime:
-            os.utime(own)
-    except OSError:
-        pass  # a read-only installation keeps what it was installed with
-
-
-_refresh_cache_stamp()
 
 
 @njit(cache=True)
