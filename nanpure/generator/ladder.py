@@ -53,6 +53,11 @@ class Technique:
     ``finder(grid, cand, step, *args)``. A finder that finds several named forms (pointing
     or claiming, the kinds of nice loop) writes the form's index into the step; its names
     are ``variants``, and each is counted under its own name.
+
+    Techniques of one family that work on the same structure (the ALS of the grid and
+    their links, say) name the kernel that builds it as ``prepare``: the rater builds it
+    once per position, as ``prepare(grid, cand)``, and calls such a finder as
+    ``finder(grid, cand, step, *args, *structure)``.
     """
 
     code: str
@@ -64,6 +69,7 @@ class Technique:
     args: tuple = ()
     variants: tuple[str, ...] = ()
     uses_solution: bool = False
+    prepare: str = ""
 
     @property
     def rank(self) -> int:
@@ -73,8 +79,10 @@ class Technique:
         return self.variants[variant] if self.variants else self.name
 
 
-def _t(code, name, tier, score, family, finder, *args, variants=(), uses_solution=False):
-    return Technique(code, name, tier, score, family, finder, args, variants, uses_solution)
+def _t(code, name, tier, score, family, finder, *args, variants=(), uses_solution=False,
+       prepare=""):
+    return Technique(code, name, tier, score, family, finder, args, variants, uses_solution,
+                     prepare)
 
 
 # In the order the rater tries them: HoDoKu 2.2's default solver configuration (the
@@ -137,9 +145,12 @@ LADDER: tuple[Technique, ...] = (
     _t("gnl", "Grouped Nice Loop/AIC", "unfair", 300, "chains", "find_nice_loop", True,
        variants=("Grouped Continuous Nice Loop", "Grouped Discontinuous Nice Loop",
                  "Grouped AIC")),
-    _t("axz", "Almost Locked Set XZ-Rule", "unfair", 300, "als", "find_als_xz"),
-    _t("axy", "Almost Locked Set XY-Wing", "unfair", 320, "als", "find_als_xy_wing"),
-    _t("ach", "Almost Locked Set Chain", "unfair", 340, "als", "find_als_chain"),
+    _t("axz", "Almost Locked Set XZ-Rule", "unfair", 300, "als", "als_xz_in",
+       prepare="als_structure"),
+    _t("axy", "Almost Locked Set XY-Wing", "unfair", 320, "als", "als_xy_wing_in",
+       prepare="als_structure"),
+    _t("ach", "Almost Locked Set Chain", "unfair", 340, "als", "als_chain_in",
+       prepare="als_structure"),
     _t("fc", "Forcing Chain", "extreme", 500, "forcing", "find_forcing_chain", False,
        variants=("Forcing Chain Contradiction", "Forcing Chain Verity")),
     _t("fn", "Forcing Net", "extreme", 700, "forcing", "find_forcing_chain", True,
@@ -211,26 +222,30 @@ class Rating:
 
 
 @cache
-def _plan(ceiling: int) -> tuple[int, tuple[tuple[int, Technique, Callable, tuple], ...]]:
+def _plan(ceiling: int) -> tuple[int, tuple[tuple[int, Technique, Callable, tuple,
+                                                  Callable | None], ...]]:
     """For the tiers up to ``ceiling``: the ladder index of the last rung the basic kernel
-    may take, and (index, technique, finder, arguments) for every rung above it whose
-    family module provides its finder. Trial gets the solution as its last argument."""
+    may take, and (index, technique, finder, arguments, prepare kernel or None) for every
+    rung above it whose family module provides its finder. Trial gets the solution as its
+    last argument."""
     top = max((i for i in range(_SINGLES, _TOP_BASIC + 1) if LADDER[i].rank <= ceiling),
               default=_SINGLES - 1)
     above = []
     for index, tech in enumerate(LADDER[_TOP_BASIC + 1:], start=_TOP_BASIC + 1):
         finder = _lookup(tech)
-        if finder is not None and tech.rank <= ceiling:
-            above.append((index, tech, finder, tech.args))
+        prepare = _lookup(tech, tech.prepare) if tech.prepare else None
+        if finder is not None and tech.rank <= ceiling and (prepare or not tech.prepare):
+            above.append((index, tech, finder, tech.args, prepare))
     return top, tuple(above)
 
 
-def _lookup(tech: Technique) -> Callable | None:
+def _lookup(tech: Technique, name: str = "") -> Callable | None:
+    """The technique's finder (or another kernel ``name`` of its family module)."""
     try:
         module = importlib.import_module(f"{__package__}.techniques.{tech.family}")
     except ModuleNotFoundError:
         return None
-    return getattr(module, tech.finder, None)
+    return getattr(module, name or tech.finder, None)
 
 
 def missing_techniques() -> list[str]:
@@ -297,8 +312,16 @@ def rate(
             break
         if status == basic.FALSE_STEP:
             raise _false_step(log[n_log - 1], step, solution)
-        for index, tech, finder, args in above:  # noqa: B007 (index is used below)
-            if finder(grid, cand, step, *((*args, solution) if tech.uses_solution else args)):
+        built: dict[Callable, tuple] = {}  # structures prepared for this position
+        for index, tech, finder, args, prepare in above:  # noqa: B007 (index is used below)
+            extra: tuple = ()
+            if prepare is not None:
+                if prepare not in built:
+                    built[prepare] = prepare(grid, cand)
+                extra = built[prepare]
+            elif tech.uses_solution:
+                extra = (solution,)
+            if finder(grid, cand, step, *args, *extra):
                 break
         else:
             solved = False

@@ -343,31 +343,36 @@ def _common_targets(a, b, zmask, dcand, buddies, targets) -> None:
 
 
 @njit(cache=True)
-def find_als_xz(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
-    """Two ALS linked by a restricted common candidate (once or twice)."""
+def als_structure(grid: np.ndarray, cand: np.ndarray):
+    """Everything the ALS finders need about one position, built once and shared by them:
+    the ALS (see :func:`_collect_als`), the cells of each digit, and the restricted
+    common candidates (see :func:`_links`), as the tuple ``(n, cells, masks, dcells,
+    buddies, dcand, start, to, rcs)``."""
     n, cells, masks, dcells, buddies = _collect_als(grid, cand)
     dcand = _digit_cells(grid, cand)
-    linkable, near = _link_reach(n, masks, buddies, dcand)
+    start, to, rcs = _links(n, cells, masks, dcells, buddies, dcand)
+    return n, cells, masks, dcells, buddies, dcand, start, to, rcs
+
+
+@njit(cache=True)
+def find_als_xz(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+    """Two ALS linked by a restricted common candidate (once or twice)."""
+    return als_xz_in(grid, cand, step, *als_structure(grid, cand))
+
+
+@njit(cache=True)
+def als_xz_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, start, to, rcs) -> bool:
+    """:func:`find_als_xz` on a prepared :func:`als_structure`."""
     targets = np.zeros((9, 2), dtype=np.int64)
     for a in range(n):
-        for b in range(a + 1, n):
+        for e in range(start[a], start[a + 1]):
+            b = to[e]
+            if b < a:
+                continue  # each pair once, as (a, b) with a < b
             common = masks[a] & masks[b]
-            if POPCOUNT[common] < 2 or (common & linkable[a] & linkable[b]) == 0:
+            if POPCOUNT[common] < 2:
                 continue  # an RCC plus at least one digit to eliminate
-            if (cells[b, 0] & near[a, 0]) == 0 and (cells[b, 1] & near[a, 1]) == 0:
-                continue
-            if (cells[a, 0] & cells[b, 0]) != 0 or (cells[a, 1] & cells[b, 1]) != 0:
-                continue
-            rc = 0  # the RCC test written out, as in _links
-            links = common & linkable[a] & linkable[b]
-            for d in range(9):
-                if (links >> d) & 1:
-                    if (dcells[b, d, 0] & ~buddies[a, d, 0]) == 0 and (
-                        dcells[b, d, 1] & ~buddies[a, d, 1]
-                    ) == 0:
-                        rc |= 1 << d
-            if rc == 0:
-                continue
+            rc = rcs[e]
             targets[:, :] = 0
             _common_targets(a, b, common & ~rc, dcand, buddies, targets)
             if POPCOUNT[rc] >= 2:
@@ -404,9 +409,13 @@ def _locked_rest(a, b, rest, dcand, cells, buddies, targets) -> None:
 @njit(cache=True)
 def find_als_xy_wing(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """ALS A and B both linked to a pivot ALS C, by two different RCCs."""
-    n, cells, masks, dcells, buddies = _collect_als(grid, cand)
-    dcand = _digit_cells(grid, cand)
-    start, to, rcs = _links(n, cells, masks, dcells, buddies, dcand)
+    return als_xy_wing_in(grid, cand, step, *als_structure(grid, cand))
+
+
+@njit(cache=True)
+def als_xy_wing_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, start, to,
+                   rcs) -> bool:
+    """:func:`find_als_xy_wing` on a prepared :func:`als_structure`."""
     targets = np.zeros((9, 2), dtype=np.int64)
     for c in range(n):
         for p in range(start[c], start[c + 1]):
@@ -472,11 +481,15 @@ def find_als_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool
     of the link that entered it) finds the shortest chains first. The search gives up
     after CHAIN_BUDGET states, so a call stays bounded on crowded grids.
     """
-    n, cells, masks, dcells, buddies = _collect_als(grid, cand)
+    return als_chain_in(grid, cand, step, *als_structure(grid, cand))
+
+
+@njit(cache=True)
+def als_chain_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, start, to,
+                 rcs) -> bool:
+    """:func:`find_als_chain` on a prepared :func:`als_structure`."""
     if n < 4:
         return False
-    dcand = _digit_cells(grid, cand)
-    start, to, rcs = _links(n, cells, masks, dcells, buddies, dcand)
 
     # For each ALS and digit: does any cell outside hold the digit and see all its
     # cells in the ALS? An end of a useful chain needs such a digit in common with the
