@@ -73,6 +73,7 @@ def propagate(
     value: np.ndarray,
     parent: np.ndarray,
     queue: np.ndarray,
+    work: np.ndarray,
 ) -> tuple[int, int, int]:
     """Follow one premise to everything it implies.
 
@@ -81,12 +82,16 @@ def propagate(
     holds the state each conclusion came from. Returns ``(n_states, depth, clash)``: the
     number of states in ``queue``; and, when the premise led to a contradiction, the
     number of implications that took (else -1) and the state that clashed (a candidate
-    both ways, or the last candidate of a cell or house made false).
+    both ways, or the last candidate of a cell or house made false). ``work`` is scratch
+    space from :func:`new_work`, reused between calls (the calls are many and short).
     """
     value[:] = -1
-    depth = np.zeros(queue.shape[0], dtype=np.int64)
-    off_cell = np.zeros(81, dtype=np.int64)
-    off_house = np.zeros((27, 9), dtype=np.int64)
+    depth = work[0]
+    off_cell = work[1, :81]
+    off_house = work[2, :243]
+    off_cell[:] = 0
+    off_house[:] = 0
+    depth[0] = 0
     queue[0] = premise
     parent[premise >> 1] = -1
     value[premise >> 1] = premise & 1
@@ -122,8 +127,8 @@ def propagate(
                         break
             for j in range(3):
                 h = CELL_HOUSES[cell, j]
-                off_house[h, d] += 1
-                left = places[h, d] - off_house[h, d]
+                off_house[h * 9 + d] += 1
+                left = places[h, d] - off_house[h * 9 + d]
                 if left == 0:
                     return n, depth[qi], state
                 if (net and left == 1) or (not net and places[h, d] == 2):
@@ -148,6 +153,13 @@ def propagate(
             n += 1
         qi += 1
     return n, -1, -1
+
+
+@njit(cache=True)
+def new_work(queue_size: int) -> np.ndarray:
+    """Scratch space for :func:`propagate`: implication depths of the queued states, and
+    counts of candidates made false per cell and per house and digit."""
+    return np.empty((3, max(queue_size, 243)), dtype=np.int64)
 
 
 @njit(cache=True)
@@ -183,13 +195,14 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
     value = np.empty(729, dtype=np.int64)
     parent = np.empty(729, dtype=np.int64)
     queue = np.empty(1460, dtype=np.int64)
+    work = new_work(queue.shape[0])
     on_bits = np.zeros((n_codes * 2, WORDS), dtype=np.uint64)
     off_bits = np.zeros((n_codes * 2, WORDS), dtype=np.uint64)
     best = -1
     best_depth = 1 << 30
     for i in range(n_codes * 2):
         premise = codes[i >> 1] * 2 + 1 - (i & 1)  # "true" first, then "false"
-        n, depth, clash = propagate(cand, places, premise, net, value, parent, queue)
+        n, depth, clash = propagate(cand, places, premise, net, value, parent, queue, work)
         if depth >= 0:
             if depth < best_depth:
                 best = i
@@ -201,7 +214,7 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
     if best >= 0:
         code = codes[best >> 1]
         premise = code * 2 + 1 - (best & 1)
-        n, depth, clash = propagate(cand, places, premise, net, value, parent, queue)
+        n, depth, clash = propagate(cand, places, premise, net, value, parent, queue, work)
         clear(step)
         step[VARIANT] = CONTRADICTION
         if premise & 1:
@@ -276,7 +289,7 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
         for m in range(nm):
             i = members[m]
             premise = codes[i >> 1] * 2 + 1 - (i & 1)
-            propagate(cand, places, premise, net, value, parent, queue)
+            propagate(cand, places, premise, net, value, parent, queue, work)
             if m > 0:
                 add_token(step, T_SEP, 0)
             _trace_tokens(step, parent, target, premise)
