@@ -619,20 +619,26 @@ def find_sue_de_coq(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> boo
     pattern holds when ``(|L| - extras of L) + (|K| - extras of K) = |V| - |C|``: then every
     digit of V is placed exactly once in C, L and K.
     """
+    # scratch space, allocated once: the crossing cells, then per crossing subset the
+    # open cells of the line and of the box outside it and the unions of their subsets
+    inter = np.empty(3, dtype=np.int64)
+    in_c = np.zeros(81, dtype=np.bool_)
+    sources = np.empty((2, 8), dtype=np.int64)
+    unions = np.empty((2, 256), dtype=np.int64)
     for line in range(18):
         for bi in range(3):
             if line < 9:
                 box = (line // 3) * 3 + bi
             else:
                 box = bi * 3 + (line - 9) // 3
-            if _sue_de_coq_at(grid, cand, step, line, box + 18):
+            if _sue_de_coq_at(grid, cand, step, line, box + 18, inter, in_c, sources, unions):
                 return True
     return False
 
 
 @njit(cache=True)
-def _sue_de_coq_at(grid, cand, step, line: int, box: int) -> bool:
-    inter = np.empty(3, dtype=np.int64)
+def _sue_de_coq_at(grid, cand, step, line: int, box: int, inter, in_c, sources,
+                   unions) -> bool:
     n_inter = 0
     for p in range(9):
         c = HOUSES[line, p]
@@ -654,7 +660,13 @@ def _sue_de_coq_at(grid, cand, step, line: int, box: int) -> bool:
         n_plus = POPCOUNT[v] - n_c
         if n_plus < 2:
             continue
-        if _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plus):
+        for p in range(n_inter):
+            in_c[inter[p]] = (pick >> p) & 1 == 1
+        found = _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plus,
+                                 in_c, sources[0], sources[1], unions[0], unions[1])
+        for p in range(n_inter):
+            in_c[inter[p]] = False
+        if found:
             return True
     return False
 
@@ -668,31 +680,28 @@ def _in_house(c: int, h: int) -> bool:
 
 
 @njit(cache=True)
-def _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plus) -> bool:
-    in_c = np.zeros(81, dtype=np.bool_)
-    for p in range(n_inter):
-        if (pick >> p) & 1:
-            in_c[inter[p]] = True
+def _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plus, in_c,
+                     line_src, box_src, line_union, box_union) -> bool:
+    """Sue de Coq for the crossing cells ``in_c`` (the cells of ``inter`` picked by
+    ``pick``); the last four arguments are scratch space."""
     # Sources: open cells of the line / the box outside the chosen crossing cells. A
     # crossing cell left out of C may join L or K (not both).
-    line_src = np.empty(8, dtype=np.int64)
     n_line = 0
     for p in range(9):
         c = HOUSES[line, p]
         if grid[c] == 0 and not in_c[c]:
             line_src[n_line] = c
             n_line += 1
-    box_src = np.empty(8, dtype=np.int64)
     n_box = 0
     for p in range(9):
         c = HOUSES[box, p]
         if grid[c] == 0 and not in_c[c]:
             box_src[n_box] = c
             n_box += 1
-    line_union = np.zeros(1 << n_line, dtype=np.int64)
+    line_union[0] = 0
     for s in range(1, 1 << n_line):
         line_union[s] = line_union[s & (s - 1)] | cand[line_src[_low_index(s)]]
-    box_union = np.zeros(1 << n_box, dtype=np.int64)
+    box_union[0] = 0
     for s in range(1, 1 << n_box):
         box_union[s] = box_union[s & (s - 1)] | cand[box_src[_low_index(s)]]
 
