@@ -267,6 +267,16 @@ def _links(n, cells, masks, dcells, buddies, dcand):
     # A digit can only be an RCC of ALS a if some other cell holding it sees all of a's
     # cells with it; this prunes most pairs of large sets.
     linkable, near = _link_reach(n, masks, buddies, dcand)
+    # cell_als[c]: the ALS holding cell c, as a set of ALS numbers (32 to an int64 word):
+    # the sets with a cell in near[a] are then the union of a few rows, not a scan of all
+    words = (n + 31) >> 5
+    cell_als = np.zeros((81, words), dtype=np.int64)
+    for a in range(n):
+        for c in range(81):
+            if (cells[a, CELL_WORD[c]] & CELL_BIT[c]) != 0:
+                cell_als[c, a >> 5] |= 1 << (a & 31)
+    close = np.empty(words, dtype=np.int64)
+    partners = np.empty(n, dtype=np.int64)
     cap = 4 * n + 16
     ea = np.empty(cap, dtype=np.int64)
     eb = np.empty(cap, dtype=np.int64)
@@ -276,7 +286,9 @@ def _links(n, cells, masks, dcells, buddies, dcand):
         la = linkable[a]
         if la == 0:
             continue
-        for b in range(a + 1, n):
+        n_partners = _close_sets(a, near[a], cell_als, close, partners)
+        for j in range(n_partners):
+            b = partners[j]
             common = la & linkable[b]
             if common == 0:
                 continue
@@ -327,6 +339,33 @@ def _links(n, cells, masks, dcells, buddies, dcand):
         rcs[fill[b]] = em[e]
         fill[b] += 1
     return start, to, rcs
+
+
+@njit(cache=True)
+def _close_sets(a, near_a, cell_als, close, partners) -> int:
+    """Write into ``partners`` the ALS b > a, ascending, with a cell in ``near_a``; return
+    how many there are."""
+    words = close.shape[0]
+    first = a >> 5
+    close[first:] = 0
+    for w in range(2):
+        m = near_a[w]
+        while m:
+            low = m & -m
+            m ^= low
+            c = w * _WORD_BITS + _bit_index(low)
+            for k in range(first, words):
+                close[k] |= cell_als[c, k]
+    close[first] &= ~((2 << (a & 31)) - 1)
+    count = 0
+    for k in range(first, words):
+        bits = close[k]
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            partners[count] = k * 32 + _bit_index(low)
+            count += 1
+    return count
 
 
 @njit(cache=True)
@@ -550,15 +589,15 @@ def als_chain_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, star
                     b = to[e]
                     if b == s:
                         continue
+                    key = b * 46 + _arc_code(arc)
+                    if seen[key] == generation:
+                        continue  # (tested first: cheaper than the walk along the path)
                     on_path = False
                     t = i
                     while t >= 0 and not on_path:
                         on_path = q_als[t] == b
                         t = q_parent[t]
                     if on_path:
-                        continue
-                    key = b * 46 + _arc_code(arc)
-                    if seen[key] == generation:
                         continue
                     seen[key] = generation
                     q_als[tail] = b
