@@ -58,6 +58,16 @@ def test_ladder_follows_hodoku_order_levels_and_scores():
                for c in ("bf5", "bf6", "bf7"))
 
 
+def test_shared_structures_are_built_by_kernels_of_the_family():
+    """Rungs naming a ``prepare`` kernel get its structure appended to their arguments;
+    the ALS techniques share one, so it is built once per position."""
+    from nanpure.generator.ladder import _lookup
+
+    prepared = [t for t in LADDER if t.prepare]
+    assert {t.code for t in prepared} == {"axz", "axy", "ach"}
+    assert all(_lookup(t, t.prepare) is not None for t in prepared)
+
+
 @pytest.mark.xfail(strict=False, reason="until every technique family has landed")
 def test_every_ladder_technique_has_a_finder():
     assert missing_techniques() == []
