@@ -22,8 +22,10 @@ be true in at most one of them, so at least one of the two is a locked set.
   share no candidate of C with each other; when C, L and K together need every digit of
   C exactly once, those digits leave the rest of the line and the box.
 
-Every finder enumerates the ALS of the grid afresh (smallest sets first, then by house)
-and reports the first pattern, in a fixed order, that eliminates something. Cell sets
+The ALS finders work on one structure per position, :func:`als_structure` (the ALS,
+smallest sets first, then by house, and their restricted commons): each ``find_*``
+builds it afresh, while the rater builds it once and calls the ``*_in`` forms. Every
+finder reports the first pattern, in a fixed order, that eliminates something. Cell sets
 are two ``int64`` words (cells 0-40 and 41-80) so that the bit tricks stay exact in
 numba.
 
