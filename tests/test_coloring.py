@@ -4,7 +4,7 @@ positions for digit 1 (helpers shared with test_single_digit.py)."""
 from __future__ import annotations
 
 import numpy as np
-from test_single_digit import assert_family_keeps_true_candidates, position, run
+from positions import assert_family_keeps_true_candidates, position, run
 
 from nanpure.generator import ladder
 from nanpure.generator.board import parse

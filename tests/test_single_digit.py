@@ -6,52 +6,17 @@ as placed (mask 0), so only the listed candidates take part.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from positions import assert_family_keeps_true_candidates, run
 
 from nanpure.generator import ladder
-from nanpure.generator.board import candidates, cell_name, parse
-from nanpure.generator.solver import solve
+from nanpure.generator.board import parse
 from nanpure.generator.techniques.single_digit import (
     find_empty_rectangle,
     find_skyscraper,
     find_turbot_fish,
     find_two_string_kite,
 )
-from nanpure.generator.techniques.step import (
-    VARIANT,
-    eliminations,
-    format_tokens,
-    new_step,
-    place,
-    tokens,
-)
-
-
-def position(marks: str) -> tuple[np.ndarray, np.ndarray]:
-    """Grid and candidate masks from pencil marks such as ``"r1c1:12 r5c9:3"``."""
-    grid = np.full(81, 9, dtype=np.uint8)
-    cand = np.zeros(81, dtype=np.uint16)
-    for item in marks.split():
-        name, digits = item.split(":")
-        cell = (int(name[1]) - 1) * 9 + int(name[3]) - 1
-        grid[cell] = 0
-        cand[cell] = sum(1 << (int(d) - 1) for d in digits)
-    return grid, cand
-
-
-def run(finder, marks: str, *args):
-    """``(eliminations as 'r1c1<>5' strings, variant, display text)`` or None."""
-    grid, cand = position(marks)
-    before = (grid.copy(), cand.copy())
-    step = new_step()
-    found = finder(grid, cand, step, *args)
-    assert (grid == before[0]).all() and (cand == before[1]).all(), "finder changed its input"
-    if not found:
-        return None
-    elims = sorted(f"{cell_name(c)}<>{d}" for c, d in eliminations(step))
-    return elims, int(step[VARIANT]), format_tokens(tokens(step))
-
 
 SKYSCRAPER = "r1c1:1 r1c5:1 r5c1:1 r5c6:1 r2c6:1 r4c5:1"
 KITE = "r1c2:1 r1c8:1 r3c1:1 r7c1:1 r7c8:1 r7c5:1"
@@ -131,41 +96,6 @@ def test_rating_reference_puzzles_that_need_single_digit_patterns(ratings_rows):
                                     find_empty_rectangle, find_turbot_fish])
 def test_nothing_found_in_an_empty_position(finder):
     assert run(finder, "r1c1:12") is None
-
-
-def assert_family_keeps_true_candidates(family: str, rows: list[dict[str, str]]) -> int:
-    """Walk each puzzle towards its solution, removing one random false candidate at a
-    time, and run every finder of ``family`` at every state: no step may remove a true
-    candidate. Returns how many steps were checked."""
-    finders = [(t, ladder._lookup(t)) for t in ladder.LADDER if t.family == family]
-    rng = np.random.default_rng(2024)
-    step = new_step()
-    checked = 0
-    for row in rows:
-        board = parse(row["puzzle"])
-        solution = solve(board)
-        grid = board.copy()
-        cand = candidates(board)
-        cand[grid > 0] = 0
-        while True:
-            for cell in range(81):
-                mask = int(cand[cell])
-                if mask and mask & (mask - 1) == 0:  # a naked single
-                    place(grid, cand, cell, mask.bit_length())
-            if not (grid == 0).any():
-                break
-            for tech, finder in finders:
-                if finder(grid, cand, step, *tech.args):
-                    checked += 1
-                    for cell, d in eliminations(step):
-                        assert solution[cell] != d, (tech.name, row["puzzle"], cell, d)
-            false = [(c, d) for c in range(81) for d in range(1, 10)
-                     if cand[c] >> (d - 1) & 1 and solution[c] != d]
-            if not false:
-                continue
-            cell, d = false[rng.integers(len(false))]
-            cand[cell] &= ~np.uint16(1 << (d - 1))
-    return checked
 
 
 def test_single_digit_eliminations_are_true(qqwing_rows):

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import pytest
-from test_single_digit import assert_family_keeps_true_candidates, run
+from positions import assert_family_keeps_true_candidates, run
 
 from nanpure.generator import ladder
 from nanpure.generator.board import parse

@@ -3,7 +3,7 @@ test_single_digit.py, whose helpers are shared)."""
 
 from __future__ import annotations
 
-from test_single_digit import assert_family_keeps_true_candidates, run
+from positions import assert_family_keeps_true_candidates, run
 
 from nanpure.generator import ladder
 from nanpure.generator.board import parse

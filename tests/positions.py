@@ -1,0 +1,103 @@
+"""Helpers for technique tests: positions written as pencil marks, finder runs, and a
+soundness walk over reference puzzles.
+
+Only the cells named in a position hold candidates; every other cell counts as placed, so
+a test shows exactly the pattern it is about.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nanpure.generator import ladder
+from nanpure.generator.board import candidates, cell_name, parse
+from nanpure.generator.solver import solve
+from nanpure.generator.techniques.step import (
+    VARIANT,
+    eliminations,
+    format_tokens,
+    new_step,
+    place,
+    tokens,
+)
+
+GRID = np.zeros(81, dtype=np.uint8)
+
+
+def cell(name: str) -> int:
+    """Cell index of ``"r3c4"``."""
+    return (int(name[1]) - 1) * 9 + int(name[3]) - 1
+
+
+def masks(**cells: str) -> np.ndarray:
+    """Candidate masks from ``r1c1="125"``-style keyword arguments."""
+    cand = np.zeros(81, dtype=np.uint16)
+    for name, digits in cells.items():
+        for d in digits:
+            cand[cell(name)] |= 1 << (int(d) - 1)
+    return cand
+
+
+def elims(step) -> set[tuple[str, int]]:
+    """The step's eliminations as ``{("r1c5", 5), ...}``."""
+    return {(cell_name(c), d) for c, d in eliminations(step)}
+
+
+def position(marks: str) -> tuple[np.ndarray, np.ndarray]:
+    """Grid and candidate masks from pencil marks such as ``"r1c1:12 r5c9:3"``."""
+    grid = np.full(81, 9, dtype=np.uint8)
+    cand = np.zeros(81, dtype=np.uint16)
+    for item in marks.split():
+        name, digits = item.split(":")
+        cell = (int(name[1]) - 1) * 9 + int(name[3]) - 1
+        grid[cell] = 0
+        cand[cell] = sum(1 << (int(d) - 1) for d in digits)
+    return grid, cand
+
+
+def run(finder, marks: str, *args):
+    """``(eliminations as 'r1c1<>5' strings, variant, display text)`` or None."""
+    grid, cand = position(marks)
+    before = (grid.copy(), cand.copy())
+    step = new_step()
+    found = finder(grid, cand, step, *args)
+    assert (grid == before[0]).all() and (cand == before[1]).all(), "finder changed its input"
+    if not found:
+        return None
+    elims = sorted(f"{cell_name(c)}<>{d}" for c, d in eliminations(step))
+    return elims, int(step[VARIANT]), format_tokens(tokens(step))
+
+
+def assert_family_keeps_true_candidates(family: str, rows: list[dict[str, str]]) -> int:
+    """Walk each puzzle towards its solution, removing one random false candidate at a
+    time, and run every finder of ``family`` at every state: no step may remove a true
+    candidate. Returns how many steps were checked."""
+    finders = [(t, ladder._lookup(t)) for t in ladder.LADDER if t.family == family]
+    rng = np.random.default_rng(2024)
+    step = new_step()
+    checked = 0
+    for row in rows:
+        board = parse(row["puzzle"])
+        solution = solve(board)
+        grid = board.copy()
+        cand = candidates(board)
+        cand[grid > 0] = 0
+        while True:
+            for cell in range(81):
+                mask = int(cand[cell])
+                if mask and mask & (mask - 1) == 0:  # a naked single
+                    place(grid, cand, cell, mask.bit_length())
+            if not (grid == 0).any():
+                break
+            for tech, finder in finders:
+                if finder(grid, cand, step, *tech.args):
+                    checked += 1
+                    for cell, d in eliminations(step):
+                        assert solution[cell] != d, (tech.name, row["puzzle"], cell, d)
+            false = [(c, d) for c in range(81) for d in range(1, 10)
+                     if cand[c] >> (d - 1) & 1 and solution[c] != d]
+            if not false:
+                continue
+            cell, d = false[rng.integers(len(false))]
+            cand[cell] &= ~np.uint16(1 << (d - 1))
+    return checked
