@@ -106,11 +106,12 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--symmetry", default="rot180", metavar="S",
                    help="none, rot180 (default), rot90, mirror, flip, diagonal, "
                    "antidiagonal, mirror-flip, diagonals or dihedral")
-    p.add_argument("--blanks", default="0-64", metavar="MIN-MAX",
+    p.add_argument("--blanks", metavar="MIN-MAX",
                    help="blank cells, a range or one number (default 0-64)")
-    p.add_argument("--dig", choices=("target", "limit"), default="target",
-                   help="target: dig to a blank count drawn from --blanks (default); "
-                   "limit: dig until no more givens can go")
+    p.add_argument("--dig", choices=("target", "limit"),
+                   help="target: dig to a blank count drawn from --blanks (the default when "
+                   "--blanks is given); limit: dig until no more givens can go, within "
+                   "--blanks (the default without --blanks)")
     p.add_argument("--score", metavar="MIN-MAX", help="accepted range of the rating score")
     p.add_argument("--attempts", type=int, default=50, metavar="N",
                    help="full grids each task tries before it counts as rejected (default 50)")
@@ -142,8 +143,8 @@ def _run_generate(args: argparse.Namespace) -> int:
         min_tier=args.tier or args.min_tier or "easy",
         max_tier=args.tier or args.max_tier or "extreme",
         symmetry=args.symmetry,
-        blanks=_int_range(args.blanks, "--blanks"),
-        dig=args.dig,
+        blanks=_int_range(args.blanks or "0-64", "--blanks"),
+        dig=args.dig or ("target" if args.blanks else "limit"),
         score=_int_range(args.score, "--score") if args.score else None,
         attempts=args.attempts,
     )

@@ -57,7 +57,9 @@ class Spec:
     max_tier: str = "extreme"
     symmetry: str = "rot180"
     blanks: tuple[int, int] = (0, 64)  # inclusive range of blank cells
-    dig: str = "target"  # "target" or "limit"
+    # "limit": remove givens while the tier allows, up to blanks[1]; "target": dig to a
+    # count drawn from the range (the natural choice when a range is asked for)
+    dig: str = "limit"
     score: tuple[int, int] | None = None
     attempts: int = 50  # bounded attempts before make_candidate returns None
 

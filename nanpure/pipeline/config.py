@@ -448,7 +448,9 @@ def _quota(s: Section) -> Quota:
         raise s.error("min_tier", f"{min_tier!r} is above max_tier {max_tier!r}")
     symmetry = s.choice("symmetry", _symmetries(), "rot180")
     blanks = s.int_range("blanks", (0, 64), minimum=0, maximum=64)
-    dig = s.choice("dig", DIG_MODES, "target")
+    # Without a blank range, dig as far as the tier allows: a uniform draw from 0-64 blanks
+    # would give puzzles with a handful of blanks, which no one wants to print.
+    dig = s.choice("dig", DIG_MODES, "target" if "blanks" in s.data else "limit")
     score = s.int_range("score", None, minimum=0)
     attempts = s.int("attempts", 50, minimum=1)
     s.finish()
