@@ -99,18 +99,23 @@ def worker_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def _watch_parent(parent: int) -> None:
-    # A parent killed with SIGKILL cannot stop its pool; without this, workers would
-    # linger (and keep working) after it is gone.
-    while os.getppid() == parent:
-        time.sleep(0.5)
+def _watch_lifeline(lifeline: Any) -> None:
+    # The run's process holds the only write end of the lifeline; when it dies, even by
+    # SIGKILL, the pipe reaches end-of-file and the worker goes too instead of lingering
+    # (a forkserver worker's parent is the fork server, which outlives the run as long
+    # as its workers do, so watching the parent process id would not do).
+    try:
+        lifeline.recv()
+    except (EOFError, OSError):
+        pass
     os._exit(1)
 
 
-def _init_worker(log_queue: Any, level: int, warm: bool) -> None:
+def _init_worker(log_queue: Any, level: int, warm: bool, lifeline: Any = None) -> None:
     # Ctrl-C reaches the whole process group; the parent alone decides how to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
+    if lifeline is not None:
+        threading.Thread(target=_watch_lifeline, args=(lifeline,), daemon=True).start()
     root = logging.getLogger()
     root.handlers[:] = []
     if log_queue is not None:
@@ -137,9 +142,10 @@ class LocalExecutor:
         if context.get_start_method() == "forkserver":
             # imported once in the fork server, so workers start without importing numpy
             context.set_forkserver_preload(["nanpure.generator.candidate"])
+        lifeline, self._lifeline = context.Pipe(duplex=False)
         self.pool = cf.ProcessPoolExecutor(
             self.workers, mp_context=context, initializer=_init_worker,
-            initargs=(log_queue, logging.getLogger().getEffectiveLevel(), warm))
+            initargs=(log_queue, logging.getLogger().getEffectiveLevel(), warm, lifeline))
 
     def submit(self, batch: Batch) -> cf.Future:
         return self.pool.submit(run_batch, batch)
@@ -166,6 +172,7 @@ class LocalExecutor:
                 p.join(5)
         else:
             self.pool.shutdown(wait=True, cancel_futures=True)
+        self._lifeline.close()
 
 
 class DaskExecutor:

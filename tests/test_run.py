@@ -1,0 +1,268 @@
+"""The run loop: task-order acceptance, determinism, resume, time budget, kill and Ctrl-C."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from nanpure.cli import main
+from nanpure.output.datasets import read_export, write_export
+from nanpure.pipeline.config import Quota, RunConfig
+from nanpure.pipeline.executors import run_batch
+from nanpure.pipeline.run import RunError, execute
+from nanpure.pipeline.store import COMPLETE, INTERRUPTED, OUT_OF_TIME, Store
+
+
+class InlineExecutor:
+    """Runs each batch in this process when it is submitted and reports finished
+    batches in a shuffled order, as a pool of racing workers might."""
+
+    name = "inline"
+
+    def __init__(self, workers: int = 2, shuffle: int | None = 0):
+        self.workers = workers
+        self.slots = 2 * workers
+        self.random = random.Random(shuffle) if shuffle is not None else None
+        self.submitted = 0
+
+    def submit(self, batch):
+        future = cf.Future()
+        future.set_result(run_batch(batch))
+        future.number = self.submitted
+        self.submitted += 1
+        return future
+
+    def wait(self, futures, timeout):
+        order = sorted(futures, key=lambda f: f.number)  # oldest first
+        if self.random is None:
+            return set(order[:1])
+        return set(self.random.sample(order, self.random.randint(1, len(order))))
+
+    def cancel(self, futures):
+        pass
+
+    def close(self, now=False):
+        pass
+
+
+def _config(store, name="t", seed=11, **changes) -> RunConfig:
+    quotas = (
+        Quota("easy", 6, "easy", "easy", "rot180", (36, 46)),
+        Quota("medium", 3, "medium", "medium", "rot180", (44, 54)),
+        Quota("open", 2, "easy", "medium", "mirror", (40, 50)),
+    )
+    config = RunConfig(name=name, seed=seed, quotas=quotas, store=str(store))
+    return config.replace(**changes)
+
+
+def _rows(store, run=None):
+    """Export rows without the columns that depend on timing (id, created_at)."""
+    with Store(store, create=False) as s:
+        records = s.select_puzzles(run=run, unused_only=False)
+    return [{k: v for k, v in r.__dict__.items() if k not in ("id", "created_at", "run_id")}
+            for r in records]
+
+
+def test_results_are_judged_in_task_order_whatever_finishes_first(tmp_path):
+    ordered = execute(_config(tmp_path / "a.db"), executor=InlineExecutor(shuffle=None))
+    shuffled = execute(_config(tmp_path / "b.db"), executor=InlineExecutor(workers=3,
+                                                                            shuffle=5))
+    assert ordered.status == shuffled.status == COMPLETE
+    assert ordered.exit_status == 0
+    rows = _rows(tmp_path / "a.db")
+    assert rows == _rows(tmp_path / "b.db")
+    assert [r["quota"] for r in rows].count("easy") == 6
+    for quota in ("easy", "medium", "open"):
+        tasks = [r["task"] for r in rows if r["quota"] == quota]
+        assert tasks == sorted(tasks)
+    assert all(36 <= r["blanks"] <= 46 and r["tier"] == "easy" for r in rows
+               if r["quota"] == "easy")
+    text = shuffled.format()
+    assert "run t: complete" in text and "medium" in text and "3/3" in text
+
+
+def test_resume_makes_only_what_is_missing_and_equals_one_run(tmp_path):
+    whole = _config(tmp_path / "whole.db")
+    execute(whole, executor=InlineExecutor())
+    small = whole.replace(store=str(tmp_path / "parts.db"), quotas=tuple(
+        q.__class__(**{**q.__dict__, "count": 1}) for q in whole.quotas))
+    execute(small, executor=InlineExecutor())
+    again = execute(whole.replace(store=str(tmp_path / "parts.db")), executor=InlineExecutor())
+    assert again.resumed
+    assert [q.accepted for q in again.quotas] == [5, 2, 1]
+    assert _rows(tmp_path / "parts.db") == _rows(tmp_path / "whole.db")
+    nothing = execute(whole.replace(store=str(tmp_path / "parts.db")),
+                      executor=InlineExecutor())
+    assert nothing.made == 0 and nothing.status == COMPLETE
+
+
+def test_changed_seed_needs_fresh(tmp_path):
+    config = _config(tmp_path / "s.db")
+    execute(config, executor=InlineExecutor())
+    with pytest.raises(RunError, match="--fresh"):
+        execute(config.replace(seed=12), executor=InlineExecutor())
+    redo = execute(config.replace(seed=12), fresh=True, executor=InlineExecutor())
+    assert redo.status == COMPLETE and not redo.resumed
+    with Store(tmp_path / "s.db") as store:
+        assert store.count_puzzles() == 11
+        assert store.find_run("t").seed == 12
+
+
+def test_puzzles_are_never_stored_twice_across_runs(tmp_path):
+    execute(_config(tmp_path / "s.db", name="first"), executor=InlineExecutor())
+    second = execute(_config(tmp_path / "s.db", name="second"), executor=InlineExecutor())
+    # the same seed makes the same candidates: every one is a duplicate, so none is kept
+    # and the quotas only fill with new puzzles from later tasks
+    assert second.status == COMPLETE
+    assert sum(q.duplicates for q in second.quotas) >= 11
+    with Store(tmp_path / "s.db") as store:
+        texts = [p.puzzle for p in store.select_puzzles(unused_only=False)]
+    assert len(texts) == len(set(texts)) == 22
+
+
+def test_time_budget(tmp_path):
+    config = RunConfig(name="slow", seed=1, store=str(tmp_path / "s.db"), max_seconds=0.3,
+                       quotas=(Quota("many", 100000, "easy", "easy", "rot180", (40, 44)),))
+    summary = execute(config, executor=InlineExecutor())
+    assert summary.status == OUT_OF_TIME and summary.exit_status == 3
+    with Store(tmp_path / "s.db") as store:
+        assert store.find_run("slow").status == OUT_OF_TIME
+        assert store.count_puzzles() == summary.made > 0
+
+
+def test_cli_bad_config_is_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[run]\nseed = 1\n[[quota]]\nname = "x"\ncount = 5\nblanks = [50, 90]\n')
+    assert main(["run", str(bad), "--store", str(tmp_path / "s.db")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert err.startswith(f"nanpure: {bad}: quota[0].blanks: expected [lo, hi]")
+
+
+def _lines(store):
+    with Store(store, create=False) as s:
+        records = s.select_puzzles(unused_only=False)
+    path = Path(str(store) + ".lines")
+    write_export(records, "lines", path)
+    return path.read_text()
+
+
+def test_one_and_two_workers_give_identical_exports(tmp_path):
+    """The real process pool: the same seed gives the same puzzles with 1 or 2 workers,
+    and the same as the in-process reference."""
+    reference = tmp_path / "ref.db"
+    execute(_config(reference), executor=InlineExecutor())
+    for workers in (1, 2):
+        store = tmp_path / f"w{workers}.db"
+        summary = execute(_config(store, workers=workers), progress=False)
+        assert summary.status == COMPLETE and summary.workers == workers
+        assert _rows(store) == _rows(reference)
+        assert _lines(store) == _lines(reference)
+    csv_1 = tmp_path / "w1.csv"
+    with Store(tmp_path / "w1.db") as s:
+        write_export(s.select_puzzles(unused_only=False), "csv", csv_1)
+    assert [r["puzzle"] for r in read_export(csv_1, "csv")] == [r["puzzle"] for r in
+                                                                 _rows(reference)]
+
+
+# --- killing a run --------------------------------------------------------------------------
+
+_BIG = """
+[run]
+name = "big"
+seed = 99
+workers = 2
+
+[[quota]]
+name = "hard"
+tier = "hard"
+count = {count}
+blanks = [50, 58]
+
+[[quota]]
+name = "medium"
+tier = "medium"
+count = {count}
+blanks = [46, 54]
+"""
+
+
+def _start(tmp_path, count):
+    config = tmp_path / "big.toml"
+    config.write_text(_BIG.format(count=count))
+    store = tmp_path / "big.db"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "nanpure.cli", "run", str(config),
+                             "--store", str(store), "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return proc, config, store
+
+
+def _stored(store) -> int:
+    try:
+        db = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=5)
+        try:
+            return db.execute("SELECT count(*) FROM puzzles").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return 0
+
+
+def _wait_for(store, n, proc, limit=120.0):
+    deadline = time.monotonic() + limit
+    while _stored(store) < n:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the run stored nothing in time"
+        time.sleep(0.05)
+
+
+def test_sigkill_then_resume_loses_nothing_committed(tmp_path):
+    proc, config_path, store = _start(tmp_path, 150)
+    try:
+        _wait_for(store, 20, proc)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+    with Store(store) as s:
+        before = {p.puzzle: (p.quota, p.task) for p in s.select_puzzles(unused_only=False)}
+        assert s.find_run("big").status == "running"
+    assert 20 <= len(before) < 300
+    from nanpure.pipeline.config import load_run_config
+
+    config = load_run_config(config_path).replace(store=str(store))
+    summary = execute(config, executor=InlineExecutor())
+    assert summary.status == COMPLETE and summary.resumed
+    after = _rows(store)
+    assert len(after) == 300 == len({r["puzzle"] for r in after})
+    kept = {r["puzzle"]: (r["quota"], r["task"]) for r in after}
+    assert all(kept.get(p) == where for p, where in before.items())
+    reference = tmp_path / "ref.db"
+    execute(config.replace(store=str(reference)), executor=InlineExecutor())
+    assert after == _rows(reference)
+
+
+def test_ctrl_c_stops_cleanly_with_a_summary(tmp_path):
+    proc, _, store = _start(tmp_path, 5000)
+    try:
+        _wait_for(store, 5, proc)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "run big: interrupted" in out and "hard" in out
+    assert "Traceback" not in err
+    with Store(store) as s:
+        assert s.find_run("big").status == INTERRUPTED
+        assert s.count_puzzles() >= 5
