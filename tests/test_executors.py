@@ -1,0 +1,108 @@
+"""Executors: the local pool, Dask, and the log relay from workers to the parent."""
+
+from __future__ import annotations
+
+import builtins
+import logging
+
+import pytest
+
+from nanpure.generator.candidate import Spec
+from nanpure.pipeline.config import Quota, RunConfig
+from nanpure.pipeline.executors import (
+    DaskExecutor,
+    ExecutorError,
+    LocalExecutor,
+    LogRelay,
+    run_batch,
+)
+from nanpure.pipeline.quotas import QuotaState
+from nanpure.pipeline.run import execute
+from nanpure.pipeline.store import COMPLETE, Store
+
+SPEC = Spec(max_tier="easy", blanks=(40, 44))
+
+
+def _batch(size=3):
+    return QuotaState(0, "easy", 10).next_batch(5, SPEC, size)
+
+
+def test_run_batch_is_deterministic():
+    first, second = run_batch(_batch()), run_batch(_batch())
+    assert [r.number for r in first] == [0, 1, 2]
+    assert [r.candidate for r in first] == [r.candidate for r in second]
+    assert all(40 <= r.candidate.blanks <= 44 for r in first)
+
+
+def test_local_pool_matches_in_process_and_relays_worker_logs(tmp_path):
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    relay = LogRelay(Keep())
+    root = logging.getLogger()
+    old_level = root.level
+    root.addHandler(relay)
+    root.setLevel(logging.INFO)
+    try:
+        executor = LocalExecutor(1, log_queue=relay.queue)
+        try:
+            future = executor.submit(_batch())
+            done = executor.wait({future}, timeout=120)
+            assert done == {future}
+            assert [r.candidate for r in future.result()] == [
+                r.candidate for r in run_batch(_batch())]
+        finally:
+            executor.close()
+    finally:
+        root.removeHandler(relay)
+        root.setLevel(old_level)
+        relay.close()
+    ready = [r for r in records if "ready in" in r.getMessage()]
+    assert ready and ready[0].processName != "MainProcess"
+
+
+def test_missing_dask_is_a_clear_error(monkeypatch):
+    real_import = builtins.__import__
+
+    def no_dask(name, *args, **kwargs):
+        if name == "distributed" or name.startswith("distributed."):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_dask)
+    with pytest.raises(ExecutorError, match=r"pip install 'nanpure\[dask\]'"):
+        DaskExecutor()
+
+
+def _config(store):
+    return RunConfig(name="d", seed=3, store=str(store), quotas=(
+        Quota("easy", 5, "easy", "easy", "rot180", (38, 46)),
+        Quota("medium", 2, "medium", "medium", "mirror", (44, 52)),
+    ))
+
+
+def _rows(store):
+    with Store(store, create=False) as s:
+        return [(p.quota, p.task, p.puzzle, p.seed) for p in s.select_puzzles(unused_only=False)]
+
+
+def test_dask_local_cluster_equals_local_run(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from test_run import InlineExecutor
+
+    execute(_config(tmp_path / "local.db"), executor=InlineExecutor())
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        executor = DaskExecutor(client=client)
+        assert executor.workers == 2
+        summary = execute(_config(tmp_path / "dask.db"), executor=executor)
+        # the way `--scheduler ADDRESS` goes: the run makes (and closes) its own client
+        by_address = execute(_config(tmp_path / "address.db").replace(
+            executor="dask", scheduler=cluster.scheduler_address))
+    assert summary.status == by_address.status == COMPLETE and summary.executor == "dask"
+    assert _rows(tmp_path / "dask.db") == _rows(tmp_path / "local.db")
+    assert _rows(tmp_path / "address.db") == _rows(tmp_path / "local.db")

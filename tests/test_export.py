@@ -1,0 +1,106 @@
+"""Exports: every format round-trips, columns as promised, the CLI and its errors."""
+
+from __future__ import annotations
+
+import builtins
+import json
+
+import pytest
+
+from nanpure.cli import main
+from nanpure.output.datasets import COLUMNS, ExportError, read_export, row_of, write_export
+from nanpure.pipeline.store import PUZZLE, SOLUTION, Store
+
+OTHER = "..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9"
+
+
+@pytest.fixture
+def store(tmp_path):
+    path = tmp_path / "s.db"
+    with Store(path) as s:
+        a = s.begin_run("nightly", 1, "{}")
+        b = s.begin_run("weekly", 2, "{}")
+        s.add_puzzle(a.id, "easy", 0, PUZZLE, SOLUTION, tier="easy", score=412,
+                     hardest="Hidden Single", techniques="Full House:19;Hidden Single:20",
+                     symmetry="rot180", blanks=PUZZLE.count("."), seed=2**63 - 1)
+        s.add_puzzle(b.id, "hard, \"quoted\"", 3, OTHER, SOLUTION, tier="hard", score=1200,
+                     hardest="X-Wing", techniques="X-Wing:1", symmetry="none",
+                     blanks=OTHER.count("."), seed=0)
+    return path
+
+
+def _records(path, run=None):
+    with Store(path, create=False) as s:
+        return s.select_puzzles(run=run, unused_only=False)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_round_trip(store, tmp_path, fmt):
+    records = _records(store)
+    out = tmp_path / f"p.{fmt}"
+    assert write_export(records, fmt, out) == 2
+    rows = read_export(out, fmt)
+    assert rows == [row_of(r) for r in records]
+    assert list(rows[0]) == list(COLUMNS)
+    assert rows[0]["seed"] == 2**63 - 1 and rows[1]["quota"] == 'hard, "quoted"'
+
+
+def test_csv_header_and_lines(store, tmp_path):
+    out = tmp_path / "p.csv"
+    write_export(_records(store), "csv", out)
+    header = out.read_text().splitlines()[0]
+    assert header == ("id,puzzle,solution,tier,score,hardest,techniques,symmetry,blanks,run,"
+                      "quota,seed,created_at")
+    lines = tmp_path / "p.txt"
+    write_export(_records(store), "lines", lines)
+    assert lines.read_text().splitlines() == [PUZZLE, OTHER]
+    assert read_export(lines, "lines") == [{"puzzle": PUZZLE}, {"puzzle": OTHER}]
+
+
+def test_parquet_schema_is_typed(store, tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = tmp_path / "p.parquet"
+    write_export(_records(store), "parquet", out)
+    schema = pq.read_schema(out)
+    assert str(schema.field("seed").type) == "int64"
+    assert str(schema.field("created_at").type) == "timestamp[ms, tz=UTC]"
+    assert str(schema.field("tier").type).startswith("dictionary")
+
+
+def test_missing_pyarrow_is_a_clear_error(store, tmp_path, monkeypatch):
+    real_import = builtins.__import__
+
+    def no_arrow(name, *args, **kwargs):
+        if name.startswith("pyarrow"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_arrow)
+    with pytest.raises(ExportError, match=r"nanpure\[parquet\]"):
+        write_export(_records(store), "parquet", tmp_path / "p.parquet")
+
+
+def test_cli_export(store, tmp_path, capsys):
+    assert main(["export", "--store", str(store), "--run", "weekly", "--format", "jsonl"]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert json.loads(line)["run"] == "weekly"
+    out = tmp_path / "sub" / "all.txt"
+    assert main(["export", "--store", str(store), "--format", "lines", "--out", str(out)]) == 0
+    assert out.read_text().splitlines() == [PUZZLE, OTHER]
+    assert main(["export", "--store", str(store), "--run", "monthly"]) == 2
+    assert "no run named 'monthly' (runs: nightly, weekly)" in capsys.readouterr().err
+    assert main(["export", "--store", str(tmp_path / "none.db")]) == 2
+    assert "no such store" in capsys.readouterr().err
+    assert main(["export", "--store", str(store), "--format", "parquet"]) == 2
+    assert "give a file with --out" in capsys.readouterr().err
+
+
+def test_cli_stats(store, capsys):
+    assert main(["stats", "--store", str(store), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["puzzles"] == 2 and summary["tiers"] == {"easy": 1, "hard": 1}
+    assert summary["quotas"][1] == {"run": "weekly", "quota": 'hard, "quoted"', "puzzles": 1,
+                                    "tasks": 4, "acceptance": 0.25}
+    assert main(["stats", "--store", str(store), "--run", "nightly"]) == 0
+    text = capsys.readouterr().out
+    assert "blank counts by tier" in text and "Hidden Single" in text and "X-Wing" not in text
