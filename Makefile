@@ -38,6 +38,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/rater.py
 	$(BIN)/python benchmarks/generator.py
 	$(BIN)/python benchmarks/book.py
+	$(BIN)/python benchmarks/pipeline.py
 
 # The main job from the packaged defaults: a small run into output/nanpure.db, then the
 # default book (nanpure/data/default-book.toml) as output/book.pdf with its manifest.

@@ -30,8 +30,8 @@ def _batch(size=3):
 def test_run_batch_is_deterministic():
     first, second = run_batch(_batch()), run_batch(_batch())
     assert [r.number for r in first] == [0, 1, 2]
-    assert [r.candidate for r in first] == [r.candidate for r in second]
-    assert all(40 <= r.candidate.blanks <= 44 for r in first)
+    assert [r.made for r in first] == [r.made for r in second]
+    assert all(40 <= r.made.blanks <= 44 for r in first)
 
 
 def test_local_pool_matches_in_process_and_relays_worker_logs(tmp_path):
@@ -52,8 +52,8 @@ def test_local_pool_matches_in_process_and_relays_worker_logs(tmp_path):
             future = executor.submit(_batch())
             done = executor.wait({future}, timeout=120)
             assert done == {future}
-            assert [r.candidate for r in future.result()] == [
-                r.candidate for r in run_batch(_batch())]
+            assert [r.made for r in future.result()] == [
+                r.made for r in run_batch(_batch())]
         finally:
             executor.close()
     finally:

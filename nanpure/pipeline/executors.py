@@ -24,7 +24,7 @@ from typing import Any
 
 from multiprocessing_logging import MultiProcessingHandler
 
-from .quotas import Batch, TaskResult
+from .quotas import Batch, TaskResult, fits, made_from, task_seed
 
 log = logging.getLogger(__name__)
 
@@ -40,14 +40,24 @@ class ExecutorError(Exception):
 
 
 def run_batch(batch: Batch) -> tuple[TaskResult, ...]:
-    """Make the candidates of one batch (runs in a worker)."""
+    """Make the candidates of one batch (runs in a worker).
+
+    A candidate that does not fit its spec (a generator bug) is logged and sent back as
+    nothing, so it can never be stored.
+    """
     from ..generator.candidate import make_candidate
 
     results = []
-    for number, seed in zip(batch.numbers, batch.seeds, strict=True):
+    for number in batch.numbers:
         start = time.perf_counter()
-        candidate = make_candidate(batch.spec, seed)
-        results.append(TaskResult(batch.quota, number, candidate, time.perf_counter() - start))
+        candidate = make_candidate(batch.spec, task_seed(batch.run_seed, batch.quota, number))
+        made = made_from(candidate) if candidate is not None else None
+        if made is not None and not fits(made, batch.spec):
+            log.error("quota %d task %d: the generator's puzzle %s (%s, score %d) does not "
+                      "fit %s; rejected", batch.quota, number, made.puzzle, made.tier,
+                      made.score, batch.spec)
+            made = None
+        results.append(TaskResult(batch.quota, number, made, time.perf_counter() - start))
     return tuple(results)
 
 

@@ -8,11 +8,11 @@ number of workers or on which worker was fastest.
 
 >>> state = QuotaState(0, "easy", count=1)
 >>> state.next_batch(7, spec=None, size=2).numbers
-(0, 1)
+range(0, 2)
 >>> list(state.finished(TaskResult(0, 1, "B", 0.1)))  # waits for task 0
 []
 >>> for due in state.finished(TaskResult(0, 0, "A", 0.1)):
-...     print(due.candidate)
+...     print(due.made)
 ...     state.record("accepted")  # quota full: task 1's result is dropped
 A
 """
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -43,39 +43,64 @@ def task_seed(run_seed: int, quota: int, number: int) -> int:
 
 @dataclass(frozen=True)
 class Batch:
-    """Consecutive tasks of one quota (its index), sent to a worker together: task
-    ``numbers[k]`` is one call of ``make_candidate(spec, seeds[k])``. Batching keeps the
-    cost of sending work to a process small beside the work itself."""
+    """Consecutive tasks of one quota (its index), sent to a worker together: task ``n``
+    is one call of ``make_candidate(spec, task_seed(run_seed, quota, n))``. Batching keeps
+    the cost of sending work to a process small beside the work itself."""
 
     quota: int
     spec: Any
-    numbers: tuple[int, ...]
-    seeds: tuple[int, ...]
+    run_seed: int
+    first: int
+    size: int
+
+    @property
+    def numbers(self) -> range:
+        return range(self.first, self.first + self.size)
 
 
-@dataclass(frozen=True)
-class TaskResult:
-    """What a worker sends back: the candidate (None when every attempt failed) and the
-    seconds it spent making it."""
+class Made(NamedTuple):
+    """An accepted candidate as a worker sends it back: the ``puzzles`` columns it fills."""
+
+    puzzle: str
+    solution: str
+    tier: str
+    score: int
+    hardest: str
+    techniques: str
+    symmetry: str
+    blanks: int
+    seed: int
+
+
+class TaskResult(NamedTuple):
+    """One finished task: what it made (None when every attempt failed) and the worker
+    seconds it took. Plain tuples keep the results cheap to send between processes."""
 
     quota: int
     number: int
-    candidate: Any
+    made: Made | None
     seconds: float
 
 
-def fits(candidate: Any, spec: Any) -> bool:
+def made_from(candidate: Any) -> Made:
+    """The :class:`Made` record of a generator ``Candidate``."""
+    rating = candidate.rating
+    return Made(candidate.puzzle, candidate.solution, rating.tier, rating.score,
+                rating.hardest, rating.techniques, candidate.symmetry, candidate.blanks,
+                candidate.seed)
+
+
+def fits(made: Made, spec: Any) -> bool:
     """Whether a candidate really satisfies its spec (a guard against generator bugs)."""
     from ..generator.candidate import TIERS
 
-    rating = candidate.rating
     lo, hi = spec.blanks
     return (
-        TIERS.index(spec.min_tier) <= TIERS.index(rating.tier) <= TIERS.index(spec.max_tier)
-        and lo <= candidate.blanks <= hi
-        and candidate.puzzle.count(".") == candidate.blanks
-        and candidate.symmetry == spec.symmetry
-        and (spec.score is None or spec.score[0] <= rating.score <= spec.score[1])
+        TIERS.index(spec.min_tier) <= TIERS.index(made.tier) <= TIERS.index(spec.max_tier)
+        and lo <= made.blanks <= hi
+        and made.puzzle.count(".") == made.blanks
+        and made.symmetry == spec.symmetry
+        and (spec.score is None or spec.score[0] <= made.score <= spec.score[1])
     )
 
 
@@ -132,11 +157,10 @@ class QuotaState:
 
     def next_batch(self, run_seed: int, spec: Any, size: int = 1) -> Batch:
         """Hand out the next ``size`` tasks of this quota."""
-        numbers = tuple(range(self.next_number, self.next_number + size))
-        seeds = tuple(task_seed(run_seed, self.index, n) for n in numbers)
+        batch = Batch(self.index, spec, run_seed, self.next_number, size)
         self.next_number += size
         self.in_flight += size
-        return Batch(self.index, spec, numbers, seeds)
+        return batch
 
     def mean_task_seconds(self) -> float | None:
         """Worker seconds per finished task so far (None before any finished)."""

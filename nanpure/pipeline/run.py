@@ -33,8 +33,8 @@ from tqdm import tqdm
 
 from .config import RunConfig
 from .executors import DaskExecutor, LocalExecutor, LogRelay, make_executor
-from .quotas import Batch, QuotaState, TaskResult, fits, pick_quota
-from .store import COMPLETE, FAILED, INTERRUPTED, OUT_OF_TIME, Store
+from .quotas import Batch, QuotaState, TaskResult, pick_quota
+from .store import COMPLETE, FAILED, INTERRUPTED, OUT_OF_TIME, Store, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -275,10 +275,11 @@ class _Loop:
         results = future.result()  # a worker's exception is raised here
         state = self.states[batch.quota]
         before = state.stored
+        now = utc_now()
         with self.store.transaction():
             for result in results:
                 for due in state.finished(result):
-                    state.record(self._judge(state, due))
+                    state.record(self._judge(state, due, now))
         if self.bars and state.stored > before:
             self.bars[state.index].update(state.stored - before)
             self.bars[-1].update(state.stored - before)
@@ -288,22 +289,15 @@ class _Loop:
                      state.next_judged)
             self._cancel_quota(state.index)
 
-    def _judge(self, state: QuotaState, result: TaskResult) -> str:
-        candidate = result.candidate
-        spec = self.specs[state.index]
-        if candidate is None:
+    def _judge(self, state: QuotaState, result: TaskResult, now: str) -> str:
+        made = result.made
+        if made is None:
             return "rejected"
-        if not fits(candidate, spec):
-            log.warning("quota %s task %d: the generator's puzzle does not fit the quota "
-                        "(%s, %d blanks, score %d); rejected", state.name, result.number,
-                        candidate.tier, candidate.blanks, candidate.rating.score)
-            return "rejected"
-        rating = candidate.rating
         fresh = self.store.insert_puzzle(
-            self.run_id, state.name, result.number, candidate.puzzle, candidate.solution,
-            tier=rating.tier, score=rating.score, hardest=rating.hardest,
-            techniques=rating.techniques, symmetry=candidate.symmetry,
-            blanks=candidate.blanks, seed=candidate.seed)
+            self.run_id, state.name, result.number, made.puzzle, made.solution,
+            tier=made.tier, score=made.score, hardest=made.hardest,
+            techniques=made.techniques, symmetry=made.symmetry, blanks=made.blanks,
+            seed=made.seed, created_at=now)
         return "accepted" if fresh else "duplicate"
 
     def _cancel_quota(self, index: int) -> None:

@@ -312,7 +312,7 @@ class Store:
 
     def insert_puzzle(self, run_id: int, quota: str, task: int, puzzle: str, solution: str,
                       *, tier: str, score: int, hardest: str, techniques: str, symmetry: str,
-                      blanks: int, seed: int) -> bool:
+                      blanks: int, seed: int, created_at: str | None = None) -> bool:
         """:meth:`add_puzzle` inside the caller's :meth:`transaction` (to store the
         puzzles that arrive together in one commit)."""
         cur = self.db.execute(
@@ -320,7 +320,7 @@ class Store:
             "techniques, symmetry, blanks, seed, run_id, quota, task, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (puzzle, solution, tier, score, hardest, techniques, symmetry, blanks, seed,
-             run_id, quota, task, utc_now()))
+             run_id, quota, task, created_at or utc_now()))
         return cur.rowcount == 1
 
     def has_puzzle(self, puzzle: str) -> bool:
