@@ -15,9 +15,18 @@ from nanpure.generator.techniques.chains import (
     AIC,
     CONTINUOUS,
     DISCONTINUOUS,
+    MAX_LINKS,
+    MAX_QUEUE,
+    MODE_NICE,
+    MODE_X,
+    MODE_XY,
+    build_graph,
+    closing_starts,
     find_nice_loop,
     find_x_chain,
     find_xy_chain,
+    loop_path,
+    search_loops,
 )
 from nanpure.generator.techniques.step import (
     VARIANT,
@@ -191,3 +200,42 @@ def test_reference_puzzles_needing_chains_rate_like_hodoku():
         assert any(any(c in name for c in chain_names) for name in rating.counts)
         agree += rating.tier == "unfair"
     assert agree >= len(rows) - 1
+
+
+def test_search_over_closing_starts_finds_the_loops_of_the_search_over_every_start():
+    # The pre-pass may only skip starts that close no loop: the hits (queue entries aside)
+    # and the loops read back from them must be those of the search over every start.
+    rows = reference_rows(("Unfair", "Extreme"))[::40]
+    compared = 0
+    for r in rows:
+        board = parse(r["puzzle"])
+        cand = candidates(board)
+        cand[board > 0] = 0
+        for mode, grouped in ((MODE_X, False), (MODE_XY, False), (MODE_NICE, False),
+                              (MODE_NICE, True)):
+            n, n_single, _, _, _, strong, n_strong, weak, n_weak = build_graph(
+                cand, mode, grouped)
+            graph = (n, n_single, strong, n_strong, weak, n_weak, MAX_LINKS)
+            closing, spare = closing_starts(*graph[:6])
+            hits, q_state, q_parent, exact = search_loops(*graph, closing, spare)
+            every = np.ones(n_single, dtype=np.bool_)
+            all_hits, all_state, all_parent, all_exact = search_loops(*graph, every, 0)
+            assert exact and all_exact
+            assert ((hits >= 0) == (all_hits >= 0)).all()
+            assert not (all_hits[~closing] >= 0).any()
+            for x in np.flatnonzero(hits >= 0):
+                assert (loop_path(hits[x], x, q_state, q_parent)
+                        == loop_path(all_hits[x], x, all_state, all_parent)).all()
+            compared += int((hits >= 0).sum())
+    assert compared > 0
+
+
+def test_search_reports_when_skipped_starts_leave_the_queue_limit_open():
+    board = parse(reference_rows(("Unfair",))[0]["puzzle"])
+    cand = candidates(board)
+    cand[board > 0] = 0
+    n, n_single, _, _, _, strong, n_strong, weak, n_weak = build_graph(cand, MODE_NICE, False)
+    closing, _ = closing_starts(n, n_single, strong, n_strong, weak, n_weak)
+    *_, exact = search_loops(n, n_single, strong, n_strong, weak, n_weak, MAX_LINKS, closing,
+                             MAX_QUEUE)
+    assert not exact

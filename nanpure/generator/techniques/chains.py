@@ -22,8 +22,10 @@ see each other the chain closes into a continuous loop, and every weak link of t
 becomes strong, removing what sees both its nodes.
 
 The search is breadth first from every candidate at once, so each candidate gets a
-shortest loop. Of those, the step reports the one that removes the most candidates (as
-HoDoKu prefers), then the shortest, then the first in candidate order. The three finders
+shortest loop (a cheap reachability pass first drops the candidates that close no loop
+at all, most of them, which only saves time). Of those loops, the step reports the one
+that removes the most candidates (as HoDoKu prefers), then the shortest, then the first in
+candidate order. The three finders
 differ only in which links they allow: one digit at a time (X-Chain), bivalue cells only
 (XY-Chain), or everything (Nice Loop/AIC, optionally with grouped nodes).
 
@@ -272,6 +274,159 @@ def _grow(arr: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
+def closing_starts(
+    n_nodes: int,
+    n_single: int,
+    strong: np.ndarray,
+    n_strong: np.ndarray,
+    weak: np.ndarray,
+    n_weak: np.ndarray,
+):
+    """Which starts of :func:`search_loops` can close a loop at all, and how many queue
+    entries the others would add at most.
+
+    A start X closes a loop exactly when "X false" is reachable from "X true" in the
+    implication graph, whatever the length. Reachability comes from the graph's strongly
+    connected components (Tarjan's algorithm numbers them sinks first) and, per component,
+    the set of components it reaches. Most candidates close no loop, so the search need
+    not grow their (large) reachable sets one by one. Returns ``(closing, spare)``:
+    ``spare`` bounds the queue entries of the starts that cannot close, which keeps the
+    search's MAX_QUEUE cut-off exact (see :func:`search_loops`).
+    """
+    n_states = 2 * n_nodes
+    index = np.full(n_states, -1, dtype=np.int64)
+    low = np.empty(n_states, dtype=np.int64)
+    comp = np.full(n_states, -1, dtype=np.int64)
+    on_stack = np.zeros(n_states, dtype=np.bool_)
+    stack = np.empty(n_states, dtype=np.int64)
+    call_state = np.empty(n_states, dtype=np.int64)
+    call_edge = np.empty(n_states, dtype=np.int64)
+    order = np.empty(n_states, dtype=np.int64)  # states by component, sinks first
+    comp_begin = np.zeros(n_states + 1, dtype=np.int64)
+    n_comp = 0
+    n_order = 0
+    counter = 0
+    top = 0
+    for x in range(n_single):
+        root = x * 2 + 1
+        if n_weak[x] < 2 or index[root] >= 0:
+            continue
+        index[root] = counter
+        low[root] = counter
+        counter += 1
+        stack[top] = root
+        top += 1
+        on_stack[root] = True
+        call_state[0] = root
+        call_edge[0] = 0
+        depth = 1
+        while depth > 0:
+            v = call_state[depth - 1]
+            k = call_edge[depth - 1]
+            if k < (n_weak[v >> 1] if v & 1 else n_strong[v >> 1]):
+                call_edge[depth - 1] = k + 1
+                # a true node implies its weak partners false, a false one its strong
+                # partners true (written out here: a helper call per link costs a lot)
+                w = weak[v >> 1, k] * 2 if v & 1 else strong[v >> 1, k] * 2 + 1
+                if index[w] < 0:
+                    index[w] = counter
+                    low[w] = counter
+                    counter += 1
+                    stack[top] = w
+                    top += 1
+                    on_stack[w] = True
+                    call_state[depth] = w
+                    call_edge[depth] = 0
+                    depth += 1
+                elif on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+                continue
+            depth -= 1
+            if low[v] == index[v]:
+                while True:
+                    top -= 1
+                    w = stack[top]
+                    on_stack[w] = False
+                    comp[w] = n_comp
+                    order[n_order] = w
+                    n_order += 1
+                    if w == v:
+                        break
+                n_comp += 1
+                comp_begin[n_comp] = n_order
+            if depth > 0:
+                u = call_state[depth - 1]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+
+    # reach[c]: the components reachable from c (successors are numbered lower).
+    words = (n_comp + 63) // 64
+    reach = np.zeros((max(n_comp, 1), max(words, 1)), dtype=np.uint64)
+    merged = np.full(max(n_comp, 1), -1, dtype=np.int64)
+    entries = np.zeros(max(n_comp, 1), dtype=np.int64)  # states of c that are queued
+    for c in range(n_comp):
+        reach[c, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+        for i in range(comp_begin[c], comp_begin[c + 1]):
+            v = order[i]
+            if v & 1 or n_strong[v >> 1] > 0:
+                entries[c] += 1
+            for k in range(n_weak[v >> 1] if v & 1 else n_strong[v >> 1]):
+                cw = comp[weak[v >> 1, k] * 2 if v & 1 else strong[v >> 1, k] * 2 + 1]
+                if cw != c and merged[cw] != c:
+                    merged[cw] = c
+                    for j in range(words):
+                        reach[c, j] |= reach[cw, j]
+
+    closing = np.zeros(n_single, dtype=np.bool_)
+    n_open = 0  # starts that cannot close
+    for x in range(n_single):
+        root = x * 2 + 1
+        if n_weak[x] < 2:
+            continue
+        goal = comp[x * 2]
+        c = comp[root]
+        if goal >= 0 and reach[c, goal >> 6] >> np.uint64(goal & 63) & np.uint64(1):
+            closing[x] = True
+        else:
+            n_open += 1
+    # A start queues each state at most once: usually that bound is small enough.
+    queueable = n_nodes
+    for u in range(n_nodes):
+        if n_strong[u] > 0:
+            queueable += 1
+    spare = n_open * queueable
+    if spare < MAX_QUEUE // 2:
+        return closing, spare
+    queued = np.full(max(n_comp, 1), -1, dtype=np.int64)  # entries reachable from c
+    spare = 0
+    for x in range(n_single):
+        if n_weak[x] < 2 or closing[x]:
+            continue
+        c = comp[x * 2 + 1]
+        if queued[c] < 0:
+            total = 0
+            for j in range(words):
+                bits = reach[c, j]
+                while bits:
+                    low_bit = bits & (~bits + np.uint64(1))
+                    total += entries[j * 64 + _bit_index(low_bit)]
+                    bits ^= low_bit
+            queued[c] = total
+        spare += queued[c]
+    return closing, spare
+
+
+@njit(cache=True)
+def _bit_index(bit: np.uint64) -> int:
+    """The position of the single set bit of ``bit``."""
+    k = 0
+    while bit > np.uint64(1):
+        bit >>= np.uint64(1)
+        k += 1
+    return k
+
+
+@njit(cache=True)
 def search_loops(
     n_nodes: int,
     n_single: int,
@@ -280,14 +435,22 @@ def search_loops(
     weak: np.ndarray,
     n_weak: np.ndarray,
     max_links: int,
+    active: np.ndarray,
+    spare: int,
 ):
     """For every candidate X, the shortest implication loop from "X true" to "X false".
 
     States are ``node * 2 + 1`` (node true) and ``node * 2`` (node false). A true node
     implies its weak partners false; a false node implies its strong partners true. All
-    starts grow together, one link per round. Returns ``(hits, q_state, q_parent)``:
-    ``hits[x]`` is the queue entry that reached "X false" (-1 if none); :func:`loop_path`
-    reads a loop back from it.
+    starts grow together, one link per round; no new round starts once the queue holds
+    MAX_QUEUE entries. Returns ``(hits, q_state, q_parent, exact)``: ``hits[x]`` is the
+    queue entry that reached "X false" (-1 if none); :func:`loop_path` reads a loop back
+    from it.
+
+    Only the starts marked ``active`` are grown; the others, which can close no loop,
+    would have added at most ``spare`` entries. ``exact`` is False when that leaves open
+    whether the search over every start would have stopped at MAX_QUEUE earlier: then
+    only the search over every start (``active`` all True, ``spare`` 0) gives its hits.
     """
     hits = np.full(n_single, -1, dtype=np.int64)
     cap = 4096
@@ -298,7 +461,7 @@ def search_loops(
     seen = np.zeros((max(n_single, 1), words), dtype=np.uint64)
     q_len = 0
     for x in range(n_single):
-        if n_weak[x] >= 2:
+        if n_weak[x] >= 2 and active[x]:
             if q_len == q_state.shape[0]:
                 q_state = _grow(q_state)
                 q_parent = _grow(q_parent)
@@ -313,6 +476,8 @@ def search_loops(
     end = q_len
     links = 0
     while begin < end and links < max_links and q_len < MAX_QUEUE:
+        if q_len + spare >= MAX_QUEUE:
+            return hits, q_state, q_parent, False
         links += 1
         for qi in range(begin, end):
             x = q_start[qi]
@@ -349,7 +514,7 @@ def search_loops(
                 q_len += 1
         begin = end
         end = q_len
-    return hits, q_state, q_parent
+    return hits, q_state, q_parent, True
 
 
 @njit(cache=True)
@@ -464,8 +629,13 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
     n, n_single, node_digit, node_cells, node_size, strong, n_strong, weak, n_weak = (
         build_graph(cand, mode, grouped)
     )
-    hits, q_state, q_parent = search_loops(n, n_single, strong, n_strong, weak, n_weak,
-                                           MAX_LINKS)
+    closing, spare = closing_starts(n, n_single, strong, n_strong, weak, n_weak)
+    hits, q_state, q_parent, exact = search_loops(n, n_single, strong, n_strong, weak,
+                                                  n_weak, MAX_LINKS, closing, spare)
+    if not exact:
+        every = np.ones(n_single, dtype=np.bool_)
+        hits, q_state, q_parent, exact = search_loops(n, n_single, strong, n_strong, weak,
+                                                      n_weak, MAX_LINKS, every, 0)
     best = -1
     best_gain = 0
     best_len = 0
