@@ -25,9 +25,9 @@ The search is breadth first from every candidate at once, so each candidate gets
 shortest loop (a cheap reachability pass first drops the candidates that close no loop
 at all, most of them, which only saves time). Of those loops, the step reports the one
 that removes the most candidates (as HoDoKu prefers), then the shortest, then the first in
-candidate order. The three finders
-differ only in which links they allow: one digit at a time (X-Chain), bivalue cells only
-(XY-Chain), or everything (Nice Loop/AIC, optionally with grouped nodes).
+candidate order. The three finders differ only in which links they allow: one digit at a
+time (X-Chain), bivalue cells only (XY-Chain), or everything (Nice Loop/AIC, optionally
+with grouped nodes).
 
 >>> import numpy as np
 >>> from nanpure.generator.board import parse, candidates
@@ -125,13 +125,15 @@ def _add_link(adj: np.ndarray, deg: np.ndarray, u: int, v: int) -> None:
 
 
 @njit(cache=True)
-def _sees_all(node_cells: np.ndarray, node_size: np.ndarray, u: int, v: int) -> bool:
-    """Every cell of u sees every cell of v (so the nodes are also disjoint)."""
-    for i in range(node_size[u]):
-        for j in range(node_size[v]):
-            if not IS_PEER[node_cells[u, i], node_cells[v, j]]:
-                return False
-    return True
+def _add_weak(weak: np.ndarray, n_weak: np.ndarray, u: int, v: int) -> None:
+    """Link u and v weakly both ways (build_graph meets every weak pair once, so
+    no check for a known link; a full row of weak silently drops the link)."""
+    if n_weak[u] < MAX_WEAK:
+        weak[u, n_weak[u]] = v
+        n_weak[u] += 1
+    if n_weak[v] < MAX_WEAK:
+        weak[v, n_weak[v]] = u
+        n_weak[v] += 1
 
 
 @njit(cache=True)
@@ -247,8 +249,15 @@ def build_graph(cand: np.ndarray, mode: int, grouped: bool):
                     POPCOUNT[cand[node_cells[u, 0]]] == 2 or POPCOUNT[cand[node_cells[v, 0]]] == 2
                 ):
                     continue  # neither end can carry an XY-Chain on
-                if _sees_all(node_cells, node_size, u, v):
-                    _add_link(weak, n_weak, u, v)
+                # every cell of u sees every cell of v (so the nodes are also disjoint);
+                # written out, as a call per pair costs more than the test
+                sees = True
+                for i in range(node_size[u]):
+                    for j in range(node_size[v]):
+                        if not IS_PEER[node_cells[u, i], node_cells[v, j]]:
+                            sees = False
+                if sees:
+                    _add_weak(weak, n_weak, u, v)
     # Weak links inside a cell.
     if mode == MODE_NICE:
         for cell in range(81):
@@ -259,7 +268,7 @@ def build_graph(cand: np.ndarray, mode: int, grouped: bool):
                 for e in range(d + 1, 9):
                     v = cand_node[cell * 9 + e]
                     if v >= 0:
-                        _add_link(weak, n_weak, u, v)
+                        _add_weak(weak, n_weak, u, v)
     return n, n_single, node_digit, node_cells, node_size, strong, n_strong, weak, n_weak
 
 
