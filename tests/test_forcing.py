@@ -11,7 +11,13 @@ import pytest
 from nanpure.generator.board import candidates, parse
 from nanpure.generator.ladder import rate
 from nanpure.generator.solver import solve
-from nanpure.generator.techniques.forcing import CONTRADICTION, find_forcing_chain
+from nanpure.generator.techniques.forcing import (
+    CONTRADICTION,
+    _places,
+    find_forcing_chain,
+    new_work,
+    propagate,
+)
 from nanpure.generator.techniques.step import (
     VARIANT,
     apply_step,
@@ -105,3 +111,37 @@ def test_every_reference_puzzle_rates_without_ladder_errors():
         rows = list(csv.DictReader(f))
     for r in rows:
         rate(parse(r["puzzle"]))  # raises LadderError on a step that removes a true digit
+
+
+def test_propagate_stops_at_the_depth_limit():
+    # Below the depth of the first contradiction the limit hides it; above, it changes
+    # nothing.
+    rows = [r for r in csv.DictReader(REFERENCE.open(newline=""))
+            if r["hodoku_level"] == "Extreme"][:3]
+    value = np.empty(729, dtype=np.int64)
+    parent = np.empty(729, dtype=np.int64)
+    queue = np.empty(1460, dtype=np.int64)
+    work = new_work(queue.shape[0])
+    clashes = 0
+    for r in rows:
+        board = parse(r["puzzle"])
+        cand = candidates(board)
+        cand[board > 0] = 0
+        places = _places(cand)
+        for code in np.flatnonzero(cand[:, None] >> np.arange(9) & 1):
+            code = int(code)
+            for premise in (code * 2 + 1, code * 2):
+                for net in (False, True):
+                    _, depth, clash = propagate(cand, places, premise, net, value, parent,
+                                                queue, work)
+                    if depth < 0:
+                        _, depth3, _ = propagate(cand, places, premise, net, value, parent,
+                                                 queue, work, 3)
+                        assert depth3 < 0
+                        continue
+                    clashes += 1
+                    assert propagate(cand, places, premise, net, value, parent, queue,
+                                     work, depth - 1)[1] == -1
+                    assert propagate(cand, places, premise, net, value, parent, queue, work,
+                                     depth + 1)[1:] == (depth, clash)
+    assert clashes > 0

@@ -44,6 +44,7 @@ from .step import (
 CONTRADICTION = 0
 VERITY = 1
 WORDS = 12  # 729 candidate bits in uint64 words
+NO_LIMIT = 1 << 30  # implication depth that propagate never reaches
 
 
 @njit(cache=True)
@@ -74,6 +75,7 @@ def propagate(
     parent: np.ndarray,
     queue: np.ndarray,
     work: np.ndarray,
+    limit: int = NO_LIMIT,
 ) -> tuple[int, int, int]:
     """Follow one premise to everything it implies.
 
@@ -84,6 +86,8 @@ def propagate(
     number of implications that took (else -1) and the state that clashed (a candidate
     both ways, or the last candidate of a cell or house made false). ``work`` is scratch
     space from :func:`new_work`, reused between calls (the calls are many and short).
+    The search stops before following a state ``limit`` implications deep: a contradiction
+    found past that point could take no fewer implications.
     """
     value[:] = -1
     depth = work[0]
@@ -98,7 +102,7 @@ def propagate(
     targets = np.empty(28, dtype=np.int64)
     n = 1
     qi = 0
-    while qi < n:
+    while qi < n and depth[qi] < limit:
         state = queue[qi]
         code = state >> 1
         cell = code // 9
@@ -199,14 +203,18 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
     on_bits = np.zeros((n_codes * 2, WORDS), dtype=np.uint64)
     off_bits = np.zeros((n_codes * 2, WORDS), dtype=np.uint64)
     best = -1
-    best_depth = 1 << 30
+    best_depth = NO_LIMIT
     for i in range(n_codes * 2):
         premise = codes[i >> 1] * 2 + 1 - (i & 1)  # "true" first, then "false"
-        n, depth, clash = propagate(cand, places, premise, net, value, parent, queue, work)
+        # once a contradiction is known only a quicker one matters, and no verity is needed
+        n, depth, clash = propagate(cand, places, premise, net, value, parent, queue, work,
+                                    best_depth)
         if depth >= 0:
             if depth < best_depth:
                 best = i
                 best_depth = depth
+            continue
+        if best >= 0:
             continue
         for k in range(1, n):
             s = queue[k]
