@@ -192,3 +192,14 @@ def test_setup_places_givens_like_hodoku():
     log = np.zeros((81, 4), dtype=np.int32)
     assert run_singles(grid, cand, *queues, counts, log, 0) == 56
     assert (grid > 0).all()
+
+
+def test_the_hard_rung_kernel_tries_only_rungs_within_the_tier_limit():
+    from nanpure.generator.ladder import _HARD, _plan
+    from nanpure.generator.techniques.basic import HARD_CODES
+
+    assert tuple(LADDER[i].code for i in _HARD) == HARD_CODES
+    for tier in TIERS:
+        _, hard, above = _plan(TIERS.index(tier))
+        assert list(hard) == [LADDER[i].rank <= TIERS.index(tier) for i in _HARD]
+        assert all(index >= _HARD.stop for index, *_ in above)

@@ -171,6 +171,10 @@ BY_CODE = {t.code: t for t in LADDER}
 assert tuple(t.code for t in LADDER[: _SINGLES + len(basic.BASIC_CODES)]) == (
     "fh", "n1", "h1", *basic.BASIC_CODES), "techniques/basic.py is out of step with LADDER"
 _TOP_BASIC = _SINGLES + len(basic.BASIC_CODES) - 1  # ladder index of its last rung
+# ... and so must the kernel that tries the cheap rungs right above it
+_HARD = range(_TOP_BASIC + 1, _TOP_BASIC + 1 + len(basic.HARD_CODES))
+assert tuple(LADDER[i].code for i in _HARD) == basic.HARD_CODES, (
+    "techniques/basic.py is out of step with LADDER")
 
 
 class NotUniqueError(BoardError):
@@ -222,21 +226,23 @@ class Rating:
 
 
 @cache
-def _plan(ceiling: int) -> tuple[int, tuple[tuple[int, Technique, Callable, tuple,
-                                                  Callable | None], ...]]:
+def _plan(ceiling: int) -> tuple[int, np.ndarray, tuple[tuple[int, Technique, Callable, tuple,
+                                                              Callable | None], ...]]:
     """For the tiers up to ``ceiling``: the ladder index of the last rung the basic kernel
-    may take, and (index, technique, finder, arguments, prepare kernel or None) for every
-    rung above it whose family module provides its finder. Trial gets the solution as its
-    last argument."""
+    may take; which of the :data:`basic.HARD_CODES` rungs :func:`basic.find_hard` may try;
+    and (index, technique, finder, arguments, prepare kernel or None) for every rung above
+    those whose family module provides its finder. Trial gets the solution as its last
+    argument."""
     top = max((i for i in range(_SINGLES, _TOP_BASIC + 1) if LADDER[i].rank <= ceiling),
               default=_SINGLES - 1)
+    hard = np.array([LADDER[i].rank <= ceiling for i in _HARD], dtype=np.bool_)
     above = []
-    for index, tech in enumerate(LADDER[_TOP_BASIC + 1:], start=_TOP_BASIC + 1):
+    for index, tech in enumerate(LADDER[_HARD.stop:], start=_HARD.stop):
         finder = _lookup(tech)
         prepare = _lookup(tech, tech.prepare) if tech.prepare else None
         if finder is not None and tech.rank <= ceiling and (prepare or not tech.prepare):
             above.append((index, tech, finder, tech.args, prepare))
-    return top, tuple(above)
+    return top, hard, tuple(above)
 
 
 def _lookup(tech: Technique, name: str = "") -> Callable | None:
@@ -284,7 +290,8 @@ def rate(
     :class:`NotUniqueError`. With ``path=True`` the rating carries every step.
 
     The bottom of the ladder (singles up to basic fish) runs as one numba kernel,
-    :func:`techniques.basic.run_basic`; Python takes over only for the rungs above it.
+    :func:`techniques.basic.run_basic`, and the cheap rungs above it as another,
+    :func:`techniques.basic.find_hard`; Python takes over only for the rungs above those.
     Every step is checked against the solution (:class:`LadderError` if it contradicts it).
     """
     if max_tier not in TIERS:
@@ -297,7 +304,8 @@ def rate(
                                  "puzzle has more than one solution")
         solution = solutions[0]
     solution = np.ascontiguousarray(solution, dtype=np.uint8).reshape(81)
-    top, above = _plan(_RANK[max_tier])
+    top, hard, above = _plan(_RANK[max_tier])
+    try_hard = bool(hard.any())
 
     grid, cand, queues = setup(board)
     step = new_step()
@@ -312,20 +320,12 @@ def rate(
             break
         if status == basic.FALSE_STEP:
             raise _false_step(log[n_log - 1], step, solution)
-        built: dict[Callable, tuple] = {}  # structures prepared for this position
-        for index, tech, finder, args, prepare in above:  # noqa: B007 (index is used below)
-            extra: tuple = ()
-            if prepare is not None:
-                if prepare not in built:
-                    built[prepare] = prepare(grid, cand)
-                extra = built[prepare]
-            elif tech.uses_solution:
-                extra = (solution,)
-            if finder(grid, cand, step, *args, *extra):
+        index = _HARD.start + basic.find_hard(grid, cand, step, hard) if try_hard else -1
+        if index < _HARD.start:
+            index = _above(grid, cand, step, solution, above)
+            if index < 0:
+                solved = False
                 break
-        else:
-            solved = False
-            break
         n_log = basic.take_step(grid, cand, *queues, solution, index, step, log, records, n_log)
         if n_log < 0:
             raise _false_step(log[-n_log - 1], step, solution)
@@ -335,6 +335,24 @@ def rate(
     tally = np.bincount(rows[:, 0] * 4 + rows[:, 1], minlength=4 * len(LADDER))
     steps = tuple(_path_step(row, records) for row in rows) if path else None
     return _grade(tally.tolist(), solved, steps)
+
+
+def _above(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, solution: np.ndarray,
+           above: tuple) -> int:
+    """Try the rungs above the kernels in order; the ladder index of the first that finds
+    a step, or -1."""
+    built: dict[Callable, tuple] = {}  # structures prepared for this position
+    for index, tech, finder, args, prepare in above:
+        extra: tuple = ()
+        if prepare is not None:
+            if prepare not in built:
+                built[prepare] = prepare(grid, cand)
+            extra = built[prepare]
+        elif tech.uses_solution:
+            extra = (solution,)
+        if finder(grid, cand, step, *args, *extra):
+            return index
+    return -1
 
 
 def _grade(tally: list[int], solved: bool, steps) -> Rating:

@@ -19,16 +19,33 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .fish import find_basic_fish
+from .als import find_sue_de_coq
+from .coloring import find_multi_colors, find_simple_colors
+from .fish import find_basic_fish, find_finned_fish
 from .intersections import find_locked_candidates, find_locked_subset
+from .single_digit import (
+    find_empty_rectangle,
+    find_skyscraper,
+    find_turbot_fish,
+    find_two_string_kite,
+)
 from .singles import apply_queued, run_singles
 from .step import ELIM_AT, N_ELIM, N_PLACE, PLACE_AT, VARIANT
 from .subsets import find_hidden_subset, find_naked_subset
+from .uniqueness import find_bug_plus_one, find_hidden_rectangle, find_unique_rectangle
+from .wings import find_remote_pair, find_w_wing, find_xy_wing, find_xyz_wing
 
 #: Ladder codes of the finders :func:`run_basic` tries, in order; they follow the three
 #: singles in the ladder (ladder.py checks that the two agree).
 BASIC_CODES = ("l2", "l3", "lc", "n2", "n3", "h2", "h3", "n4", "h4", "bf2", "bf3", "bf4")
 FIRST = 3  # ladder index of the first of them
+
+#: Ladder codes of the rungs right above them that :func:`find_hard` tries, in order. Each
+#: of these finders is quick, so one call from Python for all of them saves more than a
+#: call per finder would cost.
+HARD_CODES = ("rp", "bug1", "sk", "2sk", "tf", "er", "w", "xy", "xyz", "u1", "u2", "u3", "u4",
+              "u5", "u6", "hr", "fbf2", "sbf2", "fbf3", "sbf3", "fbf4", "sbf4", "sdc", "sc",
+              "mc")
 
 SOLVED = 0  # the grid is full
 STUCK = 1  # nothing at or below the top rung applies
@@ -60,6 +77,50 @@ def _find(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, k: int) -> bool:
     if k == 8:
         return find_hidden_subset(grid, cand, step, 4)
     return find_basic_fish(grid, cand, step, k - 7)  # 9, 10, 11: sizes 2, 3, 4
+
+
+@njit(cache=True)
+def _find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, k: int) -> bool:
+    """Run the ``k``-th finder of :data:`HARD_CODES`."""
+    if k == 0:
+        return find_remote_pair(grid, cand, step)
+    if k == 1:
+        return find_bug_plus_one(grid, cand, step)
+    if k == 2:
+        return find_skyscraper(grid, cand, step)
+    if k == 3:
+        return find_two_string_kite(grid, cand, step)
+    if k == 4:
+        return find_turbot_fish(grid, cand, step)
+    if k == 5:
+        return find_empty_rectangle(grid, cand, step)
+    if k == 6:
+        return find_w_wing(grid, cand, step)
+    if k == 7:
+        return find_xy_wing(grid, cand, step)
+    if k == 8:
+        return find_xyz_wing(grid, cand, step)
+    if k <= 14:
+        return find_unique_rectangle(grid, cand, step, k - 8)  # types 1..6
+    if k == 15:
+        return find_hidden_rectangle(grid, cand, step)
+    if k <= 21:
+        return find_finned_fish(grid, cand, step, (k - 14) // 2 + 1, k % 2 == 1)
+    if k == 22:
+        return find_sue_de_coq(grid, cand, step)
+    if k == 23:
+        return find_simple_colors(grid, cand, step)
+    return find_multi_colors(grid, cand, step)
+
+
+@njit(cache=True)
+def find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, allowed: np.ndarray) -> int:
+    """Try the :data:`HARD_CODES` finders whose ``allowed`` entry is set, in order; the
+    index of the first that finds a step, or -1."""
+    for k in range(allowed.shape[0]):
+        if allowed[k] and _find_hard(grid, cand, step, k):
+            return k
+    return -1
 
 
 @njit(cache=True)
