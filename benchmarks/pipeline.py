@@ -61,8 +61,9 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
-        warm_up()
         config = bench_config(tmp_path / "base.db", args.scale)
+        specs = [q.spec() for q in config.quotas]
+        warm_up(specs)
         base = [baseline(config) for _ in range(args.reps)]
         base_rate = statistics.median(made / s for s, made in base)
         print(f"baseline (make_candidate in one process): {base_rate:8.1f} puzzles/s "
@@ -71,7 +72,7 @@ def main() -> None:
         rates: dict[int, float] = {}
         for workers in counts:
             start = time.perf_counter()
-            executor = LocalExecutor(workers)
+            executor = LocalExecutor(workers, warm=specs)
             # one tiny batch per worker, so every worker has loaded its kernels
             probe = bench_config(tmp_path / f"probe{workers}.db", 0.001)
             execute(probe.replace(quotas=probe.quotas[:1]), executor=executor,

@@ -14,12 +14,14 @@ task. Worker log records travel to the parent's handlers through multiprocessing
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import logging
 import multiprocessing
 import os
 import signal
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from multiprocessing_logging import MultiProcessingHandler
@@ -61,12 +63,15 @@ def run_batch(batch: Batch) -> tuple[TaskResult, ...]:
     return tuple(results)
 
 
-def warm_up() -> None:
-    """Load (or compile) the generator's numba kernels in this process."""
+def warm_up(specs: Sequence[Any] = ()) -> None:
+    """Load (or, the first time, compile) the numba kernels that making puzzles for
+    ``specs`` needs, in this process. Only the techniques up to the specs' highest tier
+    are touched, so a run of easy puzzles does not wait for the chain finders to compile.
+    """
     from ..generator.candidate import Spec, make_candidate
 
-    make_candidate(Spec(), 0)
-    make_candidate(Spec(max_tier="easy", blanks=(30, 40)), 0)
+    for spec in specs or (Spec(max_tier="easy", blanks=(30, 40)),):
+        make_candidate(dataclasses.replace(spec, attempts=1), 0)
 
 
 class _RecordSender(logging.Handler):
@@ -121,7 +126,8 @@ def _watch_lifeline(lifeline: Any) -> None:
     os._exit(1)
 
 
-def _init_worker(log_queue: Any, level: int, warm: bool, lifeline: Any = None) -> None:
+def _init_worker(log_queue: Any, level: int, warm: Sequence[Any] | None,
+                 lifeline: Any = None) -> None:
     # Ctrl-C reaches the whole process group; the parent alone decides how to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if lifeline is not None:
@@ -131,9 +137,9 @@ def _init_worker(log_queue: Any, level: int, warm: bool, lifeline: Any = None) -
     if log_queue is not None:
         root.addHandler(_RecordSender(log_queue))
     root.setLevel(level)
-    if warm:
+    if warm is not None:
         start = time.perf_counter()
-        warm_up()
+        warm_up(warm)
         log.info("worker %d ready in %.2f s", os.getpid(), time.perf_counter() - start)
 
 
@@ -145,7 +151,10 @@ class LocalExecutor:
 
     name = "local"
 
-    def __init__(self, workers: int | None = None, log_queue: Any = None, warm: bool = True):
+    def __init__(self, workers: int | None = None, log_queue: Any = None,
+                 warm: Sequence[Any] | None = ()):
+        """``warm``: the specs whose kernels each worker loads before its first task
+        (empty: the basic ones; None: none)."""
         self.workers = workers or default_workers()
         self.slots = self.workers * IN_FLIGHT_PER_WORKER
         context = worker_context()
@@ -255,8 +264,9 @@ def default_workers() -> int:
 
 
 def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None,
-                  log_queue: Any = None) -> LocalExecutor | DaskExecutor:
-    """The executor a run config asks for."""
+                  log_queue: Any = None, specs: Sequence[Any] = ()
+                  ) -> LocalExecutor | DaskExecutor:
+    """The executor a run config asks for; local workers warm up for ``specs``."""
     if kind == "dask" or scheduler:
         return DaskExecutor(scheduler=scheduler, workers=workers)
-    return LocalExecutor(workers, log_queue=log_queue)
+    return LocalExecutor(workers, log_queue=log_queue, warm=specs)

@@ -199,7 +199,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         if executor is None:
             try:
                 executor = make_executor(config.executor, config.workers, config.scheduler,
-                                         log_queue)
+                                         log_queue, [q.spec() for q in config.quotas])
             except Exception as exc:
                 store.finish_run(run.id, FAILED)
                 raise RunError(str(exc)) from exc
