@@ -80,9 +80,10 @@ def test_candidates_exclude_peers_of_givens():
 def test_batch_scan_matches_single_parse():
     lines = [PUZZLE, "x" * 81, PUZZLE[:5], "22" + "." * 79, "  " + PUZZLE.replace(".", "0") + "\r",
              "", "# note", "\t", "ナンプレ"]
-    boards, numbers, texts, problems = scan_puzzle_text("\n".join(lines).encode())
+    data = "\n".join(lines).encode()
+    boards, numbers, starts, problems = scan_puzzle_text(data)
     assert numbers == [1, 5]
-    assert texts == [PUZZLE, PUZZLE.replace(".", "0")]
+    assert [data[s : s + 81].decode() for s in starts] == [PUZZLE, PUZZLE.replace(".", "0")]
     assert (boards[0] == parse(PUZZLE)).all() and (boards[1] == parse(PUZZLE)).all()
     expected = []
     for i in (1, 2, 3, 8):

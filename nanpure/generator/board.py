@@ -232,29 +232,11 @@ def is_valid_solution(grid: np.ndarray) -> bool:
     )
 
 
-@njit(cache=True)
-def _decode_board(buf: np.ndarray, start: int, board: np.ndarray, seen: np.ndarray) -> bool:
-    """Decode 81 ASCII cells of ``buf`` at ``start`` into ``board``; False when a character
-    is not 1-9, '.' or '0', or a digit is given twice in a house. ``seen`` is scratch."""
-    seen[:] = 0
-    for i in range(81):
-        ch = buf[start + i]
-        if ch == 46 or ch == 48:
-            board[i] = 0
-            continue
-        if ch < 49 or ch > 57:
-            return False
-        bit = 1 << (ch - 49)
-        r = ROW_OF[i]
-        c = COL_OF[i] + 9
-        x = BOX_OF[i] + 18
-        if (seen[r] | seen[c] | seen[x]) & bit:
-            return False
-        seen[r] |= bit
-        seen[c] |= bit
-        seen[x] |= bit
-        board[i] = ch - 48
-    return True
+#: _CELL_VALUE[byte]: 0 for '.' or '0', the digit for '1'..'9', 16 for anything else.
+_CELL_VALUE = np.full(256, 16, dtype=np.int64)
+_CELL_VALUE[ord(".")] = 0
+_CELL_VALUE[ord("0")] = 0
+_CELL_VALUE[ord("1") : ord("9") + 1] = np.arange(1, 10)
 
 
 @njit(cache=True)
@@ -294,22 +276,44 @@ def _scan_lines(buf: np.ndarray):
             numbers[count] = lineno
             starts[count] = lo
             lengths[count] = hi - lo
-            ok[count] = hi - lo == 81 and _decode_board(buf, lo, boards[count], seen)
+            good = hi - lo == 81
+            if good:
+                # branch-free: blanks and digits interleave unpredictably in a puzzle
+                seen[:] = 0
+                clash = 0
+                odd = 0
+                for i in range(81):
+                    v = _CELL_VALUE[buf[lo + i]]
+                    odd |= v  # only a character that is not a cell sets bit 4 (value 16)
+                    bit = (1 << v) >> 1  # 0 for a blank
+                    r = ROW_OF[i]
+                    c = COL_OF[i] + 9
+                    x = BOX_OF[i] + 18
+                    clash |= (seen[r] | seen[c] | seen[x]) & bit
+                    seen[r] |= bit
+                    seen[c] |= bit
+                    seen[x] |= bit
+                    boards[count, i] = v
+                good = clash == 0 and odd & 16 == 0
+            ok[count] = good
             count += 1
         line_start = end + 1
     return boards[:count], numbers[:count], starts[:count], lengths[:count], ok[:count]
 
 
-def scan_puzzle_text(data: bytes) -> tuple[np.ndarray, list[int], list[str], list[tuple[int, str]]]:
+def scan_puzzle_text(
+    data: bytes,
+) -> tuple[np.ndarray, list[int], np.ndarray, list[tuple[int, str]]]:
     r"""Read a text of one puzzle per line, as fast as the bytes allow.
 
     Blank lines and lines starting with ``#`` are skipped. Returns ``(boards, numbers,
-    texts, problems)``: the valid boards as an ``(N, 81)`` array with their 1-based line
-    numbers and texts, and ``(line number, message)`` for each malformed line.
+    starts, problems)``: the valid boards as an ``(N, 81)`` array, their 1-based line
+    numbers, the offset of each one's 81 characters in ``data``, and ``(line number,
+    message)`` for each malformed line.
 
-    >>> boards, numbers, texts, problems = scan_puzzle_text(b"# two\n" + b"." * 81 + b"\nxy\n")
-    >>> boards.shape, numbers, problems
-    ((1, 81), [2], [(3, 'expected 81 characters, got 2')])
+    >>> boards, numbers, starts, problems = scan_puzzle_text(b"# two\n" + b"." * 81 + b"\nxy\n")
+    >>> boards.shape, numbers, starts.tolist(), problems
+    ((1, 81), [2], [6], [(3, 'expected 81 characters, got 2')])
     """
     buf = np.frombuffer(data, dtype=np.uint8)
     boards, numbers, starts, lengths, ok = _scan_lines(buf)
@@ -317,10 +321,7 @@ def scan_puzzle_text(data: bytes) -> tuple[np.ndarray, list[int], list[str], lis
     for k in np.flatnonzero(~ok).tolist():
         line = data[starts[k] : starts[k] + lengths[k]].decode("utf-8", "replace")
         problems.append((int(numbers[k]), _error_of(line)))
-    good = np.flatnonzero(ok)
-    text = data.decode("ascii", "replace") if len(good) else ""
-    texts = [text[s : s + 81] for s in starts[good].tolist()]
-    return boards[good], numbers[good].tolist(), texts, problems
+    return boards[ok], numbers[ok].tolist(), starts[ok], problems
 
 
 def _error_of(text: str) -> str:

@@ -29,9 +29,18 @@ class PuzzleLines:
     """The puzzles of a text file: valid boards with their line numbers, and problems."""
 
     boards: np.ndarray  # (N, 81) uint8
-    texts: list[str]  # the puzzle text of each valid board, as written
     line_numbers: list[int]  # 1-based line number of each valid board
     problems: list[tuple[int, str]]  # (line number, message) for every malformed line
+    data: bytes = b""  # the file's bytes
+    starts: np.ndarray | None = None  # where each valid board's 81 characters start
+
+    @property
+    def texts(self) -> list[str]:
+        """The puzzle text of each valid board, as written (made only when asked for)."""
+        if self.starts is None:
+            return []
+        text = self.data.decode("ascii", "replace")
+        return [text[s : s + 81] for s in self.starts.tolist()]
 
 
 def read_puzzle_lines(stream: TextIO | BinaryIO) -> PuzzleLines:
@@ -39,8 +48,8 @@ def read_puzzle_lines(stream: TextIO | BinaryIO) -> PuzzleLines:
     data = stream.read()
     if isinstance(data, str):
         data = data.encode("utf-8", "replace")
-    boards, numbers, texts, problems = scan_puzzle_text(data)
-    return PuzzleLines(boards, texts, numbers, problems)
+    boards, numbers, starts, problems = scan_puzzle_text(data)
+    return PuzzleLines(boards, numbers, problems, data, starts)
 
 
 def report_problems(problems: list[tuple[int, str]], name: str, err: TextIO) -> None:
