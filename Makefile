@@ -10,6 +10,8 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test,parquet]'
+	@# numba kernels compile on first use; do it once here rather than in every worker
+	$(BIN)/nanpure compile
 	touch $(STAMP)
 
 install: $(STAMP)
