@@ -68,7 +68,6 @@ def test_shared_structures_are_built_by_kernels_of_the_family():
     assert all(_lookup(t, t.prepare) is not None for t in prepared)
 
 
-@pytest.mark.xfail(strict=False, reason="until every technique family has landed")
 def test_every_ladder_technique_has_a_finder():
     assert missing_techniques() == []
 
