@@ -38,6 +38,11 @@ def masks(**cells: str) -> np.ndarray:
     return cand
 
 
+def open_position(spec: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """An all-open grid whose only candidates are ``{"r1c1": "12", ...}``."""
+    return np.zeros(81, dtype=np.uint8), masks(**spec)
+
+
 def elims(step) -> set[tuple[str, int]]:
     """The step's eliminations as ``{("r1c5", 5), ...}``."""
     return {(cell_name(c), d) for c, d in eliminations(step)}

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from positions import cell
+from positions import open_position as position
 
 from nanpure.generator.board import candidates, parse
 from nanpure.generator.ladder import rate
@@ -40,20 +42,6 @@ from nanpure.generator.techniques.step import (
 )
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/ratings.csv"
-
-
-def position(spec: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
-    """An all-open grid whose only candidates are ``{"r1c1": "12", ...}``."""
-    cand = np.zeros(81, dtype=np.uint16)
-    for name, digits in spec.items():
-        cell = (int(name[1]) - 1) * 9 + int(name[3]) - 1
-        for d in digits:
-            cand[cell] |= 1 << (int(d) - 1)
-    return np.zeros(81, dtype=np.uint8), cand
-
-
-def cell(name: str) -> int:
-    return (int(name[1]) - 1) * 9 + int(name[3]) - 1
 
 
 def run(finder, grid, cand, *args):

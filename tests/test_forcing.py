@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from positions import open_position as position
 
 from nanpure.generator.board import candidates, parse
 from nanpure.generator.ladder import rate
@@ -28,15 +29,6 @@ from nanpure.generator.techniques.step import (
 )
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/ratings.csv"
-
-
-def position(spec: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
-    cand = np.zeros(81, dtype=np.uint16)
-    for name, digits in spec.items():
-        cell = (int(name[1]) - 1) * 9 + int(name[3]) - 1
-        for d in digits:
-            cand[cell] |= 1 << (int(d) - 1)
-    return np.zeros(81, dtype=np.uint8), cand
 
 
 def test_a_premise_that_empties_a_house_is_a_contradiction():
