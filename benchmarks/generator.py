@@ -3,15 +3,15 @@
 Prints three tables:
 
 1. accepted puzzles per second for each tier (``--tier T``, the defaults otherwise:
-   blanks 0-64, target dig) with ``rot180`` and with ``none``: the median of ``--runs``
+   blanks 0-64, dug to the limit) with ``rot180`` and with ``none``: the median of ``--runs``
    runs of ``--seconds`` each, one process, kernels compiled beforehand;
 2. for ``rot180``, the same rate under three search strategies:
-   - ``steered``: what ``make_candidate`` does (singles-only dig for easy, the ladder
-     limited to the ceiling, a cheap singles test against the floor, too-easy puzzles
-     dug on to the top of the blank range);
-   - ``steered-limit``: the same with ``dig="limit"``;
-   - ``blind``: dig for uniqueness to the drawn target, rate with the whole ladder, keep
-     the puzzle if its tier matches (plain rejection sampling);
+   - ``steered``: what ``make_candidate`` does with ``dig="target"`` (singles-only dig
+     for easy, the ladder limited to the ceiling, a cheap singles test against the floor,
+     too-easy puzzles dug on to the top of the blank range);
+   - ``steered-limit``: the same with ``dig="limit"`` (the default);
+   - ``blind``: dig for uniqueness to a target drawn from the range, rate with the whole
+     ladder, keep the puzzle if its tier matches (plain rejection sampling);
 3. the blank-count distribution of ``--book`` puzzles made with ``--tier easy --dig limit
    --symmetry none`` (singles-only dug to the limit).
 
@@ -121,7 +121,7 @@ def main() -> None:
     if not args.skip_strategies:
         rows = []
         for tier in TIERS:
-            spec = Spec(min_tier=tier, max_tier=tier, symmetry="rot180")
+            spec = Spec(min_tier=tier, max_tier=tier, symmetry="rot180", dig="target")
             limit = Spec(min_tier=tier, max_tier=tier, symmetry="rot180", dig="limit")
             rates = [median_rate(make_candidate, spec, args.seconds, args.runs),
                      median_rate(make_candidate, limit, args.seconds, args.runs),
