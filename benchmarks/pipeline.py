@@ -53,8 +53,9 @@ def baseline(config: RunConfig) -> tuple[float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=3, help="repetitions per worker count")
-    parser.add_argument("--scale", type=float, default=1.0, help="multiply the quota counts")
+    parser.add_argument("--reps", type=int, default=5, help="repetitions per worker count")
+    parser.add_argument("--scale", type=float, default=3.0,
+                        help="multiply the quota counts (short runs mostly measure pool start-up)")
     parser.add_argument("--workers", default="1,2", help="worker counts, e.g. 1,2")
     args = parser.parse_args()
     counts = [int(w) for w in args.workers.split(",")]
