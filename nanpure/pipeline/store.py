@@ -323,11 +323,6 @@ class Store:
              run_id, quota, task, created_at or utc_now()))
         return cur.rowcount == 1
 
-    def has_puzzle(self, puzzle: str) -> bool:
-        """Whether this puzzle text is stored already."""
-        return self.db.execute("SELECT 1 FROM puzzles WHERE puzzle = ?",
-                               (puzzle,)).fetchone() is not None
-
     def select_puzzles(self, run: str | None = None, quotas: Sequence[str] | None = None,
                        tiers: Sequence[str] | None = None,
                        unused_only: bool = True) -> list[PuzzleRecord]:
