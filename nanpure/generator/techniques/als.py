@@ -244,83 +244,91 @@ def _bit_index(bit: int) -> int:
 
 
 @njit(cache=True)
-def _link_reach(n, masks, buddies, dcand):
-    """Per ALS a: ``linkable[a]``, the digits some other cell holding them sees in all of
-    a's cells with it (only those can be RCCs), and ``near[a]``, all such cells. An ALS b
-    linked to a must have a cell in ``near[a]``."""
-    linkable = np.zeros(n, dtype=np.int64)
-    near = np.zeros((n, 2), dtype=np.int64)
-    for a in range(n):
-        for d in range(9):
-            if (masks[a] >> d) & 1:
-                w0 = buddies[a, d, 0] & dcand[d, 0]
-                w1 = buddies[a, d, 1] & dcand[d, 1]
-                if w0 != 0 or w1 != 0:
-                    linkable[a] |= 1 << d
-                    near[a, 0] |= w0
-                    near[a, 1] |= w1
-    return linkable, near
-
-
-@njit(cache=True)
 def _links(n, cells, masks, dcells, buddies, dcand):
     """Every restricted common candidate, as adjacency lists: ``to[start[a]:start[a+1]]``
     are the ALS linked to ALS a (ascending) and ``rcs`` the RCC masks of those links."""
-    # A digit can only be an RCC of ALS a if some other cell holding it sees all of a's
-    # cells with it; this prunes most pairs of large sets.
-    linkable, near = _link_reach(n, masks, buddies, dcand)
-    # cell_als[c]: the ALS holding cell c, as a set of ALS numbers (32 to an int64 word):
-    # the sets with a cell in near[a] are then the union of a few rows, not a scan of all
+    # sees_all[d, c]: the ALS holding d+1 whose cells with it all see cell c, as a set of
+    # ALS numbers (32 to an int64 word). Digit d is an RCC of ALS a and b exactly when b
+    # is in sees_all[d, c] for every cell c of a holding d: one AND per cell of a (one to
+    # four of them) finds all the partners of a at once, instead of a test per pair.
     words = (n + 31) >> 5
-    cell_als = np.zeros((81, words), dtype=np.int64)
-    for a in range(n):
-        for c in range(81):
-            if (cells[a, CELL_WORD[c]] & CELL_BIT[c]) != 0:
-                cell_als[c, a >> 5] |= 1 << (a & 31)
-    close = np.empty(words, dtype=np.int64)
-    partners = np.empty(n, dtype=np.int64)
+    sees_all = np.zeros((9, 81, words), dtype=np.int64)
+    for b in range(n):
+        for d in range(9):
+            if (masks[b] >> d) & 1:
+                for w in range(2):
+                    m = buddies[b, d, w] & dcand[d, w]
+                    while m:
+                        low = m & -m
+                        m ^= low
+                        x = low - 1  # the index of the bit, by table look-ups (written out:
+                        # a call in these loops costs more than the look-ups)
+                        c = w * _WORD_BITS + (
+                            POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511]
+                            + POPCOUNT[(x >> 18) & 511] + POPCOUNT[(x >> 27) & 511]
+                            + POPCOUNT[(x >> 36) & 511])
+                        sees_all[d, c, b >> 5] |= 1 << (b & 31)
+    linked = np.zeros((9, words), dtype=np.int64)  # per digit: the ALS b > a linked by it
     cap = 4 * n + 16
     ea = np.empty(cap, dtype=np.int64)
     eb = np.empty(cap, dtype=np.int64)
     em = np.empty(cap, dtype=np.int64)
     ne = 0
     for a in range(n):
-        la = linkable[a]
-        if la == 0:
+        first = a >> 5
+        digits = 0
+        for d in range(9):
+            if (masks[a] >> d) & 1 == 0:
+                continue
+            if (buddies[a, d, 0] & dcand[d, 0]) == 0 and (buddies[a, d, 1] & dcand[d, 1]) == 0:
+                continue  # no other cell holding d sees all of a's d-cells
+            linked[d, first:] = -1
+            for w in range(2):
+                m = dcells[a, d, w]
+                while m:
+                    low = m & -m
+                    m ^= low
+                    x = low - 1
+                    c = w * _WORD_BITS + (
+                        POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511]
+                        + POPCOUNT[(x >> 18) & 511] + POPCOUNT[(x >> 27) & 511]
+                        + POPCOUNT[(x >> 36) & 511])
+                    for k in range(first, words):
+                        linked[d, k] &= sees_all[d, c, k]
+            linked[d, first] &= ~((2 << (a & 31)) - 1)  # each pair once, as b > a
+            digits |= 1 << d
+        if digits == 0:
             continue
-        n_partners = _close_sets(a, near[a], cell_als, close, partners)
-        for j in range(n_partners):
-            b = partners[j]
-            common = la & linkable[b]
-            if common == 0:
-                continue
-            if (cells[b, 0] & near[a, 0]) == 0 and (cells[b, 1] & near[a, 1]) == 0:
-                continue  # no cell of b where a could link
-            if (cells[a, 0] & cells[b, 0]) != 0 or (cells[a, 1] & cells[b, 1]) != 0:
-                continue
-            # the RCC test written out: a call per pair costs more than the test itself
-            rc = 0
+        for k in range(first, words):
+            any_b = 0
             for d in range(9):
-                if (common >> d) & 1:
-                    if (dcells[b, d, 0] & ~buddies[a, d, 0]) == 0 and (
-                        dcells[b, d, 1] & ~buddies[a, d, 1]
-                    ) == 0:
+                if (digits >> d) & 1:
+                    any_b |= linked[d, k]
+            while any_b:
+                low = any_b & -any_b
+                any_b ^= low
+                x = low - 1
+                b = k * 32 + (POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511]
+                              + POPCOUNT[(x >> 18) & 511] + POPCOUNT[(x >> 27) & 511])
+                if (cells[a, 0] & cells[b, 0]) != 0 or (cells[a, 1] & cells[b, 1]) != 0:
+                    continue
+                rc = 0
+                for d in range(9):
+                    if (digits >> d) & 1 and (linked[d, k] & low) != 0:
                         rc |= 1 << d
-            if rc == 0:
-                continue
-            if ne == cap:
-                cap *= 2
-                ea2 = np.empty(cap, dtype=np.int64)
-                eb2 = np.empty(cap, dtype=np.int64)
-                em2 = np.empty(cap, dtype=np.int64)
-                ea2[:ne] = ea[:ne]
-                eb2[:ne] = eb[:ne]
-                em2[:ne] = em[:ne]
-                ea, eb, em = ea2, eb2, em2
-            ea[ne] = a
-            eb[ne] = b
-            em[ne] = rc
-            ne += 1
+                if ne == cap:
+                    cap *= 2
+                    ea2 = np.empty(cap, dtype=np.int64)
+                    eb2 = np.empty(cap, dtype=np.int64)
+                    em2 = np.empty(cap, dtype=np.int64)
+                    ea2[:ne] = ea[:ne]
+                    eb2[:ne] = eb[:ne]
+                    em2[:ne] = em[:ne]
+                    ea, eb, em = ea2, eb2, em2
+                ea[ne] = a
+                eb[ne] = b
+                em[ne] = rc
+                ne += 1
     start = np.zeros(n + 1, dtype=np.int64)
     for e in range(ne):
         start[ea[e] + 1] += 1
@@ -341,33 +349,6 @@ def _links(n, cells, masks, dcells, buddies, dcand):
         rcs[fill[b]] = em[e]
         fill[b] += 1
     return start, to, rcs
-
-
-@njit(cache=True)
-def _close_sets(a, near_a, cell_als, close, partners) -> int:
-    """Write into ``partners`` the ALS b > a, ascending, with a cell in ``near_a``; return
-    how many there are."""
-    words = close.shape[0]
-    first = a >> 5
-    close[first:] = 0
-    for w in range(2):
-        m = near_a[w]
-        while m:
-            low = m & -m
-            m ^= low
-            c = w * _WORD_BITS + _bit_index(low)
-            for k in range(first, words):
-                close[k] |= cell_als[c, k]
-    close[first] &= ~((2 << (a & 31)) - 1)
-    count = 0
-    for k in range(first, words):
-        bits = close[k]
-        while bits:
-            low = bits & -bits
-            bits ^= low
-            partners[count] = k * 32 + _bit_index(low)
-            count += 1
-    return count
 
 
 @njit(cache=True)
