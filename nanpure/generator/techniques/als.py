@@ -217,15 +217,21 @@ def _finish_als(grid, cand, n, cells, masks):
         for d in range(9):
             buddies[a, d, 0] = _FULL[0]
             buddies[a, d, 1] = _FULL[1]
-        for c in range(81):
-            if (cells[a, CELL_WORD[c]] & CELL_BIT[c]) == 0:
-                continue
-            m = cand[c]
-            for d in range(9):
-                if (m >> d) & 1:
-                    dcells[a, d, CELL_WORD[c]] |= CELL_BIT[c]
-                    buddies[a, d, 0] &= PEER_SET[c, 0]
-                    buddies[a, d, 1] &= PEER_SET[c, 1]
+        for w in range(2):
+            bits = cells[a, w]
+            while bits:  # the ALS's cells only, not all 81 (bit index written out)
+                low = bits & -bits
+                bits ^= low
+                x = low - 1
+                c = w * _WORD_BITS + (
+                    POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511] + POPCOUNT[(x >> 18) & 511]
+                    + POPCOUNT[(x >> 27) & 511] + POPCOUNT[(x >> 36) & 511])
+                m = cand[c]
+                for d in range(9):
+                    if (m >> d) & 1:
+                        dcells[a, d, w] |= low
+                        buddies[a, d, 0] &= PEER_SET[c, 0]
+                        buddies[a, d, 1] &= PEER_SET[c, 1]
     return n, cells[:n], masks[:n], dcells, buddies
 
 
