@@ -334,7 +334,7 @@ def rate(
     # one count per (ladder index, variant), in ladder order
     tally = np.bincount(rows[:, 0] * 4 + rows[:, 1], minlength=4 * len(LADDER))
     steps = tuple(_path_step(row, records) for row in rows) if path else None
-    return _grade(tally.tolist(), solved, steps)
+    return _grade(tally, solved, steps)
 
 
 def _above(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, solution: np.ndarray,
@@ -355,33 +355,33 @@ def _above(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, solution: np.nd
     return -1
 
 
-def _grade(tally: list[int], solved: bool, steps) -> Rating:
+def _grade(tally: np.ndarray, solved: bool, steps) -> Rating:
     """The rating for ``tally[index * 4 + variant]`` steps of each ladder technique."""
     score = 0
-    hardest_key = -1
+    hardest: Technique | None = None
+    hardest_name = ""
+    logic_only = True
     named: dict[str, int] = {}
-    for key, n in enumerate(tally):
-        if n == 0:
-            continue
+    # only the techniques used: a loop over the whole tally costs more than the kernels
+    # on an easy puzzle
+    for key in np.flatnonzero(tally).tolist():
+        n = int(tally[key])
         tech = LADDER[key >> 2]
         score += n * tech.score
         name = tech.variant_name(key & 3)
         named[name] = named.get(name, 0) + n
-        if hardest_key < 0 or (tech.rank, tech.score) >= (
-            LADDER[hardest_key >> 2].rank, LADDER[hardest_key >> 2].score
-        ):
-            hardest_key = key
-    if hardest_key < 0:
+        logic_only = logic_only and not tech.uses_solution
+        if hardest is None or (tech.rank, tech.score) >= (hardest.rank, hardest.score):
+            hardest, hardest_name = tech, name
+    if hardest is None:
         return Rating("easy", 0, "", named, solved, True, steps)
-    hardest = LADDER[hardest_key >> 2]
     return Rating(
         tier=tier_of(score, hardest.rank),
         score=score,
-        hardest=hardest.variant_name(hardest_key & 3),
+        hardest=hardest_name,
         counts=named,
         solved=solved,
-        logic_only=not any(n and LADDER[key >> 2].uses_solution
-                           for key, n in enumerate(tally)),
+        logic_only=logic_only,
         steps=steps,
     )
 
