@@ -311,16 +311,17 @@ def rate(
     step = new_step()
     log = np.zeros((basic.MAX_LOG, 4), dtype=np.int32)
     records = np.zeros((basic.MAX_LOG if path else 0, STEP_SIZE), dtype=np.int32)
+    memo = basic.new_memo()
     n_log = 0
     solved = True
     while True:
         n_log, status = basic.run_basic(grid, cand, *queues, solution, top, step, log,
-                                        records, n_log)
+                                        records, n_log, memo)
         if status == basic.SOLVED:
             break
         if status == basic.FALSE_STEP:
             raise _false_step(log[n_log - 1], step, solution)
-        index = _HARD.start + basic.find_hard(grid, cand, step, hard) if try_hard else -1
+        index = _HARD.start + basic.find_hard(grid, cand, step, hard, memo) if try_hard else -1
         if index < _HARD.start:
             index = _above(grid, cand, step, solution, above)
             if index < 0:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..board import ALL_DIGITS
 from .als import find_sue_de_coq
 from .coloring import find_multi_colors, find_simple_colors
 from .fish import find_basic_fish, find_finned_fish
@@ -47,6 +48,11 @@ HARD_CODES = ("rp", "bug1", "sk", "2sk", "tf", "er", "w", "xy", "xyz", "u1", "u2
               "u5", "u6", "hr", "fbf2", "sbf2", "fbf3", "sbf3", "fbf4", "sbf4", "sdc", "sc",
               "mc")
 
+#: Which of BASIC_CODES + HARD_CODES are single-digit finders (see step.py).
+SINGLE_DIGIT = np.array(
+    [code in ("bf2", "bf3", "bf4", "sk", "2sk", "tf", "er", "fbf2", "sbf2", "fbf3", "sbf3",
+              "fbf4", "sbf4", "sc", "mc") for code in BASIC_CODES + HARD_CODES])
+
 SOLVED = 0  # the grid is full
 STUCK = 1  # nothing at or below the top rung applies
 FALSE_STEP = 2  # the last logged step contradicts the solution (a technique bug)
@@ -56,8 +62,8 @@ MAX_LOG = 81 + 729
 
 
 @njit(cache=True)
-def _find(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, k: int) -> bool:
-    """Run the ``k``-th finder of :data:`BASIC_CODES`."""
+def _find(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, k: int, digits: int) -> bool:
+    """Run the ``k``-th finder of :data:`BASIC_CODES` (a single-digit one on ``digits``)."""
     if k == 0:
         return find_locked_subset(grid, cand, step, 2)
     if k == 1:
@@ -76,24 +82,25 @@ def _find(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, k: int) -> bool:
         return find_naked_subset(grid, cand, step, 4)
     if k == 8:
         return find_hidden_subset(grid, cand, step, 4)
-    return find_basic_fish(grid, cand, step, k - 7)  # 9, 10, 11: sizes 2, 3, 4
+    return find_basic_fish(grid, cand, step, k - 7, digits)  # 9, 10, 11: sizes 2, 3, 4
 
 
 @njit(cache=True)
-def _find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, k: int) -> bool:
-    """Run the ``k``-th finder of :data:`HARD_CODES`."""
+def _find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, k: int,
+               digits: int) -> bool:
+    """Run the ``k``-th finder of :data:`HARD_CODES` (a single-digit one on ``digits``)."""
     if k == 0:
         return find_remote_pair(grid, cand, step)
     if k == 1:
         return find_bug_plus_one(grid, cand, step)
     if k == 2:
-        return find_skyscraper(grid, cand, step)
+        return find_skyscraper(grid, cand, step, digits)
     if k == 3:
-        return find_two_string_kite(grid, cand, step)
+        return find_two_string_kite(grid, cand, step, digits)
     if k == 4:
-        return find_turbot_fish(grid, cand, step)
+        return find_turbot_fish(grid, cand, step, digits)
     if k == 5:
-        return find_empty_rectangle(grid, cand, step)
+        return find_empty_rectangle(grid, cand, step, digits)
     if k == 6:
         return find_w_wing(grid, cand, step)
     if k == 7:
@@ -105,22 +112,90 @@ def _find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, k: int) -> 
     if k == 15:
         return find_hidden_rectangle(grid, cand, step)
     if k <= 21:
-        return find_finned_fish(grid, cand, step, (k - 14) // 2 + 1, k % 2 == 1)
+        return find_finned_fish(grid, cand, step, (k - 14) // 2 + 1, k % 2 == 1, digits)
     if k == 22:
         return find_sue_de_coq(grid, cand, step)
     if k == 23:
-        return find_simple_colors(grid, cand, step)
-    return find_multi_colors(grid, cand, step)
+        return find_simple_colors(grid, cand, step, digits)
+    return find_multi_colors(grid, cand, step, digits)
 
 
 @njit(cache=True)
-def find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, allowed: np.ndarray) -> int:
+def find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, allowed: np.ndarray,
+              memo: np.ndarray) -> int:
     """Try the :data:`HARD_CODES` finders whose ``allowed`` entry is set, in order; the
-    index of the first that finds a step, or -1."""
+    index of the first that finds a step, or -1. ``memo`` is the puzzle's
+    :func:`new_memo`."""
+    planes = digit_planes(cand)
     for k in range(allowed.shape[0]):
-        if allowed[k] and _find_hard(grid, cand, step, k):
+        if not allowed[k]:
+            continue
+        row = len(BASIC_CODES) + k
+        if SINGLE_DIGIT[row]:
+            digits = _unsearched(memo, row, planes)
+            found = digits != 0 and _find_hard(grid, cand, step, k, digits)
+            _remember(memo, row, planes, digits, found, step)
+        else:
+            found = _find_hard(grid, cand, step, k, ALL_DIGITS)
+        if found:
             return k
     return -1
+
+
+def new_memo() -> np.ndarray:
+    """What the single-digit finders of :data:`BASIC_CODES` and :data:`HARD_CODES` have
+    searched in vain: ``memo[row, d]`` is digit d+1's candidate set (see
+    :func:`digit_planes`) when finder ``row`` last found nothing for it. One per puzzle,
+    updated by :func:`run_basic` and :func:`find_hard`.
+
+    Such a finder's result for a digit depends only on that digit's candidates, so while
+    they stay as they were it would find nothing again, and is not run for the digit.
+    """
+    return np.full((len(BASIC_CODES) + len(HARD_CODES), 9, 2), -1, dtype=np.int64)
+
+
+@njit(cache=True)
+def digit_planes(cand: np.ndarray) -> np.ndarray:
+    """``planes[d]``: the cells holding digit d+1, as a two-word cell set (cells 0..62,
+    then 63..80)."""
+    planes = np.zeros((9, 2), dtype=np.int64)
+    for cell in range(81):
+        m = np.int64(cand[cell])
+        word = cell // 63
+        bit = np.int64(1) << (cell % 63)
+        d = 0
+        while m:
+            if m & 1:
+                planes[d, word] |= bit
+            m >>= 1
+            d += 1
+    return planes
+
+
+@njit(cache=True)
+def _unsearched(memo: np.ndarray, row: int, planes: np.ndarray) -> int:
+    """The digits (9-bit mask) whose candidates changed since finder ``row`` last found
+    nothing for them."""
+    digits = 0
+    for d in range(9):
+        if memo[row, d, 0] != planes[d, 0] or memo[row, d, 1] != planes[d, 1]:
+            digits |= 1 << d
+    return digits
+
+
+@njit(cache=True)
+def _remember(memo: np.ndarray, row: int, planes: np.ndarray, digits: int, found: bool,
+              step: np.ndarray) -> None:
+    """After finder ``row`` searched ``digits``: it found nothing for those below the digit
+    of its step (all of them when ``found`` is False)."""
+    top = 9
+    if found:
+        code = step[ELIM_AT] if step[N_ELIM] else step[PLACE_AT]
+        top = code % 9
+    for d in range(top):
+        if digits >> d & 1:
+            memo[row, d, 0] = planes[d, 0]
+            memo[row, d, 1] = planes[d, 1]
 
 
 @njit(cache=True)
@@ -163,11 +238,12 @@ def take_step(
 
 @njit(cache=True)
 def run_basic(
-    grid, cand, free, qcells, qdigits, ends, solution, top, step, log, records, n_log
+    grid, cand, free, qcells, qdigits, ends, solution, top, step, log, records, n_log, memo
 ) -> tuple[int, int]:
     """Climb the ladder up to index ``top`` (at most the last of :data:`BASIC_CODES`)
     until the grid is full or nothing applies. Returns the new log length and
-    :data:`SOLVED`, :data:`STUCK` or :data:`FALSE_STEP`."""
+    :data:`SOLVED`, :data:`STUCK` or :data:`FALSE_STEP`. ``memo`` is the puzzle's
+    :func:`new_memo`."""
     counts = np.zeros(3, dtype=np.int64)
     while True:
         n_log = run_singles(grid, cand, free, qcells, qdigits, ends, counts, log, n_log)
@@ -179,8 +255,19 @@ def run_basic(
         if full:
             return n_log, SOLVED
         found = -1
+        planes = memo[0]  # typed placeholder; computed when a single-digit finder runs
+        fresh = False
         for k in range(top - FIRST + 1):
-            if _find(grid, cand, step, k):
+            if SINGLE_DIGIT[k]:
+                if not fresh:
+                    planes = digit_planes(cand)
+                    fresh = True
+                digits = _unsearched(memo, k, planes)
+                hit = digits != 0 and _find(grid, cand, step, k, digits)
+                _remember(memo, k, planes, digits, hit, step)
+            else:
+                hit = _find(grid, cand, step, k, ALL_DIGITS)
+            if hit:
                 found = k
                 break
         if found < 0:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import CELL_HOUSES, HOUSES, POPCOUNT
+from ..board import ALL_DIGITS, CELL_HOUSES, HOUSES, POPCOUNT
 from .single_digit import PEER_SET, digit_cells, digit_places, low_bit_index
 from .step import T_CELL, T_DIGIT, T_SEP, VARIANT, add_elim, add_token, clear
 
@@ -123,12 +123,16 @@ def _color_tokens(
 
 
 @njit(cache=True)
-def find_simple_colors(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+def find_simple_colors(
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, digits: int = ALL_DIGITS
+) -> bool:
     """A colour wrap or colour trap in one cluster. Digits 1..9, clusters in order, wrap
     before trap (variant 0 trap, 1 wrap)."""
     cluster = np.empty(81, dtype=np.int64)
     color = np.zeros(81, dtype=np.int64)
     for digit in range(1, 10):
+        if not digits >> (digit - 1) & 1:
+            continue
         n = color_clusters(cand, digit, cluster, color)
         if n == 0:
             continue
@@ -160,12 +164,16 @@ def find_simple_colors(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> 
 
 
 @njit(cache=True)
-def find_multi_colors(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+def find_multi_colors(
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, digits: int = ALL_DIGITS
+) -> bool:
     """Two clusters of one digit that see each other. Digits 1..9, then cluster pairs
     (k, m) in order, type 2 before type 1 (variant 0 "Multi Colors 1", 1 "Multi Colors 2")."""
     cluster = np.empty(81, dtype=np.int64)
     color = np.zeros(81, dtype=np.int64)
     for digit in range(1, 10):
+        if not digits >> (digit - 1) & 1:
+            continue
         n = color_clusters(cand, digit, cluster, color)
         if n < 2:
             continue

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import POPCOUNT
+from ..board import ALL_DIGITS, POPCOUNT
 from .step import T_CELL, T_DIGIT, T_HOUSE, T_SEP, add_elim, add_token, clear
 from .subsets import digit_places, next_subset
 
@@ -93,7 +93,9 @@ def _has_target(places, d, orient, base, targets, lines) -> bool:
 
 
 @njit(cache=True)
-def find_basic_fish(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: int) -> bool:
+def find_basic_fish(
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: int, digits: int = ALL_DIGITS
+) -> bool:
     """A fish of ``size`` base lines without fins that removes something."""
     places = digit_places(cand)
     vals = np.empty(9, dtype=np.int64)
@@ -102,6 +104,8 @@ def find_basic_fish(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: 
     unions = np.zeros(size + 1, dtype=np.int64)
     dummy = np.empty(1, dtype=np.int64)
     for d in range(1, 10):
+        if not digits >> (d - 1) & 1:
+            continue
         for orient in range(2):
             n = 0
             for i in range(9):
@@ -136,7 +140,8 @@ def _earlier(a: int, b: int) -> bool:
 
 @njit(cache=True)
 def find_finned_fish(
-    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: int, sashimi: bool
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: int, sashimi: bool,
+    digits: int = ALL_DIGITS,
 ) -> bool:
     """A finned fish of ``size`` base lines (``sashimi`` picks which of the two kinds) that
     removes something: up to five fins, all in one box."""
@@ -149,6 +154,8 @@ def find_finned_fish(
     band_union = np.zeros(3, dtype=np.int64)
     holders = np.zeros(3, dtype=np.int64)
     for d in range(1, 10):
+        if not digits >> (d - 1) & 1:
+            continue
         for orient in range(2):
             n = 0
             holders[:] = 0  # holders[g]: lines holding the digit in position group g

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import BOX_OF, COL_OF, HOUSES, IS_PEER, PEERS, POPCOUNT, ROW_OF
+from ..board import ALL_DIGITS, BOX_OF, COL_OF, HOUSES, IS_PEER, PEERS, POPCOUNT, ROW_OF
 from .step import T_CAND, T_DIGIT, T_HOUSE, T_STRONG, T_WEAK, add_elim, add_token, clear
 
 #: Sets of cells as two int64 words: cells 0..62 in the first, 63..80 in the second
@@ -105,11 +105,15 @@ def _chain_tokens(step: np.ndarray, digit: int, a: int, b: int, c: int, d: int) 
 
 
 @njit(cache=True)
-def find_skyscraper(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+def find_skyscraper(
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, digits: int = ALL_DIGITS
+) -> bool:
     """Two parallel strong links whose bases line up; the roof cells' common peers lose
     the digit. Digits 1..9, rows before columns, line pairs in order."""
     places = np.zeros(27, dtype=np.int64)
     for digit in range(1, 10):
+        if not digits >> (digit - 1) & 1:
+            continue
         digit_places(cand, digit, places)
         for first in (0, 9):
             for l1 in range(first, first + 9):
@@ -135,11 +139,15 @@ def find_skyscraper(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> boo
 
 
 @njit(cache=True)
-def find_two_string_kite(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+def find_two_string_kite(
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, digits: int = ALL_DIGITS
+) -> bool:
     """A row strong link and a column strong link with one end of each in the same box;
     the cell seeing both free ends loses the digit."""
     places = np.zeros(27, dtype=np.int64)
     for digit in range(1, 10):
+        if not digits >> (digit - 1) & 1:
+            continue
         digit_places(cand, digit, places)
         for r in range(9):
             if POPCOUNT[places[r]] != 2:
@@ -181,7 +189,9 @@ def _reverse9(mask: int) -> int:
 
 
 @njit(cache=True)
-def find_empty_rectangle(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+def find_empty_rectangle(
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, digits: int = ALL_DIGITS
+) -> bool:
     """A box whose candidates lie on the cross of one row and one column (and on more than
     one row and column), plus a strong link in a line that meets the cross outside the box.
 
@@ -191,6 +201,8 @@ def find_empty_rectangle(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -
     """
     places = np.zeros(27, dtype=np.int64)
     for digit in range(1, 10):
+        if not digits >> (digit - 1) & 1:
+            continue
         bit = 1 << (digit - 1)
         digit_places(cand, digit, places)
         for b in range(9):
@@ -254,7 +266,9 @@ def _report_er(
 
 
 @njit(cache=True)
-def find_turbot_fish(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+def find_turbot_fish(
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, digits: int = ALL_DIGITS
+) -> bool:
     """Any other chain ``A = B - C = D`` of two strong links of one digit: cells seeing both
     A and D lose the digit. Shapes that are a Skyscraper (parallel line links based on one
     line) or a 2-String Kite (a row and a column link) are left to those techniques."""
@@ -262,6 +276,8 @@ def find_turbot_fish(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bo
     link_house = np.zeros(54, dtype=np.int64)
     link_end = np.zeros((54, 2), dtype=np.int64)
     for digit in range(1, 10):
+        if not digits >> (digit - 1) & 1:
+            continue
         digit_places(cand, digit, places)
         on_lo, on_hi = digit_cells(cand, digit)
         n = 0

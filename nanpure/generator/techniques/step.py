@@ -14,6 +14,12 @@ tokens that say where the pattern is, so the rater can print
 ``X-Wing: 7 r2r8 c3c6 => r5c3<>7`` without knowing anything about fish.
 
 Candidates are numbered ``cell * 9 + digit - 1`` (0..728) everywhere in this record.
+
+A *single-digit* finder (fish, the single-digit patterns, colouring) looks at one digit at
+a time, digits in ascending order, and what it finds for a digit depends only on where
+that digit's candidates are. It takes a last argument ``digits`` (a 9-bit mask, all
+digits by default) and searches only those; the rater uses this to skip digits whose
+candidates have not moved since the finder last came up empty for them.
 """
 
 from __future__ import annotations
