@@ -73,6 +73,23 @@ SIZE_START = np.array(
 )
 
 
+def _arc_codes() -> np.ndarray:
+    codes = np.full(512, 45, dtype=np.int64)
+    k = 9
+    for i in range(9):
+        codes[1 << i] = i
+        for j in range(i + 1, 9):
+            codes[1 << i | 1 << j] = k
+            k += 1
+    return codes
+
+
+#: ARC_CODE[m]: a small index for an RCC mask m of the link into a chain's ALS: the digit
+#: for one digit, 9.. for a pair, 45 for anything larger (ALS-Chain keys its search
+#: states by it).
+ARC_CODE = _arc_codes()
+
+
 # --- small helpers ------------------------------------------------------------------------
 
 
@@ -487,20 +504,6 @@ def als_xy_wing_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, st
 
 
 @njit(cache=True)
-def _arc_code(m: int) -> int:
-    """A small index for an RCC mask of one or two digits (45 for anything larger)."""
-    i = _low_index(m)
-    rest = m & (m - 1)
-    if rest == 0:
-        return i
-    if rest & (rest - 1) != 0:
-        return 45
-    j = _low_index(rest)
-    # pairs i < j numbered after the 9 single digits
-    return 9 + i * (17 - i) // 2 + (j - i - 1)
-
-
-@njit(cache=True)
 def find_als_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """A chain of 4 to MAX_CHAIN_ALS ALS linked by RCCs, each link's digit different
     from the one before it.
@@ -529,6 +532,28 @@ def als_chain_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, star
                 if (buddies[a, d, 0] & dcand[d, 0]) != 0 or (buddies[a, d, 1] & dcand[d, 1]) != 0:
                     reach[a] |= 1 << d
 
+    # The links of ALS a that leave it on a digit other than d+1, in order, with their
+    # targets and RCCs copied out: fto/frc[fstart[a * 9 + d]:fstart[a * 9 + d + 1]]. A
+    # chain that entered a on d+1 alone (most do) can take only these, and most links of
+    # a set share that one digit.
+    fstart = np.zeros(n * 9 + 1, dtype=np.int64)
+    size = 0
+    for a in range(n):
+        size += (start[a + 1] - start[a]) * POPCOUNT[masks[a]]
+    fto = np.empty(size, dtype=np.int64)
+    frc = np.empty(size, dtype=np.int64)
+    nf = 0
+    for a in range(n):
+        for d in range(9):
+            fstart[a * 9 + d] = nf
+            if (masks[a] >> d) & 1:
+                for e in range(start[a], start[a + 1]):
+                    if rcs[e] & ~(1 << d):
+                        fto[nf] = to[e]
+                        frc[nf] = rcs[e]
+                        nf += 1
+    fstart[n * 9] = nf
+
     seen = np.zeros(n * 46, dtype=np.int32)  # BFS generation that reached (ALS, arc)
     q_als = np.empty(n * 46, dtype=np.int64)
     q_arc = np.empty(n * 46, dtype=np.int64)
@@ -552,7 +577,7 @@ def als_chain_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, star
                 if (rcs[e] & first) == 0:
                     continue
                 j = to[e]
-                key = j * 46 + x1
+                key = j * 46 + x1  # ARC_CODE of a single digit is the digit
                 if seen[key] == generation:
                     continue
                 seen[key] = generation
@@ -570,15 +595,25 @@ def als_chain_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, star
                 if q_depth[i] >= MAX_CHAIN_ALS:
                     continue
                 arc_in = q_arc[i]
-                for e in range(start[a], start[a + 1]):
-                    work += 1
-                    arc = rcs[e] & ~arc_in
+                work += start[a + 1] - start[a]  # every link counts, skipped or not
+                if arc_in & (arc_in - 1) == 0:
+                    lo = fstart[a * 9 + ARC_CODE[arc_in]]
+                    hi = fstart[a * 9 + ARC_CODE[arc_in] + 1]
+                    l_to = fto
+                    l_rc = frc
+                else:
+                    lo = start[a]
+                    hi = start[a + 1]
+                    l_to = to
+                    l_rc = rcs
+                for e in range(lo, hi):
+                    arc = l_rc[e] & ~arc_in
                     if arc == 0:
                         continue
-                    b = to[e]
+                    b = l_to[e]
                     if b == s:
                         continue
-                    key = b * 46 + _arc_code(arc)
+                    key = b * 46 + ARC_CODE[arc]
                     if seen[key] == generation:
                         continue  # (tested first: cheaper than the walk along the path)
                     on_path = False
