@@ -73,14 +73,11 @@ def run(finder, marks: str, *args):
     return elims, int(step[VARIANT]), format_tokens(tokens(step))
 
 
-def assert_family_keeps_true_candidates(family: str, rows: list[dict[str, str]]) -> int:
-    """Walk each puzzle towards its solution, removing one random false candidate at a
-    time, and run every finder of ``family`` at every state: no step may remove a true
-    candidate. Returns how many steps were checked."""
-    finders = [(t, ladder._lookup(t)) for t in ladder.LADDER if t.family == family]
-    rng = np.random.default_rng(2024)
-    step = new_step()
-    checked = 0
+def walk_positions(rows: list[dict[str, str]], seed: int = 2024):
+    """Positions on the way from each puzzle to its solution: naked singles placed, then
+    one random false candidate removed at a time. Yields ``(grid, cand, solution, puzzle)``
+    before each removal; the arrays are live, so copy what you keep."""
+    rng = np.random.default_rng(seed)
     for row in rows:
         board = parse(row["puzzle"])
         solution = solve(board)
@@ -94,15 +91,26 @@ def assert_family_keeps_true_candidates(family: str, rows: list[dict[str, str]])
                     place(grid, cand, cell, mask.bit_length())
             if not (grid == 0).any():
                 break
-            for tech, finder in finders:
-                if finder(grid, cand, step, *tech.args):
-                    checked += 1
-                    for cell, d in eliminations(step):
-                        assert solution[cell] != d, (tech.name, row["puzzle"], cell, d)
+            yield grid, cand, solution, row["puzzle"]
             false = [(c, d) for c in range(81) for d in range(1, 10)
                      if cand[c] >> (d - 1) & 1 and solution[c] != d]
             if not false:
                 continue
             cell, d = false[rng.integers(len(false))]
             cand[cell] &= ~np.uint16(1 << (d - 1))
+
+
+def assert_family_keeps_true_candidates(family: str, rows: list[dict[str, str]]) -> int:
+    """Walk each puzzle towards its solution (:func:`walk_positions`) and run every finder
+    of ``family`` at every state: no step may remove a true candidate. Returns how many
+    steps were checked."""
+    finders = [(t, ladder._lookup(t)) for t in ladder.LADDER if t.family == family]
+    step = new_step()
+    checked = 0
+    for grid, cand, solution, puzzle in walk_positions(rows):
+        for tech, finder in finders:
+            if finder(grid, cand, step, *tech.args):
+                checked += 1
+                for cell, d in eliminations(step):
+                    assert solution[cell] != d, (tech.name, puzzle, cell, d)
     return checked

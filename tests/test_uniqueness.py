@@ -4,15 +4,19 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
-from positions import assert_family_keeps_true_candidates, run
+from positions import assert_family_keeps_true_candidates, run, walk_positions
 
 from nanpure.generator import ladder
 from nanpure.generator.board import parse
+from nanpure.generator.techniques.step import eliminations, new_step, tokens
 from nanpure.generator.techniques.uniqueness import (
     find_bug_plus_one,
     find_hidden_rectangle,
     find_unique_rectangle,
+    find_unique_rectangles,
 )
 
 RECT = "1 2 r1c1,r1c4,r2c1,r2c4"
@@ -112,3 +116,23 @@ def test_a_digit_placed_elsewhere_in_the_house_is_not_confined_to_the_roof():
     assert run(find_unique_rectangle, "r1c1:12 r1c4:12 r2c1:23 r2c4:24", 4) is None
     # likewise the Hidden Rectangle needs the 1 in the corners beside r2c4
     assert run(find_hidden_rectangle, "r1c1:12 r1c4:13 r2c1:24 r2c4:25") is None
+
+
+def test_one_pass_over_the_rectangles_finds_what_type_after_type_finds(qqwing_rows):
+    sample = [r for r in qqwing_rows if r["difficulty"] == "expert"][:40]
+    one_pass, type_by_type = new_step(), new_step()
+    found = Counter()
+    for grid, cand, _, _ in walk_positions(sample, seed=7):
+        kind = find_unique_rectangles(grid, cand, one_pass, 0b1111110)
+        first = next((k for k in range(1, 7)
+                      if find_unique_rectangle(grid, cand, type_by_type, k)), 0)
+        assert kind == first
+        if kind:
+            found[kind] += 1
+            assert eliminations(one_pass) == eliminations(type_by_type)
+            assert tokens(one_pass) == tokens(type_by_type)
+        # a type left out is not looked for
+        if kind:
+            rest = find_unique_rectangles(grid, cand, one_pass, 0b1111110 & ~(1 << kind))
+            assert rest != kind
+    assert len(found) >= 3, found

@@ -28,6 +28,7 @@ import numpy as np
 from .board import BoardError
 from .solver import count_solutions_batch
 from .techniques import basic
+from .techniques.als import new_sue_de_coq_memo
 from .techniques.singles import setup
 from .techniques.step import (
     STEP_SIZE,
@@ -312,6 +313,7 @@ def rate(
     log = np.zeros((basic.MAX_LOG, 4), dtype=np.int32)
     records = np.zeros((basic.MAX_LOG if path else 0, STEP_SIZE), dtype=np.int32)
     memo = basic.new_memo()
+    sdc_memo = new_sue_de_coq_memo()
     n_log = 0
     solved = True
     while True:
@@ -321,7 +323,9 @@ def rate(
             break
         if status == basic.FALSE_STEP:
             raise _false_step(log[n_log - 1], step, solution)
-        index = _HARD.start + basic.find_hard(grid, cand, step, hard, memo) if try_hard else -1
+        index = -1
+        if try_hard:
+            index = _HARD.start + basic.find_hard(grid, cand, step, hard, memo, sdc_memo)
         if index < _HARD.start:
             index = _above(grid, cand, step, solution, above)
             if index < 0:

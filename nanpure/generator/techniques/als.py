@@ -672,6 +672,30 @@ def _write_chain(step, s, last, q_als, q_arc, q_parent, cells) -> None:
 # --- Sue de Coq ---------------------------------------------------------------------------
 
 
+def _crossings() -> tuple[np.ndarray, np.ndarray]:
+    lines = []
+    cells = []
+    for line in range(18):
+        for bi in range(3):
+            box = (line // 3) * 3 + bi if line < 9 else bi * 3 + (line - 9) // 3
+            lines.append((line, box + 18))
+            union = list(HOUSES[line]) + [c for c in HOUSES[box + 18] if c not in HOUSES[line]]
+            cells.append(union)
+    return np.array(lines, dtype=np.int64), np.array(cells, dtype=np.int64)
+
+
+#: CROSSINGS[i] = (line, box): the line/box crossings in the order Sue de Coq tries them
+#: (rows, then columns, each with the boxes it crosses); CROSSING_CELLS[i]: the 15 cells of
+#: the two houses, all that a Sue de Coq in the crossing looks at.
+CROSSINGS, CROSSING_CELLS = _crossings()
+
+
+def new_sue_de_coq_memo() -> np.ndarray:
+    """For :func:`sue_de_coq_in`: per crossing, the candidates of its cells when it last
+    held no Sue de Coq (none yet)."""
+    return np.full(CROSSING_CELLS.shape, -1, dtype=np.int64)
+
+
 @njit(cache=True)
 def find_sue_de_coq(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """Two or three cells where a line crosses a box, completed by cells of the line and
@@ -682,20 +706,34 @@ def find_sue_de_coq(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> boo
     pattern holds when ``(|L| - extras of L) + (|K| - extras of K) = |V| - |C|``: then every
     digit of V is placed exactly once in C, L and K.
     """
+    return sue_de_coq_in(grid, cand, step, np.full(CROSSING_CELLS.shape, -1, dtype=np.int64))
+
+
+@njit(cache=True)
+def sue_de_coq_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
+                  memo: np.ndarray) -> bool:
+    """:func:`find_sue_de_coq`, skipping the crossings whose cells are as ``memo`` (see
+    :func:`new_sue_de_coq_memo`) says they were when they last held none: whether a
+    crossing holds one depends on those cells alone. Updates ``memo``."""
     # scratch space, allocated once: the crossing cells, then per crossing subset the
     # open cells of the line and of the box outside it and the unions of their subsets
     inter = np.empty(3, dtype=np.int64)
     in_c = np.zeros(81, dtype=np.bool_)
     sources = np.empty((2, 8), dtype=np.int64)
     unions = np.empty((2, 256), dtype=np.int64)
-    for line in range(18):
-        for bi in range(3):
-            if line < 9:
-                box = (line // 3) * 3 + bi
-            else:
-                box = bi * 3 + (line - 9) // 3
-            if _sue_de_coq_at(grid, cand, step, line, box + 18, inter, in_c, sources, unions):
-                return True
+    for i in range(CROSSINGS.shape[0]):
+        same = True
+        for j in range(CROSSING_CELLS.shape[1]):
+            if memo[i, j] != cand[CROSSING_CELLS[i, j]]:
+                same = False
+                break
+        if same:
+            continue
+        if _sue_de_coq_at(grid, cand, step, CROSSINGS[i, 0], CROSSINGS[i, 1], inter, in_c,
+                          sources, unions):
+            return True
+        for j in range(CROSSING_CELLS.shape[1]):
+            memo[i, j] = cand[CROSSING_CELLS[i, j]]
     return False
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from ..board import ALL_DIGITS
-from .als import find_sue_de_coq
+from .als import find_sue_de_coq, sue_de_coq_in
 from .coloring import find_multi_colors, find_simple_colors
 from .fish import find_basic_fish, find_finned_fish
 from .intersections import find_locked_candidates, find_locked_subset
@@ -33,7 +33,12 @@ from .single_digit import (
 from .singles import apply_queued, run_singles
 from .step import ELIM_AT, N_ELIM, N_PLACE, PLACE_AT, VARIANT
 from .subsets import find_hidden_subset, find_naked_subset
-from .uniqueness import find_bug_plus_one, find_hidden_rectangle, find_unique_rectangle
+from .uniqueness import (
+    find_bug_plus_one,
+    find_hidden_rectangle,
+    find_unique_rectangle,
+    find_unique_rectangles,
+)
 from .wings import find_remote_pair, find_w_wing, find_xy_wing, find_xyz_wing
 
 #: Ladder codes of the finders :func:`run_basic` tries, in order; they follow the three
@@ -47,6 +52,10 @@ FIRST = 3  # ladder index of the first of them
 HARD_CODES = ("rp", "bug1", "sk", "2sk", "tf", "er", "w", "xy", "xyz", "u1", "u2", "u3", "u4",
               "u5", "u6", "hr", "fbf2", "sbf2", "fbf3", "sbf3", "fbf4", "sbf4", "sdc", "sc",
               "mc")
+
+_UR = HARD_CODES.index("u1")  # the six Unique Rectangle types follow each other
+_SDC = HARD_CODES.index("sdc")
+assert HARD_CODES[_UR:_UR + 6] == ("u1", "u2", "u3", "u4", "u5", "u6")
 
 #: Which of BASIC_CODES + HARD_CODES are single-digit finders (see step.py).
 SINGLE_DIGIT = np.array(
@@ -122,16 +131,33 @@ def _find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, k: int,
 
 @njit(cache=True)
 def find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, allowed: np.ndarray,
-              memo: np.ndarray) -> int:
+              memo: np.ndarray, sdc_memo: np.ndarray) -> int:
     """Try the :data:`HARD_CODES` finders whose ``allowed`` entry is set, in order; the
-    index of the first that finds a step, or -1. ``memo`` is the puzzle's
-    :func:`new_memo`."""
+    index of the first that finds a step, or -1. ``memo`` and ``sdc_memo`` are the
+    puzzle's :func:`new_memo` and :func:`.als.new_sue_de_coq_memo`.
+
+    The six Unique Rectangle types are tried in one pass over the rectangles."""
     planes = digit_planes(cand)
+    ur_tried = False
     for k in range(allowed.shape[0]):
         if not allowed[k]:
             continue
         row = len(BASIC_CODES) + k
-        if SINGLE_DIGIT[row]:
+        if _UR <= k < _UR + 6:
+            if ur_tried:
+                continue
+            ur_tried = True
+            kinds = 0
+            for j in range(6):
+                if allowed[_UR + j]:
+                    kinds |= 1 << (j + 1)
+            kind = find_unique_rectangles(grid, cand, step, kinds)
+            if kind:
+                return _UR + kind - 1
+            continue
+        if k == _SDC:
+            found = sue_de_coq_in(grid, cand, step, sdc_memo)
+        elif SINGLE_DIGIT[row]:
             digits = _unsearched(memo, row, planes)
             found = digits != 0 and _find_hard(grid, cand, step, k, digits)
             _remember(memo, row, planes, digits, found, step)

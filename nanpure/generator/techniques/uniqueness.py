@@ -58,7 +58,23 @@ def find_unique_rectangle(
 ) -> bool:
     """A Unique Rectangle of type ``kind`` (1..6). Rectangles by top-left corner, then
     bottom-right corner, then digit pairs ascending."""
+    return find_unique_rectangles(grid, cand, step, 1 << kind) != 0
+
+
+@njit(cache=True)
+def find_unique_rectangles(
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, kinds: int
+) -> int:
+    """The lowest type (1..6) among ``kinds`` (bit k for type k) of which there is a
+    Unique Rectangle, with the first one of that type in the order of
+    :func:`find_unique_rectangle` in ``step``; 0 if there is none.
+
+    The same as trying each type in turn over every rectangle, in one pass over them.
+    """
     corners = np.empty(4, dtype=np.int64)
+    lowest = low_bit_index(kinds)
+    best = 7  # the lowest type found so far, and where
+    best_at = np.empty(3, dtype=np.int64)  # top-left, bottom-right corner, bivalue corner
     for r1 in range(9):
         for c1 in range(9):
             if cand[r1 * 9 + c1] == 0:
@@ -70,19 +86,61 @@ def find_unique_rectangle(
                 for c2 in range(c1 + 1, 9):
                     if (c1 // 3 == c2 // 3) == same_band:
                         continue  # the rectangle must span exactly two boxes
-                    corners[0] = r1 * 9 + c1
-                    corners[1] = r1 * 9 + c2
-                    corners[2] = r2 * 9 + c1
-                    corners[3] = r2 * 9 + c2
+                    _corners(corners, r1, c1, r2, c2)
                     for i in range(4):
                         pair = _rectangle_pair(cand, corners, i)
                         if pair == 0:
                             continue
                         a = low_bit_index(pair) + 1
                         b = low_bit_index(pair & (pair - 1)) + 1
-                        if _rectangle_type(cand, step, kind, corners, a, b):
-                            return True
-    return False
+                        shape = _floor_shape(cand, corners, pair)
+                        for kind in range(1, best):
+                            if not (kinds >> kind & 1 and shape >> kind & 1):
+                                continue
+                            if _rectangle_type(cand, step, kind, corners, a, b):
+                                if kind == lowest:
+                                    return kind
+                                best = kind
+                                best_at[0] = r1 * 9 + c1
+                                best_at[1] = r2 * 9 + c2
+                                best_at[2] = i
+                                break
+    if best == 7:
+        return 0
+    _corners(corners, best_at[0] // 9, best_at[0] % 9, best_at[1] // 9, best_at[1] % 9)
+    pair = cand[corners[best_at[2]]]
+    _rectangle_type(cand, step, best, corners, low_bit_index(pair) + 1,
+                    low_bit_index(pair & (pair - 1)) + 1)
+    return best
+
+
+@njit(cache=True)
+def _corners(q: np.ndarray, r1: int, c1: int, r2: int, c2: int) -> None:
+    q[0] = r1 * 9 + c1
+    q[1] = r1 * 9 + c2
+    q[2] = r2 * 9 + c1
+    q[3] = r2 * 9 + c2
+
+
+@njit(cache=True)
+def _floor_shape(cand: np.ndarray, q: np.ndarray, ab: int) -> int:
+    """The types (bit k for type k) that the floor corners of rectangle ``q`` on the
+    digits ``ab`` allow: three floors type 1; one floor, or two diagonal, type 5; two
+    diagonal type 6; two on a side types 2, 3, 4."""
+    floor = 0
+    for i in range(4):
+        if cand[q[i]] == ab:
+            floor |= 1 << i
+    n_floor = POPCOUNT[floor]
+    if n_floor == 3:
+        return 1 << 1
+    if n_floor == 1:
+        return 1 << 5
+    if n_floor == 2:
+        if floor == 0b1001 or floor == 0b0110:
+            return 1 << 5 | 1 << 6
+        return 1 << 2 | 1 << 3 | 1 << 4
+    return 0
 
 
 @njit(cache=True)
@@ -300,10 +358,7 @@ def find_hidden_rectangle(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) 
                 for c2 in range(c1 + 1, 9):
                     if (c1 // 3 == c2 // 3) == same_band:
                         continue
-                    q[0] = r1 * 9 + c1
-                    q[1] = r1 * 9 + c2
-                    q[2] = r2 * 9 + c1
-                    q[3] = r2 * 9 + c2
+                    _corners(q, r1, c1, r2, c2)
                     for i in range(4):
                         pm = cand[q[i]]
                         if POPCOUNT[pm] != 2 or not _is_rectangle_on(cand, q, pm):
@@ -396,4 +451,9 @@ def find_bug_plus_one(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> b
     return True
 
 
-__all__ = ["find_bug_plus_one", "find_hidden_rectangle", "find_unique_rectangle"]
+__all__ = [
+    "find_bug_plus_one",
+    "find_hidden_rectangle",
+    "find_unique_rectangle",
+    "find_unique_rectangles",
+]
