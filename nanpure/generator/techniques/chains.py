@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import HOUSES, IS_PEER, POPCOUNT
+from ..board import HOUSES, IS_PEER, PEERS, POPCOUNT
 from .step import (
     N_ELIM,
     N_PLACE,
@@ -105,6 +105,33 @@ def _segment_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 #: HOUSE_POS[h, cell]: the position 0..8 of cell in house h, or -1.
 SEGMENT_CELLS, HOUSE_SEGMENTS, HOUSE_POS = _segment_tables()
 
+#: LOWEST[m]: the lowest set bit of the 9-bit mask m (0 for 0).
+LOWEST = np.array([(m & -m).bit_length() - 1 if m else 0 for m in range(512)], dtype=np.int64)
+
+
+def _neighbour_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    seg_sets = [set(int(c) for c in cells) for cells in SEGMENT_CELLS]
+    cell_segments = np.array(
+        [[s for s in range(N_SEGMENTS) if all(IS_PEER[c, x] for x in seg_sets[s])]
+         for c in range(81)], dtype=np.int64)
+    segment_peers = np.array(
+        [sorted(set.intersection(*(set(PEERS[x].tolist()) for x in seg_sets[s])) - seg_sets[s])
+         for s in range(N_SEGMENTS)], dtype=np.int64)
+    segment_near = np.array(
+        [[t for t in range(N_SEGMENTS)
+          if t != s and any(seg_sets[s] <= set(HOUSES[h].tolist())
+                            and seg_sets[t] <= set(HOUSES[h].tolist()) for h in range(27))]
+         for s in range(N_SEGMENTS)], dtype=np.int64)
+    return cell_segments, segment_peers, segment_near
+
+
+#: CELL_SEGMENTS[c]: the 8 intersections whose cells all see cell c, ascending.
+#: SEGMENT_PEERS[s]: the 12 cells that see every cell of intersection s, ascending (the
+#: rest of its line and of its box).
+#: SEGMENT_NEAR[s]: the 7 other intersections in its line or box, ascending: the only
+#: ones that can hold a grouped node seeing a grouped node of s.
+CELL_SEGMENTS, SEGMENT_PEERS, SEGMENT_NEAR = _neighbour_tables()
+
 
 # --- the link graph ---------------------------------------------------------------------------
 
@@ -125,91 +152,104 @@ def _add_link(adj: np.ndarray, deg: np.ndarray, u: int, v: int) -> None:
 
 
 @njit(cache=True)
-def _add_weak(weak: np.ndarray, n_weak: np.ndarray, u: int, v: int) -> None:
-    """Link u and v weakly both ways (build_graph meets every weak pair once, so
-    no check for a known link; a full row of weak silently drops the link)."""
-    if n_weak[u] < MAX_WEAK:
-        weak[u, n_weak[u]] = v
-        n_weak[u] += 1
-    if n_weak[v] < MAX_WEAK:
-        weak[v, n_weak[v]] = u
-        n_weak[v] += 1
-
-
-@njit(cache=True)
 def build_graph(cand: np.ndarray, mode: int, grouped: bool):
     """The link graph of the position.
 
-    Nodes ``0 .. n_single-1`` are the candidates in cell order, then come the grouped nodes.
-    Returns ``(n_nodes, n_single, node_digit, node_cells, node_size, strong, n_strong, weak,
-    n_weak)``; digits are 0-based, ``strong[u, :n_strong[u]]`` lists u's strong partners.
+    Nodes ``0 .. n_single-1`` are the candidates in cell order, then come the grouped nodes
+    (by intersection, then digit; meant for MODE_NICE). Returns ``(n_nodes, n_single,
+    node_digit, node_cells, node_size, strong, n_strong, weak, n_weak)``; digits are
+    0-based, ``strong[u, :n_strong[u]]`` lists u's strong partners and ``weak[u,
+    :n_weak[u]]`` the nodes of u's digit that see all of u, in node order, then (for
+    MODE_NICE) the other candidates of u's cell by digit.
+
+    The loops are written without branches where they can be (a slot is written, then
+    kept or not): which candidates a cell holds is too irregular to predict.
     """
-    node_digit = np.zeros(MAX_NODES, dtype=np.int64)
-    node_cells = np.full((MAX_NODES, 3), -1, dtype=np.int64)
-    node_size = np.zeros(MAX_NODES, dtype=np.int64)
-    cand_node = np.full(729, -1, dtype=np.int64)
+    cand_node = np.empty(729, dtype=np.int64)
+    node_digit = np.empty(MAX_NODES, dtype=np.int64)
+    node_cells = np.empty((MAX_NODES, 3), dtype=np.int64)
     n = 0
     for cell in range(81):
+        m = np.int64(cand[cell])
         for d in range(9):
-            if cand[cell] >> d & 1:
-                node_digit[n] = d
-                node_cells[n, 0] = cell
-                node_size[n] = 1
-                cand_node[cell * 9 + d] = n
-                n += 1
+            bit = m >> d & 1
+            cand_node[cell * 9 + d] = (n + 1) * bit - 1
+            node_digit[n] = d
+            node_cells[n, 0] = cell
+            n += bit
     n_single = n
-    seg_node = np.full(N_SEGMENTS * 9, -1, dtype=np.int64)
+    seg_node = np.empty(N_SEGMENTS * 9, dtype=np.int64)
     if grouped:
         for s in range(N_SEGMENTS):
+            a = np.int64(cand[SEGMENT_CELLS[s, 0]])
+            b = np.int64(cand[SEGMENT_CELLS[s, 1]])
+            c = np.int64(cand[SEGMENT_CELLS[s, 2]])
+            both = a & b | a & c | b & c  # the digits in two or three of its cells
             for d in range(9):
-                k = 0
-                for j in range(3):
-                    cell = SEGMENT_CELLS[s, j]
-                    if cand[cell] >> d & 1:
-                        node_cells[n, k] = cell
-                        k += 1
-                if k >= 2:
-                    node_digit[n] = d
-                    node_size[n] = k
-                    seg_node[s * 9 + d] = n
-                    n += 1
-                else:
-                    node_cells[n, 0] = -1
+                bit = both >> d & 1
+                seg_node[s * 9 + d] = (n + 1) * bit - 1
+                node_digit[n] = d
+                node_cells[n, 0] = s  # the intersection, for now
+                n += bit
+    node_size = np.ones(n, dtype=np.int64)
+    node_cells[:n, 1:] = -1
+    for g in range(n_single, n):
+        s = node_cells[g, 0]
+        d = node_digit[g]
+        k = 0
+        for j in range(3):
+            cell = SEGMENT_CELLS[s, j]
+            node_cells[g, k] = cell
+            k += np.int64(cand[cell]) >> d & 1
+        if k < 3:
+            node_cells[g, k] = -1
+        node_size[g] = k
     strong = np.full((n, MAX_STRONG), -1, dtype=np.int64)
     n_strong = np.zeros(n, dtype=np.int64)
-    weak = np.full((n, MAX_WEAK), -1, dtype=np.int64)
-    n_weak = np.zeros(n, dtype=np.int64)
+    # only the first n_weak[u] entries of a row are ever read
+    weak = np.empty((n, MAX_WEAK), dtype=np.int64)
+    n_weak = np.empty(n, dtype=np.int64)
 
     # Strong links in houses: two nodes inside the house that share all its places of d.
     if mode != MODE_XY:
         ids = np.zeros(15, dtype=np.int64)
         masks = np.zeros(15, dtype=np.int64)
+        places_of = np.zeros(9, dtype=np.int64)
         for h in range(27):
+            places_of[:] = 0
+            for k in range(9):
+                m = np.int64(cand[HOUSES[h, k]])
+                for d in range(9):
+                    places_of[d] |= (m >> d & 1) << k
             for d in range(9):
+                places = places_of[d]
+                if not grouped:
+                    if POPCOUNT[places] == 2:
+                        a = LOWEST[places]
+                        b = LOWEST[places & (places - 1)]
+                        _add_link(strong, n_strong, cand_node[HOUSES[h, a] * 9 + d],
+                                  cand_node[HOUSES[h, b] * 9 + d])
+                    continue
+                if POPCOUNT[places] < 2 or POPCOUNT[places] > 6:
+                    continue  # no two nodes (of at most 3 places each) hold every place
                 cnt = 0
-                places = 0
                 for k in range(9):
-                    cell = HOUSES[h, k]
-                    if cand[cell] >> d & 1:
-                        places |= 1 << k
-                        ids[cnt] = cand_node[cell * 9 + d]
+                    if places >> k & 1:
+                        ids[cnt] = cand_node[HOUSES[h, k] * 9 + d]
                         masks[cnt] = 1 << k
                         cnt += 1
-                if cnt < 2:
-                    continue
-                if grouped:
-                    for j in range(6):
-                        s = HOUSE_SEGMENTS[h, j]
-                        if s < 0:
-                            break
-                        g = seg_node[s * 9 + d]
-                        if g >= 0:
-                            m = 0
-                            for t in range(node_size[g]):
-                                m |= 1 << HOUSE_POS[h, node_cells[g, t]]
-                            ids[cnt] = g
-                            masks[cnt] = m
-                            cnt += 1
+                for j in range(6):
+                    s = HOUSE_SEGMENTS[h, j]
+                    if s < 0:
+                        break
+                    g = seg_node[s * 9 + d]
+                    if g >= 0:
+                        m = 0
+                        for t in range(node_size[g]):
+                            m |= 1 << HOUSE_POS[h, node_cells[g, t]]
+                        ids[cnt] = g
+                        masks[cnt] = m
+                        cnt += 1
                 for a in range(cnt):
                     for b in range(a + 1, cnt):
                         if masks[a] & masks[b] == 0 and masks[a] | masks[b] == places:
@@ -217,59 +257,71 @@ def build_graph(cand: np.ndarray, mode: int, grouped: bool):
     # Strong links in bivalue cells.
     if mode != MODE_X:
         for cell in range(81):
-            if POPCOUNT[cand[cell]] == 2:
-                first = -1
-                for d in range(9):
-                    if cand[cell] >> d & 1:
-                        if first < 0:
-                            first = cand_node[cell * 9 + d]
-                        else:
-                            _add_link(strong, n_strong, first, cand_node[cell * 9 + d])
+            m = np.int64(cand[cell])
+            if POPCOUNT[m] == 2:
+                _add_link(strong, n_strong, cand_node[cell * 9 + LOWEST[m]],
+                          cand_node[cell * 9 + LOWEST[m & (m - 1)]])
 
-    # Weak links on one digit between nodes that see each other completely.
-    members = np.zeros(81 + N_SEGMENTS, dtype=np.int64)
-    for d in range(9):
+    # Weak links, each node's list in node order: the nodes of its digit that see all of
+    # it (single candidates in peer cells, which come in cell order, then grouped nodes),
+    # then for MODE_NICE the other candidates of its cell.
+    xy = mode == MODE_XY
+    for u in range(n_single):
+        cell = node_cells[u, 0]
+        d = node_digit[u]
+        bivalue = POPCOUNT[cand[cell]] == 2
         cnt = 0
-        for cell in range(81):
-            u = cand_node[cell * 9 + d]
-            if u >= 0:
-                members[cnt] = u
-                cnt += 1
+        for j in range(20):
+            peer = PEERS[cell, j]
+            v = cand_node[peer * 9 + d]
+            weak[u, cnt] = v
+            # XY-Chains go on only where one of the two cells is bivalue
+            cnt += (v >= 0) & (not xy or bivalue or POPCOUNT[cand[peer]] == 2)
         if grouped:
-            for s in range(N_SEGMENTS):
-                g = seg_node[s * 9 + d]
-                if g >= 0:
-                    members[cnt] = g
-                    cnt += 1
-        for a in range(cnt):
-            u = members[a]
-            for b in range(a + 1, cnt):
-                v = members[b]
-                if mode == MODE_XY and not (
-                    POPCOUNT[cand[node_cells[u, 0]]] == 2 or POPCOUNT[cand[node_cells[v, 0]]] == 2
-                ):
-                    continue  # neither end can carry an XY-Chain on
-                # every cell of u sees every cell of v (so the nodes are also disjoint);
-                # written out, as a call per pair costs more than the test
-                sees = True
-                for i in range(node_size[u]):
-                    for j in range(node_size[v]):
-                        if not IS_PEER[node_cells[u, i], node_cells[v, j]]:
-                            sees = False
-                if sees:
-                    _add_weak(weak, n_weak, u, v)
-    # Weak links inside a cell.
-    if mode == MODE_NICE:
-        for cell in range(81):
-            for d in range(9):
-                u = cand_node[cell * 9 + d]
-                if u < 0:
-                    continue
-                for e in range(d + 1, 9):
-                    v = cand_node[cell * 9 + e]
-                    if v >= 0:
-                        _add_weak(weak, n_weak, u, v)
+            for j in range(8):
+                g = seg_node[CELL_SEGMENTS[cell, j] * 9 + d]
+                weak[u, cnt] = g
+                cnt += g >= 0
+        if mode == MODE_NICE:
+            for e in range(9):
+                v = cand_node[cell * 9 + e]
+                weak[u, cnt] = v
+                cnt += (v >= 0) & (e != d)
+        n_weak[u] = cnt
+    for g in range(n_single, n):
+        d = node_digit[g]
+        s = _segment_of(node_cells[g, 0], node_cells[g, 1])
+        cnt = 0
+        for j in range(12):
+            v = cand_node[SEGMENT_PEERS[s, j] * 9 + d]
+            weak[g, cnt] = v
+            cnt += v >= 0
+        for j in range(7):
+            v = seg_node[SEGMENT_NEAR[s, j] * 9 + d]
+            if v >= 0 and _sees_all(node_cells, node_size, g, v):
+                weak[g, cnt] = v
+                cnt += 1
+        n_weak[g] = cnt
     return n, n_single, node_digit, node_cells, node_size, strong, n_strong, weak, n_weak
+
+
+@njit(cache=True)
+def _segment_of(a: int, b: int) -> int:
+    """The box/line intersection holding cells a and b (two cells of one)."""
+    box = a // 27 * 3 + a % 9 // 3
+    if a // 9 == b // 9:
+        return box * 6 + a // 9 % 3
+    return box * 6 + 3 + a % 9 % 3
+
+
+@njit(cache=True)
+def _sees_all(node_cells: np.ndarray, node_size: np.ndarray, u: int, v: int) -> bool:
+    """Whether every cell of node u sees every cell of node v."""
+    for i in range(node_size[u]):
+        for j in range(node_size[v]):
+            if not IS_PEER[node_cells[u, i], node_cells[v, j]]:
+                return False
+    return True
 
 
 # --- the search -------------------------------------------------------------------------------
