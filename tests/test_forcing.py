@@ -14,8 +14,11 @@ from nanpure.generator.ladder import rate
 from nanpure.generator.solver import solve
 from nanpure.generator.techniques.forcing import (
     CONTRADICTION,
+    W_OFF,
+    W_VALUE,
     _places,
     find_forcing_chain,
+    links,
     new_work,
     propagate,
 )
@@ -110,7 +113,6 @@ def test_propagate_stops_at_the_depth_limit():
     # nothing.
     rows = [r for r in csv.DictReader(REFERENCE.open(newline=""))
             if r["hodoku_level"] == "Extreme"][:3]
-    value = np.empty(729, dtype=np.int64)
     parent = np.empty(729, dtype=np.int64)
     queue = np.empty(1460, dtype=np.int64)
     work = new_work(queue.shape[0])
@@ -120,20 +122,91 @@ def test_propagate_stops_at_the_depth_limit():
         cand = candidates(board)
         cand[board > 0] = 0
         places = _places(cand)
+        link = links(cand, places)
         for code in np.flatnonzero(cand[:, None] >> np.arange(9) & 1):
             code = int(code)
             for premise in (code * 2 + 1, code * 2):
                 for net in (False, True):
-                    _, depth, clash = propagate(cand, places, premise, net, value, parent,
+                    _, depth, clash = propagate(cand, places, link, premise, net, parent,
                                                 queue, work)
                     if depth < 0:
-                        _, depth3, _ = propagate(cand, places, premise, net, value, parent,
+                        _, depth3, _ = propagate(cand, places, link, premise, net, parent,
                                                  queue, work, 3)
                         assert depth3 < 0
                         continue
                     clashes += 1
-                    assert propagate(cand, places, premise, net, value, parent, queue,
+                    assert propagate(cand, places, link, premise, net, parent, queue,
                                      work, depth - 1)[1] == -1
-                    assert propagate(cand, places, premise, net, value, parent, queue, work,
+                    assert propagate(cand, places, link, premise, net, parent, queue, work,
                                      depth + 1)[1:] == (depth, clash)
     assert clashes > 0
+
+
+def _reference_propagate(cand: np.ndarray, premise: int, net: bool) -> tuple[list, int, int]:
+    """The implications of one premise, followed the plain way: the queue of states, and
+    the depth and state of the first clash (else -1, -1)."""
+    houses = [[c for c in range(81) if c // 9 == r] for r in range(9)]
+    houses += [[c for c in range(81) if c % 9 == k] for k in range(9)]
+    houses += [[c for c in range(81) if c // 27 * 3 + c % 9 // 3 == b] for b in range(9)]
+    cell_houses = [[h for h in range(27) if c in houses[h]] for c in range(81)]
+    has = [[bool(cand[c] >> d & 1) for d in range(9)] for c in range(81)]
+    count = [sum(row) for row in has]
+    places = [[sum(has[c][d] for c in houses[h]) for d in range(9)] for h in range(27)]
+    value = {premise >> 1: premise & 1}
+    off_cell = [0] * 81
+    off_house = [[0] * 9 for _ in range(27)]
+    queue = [(premise, 0)]
+    for state, depth in queue:
+        cell, d = divmod(state >> 1, 9)
+        targets = []
+        if state & 1:
+            targets += [(cell * 9 + e) * 2 for e in range(9) if e != d and has[cell][e]]
+            peers = sorted({p for h in cell_houses[cell] for p in houses[h]} - {cell})
+            targets += [(p * 9 + d) * 2 for p in peers if has[p][d]]
+        else:
+            off_cell[cell] += 1
+            left = count[cell] - off_cell[cell]
+            if left == 0:
+                return queue, depth, state
+            if left == 1 if net else count[cell] == 2:
+                targets += [(cell * 9 + e) * 2 + 1 for e in range(9)
+                            if e != d and has[cell][e] and value.get(cell * 9 + e) != 0][:1]
+            for h in cell_houses[cell]:
+                off_house[h][d] += 1
+                left = places[h][d] - off_house[h][d]
+                if left == 0:
+                    return queue, depth, state
+                if left == 1 if net else places[h][d] == 2:
+                    targets += [(p * 9 + d) * 2 + 1 for p in houses[h]
+                                if p != cell and has[p][d] and value.get(p * 9 + d) != 0][:1]
+        for nxt in targets:
+            if nxt >> 1 in value:
+                if value[nxt >> 1] != nxt & 1:
+                    return queue, depth + 1, nxt
+                continue
+            value[nxt >> 1] = nxt & 1
+            queue.append((nxt, depth + 1))
+    return queue, -1, -1
+
+
+@pytest.mark.parametrize("net", [False, True])
+def test_propagate_follows_every_premise_like_the_plain_definition(net):
+    rows = [r for r in csv.DictReader(REFERENCE.open(newline=""))
+            if r["hodoku_level"] == "Extreme"][:1]
+    board = parse(rows[0]["puzzle"])
+    cand = candidates(board)
+    cand[board > 0] = 0
+    places = _places(cand)
+    link = links(cand, places)
+    parent = np.empty(729, dtype=np.int64)
+    queue = np.empty(1460, dtype=np.int64)
+    work = new_work(queue.shape[0])
+    for code in np.flatnonzero(cand[:, None] >> np.arange(9) & 1):
+        for premise in (int(code) * 2 + 1, int(code) * 2):
+            expected, depth, clash = _reference_propagate(cand, premise, net)
+            n, got_depth, got_clash = propagate(cand, places, link, premise, net, parent,
+                                                queue, work)
+            assert (got_depth, got_clash) == (depth, clash)
+            assert queue[:n].tolist() == [s for s, _ in expected]
+            # and it leaves its scratch space as it found it
+            assert (work[W_VALUE, :729] == -1).all() and (work[W_OFF, :324] == 0).all()

@@ -65,13 +65,96 @@ def _set_bit(bits: np.ndarray, code: int) -> None:
     bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
 
 
+# Rows of propagate's scratch space (see new_work).
+W_DEPTH = 0  # implication depth of each queued state
+W_VALUE = 1  # per candidate: 1 true, 0 false, -1 not implied
+W_OFF = 2  # candidates made false: per cell (81), then per house and digit (27 * 9)
+
+
+@njit(cache=True)
+def new_work(queue_size: int) -> np.ndarray:
+    """Scratch space for :func:`propagate`, reused between calls (the calls are many and
+    short). Every call leaves the values unset and the counts zero, as they start here."""
+    work = np.empty((3, max(queue_size, 729)), dtype=np.int64)
+    work[W_VALUE, :] = -1
+    work[W_OFF, :] = 0
+    return work
+
+
+@njit(cache=True)
+def _unset(queue: np.ndarray, n: int, work: np.ndarray) -> None:
+    """Undo the values and counts of the ``n`` queued states: cheaper than clearing all
+    729 candidates, as a premise seldom implies more than a few dozen states."""
+    value = work[W_VALUE]
+    off = work[W_OFF]
+    for k in range(n):
+        code = queue[k] >> 1
+        value[code] = -1
+        if not queue[k] & 1:
+            cell = code // 9
+            d = code % 9
+            off[cell] = 0
+            for j in range(3):
+                off[81 + CELL_HOUSES[cell, j] * 9 + d] = 0
+
+
+# Columns of the links table (see links).
+L_WEAK = 0  # how many candidates a true candidate makes false; they follow
+L_STRONG = 29  # how many strong partners (forcing chains); they follow
+
+
+@njit(cache=True)
+def links(cand: np.ndarray, places: np.ndarray) -> np.ndarray:
+    """links[code]: the fixed implications of candidate ``code``, worked out once per
+    position rather than once per state followed.
+
+    Weak links, as false states: the cell's other candidates, then the digit in the peers
+    (in :data:`PEERS` order). Strong links, as true states: the other candidate of a
+    bivalue cell, then the other place of the digit in each conjugate house (row, column,
+    box). Rows of codes that are not candidates are left unset.
+    """
+    out = np.empty((729, 34), dtype=np.int64)
+    for cell in range(81):
+        for d in range(9):
+            if not cand[cell] >> d & 1:
+                continue
+            row = out[cell * 9 + d]
+            n = 0
+            for e in range(9):
+                if e != d and cand[cell] >> e & 1:
+                    n += 1
+                    row[L_WEAK + n] = (cell * 9 + e) * 2
+            for k in range(20):
+                p = PEERS[cell, k]
+                if cand[p] >> d & 1:
+                    n += 1
+                    row[L_WEAK + n] = (p * 9 + d) * 2
+            row[L_WEAK] = n
+            n = 0
+            if POPCOUNT[cand[cell]] == 2:
+                for e in range(9):
+                    if e != d and cand[cell] >> e & 1:
+                        n += 1
+                        row[L_STRONG + n] = (cell * 9 + e) * 2 + 1
+            for j in range(3):
+                h = CELL_HOUSES[cell, j]
+                if places[h, d] == 2:
+                    for k in range(9):
+                        p = HOUSES[h, k]
+                        if p != cell and cand[p] >> d & 1:
+                            n += 1
+                            row[L_STRONG + n] = (p * 9 + d) * 2 + 1
+            row[L_STRONG] = n
+    return out
+
+
 @njit(cache=True)
 def propagate(
     cand: np.ndarray,
     places: np.ndarray,
+    link: np.ndarray,
     premise: int,
     net: bool,
-    value: np.ndarray,
     parent: np.ndarray,
     queue: np.ndarray,
     work: np.ndarray,
@@ -80,90 +163,109 @@ def propagate(
     """Follow one premise to everything it implies.
 
     ``premise`` is a state ``code * 2 + 1`` (candidate ``code`` true) or ``code * 2``
-    (false). ``value[code]`` ends as 1 (true), 0 (false) or -1 (not implied); ``parent``
-    holds the state each conclusion came from. Returns ``(n_states, depth, clash)``: the
-    number of states in ``queue``; and, when the premise led to a contradiction, the
-    number of implications that took (else -1) and the state that clashed (a candidate
-    both ways, or the last candidate of a cell or house made false). ``work`` is scratch
-    space from :func:`new_work`, reused between calls (the calls are many and short).
+    (false); ``link`` is the position's :func:`links` table. The implied states go to
+    ``queue`` in the order found; ``parent`` holds, for each implied candidate, the state
+    it came from. Returns ``(n_states, depth, clash)``: the number of states in
+    ``queue``; and, when the premise led to a contradiction, the number of implications
+    that took (else -1) and the state that clashed (a candidate both ways, or the last
+    candidate of a cell or house made false). ``work`` is scratch space from
+    :func:`new_work`.
     The search stops before following a state ``limit`` implications deep: a contradiction
     found past that point could take no fewer implications.
     """
-    value[:] = -1
-    depth = work[0]
-    off_cell = work[1, :81]
-    off_house = work[2, :243]
-    off_cell[:] = 0
-    off_house[:] = 0
+    depth = work[W_DEPTH]
+    value = work[W_VALUE]
+    off = work[W_OFF]
     depth[0] = 0
     queue[0] = premise
     parent[premise >> 1] = -1
     value[premise >> 1] = premise & 1
-    targets = np.empty(28, dtype=np.int64)
     n = 1
     qi = 0
+    found = -1
+    clash = -1
+    # A true candidate clashes with a candidate already true; what a false one makes true
+    # is never already false (it is picked among the candidates not false), so it only
+    # has to be new.
     while qi < n and depth[qi] < limit:
         state = queue[qi]
         code = state >> 1
+        deeper = depth[qi] + 1
+        if state & 1:
+            for t in range(L_WEAK + 1, L_WEAK + 1 + link[code, L_WEAK]):
+                nxt = link[code, t]
+                c = nxt >> 1
+                if value[c] == 0:
+                    continue
+                if value[c] == 1:
+                    parent[c] = state  # remember the clashing route for display
+                    found = deeper
+                    clash = nxt
+                    break
+                value[c] = 0
+                parent[c] = state
+                queue[n] = nxt
+                depth[n] = deeper
+                n += 1
+            if found >= 0:
+                break
+            qi += 1
+            continue
         cell = code // 9
         d = code % 9
-        nt = 0  # the states this one implies go to targets[:nt]
-        if state & 1:
-            for e in range(9):
-                if e != d and cand[cell] >> e & 1:
-                    targets[nt] = (cell * 9 + e) * 2
-                    nt += 1
-            for k in range(20):
-                p = PEERS[cell, k]
-                if cand[p] >> d & 1:
-                    targets[nt] = (p * 9 + d) * 2
-                    nt += 1
-        else:
-            off_cell[cell] += 1
-            left = POPCOUNT[cand[cell]] - off_cell[cell]
-            if left == 0:
-                return n, depth[qi], state
-            if (net and left == 1) or (not net and POPCOUNT[cand[cell]] == 2):
+        off[cell] += 1
+        left = POPCOUNT[cand[cell]] - off[cell]
+        if left == 0:
+            found = depth[qi]
+            clash = state
+            break
+        for j in range(3):
+            h = CELL_HOUSES[cell, j]
+            off[81 + h * 9 + d] += 1
+            if off[81 + h * 9 + d] == places[h, d]:
+                found = depth[qi]
+                clash = state
+        if found >= 0:
+            break
+        if net:
+            # the last candidate of the cell, then of the digit in each house
+            if left == 1:
                 for e in range(9):
-                    if e != d and cand[cell] >> e & 1 and value[cell * 9 + e] != 0:
-                        targets[nt] = (cell * 9 + e) * 2 + 1
-                        nt += 1
+                    c = cell * 9 + e
+                    if e != d and cand[cell] >> e & 1 and value[c] != 0:
+                        if value[c] < 0:
+                            value[c] = 1
+                            parent[c] = state
+                            queue[n] = c * 2 + 1
+                            depth[n] = deeper
+                            n += 1
                         break
             for j in range(3):
                 h = CELL_HOUSES[cell, j]
-                off_house[h * 9 + d] += 1
-                left = places[h, d] - off_house[h * 9 + d]
-                if left == 0:
-                    return n, depth[qi], state
-                if (net and left == 1) or (not net and places[h, d] == 2):
+                if places[h, d] - off[81 + h * 9 + d] == 1:
                     for k in range(9):
                         p = HOUSES[h, k]
-                        if p != cell and cand[p] >> d & 1 and value[p * 9 + d] != 0:
-                            targets[nt] = (p * 9 + d) * 2 + 1
-                            nt += 1
+                        c = p * 9 + d
+                        if p != cell and cand[p] >> d & 1 and value[c] != 0:
+                            if value[c] < 0:
+                                value[c] = 1
+                                parent[c] = state
+                                queue[n] = c * 2 + 1
+                                depth[n] = deeper
+                                n += 1
                             break
-        for t in range(nt):
-            nxt = targets[t]
-            c = nxt >> 1
-            if value[c] == nxt & 1:
-                continue
-            if value[c] >= 0:
-                parent[c] = state  # remember the clashing route for display
-                return n, depth[qi] + 1, nxt
-            value[c] = nxt & 1
-            parent[c] = state
-            queue[n] = nxt
-            depth[n] = depth[qi] + 1
-            n += 1
+        else:
+            for t in range(L_STRONG + 1, L_STRONG + 1 + link[code, L_STRONG]):
+                c = link[code, t] >> 1
+                if value[c] < 0:
+                    value[c] = 1
+                    parent[c] = state
+                    queue[n] = c * 2 + 1
+                    depth[n] = deeper
+                    n += 1
         qi += 1
-    return n, -1, -1
-
-
-@njit(cache=True)
-def new_work(queue_size: int) -> np.ndarray:
-    """Scratch space for :func:`propagate`: implication depths of the queued states, and
-    counts of candidates made false per cell and per house and digit."""
-    return np.empty((3, max(queue_size, 243)), dtype=np.int64)
+    _unset(queue, n, work)
+    return n, found, clash
 
 
 @njit(cache=True)
@@ -189,6 +291,7 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
     """Forcing Chain (``net=False``) or Forcing Net (``net=True``): a contradiction or a
     verity, as described in the module text."""
     places = _places(cand)
+    link = links(cand, places)
     codes = np.empty(729, dtype=np.int64)
     n_codes = 0
     for cell in range(81):
@@ -196,7 +299,6 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
             if cand[cell] >> d & 1:
                 codes[n_codes] = cell * 9 + d
                 n_codes += 1
-    value = np.empty(729, dtype=np.int64)
     parent = np.empty(729, dtype=np.int64)
     queue = np.empty(1460, dtype=np.int64)
     work = new_work(queue.shape[0])
@@ -207,7 +309,7 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
     for i in range(n_codes * 2):
         premise = codes[i >> 1] * 2 + 1 - (i & 1)  # "true" first, then "false"
         # once a contradiction is known only a quicker one matters, and no verity is needed
-        n, depth, clash = propagate(cand, places, premise, net, value, parent, queue, work,
+        n, depth, clash = propagate(cand, places, link, premise, net, parent, queue, work,
                                     best_depth)
         if depth >= 0:
             if depth < best_depth:
@@ -222,7 +324,7 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
     if best >= 0:
         code = codes[best >> 1]
         premise = code * 2 + 1 - (best & 1)
-        n, depth, clash = propagate(cand, places, premise, net, value, parent, queue, work)
+        n, depth, clash = propagate(cand, places, link, premise, net, parent, queue, work)
         clear(step)
         step[VARIANT] = CONTRADICTION
         if premise & 1:
@@ -297,7 +399,7 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
         for m in range(nm):
             i = members[m]
             premise = codes[i >> 1] * 2 + 1 - (i & 1)
-            propagate(cand, places, premise, net, value, parent, queue, work)
+            propagate(cand, places, link, premise, net, parent, queue, work)
             if m > 0:
                 add_token(step, T_SEP, 0)
             _trace_tokens(step, parent, target, premise)
