@@ -292,6 +292,10 @@ def _links(n, cells, masks, dcells, buddies, dcand):
                             + POPCOUNT[(x >> 36) & 511])
                         sees_all[d, c, b >> 5] |= 1 << (b & 31)
     linked = np.zeros((9, words), dtype=np.int64)  # per digit: the ALS b > a linked by it
+    # the partners of one ALS go to row_b/row_rc first: growing the edge arrays inside
+    # the inner loops makes numba's code for those loops twice as slow
+    row_b = np.empty(n, dtype=np.int64)
+    row_rc = np.empty(n, dtype=np.int64)
     cap = 4 * n + 16
     ea = np.empty(cap, dtype=np.int64)
     eb = np.empty(cap, dtype=np.int64)
@@ -322,6 +326,7 @@ def _links(n, cells, masks, dcells, buddies, dcand):
             digits |= 1 << d
         if digits == 0:
             continue
+        nb = 0
         for k in range(first, words):
             any_b = 0
             for d in range(9):
@@ -339,19 +344,23 @@ def _links(n, cells, masks, dcells, buddies, dcand):
                 for d in range(9):
                     if (digits >> d) & 1 and (linked[d, k] & low) != 0:
                         rc |= 1 << d
-                if ne == cap:
-                    cap *= 2
-                    ea2 = np.empty(cap, dtype=np.int64)
-                    eb2 = np.empty(cap, dtype=np.int64)
-                    em2 = np.empty(cap, dtype=np.int64)
-                    ea2[:ne] = ea[:ne]
-                    eb2[:ne] = eb[:ne]
-                    em2[:ne] = em[:ne]
-                    ea, eb, em = ea2, eb2, em2
-                ea[ne] = a
-                eb[ne] = b
-                em[ne] = rc
-                ne += 1
+                row_b[nb] = b
+                row_rc[nb] = rc
+                nb += 1
+        if ne + nb > cap:
+            cap = 2 * (ne + nb)
+            ea2 = np.empty(cap, dtype=np.int64)
+            eb2 = np.empty(cap, dtype=np.int64)
+            em2 = np.empty(cap, dtype=np.int64)
+            ea2[:ne] = ea[:ne]
+            eb2[:ne] = eb[:ne]
+            em2[:ne] = em[:ne]
+            ea, eb, em = ea2, eb2, em2
+        for j in range(nb):
+            ea[ne] = a
+            eb[ne] = row_b[j]
+            em[ne] = row_rc[j]
+            ne += 1
     start = np.zeros(n + 1, dtype=np.int64)
     for e in range(ne):
         start[ea[e] + 1] += 1
