@@ -49,14 +49,15 @@ NO_LIMIT = 1 << 30  # implication depth that propagate never reaches
 
 @njit(cache=True)
 def _places(cand: np.ndarray) -> np.ndarray:
-    """places[h, d]: how many cells of house h hold candidate d (0-based)."""
+    """places[h, d]: the cells of house h holding candidate d (0-based), as a mask of
+    their positions in ``HOUSES[h]``."""
     out = np.zeros((27, 9), dtype=np.int64)
     for h in range(27):
         for k in range(9):
             m = cand[HOUSES[h, k]]
             for d in range(9):
                 if m >> d & 1:
-                    out[h, d] += 1
+                    out[h, d] |= 1 << k
     return out
 
 
@@ -65,16 +66,25 @@ def _set_bit(bits: np.ndarray, code: int) -> None:
     bits[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
 
 
+# HOUSE_POS[cell, j]: the position of the cell in its j-th house (row, column, box)
+HOUSE_POS = np.array([[c % 9, c // 9, c // 9 % 3 * 3 + c % 3] for c in range(81)],
+                     dtype=np.int64)
+# LOWEST[m]: the lowest bit set in the 9-bit mask m (9 for none)
+LOWEST = np.array([next((b for b in range(9) if m >> b & 1), 9) for m in range(512)],
+                  dtype=np.int64)
+
 # Rows of propagate's scratch space (see new_work).
 W_DEPTH = 0  # implication depth of each queued state
 W_VALUE = 1  # per candidate: 1 true, 0 false, -1 not implied
-W_OFF = 2  # candidates made false: per cell (81), then per house and digit (27 * 9)
+# The candidates whose "false" has been followed: per cell (81) a mask of digits, then per
+# house and digit (27 * 9) a mask of positions in the house.
+W_OFF = 2
 
 
 @njit(cache=True)
 def new_work(queue_size: int) -> np.ndarray:
     """Scratch space for :func:`propagate`, reused between calls (the calls are many and
-    short). Every call leaves the values unset and the counts zero, as they start here."""
+    short). Every call leaves the values unset and the masks empty, as they start here."""
     work = np.empty((3, max(queue_size, 729)), dtype=np.int64)
     work[W_VALUE, :] = -1
     work[W_OFF, :] = 0
@@ -83,19 +93,44 @@ def new_work(queue_size: int) -> np.ndarray:
 
 @njit(cache=True)
 def _unset(queue: np.ndarray, n: int, work: np.ndarray) -> None:
-    """Undo the values and counts of the ``n`` queued states: cheaper than clearing all
+    """Undo the values and masks of the ``n`` queued states: cheaper than clearing all
     729 candidates, as a premise seldom implies more than a few dozen states."""
-    value = work[W_VALUE]
-    off = work[W_OFF]
     for k in range(n):
         code = queue[k] >> 1
-        value[code] = -1
+        work[W_VALUE, code] = -1
         if not queue[k] & 1:
             cell = code // 9
             d = code % 9
-            off[cell] = 0
+            work[W_OFF, cell] = 0
             for j in range(3):
-                off[81 + CELL_HOUSES[cell, j] * 9 + d] = 0
+                work[W_OFF, 81 + CELL_HOUSES[cell, j] * 9 + d] = 0
+
+
+@njit(cache=True)
+def _empties(cand: np.ndarray, places: np.ndarray, queue: np.ndarray, start: int, end: int,
+             work: np.ndarray) -> bool:
+    """Whether following the false states in ``queue[start:end]`` would leave a cell
+    without candidates or a digit without a place in a house. Leaves ``work`` as it was
+    (none of these states has been followed yet)."""
+    hit = False
+    for k in range(start, end):
+        if not queue[k] & 1:
+            cell = (queue[k] >> 1) // 9
+            d = (queue[k] >> 1) % 9
+            work[W_OFF, cell] |= 1 << d
+            hit |= cand[cell] & ~work[W_OFF, cell] == 0
+            for j in range(3):
+                h = CELL_HOUSES[cell, j]
+                work[W_OFF, 81 + h * 9 + d] |= 1 << HOUSE_POS[cell, j]
+                hit |= places[h, d] & ~work[W_OFF, 81 + h * 9 + d] == 0
+    for k in range(start, end):
+        if not queue[k] & 1:
+            cell = (queue[k] >> 1) // 9
+            d = (queue[k] >> 1) % 9
+            work[W_OFF, cell] &= ~(1 << d)
+            for j in range(3):
+                work[W_OFF, 81 + CELL_HOUSES[cell, j] * 9 + d] &= ~(1 << HOUSE_POS[cell, j])
+    return hit
 
 
 # Columns of the links table (see links).
@@ -118,33 +153,29 @@ def links(cand: np.ndarray, places: np.ndarray) -> np.ndarray:
         for d in range(9):
             if not cand[cell] >> d & 1:
                 continue
-            row = out[cell * 9 + d]
+            code = cell * 9 + d
             n = 0
             for e in range(9):
                 if e != d and cand[cell] >> e & 1:
                     n += 1
-                    row[L_WEAK + n] = (cell * 9 + e) * 2
+                    out[code, L_WEAK + n] = (cell * 9 + e) * 2
             for k in range(20):
                 p = PEERS[cell, k]
                 if cand[p] >> d & 1:
                     n += 1
-                    row[L_WEAK + n] = (p * 9 + d) * 2
-            row[L_WEAK] = n
+                    out[code, L_WEAK + n] = (p * 9 + d) * 2
+            out[code, L_WEAK] = n
             n = 0
             if POPCOUNT[cand[cell]] == 2:
-                for e in range(9):
-                    if e != d and cand[cell] >> e & 1:
-                        n += 1
-                        row[L_STRONG + n] = (cell * 9 + e) * 2 + 1
+                n += 1
+                out[code, L_STRONG + n] = (cell * 9 + LOWEST[cand[cell] & ~(1 << d)]) * 2 + 1
             for j in range(3):
                 h = CELL_HOUSES[cell, j]
-                if places[h, d] == 2:
-                    for k in range(9):
-                        p = HOUSES[h, k]
-                        if p != cell and cand[p] >> d & 1:
-                            n += 1
-                            row[L_STRONG + n] = (p * 9 + d) * 2 + 1
-            row[L_STRONG] = n
+                if POPCOUNT[places[h, d]] == 2:
+                    p = HOUSES[h, LOWEST[places[h, d] & ~(1 << HOUSE_POS[cell, j])]]
+                    n += 1
+                    out[code, L_STRONG + n] = (p * 9 + d) * 2 + 1
+            out[code, L_STRONG] = n
     return out
 
 
@@ -163,49 +194,54 @@ def propagate(
     """Follow one premise to everything it implies.
 
     ``premise`` is a state ``code * 2 + 1`` (candidate ``code`` true) or ``code * 2``
-    (false); ``link`` is the position's :func:`links` table. The implied states go to
-    ``queue`` in the order found; ``parent`` holds, for each implied candidate, the state
-    it came from. Returns ``(n_states, depth, clash)``: the number of states in
-    ``queue``; and, when the premise led to a contradiction, the number of implications
-    that took (else -1) and the state that clashed (a candidate both ways, or the last
-    candidate of a cell or house made false). ``work`` is scratch space from
-    :func:`new_work`.
-    The search stops before following a state ``limit`` implications deep: a contradiction
-    found past that point could take no fewer implications.
+    (false); ``places`` and ``link`` are the position's :func:`_places` and :func:`links`.
+    The implied states go to ``queue`` in the order found; ``parent`` holds, for each
+    implied candidate, the state it came from. Returns ``(n_states, depth, clash)``: the
+    number of states in ``queue``; and, when the premise led to a contradiction, the
+    number of implications that took (else -1) and the state that clashed (a candidate
+    both ways, or the last candidate of a cell or house made false). ``work`` is scratch
+    space from :func:`new_work`.
+    A contradiction is reported only if it takes fewer than ``limit`` implications: the
+    search stops before following a state ``limit`` implications deep, and skips the
+    last level it would follow when no state there can empty a cell or a house (the
+    only contradictions that level could add take ``limit`` implications).
     """
-    depth = work[W_DEPTH]
-    value = work[W_VALUE]
-    off = work[W_OFF]
-    depth[0] = 0
+    # work is indexed in two dimensions throughout: a row view per call costs more than
+    # a short premise's whole search
+    work[W_DEPTH, 0] = 0
     queue[0] = premise
     parent[premise >> 1] = -1
-    value[premise >> 1] = premise & 1
+    work[W_VALUE, premise >> 1] = premise & 1
     n = 1
     qi = 0
     found = -1
     clash = -1
-    # A true candidate clashes with a candidate already true; what a false one makes true
-    # is never already false (it is picked among the candidates not false), so it only
-    # has to be new.
-    while qi < n and depth[qi] < limit:
+    # A true candidate clashes with a candidate already true. What a false one makes true
+    # is never already false (it is the one candidate left, or a strong partner still
+    # open), so it only has to be new.
+    while qi < n and work[W_DEPTH, qi] < limit:
+        level = work[W_DEPTH, qi]
+        if level == limit - 1 and (qi == 0 or work[W_DEPTH, qi - 1] < level):
+            # the last level: every state on it is queued by now
+            if not _empties(cand, places, queue, qi, n, work):
+                break
         state = queue[qi]
         code = state >> 1
-        deeper = depth[qi] + 1
         if state & 1:
             for t in range(L_WEAK + 1, L_WEAK + 1 + link[code, L_WEAK]):
                 nxt = link[code, t]
                 c = nxt >> 1
-                if value[c] == 0:
+                if work[W_VALUE, c] == 0:
                     continue
-                if value[c] == 1:
+                if work[W_VALUE, c] == 1:
                     parent[c] = state  # remember the clashing route for display
-                    found = deeper
+                    found = level + 1
                     clash = nxt
                     break
-                value[c] = 0
+                work[W_VALUE, c] = 0
                 parent[c] = state
                 queue[n] = nxt
-                depth[n] = deeper
+                work[W_DEPTH, n] = level + 1
                 n += 1
             if found >= 0:
                 break
@@ -213,58 +249,50 @@ def propagate(
             continue
         cell = code // 9
         d = code % 9
-        off[cell] += 1
-        left = POPCOUNT[cand[cell]] - off[cell]
+        work[W_OFF, cell] |= 1 << d
+        left = cand[cell] & ~work[W_OFF, cell]
         if left == 0:
-            found = depth[qi]
+            found = level
             clash = state
             break
         for j in range(3):
             h = CELL_HOUSES[cell, j]
-            off[81 + h * 9 + d] += 1
-            if off[81 + h * 9 + d] == places[h, d]:
-                found = depth[qi]
+            work[W_OFF, 81 + h * 9 + d] |= 1 << HOUSE_POS[cell, j]
+            if places[h, d] & ~work[W_OFF, 81 + h * 9 + d] == 0:
+                found = level
                 clash = state
         if found >= 0:
             break
         if net:
-            # the last candidate of the cell, then of the digit in each house
-            if left == 1:
-                for e in range(9):
-                    c = cell * 9 + e
-                    if e != d and cand[cell] >> e & 1 and value[c] != 0:
-                        if value[c] < 0:
-                            value[c] = 1
-                            parent[c] = state
-                            queue[n] = c * 2 + 1
-                            depth[n] = deeper
-                            n += 1
-                        break
-            for j in range(3):
-                h = CELL_HOUSES[cell, j]
-                if places[h, d] - off[81 + h * 9 + d] == 1:
-                    for k in range(9):
-                        p = HOUSES[h, k]
-                        c = p * 9 + d
-                        if p != cell and cand[p] >> d & 1 and value[c] != 0:
-                            if value[c] < 0:
-                                value[c] = 1
-                                parent[c] = state
-                                queue[n] = c * 2 + 1
-                                depth[n] = deeper
-                                n += 1
-                            break
-        else:
-            for t in range(L_STRONG + 1, L_STRONG + 1 + link[code, L_STRONG]):
-                c = link[code, t] >> 1
-                if value[c] < 0:
-                    value[c] = 1
+            for j in range(-1, 3):
+                # the one candidate left in the cell (j = -1), then in each house
+                if j < 0:
+                    rest = left
+                    c = cell * 9 + LOWEST[rest]
+                else:
+                    h = CELL_HOUSES[cell, j]
+                    rest = places[h, d] & ~work[W_OFF, 81 + h * 9 + d]
+                    c = HOUSES[h, LOWEST[rest]] * 9 + d
+                if rest & (rest - 1) == 0 and work[W_VALUE, c] < 0:
+                    work[W_VALUE, c] = 1
                     parent[c] = state
                     queue[n] = c * 2 + 1
-                    depth[n] = deeper
+                    work[W_DEPTH, n] = level + 1
+                    n += 1
+        else:
+            for t in range(L_STRONG + 1, L_STRONG + 1 + link[code, L_STRONG]):
+                # the strong partners still open
+                c = link[code, t] >> 1
+                if work[W_VALUE, c] < 0:
+                    work[W_VALUE, c] = 1
+                    parent[c] = state
+                    queue[n] = c * 2 + 1
+                    work[W_DEPTH, n] = level + 1
                     n += 1
         qi += 1
     _unset(queue, n, work)
+    if found >= limit:
+        return n, -1, -1
     return n, found, clash
 
 
