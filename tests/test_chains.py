@@ -10,7 +10,7 @@ import pytest
 from positions import cell
 from positions import open_position as position
 
-from nanpure.generator.board import candidates, parse
+from nanpure.generator.board import IS_PEER, candidates, parse
 from nanpure.generator.ladder import rate
 from nanpure.generator.solver import solve
 from nanpure.generator.techniques.chains import (
@@ -29,6 +29,7 @@ from nanpure.generator.techniques.chains import (
     find_xy_chain,
     loop_path,
     search_loops,
+    shortest_loop,
 )
 from nanpure.generator.techniques.step import (
     VARIANT,
@@ -190,6 +191,26 @@ def test_reference_puzzles_needing_chains_rate_like_hodoku():
     assert agree >= len(rows) - 1
 
 
+def test_weak_links_are_every_pair_that_sees_each_other_in_node_order():
+    # build_graph lists them from peer tables: the lists must be those of the definition.
+    for r in reference_rows(("Unfair", "Extreme"))[::90]:
+        board = parse(r["puzzle"])
+        cand = candidates(board)
+        cand[board > 0] = 0
+        for mode, grouped in ((MODE_X, False), (MODE_XY, False), (MODE_NICE, True)):
+            n, _, digit, cells, size, _, _, weak, n_weak = build_graph(cand, mode, grouped)
+            node_cells = [set(cells[u, : size[u]].tolist()) for u in range(n)]
+            bivalue = [bin(int(cand[cells[u, 0]])).count("1") == 2 for u in range(n)]
+            for u in range(n):
+                want = [v for v in range(n) if digit[v] == digit[u]
+                        and all(IS_PEER[a, b] for a in node_cells[u] for b in node_cells[v])
+                        and (mode != MODE_XY or bivalue[u] or bivalue[v])]
+                if mode == MODE_NICE and size[u] == 1:
+                    want += [v for v in range(n) if size[v] == 1 and v != u
+                             and cells[v, 0] == cells[u, 0]]
+                assert weak[u, : n_weak[u]].tolist() == want
+
+
 def test_search_over_closing_starts_finds_the_loops_of_the_search_over_every_start():
     # The pre-pass may only skip starts that close no loop: the hits (queue entries aside)
     # and the loops read back from them must be those of the search over every start.
@@ -215,6 +236,37 @@ def test_search_over_closing_starts_finds_the_loops_of_the_search_over_every_sta
                 assert (loop_path(hits[x], x, q_state, q_parent)
                         == loop_path(all_hits[x], x, all_state, all_parent)).all()
             compared += int((hits >= 0).sum())
+    assert compared > 0
+
+
+def test_each_start_searched_alone_finds_the_loop_of_the_search_over_every_start():
+    # shortest_loop prunes states on no shortest loop: the loop must stay the same one.
+    rows = reference_rows(("Unfair", "Extreme"))[::40]
+    compared = 0
+    for r in rows:
+        board = parse(r["puzzle"])
+        cand = candidates(board)
+        cand[board > 0] = 0
+        for mode, grouped in ((MODE_X, False), (MODE_XY, False), (MODE_NICE, False),
+                              (MODE_NICE, True)):
+            n, n_single, _, _, _, strong, n_strong, weak, n_weak = build_graph(
+                cand, mode, grouped)
+            every = np.ones(n_single, dtype=np.bool_)
+            hits, q_state, q_parent, exact = search_loops(n, n_single, strong, n_strong,
+                                                          weak, n_weak, MAX_LINKS, every, 0)
+            assert exact
+            mark = np.full(2 * n, -1, dtype=np.int64)
+            level = np.empty(2 * n, dtype=np.int64)
+            alone_state = np.empty(2 * n, dtype=np.int64)
+            alone_parent = np.empty(2 * n, dtype=np.int64)
+            for x in np.flatnonzero(n_weak[:n_single] >= 2):
+                hit = shortest_loop(x, strong, n_strong, weak, n_weak, MAX_LINKS, mark, level,
+                                    alone_state, alone_parent)
+                assert (hit >= 0) == (hits[x] >= 0)
+                if hit >= 0:
+                    assert (loop_path(hit, x, alone_state, alone_parent)
+                            == loop_path(hits[x], x, q_state, q_parent)).all()
+                    compared += 1
     assert compared > 0
 
 

@@ -595,6 +595,82 @@ def loop_path(hit: int, x: int, q_state: np.ndarray, q_parent: np.ndarray) -> np
     return path
 
 
+@njit(cache=True)
+def shortest_loop(
+    x: int,
+    strong: np.ndarray,
+    n_strong: np.ndarray,
+    weak: np.ndarray,
+    n_weak: np.ndarray,
+    max_links: int,
+    mark: np.ndarray,
+    level: np.ndarray,
+    q_state: np.ndarray,
+    q_parent: np.ndarray,
+) -> int:
+    """The loop :func:`search_loops` finds for start X, searched for X alone: the queue
+    entry that reaches "X false" (read the loop back with :func:`loop_path` from
+    ``q_state``, ``q_parent``, of at least ``2 * n_nodes`` entries), or -1.
+
+    The search skips states that lie on no shortest loop, which leaves the loop it finds
+    as it was. Every link has its contrapositive (``a -> b`` gives ``not b -> not a``), so
+    from a state S the way to "X false" is as long as the way from "X true" to "not S":
+    once both S and not S are reached, their levels add up to the length of a loop, and a
+    state whose levels add up to more than the shortest loop seen so far is not searched
+    on. Every state of a shortest loop stays, reached as before by the same first state
+    (a state that reaches it one level earlier is on a shortest loop too), so the search
+    keeps their order and finds the same loop. ``mark`` (of ``2 * n_nodes`` entries, -1
+    or the starts searched before) and ``level`` are scratch.
+    """
+    root = x * 2 + 1
+    goal = x * 2
+    mark[root] = x
+    level[root] = 0
+    q_state[0] = root
+    q_parent[0] = -1
+    q_len = 1
+    begin = 0
+    end = 1
+    links = 0
+    shortest = 2 * max_links + 2  # the shortest loop seen, in links
+    while begin < end and links < max_links:
+        links += 1
+        for qi in range(begin, end):
+            state = q_state[qi]
+            node = state >> 1
+            if state & 1:
+                adj = weak
+                deg = n_weak[node]
+            else:
+                adj = strong
+                deg = n_strong[node]
+            for k in range(deg):
+                nxt = adj[node, k] * 2 + (1 - (state & 1))
+                if nxt == goal:
+                    return qi
+                if mark[nxt] == x:
+                    continue
+                mark[nxt] = x
+                level[nxt] = links
+                if nxt & 1 == 0 and n_strong[nxt >> 1] == 0:
+                    continue  # a false node without strong links implies nothing
+                neg = nxt ^ 1
+                if mark[neg] == x:
+                    total = links + level[neg]
+                    if total < shortest:
+                        shortest = total
+                    elif total > shortest:
+                        continue
+                elif 2 * links > shortest:
+                    continue  # not S is at least as far as S: too long a loop
+                q_state[q_len] = nxt
+                q_parent[q_len] = qi
+                q_len += 1
+        begin = end
+        end = q_len
+    return -1
+
+
 # --- turning a loop into a step ---------------------------------------------------------------
 
 
@@ -691,31 +767,59 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
         build_graph(cand, mode, grouped)
     )
     closing, spare = closing_starts(n, n_single, strong, n_strong, weak, n_weak)
-    hits, q_state, q_parent, exact = search_loops(n, n_single, strong, n_strong, weak,
-                                                  n_weak, MAX_LINKS, closing, spare)
-    if not exact:
-        every = np.ones(n_single, dtype=np.bool_)
-        hits, q_state, q_parent, exact = search_loops(n, n_single, strong, n_strong, weak,
-                                                      n_weak, MAX_LINKS, every, 0)
-    best = -1
-    best_gain = 0
-    best_len = 0
+    n_closing = 0
     for x in range(n_single):
-        if hits[x] < 0:
-            continue
-        path = loop_path(hits[x], x, q_state, q_parent)
-        record_loop(step, path, mode, n, n_single, node_digit, node_cells, node_size, weak,
-                    n_weak)
-        gain = step[N_ELIM] + step[N_PLACE]
-        if gain > best_gain or (gain == best_gain and path.shape[0] < best_len):
-            best = x
-            best_gain = gain
-            best_len = path.shape[0]
-    if best < 0:
+        n_closing += closing[x]
+    if n_closing == 0:
+        clear(step)  # no start closes a loop: the search would find nothing
+        return False
+    queueable = n
+    for u in range(n):
+        queueable += n_strong[u] > 0
+    best_path = np.empty(0, dtype=np.int64)
+    best_gain = 0
+    if n_closing * queueable + spare < MAX_QUEUE:
+        # Not even every state of every start would fill the queue: the search cannot
+        # stop at MAX_QUEUE, so each start may be searched on its own, pruned.
+        mark = np.full(2 * n, -1, dtype=np.int64)
+        level = np.empty(2 * n, dtype=np.int64)
+        q_state = np.empty(2 * n, dtype=np.int64)
+        q_parent = np.empty(2 * n, dtype=np.int64)
+        for x in range(n_single):
+            if not closing[x]:
+                continue
+            hit = shortest_loop(x, strong, n_strong, weak, n_weak, MAX_LINKS, mark, level,
+                                q_state, q_parent)
+            if hit >= 0:
+                path = loop_path(hit, x, q_state, q_parent)
+                record_loop(step, path, mode, n, n_single, node_digit, node_cells, node_size,
+                            weak, n_weak)
+                gain = step[N_ELIM] + step[N_PLACE]
+                if gain > best_gain or (gain == best_gain and path.shape[0] < best_path.shape[0]):
+                    best_path = path
+                    best_gain = gain
+    else:
+        hits, q_state, q_parent, exact = search_loops(n, n_single, strong, n_strong, weak,
+                                                      n_weak, MAX_LINKS, closing, spare)
+        if not exact:
+            every = np.ones(n_single, dtype=np.bool_)
+            hits, q_state, q_parent, exact = search_loops(n, n_single, strong, n_strong,
+                                                          weak, n_weak, MAX_LINKS, every, 0)
+        for x in range(n_single):
+            if hits[x] < 0:
+                continue
+            path = loop_path(hits[x], x, q_state, q_parent)
+            record_loop(step, path, mode, n, n_single, node_digit, node_cells, node_size,
+                        weak, n_weak)
+            gain = step[N_ELIM] + step[N_PLACE]
+            if gain > best_gain or (gain == best_gain and path.shape[0] < best_path.shape[0]):
+                best_path = path
+                best_gain = gain
+    if best_gain == 0:
         clear(step)
         return False
-    path = loop_path(hits[best], best, q_state, q_parent)
-    record_loop(step, path, mode, n, n_single, node_digit, node_cells, node_size, weak, n_weak)
+    record_loop(step, best_path, mode, n, n_single, node_digit, node_cells, node_size, weak,
+                n_weak)
     return True
 
 
