@@ -205,18 +205,15 @@ def test_the_hard_rung_kernel_tries_only_rungs_within_the_tier_limit():
 
 
 def test_what_the_rater_remembers_between_steps_changes_no_rating(ratings_rows, monkeypatch):
-    # The rater skips digits (and Sue de Coq crossings) whose candidates have not moved
-    # since a finder last found nothing there; forgetting that at every step must give
-    # the very same paths.
+    # The rater skips digits, houses and crossings that have not changed since a finder
+    # last found nothing there; forgetting that at every step must give the same paths.
     from nanpure.generator.techniques import basic
-    from nanpure.generator.techniques.als import new_sue_de_coq_memo
 
-    sample = [r for r in ratings_rows if r["hodoku_level"] in ("Unfair", "Extreme")][::5]
-    remembered = [rate(parse(r["puzzle"]), path=True) for r in sample]
+    sample = [r for r in ratings_rows if r["hodoku_level"] in ("Hard", "Unfair", "Extreme")]
+    remembered = [rate(parse(r["puzzle"]), path=True) for r in sample[::5]]
     find_hard, run_basic = basic.find_hard, basic.run_basic
-    monkeypatch.setattr(basic, "find_hard", lambda *args: find_hard(
-        *args[:-2], basic.new_memo(), new_sue_de_coq_memo()))
+    monkeypatch.setattr(basic, "find_hard", lambda *args: find_hard(*args[:-1], basic.new_memo()))
     monkeypatch.setattr(basic, "run_basic", lambda *args: run_basic(*args[:-1], basic.new_memo()))
-    forgotten = [rate(parse(r["puzzle"]), path=True) for r in sample]
+    forgotten = [rate(parse(r["puzzle"]), path=True) for r in sample[::5]]
     assert forgotten == remembered
     assert sum(len(r.steps) for r in remembered) > 1000

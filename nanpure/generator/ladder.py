@@ -28,7 +28,6 @@ import numpy as np
 from .board import BoardError
 from .solver import count_solutions_batch
 from .techniques import basic
-from .techniques.als import new_sue_de_coq_memo
 from .techniques.singles import setup
 from .techniques.step import (
     STEP_SIZE,
@@ -313,7 +312,6 @@ def rate(
     log = np.zeros((basic.MAX_LOG, 4), dtype=np.int32)
     records = np.zeros((basic.MAX_LOG if path else 0, STEP_SIZE), dtype=np.int32)
     memo = basic.new_memo()
-    sdc_memo = new_sue_de_coq_memo()
     n_log = 0
     solved = True
     while True:
@@ -325,7 +323,7 @@ def rate(
             raise _false_step(log[n_log - 1], step, solution)
         index = -1
         if try_hard:
-            index = _HARD.start + basic.find_hard(grid, cand, step, hard, memo, sdc_memo)
+            index = _HARD.start + basic.find_hard(grid, cand, step, hard, memo)
         if index < _HARD.start:
             index = _above(grid, cand, step, solution, above)
             if index < 0:

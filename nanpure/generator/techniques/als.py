@@ -695,35 +695,26 @@ def _crossings() -> tuple[np.ndarray, np.ndarray]:
 
 #: CROSSINGS[i] = (line, box): the line/box crossings in the order Sue de Coq tries them
 #: (rows, then columns, each with the boxes it crosses); CROSSING_CELLS[i]: the 15 cells of
-#: the two houses, all that a Sue de Coq in the crossing looks at.
+#: the two houses, all that a Sue de Coq in the crossing depends on.
 CROSSINGS, CROSSING_CELLS = _crossings()
 
 
-def new_sue_de_coq_memo() -> np.ndarray:
-    """For :func:`sue_de_coq_in`: per crossing, the candidates of its cells when it last
-    held no Sue de Coq (none yet)."""
-    return np.full(CROSSING_CELLS.shape, -1, dtype=np.int64)
+#: Every crossing, as a 54-bit mask.
+ALL_CROSSINGS = (1 << CROSSINGS.shape[0]) - 1
 
 
 @njit(cache=True)
-def find_sue_de_coq(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
+def find_sue_de_coq(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
+                    crossings: int = ALL_CROSSINGS) -> bool:
     """Two or three cells where a line crosses a box, completed by cells of the line and
-    cells of the box that share none of their candidates.
+    cells of the box that share none of their candidates (in the crossings of the mask
+    ``crossings``, bit i for ``CROSSINGS[i]``).
 
     The line cells L may hold extra digits (not in the crossing C) if they have one more
     cell per extra digit; likewise the box cells K. With V the candidates of C, the
     pattern holds when ``(|L| - extras of L) + (|K| - extras of K) = |V| - |C|``: then every
     digit of V is placed exactly once in C, L and K.
     """
-    return sue_de_coq_in(grid, cand, step, np.full(CROSSING_CELLS.shape, -1, dtype=np.int64))
-
-
-@njit(cache=True)
-def sue_de_coq_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
-                  memo: np.ndarray) -> bool:
-    """:func:`find_sue_de_coq`, skipping the crossings whose cells are as ``memo`` (see
-    :func:`new_sue_de_coq_memo`) says they were when they last held none: whether a
-    crossing holds one depends on those cells alone. Updates ``memo``."""
     # scratch space, allocated once: the crossing cells, then per crossing subset the
     # open cells of the line and of the box outside it and the unions of their subsets
     inter = np.empty(3, dtype=np.int64)
@@ -731,18 +722,10 @@ def sue_de_coq_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
     sources = np.empty((2, 8), dtype=np.int64)
     unions = np.empty((2, 256), dtype=np.int64)
     for i in range(CROSSINGS.shape[0]):
-        same = True
-        for j in range(CROSSING_CELLS.shape[1]):
-            if memo[i, j] != cand[CROSSING_CELLS[i, j]]:
-                same = False
-                break
-        if same:
-            continue
-        if _sue_de_coq_at(grid, cand, step, CROSSINGS[i, 0], CROSSINGS[i, 1], inter, in_c,
-                          sources, unions):
+        if crossings >> i & 1 and _sue_de_coq_at(grid, cand, step, CROSSINGS[i, 0],
+                                                 CROSSINGS[i, 1], inter, in_c, sources,
+                                                 unions):
             return True
-        for j in range(CROSSING_CELLS.shape[1]):
-            memo[i, j] = cand[CROSSING_CELLS[i, j]]
     return False
 
 

@@ -19,11 +19,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import ALL_DIGITS
-from .als import find_sue_de_coq, sue_de_coq_in
+from ..board import HOUSES
+from .als import CROSSING_CELLS, find_sue_de_coq
 from .coloring import find_multi_colors, find_simple_colors
 from .fish import find_basic_fish, find_finned_fish
 from .intersections import find_locked_candidates, find_locked_subset
+from .memo import (
+    changed_digits,
+    changed_units,
+    digit_planes,
+    new_snapshots,
+    remember_digits,
+    remember_units,
+)
 from .single_digit import (
     find_empty_rectangle,
     find_skyscraper,
@@ -54,13 +62,25 @@ HARD_CODES = ("rp", "bug1", "sk", "2sk", "tf", "er", "w", "xy", "xyz", "u1", "u2
               "mc")
 
 _UR = HARD_CODES.index("u1")  # the six Unique Rectangle types follow each other
-_SDC = HARD_CODES.index("sdc")
 assert HARD_CODES[_UR:_UR + 6] == ("u1", "u2", "u3", "u4", "u5", "u6")
 
-#: Which of BASIC_CODES + HARD_CODES are single-digit finders (see step.py).
-SINGLE_DIGIT = np.array(
-    [code in ("bf2", "bf3", "bf4", "sk", "2sk", "tf", "er", "fbf2", "sbf2", "fbf3", "sbf3",
-              "fbf4", "sbf4", "sc", "mc") for code in BASIC_CODES + HARD_CODES])
+# How each finder of BASIC_CODES + HARD_CODES goes through the grid (see memo.py): unit by
+# unit (digits, houses or line/box crossings, each finder taking a mask of the units to
+# search), or all at once.
+WHOLE, BY_DIGIT, BY_HOUSE, BY_CROSSING = 0, 1, 2, 3
+_BY = {"lc": BY_DIGIT, "sdc": BY_CROSSING}
+_BY.update(dict.fromkeys(("l2", "l3", "n2", "n3", "n4", "h2", "h3", "h4"), BY_HOUSE))
+_BY.update(dict.fromkeys(("bf2", "bf3", "bf4", "sk", "2sk", "tf", "er", "fbf2", "sbf2", "fbf3",
+                          "sbf3", "fbf4", "sbf4", "sc", "mc"), BY_DIGIT))
+_CODES = BASIC_CODES + HARD_CODES
+#: UNITS[row]: how finder ``row`` of BASIC_CODES + HARD_CODES searches; SLOT[row]: its
+#: place among the finders that search the same units.
+UNITS = np.array([_BY.get(code, WHOLE) for code in _CODES], dtype=np.int64)
+SLOT = np.array([sum(UNITS[j] == UNITS[i] for j in range(i)) for i in range(len(_CODES))],
+                dtype=np.int64)
+#: Digit finders that try the digits one after the other (the outermost loop), so that a
+#: step for one digit means that the digits before it held nothing.
+DIGITS_FIRST = np.array([UNITS[i] == BY_DIGIT and code != "lc" for i, code in enumerate(_CODES)])
 
 SOLVED = 0  # the grid is full
 STUCK = 1  # nothing at or below the top rung applies
@@ -71,45 +91,42 @@ MAX_LOG = 81 + 729
 
 
 @njit(cache=True)
-def _find(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, k: int, digits: int) -> bool:
-    """Run the ``k``-th finder of :data:`BASIC_CODES` (a single-digit one on ``digits``)."""
-    if k == 0:
-        return find_locked_subset(grid, cand, step, 2)
-    if k == 1:
-        return find_locked_subset(grid, cand, step, 3)
-    if k == 2:
-        return find_locked_candidates(grid, cand, step)
-    if k == 3:
-        return find_naked_subset(grid, cand, step, 2)
-    if k == 4:
-        return find_naked_subset(grid, cand, step, 3)
-    if k == 5:
-        return find_hidden_subset(grid, cand, step, 2)
-    if k == 6:
-        return find_hidden_subset(grid, cand, step, 3)
-    if k == 7:
-        return find_naked_subset(grid, cand, step, 4)
-    if k == 8:
-        return find_hidden_subset(grid, cand, step, 4)
-    return find_basic_fish(grid, cand, step, k - 7, digits)  # 9, 10, 11: sizes 2, 3, 4
-
-
-@njit(cache=True)
-def _find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, k: int,
-               digits: int) -> bool:
-    """Run the ``k``-th finder of :data:`HARD_CODES` (a single-digit one on ``digits``)."""
+def _run(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, row: int, units: int) -> bool:
+    """Run finder ``row`` of BASIC_CODES + HARD_CODES; one that searches by units searches
+    those of the mask ``units``."""
+    if row == 0:
+        return find_locked_subset(grid, cand, step, 2, units)
+    if row == 1:
+        return find_locked_subset(grid, cand, step, 3, units)
+    if row == 2:
+        return find_locked_candidates(grid, cand, step, units)
+    if row == 3:
+        return find_naked_subset(grid, cand, step, 2, units)
+    if row == 4:
+        return find_naked_subset(grid, cand, step, 3, units)
+    if row == 5:
+        return find_hidden_subset(grid, cand, step, 2, units)
+    if row == 6:
+        return find_hidden_subset(grid, cand, step, 3, units)
+    if row == 7:
+        return find_naked_subset(grid, cand, step, 4, units)
+    if row == 8:
+        return find_hidden_subset(grid, cand, step, 4, units)
+    if row <= 11:
+        return find_basic_fish(grid, cand, step, row - 7, units)  # sizes 2, 3, 4
+    k = row - len(BASIC_CODES)  # HARD_CODES from here on
     if k == 0:
         return find_remote_pair(grid, cand, step)
     if k == 1:
         return find_bug_plus_one(grid, cand, step)
     if k == 2:
-        return find_skyscraper(grid, cand, step, digits)
+        return find_skyscraper(grid, cand, step, units)
     if k == 3:
-        return find_two_string_kite(grid, cand, step, digits)
+        return find_two_string_kite(grid, cand, step, units)
     if k == 4:
-        return find_turbot_fish(grid, cand, step, digits)
+        return find_turbot_fish(grid, cand, step, units)
     if k == 5:
-        return find_empty_rectangle(grid, cand, step, digits)
+        return find_empty_rectangle(grid, cand, step, units)
     if k == 6:
         return find_w_wing(grid, cand, step)
     if k == 7:
@@ -121,20 +138,52 @@ def _find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, k: int,
     if k == 15:
         return find_hidden_rectangle(grid, cand, step)
     if k <= 21:
-        return find_finned_fish(grid, cand, step, (k - 14) // 2 + 1, k % 2 == 1, digits)
+        return find_finned_fish(grid, cand, step, (k - 14) // 2 + 1, k % 2 == 1, units)
     if k == 22:
-        return find_sue_de_coq(grid, cand, step)
+        return find_sue_de_coq(grid, cand, step, units)
     if k == 23:
-        return find_simple_colors(grid, cand, step, digits)
-    return find_multi_colors(grid, cand, step, digits)
+        return find_simple_colors(grid, cand, step, units)
+    return find_multi_colors(grid, cand, step, units)
+
+
+@njit(cache=True)
+def _search(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, row: int, memo,
+            planes: np.ndarray) -> bool:
+    """Run finder ``row`` of BASIC_CODES + HARD_CODES on the units that changed since it
+    last searched them in vain, and remember those it searches in vain now. ``memo`` is
+    the puzzle's :func:`new_memo`, ``planes`` the position's :func:`.memo.digit_planes`."""
+    by = UNITS[row]
+    if by == WHOLE:
+        return _run(grid, cand, step, row, 0)
+    if by == BY_DIGIT:
+        seen = memo[0][SLOT[row]]
+        units = changed_digits(seen, planes)
+        found = units != 0 and _run(grid, cand, step, row, units)
+        if not found:
+            remember_digits(seen, planes, units)
+        elif DIGITS_FIRST[row]:
+            code = step[ELIM_AT] if step[N_ELIM] else step[PLACE_AT]
+            remember_digits(seen, planes, units & ((1 << code % 9) - 1))
+        return found
+    if by == BY_HOUSE:
+        seen = memo[1][SLOT[row]]
+        cells = HOUSES
+    else:
+        seen = memo[2][SLOT[row]]
+        cells = CROSSING_CELLS
+    units = changed_units(seen, cand, cells)
+    found = units != 0 and _run(grid, cand, step, row, units)
+    if not found:
+        remember_units(seen, cand, cells, units)
+    return found
 
 
 @njit(cache=True)
 def find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, allowed: np.ndarray,
-              memo: np.ndarray, sdc_memo: np.ndarray) -> int:
+              memo) -> int:
     """Try the :data:`HARD_CODES` finders whose ``allowed`` entry is set, in order; the
-    index of the first that finds a step, or -1. ``memo`` and ``sdc_memo`` are the
-    puzzle's :func:`new_memo` and :func:`.als.new_sue_de_coq_memo`.
+    index of the first that finds a step, or -1. ``memo`` is the puzzle's
+    :func:`new_memo`.
 
     The six Unique Rectangle types are tried in one pass over the rectangles."""
     planes = digit_planes(cand)
@@ -142,7 +191,6 @@ def find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, allowed: np.
     for k in range(allowed.shape[0]):
         if not allowed[k]:
             continue
-        row = len(BASIC_CODES) + k
         if _UR <= k < _UR + 6:
             if ur_tried:
                 continue
@@ -154,74 +202,22 @@ def find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, allowed: np.
             kind = find_unique_rectangles(grid, cand, step, kinds)
             if kind:
                 return _UR + kind - 1
-            continue
-        if k == _SDC:
-            found = sue_de_coq_in(grid, cand, step, sdc_memo)
-        elif SINGLE_DIGIT[row]:
-            digits = _unsearched(memo, row, planes)
-            found = digits != 0 and _find_hard(grid, cand, step, k, digits)
-            _remember(memo, row, planes, digits, found, step)
-        else:
-            found = _find_hard(grid, cand, step, k, ALL_DIGITS)
-        if found:
+        elif _search(grid, cand, step, len(BASIC_CODES) + k, memo, planes):
             return k
     return -1
 
 
-def new_memo() -> np.ndarray:
-    """What the single-digit finders of :data:`BASIC_CODES` and :data:`HARD_CODES` have
-    searched in vain: ``memo[row, d]`` is digit d+1's candidate set (see
-    :func:`digit_planes`) when finder ``row`` last found nothing for it. One per puzzle,
-    updated by :func:`run_basic` and :func:`find_hard`.
-
-    Such a finder's result for a digit depends only on that digit's candidates, so while
-    they stay as they were it would find nothing again, and is not run for the digit.
-    """
-    return np.full((len(BASIC_CODES) + len(HARD_CODES), 9, 2), -1, dtype=np.int64)
+_BLANK_MEMO = (new_snapshots(int((UNITS == BY_DIGIT).sum()), 9, 2),
+               new_snapshots(int((UNITS == BY_HOUSE).sum()), *HOUSES.shape),
+               new_snapshots(int((UNITS == BY_CROSSING).sum()), *CROSSING_CELLS.shape))
 
 
-@njit(cache=True)
-def digit_planes(cand: np.ndarray) -> np.ndarray:
-    """``planes[d]``: the cells holding digit d+1, as a two-word cell set (cells 0..62,
-    then 63..80)."""
-    planes = np.zeros((9, 2), dtype=np.int64)
-    for cell in range(81):
-        m = np.int64(cand[cell])
-        word = cell // 63
-        bit = np.int64(1) << (cell % 63)
-        d = 0
-        while m:
-            if m & 1:
-                planes[d, word] |= bit
-            m >>= 1
-            d += 1
-    return planes
-
-
-@njit(cache=True)
-def _unsearched(memo: np.ndarray, row: int, planes: np.ndarray) -> int:
-    """The digits (9-bit mask) whose candidates changed since finder ``row`` last found
-    nothing for them."""
-    digits = 0
-    for d in range(9):
-        if memo[row, d, 0] != planes[d, 0] or memo[row, d, 1] != planes[d, 1]:
-            digits |= 1 << d
-    return digits
-
-
-@njit(cache=True)
-def _remember(memo: np.ndarray, row: int, planes: np.ndarray, digits: int, found: bool,
-              step: np.ndarray) -> None:
-    """After finder ``row`` searched ``digits``: it found nothing for those below the digit
-    of its step (all of them when ``found`` is False)."""
-    top = 9
-    if found:
-        code = step[ELIM_AT] if step[N_ELIM] else step[PLACE_AT]
-        top = code % 9
-    for d in range(top):
-        if digits >> d & 1:
-            memo[row, d, 0] = planes[d, 0]
-            memo[row, d, 1] = planes[d, 1]
+def new_memo() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What the finders of :data:`BASIC_CODES` and :data:`HARD_CODES` that search unit by
+    unit have searched in vain (see :mod:`.memo`): snapshots of digits, houses and
+    crossings. One per puzzle, updated by :func:`run_basic` and :func:`find_hard`."""
+    # copies of blank ones: quicker than filling new arrays, and every puzzle needs one
+    return _BLANK_MEMO[0].copy(), _BLANK_MEMO[1].copy(), _BLANK_MEMO[2].copy()
 
 
 @njit(cache=True)
@@ -281,19 +277,9 @@ def run_basic(
         if full:
             return n_log, SOLVED
         found = -1
-        planes = memo[0]  # typed placeholder; computed when a single-digit finder runs
-        fresh = False
+        planes = digit_planes(cand)
         for k in range(top - FIRST + 1):
-            if SINGLE_DIGIT[k]:
-                if not fresh:
-                    planes = digit_planes(cand)
-                    fresh = True
-                digits = _unsearched(memo, k, planes)
-                hit = digits != 0 and _find(grid, cand, step, k, digits)
-                _remember(memo, k, planes, digits, hit, step)
-            else:
-                hit = _find(grid, cand, step, k, ALL_DIGITS)
-            if hit:
+            if _search(grid, cand, step, k, memo, planes):
                 found = k
                 break
         if found < 0:

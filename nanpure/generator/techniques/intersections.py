@@ -25,9 +25,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import CELL_HOUSES, HOUSES, POPCOUNT
+from ..board import ALL_DIGITS, CELL_HOUSES, HOUSES, POPCOUNT
 from .step import T_DIGIT, T_HOUSE, add_elim, add_token, clear
-from .subsets import LOCKED_ONLY, digit_places, naked_subsets
+from .subsets import ALL_HOUSES, LOCKED_ONLY, digit_places, naked_subsets
 
 BOXES = np.arange(18, 27)
 
@@ -40,8 +40,11 @@ _STACK = np.array([0b001001001, 0b010010010, 0b100100100], dtype=np.int64)  # 1 
 
 
 @njit(cache=True)
-def find_locked_candidates(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
-    """Pointing (variant 0) in boxes first, then claiming (variant 1) in rows, then columns.
+def find_locked_candidates(
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, digits: int = ALL_DIGITS
+) -> bool:
+    """Pointing (variant 0) in boxes first, then claiming (variant 1) in rows, then columns,
+    for the digits of the mask ``digits``.
 
     A digit with two or three places in the house, all inside one crossing house that has
     more places for it. Tokens: the digit, the house it is locked in, the house cleared.
@@ -49,6 +52,8 @@ def find_locked_candidates(grid: np.ndarray, cand: np.ndarray, step: np.ndarray)
     places = digit_places(cand)
     for b in range(9):
         for d in range(1, 10):
+            if not digits >> (d - 1) & 1:
+                continue
             p = places[18 + b, d]
             n = POPCOUNT[p]
             if n < 2 or n > 3:
@@ -64,6 +69,8 @@ def find_locked_candidates(grid: np.ndarray, cand: np.ndarray, step: np.ndarray)
                         return _locked_step(cand, step, POINTING, d, 18 + b, line)
     for line in range(18):
         for d in range(1, 10):
+            if not digits >> (d - 1) & 1:
+                continue
             p = places[line, d]
             n = POPCOUNT[p]
             if n < 2 or n > 3:
@@ -96,10 +103,13 @@ def _locked_step(cand, step, variant, d, locked_in, cleared) -> bool:
 
 
 @njit(cache=True)
-def find_locked_subset(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: int) -> bool:
+def find_locked_subset(
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: int, houses: int = ALL_HOUSES
+) -> bool:
     """A naked pair (``size=2``) or triple (``size=3``) in one box and one line whose digits
-    leave both the rest of the line outside the box and the rest of the box.
+    leave both the rest of the line outside the box and the rest of the box (boxes of the
+    mask ``houses`` only).
 
     Tokens: the digits, then the cells.
     """
-    return naked_subsets(cand, step, BOXES, size, LOCKED_ONLY)
+    return naked_subsets(cand, step, BOXES, size, LOCKED_ONLY, houses)

@@ -15,11 +15,10 @@ tokens that say where the pattern is, so the rater can print
 
 Candidates are numbered ``cell * 9 + digit - 1`` (0..728) everywhere in this record.
 
-A *single-digit* finder (fish, the single-digit patterns, colouring) looks at one digit at
-a time, digits in ascending order, and what it finds for a digit depends only on where
-that digit's candidates are. It takes a last argument ``digits`` (a 9-bit mask, all
-digits by default) and searches only those; the rater uses this to skip digits whose
-candidates have not moved since the finder last came up empty for them.
+A finder that goes through the grid unit by unit (digit by digit, house by house, ...)
+takes a last argument, a mask of the units to search (all by default); the rater uses it
+to skip units that have not changed since the finder last came up empty there (see
+:mod:`.memo`).
 """
 
 from __future__ import annotations

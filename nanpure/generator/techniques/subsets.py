@@ -34,6 +34,9 @@ SCAN_ORDER = np.array(list(range(18, 27)) + list(range(18)), dtype=np.int64)
 NAKED_ONLY = 0
 LOCKED_ONLY = 1
 
+#: Every house, as a 27-bit mask (bit h for house h).
+ALL_HOUSES = (1 << 27) - 1
+
 #: Position of each cell inside its box (0..8, row by row).
 BOX_POS = np.array([(r % 3) * 3 + c % 3 for r in range(9) for c in range(9)], dtype=np.int64)
 
@@ -176,10 +179,11 @@ def naked_subset_step(
 
 @njit(cache=True)
 def naked_subsets(
-    cand: np.ndarray, step: np.ndarray, houses: np.ndarray, size: int, mode: int
+    cand: np.ndarray, step: np.ndarray, houses: np.ndarray, size: int, mode: int,
+    searched: int = ALL_HOUSES,
 ) -> bool:
-    """The first naked subset of ``size`` cells in ``houses`` (scanned in that order) that
-    :func:`naked_subset_step` accepts."""
+    """The first naked subset of ``size`` cells in ``houses`` (scanned in that order, those
+    in the mask ``searched`` only) that :func:`naked_subset_step` accepts."""
     pool = np.empty(9, dtype=np.int64)
     masks = np.empty(9, dtype=np.int64)
     pick = np.empty(size, dtype=np.int64)
@@ -187,6 +191,8 @@ def naked_subsets(
     cells = np.empty(size, dtype=np.int64)
     for i in range(houses.size):
         h = houses[i]
+        if not searched >> h & 1:
+            continue
         n = 0
         for k in range(9):
             cell = HOUSES[h, k]
@@ -209,17 +215,23 @@ def naked_subsets(
 
 
 @njit(cache=True)
-def find_naked_subset(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: int) -> bool:
-    """``size`` cells of a house holding only ``size`` digits between them.
+def find_naked_subset(
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: int, houses: int = ALL_HOUSES
+) -> bool:
+    """``size`` cells of a house holding only ``size`` digits between them (in the houses
+    of the mask ``houses``).
 
     Tokens: the digits, then the cells.
     """
-    return naked_subsets(cand, step, SCAN_ORDER, size, NAKED_ONLY)
+    return naked_subsets(cand, step, SCAN_ORDER, size, NAKED_ONLY, houses)
 
 
 @njit(cache=True)
-def find_hidden_subset(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: int) -> bool:
-    """``size`` digits of a house confined to the same ``size`` cells.
+def find_hidden_subset(
+    grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: int, houses: int = ALL_HOUSES
+) -> bool:
+    """``size`` digits of a house confined to the same ``size`` cells (in the houses of the
+    mask ``houses``).
 
     Tokens: the digits, then the cells.
     """
@@ -230,6 +242,8 @@ def find_hidden_subset(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, siz
     unions = np.zeros(size + 1, dtype=np.int64)
     for i in range(27):
         h = SCAN_ORDER[i]
+        if not houses >> h & 1:
+            continue
         open_cells = 0
         n = 0
         for d in range(1, 10):
