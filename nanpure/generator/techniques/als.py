@@ -721,17 +721,18 @@ def find_sue_de_coq(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
     in_c = np.zeros(81, dtype=np.bool_)
     sources = np.empty((2, 8), dtype=np.int64)
     unions = np.empty((2, 256), dtype=np.int64)
+    by_need = np.empty((10, 256), dtype=np.int64)
     for i in range(CROSSINGS.shape[0]):
         if crossings >> i & 1 and _sue_de_coq_at(grid, cand, step, CROSSINGS[i, 0],
                                                  CROSSINGS[i, 1], inter, in_c, sources,
-                                                 unions):
+                                                 unions, by_need):
             return True
     return False
 
 
 @njit(cache=True)
 def _sue_de_coq_at(grid, cand, step, line: int, box: int, inter, in_c, sources,
-                   unions) -> bool:
+                   unions, by_need) -> bool:
     n_inter = 0
     for p in range(9):
         c = HOUSES[line, p]
@@ -756,7 +757,7 @@ def _sue_de_coq_at(grid, cand, step, line: int, box: int, inter, in_c, sources,
         for p in range(n_inter):
             in_c[inter[p]] = (pick >> p) & 1 == 1
         found = _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plus,
-                                 in_c, sources[0], sources[1], unions[0], unions[1])
+                                 in_c, sources[0], sources[1], unions[0], unions[1], by_need)
         for p in range(n_inter):
             in_c[inter[p]] = False
         if found:
@@ -774,9 +775,9 @@ def _in_house(c: int, h: int) -> bool:
 
 @njit(cache=True)
 def _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plus, in_c,
-                     line_src, box_src, line_union, box_union) -> bool:
+                     line_src, box_src, line_union, box_union, by_need) -> bool:
     """Sue de Coq for the crossing cells ``in_c`` (the cells of ``inter`` picked by
-    ``pick``); the last four arguments are scratch space."""
+    ``pick``); the last five arguments are scratch space."""
     # Sources: open cells of the line / the box outside the chosen crossing cells. A
     # crossing cell left out of C may join L or K (not both).
     n_line = 0
@@ -791,12 +792,27 @@ def _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plu
         if grid[c] == 0 and not in_c[c]:
             box_src[n_box] = c
             n_box += 1
+    in_box = np.zeros(8, dtype=np.int64)  # in_box[q]: line source q's place among the box's
+    for q in range(n_line):
+        for p in range(n_box):
+            if line_src[q] == box_src[p]:
+                in_box[q] = 1 << p
     line_union[0] = 0
     for s in range(1, 1 << n_line):
         line_union[s] = line_union[s & (s - 1)] | cand[line_src[_low_index(s)]]
     box_union[0] = 0
     for s in range(1, 1 << n_box):
         box_union[s] = box_union[s & (s - 1)] | cand[box_src[_low_index(s)]]
+    # The box sets K with some digit of V, by how many of their cells must take digits of
+    # V (by_need[n, 0] counts them, in ascending order from by_need[n, 1]): each L meets
+    # only those that need the rest.
+    by_need[:, 0] = 0
+    for sk in range(1, 1 << n_box):
+        vk = box_union[sk]
+        used_k = POPCOUNT[sk] - POPCOUNT[vk & ~v]
+        if (vk & v) != 0 and used_k > 0:
+            by_need[used_k, 0] += 1
+            by_need[used_k, by_need[used_k, 0]] = sk
 
     for sl in range(1, 1 << n_line):
         vl = line_union[sl]
@@ -805,13 +821,13 @@ def _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plu
         used_l = POPCOUNT[sl] - POPCOUNT[el]  # cells of L that must take digits of V
         if pl == 0 or used_l <= 0 or used_l >= n_plus:
             continue
-        # box positions taken by L (crossing cells outside C)
-        taken = 0
-        for p in range(n_box):
-            for q in range(n_line):
-                if (sl >> q) & 1 and line_src[q] == box_src[p]:
-                    taken |= 1 << p
-        for sk in range(1, 1 << n_box):
+        taken = 0  # box positions taken by L (crossing cells outside C)
+        for q in range(n_line):
+            if (sl >> q) & 1:
+                taken |= in_box[q]
+        need = n_plus - used_l
+        for j in range(1, by_need[need, 0] + 1):
+            sk = by_need[need, j]
             if (sk & taken) != 0:
                 continue
             vk = box_union[sk]
@@ -819,8 +835,6 @@ def _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plu
                 continue
             pk = vk & v
             ek = vk & ~v
-            if pk == 0 or POPCOUNT[sk] - POPCOUNT[ek] != n_plus - used_l:
-                continue
             line_digits = (v & ~pk) | el
             box_digits = (v & ~pl) | ek
             found = False
