@@ -325,8 +325,8 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
     parent = np.empty(729, dtype=np.int64)
     queue = np.empty(1460, dtype=np.int64)
     work = new_work(queue.shape[0])
-    on_bits = np.zeros((n_codes * 2, WORDS), dtype=np.uint64)
-    off_bits = np.zeros((n_codes * 2, WORDS), dtype=np.uint64)
+    # per premise, the candidates it makes true (first WORDS words), then false
+    bits = np.zeros((n_codes * 2, 2 * WORDS), dtype=np.uint64)
     best = -1
     best_depth = NO_LIMIT
     for i in range(n_codes * 2):
@@ -344,10 +344,7 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
         for k in range(1, n):
             code = queue[k] >> 1
             bit = np.uint64(1) << np.uint64(code & 63)
-            if queue[k] & 1:
-                on_bits[i, code >> 6] |= bit
-            else:
-                off_bits[i, code >> 6] |= bit
+            bits[i, (code >> 6) + (0 if queue[k] & 1 else WORDS)] |= bit
     if best >= 0:
         code = codes[best >> 1]
         premise = code * 2 + 1 - (best & 1)
@@ -366,8 +363,7 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
     for k in range(n_codes):
         index[codes[k]] = k
     members = np.empty(9, dtype=np.int64)
-    common_on = np.empty(WORDS, dtype=np.uint64)
-    common_off = np.empty(WORDS, dtype=np.uint64)
+    common = np.empty(2 * WORDS, dtype=np.uint64)
     for group in range(81 + 27 * 9 + n_codes):
         nm = 0
         if group < 81:
@@ -391,36 +387,38 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
             nm = 2
         if nm < 2:
             continue
-        found = False
-        for w in range(WORDS):
-            common_on[w] = on_bits[members[0], w]
-            common_off[w] = off_bits[members[0], w]
-            for m in range(1, nm):
-                common_on[w] &= on_bits[members[m], w]
-                common_off[w] &= off_bits[members[m], w]
-            if common_on[w] or common_off[w]:
-                found = True
-        if not found:
+        for w in range(2 * WORDS):
+            common[w] = bits[members[0], w]
+        shared = True
+        for m in range(1, nm):
+            left = np.uint64(0)
+            for w in range(2 * WORDS):
+                common[w] &= bits[members[m], w]
+                left |= common[w]
+            if not left:
+                shared = False
+                break  # most groups share nothing after two members
+        if not shared:
             continue
         clear(step)
         step[VARIANT] = VERITY
         placed = np.zeros(81, dtype=np.bool_)
         for code in range(729):
-            if common_on[code >> 6] & (np.uint64(1) << np.uint64(code & 63)):
+            if common[code >> 6] & (np.uint64(1) << np.uint64(code & 63)):
                 add_place(step, code // 9, code % 9 + 1)
                 placed[code // 9] = True
         for code in range(729):
-            if common_off[code >> 6] & (np.uint64(1) << np.uint64(code & 63)):
+            if common[WORDS + (code >> 6)] & (np.uint64(1) << np.uint64(code & 63)):
                 if not placed[code // 9]:
                     add_elim(step, code // 9, code % 9 + 1)
         # Display each branch to the first conclusion.
         target = -1
         for code in range(729):
             bit = np.uint64(1) << np.uint64(code & 63)
-            if common_on[code >> 6] & bit:
+            if common[code >> 6] & bit:
                 target = code * 2 + 1
                 break
-            if common_off[code >> 6] & bit:
+            if common[WORDS + (code >> 6)] & bit:
                 target = code * 2
                 break
         for m in range(nm):
