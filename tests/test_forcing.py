@@ -109,7 +109,7 @@ def test_every_reference_puzzle_rates_without_ladder_errors():
 
 
 def test_propagate_stops_at_the_depth_limit():
-    # Below the depth of the first contradiction the limit hides it; above, it changes
+    # Up to the depth of the first contradiction the limit hides it; above, it changes
     # nothing.
     rows = [r for r in csv.DictReader(REFERENCE.open(newline=""))
             if r["hodoku_level"] == "Extreme"][:3]
@@ -135,8 +135,9 @@ def test_propagate_stops_at_the_depth_limit():
                         assert depth3 < 0
                         continue
                     clashes += 1
-                    assert propagate(cand, places, link, premise, net, parent, queue,
-                                     work, depth - 1)[1] == -1
+                    for limit in (depth - 1, depth):
+                        assert propagate(cand, places, link, premise, net, parent, queue,
+                                         work, limit)[1] == -1
                     assert propagate(cand, places, link, premise, net, parent, queue, work,
                                      depth + 1)[1:] == (depth, clash)
     assert clashes > 0
