@@ -6,10 +6,19 @@ fish finder.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
+from positions import walk_positions
 
-from nanpure.generator.techniques.fish import find_basic_fish, find_finned_fish
+from nanpure.generator.techniques.fish import (
+    FINNED,
+    SASHIMI,
+    find_basic_fish,
+    find_finned_fish,
+    finned_fish,
+)
 from nanpure.generator.techniques.step import eliminations, format_tokens, new_step, tokens
 
 GRID = np.zeros(81, dtype=np.uint8)
@@ -129,3 +138,20 @@ def test_finned_swordfish():
     assert find_finned_fish(GRID, cand, step, 3, False)
     assert elims(step) == {"r8c9", "r9c9"}
     assert format_tokens(tokens(step)) == "5 r1r4r7 c1c5c9 | r7c8"
+
+
+def test_both_kinds_in_one_pass_find_what_one_kind_after_the_other_finds(qqwing_rows):
+    sample = [r for r in qqwing_rows if r["difficulty"] == "expert"][40:80]
+    together, apart = new_step(), new_step()
+    found = Counter()
+    for grid, cand, _, _ in walk_positions(sample, seed=11):
+        for size in (2, 3, 4):
+            kind = finned_fish(cand, together, size, FINNED | SASHIMI)
+            first = next((k for k, sashimi in ((FINNED, False), (SASHIMI, True))
+                          if find_finned_fish(grid, cand, apart, size, sashimi)), 0)
+            assert kind == first
+            if kind:
+                found[size, kind] += 1
+                assert eliminations(together) == eliminations(apart)
+                assert tokens(together) == tokens(apart)
+    assert found[2, FINNED] and found[2, SASHIMI] and found[3, FINNED], found

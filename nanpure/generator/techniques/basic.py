@@ -22,7 +22,7 @@ from numba import njit
 from ..board import HOUSES
 from .als import CROSSING_CELLS, find_sue_de_coq
 from .coloring import find_multi_colors, find_simple_colors
-from .fish import find_basic_fish, find_finned_fish
+from .fish import FINNED, SASHIMI, find_basic_fish, find_finned_fish, finned_fish
 from .intersections import find_locked_candidates, find_locked_subset
 from .memo import (
     changed_digits,
@@ -63,6 +63,8 @@ HARD_CODES = ("rp", "bug1", "sk", "2sk", "tf", "er", "w", "xy", "xyz", "u1", "u2
 
 _UR = HARD_CODES.index("u1")  # the six Unique Rectangle types follow each other
 assert HARD_CODES[_UR:_UR + 6] == ("u1", "u2", "u3", "u4", "u5", "u6")
+_FINNED = HARD_CODES.index("fbf2")  # finned, then sashimi, for sizes 2, 3, 4
+assert HARD_CODES[_FINNED:_FINNED + 6] == ("fbf2", "sbf2", "fbf3", "sbf3", "fbf4", "sbf4")
 
 # How each finder of BASIC_CODES + HARD_CODES goes through the grid (see memo.py): unit by
 # unit (digits, houses or line/box crossings, each finder taking a mask of the units to
@@ -185,13 +187,22 @@ def find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, allowed: np.
     index of the first that finds a step, or -1. ``memo`` is the puzzle's
     :func:`new_memo`.
 
-    The six Unique Rectangle types are tried in one pass over the rectangles."""
+    The six Unique Rectangle types are tried in one pass over the rectangles, and the
+    finned and sashimi fish of one size in one pass over the base lines."""
     planes = digit_planes(cand)
     ur_tried = False
     for k in range(allowed.shape[0]):
         if not allowed[k]:
             continue
-        if _UR <= k < _UR + 6:
+        if _FINNED <= k < _FINNED + 6:
+            finned = k - (k - _FINNED) % 2
+            if k > finned and allowed[finned]:
+                continue  # tried along with the finned fish of its size
+            kinds = (FINNED if allowed[finned] else 0) | (SASHIMI if allowed[finned + 1] else 0)
+            kind = _search_finned(cand, step, finned, kinds, memo, planes)
+            if kind:
+                return finned + kind - 1
+        elif _UR <= k < _UR + 6:
             if ur_tried:
                 continue
             ur_tried = True
@@ -210,6 +221,19 @@ def find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, allowed: np.
 _BLANK_MEMO = (new_snapshots(int((UNITS == BY_DIGIT).sum()), 9, 2),
                new_snapshots(int((UNITS == BY_HOUSE).sum()), *HOUSES.shape),
                new_snapshots(int((UNITS == BY_CROSSING).sum()), *CROSSING_CELLS.shape))
+
+
+@njit(cache=True)
+def _search_finned(cand: np.ndarray, step: np.ndarray, k: int, kinds: int, memo,
+                   planes: np.ndarray) -> int:
+    """:func:`.fish.finned_fish` of the size of HARD_CODES[k] for ``kinds``, on the digits
+    that changed since it last found neither kind (remembered in finder k's slot)."""
+    seen = memo[0][SLOT[len(BASIC_CODES) + k]]
+    units = changed_digits(seen, planes)
+    kind = finned_fish(cand, step, (k - _FINNED) // 2 + 2, kinds, units) if units else 0
+    if kind == 0:
+        remember_digits(seen, planes, units)
+    return kind
 
 
 def new_memo() -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -138,6 +138,10 @@ def _earlier(a: int, b: int) -> bool:
     return (a & low) != 0
 
 
+FINNED = 1  # kinds of finned fish, for :func:`finned_fish`
+SASHIMI = 2
+
+
 @njit(cache=True)
 def find_finned_fish(
     grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: int, sashimi: bool,
@@ -145,14 +149,26 @@ def find_finned_fish(
 ) -> bool:
     """A finned fish of ``size`` base lines (``sashimi`` picks which of the two kinds) that
     removes something: up to five fins, all in one box."""
+    return finned_fish(cand, step, size, SASHIMI if sashimi else FINNED, digits) != 0
+
+
+@njit(cache=True)
+def finned_fish(cand: np.ndarray, step: np.ndarray, size: int, kinds: int,
+                digits: int = ALL_DIGITS) -> int:
+    """The first finned fish of ``size`` base lines of the kinds in ``kinds`` (``FINNED``,
+    ``SASHIMI`` or both): with both, the first finned one if there is one, else the first
+    sashimi one, as trying one kind and then the other would find. Returns its kind, or 0
+    when there is none."""
     places = digit_places(cand)
     vals = np.empty(9, dtype=np.int64)
     lines = np.empty(9, dtype=np.int64)
     pick = np.empty(size, dtype=np.int64)
     unions = np.zeros(size + 1, dtype=np.int64)
-    fins = np.empty(MAX_FINS, dtype=np.int64)
     band_union = np.zeros(3, dtype=np.int64)
     holders = np.zeros(3, dtype=np.int64)
+    best = np.empty(2, dtype=np.int64)  # per kind: the earliest cover, and its box
+    best_box = np.empty(2, dtype=np.int64)
+    first_sashimi = np.full(5, -1, dtype=np.int64)  # digit, orient, base, cover, box
     for d in range(1, 10):
         if not digits >> (d - 1) & 1:
             continue
@@ -179,8 +195,7 @@ def find_finned_fish(
                 base = 0
                 for k in range(size):
                     base |= 1 << lines[pick[k]]
-                best = -1
-                best_box = -1
+                best[:] = -1
                 band_union[:] = 0
                 for k in range(size):
                     band_union[lines[pick[k]] // 3] |= vals[pick[k]]
@@ -200,36 +215,54 @@ def find_finned_fish(
                         n_req = POPCOUNT[required]
                         if n_req > size or n_req + POPCOUNT[inside] <= size:
                             continue
-                        cover = _finned_cover(places, d, orient, base, required, inside, size,
-                                              band, g, sashimi)
-                        if cover >= 0 and (best < 0 or _earlier(cover, best)):
-                            best = cover
-                            best_box = band * 3 + g
-                if best < 0:
-                    continue
-                fin_count = 0
-                for i in range(9):
-                    if base >> i & 1:
-                        extra = places[orient * 9 + i, d] & ~best
-                        for p in range(9):
-                            if extra >> p & 1:
-                                fins[fin_count] = _cell(orient, i, p)
-                                fin_count += 1
-                _write_fish(step, d, orient, base, best, fins, fin_count)
-                _eliminate(cand, step, d, orient, base, best & _GROUP[best_box % 3],
-                           _GROUP[best_box // 3])
-                return True
-    return False
+                        _finned_covers(places, d, orient, base, required, inside, size,
+                                       band, g, best, best_box)
+                if best[0] >= 0 and kinds & FINNED:
+                    _write_finned(cand, step, places, d, orient, base, best[0], best_box[0])
+                    return FINNED
+                if best[1] >= 0 and kinds & SASHIMI and first_sashimi[0] < 0:
+                    if kinds == SASHIMI:
+                        _write_finned(cand, step, places, d, orient, base, best[1],
+                                      best_box[1])
+                        return SASHIMI
+                    first_sashimi[0] = d
+                    first_sashimi[1] = orient
+                    first_sashimi[2] = base
+                    first_sashimi[3] = best[1]
+                    first_sashimi[4] = best_box[1]
+    if first_sashimi[0] < 0:
+        return 0
+    _write_finned(cand, step, places, first_sashimi[0], first_sashimi[1], first_sashimi[2],
+                  first_sashimi[3], first_sashimi[4])
+    return SASHIMI
 
 
 @njit(cache=True)
-def _finned_cover(places, d, orient, base, required, inside, size, band, g, sashimi) -> int:
-    """The first cover (in lexicographic order) that makes the base lines a finned fish of
-    the wanted kind with all fins in the box of line group ``band`` and position group
-    ``g``, and eliminations; -1 if there is none. The cover holds every position in
-    ``required`` and some of ``inside``; the rest of ``inside`` are the fins."""
+def _write_finned(cand, step, places, d, orient, base, cover, box) -> None:
+    """The step of the finned fish with these base lines and cover, its fins in ``box``
+    (band * 3 + position group)."""
+    fins = np.empty(MAX_FINS, dtype=np.int64)
+    fin_count = 0
+    for i in range(9):
+        if base >> i & 1:
+            extra = places[orient * 9 + i, d] & ~cover
+            for p in range(9):
+                if extra >> p & 1:
+                    fins[fin_count] = _cell(orient, i, p)
+                    fin_count += 1
+    _write_fish(step, d, orient, base, cover, fins, fin_count)
+    _eliminate(cand, step, d, orient, base, cover & _GROUP[box % 3], _GROUP[box // 3])
+
+
+@njit(cache=True)
+def _finned_covers(places, d, orient, base, required, inside, size, band, g, best,
+                   best_box) -> None:
+    """Improve ``best[kind - 1]`` (and ``best_box``), the first cover in lexicographic
+    order that makes the base lines a finned fish of that kind with eliminations, with
+    the covers whose fins all lie in the box of line group ``band`` and position group
+    ``g``. The cover holds every position in ``required`` and some of ``inside``; the
+    rest of ``inside`` are the fins."""
     need = size - POPCOUNT[required]
-    best = -1
     for sub in range(8):
         chosen = 0
         for j in range(3):
@@ -238,8 +271,6 @@ def _finned_cover(places, d, orient, base, required, inside, size, band, g, sash
         if chosen & ~inside or POPCOUNT[chosen] != need:
             continue
         cover = required | chosen
-        if best >= 0 and not _earlier(cover, best):
-            continue
         fin_count = 0
         is_sashimi = False
         for i in range(9):
@@ -248,8 +279,9 @@ def _finned_cover(places, d, orient, base, required, inside, size, band, g, sash
                 fin_count += POPCOUNT[m & ~cover]
                 if POPCOUNT[m & cover] <= 1:
                     is_sashimi = True
-        if fin_count > MAX_FINS or is_sashimi != sashimi:
+        kind = 1 if is_sashimi else 0
+        if fin_count > MAX_FINS or (best[kind] >= 0 and not _earlier(cover, best[kind])):
             continue
         if _has_target(places, d, orient, base, cover & _GROUP[g], _GROUP[band]):
-            best = cover
-    return best
+            best[kind] = cover
+            best_box[kind] = band * 3 + g
