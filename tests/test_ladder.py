@@ -199,21 +199,50 @@ def test_the_hard_rung_kernel_tries_only_rungs_within_the_tier_limit():
 
     assert tuple(LADDER[i].code for i in _HARD) == HARD_CODES
     for tier in TIERS:
-        _, hard, above = _plan(TIERS.index(tier))
+        _, hard, upper = _plan(TIERS.index(tier))
         assert list(hard) == [LADDER[i].rank <= TIERS.index(tier) for i in _HARD]
-        assert all(index >= _HARD.stop for index, *_ in above)
+        assert list(upper) == [t.rank <= TIERS.index(tier) for t in LADDER[_HARD.stop:]]
 
 
-def test_what_the_rater_remembers_between_steps_changes_no_rating(ratings_rows, monkeypatch):
-    # The rater skips digits, houses and crossings that have not changed since a finder
-    # last found nothing there; forgetting that at every step must give the same paths.
-    from nanpure.generator.techniques import basic
+def _path_rung_by_rung(board: np.ndarray) -> list:
+    """The solution path of the ladder as defined: after singles, every finder in LADDER
+    order on the whole grid, one call each, nothing remembered between steps."""
+    from nanpure.generator.ladder import _HARD, _path_step
+    from nanpure.generator.solver import solve
+    from nanpure.generator.techniques import basic, climb
+    from nanpure.generator.techniques.step import STEP_SIZE, new_step
 
+    solution = solve(board)
+    grid, cand, queues = setup(board)
+    step, counts = new_step(), np.zeros(3, dtype=np.int64)
+    log = np.zeros((basic.MAX_LOG, 4), dtype=np.int32)
+    records = np.zeros((basic.MAX_LOG, STEP_SIZE), dtype=np.int32)
+    every_upper = np.ones(len(climb.UPPER_CODES), dtype=np.bool_)
+    n_log = 0
+    while True:
+        n_log = run_singles(grid, cand, *queues, counts, log, n_log)
+        if (grid > 0).all():
+            return [_path_step(row, records) for row in log[:n_log]]
+        row = next((row for row in range(_HARD.stop - basic.FIRST)
+                    if basic._run(grid, cand, step, row, -1)), None)  # -1: every unit
+        if row is not None:
+            index = basic.FIRST + row
+        else:
+            index = climb.UPPER_FIRST + climb.find_upper(grid, cand, step, solution,
+                                                         every_upper)
+        n_log = basic.take_step(grid, cand, *queues, solution, index, step, log, records,
+                                n_log)
+        assert n_log > 0
+
+
+def test_the_kernels_climb_the_ladder_as_defined(ratings_rows):
+    # The kernels skip what they searched in vain before, try all Unique Rectangle types
+    # and both kinds of finned fish in one pass: none of it may change a step.
     sample = [r for r in ratings_rows if r["hodoku_level"] in ("Hard", "Unfair", "Extreme")]
-    remembered = [rate(parse(r["puzzle"]), path=True) for r in sample[::5]]
-    find_hard, run_basic = basic.find_hard, basic.run_basic
-    monkeypatch.setattr(basic, "find_hard", lambda *args: find_hard(*args[:-1], basic.new_memo()))
-    monkeypatch.setattr(basic, "run_basic", lambda *args: run_basic(*args[:-1], basic.new_memo()))
-    forgotten = [rate(parse(r["puzzle"]), path=True) for r in sample[::5]]
-    assert forgotten == remembered
-    assert sum(len(r.steps) for r in remembered) > 1000
+    checked = 0
+    for row in sample[::8]:
+        board = parse(row["puzzle"])
+        steps = rate(board, path=True).steps
+        assert list(steps) == _path_rung_by_rung(board)
+        checked += sum(1 for s in steps if s.where)
+    assert checked > 300

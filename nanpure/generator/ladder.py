@@ -27,7 +27,7 @@ import numpy as np
 
 from .board import BoardError
 from .solver import count_solutions_batch
-from .techniques import basic
+from .techniques import basic, climb
 from .techniques.singles import setup
 from .techniques.step import (
     STEP_SIZE,
@@ -175,6 +175,10 @@ _TOP_BASIC = _SINGLES + len(basic.BASIC_CODES) - 1  # ladder index of its last r
 _HARD = range(_TOP_BASIC + 1, _TOP_BASIC + 1 + len(basic.HARD_CODES))
 assert tuple(LADDER[i].code for i in _HARD) == basic.HARD_CODES, (
     "techniques/basic.py is out of step with LADDER")
+# ... and the one that tries the rest
+assert tuple(t.code for t in LADDER[_HARD.stop:]) == climb.UPPER_CODES, (
+    "techniques/climb.py is out of step with LADDER")
+assert climb.UPPER_FIRST == _HARD.stop
 
 
 class NotUniqueError(BoardError):
@@ -226,23 +230,15 @@ class Rating:
 
 
 @cache
-def _plan(ceiling: int) -> tuple[int, np.ndarray, tuple[tuple[int, Technique, Callable, tuple,
-                                                              Callable | None], ...]]:
+def _plan(ceiling: int) -> tuple[int, np.ndarray, np.ndarray]:
     """For the tiers up to ``ceiling``: the ladder index of the last rung the basic kernel
-    may take; which of the :data:`basic.HARD_CODES` rungs :func:`basic.find_hard` may try;
-    and (index, technique, finder, arguments, prepare kernel or None) for every rung above
-    those whose family module provides its finder. Trial gets the solution as its last
-    argument."""
+    may take, and which rungs above it the kernels may try: a flag per
+    :data:`basic.HARD_CODES` rung and per :data:`climb.UPPER_CODES` rung."""
     top = max((i for i in range(_SINGLES, _TOP_BASIC + 1) if LADDER[i].rank <= ceiling),
               default=_SINGLES - 1)
     hard = np.array([LADDER[i].rank <= ceiling for i in _HARD], dtype=np.bool_)
-    above = []
-    for index, tech in enumerate(LADDER[_HARD.stop:], start=_HARD.stop):
-        finder = _lookup(tech)
-        prepare = _lookup(tech, tech.prepare) if tech.prepare else None
-        if finder is not None and tech.rank <= ceiling and (prepare or not tech.prepare):
-            above.append((index, tech, finder, tech.args, prepare))
-    return top, hard, tuple(above)
+    upper = np.array([t.rank <= ceiling for t in LADDER[_HARD.stop:]], dtype=np.bool_)
+    return top, hard, upper
 
 
 def _lookup(tech: Technique, name: str = "") -> Callable | None:
@@ -289,10 +285,9 @@ def rate(
     skips the uniqueness check; otherwise a puzzle without exactly one solution raises
     :class:`NotUniqueError`. With ``path=True`` the rating carries every step.
 
-    The bottom of the ladder (singles up to basic fish) runs as one numba kernel,
-    :func:`techniques.basic.run_basic`, and the cheap rungs above it as another,
-    :func:`techniques.basic.find_hard`; Python takes over only for the rungs above those.
-    Every step is checked against the solution (:class:`LadderError` if it contradicts it).
+    The climb runs as one numba kernel, :func:`techniques.climb.climb`, which tries the
+    rungs in :data:`LADDER` order. Every step is checked against the solution
+    (:class:`LadderError` if it contradicts it).
     """
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
@@ -304,58 +299,20 @@ def rate(
                                  "puzzle has more than one solution")
         solution = solutions[0]
     solution = np.ascontiguousarray(solution, dtype=np.uint8).reshape(81)
-    top, hard, above = _plan(_RANK[max_tier])
-    try_hard = bool(hard.any())
-
+    top, hard, upper = _plan(_RANK[max_tier])
     grid, cand, queues = setup(board)
     step = new_step()
     log = np.zeros((basic.MAX_LOG, 4), dtype=np.int32)
     records = np.zeros((basic.MAX_LOG if path else 0, STEP_SIZE), dtype=np.int32)
-    memo = basic.new_memo()
-    n_log = 0
-    solved = True
-    while True:
-        n_log, status = basic.run_basic(grid, cand, *queues, solution, top, step, log,
-                                        records, n_log, memo)
-        if status == basic.SOLVED:
-            break
-        if status == basic.FALSE_STEP:
-            raise _false_step(log[n_log - 1], step, solution)
-        index = -1
-        if try_hard:
-            index = _HARD.start + basic.find_hard(grid, cand, step, hard, memo)
-        if index < _HARD.start:
-            index = _above(grid, cand, step, solution, above)
-            if index < 0:
-                solved = False
-                break
-        n_log = basic.take_step(grid, cand, *queues, solution, index, step, log, records, n_log)
-        if n_log < 0:
-            raise _false_step(log[-n_log - 1], step, solution)
-
+    n_log, status = climb.climb(grid, cand, *queues, solution, top, hard, upper, step, log,
+                                records, basic.new_memo())
+    if status == basic.FALSE_STEP:
+        raise _false_step(log[n_log - 1], step, solution)
     rows = log[:n_log]
     # one count per (ladder index, variant), in ladder order
     tally = np.bincount(rows[:, 0] * 4 + rows[:, 1], minlength=4 * len(LADDER))
     steps = tuple(_path_step(row, records) for row in rows) if path else None
-    return _grade(tally, solved, steps)
-
-
-def _above(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, solution: np.ndarray,
-           above: tuple) -> int:
-    """Try the rungs above the kernels in order; the ladder index of the first that finds
-    a step, or -1."""
-    built: dict[Callable, tuple] = {}  # structures prepared for this position
-    for index, tech, finder, args, prepare in above:
-        extra: tuple = ()
-        if prepare is not None:
-            if prepare not in built:
-                built[prepare] = prepare(grid, cand)
-            extra = built[prepare]
-        elif tech.uses_solution:
-            extra = (solution,)
-        if finder(grid, cand, step, *args, *extra):
-            return index
-    return -1
+    return _grade(tally, status == basic.SOLVED, steps)
 
 
 def _grade(tally: np.ndarray, solved: bool, steps) -> Rating:
