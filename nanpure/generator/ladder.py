@@ -55,9 +55,12 @@ class Technique:
     are ``variants``, and each is counted under its own name.
 
     Techniques of one family that work on the same structure (the ALS of the grid and
-    their links, say) name the kernel that builds it as ``prepare``: the rater builds it
-    once per position, as ``prepare(grid, cand)``, and calls such a finder as
-    ``finder(grid, cand, step, *args, *structure)``.
+    their links, say) name the kernel that builds it as ``prepare``: such a finder is
+    called as ``finder(grid, cand, step, *args, *prepare(grid, cand))``, and the rater
+    (:mod:`.techniques.climb`) builds the structure once per position for all of them.
+
+    The rater's kernels try the rungs in this table's order; ladder.py checks that their
+    lists of codes (:mod:`.techniques.basic`, :mod:`.techniques.climb`) agree with it.
     """
 
     code: str

@@ -1,12 +1,14 @@
-"""The bottom of the ladder in one kernel: singles, intersections, subsets and basic fish.
+"""The lower ladder in kernels: singles up to basic fish, and the cheap hard rungs.
 
 Every step of every puzzle starts at the bottom of the ladder, so these twelve finders run
 far more often than the rest, and most puzzles need nothing above them. :func:`run_basic`
-climbs this part of the ladder without returning to Python between steps: singles in
-HoDoKu's order, then the first of the :data:`BASIC_CODES` finders that makes progress,
-checked against the solution, logged and applied; it stops when the grid is full or
-when nothing here applies. :func:`take_step` checks, logs and applies a step found by a
-finder further up, so every step goes through the same bookkeeping.
+climbs this part of the ladder: singles in HoDoKu's order, then the first of the
+:data:`BASIC_CODES` finders that makes progress, checked against the solution, logged
+and applied; it stops when the grid is full or when nothing here applies.
+:func:`find_hard` tries the :data:`HARD_CODES` rungs above them. :func:`take_step` checks,
+logs and applies a step found by a finder further up, so every step goes through the same
+bookkeeping. Finders that search unit by unit skip what they searched in vain before
+(:mod:`.memo`). :mod:`.climb` runs the whole loop.
 
 The log has one row per step: ``(ladder index, variant, cell, digit)`` for a single,
 ``(ladder index, variant, -1, record)`` for any other step, where ``record`` is the row
