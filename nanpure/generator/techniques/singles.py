@@ -164,24 +164,23 @@ def setup(board: np.ndarray) -> tuple[np.ndarray, np.ndarray, SinglesQueues]:
     """Grid, candidates and singles queues for a puzzle, as HoDoKu has them after loading
     it: every cell starts with all nine candidates and the givens are placed in reading
     order."""
-    board = np.ascontiguousarray(board, dtype=np.uint8).reshape(81)
-    grid = np.zeros(81, dtype=np.uint8)
-    cand = np.full(81, ALL_DIGITS, dtype=np.uint16)
-    queues = SinglesQueues(
-        np.full((27, 10), 9, dtype=np.int32),
-        np.zeros((2, _QUEUE_LEN), dtype=np.int32),
-        np.zeros((2, _QUEUE_LEN), dtype=np.int32),
-        np.zeros((2, 2), dtype=np.int32),
-    )
-    _place_givens(board, grid, cand, *queues)
-    return grid, cand, queues
+    grid, cand, *queues = _setup(np.ascontiguousarray(board, dtype=np.uint8).reshape(81))
+    return grid, cand, SinglesQueues(*queues)
 
 
 @njit(cache=True)
-def _place_givens(board, grid, cand, free, qcells, qdigits, ends) -> None:
+def _setup(board):
+    # allocated here rather than in Python: numpy's fills cost more than the placing
+    grid = np.zeros(81, dtype=np.uint8)
+    cand = np.full(81, ALL_DIGITS, dtype=np.uint16)
+    free = np.full((27, 10), 9, dtype=np.int32)
+    qcells = np.zeros((2, _QUEUE_LEN), dtype=np.int32)
+    qdigits = np.zeros((2, _QUEUE_LEN), dtype=np.int32)
+    ends = np.zeros((2, 2), dtype=np.int32)
     for cell in range(81):
         if board[cell]:
             set_cell(grid, cand, free, qcells, qdigits, ends, cell, board[cell])
+    return grid, cand, free, qcells, qdigits, ends
 
 
 @njit(cache=True)
