@@ -13,6 +13,9 @@ from nanpure.generator import ladder
 from nanpure.generator.board import parse
 from nanpure.generator.techniques.step import eliminations, new_step, tokens
 from nanpure.generator.techniques.uniqueness import (
+    HIDDEN as HIDDEN_TYPE,
+)
+from nanpure.generator.techniques.uniqueness import (
     find_bug_plus_one,
     find_hidden_rectangle,
     find_unique_rectangle,
@@ -121,18 +124,19 @@ def test_a_digit_placed_elsewhere_in_the_house_is_not_confined_to_the_roof():
 def test_one_pass_over_the_rectangles_finds_what_type_after_type_finds(qqwing_rows):
     sample = [r for r in qqwing_rows if r["difficulty"] == "expert"][:40]
     one_pass, type_by_type = new_step(), new_step()
+    every = sum(1 << kind for kind in range(1, HIDDEN_TYPE + 1))
     found = Counter()
     for grid, cand, _, _ in walk_positions(sample, seed=7):
-        kind = find_unique_rectangles(grid, cand, one_pass, 0b1111110)
+        kind = find_unique_rectangles(grid, cand, one_pass, every)
         first = next((k for k in range(1, 7)
                       if find_unique_rectangle(grid, cand, type_by_type, k)), 0)
+        if not first and find_hidden_rectangle(grid, cand, type_by_type):
+            first = HIDDEN_TYPE
         assert kind == first
         if kind:
             found[kind] += 1
             assert eliminations(one_pass) == eliminations(type_by_type)
             assert tokens(one_pass) == tokens(type_by_type)
-        # a type left out is not looked for
-        if kind:
-            rest = find_unique_rectangles(grid, cand, one_pass, 0b1111110 & ~(1 << kind))
-            assert rest != kind
-    assert len(found) >= 3, found
+            # a type left out is not looked for
+            assert find_unique_rectangles(grid, cand, one_pass, every & ~(1 << kind)) != kind
+    assert len(found) >= 4 and found[HIDDEN_TYPE], found

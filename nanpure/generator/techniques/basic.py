@@ -63,8 +63,8 @@ HARD_CODES = ("rp", "bug1", "sk", "2sk", "tf", "er", "w", "xy", "xyz", "u1", "u2
               "u5", "u6", "hr", "fbf2", "sbf2", "fbf3", "sbf3", "fbf4", "sbf4", "sdc", "sc",
               "mc")
 
-_UR = HARD_CODES.index("u1")  # the six Unique Rectangle types follow each other
-assert HARD_CODES[_UR:_UR + 6] == ("u1", "u2", "u3", "u4", "u5", "u6")
+_UR = HARD_CODES.index("u1")  # the six Unique Rectangle types and the Hidden Rectangle
+assert HARD_CODES[_UR:_UR + 7] == ("u1", "u2", "u3", "u4", "u5", "u6", "hr")
 _FINNED = HARD_CODES.index("fbf2")  # finned, then sashimi, for sizes 2, 3, 4
 assert HARD_CODES[_FINNED:_FINNED + 6] == ("fbf2", "sbf2", "fbf3", "sbf3", "fbf4", "sbf4")
 
@@ -189,8 +189,9 @@ def find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, allowed: np.
     index of the first that finds a step, or -1. ``memo`` is the puzzle's
     :func:`new_memo`.
 
-    The six Unique Rectangle types are tried in one pass over the rectangles, and the
-    finned and sashimi fish of one size in one pass over the base lines."""
+    The Unique Rectangle types and the Hidden Rectangle are tried in one pass over the
+    rectangles, and the finned and sashimi fish of one size in one pass over the base
+    lines."""
     planes = digit_planes(cand)
     ur_tried = False
     for k in range(allowed.shape[0]):
@@ -204,12 +205,12 @@ def find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, allowed: np.
             kind = _search_finned(cand, step, finned, kinds, memo, planes)
             if kind:
                 return finned + kind - 1
-        elif _UR <= k < _UR + 6:
+        elif _UR <= k < _UR + 7:
             if ur_tried:
                 continue
             ur_tried = True
             kinds = 0
-            for j in range(6):
+            for j in range(7):
                 if allowed[_UR + j]:
                     kinds |= 1 << (j + 1)
             kind = find_unique_rectangles(grid, cand, step, kinds)

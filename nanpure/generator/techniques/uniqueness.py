@@ -51,6 +51,9 @@ from ..board import (
 from .single_digit import eliminate_seeing_both, low_bit_index
 from .step import N_ELIM, T_CELL, T_DIGIT, T_SEP, add_elim, add_token, clear
 
+#: The "type" of the Hidden Rectangle for :func:`find_unique_rectangles`.
+HIDDEN = 7
+
 
 @njit(cache=True)
 def find_unique_rectangle(
@@ -65,15 +68,16 @@ def find_unique_rectangle(
 def find_unique_rectangles(
     grid: np.ndarray, cand: np.ndarray, step: np.ndarray, kinds: int
 ) -> int:
-    """The lowest type (1..6) among ``kinds`` (bit k for type k) of which there is a
-    Unique Rectangle, with the first one of that type in the order of
-    :func:`find_unique_rectangle` in ``step``; 0 if there is none.
+    """The lowest type among ``kinds`` (bit k for type k: 1..6, and :data:`HIDDEN` for
+    the Hidden Rectangle, tried after them) of which there is a rectangle, with the first
+    one of that type in the order of :func:`find_unique_rectangle` in ``step``; 0 if there
+    is none.
 
     The same as trying each type in turn over every rectangle, in one pass over them.
     """
     corners = np.empty(4, dtype=np.int64)
     lowest = low_bit_index(kinds)
-    best = 7  # the lowest type found so far, and where
+    best = HIDDEN + 1  # the lowest type found so far, and where
     best_at = np.empty(3, dtype=np.int64)  # top-left, bottom-right corner, bivalue corner
     for r1 in range(9):
         for c1 in range(9):
@@ -88,6 +92,14 @@ def find_unique_rectangles(
                         continue  # the rectangle must span exactly two boxes
                     _corners(corners, r1, c1, r2, c2)
                     for i in range(4):
+                        if best > HIDDEN and kinds >> HIDDEN & 1 and _hidden_rectangle_at(
+                                cand, step, corners, i):
+                            if HIDDEN == lowest:
+                                return HIDDEN
+                            best = HIDDEN
+                            best_at[0] = r1 * 9 + c1
+                            best_at[1] = r2 * 9 + c2
+                            best_at[2] = i
                         pair = _rectangle_pair(cand, corners, i)
                         if pair == 0:
                             continue
@@ -105,9 +117,12 @@ def find_unique_rectangles(
                                 best_at[1] = r2 * 9 + c2
                                 best_at[2] = i
                                 break
-    if best == 7:
+    if best > HIDDEN:
         return 0
     _corners(corners, best_at[0] // 9, best_at[0] % 9, best_at[1] // 9, best_at[1] % 9)
+    if best == HIDDEN:
+        _hidden_rectangle_at(cand, step, corners, best_at[2])
+        return HIDDEN
     pair = cand[corners[best_at[2]]]
     _rectangle_type(cand, step, best, corners, low_bit_index(pair) + 1,
                     low_bit_index(pair & (pair - 1)) + 1)
@@ -348,36 +363,29 @@ def find_hidden_rectangle(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) 
     """A rectangle with a floor corner P; if a lies only on the rectangle in the row and
     the column of the corner Q opposite P, then Q is not b (else P, Q = b and the two
     other corners = a: a deadly pattern)."""
-    q = np.empty(4, dtype=np.int64)
-    for r1 in range(9):
-        for c1 in range(9):
-            if cand[r1 * 9 + c1] == 0:
-                continue
-            for r2 in range(r1 + 1, 9):
-                same_band = r1 // 3 == r2 // 3
-                for c2 in range(c1 + 1, 9):
-                    if (c1 // 3 == c2 // 3) == same_band:
-                        continue
-                    _corners(q, r1, c1, r2, c2)
-                    for i in range(4):
-                        pm = cand[q[i]]
-                        if POPCOUNT[pm] != 2 or not _is_rectangle_on(cand, q, pm):
-                            continue
-                        opposite = q[3 - i]
-                        a = low_bit_index(pm) + 1
-                        b = low_bit_index(pm & (pm - 1)) + 1
-                        for side in range(2):
-                            u = b if side else a
-                            v = a if side else b
-                            if cand[opposite] & (1 << (v - 1)) and \
-                                    _confined_to_corners(cand, u, opposite, q):
-                                clear(step)
-                                add_elim(step, opposite, v)
-                                add_token(step, T_DIGIT, a)
-                                add_token(step, T_DIGIT, b)
-                                for j in range(4):
-                                    add_token(step, T_CELL, q[j])
-                                return True
+    return find_unique_rectangles(grid, cand, step, 1 << HIDDEN) == HIDDEN
+
+
+@njit(cache=True)
+def _hidden_rectangle_at(cand: np.ndarray, step: np.ndarray, q: np.ndarray, i: int) -> bool:
+    """The Hidden Rectangle on rectangle ``q`` with floor corner ``i``, if there is one."""
+    pm = cand[q[i]]
+    if POPCOUNT[pm] != 2 or not _is_rectangle_on(cand, q, pm):
+        return False
+    opposite = q[3 - i]
+    a = low_bit_index(pm) + 1
+    b = low_bit_index(pm & (pm - 1)) + 1
+    for side in range(2):
+        u = b if side else a
+        v = a if side else b
+        if cand[opposite] & (1 << (v - 1)) and _confined_to_corners(cand, u, opposite, q):
+            clear(step)
+            add_elim(step, opposite, v)
+            add_token(step, T_DIGIT, a)
+            add_token(step, T_DIGIT, b)
+            for j in range(4):
+                add_token(step, T_CELL, q[j])
+            return True
     return False
 
 
