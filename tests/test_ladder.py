@@ -229,7 +229,7 @@ def _path_rung_by_rung(board: np.ndarray) -> list:
             index = basic.FIRST + row
         else:
             index = climb.UPPER_FIRST + climb.find_upper(grid, cand, step, solution,
-                                                         every_upper)
+                                                         every_upper, basic.new_memo())
         n_log = basic.take_step(grid, cand, *queues, solution, index, step, log, records,
                                 n_log)
         assert n_log > 0

@@ -221,7 +221,9 @@ def find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, allowed: np.
     return -1
 
 
-_BLANK_MEMO = (new_snapshots(int((UNITS == BY_DIGIT).sum()), 9, 2),
+#: The digit snapshot row that X-Chain keeps (see :func:`.climb.find_upper`).
+X_CHAIN_SLOT = int((UNITS == BY_DIGIT).sum())
+_BLANK_MEMO = (new_snapshots(X_CHAIN_SLOT + 1, 9, 2),
                new_snapshots(int((UNITS == BY_HOUSE).sum()), *HOUSES.shape),
                new_snapshots(int((UNITS == BY_CROSSING).sum()), *CROSSING_CELLS.shape))
 

@@ -761,6 +761,15 @@ def record_loop(step, path, mode, n, n_single, node_digit, node_cells, node_size
 
 
 @njit(cache=True)
+def may_close(cand: np.ndarray, mode: int, grouped: bool) -> bool:
+    """Whether some candidate starts a loop at all in the link graph of ``mode`` (see
+    :func:`closing_starts`); without one, :func:`find_chain` finds nothing."""
+    n, n_single, _, _, _, strong, n_strong, weak, n_weak = build_graph(cand, mode, grouped)
+    closing, _ = closing_starts(n, n_single, strong, n_strong, weak, n_weak)
+    return closing.any()
+
+
+@njit(cache=True)
 def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> bool:
     """Find the best chain of the given mode and record it (see the module text)."""
     n, n_single, node_digit, node_cells, node_size, strong, n_strong, weak, n_weak = (

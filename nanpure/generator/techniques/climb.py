@@ -20,13 +20,15 @@ from .basic import (
     FIRST,
     HARD_CODES,
     STUCK,
+    X_CHAIN_SLOT,
     find_hard,
     run_basic,
     take_step,
 )
-from .chains import find_nice_loop, find_x_chain, find_xy_chain
+from .chains import MODE_X, find_nice_loop, find_x_chain, find_xy_chain, may_close
 from .fish import find_basic_fish
 from .forcing import find_forcing_chain
+from .memo import changed_digits, digit_planes, remember_digits
 from .trial import find_brute_force
 
 #: Ladder codes of the rungs above :data:`.basic.HARD_CODES`, in order, that
@@ -39,11 +41,12 @@ UPPER_FIRST = FIRST + len(BASIC_CODES) + len(HARD_CODES)
 
 @njit(cache=True)
 def find_upper(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, solution: np.ndarray,
-               allowed: np.ndarray) -> int:
+               allowed: np.ndarray, memo) -> int:
     """Try the :data:`UPPER_CODES` rungs whose ``allowed`` entry is set, in order; the
     index of the first that finds a step, or -1. The three ALS rungs share one
-    :func:`.als.als_structure`, built when the first of them is tried."""
-    if allowed[0] and find_x_chain(grid, cand, step):
+    :func:`.als.als_structure`, built when the first of them is tried. ``memo`` is the
+    puzzle's :func:`.basic.new_memo`."""
+    if allowed[0] and _x_chain(grid, cand, step, memo[0][X_CHAIN_SLOT]):
         return 0
     if allowed[1] and find_xy_chain(grid, cand, step):
         return 1
@@ -75,6 +78,21 @@ def find_upper(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, solution: n
 
 
 @njit(cache=True)
+def _x_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, seen: np.ndarray) -> bool:
+    """X-Chain, not searched when no digit that changed since it last came up empty
+    starts a loop: its links join candidates of one digit, so a digit whose candidates
+    are as they were still starts none (``seen`` holds those digits, see :mod:`.memo`)."""
+    planes = digit_planes(cand)
+    digits = changed_digits(seen, planes)
+    if digits == 0:
+        return False
+    if may_close(cand & np.uint16(digits), MODE_X, False):
+        return find_x_chain(grid, cand, step)
+    remember_digits(seen, planes, digits)
+    return False
+
+
+@njit(cache=True)
 def climb(grid, cand, free, qcells, qdigits, ends, solution, top, hard, upper, step, log,
           records, memo) -> tuple[int, int]:
     """Rate from the current position on: the bottom rungs up to ladder index ``top``,
@@ -98,7 +116,7 @@ def climb(grid, cand, free, qcells, qdigits, ends, solution, top, hard, upper, s
             if k >= 0:
                 index = FIRST + len(BASIC_CODES) + k
         if index < 0:
-            k = find_upper(grid, cand, step, solution, upper)
+            k = find_upper(grid, cand, step, solution, upper, memo)
             if k < 0:
                 return n_log, STUCK
             index = UPPER_FIRST + k
