@@ -28,13 +28,10 @@ import numpy as np
 from .board import BoardError
 from .solver import count_solutions_batch
 from .techniques import basic, climb
-from .techniques.singles import setup
 from .techniques.step import (
-    STEP_SIZE,
     eliminations,
     format_effects,
     format_tokens,
-    new_step,
     placements,
     tokens,
 )
@@ -303,12 +300,8 @@ def rate(
         solution = solutions[0]
     solution = np.ascontiguousarray(solution, dtype=np.uint8).reshape(81)
     top, hard, upper = _plan(_RANK[max_tier])
-    grid, cand, queues = setup(board)
-    step = new_step()
-    log = np.zeros((basic.MAX_LOG, 4), dtype=np.int32)
-    records = np.zeros((basic.MAX_LOG if path else 0, STEP_SIZE), dtype=np.int32)
-    n_log, status = climb.climb(grid, cand, *queues, solution, top, hard, upper, step, log,
-                                records, basic.new_memo())
+    n_log, status, log, records, step = climb.rate_puzzle(board, solution, top, hard, upper,
+                                                          path)
     if status == basic.FALSE_STEP:
         raise _false_step(log[n_log - 1], step, solution)
     rows = log[:n_log]

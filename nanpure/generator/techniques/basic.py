@@ -221,13 +221,6 @@ def find_hard(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, allowed: np.
     return -1
 
 
-#: The digit snapshot row that X-Chain keeps (see :func:`.climb.find_upper`).
-X_CHAIN_SLOT = int((UNITS == BY_DIGIT).sum())
-_BLANK_MEMO = (new_snapshots(X_CHAIN_SLOT + 1, 9, 2),
-               new_snapshots(int((UNITS == BY_HOUSE).sum()), *HOUSES.shape),
-               new_snapshots(int((UNITS == BY_CROSSING).sum()), *CROSSING_CELLS.shape))
-
-
 @njit(cache=True)
 def _search_finned(cand: np.ndarray, step: np.ndarray, k: int, kinds: int, memo,
                    planes: np.ndarray) -> int:
@@ -241,12 +234,19 @@ def _search_finned(cand: np.ndarray, step: np.ndarray, k: int, kinds: int, memo,
     return kind
 
 
+#: The digit snapshot row that X-Chain keeps (see :func:`.climb.find_upper`).
+X_CHAIN_SLOT = int((UNITS == BY_DIGIT).sum())
+_BLANK_DIGITS = new_snapshots(X_CHAIN_SLOT + 1, 9, 2)
+_BLANK_HOUSES = new_snapshots(int((UNITS == BY_HOUSE).sum()), *HOUSES.shape)
+_BLANK_CROSSINGS = new_snapshots(int((UNITS == BY_CROSSING).sum()), *CROSSING_CELLS.shape)
+
+
+@njit(cache=True)
 def new_memo() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """What the finders of :data:`BASIC_CODES` and :data:`HARD_CODES` that search unit by
-    unit have searched in vain (see :mod:`.memo`): snapshots of digits, houses and
-    crossings. One per puzzle, updated by :func:`run_basic` and :func:`find_hard`."""
-    # copies of blank ones: quicker than filling new arrays, and every puzzle needs one
-    return _BLANK_MEMO[0].copy(), _BLANK_MEMO[1].copy(), _BLANK_MEMO[2].copy()
+    """What the finders that search unit by unit have searched in vain (see :mod:`.memo`):
+    snapshots of digits, houses and crossings. One per puzzle, updated by
+    :func:`run_basic`, :func:`find_hard` and :func:`.climb.find_upper`."""
+    return _BLANK_DIGITS.copy(), _BLANK_HOUSES.copy(), _BLANK_CROSSINGS.copy()
 
 
 @njit(cache=True)

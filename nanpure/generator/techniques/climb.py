@@ -19,9 +19,11 @@ from .basic import (
     FALSE_STEP,
     FIRST,
     HARD_CODES,
+    MAX_LOG,
     STUCK,
     X_CHAIN_SLOT,
     find_hard,
+    new_memo,
     run_basic,
     take_step,
 )
@@ -29,6 +31,8 @@ from .chains import MODE_X, find_nice_loop, find_x_chain, find_xy_chain, may_clo
 from .fish import find_basic_fish
 from .forcing import find_forcing_chain
 from .memo import changed_digits, digit_planes, remember_digits
+from .singles import setup_kernel
+from .step import STEP_SIZE
 from .trial import find_brute_force
 
 #: Ladder codes of the rungs above :data:`.basic.HARD_CODES`, in order, that
@@ -90,6 +94,22 @@ def _x_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, seen: np.ndar
         return find_x_chain(grid, cand, step)
     remember_digits(seen, planes, digits)
     return False
+
+
+@njit(cache=True)
+def rate_puzzle(board: np.ndarray, solution: np.ndarray, top: int, hard: np.ndarray,
+                upper: np.ndarray, path: bool):
+    """:func:`climb` from the puzzle ``board`` as HoDoKu loads it (see
+    :func:`.singles.setup`). Returns ``(n_log, status, log, records, step)``: the log as
+    :mod:`.basic` keeps it, with a record of every step when ``path`` is set, and the
+    last step found."""
+    grid, cand, free, qcells, qdigits, ends = setup_kernel(board)
+    step = np.zeros(STEP_SIZE, dtype=np.int32)
+    log = np.zeros((MAX_LOG, 4), dtype=np.int32)
+    records = np.zeros((MAX_LOG if path else 0, STEP_SIZE), dtype=np.int32)
+    n_log, status = climb(grid, cand, free, qcells, qdigits, ends, solution, top, hard, upper,
+                          step, log, records, new_memo())
+    return n_log, status, log, records, step
 
 
 @njit(cache=True)

@@ -164,12 +164,14 @@ def setup(board: np.ndarray) -> tuple[np.ndarray, np.ndarray, SinglesQueues]:
     """Grid, candidates and singles queues for a puzzle, as HoDoKu has them after loading
     it: every cell starts with all nine candidates and the givens are placed in reading
     order."""
-    grid, cand, *queues = _setup(np.ascontiguousarray(board, dtype=np.uint8).reshape(81))
+    grid, cand, *queues = setup_kernel(np.ascontiguousarray(board, dtype=np.uint8).reshape(81))
     return grid, cand, SinglesQueues(*queues)
 
 
 @njit(cache=True)
-def _setup(board):
+def setup_kernel(board):
+    """:func:`setup` for a ``uint8[81]`` board, as the tuple ``(grid, cand, free, cells,
+    digits, ends)``."""
     # allocated here rather than in Python: numpy's fills cost more than the placing
     grid = np.zeros(81, dtype=np.uint8)
     cand = np.full(81, ALL_DIGITS, dtype=np.uint16)
