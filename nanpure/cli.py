@@ -314,7 +314,7 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
         help="compile every kernel now (make install does this)",
         description="Compile every numba kernel once and cache it beside the package. "
         "Every command compiles what it needs on first use anyway; doing it up front, "
-        "once, spares the first run (and each of its workers) about two minutes.",
+        "once, spares the first run (and each of its workers) about five minutes.",
     )
     p.set_defaults(func=_run_compile)
 

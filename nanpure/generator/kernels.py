@@ -2,10 +2,10 @@
 
 numba compiles a kernel the first time it runs and caches the machine code beside the
 package, so only the first command after installing (or upgrading) pays for it. That
-first time costs about two minutes of CPU on a typical machine, spread over a hundred
-kernels; a run with several workers would pay it in each of them at once.
-:func:`compile_all` pays it once, up front: ``make install`` calls it through
-``nanpure compile``.
+first time costs about five minutes of CPU on a typical machine, spread over a hundred
+kernels (most of it the rater's climb, one kernel over the whole ladder); a run with
+several workers would pay it in each of them at once. :func:`compile_all` pays it once,
+up front: ``make install`` calls it through ``nanpure compile``.
 """
 
 from __future__ import annotations
