@@ -285,8 +285,8 @@ def rate(
     skips the uniqueness check; otherwise a puzzle without exactly one solution raises
     :class:`NotUniqueError`. With ``path=True`` the rating carries every step.
 
-    The climb runs as one numba kernel, :func:`techniques.climb.climb`, which tries the
-    rungs in :data:`LADDER` order. Every step is checked against the solution
+    The climb runs as one numba kernel, :func:`techniques.climb.rate_puzzle`, which tries
+    the rungs in :data:`LADDER` order. Every step is checked against the solution
     (:class:`LadderError` if it contradicts it).
     """
     if max_tier not in TIERS:

@@ -11,6 +11,9 @@ in a fixed order, where they find something:
   can only have gone since;
 - a line/box *crossing* (Sue de Coq): it depends only on the cells of the two houses.
 
+X-Chain keeps digit snapshots too, of the digits where no candidate starts a loop (its
+links never leave a digit).
+
 So the rater keeps, per finder and unit, a snapshot of the unit taken when the finder last
 found nothing there; while the unit is as it was, the finder would find nothing again and
 skips it. The result is the same as searching everything, only quicker: the finders take
