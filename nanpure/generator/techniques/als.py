@@ -44,6 +44,7 @@ import numpy as np
 from numba import njit
 
 from ..board import HOUSES, PEERS, POPCOUNT
+from .single_digit import low_bit_index
 from .step import T_CELL, T_DIGIT, T_SEP, add_elim, add_token, clear
 
 #: Upper bound on the number of ALS kept per call; enumeration stops (deterministically)
@@ -91,15 +92,6 @@ ARC_CODE = _arc_codes()
 
 
 # --- small helpers ------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def _low_index(m: int) -> int:
-    """Index of the lowest set bit of a non-zero mask."""
-    i = 0
-    while (m >> i) & 1 == 0:
-        i += 1
-    return i
 
 
 @njit(cache=True)
@@ -175,7 +167,7 @@ def _collect_als(grid: np.ndarray, cand: np.ndarray):
                 k += 1
         hcount[h] = k
         for s in range(1, 1 << k):
-            unions[h, s] = unions[h, s & (s - 1)] | cand[hcells[h, _low_index(s)]]
+            unions[h, s] = unions[h, s & (s - 1)] | cand[hcells[h, low_bit_index(s)]]
 
     cells = np.zeros((MAX_ALS, 2), dtype=np.int64)
     masks = np.zeros(MAX_ALS, dtype=np.int64)
@@ -799,10 +791,10 @@ def _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plu
                 in_box[q] = 1 << p
     line_union[0] = 0
     for s in range(1, 1 << n_line):
-        line_union[s] = line_union[s & (s - 1)] | cand[line_src[_low_index(s)]]
+        line_union[s] = line_union[s & (s - 1)] | cand[line_src[low_bit_index(s)]]
     box_union[0] = 0
     for s in range(1, 1 << n_box):
-        box_union[s] = box_union[s & (s - 1)] | cand[box_src[_low_index(s)]]
+        box_union[s] = box_union[s & (s - 1)] | cand[box_src[low_bit_index(s)]]
     # The box sets K with some digit of V, by how many of their cells must take digits of
     # V (by_need[n, 0] counts them, in ascending order from by_need[n, 1]): each L meets
     # only those that need the rest.

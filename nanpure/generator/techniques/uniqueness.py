@@ -97,9 +97,7 @@ def find_unique_rectangles(
                             if HIDDEN == lowest:
                                 return HIDDEN
                             best = HIDDEN
-                            best_at[0] = r1 * 9 + c1
-                            best_at[1] = r2 * 9 + c2
-                            best_at[2] = i
+                            _mark(best_at, r1 * 9 + c1, r2 * 9 + c2, i)
                         pair = _rectangle_pair(cand, corners, i)
                         if pair == 0:
                             continue
@@ -113,9 +111,7 @@ def find_unique_rectangles(
                                 if kind == lowest:
                                     return kind
                                 best = kind
-                                best_at[0] = r1 * 9 + c1
-                                best_at[1] = r2 * 9 + c2
-                                best_at[2] = i
+                                _mark(best_at, r1 * 9 + c1, r2 * 9 + c2, i)
                                 break
     if best > HIDDEN:
         return 0
@@ -127,6 +123,14 @@ def find_unique_rectangles(
     _rectangle_type(cand, step, best, corners, low_bit_index(pair) + 1,
                     low_bit_index(pair & (pair - 1)) + 1)
     return best
+
+
+@njit(cache=True)
+def _mark(best_at: np.ndarray, top_left: int, bottom_right: int, corner: int) -> None:
+    """Where the best rectangle so far is: its corners and the floor corner used."""
+    best_at[0] = top_left
+    best_at[1] = bottom_right
+    best_at[2] = corner
 
 
 @njit(cache=True)
