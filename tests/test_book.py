@@ -21,6 +21,7 @@ from nanpure.pipeline.book_config import (
 from nanpure.pipeline.config import ConfigError, parse_toml
 from nanpure.pipeline.publish import PublishError, manifest_path, publish_book
 from nanpure.pipeline.store import Store
+from nanpure.record import PuzzleRecord
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/qqwing-2000.csv"
 #: QQWing's grade -> quota and tier in the test store
@@ -41,10 +42,10 @@ def make_store(path: Path) -> Path:
             puzzles = [r["puzzle"] for r in rows if r["difficulty"] == grade][:COUNTS[tier]]
             _, solutions = count_solutions_batch([parse_line(p) for p in puzzles])
             for task, (p, s) in enumerate(zip(puzzles, solutions, strict=True)):
-                store.add_puzzle(run.id, tier, task, p, format_line(s), tier=tier,
-                                 score=300 * rank + task, hardest="Hidden Single",
-                                 techniques="", symmetry="rot180", blanks=p.count("."),
-                                 seed=1000 * rank + task)
+                store.add_puzzle(run.id, tier, task, PuzzleRecord(
+                    puzzle=p, solution=format_line(s), tier=tier, score=300 * rank + task,
+                    hardest="Hidden Single", techniques="", symmetry="rot180",
+                    blanks=p.count("."), seed=1000 * rank + task))
     return path
 
 

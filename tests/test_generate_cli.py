@@ -14,7 +14,8 @@ from nanpure.generator.board import parse
 from nanpure.generator.candidate import TIERS, Spec
 from nanpure.generator.solver import count_solutions
 from nanpure.generator.symmetry import is_symmetric
-from nanpure.pipeline.generate import generate, task_seed
+from nanpure.pipeline.generate import generate
+from nanpure.pipeline.quotas import task_seed
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -18,6 +18,7 @@ from nanpure.pipeline.store import (
     Store,
     StoreError,
 )
+from nanpure.record import PuzzleRecord
 
 OTHER = "..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9"
 
@@ -27,7 +28,8 @@ def _add(store, run_id, quota="easy", task=0, puzzle=PUZZLE, **kw):
                   techniques="Naked Single:3;Hidden Single:20", symmetry="rot180",
                   blanks=puzzle.count("."), seed=2**63 - 1)
     fields.update(kw)
-    return store.add_puzzle(run_id, quota, task, puzzle, SOLUTION, **fields)
+    return store.add_puzzle(run_id, quota, task,
+                            PuzzleRecord(puzzle=puzzle, solution=SOLUTION, **fields))
 
 
 def test_schema_pragmas_and_wal(tmp_path):
