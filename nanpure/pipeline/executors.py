@@ -23,7 +23,7 @@ import signal
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from multiprocessing_logging import MultiProcessingHandler
 
@@ -154,6 +154,7 @@ class BatchFuture(Protocol):
     def cancelled(self) -> bool: ...
 
 
+@runtime_checkable
 class Executor(Protocol):
     """What the run loop needs of an executor. ``workers`` is how many batches run at
     once, ``slots`` how many the loop keeps submitted."""
