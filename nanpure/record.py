@@ -9,8 +9,9 @@ import pipeline).
 
 A record fresh from the generator has the fields the generator knows (the puzzle, its
 rating and what making it cost); the store fills in its own (id, run, quota, task,
-created_at) when it reads a record back. Fields are given by keyword, so a field can be
-added anywhere without touching the code that builds records.
+created_at) when it reads a record back. It is a named tuple, so sending one between
+processes costs no more than a plain tuple; records are built by keyword, so a field can
+be added without touching the code that builds them.
 
 The fields are declared once, here; each format picks the columns it writes, in its
 own order, with :func:`columns` (which rejects a name that is not a field) and reads
@@ -30,12 +31,10 @@ here; the formats that should show them add their names to their column lists.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PuzzleRecord:
+class PuzzleRecord(NamedTuple):
     """One made puzzle: what the generator made, what it cost, where the store keeps it."""
 
     # made by the generator (and stored)
@@ -67,7 +66,7 @@ class PuzzleRecord:
 
 
 #: Every field, in declaration order.
-FIELDS: tuple[str, ...] = tuple(f.name for f in fields(PuzzleRecord))
+FIELDS: tuple[str, ...] = PuzzleRecord._fields
 #: The fields the generator fills and the store keeps, in declaration order.
 MADE_FIELDS: tuple[str, ...] = FIELDS[:FIELDS.index("grids")]
 
