@@ -38,7 +38,7 @@ from nanpure.generator.rng import new_state, random_below
 from nanpure.generator.solver import random_solution_kernel
 from nanpure.generator.symmetry import orbit_table
 from nanpure.output.stats import table
-from nanpure.pipeline.generate import task_seed
+from nanpure.pipeline.quotas import task_seed
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "ratings.csv"
 Maker = Callable[[Spec, int], object]

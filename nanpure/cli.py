@@ -270,7 +270,8 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_export(args: argparse.Namespace) -> int:
-    from .output.datasets import ExportError, export_command
+    from .output.datasets import ExportError
+    from .pipeline.reports import export_command
     from .pipeline.store import StoreError
 
     try:
@@ -299,7 +300,7 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_stats(args: argparse.Namespace) -> int:
-    from .pipeline.run import stats_command
+    from .pipeline.reports import stats_command
     from .pipeline.store import StoreError
 
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import sqlite3
+from dataclasses import asdict, fields
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,9 @@ from pypdf import PdfReader
 from nanpure.cli import main
 from nanpure.generator import count_solutions_batch, format_line
 from nanpure.generator.board import parse_line
+from nanpure.layouts.book import BookSettings
 from nanpure.pipeline.book_config import (
+    LayoutSpec,
     book_config_from_toml,
     default_book_config,
     load_book_config,
@@ -21,6 +24,7 @@ from nanpure.pipeline.book_config import (
 from nanpure.pipeline.config import ConfigError, parse_toml
 from nanpure.pipeline.publish import PublishError, manifest_path, publish_book
 from nanpure.pipeline.store import Store
+from nanpure.record import PuzzleRecord
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/qqwing-2000.csv"
 #: QQWing's grade -> quota and tier in the test store
@@ -41,10 +45,10 @@ def make_store(path: Path) -> Path:
             puzzles = [r["puzzle"] for r in rows if r["difficulty"] == grade][:COUNTS[tier]]
             _, solutions = count_solutions_batch([parse_line(p) for p in puzzles])
             for task, (p, s) in enumerate(zip(puzzles, solutions, strict=True)):
-                store.add_puzzle(run.id, tier, task, p, format_line(s), tier=tier,
-                                 score=300 * rank + task, hardest="Hidden Single",
-                                 techniques="", symmetry="rot180", blanks=p.count("."),
-                                 seed=1000 * rank + task)
+                store.add_puzzle(run.id, tier, task, PuzzleRecord(
+                    puzzle=p, solution=format_line(s), tier=tier, score=300 * rank + task,
+                    hardest="Hidden Single", techniques="", symmetry="rot180",
+                    blanks=p.count("."), seed=1000 * rank + task))
     return path
 
 
@@ -221,6 +225,14 @@ def test_large_print_config_defaults_to_one_puzzle_a_page():
         '[book]\ntitle = "T"\nlarge_print = true\npage_size = "letter"\n'
         '[[book.section]]\ntitle = "E"\ntier = "easy"\n', "b.toml"), "b.toml")
     assert config.layout.puzzles_per_page == 1 and config.layout.answers_per_page == 4
+
+
+def test_the_config_holds_plain_settings_the_layout_takes_as_they_are():
+    config = default_book_config()
+    assert type(config.layout) is LayoutSpec
+    assert [f.name for f in fields(LayoutSpec)] == [f.name for f in fields(BookSettings)]
+    settings = BookSettings.of(config.layout)
+    assert asdict(settings) == asdict(config.layout)
 
 
 def test_the_packaged_default_book_reads_the_default_run():

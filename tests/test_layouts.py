@@ -14,7 +14,6 @@ from nanpure.generator.board import parse_line
 from nanpure.layouts.book import (
     LARGE_PRINT_DIGITS,
     MIN_PAGES,
-    BookPuzzle,
     BookSection,
     BookSettings,
     LayoutError,
@@ -35,6 +34,7 @@ from nanpure.layouts.pages import (
     load_fonts,
 )
 from nanpure.layouts.preflight import preflight
+from nanpure.record import PuzzleRecord
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/qqwing-2000.csv"
 CJK_FONTS = [
@@ -54,12 +54,14 @@ def reference_puzzles(grade: str, n: int) -> list[str]:
         return [r["puzzle"] for r in csv.DictReader(f) if r["difficulty"] == grade][:n]
 
 
-def records(grade: str, n: int, first_id: int = 1) -> tuple[BookPuzzle, ...]:
+def records(grade: str, n: int, first_id: int = 1) -> tuple[PuzzleRecord, ...]:
     out = []
     for k, text in enumerate(reference_puzzles(grade, n)):
         solution = format_line(solve(parse_line(text)))
-        out.append(BookPuzzle(first_id + k, text, solution, "easy" if grade == "simple"
-                              else "hard", 100 + k, 5000 + k))
+        out.append(PuzzleRecord(id=first_id + k, puzzle=text, solution=solution,
+                                tier="easy" if grade == "simple" else "hard", score=100 + k,
+                                hardest="", techniques="", symmetry="none",
+                                blanks=text.count("."), seed=5000 + k))
     return tuple(out)
 
 

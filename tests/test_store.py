@@ -18,6 +18,7 @@ from nanpure.pipeline.store import (
     Store,
     StoreError,
 )
+from nanpure.record import PuzzleRecord
 
 OTHER = "..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9"
 
@@ -27,7 +28,8 @@ def _add(store, run_id, quota="easy", task=0, puzzle=PUZZLE, **kw):
                   techniques="Naked Single:3;Hidden Single:20", symmetry="rot180",
                   blanks=puzzle.count("."), seed=2**63 - 1)
     fields.update(kw)
-    return store.add_puzzle(run_id, quota, task, puzzle, SOLUTION, **fields)
+    return store.add_puzzle(run_id, quota, task,
+                            PuzzleRecord(puzzle=puzzle, solution=SOLUTION, **fields))
 
 
 def test_schema_pragmas_and_wal(tmp_path):
@@ -57,6 +59,21 @@ def test_puzzle_is_stored_once_across_runs(tmp_path):
         assert store.count_puzzles() == 1
         (rec,) = store.select_puzzles(unused_only=False)
         assert rec.run == "a" and rec.seed == 2**63 - 1 and rec.created_at.endswith("+00:00")
+
+
+def test_a_made_record_comes_back_with_the_store_fields_filled(tmp_path):
+    made = PuzzleRecord(puzzle=PUZZLE, solution=SOLUTION, tier="easy", score=400,
+                        hardest="Hidden Single", techniques="Hidden Single:20",
+                        symmetry="rot180", blanks=PUZZLE.count("."), seed=9, grids=3, digs=4)
+    with Store(tmp_path / "s.db") as store:
+        run = store.begin_run("a", 1, "{}")
+        assert store.add_puzzle(run.id, "easy", 5, made)
+        (rec,) = store.select_puzzles(unused_only=False)
+    assert (rec.run_id, rec.run, rec.quota, rec.task) == (run.id, "a", "easy", 5)
+    assert rec.id is not None and rec.created_at is not None
+    assert rec.grids is None  # what making it cost is not stored
+    assert rec._replace(id=None, run_id=None, run=None, quota=None, task=None,
+                        created_at=None) == made._replace(grids=None, digs=None)
 
 
 def test_progress_gives_resume_point(tmp_path):

@@ -17,7 +17,7 @@ import json
 import os
 import statistics
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -28,8 +28,8 @@ from ..layouts.book import (
     MIN_PAGES,
     TIER_ORDER,
     BookPlan,
-    BookPuzzle,
     BookSection,
+    BookSettings,
     LayoutError,
     check_text,
     plan_book,
@@ -37,8 +37,12 @@ from ..layouts.book import (
 )
 from ..layouts.pages import FontError, load_fonts
 from ..layouts.preflight import PreflightReport, preflight
+from ..record import PuzzleRecord, columns, row
 from .book_config import BookConfig, SectionSpec
-from .store import PuzzleRecord, Store
+from .store import Store
+
+#: What the manifest says of each puzzle, besides where it went.
+MANIFEST_COLUMNS = columns("id", "puzzle", "solution", "tier", "score", "seed")
 
 
 class PublishError(Exception):
@@ -72,7 +76,7 @@ def _tier_rank(tier: str) -> int:
     return TIER_ORDER.index(tier) if tier in TIER_ORDER else len(TIER_ORDER)
 
 
-def _easiest_first(puzzle: BookPuzzle) -> tuple[int, int, int]:
+def _easiest_first(puzzle: PuzzleRecord) -> tuple[int, int, int]:
     return _tier_rank(puzzle.tier), puzzle.score, puzzle.id
 
 
@@ -89,11 +93,6 @@ def _describe(spec: SectionSpec, run: str | None) -> str:
         parts.append("tier " + " or ".join(spec.tiers))
     parts.append(f"run {run!r}" if run else "any run")
     return ", ".join(parts)
-
-
-def _as_book_puzzle(record: PuzzleRecord) -> BookPuzzle:
-    return BookPuzzle(id=record.id, puzzle=record.puzzle, solution=record.solution,
-                      tier=record.tier, score=record.score, seed=record.seed)
 
 
 def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
@@ -125,14 +124,14 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
                                f"{_describe(spec, run)}{hint}")
         chosen = fresh[:want]
         taken.update(r.id for r in chosen)
-        puzzles = sorted((_as_book_puzzle(r) for r in chosen), key=_easiest_first)
+        puzzles = sorted(chosen, key=_easiest_first)
         sections.append(BookSection(spec.title, tuple(puzzles)))
     return sorted(sections, key=_difficulty)
 
 
 # ----------------------------------------------------------------------------- checking
 
-def verify_puzzles(puzzles: Sequence[BookPuzzle]) -> None:
+def verify_puzzles(puzzles: Sequence[PuzzleRecord]) -> None:
     """Raise :class:`PublishError` unless every puzzle has exactly one solution and it is
     the stored one."""
     try:
@@ -175,7 +174,7 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path) -> dict:
         "sections": sections,
         "puzzles": [
             {"number": p.number, "section": p.section, "page": p.page,
-             "answer_page": p.answer_page, **asdict(p.puzzle)}
+             "answer_page": p.answer_page, **row(p.puzzle, MANIFEST_COLUMNS)}
             for p in plan.placements
         ],
     }
@@ -203,8 +202,9 @@ def publish_book(config: BookConfig, out: str | None = None,
         sections = select_sections(store, config)
         verify_puzzles([p for s in sections for p in s.puzzles])
         try:
-            check_text(config.layout, sections, load_fonts(config.layout.cjk_font))
-            plan = plan_book(sections, config.layout)
+            settings = BookSettings.of(config.layout)
+            check_text(settings, sections, load_fonts(settings.cjk_font))
+            plan = plan_book(sections, settings)
             pdf.parent.mkdir(parents=True, exist_ok=True)
             _write_atomically(pdf, lambda tmp: render_book(plan, str(tmp)))
         except (LayoutError, FontError) as exc:

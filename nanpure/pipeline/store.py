@@ -5,14 +5,15 @@ unique across all runs); every accepted puzzle is committed in its own small tra
 so killing a run at any moment loses only the work still in flight, and running it again
 continues from what is stored.
 
+>>> made = PuzzleRecord(puzzle=PUZZLE, solution=SOLUTION, tier="easy", score=400,
+...                     hardest="Hidden Single", techniques="Hidden Single:20",
+...                     symmetry="rot180", blanks=52, seed=12345)
 >>> with Store(":memory:") as store:
 ...     run = store.begin_run("nightly", 7, "{}")
-...     store.add_puzzle(run.id, "easy", 0, PUZZLE, SOLUTION, tier="easy", score=400,
-...                      hardest="Hidden Single", techniques="Hidden Single:20",
-...                      symmetry="rot180", blanks=52, seed=12345)
-...     [p.tier for p in store.select_puzzles(run="nightly")]
+...     store.add_puzzle(run.id, "easy", 0, made)
+...     [(p.tier, p.run, p.quota, p.task) for p in store.select_puzzles(run="nightly")]
 True
-['easy']
+[('easy', 'nightly', 'easy', 0)]
 
 The file uses WAL journaling (readers never block the writer) and a busy timeout, so a
 second process may read or write the same store; a file that is not a nanpure store, or
@@ -29,6 +30,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+from ..record import MADE_FIELDS, PuzzleRecord
 
 #: Bumped whenever the schema changes; kept in ``PRAGMA user_version``.
 SCHEMA_VERSION = 1
@@ -89,9 +92,9 @@ RUNNING, COMPLETE, INTERRUPTED, OUT_OF_TIME, FAILED = (
 PUZZLE = "..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4.459....."
 SOLUTION = "286547139513928764974163825194826357862375491357914682729481653631752948845639217"
 
-#: Columns of ``puzzles`` in table order (the fields of :class:`PuzzleRecord`).
-PUZZLE_COLUMNS = ("id", "puzzle", "solution", "tier", "score", "hardest", "techniques",
-                  "symmetry", "blanks", "seed", "run_id", "quota", "task", "created_at")
+#: Columns of ``puzzles`` in table order: what the generator made, and where it belongs.
+PUZZLE_COLUMNS = ("id", *MADE_FIELDS, "run_id", "quota", "task", "created_at")
+_INSERT_COLUMNS = PUZZLE_COLUMNS[1:]
 
 
 class StoreError(Exception):
@@ -109,27 +112,6 @@ class RunRecord:
     started_at: str
     finished_at: str | None
     status: str
-
-
-@dataclass(frozen=True)
-class PuzzleRecord:
-    """One row of ``puzzles`` (every column), plus the name of its run."""
-
-    id: int
-    puzzle: str
-    solution: str
-    tier: str
-    score: int
-    hardest: str
-    techniques: str
-    symmetry: str
-    blanks: int
-    seed: int
-    run_id: int
-    quota: str
-    task: int
-    created_at: str
-    run: str = ""
 
 
 @dataclass(frozen=True)
@@ -300,27 +282,22 @@ class Store:
 
     # --- puzzles --------------------------------------------------------------------------
 
-    def add_puzzle(self, run_id: int, quota: str, task: int, puzzle: str, solution: str, *,
-                   tier: str, score: int, hardest: str, techniques: str, symmetry: str,
-                   blanks: int, seed: int) -> bool:
-        """Store one accepted puzzle in its own transaction; False if the puzzle text is
-        already stored (by this or any run), in which case nothing changes."""
+    def add_puzzle(self, run_id: int, quota: str, task: int, made: PuzzleRecord) -> bool:
+        """Store one accepted puzzle (the fields the generator made) in its own
+        transaction; False if the puzzle text is already stored (by this or any run), in
+        which case nothing changes."""
         with self.transaction():
-            return self.insert_puzzle(run_id, quota, task, puzzle, solution, tier=tier,
-                                      score=score, hardest=hardest, techniques=techniques,
-                                      symmetry=symmetry, blanks=blanks, seed=seed)
+            return self.insert_puzzle(run_id, quota, task, made)
 
-    def insert_puzzle(self, run_id: int, quota: str, task: int, puzzle: str, solution: str,
-                      *, tier: str, score: int, hardest: str, techniques: str, symmetry: str,
-                      blanks: int, seed: int, created_at: str | None = None) -> bool:
+    def insert_puzzle(self, run_id: int, quota: str, task: int, made: PuzzleRecord,
+                      created_at: str | None = None) -> bool:
         """:meth:`add_puzzle` inside the caller's :meth:`transaction` (to store the
         puzzles that arrive together in one commit)."""
+        values = [getattr(made, name) for name in MADE_FIELDS]
         cur = self.db.execute(
-            "INSERT OR IGNORE INTO puzzles (puzzle, solution, tier, score, hardest, "
-            "techniques, symmetry, blanks, seed, run_id, quota, task, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (puzzle, solution, tier, score, hardest, techniques, symmetry, blanks, seed,
-             run_id, quota, task, created_at or utc_now()))
+            f"INSERT OR IGNORE INTO puzzles ({', '.join(_INSERT_COLUMNS)}) "
+            f"VALUES ({', '.join('?' * len(_INSERT_COLUMNS))})",
+            (*values, run_id, quota, task, created_at or utc_now()))
         return cur.rowcount == 1
 
     def select_puzzles(self, run: str | None = None, quotas: Sequence[str] | None = None,
