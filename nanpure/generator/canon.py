@@ -25,8 +25,9 @@ true minimum. Columns (and whole stacks) that are still blank in every row place
 are interchangeable, so their order is left open until a row tells them apart; a row then
 puts blanks first, then digits already labelled (by label), then new digits. New digits in
 interchangeable places give the same row in any order but different labels, so each order
-is kept as its own partial transformation. Boards must not repeat a digit in a row or a
-column (a digit in two columns of one row would make those columns interchangeable too).
+is kept as its own partial transformation. A full grid's first row reads 1-9 under any
+column order, so there the column order is chosen while its second row is read instead.
+Boards must be valid (no digit twice in a house): the search relies on it.
 """
 
 from __future__ import annotations
@@ -195,6 +196,7 @@ def _push_choices(buf: np.ndarray, n: int, base: np.ndarray, row: np.ndarray,
     for g in range(ng):
         total *= _FACT[groups[g, 2]]
     child = np.empty(_WIDTH, dtype=np.int16)
+    frozen = np.empty(_WIDTH, dtype=np.int16)
     for choice in range(total):
         if n == buf.shape[0]:
             bigger = np.empty((2 * n, _WIDTH), dtype=np.int16)
@@ -210,7 +212,7 @@ def _push_choices(buf: np.ndarray, n: int, base: np.ndarray, row: np.ndarray,
                     continue
                 rest //= _FACT[size]
                 first = groups[g, 1]
-                frozen = child.copy()
+                frozen[:] = child
                 for i in range(size):
                     j = _PERMS[size, pick, i]
                     if kind == 0:
@@ -242,19 +244,25 @@ def _canonical_into(board: np.ndarray, out: np.ndarray, cur: np.ndarray,
     for t in range(2):
         for r in range(9):
             blank[t, r] = grids[t, r].max() == 0
-    n = 0
-    for t in range(2):
-        cur[n, :] = 0
-        cur[n, _T] = t
-        cur[n, _NEXT] = 1
-        cur[n, _SLOT:_WIDTH] = -1
-        n += 1
+    best = np.empty(9, dtype=np.int64)
+    start, label, n = 0, 1, 0
+    if board.min() > 0:
+        cur, n = _full_grid_start(grids, cur, best)
+        for p in range(9):
+            out[p] = p + 1
+            out[9 + p] = best[p]
+        start, label = 2, 10
+    else:
+        for t in range(2):
+            cur[n, :] = 0
+            cur[n, _T] = t
+            cur[n, _NEXT] = 1
+            cur[n, _SLOT:_WIDTH] = -1
+            n += 1
     base = np.empty(_WIDTH, dtype=np.int16)
     key = np.empty(9, dtype=np.int64)
-    best = np.empty(9, dtype=np.int64)
     groups = np.empty((8, 3), dtype=np.int64)
-    label = 1
-    for level in range(9):
+    for level in range(start, 9):
         best[:] = _ABOVE_ALL
         m = 0
         for k in range(n):
@@ -290,6 +298,127 @@ def _canonical_into(board: np.ndarray, out: np.ndarray, cur: np.ndarray,
 
 
 @njit(cache=True)
+def _full_grid_start(grids: np.ndarray, buf: np.ndarray,
+                     best: np.ndarray) -> tuple[np.ndarray, int]:
+    """For a full grid: every partial transformation after two rows whose second row is
+    the smallest (the first is always 1-9), into buf; the second row into best.
+
+    Any first row reads 1-9 whatever the column order, so the general search would keep
+    all 1296 orders of every first row. Here the order is chosen while the second row is
+    read: its cell p shows the place of a column in the first row, and that column is put
+    in the earliest place still open to it, as any later place would make cell p larger.
+    """
+    best[:] = _ABOVE_ALL
+    n = 0
+    pos = np.empty((10, 9), dtype=np.int64)  # per depth: column at result column p
+    place = np.empty((10, 9), dtype=np.int64)  # per depth: result column of column c
+    slot = np.empty((10, 3), dtype=np.int64)  # per depth: stack in result stack s
+    tried = np.empty(10, dtype=np.int64)
+    target = np.empty(9, dtype=np.int64)
+    state = np.empty(_WIDTH, dtype=np.int16)
+    where = np.empty(10, dtype=np.int64)  # column of each digit in the first row
+    for t in range(2):
+        for r0 in range(9):
+            for c in range(9):
+                where[grids[t, r0, c]] = c
+            for r1 in range(r0 // 3 * 3, r0 // 3 * 3 + 3):
+                if r1 == r0:
+                    continue
+                for c in range(9):
+                    target[c] = where[grids[t, r1, c]]
+                pos[0, :] = -1
+                place[0, :] = -1
+                slot[0, :] = -1
+                depth = 0
+                tried[0] = -1
+                while depth >= 0:
+                    if depth == 9:
+                        if n == buf.shape[0]:
+                            bigger = np.empty((2 * n, _WIDTH), dtype=np.int16)
+                            bigger[:n] = buf
+                            buf = bigger
+                        state[:] = 0
+                        state[_T] = t
+                        state[_USED] = (1 << r0) | (1 << r1)
+                        state[_BAND] = r0 // 3
+                        for p in range(9):
+                            state[_LABEL + grids[t, r0, pos[9, p]]] = p + 1
+                        state[_NEXT] = 10
+                        state[_SLOT:_SLOT + 3] = slot[9]
+                        state[_POS:_POS + 9] = pos[9]
+                        buf[n] = state
+                        n += 1
+                        depth -= 1
+                        continue
+                    j = depth
+                    c = _next_column(pos[j], place[j], slot[j], j, tried[j])
+                    if c < 0:
+                        depth -= 1
+                        continue
+                    tried[j] = c
+                    pos[j + 1] = pos[j]
+                    place[j + 1] = place[j]
+                    slot[j + 1] = slot[j]
+                    _put(pos[j + 1], place[j + 1], slot[j + 1], c, j)
+                    x = target[c]
+                    if place[j + 1, x] < 0:
+                        _put(pos[j + 1], place[j + 1], slot[j + 1], x,
+                             _earliest_open(pos[j + 1], slot[j + 1], x // 3))
+                    v = place[j + 1, x] + 1
+                    if v > best[j]:
+                        continue
+                    if v < best[j]:
+                        best[j] = v
+                        best[j + 1:] = _ABOVE_ALL
+                        n = 0
+                    depth += 1
+                    tried[depth] = -1
+    return buf, n
+
+
+@njit(cache=True)
+def _put(pos: np.ndarray, place: np.ndarray, slot: np.ndarray, c: int, p: int) -> None:
+    pos[p] = c
+    place[c] = p
+    slot[p // 3] = c // 3
+
+
+@njit(cache=True)
+def _earliest_open(pos: np.ndarray, slot: np.ndarray, stack: int) -> int:
+    """The first open result column a column of ``stack`` may take: in the result stack
+    holding ``stack``, else in the first result stack not given yet."""
+    k = 0
+    while k < 3 and slot[k] != stack:
+        k += 1
+    if k == 3:
+        k = 0
+        while slot[k] >= 0:
+            k += 1
+    p = 3 * k
+    while pos[p] >= 0:
+        p += 1
+    return p
+
+
+@njit(cache=True)
+def _next_column(pos: np.ndarray, place: np.ndarray, slot: np.ndarray, p: int,
+                 after: int) -> int:
+    """The next column after ``after`` that may stand at result column p, or -1."""
+    if pos[p] >= 0:
+        return pos[p] if after < 0 else -1
+    for c in range(after + 1, 9):
+        if place[c] >= 0:
+            continue
+        stack = c // 3
+        if slot[p // 3] >= 0:
+            if slot[p // 3] == stack:
+                return c
+        elif stack != slot[0] and stack != slot[1] and stack != slot[2]:
+            return c
+    return -1
+
+
+@njit(cache=True)
 def _blank_before(blank: np.ndarray, used: int, r: int, new_band: bool) -> bool:
     """True when an earlier unused blank row can stand in for blank row r: one in r's band,
     or, when a band starts, a whole blank band before r's."""
@@ -297,11 +426,10 @@ def _blank_before(blank: np.ndarray, used: int, r: int, new_band: bool) -> bool:
     for q in range(band * 3, r):
         if blank[q] and not (used >> q) & 1:
             return True
-    if new_band and blank[band * 3] and blank[band * 3 + 1] and blank[band * 3 + 2]:
-        for q in range(band * 3):
-            if blank[q] and blank[q // 3 * 3] and blank[q // 3 * 3 + 1] and blank[q // 3 * 3 + 2]:
-                if not (used >> q) & 1:
-                    return True
+    if new_band and blank[3 * band:3 * band + 3].all():
+        for b in range(band):
+            if blank[3 * b:3 * b + 3].all() and not (used >> (3 * b)) & 1:
+                return True
     return False
 
 
