@@ -498,7 +498,7 @@ def transform(board: np.ndarray, transpose: bool, rows: np.ndarray, cols: np.nda
     >>> b = parse("12" + "." * 79)
     >>> format_line(transform(b, False, np.arange(9), np.array([1, 0, 2, 3, 4, 5, 6, 7, 8]),
     ...                       np.array([5, 6, 7, 8, 9, 1, 2, 3, 4])))[:3]
-    '76.'
+    '65.'
     """
     rows, cols, digits = (np.asarray(a, dtype=np.int64) for a in (rows, cols, digits))
     for name, perm in (("rows", rows), ("cols", cols)):
