@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from nanpure.generator.board import PEERS, BoardError, format_line, parse
+from nanpure.generator.board import PEERS, BoardError, check_givens, format_line, parse
 from nanpure.generator.candidate import Spec, make_candidate
 from nanpure.generator.canon import (
     canonical,
@@ -26,7 +26,7 @@ PUZZLES = [
     "8...6.2...5.8....323.5.......74...12....5....52...78.......9.361....3.8...6.8...9",
     "9.6.......4...26..7....32.5.....49.....235.....41.....6.23....7..16...5.......8.3",
     "..9748...7.........2.1.9.....7...24..64.1.59..98...3.....8.3.2.........6...2759..",
-    # 17 givens, two of them in one row
+    # a 17-given puzzle
     "...8.1..........435............7.8........1...2..3....6......75..34........2..6..",
 ]
 
@@ -37,7 +37,6 @@ def symmetric_board() -> np.ndarray:
     for r, c, d in [(0, 0, 1), (4, 4, 2), (2, 6, 3), (1, 5, 4), (8, 8, 5), (3, 7, 6)]:
         board[r, c] = board[c, r] = d
     return board.reshape(81)
-
 
 
 seeds = st.integers(min_value=0, max_value=2**63 - 1)
@@ -126,6 +125,7 @@ def test_same_for_every_transformation_of_any_board(seed, givens, move):
     assert (canonical(moved) == form).all()
     assert (canonical(form) == form).all()  # idempotent
     assert np.count_nonzero(form) == givens
+    check_givens(form)  # still a valid board
 
 
 @settings(max_examples=10, deadline=None)
