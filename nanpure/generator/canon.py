@@ -351,19 +351,20 @@ def _full_grid_start(grids: np.ndarray, buf: np.ndarray,
                         depth -= 1
                         continue
                     j = depth
-                    c = _next_column(pos[j], place[j], slot[j], j, tried[j])
+                    c = _next_column(pos, place, slot, j, tried[j])
                     if c < 0:
                         depth -= 1
                         continue
                     tried[j] = c
-                    pos[j + 1] = pos[j]
-                    place[j + 1] = place[j]
-                    slot[j + 1] = slot[j]
-                    _put(pos[j + 1], place[j + 1], slot[j + 1], c, j)
+                    for k in range(9):  # element loops: cheaper than copying views
+                        pos[j + 1, k] = pos[j, k]
+                        place[j + 1, k] = place[j, k]
+                    for k in range(3):
+                        slot[j + 1, k] = slot[j, k]
+                    _put(pos, place, slot, j + 1, c, j)
                     x = target[c]
                     if place[j + 1, x] < 0:
-                        _put(pos[j + 1], place[j + 1], slot[j + 1], x,
-                             _earliest_open(pos[j + 1], slot[j + 1], x // 3))
+                        _put(pos, place, slot, j + 1, x, _earliest_open(pos, slot, j + 1, x // 3))
                     v = place[j + 1, x] + 1
                     if v > best[j]:
                         continue
@@ -377,25 +378,26 @@ def _full_grid_start(grids: np.ndarray, buf: np.ndarray,
 
 
 @njit(cache=True)
-def _put(pos: np.ndarray, place: np.ndarray, slot: np.ndarray, c: int, p: int) -> None:
-    pos[p] = c
-    place[c] = p
-    slot[p // 3] = c // 3
+def _put(pos: np.ndarray, place: np.ndarray, slot: np.ndarray, d: int, c: int, p: int) -> None:
+    """At depth d, put column c at result column p (and its stack in p's result stack)."""
+    pos[d, p] = c
+    place[d, c] = p
+    slot[d, p // 3] = c // 3
 
 
 @njit(cache=True)
-def _earliest_open(pos: np.ndarray, slot: np.ndarray, stack: int) -> int:
-    """The first open result column a column of ``stack`` may take: in the result stack
-    holding ``stack``, else in the first result stack not given yet."""
+def _earliest_open(pos: np.ndarray, slot: np.ndarray, d: int, stack: int) -> int:
+    """At depth d, the first open result column a column of ``stack`` may take: in the
+    result stack holding ``stack``, else in the first result stack not given yet."""
     k = 0
-    while k < 3 and slot[k] != stack:
+    while k < 3 and slot[d, k] != stack:
         k += 1
     if k == 3:
         k = 0
-        while slot[k] >= 0:
+        while slot[d, k] >= 0:
             k += 1
     p = 3 * k
-    while pos[p] >= 0:
+    while pos[d, p] >= 0:
         p += 1
     return p
 
@@ -403,17 +405,19 @@ def _earliest_open(pos: np.ndarray, slot: np.ndarray, stack: int) -> int:
 @njit(cache=True)
 def _next_column(pos: np.ndarray, place: np.ndarray, slot: np.ndarray, p: int,
                  after: int) -> int:
-    """The next column after ``after`` that may stand at result column p, or -1."""
-    if pos[p] >= 0:
-        return pos[p] if after < 0 else -1
+    """At depth p, the next column after ``after`` that may stand at result column p,
+    or -1."""
+    if pos[p, p] >= 0:
+        return pos[p, p] if after < 0 else -1
+    s = slot[p, p // 3]
     for c in range(after + 1, 9):
-        if place[c] >= 0:
+        if place[p, c] >= 0:
             continue
         stack = c // 3
-        if slot[p // 3] >= 0:
-            if slot[p // 3] == stack:
+        if s >= 0:
+            if s == stack:
                 return c
-        elif stack != slot[0] and stack != slot[1] and stack != slot[2]:
+        elif stack != slot[p, 0] and stack != slot[p, 1] and stack != slot[p, 2]:
             return c
     return -1
 
