@@ -189,6 +189,16 @@ def _compare(a: np.ndarray, b: np.ndarray) -> int:
 
 
 @njit(cache=True)
+def _room_for_one(buf: np.ndarray, n: int) -> np.ndarray:
+    """buf, or a copy twice as long when its n rows fill it."""
+    if n < buf.shape[0]:
+        return buf
+    bigger = np.empty((2 * n, _WIDTH), dtype=np.int16)
+    bigger[:n] = buf
+    return bigger
+
+
+@njit(cache=True)
 def _push_choices(buf: np.ndarray, n: int, base: np.ndarray, row: np.ndarray,
                   groups: np.ndarray, ng: int) -> tuple[np.ndarray, int]:
     """Append every arrangement ``groups`` allow (labels given) to buf; grows buf."""
@@ -198,10 +208,7 @@ def _push_choices(buf: np.ndarray, n: int, base: np.ndarray, row: np.ndarray,
     child = np.empty(_WIDTH, dtype=np.int16)
     frozen = np.empty(_WIDTH, dtype=np.int16)
     for choice in range(total):
-        if n == buf.shape[0]:
-            bigger = np.empty((2 * n, _WIDTH), dtype=np.int16)
-            bigger[:n] = buf
-            buf = bigger
+        buf = _room_for_one(buf, n)
         child[:] = base
         rest = choice
         for kind in range(2):  # columns inside a stack first, then whole stacks
@@ -333,10 +340,7 @@ def _full_grid_start(grids: np.ndarray, buf: np.ndarray,
                 tried[0] = -1
                 while depth >= 0:
                     if depth == 9:
-                        if n == buf.shape[0]:
-                            bigger = np.empty((2 * n, _WIDTH), dtype=np.int16)
-                            bigger[:n] = buf
-                            buf = bigger
+                        buf = _room_for_one(buf, n)
                         state[:] = 0
                         state[_T] = t
                         state[_USED] = (1 << r0) | (1 << r1)
