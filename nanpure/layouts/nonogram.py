@@ -279,32 +279,38 @@ def _draw_lines(canvas: Canvas, layout: NonogramLayout, style: NonogramStyle) ->
     canvas.setLineCap(0)
 
 
+def clue_places(layout: NonogramLayout, puzzle: NonogramClues) -> list[tuple[str, float, float]]:
+    """Every clue number as (text, centre x, baseline y): column clues stacked up from the
+    grid's top edge, the last number nearest the grid; row clues leftwards from its left
+    edge likewise. Each number sits in its own cell-sized slot, centred on the slot."""
+    cell = layout.cell
+    # the baseline that puts a figure's middle on the slot's middle
+    lift = cell / 2 - FIGURE_HEIGHT * layout.clue_size / 2
+    top = layout.y + layout.grid_height
+    places = []
+    for c, line in enumerate(clue_lines(puzzle.columns)):
+        cx = layout.x + (c + 0.5) * cell
+        for k, number in enumerate(line):
+            places.append((number, cx, top + (len(line) - 1 - k) * cell + lift))
+    for r, line in enumerate(clue_lines(puzzle.rows)):
+        base = top - (r + 1) * cell + lift
+        for k, number in enumerate(line):
+            places.append((number, layout.x - (len(line) - k - 0.5) * cell, base))
+    return places
+
+
 def _draw_clues(canvas: Canvas, layout: NonogramLayout, puzzle: NonogramClues,
                 fonts: Fonts) -> None:
-    cell, size = layout.cell, layout.clue_size
-    font = fonts.regular
-    # the baseline that puts a figure's middle on the cell's middle
-    lift = cell / 2 - FIGURE_HEIGHT * size / 2
-    top = layout.y + layout.grid_height
+    font, size = fonts.regular, layout.clue_size
     half: dict[str, float] = {}
     # one text object for every number: far cheaper than a string-drawing call a number
     text = canvas.beginText()
     text.setFont(font, size)
-
-    def put(number: str, cx: float, base: float) -> None:
+    for number, cx, base in clue_places(layout, puzzle):
         if number not in half:
             half[number] = pdfmetrics.stringWidth(number, font, size) / 2
         text.setTextOrigin(cx - half[number], base)
         text.textOut(number)
-
-    for c, line in enumerate(clue_lines(puzzle.columns)):
-        cx = layout.x + (c + 0.5) * cell
-        for k, number in enumerate(line):
-            put(number, cx, top + (len(line) - 1 - k) * cell + lift)
-    for r, line in enumerate(clue_lines(puzzle.rows)):
-        base = top - (r + 1) * cell + lift
-        for k, number in enumerate(line):
-            put(number, layout.x - (len(line) - k - 0.5) * cell, base)
     canvas.drawText(text)
 
 
