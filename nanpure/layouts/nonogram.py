@@ -18,12 +18,14 @@ gives it a page of its own or a larger page.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
+from reportlab.pdfgen.pathobject import PDFPathObject
 
 from .grid import BLACK
 from .pages import FIGURE_HEIGHT, Fonts
@@ -106,6 +108,10 @@ class NonogramLayout:
         return self.height * self.cell
 
     @property
+    def grid_top(self) -> float:
+        return self.y + self.grid_height
+
+    @property
     def left(self) -> float:
         """The left edge of the figure, row clues included."""
         return self.x - self.row_slots * self.cell
@@ -129,8 +135,7 @@ class NonogramLayout:
         """
         if vertical:
             return [(self.x + k * self.cell, k % GROUP == 0) for k in range(1, self.width)]
-        top = self.y + self.grid_height
-        return [(top - k * self.cell, k % GROUP == 0) for k in range(1, self.height)]
+        return [(self.grid_top - k * self.cell, k % GROUP == 0) for k in range(1, self.height)]
 
 
 def clue_lines(clues: Sequence[Sequence[int]]) -> list[list[str]]:
@@ -232,12 +237,11 @@ def _draw_shading(canvas: Canvas, layout: NonogramLayout) -> None:
     path = canvas.beginPath()
     for g in range(1, -(-layout.width // GROUP), 2):
         span = min(GROUP, layout.width - g * GROUP)
-        path.rect(layout.x + g * GROUP * cell, layout.y + layout.grid_height,
+        path.rect(layout.x + g * GROUP * cell, layout.grid_top,
                   span * cell, layout.column_slots * cell)
-    top = layout.y + layout.grid_height
     for g in range(1, -(-layout.height // GROUP), 2):
         span = min(GROUP, layout.height - g * GROUP)
-        path.rect(layout.left, top - (g * GROUP + span) * cell,
+        path.rect(layout.left, layout.grid_top - (g * GROUP + span) * cell,
                   layout.row_slots * cell, span * cell)
     canvas.setFillColorRGB(*SHADE)
     canvas.drawPath(path, stroke=0, fill=1)
@@ -245,8 +249,7 @@ def _draw_shading(canvas: Canvas, layout: NonogramLayout) -> None:
 
 
 def _draw_lines(canvas: Canvas, layout: NonogramLayout, style: NonogramStyle) -> None:
-    x0, y0 = layout.x, layout.y
-    x1, y1 = layout.right, layout.y + layout.grid_height
+    x0, y0, y1 = layout.x, layout.y, layout.grid_top
     # light lines on both sides of every clue line, so each clue reads against its own
     # row or column, the first and last included
     clue = canvas.beginPath()
@@ -260,16 +263,7 @@ def _draw_lines(canvas: Canvas, layout: NonogramLayout, style: NonogramStyle) ->
     canvas.setLineWidth(style.thin)
     canvas.drawPath(clue, stroke=1, fill=0)
     canvas.setStrokeColorRGB(*BLACK)
-    thin = canvas.beginPath()
-    heavy = canvas.beginPath()
-    for x, is_heavy in layout.rules(vertical=True):
-        path = heavy if is_heavy else thin
-        path.moveTo(x, y0)
-        path.lineTo(x, y1)
-    for y, is_heavy in layout.rules(vertical=False):
-        path = heavy if is_heavy else thin
-        path.moveTo(x0, y)
-        path.lineTo(x1, y)
+    thin, heavy = _grid_paths(canvas, layout)
     canvas.drawPath(thin, stroke=1, fill=0)
     canvas.setLineWidth(style.group)
     canvas.drawPath(heavy, stroke=1, fill=0)
@@ -279,6 +273,21 @@ def _draw_lines(canvas: Canvas, layout: NonogramLayout, style: NonogramStyle) ->
     canvas.setLineCap(0)
 
 
+def _grid_paths(canvas: Canvas, layout: NonogramLayout) -> tuple[PDFPathObject, PDFPathObject]:
+    """The inner grid lines as two paths: the cell lines, and every fifth line."""
+    thin = canvas.beginPath()
+    heavy = canvas.beginPath()
+    for x, is_heavy in layout.rules(vertical=True):
+        path = heavy if is_heavy else thin
+        path.moveTo(x, layout.y)
+        path.lineTo(x, layout.grid_top)
+    for y, is_heavy in layout.rules(vertical=False):
+        path = heavy if is_heavy else thin
+        path.moveTo(layout.x, y)
+        path.lineTo(layout.right, y)
+    return thin, heavy
+
+
 def clue_places(layout: NonogramLayout, puzzle: NonogramClues) -> list[tuple[str, float, float]]:
     """Every clue number as (text, centre x, baseline y): column clues stacked up from the
     grid's top edge, the last number nearest the grid; row clues leftwards from its left
@@ -286,7 +295,7 @@ def clue_places(layout: NonogramLayout, puzzle: NonogramClues) -> list[tuple[str
     cell = layout.cell
     # the baseline that puts a figure's middle on the slot's middle
     lift = cell / 2 - FIGURE_HEIGHT * layout.clue_size / 2
-    top = layout.y + layout.grid_height
+    top = layout.grid_top
     places = []
     for c, line in enumerate(clue_lines(puzzle.columns)):
         cx = layout.x + (c + 0.5) * cell
@@ -315,34 +324,23 @@ def _draw_clues(canvas: Canvas, layout: NonogramLayout, puzzle: NonogramClues,
 
 
 def _draw_answer(canvas: Canvas, layout: NonogramLayout, solution: str) -> None:
-    """Faint cell lines under the filled cells, one rectangle a run of filled cells."""
+    """Faint grid lines (every fifth a little heavier, for checking cell by cell) under
+    the filled cells, one rectangle a run of filled cells."""
     cell = layout.cell
     style = NonogramStyle.for_cell(cell)
-    top = layout.y + layout.grid_height
-    lines = canvas.beginPath()
-    for x, _ in layout.rules(vertical=True):
-        lines.moveTo(x, layout.y)
-        lines.lineTo(x, top)
-    for y, _ in layout.rules(vertical=False):
-        lines.moveTo(layout.x, y)
-        lines.lineTo(layout.right, y)
+    thin, heavy = _grid_paths(canvas, layout)
     canvas.setStrokeColorRGB(*ANSWER_RULE)
     canvas.setLineWidth(style.thin * 0.6)
-    canvas.drawPath(lines, stroke=1, fill=0)
+    canvas.drawPath(thin, stroke=1, fill=0)
+    canvas.setLineWidth(style.group * 0.6)
+    canvas.drawPath(heavy, stroke=1, fill=0)
     # runs rather than cells: fewer rectangles, and no seams between neighbours
     filled = canvas.beginPath()
     for r in range(layout.height):
         row = solution[r * layout.width:(r + 1) * layout.width]
-        c = 0
-        while c < layout.width:
-            if row[c] != "1":
-                c += 1
-                continue
-            end = c
-            while end < layout.width and row[end] == "1":
-                end += 1
-            filled.rect(layout.x + c * cell, top - (r + 1) * cell, (end - c) * cell, cell)
-            c = end
+        for run in re.finditer("1+", row):
+            filled.rect(layout.x + run.start() * cell, layout.grid_top - (r + 1) * cell,
+                        (run.end() - run.start()) * cell, cell)
     canvas.setFillColorRGB(*INK)
     canvas.drawPath(filled, stroke=0, fill=1)
     canvas.setFillColorRGB(*BLACK)
