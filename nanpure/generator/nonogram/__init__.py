@@ -1,0 +1,1 @@
+"""Nonograms (picross, griddlers): formats, line logic, solver, ladder, generator."""
