@@ -111,10 +111,11 @@ def nonogram_from_picture(picture: str, width: int, height: int, **credits: str 
 
 
 def check(puzzle: Nonogram, rows_at: int | None = None, columns_at: int | None = None,
-          goal_at: int | None = None) -> None:
+          goal_at: int | None = None, one_line: bool = False) -> None:
     """Raise :class:`FormatError` if a clue cannot fit its line, the row and column totals
     disagree, or the goal is malformed or does not match the clues. ``*_at`` are the text
-    lines the clues start on (the first clue line), for the error's line number.
+    lines the clues start on, for the error's line number; each clue on its own line
+    unless ``one_line``.
 
     >>> check(Nonogram(8, 1, ((5, 4),), ((1,),) * 8))
     Traceback (most recent call last):
@@ -131,7 +132,7 @@ def check(puzzle: Nonogram, rows_at: int | None = None, columns_at: int | None =
         if len(clues) != count:
             raise FormatError(f"{count} {name}s expected, {len(clues)} given", at)
         for i, clue in enumerate(clues):
-            line = None if at is None else at + i
+            line = at if at is None or one_line else at + i
             if any(run < 1 for run in clue):
                 raise FormatError(f"{name} {i + 1}: runs must be positive, got "
                                   f"{_spaced(clue)}", line)
@@ -281,7 +282,7 @@ def parse_line(text: str, line: int | None = None) -> Nonogram:
     rows = tuple(_parse_clue(c, line, ".") for c in row_text.split(","))
     columns = tuple(_parse_clue(c, line, ".") for c in column_text.split(","))
     puzzle = Nonogram(width, height, rows, columns, fields[2] if len(fields) == 3 else None)
-    check(puzzle, line, line, line)
+    check(puzzle, line, line, line, one_line=True)
     return puzzle
 
 

@@ -196,6 +196,11 @@ def rate_kernel(runs, nruns, height, width, ceiling, grid, cell_step, steps) -> 
         steps[count, 2] = found
         count += 1
         unknown -= found
+    if unknown == 0:  # simple rules fill lines without always seeing a clash in the other
+        for line in range(lines):
+            if apply_line(grid, height, width, line, runs, nruns, True, pending, dirty, buf,
+                          ws, -1, cell_step) < 0:
+                return -1
     return count
 
 
