@@ -107,9 +107,35 @@ def solve_line(cells, n, runs, k, exact, ws) -> int:
     """Write into ``cells[:n]`` what the clue ``runs[:k]`` forces; the number of cells
     fixed, or -1 on a contradiction. ``exact`` selects complete line logic (which finds
     every contradiction), otherwise simple boxes and spaces only."""
+    if _complete(cells, n):
+        return 0 if _matches(cells, n, runs, k) else -1
     if exact:
         return _exact_line(cells, n, runs, k, ws)
     return _simple_line(cells, n, runs, k, ws)
+
+
+@njit(cache=True)
+def _complete(cells, n) -> bool:
+    for i in range(n):
+        if cells[i] == UNKNOWN:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _matches(cells, n, runs, k) -> bool:
+    """Whether a line with every cell known draws exactly the clue."""
+    j = 0
+    length = 0
+    for i in range(n + 1):
+        if i < n and cells[i] == FILLED:
+            length += 1
+        elif length:
+            if j >= k or runs[j] != length:
+                return False
+            j += 1
+            length = 0
+    return j == k
 
 
 @njit(cache=True)

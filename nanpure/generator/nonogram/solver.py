@@ -4,8 +4,9 @@ A grid is ``uint8[height * width]``, row-major, of :data:`~.line.UNKNOWN`,
 :data:`~.line.FILLED` and :data:`~.line.EMPTY`. Line ``i < height`` is row ``i``, line
 ``height + c`` is column ``c``; a puzzle's clues are ``runs[line, :nruns[line]]``.
 
-1. Propagation: every line marked pending is solved exactly (:func:`~.line.solve_line`);
-   a cell that changes marks its row and column pending, until none is.
+1. Propagation: lines marked pending get the simple rules, then changed lines complete
+   line logic (:func:`~.line.solve_line`); a cell that changes marks its row and column,
+   until no line is marked.
 2. Probing: for each unknown cell, assume it filled and propagate, then empty and
    propagate. If one assumption contradicts, the other holds; cells both agree on hold.
 3. Branching: depth-first on the first unknown cell, filled before empty, each node
@@ -96,41 +97,45 @@ def apply_line(grid, height, width, line, runs, nruns, exact, pending, dirty, bu
 
 
 @njit(cache=True)
-def propagate(grid, height, width, runs, nruns, exact, pending, buf, ws, cell_step) -> int:
-    """Solve pending lines until none is; cells fixed, or -1 on a contradiction (pending
-    flags are then left as they were)."""
+def propagate(grid, height, width, runs, nruns, pending, dirty, buf, ws, cell_step) -> int:
+    """Solve lines until nothing changes: simple rules on ``pending`` lines first (they
+    are cheap), then complete line logic on ``dirty`` ones; cells fixed, or -1 on a
+    contradiction (the flags are then left as they were)."""
     lines = height + width
     total = 0
     busy = True
     while busy:
         busy = False
-        for line in range(lines):
-            if pending[line]:
-                pending[line] = 0
-                fixed = apply_line(grid, height, width, line, runs, nruns, exact, pending,
-                                   pending, buf, ws, -1, cell_step)
-                if fixed < 0:
-                    return -1
-                if fixed > 0:
-                    busy = True
+        for exact in (False, True):
+            flags = dirty if exact else pending
+            for line in range(lines):
+                if flags[line]:
+                    flags[line] = 0
+                    fixed = apply_line(grid, height, width, line, runs, nruns, exact, pending,
+                                       dirty, buf, ws, -1, cell_step)
+                    if fixed < 0:
+                        return -1
                     total += fixed
+                    if fixed > 0 and exact:
+                        busy = True  # the simple rules may now see more
     return total
 
 
 @njit(cache=True)
-def assume(grid, cell, value, height, width, runs, nruns, pending, buf, ws, cell_step):
+def assume(grid, cell, value, height, width, runs, nruns, pending, dirty, buf, ws, cell_step):
     """A copy of ``grid`` with ``cell`` set to ``value`` and propagated, and whether that
     stayed free of contradiction."""
     trial = grid.copy()
     trial[cell] = value
     pending[:] = 0
-    mark_cell(cell, height, width, pending, pending)
-    ok = propagate(trial, height, width, runs, nruns, True, pending, buf, ws, cell_step) >= 0
+    dirty[:] = 0
+    mark_cell(cell, height, width, pending, dirty)
+    ok = propagate(trial, height, width, runs, nruns, pending, dirty, buf, ws, cell_step) >= 0
     return ok, trial
 
 
 @njit(cache=True)
-def probe_all(grid, height, width, runs, nruns, pending, buf, ws, cell_step) -> int:
+def probe_all(grid, height, width, runs, nruns, pending, dirty, buf, ws, cell_step) -> int:
     """Probe every unknown cell (depth 1) until nothing more follows; cells fixed, or -1
     when both assumptions about some cell contradict."""
     total = 0
@@ -141,9 +146,9 @@ def probe_all(grid, height, width, runs, nruns, pending, buf, ws, cell_step) -> 
             if grid[cell] != UNKNOWN:
                 continue
             ok_f, filled = assume(grid, cell, FILLED, height, width, runs, nruns, pending,
-                                  buf, ws, cell_step)
+                                  dirty, buf, ws, cell_step)
             ok_e, empty = assume(grid, cell, EMPTY, height, width, runs, nruns, pending,
-                                 buf, ws, cell_step)
+                                 dirty, buf, ws, cell_step)
             if not ok_f and not ok_e:
                 return -1
             if not ok_f or not ok_e:  # the survivor is grid plus sound deductions
@@ -155,16 +160,17 @@ def probe_all(grid, height, width, runs, nruns, pending, buf, ws, cell_step) -> 
                 busy = True
                 continue
             pending[:] = 0
+            dirty[:] = 0
             agreed = 0
             for other in range(height * width):
                 if grid[other] == UNKNOWN and filled[other] == empty[other] != UNKNOWN:
                     grid[other] = filled[other]
-                    mark_cell(other, height, width, pending, pending)
+                    mark_cell(other, height, width, pending, dirty)
                     agreed += 1
             if agreed:
                 busy = True
                 total += agreed
-                if propagate(grid, height, width, runs, nruns, True, pending, buf, ws,
+                if propagate(grid, height, width, runs, nruns, pending, dirty, buf, ws,
                              cell_step) < 0:
                     return -1
     return total
@@ -187,6 +193,7 @@ def count_kernel(runs, nruns, height, width, limit, solution) -> int:
     ws = new_workspace(max(height, width), runs.shape[1])
     buf = np.zeros(max(height, width), dtype=np.uint8)
     pending = np.zeros(lines, dtype=np.uint8)
+    dirty = np.zeros(lines, dtype=np.uint8)
     cell_step = np.zeros(cells, dtype=np.int32)
     # grids still to explore, and the cell each was branched on (-1: the root)
     stack = np.zeros((16, cells), dtype=np.uint8)
@@ -199,14 +206,17 @@ def count_kernel(runs, nruns, height, width, limit, solution) -> int:
         cell = branched[depth]
         if cell < 0:
             pending[:] = 1
+            dirty[:] = 1
         else:
             pending[:] = 0
-            mark_cell(cell, height, width, pending, pending)
-        if propagate(grid, height, width, runs, nruns, True, pending, buf, ws, cell_step) < 0:
+            dirty[:] = 0
+            mark_cell(cell, height, width, pending, dirty)
+        if propagate(grid, height, width, runs, nruns, pending, dirty, buf, ws, cell_step) < 0:
             continue
         cell = first_unknown(grid)
         if cell >= 0:
-            if probe_all(grid, height, width, runs, nruns, pending, buf, ws, cell_step) < 0:
+            if probe_all(grid, height, width, runs, nruns, pending, dirty, buf, ws,
+                         cell_step) < 0:
                 continue
             cell = first_unknown(grid)
         if cell < 0:
