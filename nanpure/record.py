@@ -25,8 +25,9 @@ them with :func:`row`:
 >>> r.technique_counts
 {'Full House': 1}
 
-A second puzzle kind (nonograms) adds a ``kind`` field and its own fields with defaults
-here; the formats that should show them add their names to their column lists.
+``kind`` says which puzzle kind the record holds (``"sudoku"``, the default, or
+``"nonogram"``); the meaning of ``puzzle``, ``solution`` and ``blanks`` is the kind's (see
+:mod:`nanpure.generator.kinds`). Formats that should show it add it to their column lists.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class PuzzleRecord(NamedTuple):
     symmetry: str
     blanks: int
     seed: int  # the task seed the generator made it from
+    kind: str = "sudoku"  # the puzzle kind: "sudoku" or "nonogram"
     # what making it cost; known only fresh from the generator, never stored
     grids: int | None = None  # full grids drawn
     digs: int | None = None  # dig passes made

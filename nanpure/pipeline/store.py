@@ -34,7 +34,7 @@ from pathlib import Path
 from ..record import MADE_FIELDS, PuzzleRecord
 
 #: Bumped whenever the schema changes; kept in ``PRAGMA user_version``.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: ``PRAGMA application_id`` of a nanpure store (the bytes "nanp").
 APPLICATION_ID = 0x6E616E70
 
@@ -59,6 +59,7 @@ CREATE TABLE puzzles (
     symmetry TEXT NOT NULL,
     blanks INTEGER NOT NULL,
     seed INTEGER NOT NULL,
+    kind TEXT NOT NULL DEFAULT 'sudoku',
     run_id INTEGER NOT NULL REFERENCES runs(id),
     quota TEXT NOT NULL,
     task INTEGER NOT NULL,
@@ -84,6 +85,12 @@ CREATE TABLE book_puzzles (
 );
 CREATE INDEX book_puzzles_by_puzzle ON book_puzzles(puzzle_id);
 """
+
+#: Statements that bring a store of each older schema version to the next one.
+MIGRATIONS = {
+    # version 1 -> 2: puzzles gain their kind; everything stored before is Sudoku
+    1: ("ALTER TABLE puzzles ADD COLUMN kind TEXT NOT NULL DEFAULT 'sudoku'",),
+}
 
 #: Run statuses: still going (or killed), all quotas filled, stopped by Ctrl-C, out of time.
 RUNNING, COMPLETE, INTERRUPTED, OUT_OF_TIME, FAILED = (
@@ -172,6 +179,8 @@ class Store:
         # can lose the last commits, which a resumed run simply makes again.
         self.db.execute("PRAGMA synchronous = NORMAL")
         self.db.execute("PRAGMA foreign_keys = ON")
+        if tables and version < SCHEMA_VERSION:
+            self._migrate(version)
         if not tables:
             with self.transaction():
                 if self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
@@ -180,6 +189,17 @@ class Store:
                             self.db.execute(statement)
                     self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                     self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+    def _migrate(self, version: int) -> None:
+        """Bring a store of an older schema up to :data:`SCHEMA_VERSION`, one version at a
+        time, each in one transaction (a failure leaves the store as it was)."""
+        with self.transaction():
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            while version < SCHEMA_VERSION:
+                for statement in MIGRATIONS[version]:
+                    self.db.execute(statement)
+                version += 1
+                self.db.execute(f"PRAGMA user_version = {version}")
 
     # --- plumbing -------------------------------------------------------------------------
 
