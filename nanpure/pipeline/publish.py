@@ -20,10 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from ..generator.board import BoardError, format_line, parse_line
-from ..generator.solver import count_solutions_batch
+from ..generator.kinds import kind_of
 from ..layouts.book import (
     MIN_PAGES,
     TIER_ORDER,
@@ -133,20 +130,15 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
 
 def verify_puzzles(puzzles: Sequence[PuzzleRecord]) -> None:
     """Raise :class:`PublishError` unless every puzzle has exactly one solution and it is
-    the stored one."""
-    try:
-        boards = np.stack([parse_line(p.puzzle) for p in puzzles])
-    except BoardError as exc:
-        raise PublishError(f"a stored puzzle cannot be read: {exc}") from exc
-    counts, solutions = count_solutions_batch(boards)
-    for puzzle, count, solution in zip(puzzles, counts, solutions, strict=True):
-        where = f"puzzle id {puzzle.id} in the store"
-        if count != 1:
-            what = "no solution" if count == 0 else "more than one solution"
-            raise PublishError(f"{where} has {what}; it cannot be printed")
-        if format_line(solution) != puzzle.solution:
-            raise PublishError(f"{where}: its solution {format_line(solution)} differs from "
-                               f"the stored solution {puzzle.solution}")
+    the stored one (checked by its kind, :mod:`nanpure.generator.kinds`)."""
+    by_kind: dict[str, list[PuzzleRecord]] = {}
+    for puzzle in puzzles:
+        by_kind.setdefault(puzzle.kind, []).append(puzzle)
+    for kind, records in by_kind.items():
+        for puzzle, problem in zip(records, kind_of(kind).verify(records), strict=True):
+            if problem is not None:
+                raise PublishError(f"puzzle id {puzzle.id} in the store {problem}; it cannot "
+                                   "be printed")
 
 
 # ----------------------------------------------------------------------------- writing
