@@ -46,7 +46,7 @@ def kernel_sources(root: Path = KERNEL_SOURCES) -> list[Path]:
     """The ``.py`` files under ``root``, in a fixed order."""
     return sorted(
         Path(folder, name)
-        for folder, dirs, names in os.walk(root)
+        for folder, _, names in os.walk(root)
         for name in names
         if name.endswith(".py")
     )
@@ -120,14 +120,15 @@ def use_kernel_dir(environ: MutableMapping[str, str] = os.environ,
     if chosen and not _is_ours(chosen, root):
         return Path(chosen)
     kernels = root / (_PREFIX + sources_hash(sources, kernel_sources(sources)))
+    origin = kernels / _ORIGIN
     try:
-        if kernels.is_dir():
+        if origin.is_file():
             os.utime(kernels)  # marks it used, for pruning
         else:
             kernels.mkdir(parents=True, exist_ok=True)
             draft = kernels / f"{_ORIGIN}.{os.getpid()}"  # renamed, so never read half-written
             draft.write_text(str(sources))
-            os.replace(draft, kernels / _ORIGIN)
+            os.replace(draft, origin)
             prune(root, kernels)
     except OSError:
         pass  # an unwritable cache directory: numba falls back to its own locations
