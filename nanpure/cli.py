@@ -313,9 +313,9 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "compile",
         help="compile every kernel now (make install does this)",
-        description="Compile every numba kernel once and cache it beside the package. "
-        "Every command compiles what it needs on first use anyway; doing it up front, "
-        "once, spares the first run (and each of its workers) about five minutes.",
+        description="Compile every numba kernel once and cache it in the user's cache "
+        "directory. Every command compiles what it needs on first use anyway; doing it up "
+        "front, once, spares the first run (and each of its workers) about five minutes.",
     )
     p.set_defaults(func=_run_compile)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import sqlite3
 from dataclasses import asdict, fields
@@ -26,23 +25,20 @@ from nanpure.pipeline.publish import PublishError, manifest_path, publish_book
 from nanpure.pipeline.store import Store
 from nanpure.record import PuzzleRecord
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/qqwing-2000.csv"
 #: QQWing's grade -> quota and tier in the test store
 GRADES = {"simple": "easy", "intermediate": "medium", "expert": "hard"}
 COUNTS = {"easy": 16, "medium": 10, "hard": 6}
 
 
-def make_store(path: Path) -> Path:
-    """A store with run "nightly" whose quotas easy/medium/hard hold real puzzles and
-    their solutions (tier = quota; score grows with the task)."""
-    if not REFERENCE.exists():
-        pytest.skip(f"reference data {REFERENCE} is not present")
-    with REFERENCE.open(newline="") as f:
-        rows = list(csv.DictReader(f))
+def make_store(path: Path, rows: list[dict[str, str]]) -> Path:
+    """A store with run "nightly" whose quotas easy/medium/hard hold real puzzles (from the
+    QQWing reference ``rows``) and their solutions (tier = quota; score grows with the
+    task)."""
     with Store(path) as store:
         run = store.begin_run("nightly", 7, "{}")
         for rank, (grade, tier) in enumerate(GRADES.items()):
             puzzles = [r["puzzle"] for r in rows if r["difficulty"] == grade][:COUNTS[tier]]
+            assert len(puzzles) == COUNTS[tier]
             _, solutions = count_solutions_batch([parse_line(p) for p in puzzles])
             for task, (p, s) in enumerate(zip(puzzles, solutions, strict=True)):
                 store.add_puzzle(run.id, tier, task, PuzzleRecord(
@@ -53,8 +49,8 @@ def make_store(path: Path) -> Path:
 
 
 @pytest.fixture
-def store(tmp_path) -> Path:
-    return make_store(tmp_path / "nanpure.db")
+def store(tmp_path, qqwing_rows) -> Path:
+    return make_store(tmp_path / "nanpure.db", qqwing_rows)
 
 
 def write_config(tmp_path: Path, store: Path, body: str = "", sections: str | None = None,
