@@ -24,23 +24,61 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
         help="solve puzzles, one per line",
         description="Solve puzzles given one per line (81 characters, '.' or '0' for a "
         "blank). Blank lines and lines starting with '#' are skipped. A malformed line is "
-        "reported on stderr with its line number; the other lines are still answered.",
+        "reported on stderr with its line number; the other lines are still answered. "
+        "With --kind nonogram, each FILE is a .non file (one puzzle) or a file of one-line "
+        "puzzles 'WxH ROWS/COLUMNS [GOAL]'; a malformed one is reported as FILE:LINE: "
+        "problem, exit status 1 when others were answered, 2 when nothing was usable.",
     )
-    p.add_argument("file", nargs="?", default="-",
-                   help="file of puzzles; '-' or nothing reads standard input")
-    p.add_argument("--format", choices=("lines", "csv"), default="lines",
-                   help="lines: each solution as an 81-digit line (default); csv: a header "
-                   "and puzzle,solutions,solution rows, solutions being 0, 1 or 2 (two or "
-                   "more), solution empty unless unique")
+    p.add_argument("file", nargs="*", default=["-"], metavar="FILE",
+                   help="file of puzzles; '-' or nothing reads standard input (Sudoku: one "
+                   "file; nonograms: any number)")
+    _add_kind(p)
+    p.add_argument("--format", choices=("lines", "text", "csv"),
+                   help="Sudoku: lines (default), each solution as an 81-digit line, or csv, "
+                   "a header and puzzle,solutions,solution rows. Nonograms: text (default), "
+                   "each solution as rows of '#' (filled) and '.' (empty), a blank line "
+                   "between puzzles, or csv, a header and file,width,height,solutions,solution "
+                   "rows (file is FILE, or FILE:LINE for a one-line puzzle; solution the "
+                   "row-major 0/1 string). solutions is 0, 1 or 2 (two or more), solution "
+                   "empty unless unique")
+    _add_input_format(p)
     p.set_defaults(func=_run_solve)
+
+
+def _add_kind(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--kind", choices=("sudoku", "nonogram"), default="sudoku",
+                   help="puzzle kind (default: sudoku)")
+
+
+def _add_input_format(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--input-format", choices=("non", "line"),
+                   help="nonograms only: how to read every FILE, non (one .non puzzle a file) "
+                   "or line (one-line puzzles 'WxH ROWS/COLUMNS [GOAL]', one a line); by "
+                   "default .non files are non and other files (and standard input) line")
+
+
+def _check_inputs(args: argparse.Namespace) -> None:
+    """Refuse what only nonograms take (several files, --input-format) on Sudoku."""
+    if args.kind == "sudoku" and args.input_format is not None:
+        raise UsageError("--input-format is for --kind nonogram")
+    if args.kind == "sudoku" and len(args.file) > 1:
+        raise UsageError("Sudoku puzzles are read from one FILE (or standard input)")
 
 
 def _run_solve(args: argparse.Namespace) -> int:
     from .pipeline.batch import open_input, solve_file
 
-    stream, name = _open(args.file, open_input)
+    _check_inputs(args)
+    fmt = args.format or ("lines" if args.kind == "sudoku" else "text")
+    if fmt == ("text" if args.kind == "sudoku" else "lines"):
+        raise UsageError(f"--format {fmt} is not for {args.kind} puzzles")
+    if args.kind == "nonogram":
+        from .pipeline.nonogram_jobs import solve_files
+
+        return solve_files(args.file, sys.stdout, sys.stderr, fmt, args.input_format)
+    stream, name = _open(args.file[0], open_input)
     with stream:
-        return solve_file(stream, name, sys.stdout, sys.stderr, args.format)
+        return solve_file(stream, name, sys.stdout, sys.stderr, fmt)
 
 
 def _add_rate(sub: argparse._SubParsersAction) -> None:
@@ -53,28 +91,47 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
         "the score (the sum of the step scores) and the hardest technique used. Blank lines "
         "and lines starting with '#' are skipped. A malformed line, or a puzzle without "
         "exactly one solution, is reported on stderr with its line number; the other lines "
-        "are still rated, and the exit status is 1.",
+        "are still rated, and the exit status is 1. With --kind nonogram, FILEs are read as "
+        "for 'nanpure solve --kind nonogram' and rated with the nonogram ladder (easy: simple "
+        "boxes and spaces, medium: line logic, hard: probe, extreme: nested probe); exit "
+        "status 2 when nothing was usable.",
     )
-    p.add_argument("file", nargs="?", default="-",
-                   help="file of puzzles; '-' or nothing reads standard input")
+    p.add_argument("file", nargs="*", default=["-"], metavar="FILE",
+                   help="file of puzzles; '-' or nothing reads standard input (Sudoku: one "
+                   "file; nonograms: any number)")
+    _add_kind(p)
     p.add_argument("--format", choices=("text", "csv", "jsonl"), default="text",
-                   help="text: 'puzzle tier score hardest' lines (default); csv: a header "
-                   "puzzle,tier,score,hardest,techniques,solved,logic_only and a row a puzzle, "
+                   help="text: 'puzzle tier score hardest' lines (default; nonograms: "
+                   "'FILE[:LINE] WxH tier score hardest'); csv: a header "
+                   "puzzle,tier,score,hardest,techniques,solved,logic_only (nonograms: "
+                   "file,width,height,tier,score,hardest,techniques,solved) and a row a puzzle, "
                    "techniques as name:count;name:count; jsonl: one object a puzzle")
+    _add_input_format(p)
     p.add_argument("--steps", action="store_true",
                    help="also print the solution path, one step a line (text), a steps "
                    "column (csv) or a steps list (jsonl)")
     p.add_argument("--max-tier", choices=("easy", "medium", "hard", "unfair", "extreme"),
                    default="extreme",
                    help="use no technique above this tier; a puzzle that needs more is "
-                   "reported as not solved (default: extreme, which always finishes)")
+                   "reported as not solved (default: extreme, which always finishes; "
+                   "nonogram tiers: easy, medium, hard, extreme)")
     p.set_defaults(func=_run_rate)
 
 
 def _run_rate(args: argparse.Namespace) -> int:
     from .pipeline.batch import open_input, rate_file
 
-    stream, name = _open(args.file, open_input)
+    _check_inputs(args)
+    if args.kind == "nonogram":
+        from .pipeline.nonogram_jobs import rate_files
+
+        try:
+            return rate_files(args.file, sys.stdout, sys.stderr, args.format,
+                              steps=args.steps, max_tier=args.max_tier,
+                              input_format=args.input_format)
+        except ValueError as exc:  # a Sudoku-only tier
+            raise UsageError(f"--max-tier: {exc}") from exc
+    stream, name = _open(args.file[0], open_input)
     with stream:
         return rate_file(stream, name, sys.stdout, sys.stderr, args.format, steps=args.steps,
                          max_tier=args.max_tier)
@@ -95,17 +152,22 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
         "them with the technique ladder and write those that fit, one per line (text) or "
         "with their ratings (csv, jsonl). The same options and --seed give the same "
         "puzzles with any number of workers. A request no puzzle can meet fails at once; "
-        "a rare one reports its acceptance rate while it runs.",
+        "a rare one reports its acceptance rate while it runs. With --kind nonogram: "
+        "random pictures of --size, kept when their clues have one solution that the "
+        "nonogram ladder reaches within the tier range (easy, medium, hard, extreme).",
     )
+    _add_kind(p)
     p.add_argument("--count", type=int, default=1, metavar="N", help="puzzles to make "
                    "(default 1)")
     p.add_argument("--tier", metavar="T", help="exactly this tier: easy, medium, hard, "
                    "unfair or extreme")
     p.add_argument("--min-tier", metavar="T", help="lowest tier accepted (default easy)")
     p.add_argument("--max-tier", metavar="T", help="highest tier accepted (default extreme)")
-    p.add_argument("--symmetry", default="rot180", metavar="S",
+    p.add_argument("--symmetry", metavar="S",
                    help="none, rot180 (default), rot90, mirror, flip, diagonal, "
-                   "antidiagonal, mirror-flip, diagonals or dihedral")
+                   "antidiagonal, mirror-flip, diagonals or dihedral; nonograms: none "
+                   "(default), mirror, flip, rot180, and on square sizes rot90, diagonal, "
+                   "antidiagonal")
     p.add_argument("--blanks", metavar="MIN-MAX",
                    help="blank cells, a range or one number (default 0-64)")
     p.add_argument("--dig", choices=("target", "limit"),
@@ -113,13 +175,27 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
                    "--blanks is given); limit: dig until no more givens can go, within "
                    "--blanks (the default without --blanks)")
     p.add_argument("--score", metavar="MIN-MAX", help="accepted range of the rating score")
-    p.add_argument("--attempts", type=int, default=50, metavar="N",
-                   help="full grids each task tries before it counts as rejected (default 50)")
+    p.add_argument("--attempts", type=int, metavar="N",
+                   help="full grids (nonograms: pictures) each task tries before it counts "
+                   "as rejected (default 50; nonograms 200)")
     p.add_argument("--seed", type=int, metavar="K",
                    help="run seed (default: a fresh one, printed on stderr)")
-    p.add_argument("--format", choices=("text", "csv", "jsonl"), default="text",
-                   help="text: the puzzle lines (default); csv: puzzle,solution,tier,score,"
-                   "hardest,symmetry,blanks,seed,techniques; jsonl: one object per puzzle")
+    p.add_argument("--format", choices=("text", "csv", "jsonl", "non"), default="text",
+                   help="text: the puzzle lines (default; nonograms: the one-line form "
+                   "'WxH ROWS/COLUMNS'); csv: puzzle,solution,tier,score,hardest,symmetry,"
+                   "blanks,seed,techniques (nonograms: puzzle,width,height,rows,columns,"
+                   "solution,tier,score,hardest,symmetry,seed,techniques, clues as JSON "
+                   "arrays); jsonl: one object per puzzle; non (nonograms): one .non file a "
+                   "puzzle, with its goal, 0001.non, 0002.non, ... in the --out directory")
+    p.add_argument("--out", metavar="DIR", help="the directory --format non writes into")
+    p.add_argument("--size", metavar="WxH",
+                   help="nonograms: width x height, each 5-60 (default 15x15)")
+    p.add_argument("--density", type=float, metavar="D",
+                   help="nonograms: share of cells filled before smoothing, between 0 and 1 "
+                   "(default 0.5)")
+    p.add_argument("--smoothing", type=int, metavar="N",
+                   help="nonograms: majority-rule passes that turn noise into shapes, 0-10 "
+                   "(default 2)")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="worker processes (default 1)")
     p.add_argument("--stats", nargs="?", const="text", choices=("text", "json"),
@@ -128,31 +204,82 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run_generate)
 
 
+#: generate's options that only one kind takes.
+_KIND_OPTIONS = {"sudoku": ("blanks", "dig", "score"),
+                 "nonogram": ("size", "density", "smoothing", "out")}
+
+
 def _run_generate(args: argparse.Namespace) -> int:
-    from .generator.candidate import Spec, SpecError
     from .pipeline.generate import generate
 
     if args.tier and (args.min_tier or args.max_tier):
         raise UsageError("--tier cannot be combined with --min-tier or --max-tier")
+    if args.attempts is None:
+        args.attempts = 50 if args.kind == "sudoku" else 200
     for name in ("count", "attempts", "workers"):
         if getattr(args, name) < 1:
             raise UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed must not be negative, got {args.seed}")
-    spec = Spec(
+    for kind, options in _KIND_OPTIONS.items():
+        for name in options:
+            if kind != args.kind and getattr(args, name) is not None:
+                raise UsageError(f"--{name} is for --kind {kind} only")
+    if (args.format == "non") != (args.out is not None):
+        raise UsageError("--format non writes one .non file a puzzle into the directory "
+                         "given with --out DIR (and --out is only for --format non)")
+    if args.format == "non" and args.kind != "nonogram":
+        raise UsageError("--format non is for --kind nonogram")
+    spec = _nonogram_spec(args) if args.kind == "nonogram" else _sudoku_spec(args)
+    try:
+        status = generate(spec, args.count, sys.stdout, sys.stderr, seed=args.seed,
+                          fmt=args.format, workers=args.workers, stats=args.stats,
+                          kind=args.kind, directory=args.out)
+    except ValueError as exc:  # the kind's SpecError: a request no puzzle can meet
+        raise UsageError(str(exc)) from exc
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.out}: {exc.strerror or exc}") from exc
+    if args.out is not None:
+        print(f"wrote {args.count} .non files to {args.out}", file=sys.stderr)
+    return status
+
+
+def _sudoku_spec(args: argparse.Namespace):
+    from .generator.candidate import Spec
+
+    return Spec(
         min_tier=args.tier or args.min_tier or "easy",
         max_tier=args.tier or args.max_tier or "extreme",
-        symmetry=args.symmetry,
+        symmetry=args.symmetry or "rot180",
         blanks=_int_range(args.blanks or "0-64", "--blanks"),
         dig=args.dig or ("target" if args.blanks else "limit"),
         score=_int_range(args.score, "--score") if args.score else None,
         attempts=args.attempts,
     )
-    try:
-        return generate(spec, args.count, sys.stdout, sys.stderr, seed=args.seed,
-                        fmt=args.format, workers=args.workers, stats=args.stats)
-    except SpecError as exc:
-        raise UsageError(str(exc)) from exc
+
+
+def _nonogram_spec(args: argparse.Namespace):
+    from .generator.nonogram import Spec
+
+    width, height = _size(args.size or "15x15", "--size")
+    return Spec(
+        width=width, height=height or width,
+        min_tier=args.tier or args.min_tier or "easy",
+        max_tier=args.tier or args.max_tier or "extreme",
+        symmetry=args.symmetry or "none",
+        density=0.5 if args.density is None else args.density,
+        smoothing=2 if args.smoothing is None else args.smoothing,
+        attempts=args.attempts,
+    )
+
+
+def _size(text: str, option: str, height_optional: bool = False) -> tuple[int, int | None]:
+    """``"20x15"`` -> (20, 15); ``"20"`` -> (20, None) when the height may be left out."""
+    width, sep, height = text.strip().lower().partition("x")
+    if width.isdigit() and (height.isdigit() if sep else height_optional):
+        return int(width), int(height) if sep else None
+    form = "WxH or W" if height_optional else "WxH"
+    raise UsageError(f"{option} expects {form}, e.g. 15x15; got {text!r}")
 
 
 def _int_range(text: str, option: str) -> tuple[int, int]:
@@ -257,15 +384,24 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
         description="Write the puzzles of a store (all, or one run's) for other programs. "
         "csv and jsonl carry id, puzzle, solution, tier, score, hardest, techniques, "
         "symmetry, blanks, run, quota, seed and created_at; lines is one 81-character "
-        "puzzle per line ('.' for a blank); parquet needs pyarrow (nanpure[parquet]).",
+        "puzzle per line ('.' for a blank); parquet needs pyarrow (nanpure[parquet]). "
+        "An export holds one puzzle kind: nonograms carry id, kind, width, height, rows, "
+        "columns (the clues as JSON arrays), solution (row-major 0/1), tier, score, hardest, "
+        "techniques, symmetry, run, quota, seed and created_at; lines is their one-line "
+        "form; non writes one .non file a puzzle (ID.non, with its goal) into the --out "
+        "directory. A store holding both kinds needs --kind.",
     )
     p.add_argument("--store", metavar="DB", default="output/nanpure.db",
                    help="store file (default: output/nanpure.db)")
     p.add_argument("--run", metavar="NAME", help="only this run's puzzles")
-    p.add_argument("--format", choices=("csv", "jsonl", "parquet", "lines"), default="csv",
-                   help="file format (default: csv)")
+    p.add_argument("--kind", choices=("sudoku", "nonogram"),
+                   help="export the puzzles of this kind (default: the kind of the puzzles "
+                   "selected; a selection of both kinds is refused without it)")
+    p.add_argument("--format", choices=("csv", "jsonl", "parquet", "lines", "non"),
+                   default="csv", help="file format (default: csv; non: nonograms only)")
     p.add_argument("--out", metavar="PATH", default="-",
-                   help="output file; '-' or nothing writes standard output")
+                   help="output file (a directory for --format non); '-' or nothing writes "
+                   "standard output")
     p.set_defaults(func=_run_export)
 
 
@@ -275,7 +411,7 @@ def _run_export(args: argparse.Namespace) -> int:
     from .pipeline.store import StoreError
 
     try:
-        return export_command(args.store, args.run, args.format, args.out)
+        return export_command(args.store, args.run, args.format, args.out, args.kind)
     except (StoreError, ExportError) as exc:
         raise UsageError(str(exc)) from exc
     except BrokenPipeError:
@@ -290,7 +426,9 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
         help="blank counts, technique usage, acceptance and throughput of a store",
         description="Statistics of the stored puzzles (all, or one run's): the blank-count "
         "distribution per tier, how often each technique was needed, and per quota the "
-        "tasks judged and the share accepted, with the runs' throughput.",
+        "tasks judged and the share accepted, with the runs' throughput. Nonograms get "
+        "tables of their own: puzzles per size and tier, and the nonogram ladder's "
+        "technique usage.",
     )
     p.add_argument("--store", metavar="DB", default="output/nanpure.db",
                    help="store file (default: output/nanpure.db)")
@@ -307,6 +445,57 @@ def _run_stats(args: argparse.Namespace) -> int:
         return stats_command(args.store, args.run, args.json)
     except StoreError as exc:
         raise UsageError(str(exc)) from exc
+
+
+def _add_nonogram(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "nonogram",
+        help="nonogram tools: make a puzzle from an image",
+        description="Tools for nonograms. Generating, solving, rating and exporting take "
+        "--kind nonogram on their own commands.",
+    )
+    tools = p.add_subparsers(title="tools", metavar="TOOL")
+    q = tools.add_parser(
+        "from-image",
+        help="threshold and scale an image to a nonogram and check it",
+        description="Scale an image to WxH cells (averaging the pixels each cell covers), "
+        "fill the cells darker than the threshold, and check the clues: print the picture "
+        "('#' filled, '.' empty, '?' a cell logic leaves undetermined), whether the clues "
+        "have one solution, and the tier the nonogram ladder needs; when logic cannot "
+        "finish, name the undetermined cells, the places to edit. Exit status 0: unique and "
+        "solvable by logic; 1: not (the picture is still written with --out); 2: the image "
+        "cannot be read.",
+    )
+    q.add_argument("image", metavar="IMG", help="image file (any format Pillow reads)")
+    q.add_argument("--size", required=True, metavar="WxH",
+                   help="cells across and down, e.g. 20x15 (1-99 each); W alone keeps the "
+                   "image's proportions")
+    q.add_argument("--threshold", type=int, default=128, metavar="T",
+                   help="grey level 0-255 below which a cell is filled (default 128)")
+    q.add_argument("--invert", action="store_true",
+                   help="fill the light cells instead of the dark ones")
+    q.add_argument("--out", metavar="FILE.non",
+                   help="write the puzzle as .non, with its goal and the image's name as title")
+    q.set_defaults(func=_run_from_image)
+    p.set_defaults(func=lambda args: _missing_tool(p))
+
+
+def _missing_tool(p: argparse.ArgumentParser) -> int:
+    p.print_help(sys.stderr)
+    return 2
+
+
+def _run_from_image(args: argparse.Namespace) -> int:
+    from .pipeline.nonogram_jobs import from_image
+
+    width, height = _size(args.size, "--size", height_optional=True)
+    for value in (width, height):
+        if value is not None and not 1 <= value <= 99:
+            raise UsageError(f"--size: width and height must be 1-99, got {args.size}")
+    if not 0 <= args.threshold <= 255:
+        raise UsageError(f"--threshold must be 0-255, got {args.threshold}")
+    return from_image(args.image, width, height, sys.stdout, sys.stderr,
+                      threshold=args.threshold, invert=args.invert, non_path=args.out)
 
 
 def _add_compile(sub: argparse._SubParsersAction) -> None:
@@ -340,6 +529,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_book,
     _add_export,
     _add_stats,
+    _add_nonogram,
     _add_compile,
 ]
 

@@ -10,7 +10,9 @@ small, and :data:`KINDS` holds it:
 - ``verify(records)``: for each record, None when its puzzle has exactly one solution and
   it is the stored one, else what is wrong as the end of a sentence about the puzzle
   (``has no solution``, ``cannot be read: ...``); books and checks call it before
-  trusting a stored puzzle.
+  trusting a stored puzzle;
+- ``fits(record, spec)``: whether a fresh record really meets the spec it was made for
+  (tier range, symmetry, size or blank count): the run's guard against generator bugs.
 
 What ``puzzle``, ``solution`` and ``blanks`` hold is the kind's:
 
@@ -45,6 +47,7 @@ class Kind:
     make_candidate: Callable[[Any, int], PuzzleRecord | None]
     check_spec: Callable[[Any], None]
     verify: Callable[[Sequence[PuzzleRecord]], list[str | None]]
+    fits: Callable[[PuzzleRecord, Any], bool]
 
 
 # --- sudoku -----------------------------------------------------------------------------------
@@ -82,6 +85,20 @@ def _sudoku_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
             problems[k] = _solution_problem(int(count), format_line(solution) if count == 1
                                             else None, records[k].solution)
     return problems
+
+
+def _sudoku_fits(made: PuzzleRecord, spec: Any) -> bool:
+    from .candidate import TIERS
+
+    lo, hi = spec.blanks
+    return (
+        made.kind == "sudoku"
+        and TIERS.index(spec.min_tier) <= TIERS.index(made.tier) <= TIERS.index(spec.max_tier)
+        and lo <= made.blanks <= hi
+        and made.puzzle.count(".") == made.blanks
+        and made.symmetry == spec.symmetry
+        and (spec.score is None or spec.score[0] <= made.score <= spec.score[1])
+    )
 
 
 # --- nonogram ---------------------------------------------------------------------------------
@@ -133,6 +150,19 @@ def _nonogram_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
     return problems
 
 
+def _nonogram_fits(made: PuzzleRecord, spec: Any) -> bool:
+    from .nonogram import TIERS
+
+    cells = spec.width * spec.height
+    return (
+        made.kind == "nonogram"
+        and TIERS.index(spec.min_tier) <= TIERS.index(made.tier) <= TIERS.index(spec.max_tier)
+        and made.puzzle.startswith(f"{spec.width}x{spec.height} ")
+        and made.blanks == cells == len(made.solution)
+        and made.symmetry == spec.symmetry
+    )
+
+
 def _solution_problem(count: int, solution: str | None, stored: str) -> str | None:
     """None for one solution equal to the stored one, else what is wrong."""
     if count != 1:
@@ -143,8 +173,9 @@ def _solution_problem(count: int, solution: str | None, stored: str) -> str | No
 
 
 KINDS: dict[str, Kind] = {
-    "sudoku": Kind("sudoku", _sudoku_make, _sudoku_check, _sudoku_verify),
-    "nonogram": Kind("nonogram", _nonogram_make, _nonogram_check, _nonogram_verify),
+    "sudoku": Kind("sudoku", _sudoku_make, _sudoku_check, _sudoku_verify, _sudoku_fits),
+    "nonogram": Kind("nonogram", _nonogram_make, _nonogram_check, _nonogram_verify,
+                     _nonogram_fits),
 }
 
 

@@ -63,16 +63,17 @@ def blank_distribution(records: Iterable[Any]) -> dict[str, dict[int, int]]:
     return {t: dict(sorted(found[t].items())) for t in _tier_order(found)}
 
 
-def technique_usage(records: Iterable[Any]) -> dict[str, dict[str, int]]:
+def technique_usage(records: Iterable[Any],
+                    rank: dict[str, int] | None = None) -> dict[str, dict[str, int]]:
     """For each technique used, how many puzzles used it and how many steps in all, in
-    the order of the ladder."""
+    the order of the ladder (``rank``: technique name to place, Sudoku's by default)."""
     usage: dict[str, dict[str, int]] = {}
     for rec in records:
         for name, n in _techniques(rec).items():
             entry = usage.setdefault(name, {"puzzles": 0, "steps": 0})
             entry["puzzles"] += 1
             entry["steps"] += int(n)
-    rank = _ladder_rank()
+    rank = _ladder_rank() if rank is None else rank
     return dict(sorted(usage.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
 
 
@@ -91,8 +92,11 @@ def summarize(
     """
     records = list(records)
     n = len(records)
+    nonograms = [r for r in records if _kind(r) == "nonogram"]
+    if nonograms:  # blank counts and the Sudoku ladder are Sudoku's
+        records = [r for r in records if _kind(r) != "nonogram"]
     tiers = blank_distribution(records)
-    return {
+    summary = {
         "puzzles": n,
         "tasks": tasks,
         "acceptance": n / tasks if tasks else None,
@@ -104,6 +108,51 @@ def summarize(
         "blanks": {t: {str(k): v for k, v in d.items()} for t, d in tiers.items()},
         "techniques": technique_usage(records),
     }
+    if nonograms:
+        summary["nonograms"] = nonogram_summary(nonograms)
+    return summary
+
+
+def nonogram_summary(records: Iterable[Any]) -> dict[str, Any]:
+    """Nonograms' share of :func:`summarize`: how many, per tier, per size and tier
+    (``WxH``), and the nonogram ladder's technique usage."""
+    from ..generator.nonogram import TECHNIQUES
+    from ..generator.nonogram import TIERS as NONOGRAM_TIERS
+
+    records = list(records)
+    sizes: dict[str, dict[str, int]] = {}
+    for rec in records:
+        per_tier = sizes.setdefault(_tier(rec), {})
+        size = _size(rec)
+        per_tier[size] = per_tier.get(size, 0) + 1
+    order = sorted(sizes, key=lambda t: (NONOGRAM_TIERS.index(t) if t in NONOGRAM_TIERS
+                                         else len(NONOGRAM_TIERS), t))
+    rank = {t.name: k for k, t in enumerate(TECHNIQUES)}
+    usage = technique_usage(records, rank)
+    return {
+        "puzzles": len(records),
+        "tiers": {t: sum(sizes[t].values()) for t in order},
+        "sizes": {t: dict(sorted(sizes[t].items(), key=lambda kv: _area(kv[0])))
+                  for t in order},
+        "techniques": usage,
+    }
+
+
+def _kind(rec: Any) -> str:
+    return (rec.get("kind") if isinstance(rec, Mapping) else rec.kind) or "sudoku"
+
+
+def _size(rec: Any) -> str:
+    """``WxH`` of a nonogram record (its one-line puzzle starts with it) or export row."""
+    if isinstance(rec, Mapping) and "width" in rec:
+        return f"{rec['width']}x{rec['height']}"
+    puzzle = rec["puzzle"] if isinstance(rec, Mapping) else rec.puzzle
+    return puzzle.split(" ", 1)[0]
+
+
+def _area(size: str) -> tuple[int, int, int]:
+    width, height = map(int, size.split("x"))
+    return width * height, width, height
 
 
 def to_json(summary: dict[str, Any]) -> str:
@@ -114,6 +163,9 @@ def to_json(summary: dict[str, Any]) -> str:
 def format_tables(summary: dict[str, Any]) -> str:
     """The summary as aligned text tables: the run, blank counts by tier, techniques."""
     parts = [_run_table(summary), _blank_table(summary), _technique_table(summary)]
+    if "nonograms" in summary:
+        parts += [_size_table(summary["nonograms"]),
+                  _technique_table(summary["nonograms"], "nonogram technique usage")]
     return "\n\n".join(p for p in parts if p)
 
 
@@ -180,14 +232,27 @@ def _blank_table(s: dict[str, Any]) -> str:
                                             align="r" * (len(tiers) + 2) + "l")
 
 
-def _technique_table(s: dict[str, Any]) -> str:
+def _technique_table(s: dict[str, Any], title: str = "technique usage") -> str:
     if not s["techniques"]:
         return ""
     n = max(s["puzzles"], 1)
     rows = [[name, str(u["puzzles"]), f"{100 * u['puzzles'] / n:.1f}%", str(u["steps"])]
             for name, u in s["techniques"].items()]
-    return "technique usage\n" + table(["technique", "puzzles", "share", "steps"], rows,
+    return f"{title}\n" + table(["technique", "puzzles", "share", "steps"], rows,
                                        align="lrrr")
+
+
+def _size_table(s: dict[str, Any]) -> str:
+    """Nonograms per size (rows) and tier (columns), with totals."""
+    tiers = list(s["sizes"])
+    if not tiers:
+        return ""
+    sizes = sorted({size for d in s["sizes"].values() for size in d}, key=_area)
+    rows = [[size] + [str(s["sizes"][t].get(size, "")) for t in tiers]
+            + [str(sum(s["sizes"][t].get(size, 0) for t in tiers))] for size in sizes]
+    rows.append(["all"] + [str(s["tiers"][t]) for t in tiers] + [str(s["puzzles"])])
+    return "nonogram sizes by tier\n" + table(["size", *tiers, "total"], rows,
+                                              align="l" + "r" * (len(tiers) + 1))
 
 
 def _tier_order(found: Iterable[str]) -> list[str]:

@@ -21,10 +21,10 @@ import dataclasses
 import json
 import tomllib
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 
 class ConfigError(Exception):
@@ -303,10 +303,12 @@ DEFAULT_STORE = "output/nanpure.db"
 
 @dataclass(frozen=True)
 class Quota:
-    """One ``[[quota]]`` of a run: how many puzzles of which kind.
+    """One Sudoku ``[[quota]]`` of a run: how many puzzles of which kind.
 
-    The kind fields are those of the generator's ``Spec``; :meth:`spec` builds it.
+    The fields after ``count`` are those of the generator's ``Spec``; :meth:`spec` builds it.
     """
+
+    kind: ClassVar[str] = "sudoku"
 
     name: str
     count: int
@@ -326,11 +328,46 @@ class Quota:
                     blanks=self.blanks, dig=self.dig, score=self.score,
                     attempts=self.attempts)
 
-    def kind(self) -> dict[str, Any]:
+    def identity(self) -> dict[str, Any]:
         """Everything but the count: what must not change when a stored run resumes."""
-        kind = asdict(self)
-        del kind["count"]
-        return kind
+        return _identity(self)
+
+
+@dataclass(frozen=True)
+class NonogramQuota:
+    """One ``[[quota]]`` with ``kind = "nonogram"``: how many nonograms of which size,
+    tier range and symmetry. The fields after ``count`` are those of the nonogram
+    generator's ``Spec`` (``size`` is its width and height); :meth:`spec` builds it."""
+
+    name: str
+    count: int
+    kind: str = field(default="nonogram", init=False)  # kept in the stored config
+    size: tuple[int, int] = (15, 15)  # width, height
+    min_tier: str = "easy"
+    max_tier: str = "extreme"
+    symmetry: str = "none"
+    density: float = 0.5
+    smoothing: int = 2
+    attempts: int = 200
+
+    def spec(self):
+        """The nonogram generator's ``Spec`` for this quota."""
+        from ..generator.nonogram import Spec
+
+        width, height = self.size
+        return Spec(width=width, height=height, min_tier=self.min_tier,
+                    max_tier=self.max_tier, symmetry=self.symmetry, density=self.density,
+                    smoothing=self.smoothing, attempts=self.attempts)
+
+    def identity(self) -> dict[str, Any]:
+        """Everything but the count: what must not change when a stored run resumes."""
+        return _identity(self)
+
+
+def _identity(quota: Quota | NonogramQuota) -> dict[str, Any]:
+    kind = asdict(quota)
+    del kind["count"]
+    return kind
 
 
 @dataclass(frozen=True)
@@ -339,7 +376,7 @@ class RunConfig:
 
     name: str
     seed: int
-    quotas: tuple[Quota, ...]
+    quotas: tuple[Quota | NonogramQuota, ...]
     store: str = DEFAULT_STORE
     workers: int | None = None  # None: every core this process may use
     executor: str = "local"
@@ -356,7 +393,7 @@ class RunConfig:
     def identity(self) -> dict[str, Any]:
         """The seed and the quotas' kinds, in order: what decides which puzzles a run makes.
         A stored run resumes only if this is unchanged (counts may grow or shrink)."""
-        return {"seed": self.seed, "quotas": [q.kind() for q in self.quotas]}
+        return {"seed": self.seed, "quotas": [q.identity() for q in self.quotas]}
 
     def replace(self, **changes: Any) -> RunConfig:
         """A copy with some fields changed (e.g. ``workers`` from the command line)."""
@@ -431,21 +468,46 @@ def run_config_from_toml(data: dict[str, Any], source: str,
                      source=source)
 
 
-def _quota(s: Section) -> Quota:
+#: Puzzle kinds a quota may make (``kind = ...``; sudoku when not given).
+KINDS = ("sudoku", "nonogram")
+#: The keys only one kind's quotas take, refused on the other's with a line saying so.
+KIND_KEYS = {"sudoku": ("blanks", "dig", "score"), "nonogram": ("size", "density", "smoothing")}
+
+
+def _quota(s: Section) -> Quota | NonogramQuota:
     name = s.str("name")
     count = s.int("count", minimum=1)
-    tier = s.choice("tier", TIERS, None)
-    min_tier = s.choice("min_tier", TIERS, None)
-    max_tier = s.choice("max_tier", TIERS, None)
+    kind = s.choice("kind", KINDS, "sudoku")
+    for key in s.data:
+        other = next((k for k in KINDS if k != kind and key in KIND_KEYS[k]), None)
+        if other is not None:
+            raise s.error(key, f"only {other} quotas take this key; this quota has "
+                               f'kind = "{kind}"')
+    quota = _QUOTA_READERS[kind](s, name, count)
+    s.finish()
+    _check_possible(quota, s)
+    return quota
+
+
+def _tier_range(s: Section, tiers: Sequence[str]) -> tuple[str, str]:
+    """``tier``, or ``min_tier``/``max_tier`` (defaults: the lowest and highest tier)."""
+    tier = s.choice("tier", tiers, None)
+    min_tier = s.choice("min_tier", tiers, None)
+    max_tier = s.choice("max_tier", tiers, None)
     if tier is not None and (min_tier is not None or max_tier is not None):
         key = "min_tier" if min_tier is not None else "max_tier"
         raise s.error(key, "give either tier or min_tier/max_tier, not both")
     if tier is not None:
         min_tier = max_tier = tier
-    min_tier = min_tier or "easy"
-    max_tier = max_tier or "extreme"
-    if TIERS.index(min_tier) > TIERS.index(max_tier):
+    min_tier = min_tier or tiers[0]
+    max_tier = max_tier or tiers[-1]
+    if tiers.index(min_tier) > tiers.index(max_tier):
         raise s.error("min_tier", f"{min_tier!r} is above max_tier {max_tier!r}")
+    return min_tier, max_tier
+
+
+def _sudoku_quota(s: Section, name: str, count: int) -> Quota:
+    min_tier, max_tier = _tier_range(s, TIERS)
     symmetry = s.choice("symmetry", _symmetries(), "rot180")
     blanks = s.int_range("blanks", (0, 64), minimum=0, maximum=64)
     # Without a blank range, dig as far as the tier allows: a uniform draw from 0-64 blanks
@@ -453,10 +515,33 @@ def _quota(s: Section) -> Quota:
     dig = s.choice("dig", DIG_MODES, "target" if "blanks" in s.data else "limit")
     score = s.int_range("score", None, minimum=0)
     attempts = s.int("attempts", 50, minimum=1)
-    s.finish()
-    quota = Quota(name, count, min_tier, max_tier, symmetry, blanks, dig, score, attempts)
-    _check_possible(quota, s)
-    return quota
+    return Quota(name, count, min_tier, max_tier, symmetry, blanks, dig, score, attempts)
+
+
+def _nonogram_quota(s: Section, name: str, count: int) -> NonogramQuota:
+    from ..generator.nonogram import TIERS as NONOGRAM_TIERS
+    from ..generator.nonogram.generate import MAX_SIZE, MIN_SIZE, SYMMETRIES
+
+    size = s.data.get("size", [15, 15])
+    s.has("size")
+    if not (isinstance(size, list) and len(size) == 2 and all(
+            isinstance(v, int) and not isinstance(v, bool) and MIN_SIZE <= v <= MAX_SIZE
+            for v in size)):
+        raise s.error("size", f"expected [width, height], two integers from {MIN_SIZE} to "
+                              f"{MAX_SIZE}, got {_show(size)}")
+    min_tier, max_tier = _tier_range(s, NONOGRAM_TIERS)
+    symmetry = s.choice("symmetry", SYMMETRIES, "none")
+    density = s.number("density", 0.5, positive=True)
+    if density >= 1:
+        raise s.error("density", f"expected a number between 0 and 1 (the share of cells "
+                                 f"filled before smoothing), got {_show(s.data['density'])}")
+    smoothing = s.int("smoothing", 2, minimum=0, maximum=10)
+    attempts = s.int("attempts", 200, minimum=1)
+    return NonogramQuota(name, count, (size[0], size[1]), min_tier, max_tier, symmetry,
+                         density, smoothing, attempts)
+
+
+_QUOTA_READERS = {"sudoku": _sudoku_quota, "nonogram": _nonogram_quota}
 
 
 def _symmetries() -> tuple[str, ...]:
@@ -465,11 +550,11 @@ def _symmetries() -> tuple[str, ...]:
     return tuple(SYMMETRIES)
 
 
-def _check_possible(quota: Quota, s: Section) -> None:
-    """Ask the generator whether any puzzle fits; its reason names the quota."""
-    from ..generator.candidate import SpecError, check_spec
+def _check_possible(quota: Quota | NonogramQuota, s: Section) -> None:
+    """Ask the kind's generator whether any puzzle fits; its reason names the quota."""
+    from ..generator.kinds import kind_of
 
     try:
-        check_spec(quota.spec())
-    except SpecError as exc:
+        kind_of(quota.kind).check_spec(quota.spec())
+    except ValueError as exc:  # each kind's SpecError
         raise ConfigError(s.source, s.path, f"impossible quota {quota.name!r}: {exc}") from exc

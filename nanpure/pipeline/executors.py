@@ -3,8 +3,9 @@ behind one interface (:class:`Executor`).
 
 An executor takes :class:`~nanpure.pipeline.quotas.Batch` es and hands back futures whose
 results are tuples of :class:`~nanpure.pipeline.quotas.TaskResult`. Workers compute
-``make_candidate(spec, seed)`` and nothing else: the parent judges and stores, so the
-results do not depend on where or in which order the batches ran.
+``make_candidate(spec, seed)`` of the batch's puzzle kind and nothing else: the parent
+judges and stores, so the results do not depend on where or in which order the batches
+ran.
 
 Local workers are started with ``forkserver`` (``spawn`` where that is missing), never by
 plain ``fork``: a forked child would share the parent's state, and numba kernels compile
@@ -48,13 +49,14 @@ def run_batch(batch: Batch) -> tuple[TaskResult, ...]:
     A candidate that does not fit its spec (a generator bug) is logged and sent back as
     nothing, so it can never be stored.
     """
-    from ..generator.candidate import make_candidate
+    from ..generator.kinds import kind_of
 
+    make_candidate = kind_of(batch.kind).make_candidate
     results = []
     for number in batch.numbers:
         start = time.perf_counter()
         made = make_candidate(batch.spec, batch.seed(number))
-        if made is not None and not fits(made, batch.spec):
+        if made is not None and not fits(made, batch.spec, batch.kind):
             log.error("quota %d task %d: the generator's puzzle %s (%s, score %d) does not "
                       "fit %s; rejected", batch.quota, number, made.puzzle, made.tier,
                       made.score, batch.spec)
@@ -63,15 +65,20 @@ def run_batch(batch: Batch) -> tuple[TaskResult, ...]:
     return tuple(results)
 
 
-def warm_up(specs: Sequence[Any] = ()) -> None:
+def warm_up(specs: Sequence[Any] = (), kinds: Sequence[str] = ()) -> None:
     """Load (or, the first time, compile) the numba kernels that making puzzles for
-    ``specs`` needs, in this process. Only the techniques up to the specs' highest tier
-    are touched, so a run of easy puzzles does not wait for the chain finders to compile.
+    ``specs`` needs, in this process; ``kinds[i]`` is the puzzle kind of ``specs[i]``
+    (sudoku where not given). Only the techniques up to the specs' highest tier are
+    touched, so a run of easy puzzles does not wait for the chain finders to compile.
     """
-    from ..generator.candidate import Spec, make_candidate
+    from ..generator.candidate import Spec
+    from ..generator.kinds import kind_of
 
-    for spec in specs or (Spec(max_tier="easy", blanks=(30, 40)),):
-        make_candidate(dataclasses.replace(spec, attempts=1), 0)
+    if not specs:
+        specs = (Spec(max_tier="easy", blanks=(30, 40)),)
+    for k, spec in enumerate(specs):
+        kind = kinds[k] if k < len(kinds) else "sudoku"
+        kind_of(kind).make_candidate(dataclasses.replace(spec, attempts=1), 0)
 
 
 class _RecordSender(logging.Handler):
@@ -127,7 +134,7 @@ def _watch_lifeline(lifeline: Any) -> None:
 
 
 def _init_worker(log_queue: Any, level: int, warm: Sequence[Any] | None,
-                 lifeline: Any = None) -> None:
+                 lifeline: Any = None, warm_kinds: Sequence[str] = ()) -> None:
     # Ctrl-C reaches the whole process group; the parent alone decides how to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if lifeline is not None:
@@ -139,7 +146,7 @@ def _init_worker(log_queue: Any, level: int, warm: Sequence[Any] | None,
     root.setLevel(level)
     if warm is not None:
         start = time.perf_counter()
-        warm_up(warm)
+        warm_up(warm, warm_kinds)
         log.info("worker %d ready in %.2f s", os.getpid(), time.perf_counter() - start)
 
 
@@ -209,9 +216,10 @@ class LocalExecutor:
     name = "local"
 
     def __init__(self, workers: int | None = None, log_queue: Any = None,
-                 warm: Sequence[Any] | None = ()):
+                 warm: Sequence[Any] | None = (), warm_kinds: Sequence[str] = ()):
         """``warm``: the specs whose kernels each worker loads before its first task
-        (empty: the basic ones; None: none)."""
+        (empty: the basic ones; None: none), ``warm_kinds`` their puzzle kinds (see
+        :func:`warm_up`)."""
         self.workers = workers or default_workers()
         self.slots = self.workers * IN_FLIGHT_PER_WORKER
         context = worker_context()
@@ -221,7 +229,8 @@ class LocalExecutor:
         lifeline, self._lifeline = context.Pipe(duplex=False)
         self.pool = cf.ProcessPoolExecutor(
             self.workers, mp_context=context, initializer=_init_worker,
-            initargs=(log_queue, logging.getLogger().getEffectiveLevel(), warm, lifeline))
+            initargs=(log_queue, logging.getLogger().getEffectiveLevel(), warm, lifeline,
+                      tuple(warm_kinds)))
 
     def submit(self, batch: Batch) -> cf.Future:
         return self.pool.submit(run_batch, batch)
@@ -320,8 +329,10 @@ def default_workers() -> int:
 
 
 def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None,
-                  log_queue: Any = None, specs: Sequence[Any] = ()) -> Executor:
-    """The executor a run config asks for; local workers warm up for ``specs``."""
+                  log_queue: Any = None, specs: Sequence[Any] = (),
+                  kinds: Sequence[str] = ()) -> Executor:
+    """The executor a run config asks for; local workers warm up for ``specs`` (of the
+    puzzle ``kinds``, see :func:`warm_up`)."""
     if kind == "dask" or scheduler:
         return DaskExecutor(scheduler=scheduler, workers=workers)
-    return LocalExecutor(workers, log_queue=log_queue, warm=specs)
+    return LocalExecutor(workers, log_queue=log_queue, warm=specs, warm_kinds=kinds)

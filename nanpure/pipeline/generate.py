@@ -6,7 +6,8 @@ task order, so the same spec and seed give the same puzzles whatever the number 
 workers. Task ``k`` makes ``make_candidate(spec, task_seed(seed, k))``
 (:func:`~nanpure.pipeline.quotas.task_seed`): its seed has the spawn key ``(k,)``, where
 a run's quota ``q`` uses ``(q, k)``. Without ``--workers`` the
-tasks run in this process.
+tasks run in this process. ``kind`` chooses the puzzle kind (its generator through
+:mod:`nanpure.generator.kinds`, and the spec is that kind's ``Spec``).
 
 A task that fails all its attempts is counted as rejected; the acceptance rate (accepted
 puzzles per task) is shown on the progress bar, or printed every few seconds when
@@ -19,9 +20,10 @@ from __future__ import annotations
 import secrets
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
-from ..generator.candidate import Spec, check_spec
+from ..generator.kinds import kind_of
 from ..output.datasets import PuzzleWriter
 from ..output.stats import format_tables, summarize, to_json
 from ..record import PuzzleRecord
@@ -63,7 +65,7 @@ class _Printer:
     """generate's judge: every result that made a puzzle is accepted and written at once;
     the tally, the progress bar or the periodic report line follow each result."""
 
-    spec: Spec
+    spec: Any
     count: int
     writer: PuzzleWriter
     err: TextIO
@@ -96,7 +98,7 @@ class _Printer:
 
 
 def generate(
-    spec: Spec,
+    spec: Any,
     count: int,
     out: TextIO,
     err: TextIO,
@@ -106,21 +108,25 @@ def generate(
     workers: int = 1,
     stats: str | None = None,
     report_every: float = 10.0,
+    kind: str = "sudoku",
+    directory: str | None = None,
 ) -> int:
-    """Make ``count`` puzzles for ``spec`` and write them to ``out``; returns the exit
-    status. Raises :class:`~nanpure.generator.candidate.SpecError` for an impossible spec
-    before any work starts. ``stats`` (``"text"`` or ``"json"``) prints a summary to
-    ``err`` at the end.
+    """Make ``count`` puzzles of ``kind`` for ``spec`` and write them to ``out`` (for the
+    ``non`` format, into ``directory``); returns the exit status. Raises the kind's
+    ``SpecError`` for an impossible spec before any work starts. ``stats`` (``"text"`` or
+    ``"json"``) prints a summary to ``err`` at the end.
     """
-    check_spec(spec)
+    kind_of(kind).check_spec(spec)
     if seed is None:
         seed = new_seed()
         print(f"nanpure: seed {seed}", file=err)
-    printer = _Printer(spec, count, PuzzleWriter(out, fmt), err, _progress_bar(count, err),
-                       report_every)
+    if directory is not None:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+    printer = _Printer(spec, count, PuzzleWriter(out, fmt, kind, directory), err,
+                       _progress_bar(count, err), report_every)
     executor: Executor = (InlineExecutor() if workers <= 1
-                          else LocalExecutor(workers, warm=[spec]))
-    quota = QuotaState(0, "generate", count, seed_key=())
+                          else LocalExecutor(workers, warm=[spec], warm_kinds=[kind]))
+    quota = QuotaState(0, "generate", count, seed_key=(), kind=kind)
     try:
         TaskLoop([quota], [spec], seed, executor, printer).run()
     finally:

@@ -48,8 +48,9 @@ def task_seed(run_seed: int, *key: int) -> int:
 @dataclass(frozen=True)
 class Batch:
     """Consecutive tasks of one quota (its index), sent to a worker together: task ``n``
-    is one call of ``make_candidate(spec, task_seed(run_seed, *key, n))``. Batching keeps
-    the cost of sending work to a process small beside the work itself."""
+    is one call of ``kind_of(kind).make_candidate(spec, task_seed(run_seed, *key, n))``
+    (:mod:`nanpure.generator.kinds`). Batching keeps the cost of sending work to a process
+    small beside the work itself."""
 
     quota: int
     key: tuple[int, ...]  # the quota's spawn key, before the task number
@@ -57,6 +58,7 @@ class Batch:
     run_seed: int
     first: int
     size: int
+    kind: str = "sudoku"  # the puzzle kind whose generator takes ``spec``
 
     @property
     def numbers(self) -> range:
@@ -77,18 +79,12 @@ class TaskResult(NamedTuple):
     seconds: float
 
 
-def fits(made: PuzzleRecord, spec: Any) -> bool:
-    """Whether a candidate really satisfies its spec (a guard against generator bugs)."""
-    from ..generator.candidate import TIERS
+def fits(made: PuzzleRecord, spec: Any, kind: str = "sudoku") -> bool:
+    """Whether a candidate really satisfies its spec, a spec of ``kind`` (a guard against
+    generator bugs; each kind says what fitting means)."""
+    from ..generator.kinds import kind_of
 
-    lo, hi = spec.blanks
-    return (
-        TIERS.index(spec.min_tier) <= TIERS.index(made.tier) <= TIERS.index(spec.max_tier)
-        and lo <= made.blanks <= hi
-        and made.puzzle.count(".") == made.blanks
-        and made.symmetry == spec.symmetry
-        and (spec.score is None or spec.score[0] <= made.score <= spec.score[1])
-    )
+    return kind_of(kind).fits(made, spec)
 
 
 @dataclass
@@ -117,13 +113,15 @@ class QuotaState:
     filled_at: float | None = None  # seconds into the run when the quota filled
     waiting: dict[int, TaskResult] = field(default_factory=dict)
     seed_key: tuple[int, ...] | None = None
+    kind: str = "sudoku"  # the puzzle kind this quota makes
 
     @classmethod
-    def resume(cls, index: int, name: str, count: int, stored: int, last_task: int
-               ) -> QuotaState:
+    def resume(cls, index: int, name: str, count: int, stored: int, last_task: int,
+               kind: str = "sudoku") -> QuotaState:
         """The state of a quota whose stored puzzles end at task ``last_task``."""
         start = last_task + 1
-        return cls(index, name, count, stored=stored, next_number=start, next_judged=start)
+        return cls(index, name, count, stored=stored, next_number=start, next_judged=start,
+                   kind=kind)
 
     @property
     def key(self) -> tuple[int, ...]:
@@ -151,7 +149,7 @@ class QuotaState:
 
     def next_batch(self, run_seed: int, spec: Any, size: int = 1) -> Batch:
         """Hand out the next ``size`` tasks of this quota."""
-        batch = Batch(self.index, self.key, spec, run_seed, self.next_number, size)
+        batch = Batch(self.index, self.key, spec, run_seed, self.next_number, size, self.kind)
         self.next_number += size
         self.in_flight += size
         return batch

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..output import stats
-from ..output.datasets import ExportError, write_export
+from ..output.datasets import KIND_FORMATS, ExportError, write_export
 from .store import Store, StoreError
 
 
@@ -25,19 +25,39 @@ def _check_run(store: Store, run: str | None) -> None:
         raise StoreError(f"{store.path}: no run named {run!r} (runs: {names})")
 
 
-def export_command(store_path: str, run: str | None, fmt: str, out: str) -> int:
-    """``nanpure export``: write the store's puzzles (of one run, or all) to ``out``
-    (``-`` for standard output, except Parquet); returns the exit status."""
+def export_command(store_path: str, run: str | None, fmt: str, out: str,
+                   kind: str | None = None) -> int:
+    """``nanpure export``: write the store's puzzles (of one run, or all) of one kind to
+    ``out`` (``-`` for standard output, except Parquet; a directory for ``non``); returns
+    the exit status.
+
+    An export holds one kind, ``kind``; without it, the kind of the puzzles selected (a
+    selection of several kinds is refused, naming them).
+    """
     with Store(store_path, create=False) as store:
         _check_run(store, run)
         records = store.select_puzzles(run=run, unused_only=False)
+    kinds = sorted({r.kind for r in records})
+    if kind is None:
+        if len(kinds) > 1:
+            raise ExportError(
+                f"{store_path}: the puzzles selected are of the kinds {' and '.join(kinds)}; "
+                f"an export holds one kind: add --kind {' or --kind '.join(kinds)}")
+        kind = kinds[0] if kinds else "sudoku"
+    records = [r for r in records if r.kind == kind]
+    if fmt not in KIND_FORMATS[kind]:
+        raise ExportError(f"--format {fmt} is not for {kind} puzzles; {kind} exports are "
+                          f"{', '.join(KIND_FORMATS[kind])}")
     if out == "-":
         if fmt == "parquet":
             raise ExportError("Parquet is binary; give a file with --out")
-        write_export(records, fmt, sys.stdout)
+        if fmt == "non":
+            raise ExportError("--format non writes one .non file a puzzle; give a directory "
+                              "with --out DIR")
+        write_export(records, fmt, sys.stdout, kind)
         return 0
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    n = write_export(records, fmt, out)
+    n = write_export(records, fmt, out, kind)
     print(f"wrote {n} puzzles to {out}", file=sys.stderr)
     return 0
 

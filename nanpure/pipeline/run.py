@@ -184,8 +184,8 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         states = []
         for i, q in enumerate(config.quotas):
             p = done.get(q.name)
-            states.append(QuotaState.resume(i, q.name, q.count, p.stored, p.last_task) if p
-                          else QuotaState(i, q.name, q.count))
+            states.append(QuotaState.resume(i, q.name, q.count, p.stored, p.last_task, q.kind)
+                          if p else QuotaState(i, q.name, q.count, kind=q.kind))
         summary = RunSummary(config.name, COMPLETE, states, 0.0, 0, "local", config.store,
                              resumed=stored is not None)
         if all(s.full for s in states):
@@ -197,7 +197,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         if executor is None:
             try:
                 executor = make_executor(config.executor, config.workers, config.scheduler,
-                                         log_queue, specs)
+                                         log_queue, specs, [q.kind for q in config.quotas])
             except Exception as exc:
                 store.finish_run(run.id, FAILED)
                 raise RunError(str(exc)) from exc

@@ -1,0 +1,273 @@
+"""One-shot nonogram jobs: solving and rating files of puzzles, and pictures to puzzles.
+
+A file holds one puzzle in Steve Simpson's ``.non`` format, or many in the one-line form
+``WxH ROWS/COLUMNS [GOAL]`` (one a line; blank lines and ``#`` comments skipped). Which
+one is told by ``input_format`` (``non`` or ``line``) or, without it, by the extension:
+``.non`` files are ``.non``, anything else (and standard input) one-line puzzles.
+
+Every problem is one line on ``err``, ``FILE:LINE: problem`` (``FILE: problem`` when it
+is not on one line), and the other puzzles are still answered. The exit status is 0 when
+every puzzle was answered, 1 when some were malformed or had no unique solution but at
+least one puzzle could be read, 2 when nothing usable was found.
+
+Each puzzle is named in the output by where it came from: ``FILE`` for a ``.non`` file,
+``FILE:LINE`` for a puzzle of a one-line file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from ..generator.nonogram import FormatError, Nonogram, parse_line, parse_non
+
+INPUT_FORMATS = ("non", "line")
+SOLVE_FORMATS = ("text", "csv")
+RATE_FORMATS = ("text", "csv", "jsonl")
+#: Columns of ``nanpure solve --kind nonogram --format csv``.
+SOLVE_COLUMNS = ("file", "width", "height", "solutions", "solution")
+#: Columns of ``nanpure rate --kind nonogram --format csv`` (``steps`` added with steps).
+RATE_COLUMNS = ("file", "width", "height", "tier", "score", "hardest", "techniques", "solved")
+
+
+@dataclass
+class Puzzles:
+    """The puzzles read from some files: each with its name, and the problems found."""
+
+    puzzles: list[Nonogram] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)  # FILE or FILE:LINE of each puzzle
+    problems: int = 0
+
+    @property
+    def status(self) -> int:
+        """1 when anything was malformed, else 0 (2 when nothing was readable)."""
+        if not self.puzzles:
+            return 2
+        return 1 if self.problems else 0
+
+
+def input_format_of(path: str, input_format: str | None = None) -> str:
+    """``non`` or ``line``: as given, else ``non`` for a ``.non`` file.
+
+    >>> input_format_of("cat.non"), input_format_of("all.txt"), input_format_of("-")
+    ('non', 'line', 'line')
+    """
+    if input_format is not None:
+        return input_format
+    return "non" if path.lower().endswith(".non") else "line"
+
+
+def read_puzzles(paths: Sequence[str], err: TextIO, input_format: str | None = None,
+                 stdin: TextIO | None = None) -> Puzzles:
+    """Read every puzzle of ``paths`` (``-`` is standard input), reporting problems."""
+    found = Puzzles()
+    for path in paths:
+        name = "<stdin>" if path == "-" else path
+        try:
+            if path == "-":
+                text = (stdin or sys.stdin).read()
+            else:
+                text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+            print(f"{name}: cannot read: {reason or exc}", file=err)
+            found.problems += 1
+            continue
+        before = len(found.puzzles), found.problems
+        if input_format_of(path, input_format) == "non":
+            _read_non(text, name, found, err)
+        else:
+            _read_lines(text, name, found, err)
+        if (len(found.puzzles), found.problems) == before:
+            print(f"{name}: no puzzles found", file=err)
+            found.problems += 1
+    return found
+
+
+def _read_non(text: str, name: str, found: Puzzles, err: TextIO) -> None:
+    try:
+        found.puzzles.append(parse_non(text))
+        found.names.append(name)
+    except FormatError as exc:
+        print(exc.located(name), file=err)
+        found.problems += 1
+
+
+def _read_lines(text: str, name: str, found: Puzzles, err: TextIO) -> None:
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        try:
+            found.puzzles.append(parse_line(raw, number))
+            found.names.append(f"{name}:{number}")
+        except FormatError as exc:
+            print(exc.located(name), file=err)
+            found.problems += 1
+
+
+def picture_rows(picture: str, width: int, marks: str = ".#") -> list[str]:
+    """A row-major ``0``/``1`` picture as text rows (``marks``: empty, filled).
+
+    >>> picture_rows("101111", 3)
+    ['#.#', '###']
+    """
+    table = str.maketrans("01", marks)
+    return [picture[r:r + width].translate(table) for r in range(0, len(picture), width)]
+
+
+def _csv_line(values: Sequence[object]) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(values)
+    return buf.getvalue()
+
+
+def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text",
+                input_format: str | None = None) -> int:
+    """``nanpure solve --kind nonogram``: solve every puzzle of ``paths``; the exit status.
+
+    ``fmt="text"`` prints each solution as rows of ``#`` (filled) and ``.`` (empty), a
+    blank line between puzzles; a puzzle with no solution is reported on ``err``, one with
+    several gets one printed and a warning. ``fmt="csv"`` prints :data:`SOLVE_COLUMNS`,
+    ``solutions`` 0, 1 or 2 (two or more), ``solution`` the row-major ``0``/``1`` string,
+    empty unless unique.
+    """
+    from ..generator.nonogram import count_solutions_batch
+
+    found = read_puzzles(paths, err, input_format)
+    status = found.status
+    if not found.puzzles:
+        return status
+    counts, solutions = count_solutions_batch(found.puzzles, 2)
+    if fmt == "csv":
+        out.write(_csv_line(SOLVE_COLUMNS))
+    first = True
+    for name, puzzle, n, solution in zip(found.names, found.puzzles, counts.tolist(),
+                                         solutions, strict=True):
+        if fmt == "csv":
+            out.write(_csv_line((name, puzzle.width, puzzle.height, n,
+                                 solution if n == 1 else "")))
+            continue
+        if n == 0:
+            print(f"{name}: puzzle has no solution", file=err)
+            status = 1
+            continue
+        if n > 1:
+            print(f"{name}: puzzle has more than one solution; printed one", file=err)
+        assert solution is not None
+        out.write(("" if first else "\n") + "\n".join(picture_rows(solution, puzzle.width))
+                  + "\n")
+        first = False
+    return status
+
+
+def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text", *,
+               steps: bool = False, max_tier: str = "extreme",
+               input_format: str | None = None) -> int:
+    """``nanpure rate --kind nonogram``: rate every puzzle of ``paths`` with the nonogram
+    ladder; the exit status.
+
+    ``fmt="text"`` prints ``NAME WxH tier score hardest`` per puzzle (with ``steps``, the
+    solution path follows, one step a line, indented); ``fmt="csv"`` prints
+    :data:`RATE_COLUMNS`, techniques as ``name:count;name:count``; ``fmt="jsonl"`` one
+    object a puzzle, techniques as ``{name: count}``. ``max_tier`` stops the ladder above
+    that tier (``solved`` is then false). A puzzle without exactly one solution is
+    reported on ``err`` and not rated.
+    """
+    from ..generator.nonogram import TIERS, count_solutions_batch, rate
+
+    if max_tier not in TIERS:
+        raise ValueError(f"{max_tier!r} is not a nonogram tier; expected one of "
+                         f"{', '.join(TIERS)}")
+    found = read_puzzles(paths, err, input_format)
+    status = found.status
+    if not found.puzzles:
+        return status
+    counts, _ = count_solutions_batch(found.puzzles, 2)
+    if fmt == "csv":
+        out.write(_csv_line(RATE_COLUMNS + (("steps",) if steps else ())))
+    for name, puzzle, n in zip(found.names, found.puzzles, counts.tolist(), strict=True):
+        if n != 1:
+            what = "no solution" if n == 0 else "more than one solution"
+            print(f"{name}: puzzle has {what}; not rated", file=err)
+            status = 1
+            continue
+        rating = rate(puzzle, max_tier=max_tier, steps=steps)
+        path = [str(s) for s in rating.steps] if rating.steps is not None else None
+        techniques = ";".join(f"{t}:{k}" for t, k in rating.counts.items())
+        size = f"{puzzle.width}x{puzzle.height}"
+        if fmt == "text":
+            line = f"{name} {size} {rating.tier} {rating.score} {rating.hardest}"
+            if not rating.solved:
+                line += f" (not solved within {max_tier})"
+            out.write(line + "\n")
+            for k, step in enumerate(path or (), start=1):
+                out.write(f"  {k:3d}. {step}\n")
+        elif fmt == "csv":
+            values = [name, puzzle.width, puzzle.height, rating.tier, rating.score,
+                      rating.hardest, techniques, rating.solved]
+            out.write(_csv_line(values + (["; ".join(path)] if path is not None else [])))
+        else:
+            record = {"file": name, "width": puzzle.width, "height": puzzle.height,
+                      "tier": rating.tier, "score": rating.score, "hardest": rating.hardest,
+                      "techniques": rating.counts, "solved": rating.solved}
+            if path is not None:
+                record["steps"] = path
+            out.write(json.dumps(record) + "\n")
+    return status
+
+
+def from_image(image_path: str, width: int, height: int | None, out: TextIO, err: TextIO,
+               *, threshold: int = 128, invert: bool = False,
+               non_path: str | None = None) -> int:
+    """``nanpure nonogram from-image``: threshold and scale an image to a nonogram, print
+    the picture (``#`` filled, ``.`` empty, ``?`` a cell logic leaves undetermined),
+    whether its clues have one solution, its tier, and the undetermined cells; with
+    ``non_path`` write it as ``.non`` (with its goal, titled by the image's name).
+
+    The exit status is 0 when the puzzle is unique and logic alone solves it, 1 when it
+    is not (the places to edit are named), 2 when the image cannot be read.
+    """
+    from PIL import Image, UnidentifiedImageError
+
+    from ..generator.nonogram import format_non, picture_to_puzzle
+
+    try:
+        with Image.open(image_path) as image:
+            image.load()
+            result = picture_to_puzzle(image, width, height, threshold, invert)
+    except (OSError, UnidentifiedImageError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        print(f"{image_path}: cannot read the image: {reason}", file=err)
+        return 2
+    puzzle, rating = result.puzzle, result.rating
+    marks = list(puzzle.goal or "")
+    for r, c in result.undetermined:
+        marks[r * puzzle.width + c] = "?"
+    rows = picture_rows("".join(marks), puzzle.width)
+    out.write("\n".join(rows) + "\n")
+    filled = (puzzle.goal or "").count("1")
+    out.write(f"{image_path}: {puzzle.width}x{puzzle.height}, {filled} of "
+              f"{puzzle.width * puzzle.height} cells filled\n")
+    out.write(f"unique: {'yes' if result.unique else 'no'}\n")
+    if result.tier is not None:
+        out.write(f"tier: {result.tier} (score {rating.score}, hardest: {rating.hardest})\n")
+    else:
+        cells = " ".join(f"r{r + 1}c{c + 1}" for r, c in result.undetermined)
+        out.write(f"tier: none; logic leaves {len(result.undetermined)} cells undetermined "
+                  f"(? above): {cells}\n")
+    if non_path is not None:
+        titled = Nonogram(puzzle.width, puzzle.height, puzzle.rows, puzzle.columns,
+                          puzzle.goal, title=Path(image_path).stem)
+        try:
+            Path(non_path).write_text(format_non(titled), encoding="utf-8")
+        except OSError as exc:
+            print(f"{non_path}: cannot write: {exc.strerror or exc}", file=err)
+            return 2
+        out.write(f"wrote {non_path}\n")
+    return 0 if result.unique and result.tier is not None else 1

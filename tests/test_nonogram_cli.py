@@ -1,0 +1,268 @@
+"""Nonograms from the command line, as a user runs them: solve, rate, generate,
+from-image, run, export and stats, with good and bad files and their exit statuses."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nanpure.generator.nonogram import count_solutions, parse_line, parse_non
+
+UNIQUE = "3x2 1.1,3/2,1,2"  # solution 101111
+TWO = "2x2 1,1/1,1"  # the two diagonals
+NONE = "2x2 2,0/0,2"  # row 1 full, column 1 empty
+NON = """title "arch"
+width 3
+height 2
+
+rows
+1,1
+3
+
+columns
+2
+1
+2
+"""
+
+
+def nanpure(*args: str, stdin: str = "", cwd: Path | None = None
+            ) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "nanpure.cli", *args], input=stdin,
+                          capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    paths = {
+        "non": tmp_path / "arch.non",
+        "lines": tmp_path / "many.txt",
+        "bad": tmp_path / "bad.txt",
+        "badnon": tmp_path / "broken.non",
+    }
+    paths["non"].write_text(NON)
+    paths["lines"].write_text(f"# three puzzles\n{UNIQUE}\n\n{TWO}\n{NONE}\n")
+    paths["bad"].write_text(f"{UNIQUE}\n3x2 1.1,3/2,1\n5x1 6/1,1,1,1,1\n")
+    paths["badnon"].write_text(NON.replace("rows\n1,1\n3", "rows\n1,1\n4"))
+    return paths
+
+
+# --- solve ------------------------------------------------------------------------------------
+
+
+def test_solve_prints_each_picture(files):
+    done = nanpure("solve", "--kind", "nonogram", str(files["non"]), str(files["lines"]))
+    assert done.returncode == 1  # one puzzle has no solution
+    pictures = done.stdout.split("\n\n")
+    assert pictures[0] == "#.#\n###" and pictures[1] == "#.#\n###"
+    assert pictures[2].strip() in ("#.\n.#", ".#\n#.")
+    assert f"{files['lines']}:4: puzzle has more than one solution; printed one" in done.stderr
+    assert f"{files['lines']}:5: puzzle has no solution" in done.stderr
+
+
+def test_solve_csv(files):
+    done = nanpure("solve", "--kind", "nonogram", "--format", "csv", str(files["non"]),
+                   str(files["lines"]))
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert list(rows[0]) == ["file", "width", "height", "solutions", "solution"]
+    assert [(r["file"], r["solutions"], r["solution"]) for r in rows] == [
+        (str(files["non"]), "1", "101111"), (f"{files['lines']}:2", "1", "101111"),
+        (f"{files['lines']}:4", "2", ""), (f"{files['lines']}:5", "0", "")]
+    assert done.returncode == 0  # csv reports counts; nothing was malformed
+
+
+def test_solve_reads_stdin_and_input_format(files):
+    done = nanpure("solve", "--kind", "nonogram", stdin=UNIQUE + "\n")
+    assert (done.returncode, done.stdout) == (0, "#.#\n###\n")
+    as_non = nanpure("solve", "--kind", "nonogram", "--input-format", "non", "-", stdin=NON)
+    assert (as_non.returncode, as_non.stdout) == (0, "#.#\n###\n")
+
+
+def test_malformed_input_is_named_with_its_line(files):
+    done = nanpure("solve", "--kind", "nonogram", str(files["bad"]))
+    assert done.returncode == 1 and done.stdout == "#.#\n###\n"
+    assert f"{files['bad']}:2: 3 columns expected, 2 given" in done.stderr
+    assert f"{files['bad']}:3: row 1: clue 6 needs 6 cells, the row has 5" in done.stderr
+    assert "Traceback" not in done.stderr
+    broken = nanpure("solve", "--kind", "nonogram", str(files["badnon"]))
+    assert broken.returncode == 2 and broken.stdout == ""
+    assert broken.stderr.startswith(f"{files['badnon']}:")
+    assert "clue 4 needs 4 cells" in broken.stderr
+    missing = nanpure("solve", "--kind", "nonogram", str(files["non"]) + ".gone")
+    assert missing.returncode == 2 and "cannot read: No such file" in missing.stderr
+    empty = nanpure("solve", "--kind", "nonogram", stdin="# nothing\n")
+    assert empty.returncode == 2 and "<stdin>: no puzzles found" in empty.stderr
+
+
+def test_sudoku_options_stay_sudoku(files):
+    assert "one FILE" in nanpure("solve", "a", "b").stderr
+    assert "--input-format is for --kind nonogram" in nanpure(
+        "solve", "--input-format", "non", str(files["non"])).stderr
+    wrong = nanpure("solve", "--kind", "nonogram", "--format", "lines", str(files["non"]))
+    assert wrong.returncode == 2 and "--format lines is not for nonogram" in wrong.stderr
+
+
+# --- rate -------------------------------------------------------------------------------------
+
+
+def test_rate_text_steps_csv_and_jsonl(files):
+    done = nanpure("rate", "--kind", "nonogram", "--steps", str(files["non"]))
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"{files['non']} 3x2 easy 2 simple boxes and spaces"
+    assert lines[1].strip().startswith("1. simple boxes and spaces, row 1: filled r1c1 r1c3")
+    table = nanpure("rate", "--kind", "nonogram", "--format", "csv", str(files["lines"]))
+    assert table.returncode == 1  # two of the three have no unique solution
+    rows = list(csv.DictReader(io.StringIO(table.stdout)))
+    assert [r["file"] for r in rows] == [f"{files['lines']}:2"]
+    assert rows[0]["techniques"] == "simple boxes and spaces:2" and rows[0]["solved"] == "True"
+    assert "more than one solution; not rated" in table.stderr
+    objects = nanpure("rate", "--kind", "nonogram", "--format", "jsonl", "--steps",
+                      str(files["non"]))
+    record = json.loads(objects.stdout)
+    assert record["tier"] == "easy" and record["techniques"] == {"simple boxes and spaces": 2}
+    assert len(record["steps"]) == 2
+
+
+def test_rate_refuses_sudoku_tier(files):
+    done = nanpure("rate", "--kind", "nonogram", "--max-tier", "unfair", str(files["non"]))
+    assert done.returncode == 2 and "'unfair' is not a nonogram tier" in done.stderr
+
+
+# --- generate ---------------------------------------------------------------------------------
+
+
+def test_generate_text_is_deterministic_and_unique():
+    args = ("generate", "--kind", "nonogram", "--size", "8x8", "--tier", "medium",
+            "--symmetry", "mirror", "--count", "3", "--seed", "4")
+    done = nanpure(*args)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 3 and nanpure(*args).stdout == done.stdout
+    for line in lines:
+        assert line.startswith("8x8 ") and count_solutions(parse_line(line)) == 1
+
+
+def test_generate_csv_jsonl_and_non(tmp_path):
+    base = ("generate", "--kind", "nonogram", "--size", "7x6", "--count", "2", "--seed", "9")
+    rows = list(csv.DictReader(io.StringIO(nanpure(*base, "--format", "csv").stdout)))
+    assert list(rows[0])[:6] == ["puzzle", "width", "height", "rows", "columns", "solution"]
+    assert rows[0]["width"] == "7" and json.loads(rows[0]["rows"])
+    objects = [json.loads(x) for x in nanpure(*base, "--format", "jsonl").stdout.splitlines()]
+    assert [o["puzzle"] for o in objects] == [r["puzzle"] for r in rows]
+    assert objects[0]["pictures"] >= 1 and isinstance(objects[0]["techniques"], dict)
+    done = nanpure(*base, "--format", "non", "--out", str(tmp_path / "made"))
+    assert done.returncode == 0, done.stderr
+    made = sorted((tmp_path / "made").glob("*.non"))
+    assert [p.name for p in made] == ["0001.non", "0002.non"]
+    first = parse_non(made[0].read_text())
+    assert first.goal == rows[0]["solution"]
+
+
+def test_generate_refuses_what_no_nonogram_can_be():
+    cases = [
+        (("--size", "10x12", "--symmetry", "rot90"), "symmetry 'rot90' needs a square grid"),
+        (("--size", "4x10"), "width must be 5-60, got 4"),
+        (("--size", "ten"), "--size expects WxH"),
+        (("--tier", "unfair"), "unknown tier 'unfair'"),
+        (("--blanks", "40-50"), "--blanks is for --kind sudoku only"),
+        (("--format", "non",), "--format non writes one .non file a puzzle"),
+        (("--density", "1.5"), "density must lie strictly between 0 and 1"),
+    ]
+    for extra, message in cases:
+        done = nanpure("generate", "--kind", "nonogram", "--seed", "1", *extra)
+        assert done.returncode == 2 and message in done.stderr, (extra, done.stderr)
+        assert "Traceback" not in done.stderr
+    sudoku = nanpure("generate", "--size", "10x10", "--seed", "1")
+    assert sudoku.returncode == 2 and "--size is for --kind nonogram only" in sudoku.stderr
+
+
+# --- from-image -------------------------------------------------------------------------------
+
+
+def test_from_image(tmp_path):
+    from PIL import Image, ImageDraw
+
+    image = Image.new("L", (60, 45), 255)
+    ImageDraw.Draw(image).ellipse((6, 6, 54, 39), fill=0)
+    path = tmp_path / "disc.png"
+    image.save(path)
+    out = tmp_path / "disc.non"
+    done = nanpure("nonogram", "from-image", str(path), "--size", "12x9", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "unique: yes" in done.stdout and "tier: easy" in done.stdout
+    assert f"{path}: 12x9," in done.stdout and "?" not in done.stdout
+    puzzle = parse_non(out.read_text())
+    assert (puzzle.width, puzzle.height, puzzle.title) == (12, 9, "disc")
+    assert count_solutions(puzzle) == 1
+    # a checkerboard's clues do not decide every cell: they are named
+    board = Image.new("L", (4, 4), 255)
+    for r in range(4):
+        for c in range(4):
+            if (r + c) % 2 == 0:
+                board.putpixel((c, r), 0)
+    checker = tmp_path / "checker.png"
+    board.save(checker)
+    loose = nanpure("nonogram", "from-image", str(checker), "--size", "4x4", "--out",
+                    str(tmp_path / "a.non"))
+    assert loose.returncode == 1
+    assert "unique: no" in loose.stdout and "16 cells undetermined" in loose.stdout
+    assert "r1c1 r1c2" in loose.stdout and loose.stdout.startswith("????\n")
+    inverted = nanpure("nonogram", "from-image", str(checker), "--size", "4", "--invert",
+                       "--out", str(tmp_path / "b.non"))
+    assert inverted.returncode == 1
+    goals = [parse_non((tmp_path / f"{n}.non").read_text()).goal for n in "ab"]
+    assert goals[0] == "1010010110100101" and goals[1] == "0101101001011010"
+    bad = tmp_path / "not.png"
+    bad.write_text("text")
+    broken = nanpure("nonogram", "from-image", str(bad), "--size", "5x5")
+    assert broken.returncode == 2 and f"{bad}: cannot read the image" in broken.stderr
+    assert "--threshold must be 0-255" in nanpure("nonogram", "from-image", str(path),
+                                                  "--size", "5x5", "--threshold",
+                                                  "300").stderr
+
+
+# --- run, export, stats -----------------------------------------------------------------------
+
+
+def test_run_export_and_stats_as_a_user(tmp_path):
+    config = tmp_path / "n.toml"
+    config.write_text('[run]\nname = "n"\nseed = 8\nstore = "n.db"\nworkers = 1\n'
+                      '[[quota]]\nname = "q"\nkind = "nonogram"\nsize = [8, 8]\n'
+                      'symmetry = "rot90"\ncount = 3\n')
+    done = nanpure("run", str(config), "--no-progress", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "run n: complete" in done.stdout
+    exported = nanpure("export", "--store", "n.db", cwd=tmp_path)
+    assert exported.returncode == 0 and exported.stdout.startswith("id,kind,width,height,rows")
+    assert len(exported.stdout.splitlines()) == 4
+    non = nanpure("export", "--store", "n.db", "--format", "non", "--out", "nons", cwd=tmp_path)
+    assert non.returncode == 0 and "wrote 3 puzzles to nons" in non.stderr
+    assert len(list((tmp_path / "nons").glob("*.non"))) == 3
+    stats = nanpure("stats", "--store", "n.db", cwd=tmp_path)
+    assert stats.returncode == 0 and "nonogram sizes by tier" in stats.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text(config.read_text().replace("size = [8, 8]", "size = [8, 8]\nblanks = [1, 2]"))
+    refused = nanpure("run", str(bad), cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == (f"nanpure: {bad}: quota[0].blanks: only sudoku quotas "
+                                      'take this key; this quota has kind = "nonogram"')
+
+
+def test_help_explains_the_nonogram_options():
+    for command, options in [
+        (("solve",), ("--kind", "--input-format", "file,width,height,solutions,solution")),
+        (("rate",), ("--kind", "--input-format", "--steps")),
+        (("generate",), ("--size", "--density", "--smoothing", "--out", "non")),
+        (("export",), ("--kind", "non")),
+        (("nonogram", "from-image"), ("--size", "--threshold", "--invert", "--out")),
+    ]:
+        text = nanpure(*command, "--help").stdout
+        for option in options:
+            assert option in text, (command, option)
