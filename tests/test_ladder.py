@@ -196,24 +196,25 @@ def test_setup_places_givens_like_hodoku():
 
 def test_the_climb_tries_the_enabled_rungs_within_the_tier_limit_in_ladder_order():
     from nanpure.generator.ladder import _rungs
+    from nanpure.generator.techniques.climb import INDEX
 
     for ceiling, tier in enumerate(TIERS):
         rungs = _rungs(LADDER, ceiling)
-        assert rungs.index.tolist() == [i for i, t in enumerate(LADDER)
-                                        if i >= 3 and t.rank <= ceiling], tier
+        assert rungs[:, INDEX].tolist() == [i for i, t in enumerate(LADDER)
+                                            if i >= 3 and t.rank <= ceiling], tier
     fewer = tuple(replace(t, enabled=t.code not in ("n2", "axy")) for t in LADDER)
-    assert [LADDER[i].code for i in _rungs(fewer, 4).index] == [
+    assert [LADDER[i].code for i in _rungs(fewer, 4)[:, INDEX]] == [
         t.code for t in LADDER[3:] if t.code not in ("n2", "axy")]
 
 
 def test_rungs_one_kernel_finds_together_are_grouped_while_in_its_order():
     from nanpure.generator.ladder import _rungs
+    from nanpure.generator.techniques.climb import END, INDEX
 
     def groups(ladder):
         rungs = _rungs(ladder, len(TIERS) - 1)
-        starts = np.flatnonzero(rungs.end)
-        return [[ladder[i].code for i in rungs.index[r:rungs.end[r]]] for r in starts
-                if rungs.end[r] - r > 1]
+        return [[ladder[i].code for i in rungs[r:end, INDEX]]
+                for r, end in enumerate(rungs[:, END]) if end - r > 1]
 
     assert groups(LADDER) == [["u1", "u2", "u3", "u4", "u5", "u6", "hr"], ["fbf2", "sbf2"],
                               ["fbf3", "sbf3"], ["fbf4", "sbf4"], ["axz", "axy", "ach"]]

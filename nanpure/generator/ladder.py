@@ -20,8 +20,7 @@ that is not ``enabled`` (or above the tier limit) is not tried, and each row nam
 finder to call, its arguments and how it searches the grid. The climb's kernel
 (:mod:`.techniques.climb`) gets the rows as arrays, built once per table and tier limit.
 A new technique is a finder and a row; a finder the climb has no kernel for yet also
-needs one in :mod:`.techniques.climb`: a kernel id, its ``KERNEL_OF`` entry and a branch
-of the switch in ``_run``.
+needs a kernel id and a branch of the switch in :mod:`.techniques.climb`.
 """
 
 from __future__ import annotations
@@ -242,10 +241,10 @@ class Rating:
 
 #: (id of a ladder, tier limit) -> (the ladder, its rungs): hashing the whole table at
 #: every call would cost more than rating an easy puzzle takes.
-_RUNGS: dict[tuple[int, int], tuple[tuple[Technique, ...], climb.Rungs]] = {}
+_RUNGS: dict[tuple[int, int], tuple[tuple[Technique, ...], np.ndarray]] = {}
 
 
-def _rungs(ladder: tuple[Technique, ...], ceiling: int) -> climb.Rungs:
+def _rungs(ladder: tuple[Technique, ...], ceiling: int) -> np.ndarray:
     """The climb's arrays for the rungs of ``ladder`` above the singles that are enabled
     and within the tiers up to ``ceiling``, in ladder order (built once)."""
     known = _RUNGS.get((id(ladder), ceiling))
@@ -254,7 +253,7 @@ def _rungs(ladder: tuple[Technique, ...], ceiling: int) -> climb.Rungs:
     return known[1]
 
 
-def _build_rungs(ladder: tuple[Technique, ...], ceiling: int) -> climb.Rungs:
+def _build_rungs(ladder: tuple[Technique, ...], ceiling: int) -> np.ndarray:
     singles = tuple(t.finder for t in ladder[: len(_SINGLES)])
     if singles != _SINGLES or not all(t.enabled for t in ladder[: len(_SINGLES)]):
         raise ValueError("a ladder must start with Full House, Naked Single and Hidden "

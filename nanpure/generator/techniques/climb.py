@@ -1,8 +1,8 @@
 """The rating loop as one kernel, driven by the ladder table.
 
 :func:`nanpure.generator.ladder.rate` turns the rows of the ladder it may use (enabled and
-within the tier limit) into :class:`Rungs` with :func:`rungs`, one entry per rung in
-ladder order, and runs :func:`rate_puzzle` on them. The climb (:func:`climb`) solves like
+within the tier limit) into an array with :func:`rungs`, one row per rung in ladder
+order, and runs :func:`rate_puzzle` on it. The climb (:func:`climb`) solves like
 a person: singles first, from HoDoKu's queues (:func:`.singles.run_singles`); when none is
 left, the rungs in order (:func:`try_rungs`), and the first step found is checked against
 the solution, logged and applied (:func:`take_step`); then from the bottom again, until
@@ -20,8 +20,11 @@ Consecutive rungs that one kernel can try together form a *group*, found by
 Hidden Rectangle in one pass over the rectangles, the finned and sashimi fish of one size
 in one pass over the base lines (both while in the order the pass reports them), and the
 ALS techniques, which share one :func:`.als.als_structure` (the rows' ``prepare``),
-built once per position. A group reports which of its rungs found the
-step, so the climb takes the same steps as trying the rungs one by one.
+built once per position. A group reports which of its rungs found the step, so the climb
+takes the same steps as trying the rungs one by one.
+
+A technique whose finder has a kernel here is one row of the ladder; a new finder also
+needs a kernel id (a line ``NAME = _kernel("finder")``) and a branch in :func:`_run`.
 
 The log has one row per step: ``(ladder index, variant, cell, digit)`` for a single,
 ``(ladder index, variant, -1, record)`` for any other step, where ``record`` is the row
@@ -30,8 +33,6 @@ keeps them only when asked for the solution path).
 """
 
 from __future__ import annotations
-
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -71,53 +72,54 @@ from .trial import find_brute_force
 from .uniqueness import HIDDEN, find_bug_plus_one, find_unique_rectangles
 from .wings import find_remote_pair, find_w_wing, find_xy_wing, find_xyz_wing
 
-# Kernel ids: what :func:`_run` switches on.
-(LOCKED_SUBSET, LOCKED_CANDIDATES, NAKED_SUBSET, HIDDEN_SUBSET, BASIC_FISH, REMOTE_PAIR,
- BUG_PLUS_ONE, SKYSCRAPER, TWO_STRING_KITE, TURBOT_FISH, EMPTY_RECTANGLE, W_WING, XY_WING,
- XYZ_WING, UNIQUE_RECTANGLE, HIDDEN_RECTANGLE, FINNED_FISH, SUE_DE_COQ, SIMPLE_COLORS,
- MULTI_COLORS, X_CHAIN, XY_CHAIN, NICE_LOOP, ALS_XZ, ALS_XY_WING, ALS_CHAIN, FORCING_CHAIN,
- BRUTE_FORCE) = range(28)
+#: A ladder row's ``finder`` -> the id of its kernel, what :func:`_run` switches on. The
+#: singles are not here: they run first, from HoDoKu's queues, and the ladder must start
+#: with them.
+KERNEL_OF: dict[str, int] = {}
 
-#: A ladder row's ``finder`` -> the id of its kernel. The singles are not here: they run
-#: first, from HoDoKu's queues, and the ladder must start with them.
-KERNEL_OF = {
-    "find_locked_subset": LOCKED_SUBSET,
-    "find_locked_candidates": LOCKED_CANDIDATES,
-    "find_naked_subset": NAKED_SUBSET,
-    "find_hidden_subset": HIDDEN_SUBSET,
-    "find_basic_fish": BASIC_FISH,
-    "find_remote_pair": REMOTE_PAIR,
-    "find_bug_plus_one": BUG_PLUS_ONE,
-    "find_skyscraper": SKYSCRAPER,
-    "find_two_string_kite": TWO_STRING_KITE,
-    "find_turbot_fish": TURBOT_FISH,
-    "find_empty_rectangle": EMPTY_RECTANGLE,
-    "find_w_wing": W_WING,
-    "find_xy_wing": XY_WING,
-    "find_xyz_wing": XYZ_WING,
-    "find_unique_rectangle": UNIQUE_RECTANGLE,
-    "find_hidden_rectangle": HIDDEN_RECTANGLE,
-    "find_finned_fish": FINNED_FISH,
-    "find_sue_de_coq": SUE_DE_COQ,
-    "find_simple_colors": SIMPLE_COLORS,
-    "find_multi_colors": MULTI_COLORS,
-    "find_x_chain": X_CHAIN,
-    "find_xy_chain": XY_CHAIN,
-    "find_nice_loop": NICE_LOOP,
-    "als_xz_in": ALS_XZ,
-    "als_xy_wing_in": ALS_XY_WING,
-    "als_chain_in": ALS_CHAIN,
-    "find_forcing_chain": FORCING_CHAIN,
-    "find_brute_force": BRUTE_FORCE,
-}
+
+def _kernel(finder: str) -> int:
+    """A new kernel id, for ``finder``."""
+    KERNEL_OF[finder] = len(KERNEL_OF)
+    return KERNEL_OF[finder]
+
+
+LOCKED_SUBSET = _kernel("find_locked_subset")
+LOCKED_CANDIDATES = _kernel("find_locked_candidates")
+NAKED_SUBSET = _kernel("find_naked_subset")
+HIDDEN_SUBSET = _kernel("find_hidden_subset")
+BASIC_FISH = _kernel("find_basic_fish")
+REMOTE_PAIR = _kernel("find_remote_pair")
+BUG_PLUS_ONE = _kernel("find_bug_plus_one")
+SKYSCRAPER = _kernel("find_skyscraper")
+TWO_STRING_KITE = _kernel("find_two_string_kite")
+TURBOT_FISH = _kernel("find_turbot_fish")
+EMPTY_RECTANGLE = _kernel("find_empty_rectangle")
+W_WING = _kernel("find_w_wing")
+XY_WING = _kernel("find_xy_wing")
+XYZ_WING = _kernel("find_xyz_wing")
+UNIQUE_RECTANGLE = _kernel("find_unique_rectangle")
+HIDDEN_RECTANGLE = _kernel("find_hidden_rectangle")
+FINNED_FISH = _kernel("find_finned_fish")
+SUE_DE_COQ = _kernel("find_sue_de_coq")
+SIMPLE_COLORS = _kernel("find_simple_colors")
+MULTI_COLORS = _kernel("find_multi_colors")
+X_CHAIN = _kernel("find_x_chain")
+XY_CHAIN = _kernel("find_xy_chain")
+NICE_LOOP = _kernel("find_nice_loop")
+ALS_XZ = _kernel("als_xz_in")
+ALS_XY_WING = _kernel("als_xy_wing_in")
+ALS_CHAIN = _kernel("als_chain_in")
+FORCING_CHAIN = _kernel("find_forcing_chain")
+BRUTE_FORCE = _kernel("find_brute_force")
 
 #: How a finder goes through the grid (a ladder row's ``units``, see :mod:`.memo`): all
 #: at once; digit by digit (a mask of digits), and "digit order" when the digits are its
 #: outermost loop, so that a step for one digit means that the digits before it held
 #: nothing; house by house; line/box crossing by crossing.
 WHOLE, BY_DIGIT, DIGIT_ORDER, BY_HOUSE, BY_CROSSING = range(5)
-UNITS = {"": WHOLE, "digit": BY_DIGIT, "digit order": DIGIT_ORDER, "house": BY_HOUSE,
-         "crossing": BY_CROSSING}
+UNIT_KINDS = {"": WHOLE, "digit": BY_DIGIT, "digit order": DIGIT_ORDER, "house": BY_HOUSE,
+              "crossing": BY_CROSSING}
 _EVERY_UNIT = -1  # the unit mask of a finder searching everything
 
 SOLVED = 0  # the grid is full
@@ -128,19 +130,16 @@ FALSE_STEP = 2  # the last logged step contradicts the solution (a technique bug
 MAX_LOG = 81 + 729
 
 
-class Rungs(NamedTuple):
-    """The rungs the climb tries, in order (all but the singles), as arrays over rungs:
-    built by :func:`rungs` from the ladder table."""
-
-    index: np.ndarray  #: the rung's ladder index (what the log holds)
-    kernel: np.ndarray  #: its kernel id
-    args: np.ndarray  #: args[r]: its arguments (two, zero-padded)
-    units: np.ndarray  #: how its finder searches: WHOLE, BY_DIGIT, ...
-    slot: np.ndarray  #: its row in the memo's snapshots of those units
-    end: np.ndarray  #: for the first rung of a group: one past its last rung
-    kind: np.ndarray  #: what the group's kernel reports when this rung finds the step
-    kinds: np.ndarray  #: for the first rung of a group: the kinds its pass looks for
-    slots: np.ndarray  #: snapshot rows needed: of digits, houses and crossings
+# The columns of the climb's array of rungs (see :func:`rungs`), one row per rung in order:
+INDEX = 0  # the rung's ladder index (what the log holds)
+KERNEL = 1  # its kernel id
+ARG = 2  # its arguments (two, zero-padded)
+UNITS = 4  # how its finder searches: WHOLE, BY_DIGIT, ...
+SLOT = 5  # its row in the memo's snapshots of those units
+END = 6  # for the first rung of a group: one past its last rung; 0 for the others
+KIND = 7  # what the group's kernel reports when this rung finds the step
+KINDS = 8  # for the first rung of a group: the kinds its pass looks for (a mask)
+N_COLUMNS = 9
 
 
 _ON_ALS = (ALS_XZ, ALS_XY_WING, ALS_CHAIN)  # the kernels on one .als.als_structure
@@ -162,66 +161,64 @@ def _group_key(tech, kernel: int):
     return None
 
 
-def rungs(table) -> Rungs:
-    """The :class:`Rungs` for ``table``: ``(ladder index, technique)`` pairs of the rungs
-    to try, in order (the singles left out). An unknown finder raises ValueError."""
-    n = len(table)
+def rungs(table) -> np.ndarray:
+    """The climb's array of rungs (columns :data:`INDEX` to :data:`KINDS`) for ``table``:
+    ``(ladder index, technique)`` pairs of the rungs to try, in order (the singles left
+    out). A finder without a kernel raises ValueError."""
     unknown = [t.finder for _, t in table if t.finder not in KERNEL_OF]
     if unknown:
-        raise ValueError(f"the climb has no kernel for {unknown[0]!r}: add it to "
-                         "techniques/climb.py (KERNEL_OF and _run)")
-    kernel = np.array([KERNEL_OF[t.finder] for _, t in table], dtype=np.int64)
-    args = np.zeros((n, 2), dtype=np.int64)
-    units = np.array([UNITS[t.units] for _, t in table], dtype=np.int64)
-    for r, (_, tech) in enumerate(table):
-        args[r, : len(tech.args)] = [int(a) for a in tech.args]
-    slot = np.zeros(n, dtype=np.int64)
+        raise ValueError(f"the climb has no kernel for {unknown[0]!r}: give it a "
+                         "kernel id and a branch of _run in techniques/climb.py")
+    out = np.zeros((len(table), N_COLUMNS), dtype=np.int64)
+    for r, (index, tech) in enumerate(table):
+        out[r, INDEX] = index
+        out[r, KERNEL] = KERNEL_OF[tech.finder]
+        out[r, ARG: ARG + len(tech.args)] = [int(a) for a in tech.args]
+        out[r, UNITS] = UNIT_KINDS[tech.units]
+        out[r, KIND] = 1
     snapshots = {BY_DIGIT: 0, DIGIT_ORDER: 0, BY_HOUSE: 1, BY_CROSSING: 2}
-    slots = np.zeros(3, dtype=np.int64)
-    end = np.zeros(n, dtype=np.int64)
-    kind = np.ones(n, dtype=np.int64)
-    kinds = np.zeros(n, dtype=np.int64)
+    slots = [0, 0, 0]
     r = 0
-    while r < n:
-        group = _group_key(table[r][1], kernel[r])
+    while r < len(table):
+        group = _group_key(table[r][1], out[r, KERNEL])
         stop = r + 1
         if group is not None:
-            kinds[r] = group[2]
-            kind[r] = group[1] or 1
-            while stop < n:
-                key = _group_key(table[stop][1], kernel[stop])
-                if key is None or key[0] != group[0] or (key[1] and key[1] <= kind[stop - 1]):
+            out[r, KINDS] = group[2]
+            out[r, KIND] = group[1] or 1
+            while stop < len(table):
+                key = _group_key(table[stop][1], out[stop, KERNEL])
+                if key is None or key[0] != group[0] or (key[1] and
+                                                         key[1] <= out[stop - 1, KIND]):
                     break
-                kinds[r] |= key[2]
-                kind[stop] = key[1] or stop - r + 1  # a shared structure: the place in it
+                out[r, KINDS] |= key[2]
+                out[stop, KIND] = key[1] or stop - r + 1  # a shared structure: the place
                 stop += 1
-        end[r] = stop
-        if units[r] in snapshots:  # the group's rows of snapshots
-            slot[r] = slots[snapshots[units[r]]]
-            slots[snapshots[units[r]]] += 1
+        out[r, END] = stop
+        if out[r, UNITS] in snapshots:  # the group's row of snapshots
+            out[r, SLOT] = slots[snapshots[out[r, UNITS]]]
+            slots[snapshots[out[r, UNITS]]] += 1
         r = stop
-    return Rungs(np.array([i for i, _ in table], dtype=np.int64), kernel, args, units, slot,
-                 end, kind, kinds, slots)
+    return out
 
 
 @njit(cache=True)
 def _run(grid, cand, step, solution, rungs, r: int, units: int, memo, planes) -> int:
     """Run the kernel of rung ``r`` (of a group: the group's) on the units of the mask
-    ``units``; the kind of the step found (see :class:`Rungs`), or 0."""
-    kernel = rungs.kernel[r]
-    a = rungs.args[r, 0]
+    ``units``; the kind of the step found (the :data:`KIND` of the rung), or 0."""
+    kernel = rungs[r, KERNEL]
+    a = rungs[r, ARG]
     if kernel == UNIQUE_RECTANGLE or kernel == HIDDEN_RECTANGLE:
-        return find_unique_rectangles(grid, cand, step, rungs.kinds[r])
+        return find_unique_rectangles(grid, cand, step, rungs[r, KINDS])
     if kernel == FINNED_FISH:
-        return finned_fish(cand, step, a, rungs.kinds[r], units)
+        return finned_fish(cand, step, a, rungs[r, KINDS], units)
     if kernel == ALS_XZ or kernel == ALS_XY_WING or kernel == ALS_CHAIN:
         als = als_structure(grid, cand)
-        for j in range(r, rungs.end[r]):
-            k = rungs.kernel[j]
+        for j in range(r, rungs[r, END]):
+            k = rungs[j, KERNEL]
             if ((k == ALS_XZ and als_xz_in(grid, cand, step, als))
                     or (k == ALS_XY_WING and als_xy_wing_in(grid, cand, step, als))
                     or (k == ALS_CHAIN and als_chain_in(grid, cand, step, als))):
-                return rungs.kind[j]
+                return rungs[j, KIND]
         return 0
     if kernel == LOCKED_SUBSET:
         found = find_locked_subset(grid, cand, step, a, units)
@@ -290,11 +287,11 @@ def _search(grid, cand, step, solution, rungs, r: int, memo: Memo, planes: np.nd
     """:func:`_run` rung ``r`` on the units that changed since it last searched them in
     vain, and remember those it searches in vain now. ``memo`` is the puzzle's
     :func:`new_memo`, ``planes`` the position's :func:`.memo.digit_planes`."""
-    by = rungs.units[r]
+    by = rungs[r, UNITS]
     if by == WHOLE:
         return _run(grid, cand, step, solution, rungs, r, _EVERY_UNIT, memo, planes)
     if by == BY_DIGIT or by == DIGIT_ORDER:
-        seen = memo.digits[rungs.slot[r]]
+        seen = memo.digits[rungs[r, SLOT]]
         units = changed_digits(seen, planes)
         kind = _run(grid, cand, step, solution, rungs, r, units, memo, planes) if units else 0
         if kind == 0:
@@ -304,10 +301,10 @@ def _search(grid, cand, step, solution, rungs, r: int, memo: Memo, planes: np.nd
             remember_digits(seen, planes, units & ((1 << code % 9) - 1))
         return kind
     if by == BY_HOUSE:
-        seen = memo.houses[rungs.slot[r]]
+        seen = memo.houses[rungs[r, SLOT]]
         cells = HOUSES
     else:
-        seen = memo.crossings[rungs.slot[r]]
+        seen = memo.crossings[rungs[r, SLOT]]
         cells = CROSSING_CELLS
     units = changed_units(seen, cand, cells)
     kind = _run(grid, cand, step, solution, rungs, r, units, memo, planes) if units else 0
@@ -318,30 +315,37 @@ def _search(grid, cand, step, solution, rungs, r: int, memo: Memo, planes: np.nd
 
 @njit(cache=True)
 def try_rungs(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, solution: np.ndarray,
-              rungs: Rungs, memo: Memo) -> int:
+              rungs: np.ndarray, memo: Memo) -> int:
     """Try the rungs in order, a group at a time; the first rung that finds a step (its
     index in ``rungs``), or -1."""
     planes = digit_planes(cand)
     r = 0
-    while r < rungs.index.shape[0]:
+    while r < rungs.shape[0]:
         kind = _search(grid, cand, step, solution, rungs, r, memo, planes)
         if kind:
-            for j in range(r, rungs.end[r]):
-                if rungs.kind[j] == kind:
+            for j in range(r, rungs[r, END]):
+                if rungs[j, KIND] == kind:
                     return j
-        r = rungs.end[r]
+        r = rungs[r, END]
     return -1
 
 
 @njit(cache=True)
-def new_memo(rungs: Rungs) -> Memo:
+def new_memo(rungs: np.ndarray) -> Memo:
     """What the rungs that search unit by unit have searched in vain (see :mod:`.memo`),
-    nothing yet: one per puzzle."""
-    return Memo(np.full((rungs.slots[0], 9, 2), -1, dtype=np.int64),
-                np.full((rungs.slots[1], HOUSES.shape[0], HOUSES.shape[1]), -1,
+    nothing yet: one per puzzle, a row of snapshots per group of rungs."""
+    digits = houses = crossings = 0
+    r = 0
+    while r < rungs.shape[0]:
+        by = rungs[r, UNITS]
+        digits += by == BY_DIGIT or by == DIGIT_ORDER
+        houses += by == BY_HOUSE
+        crossings += by == BY_CROSSING
+        r = rungs[r, END]
+    return Memo(np.full((digits, 9, 2), -1, dtype=np.int64),
+                np.full((houses, HOUSES.shape[0], HOUSES.shape[1]), -1, dtype=np.int64),
+                np.full((crossings, CROSSING_CELLS.shape[0], CROSSING_CELLS.shape[1]), -1,
                         dtype=np.int64),
-                np.full((rungs.slots[2], CROSSING_CELLS.shape[0], CROSSING_CELLS.shape[1]),
-                        -1, dtype=np.int64),
                 np.full((9, 2), -1, dtype=np.int64))
 
 
@@ -384,7 +388,7 @@ def take_step(
 
 
 @njit(cache=True)
-def rate_puzzle(board: np.ndarray, solution: np.ndarray, rungs: Rungs, path: bool):
+def rate_puzzle(board: np.ndarray, solution: np.ndarray, rungs: np.ndarray, path: bool):
     """:func:`climb` from the puzzle ``board`` as HoDoKu loads it (see
     :func:`.singles.setup`). Returns ``(n_log, status, log, records, step)``: the log (see
     the module text), with a record of every step when ``path`` is set, and the last step
@@ -419,7 +423,7 @@ def climb(grid, cand, free, qcells, qdigits, ends, solution, rungs, step, log, r
         r = try_rungs(grid, cand, step, solution, rungs, memo)
         if r < 0:
             return n_log, STUCK
-        n_log = take_step(grid, cand, free, qcells, qdigits, ends, solution, rungs.index[r],
+        n_log = take_step(grid, cand, free, qcells, qdigits, ends, solution, rungs[r, INDEX],
                           step, log, records, n_log)
         if n_log < 0:
             return -n_log, FALSE_STEP
