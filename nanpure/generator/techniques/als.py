@@ -24,7 +24,7 @@ be true in at most one of them, so at least one of the two is a locked set.
 
 The ALS finders work on one structure per position, :func:`als_structure` (the ALS,
 smallest sets first, then by house, and their restricted commons): each ``find_*``
-builds it afresh, while the rater builds it once and calls the ``*_in`` forms. Every
+builds it afresh, while the rater builds it once and passes it to the ``*_in`` forms. Every
 finder reports the first pattern, in a fixed order, that eliminates something. Cell sets
 are two ``int64`` words (cells 0-40 and 41-80) so that the bit tricks stay exact in
 numba.
@@ -39,6 +39,8 @@ True
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -388,27 +390,43 @@ def _common_targets(a, b, zmask, dcand, buddies, targets) -> None:
 # --- ALS-XZ -------------------------------------------------------------------------------
 
 
+class AlsStructure(NamedTuple):
+    """The ALS of a position and their links (see :func:`als_structure`). Cell sets are
+    two-word rows as in the module text; ALS are numbered 0..n-1."""
+
+    n: int  #: how many ALS
+    cells: np.ndarray  #: cells[a]: the cells of ALS a
+    masks: np.ndarray  #: masks[a]: its digits (bit d-1 for digit d)
+    dcells: np.ndarray  #: dcells[a, d]: its cells holding digit d+1
+    buddies: np.ndarray  #: buddies[a, d]: the cells that see all of those
+    dcand: np.ndarray  #: dcand[d]: every open cell holding digit d+1
+    start: np.ndarray  #: to[start[a]:start[a+1]]: the ALS linked to a, ascending
+    to: np.ndarray
+    rcs: np.ndarray  #: rcs[e]: the restricted common candidates of link e (a digit mask)
+
+
 @njit(cache=True)
-def als_structure(grid: np.ndarray, cand: np.ndarray):
+def als_structure(grid: np.ndarray, cand: np.ndarray) -> AlsStructure:
     """Everything the ALS finders need about one position, built once and shared by them:
     the ALS (see :func:`_collect_als`), the cells of each digit, and the restricted
-    common candidates (see :func:`_links`), as the tuple ``(n, cells, masks, dcells,
-    buddies, dcand, start, to, rcs)``."""
+    common candidates (see :func:`_links`)."""
     n, cells, masks, dcells, buddies = _collect_als(grid, cand)
     dcand = _digit_cells(grid, cand)
     start, to, rcs = _links(n, cells, masks, dcells, buddies, dcand)
-    return n, cells, masks, dcells, buddies, dcand, start, to, rcs
+    return AlsStructure(n, cells, masks, dcells, buddies, dcand, start, to, rcs)
 
 
 @njit(cache=True)
 def find_als_xz(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """Two ALS linked by a restricted common candidate (once or twice)."""
-    return als_xz_in(grid, cand, step, *als_structure(grid, cand))
+    return als_xz_in(grid, cand, step, als_structure(grid, cand))
 
 
 @njit(cache=True)
-def als_xz_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, start, to, rcs) -> bool:
+def als_xz_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, als: AlsStructure) -> bool:
     """:func:`find_als_xz` on a prepared :func:`als_structure`."""
+    n, cells, masks, buddies, dcand = als.n, als.cells, als.masks, als.buddies, als.dcand
+    start, to, rcs = als.start, als.to, als.rcs
     targets = np.zeros((9, 2), dtype=np.int64)
     for a in range(n):
         for e in range(start[a], start[a + 1]):
@@ -455,13 +473,15 @@ def _locked_rest(a, b, rest, dcand, cells, buddies, targets) -> None:
 @njit(cache=True)
 def find_als_xy_wing(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """ALS A and B both linked to a pivot ALS C, by two different RCCs."""
-    return als_xy_wing_in(grid, cand, step, *als_structure(grid, cand))
+    return als_xy_wing_in(grid, cand, step, als_structure(grid, cand))
 
 
 @njit(cache=True)
-def als_xy_wing_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, start, to,
-                   rcs) -> bool:
+def als_xy_wing_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
+                   als: AlsStructure) -> bool:
     """:func:`find_als_xy_wing` on a prepared :func:`als_structure`."""
+    n, cells, masks, buddies, dcand = als.n, als.cells, als.masks, als.buddies, als.dcand
+    start, to, rcs = als.start, als.to, als.rcs
     targets = np.zeros((9, 2), dtype=np.int64)
     for c in range(n):
         for p in range(start[c], start[c + 1]):
@@ -513,13 +533,15 @@ def find_als_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool
     of the link that entered it) finds the shortest chains first. The search gives up
     after CHAIN_BUDGET states, so a call stays bounded on crowded grids.
     """
-    return als_chain_in(grid, cand, step, *als_structure(grid, cand))
+    return als_chain_in(grid, cand, step, als_structure(grid, cand))
 
 
 @njit(cache=True)
-def als_chain_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, start, to,
-                 rcs) -> bool:
+def als_chain_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
+                 als: AlsStructure) -> bool:
     """:func:`find_als_chain` on a prepared :func:`als_structure`."""
+    n, cells, masks, buddies, dcand = als.n, als.cells, als.masks, als.buddies, als.dcand
+    start, to, rcs = als.start, als.to, als.rcs
     if n < 4:
         return False
 
