@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import HOUSES
-from .als import CROSSING_CELLS, find_sue_de_coq
+from ..board import CROSSING_CELLS, HOUSES
+from .als import find_sue_de_coq
 from .coloring import find_multi_colors, find_simple_colors
 from .fish import FINNED, SASHIMI, find_basic_fish, find_finned_fish, finned_fish
 from .intersections import find_locked_candidates, find_locked_subset

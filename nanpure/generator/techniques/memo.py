@@ -35,6 +35,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..bits import low_bit_index
+from ..board import CELL_BIT, CELL_WORD
+
 
 def new_snapshots(finders: int, units: int, size: int) -> np.ndarray:
     """Room for ``finders`` x ``units`` snapshots of ``size`` values, none taken yet (-1
@@ -67,19 +70,16 @@ def remember_units(snapshots: np.ndarray, cand: np.ndarray, cells: np.ndarray,
 
 @njit(cache=True)
 def digit_planes(cand: np.ndarray) -> np.ndarray:
-    """``planes[d]``: the cells holding digit d+1, as a two-word cell set (cells 0..62,
-    then 63..80): a digit's snapshot."""
+    """``planes[d]``: the cells holding digit d+1, as a cell set (see ``board.CELL_WORD``):
+    a digit's snapshot."""
     planes = np.zeros((9, 2), dtype=np.int64)
     for cell in range(81):
         m = np.int64(cand[cell])
-        word = cell // 63
-        bit = np.int64(1) << (cell % 63)
-        d = 0
+        word = CELL_WORD[cell]
+        bit = CELL_BIT[cell]
         while m:
-            if m & 1:
-                planes[d, word] |= bit
-            m >>= 1
-            d += 1
+            planes[low_bit_index(m), word] |= bit
+            m &= m - 1
     return planes
 
 
