@@ -24,9 +24,9 @@ import numpy as np
 
 from ..generator.board import BoardError, format_line, parse_line
 from ..generator.solver import count_solutions_batch
+from ..generator.tiers import tier_rank
 from ..layouts.book import (
     MIN_PAGES,
-    TIER_ORDER,
     BookPlan,
     BookPuzzle,
     BookSection,
@@ -68,16 +68,12 @@ def manifest_path(pdf: str | Path) -> Path:
 
 # ----------------------------------------------------------------------------- selecting
 
-def _tier_rank(tier: str) -> int:
-    return TIER_ORDER.index(tier) if tier in TIER_ORDER else len(TIER_ORDER)
-
-
 def _easiest_first(puzzle: BookPuzzle) -> tuple[int, int, int]:
-    return _tier_rank(puzzle.tier), puzzle.score, puzzle.id
+    return tier_rank(puzzle.tier), puzzle.score, puzzle.id
 
 
 def _difficulty(section: BookSection) -> tuple[float, float]:
-    ranks = [_tier_rank(p.tier) for p in section.puzzles]
+    ranks = [tier_rank(p.tier) for p in section.puzzles]
     return statistics.median(ranks), statistics.median(p.score for p in section.puzzles)
 
 

@@ -25,6 +25,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..generator.tiers import TIERS
+
 _SEED_MASK = 2**63 - 1
 
 
@@ -92,8 +94,6 @@ def made_from(candidate: Any) -> Made:
 
 def fits(made: Made, spec: Any) -> bool:
     """Whether a candidate really satisfies its spec (a guard against generator bugs)."""
-    from ..generator.candidate import TIERS
-
     lo, hi = spec.blanks
     return (
         TIERS.index(spec.min_tier) <= TIERS.index(made.tier) <= TIERS.index(spec.max_tier)
