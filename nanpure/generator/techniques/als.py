@@ -46,6 +46,7 @@ from ..bits import POPCOUNT, low_bit_index
 from ..board import (
     ALL_CELLS,
     CELL_BIT,
+    CELL_HOUSES,
     CELL_WORD,
     CROSSINGS,
     HOUSES,
@@ -681,7 +682,7 @@ def _sue_de_coq_at(grid, cand, step, line: int, box: int, inter, in_c, sources,
     n_inter = 0
     for p in range(9):
         c = HOUSES[line, p]
-        if grid[c] == 0 and _in_house(c, box):
+        if grid[c] == 0 and CELL_HOUSES[c, 2] == box:
             inter[n_inter] = c
             n_inter += 1
     if n_inter < 2:
@@ -706,14 +707,6 @@ def _sue_de_coq_at(grid, cand, step, line: int, box: int, inter, in_c, sources,
         for p in range(n_inter):
             in_c[inter[p]] = False
         if found:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _in_house(c: int, h: int) -> bool:
-    for p in range(9):
-        if HOUSES[h, p] == c:
             return True
     return False
 
