@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install test test-all lint bench book clean fresh-kernels
+.PHONY: install test test-all lint bench book clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,22 +17,13 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check nanpure tests benchmarks
-
-# numba caches each kernel keyed on its own source file only, so a kernel that calls a
-# changed kernel from another module could load stale code. When any source is newer than
-# the oldest cached kernel, drop them all (they are rebuilt on first use).
-fresh-kernels:
-	@oldest=$$(find nanpure -name '*.nbi' -printf '%T@ %p\n' 2>/dev/null | sort -n | head -1 | cut -d' ' -f2); \
-	if [ -n "$$oldest" ] && [ -n "$$(find nanpure -name '*.py' -newer "$$oldest" -print -quit)" ]; then \
-		find nanpure -name '*.nb[ic]' -delete; echo "sources changed: cached kernels dropped"; \
-	fi
+	$(BIN)/ruff check nanpure tests benchmarks scripts
 
 # Fast suite. pytest exits 5 when it collected nothing, which fails this target too.
-test: lint fresh-kernels
+test: lint
 	$(BIN)/python -m pytest -q
 
-test-all: lint fresh-kernels
+test-all: lint
 	$(BIN)/python -m pytest -q -m ''
 
 bench: $(STAMP)
@@ -44,10 +35,12 @@ bench: $(STAMP)
 
 # The main job from the packaged defaults: a small run into output/nanpure.db, then the
 # default book (nanpure/data/default-book.toml) as output/book.pdf with its manifest.
-book: $(STAMP) fresh-kernels
+book: $(STAMP)
 	$(BIN)/nanpure run
 	$(BIN)/nanpure book
 
+# Compiled kernels live in ~/.cache/nanpure (nanpure/kernel_cache.py), one directory per
+# version of the kernel sources; older ones are pruned when a new one is made.
 clean:
 	rm -rf $(VENV) output .pytest_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -24,11 +24,12 @@ from pathlib import Path
 
 from nanpure.generator import count_solutions_batch, format_line
 from nanpure.generator.board import parse_line
-from nanpure.layouts.book import BookPuzzle, BookSection, BookSettings, build_book
+from nanpure.layouts.book import BookSection, BookSettings, build_book
 from nanpure.pipeline.book_config import book_config_from_toml
 from nanpure.pipeline.config import parse_toml
 from nanpure.pipeline.publish import publish_book
 from nanpure.pipeline.store import Store
+from nanpure.record import PuzzleRecord
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT.parent / "shared" / "reference" / "qqwing-2000.csv"
@@ -46,7 +47,9 @@ def sections_of(n: int) -> list[BookSection]:
         want = round(n * share) if tier != "hard" else n - sum(len(s.puzzles) for s in sections)
         texts = [r["puzzle"] for r in rows if r["difficulty"] == grade][:want]
         _, solutions = count_solutions_batch([parse_line(t) for t in texts])
-        puzzles = tuple(BookPuzzle(next_id + k, t, format_line(s), tier, 100 + k, k)
+        puzzles = tuple(PuzzleRecord(id=next_id + k, puzzle=t, solution=format_line(s),
+                                     tier=tier, score=100 + k, hardest="", techniques="",
+                                     symmetry="none", blanks=t.count("."), seed=k)
                         for k, (t, s) in enumerate(zip(texts, solutions, strict=True)))
         next_id += len(puzzles)
         sections.append(BookSection(tier.title(), puzzles))
@@ -58,9 +61,7 @@ def fill_store(path: Path, sections: list[BookSection]) -> None:
         run = store.begin_run("bench", 1, "{}")
         for section in sections:
             for task, p in enumerate(section.puzzles):
-                store.add_puzzle(run.id, p.tier, task, p.puzzle, p.solution, tier=p.tier,
-                                 score=p.score, hardest="", techniques="", symmetry="none",
-                                 blanks=p.puzzle.count("."), seed=p.seed)
+                store.add_puzzle(run.id, p.tier, task, p)
 
 
 def timed(fn) -> float:

@@ -39,7 +39,7 @@ from nanpure.generator.solver import random_solution_kernel
 from nanpure.generator.symmetry import orbit_table
 from nanpure.generator.tiers import TIERS
 from nanpure.output.stats import table
-from nanpure.pipeline.generate import task_seed
+from nanpure.pipeline.quotas import task_seed
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "ratings.csv"
 Maker = Callable[[Spec, int], object]

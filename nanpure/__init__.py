@@ -4,4 +4,9 @@ Generate symmetric puzzles with a unique solution, rate them with a technique la
 keep the ones that fill a run's quotas in a SQLite store, and print books and datasets.
 """
 
+from .kernel_cache import use_kernel_dir
+
 __version__ = "0.1.0"
+
+# Before any kernel module imports numba: numba reads NUMBA_CACHE_DIR when it starts.
+use_kernel_dir()

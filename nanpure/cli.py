@@ -271,7 +271,8 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_export(args: argparse.Namespace) -> int:
-    from .output.datasets import ExportError, export_command
+    from .output.datasets import ExportError
+    from .pipeline.reports import export_command
     from .pipeline.store import StoreError
 
     try:
@@ -300,7 +301,7 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_stats(args: argparse.Namespace) -> int:
-    from .pipeline.run import stats_command
+    from .pipeline.reports import stats_command
     from .pipeline.store import StoreError
 
     try:
@@ -313,9 +314,9 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "compile",
         help="compile every kernel now (make install does this)",
-        description="Compile every numba kernel once and cache it beside the package. "
-        "Every command compiles what it needs on first use anyway; doing it up front, "
-        "once, spares the first run (and each of its workers) about five minutes.",
+        description="Compile every numba kernel once and cache it in the user's cache "
+        "directory. Every command compiles what it needs on first use anyway; doing it up "
+        "front, once, spares the first run (and each of its workers) about five minutes.",
     )
     p.set_defaults(func=_run_compile)
 

@@ -1,30 +1,156 @@
-"""Shared fixtures: the reference puzzle files that live beside the repository."""
+"""Shared test helpers and fixtures.
+
+The reference puzzle files (``../shared/reference/*.csv`` beside the repository) reach the
+tests only through the :func:`ratings_rows` and :func:`qqwing_rows` fixtures, which skip
+the test when the files are absent.
+
+Technique tests write positions as pencil marks (:func:`position`, :func:`masks`): only
+the cells named hold candidates; every other cell counts as placed, so a test shows
+exactly the pattern it is about. Test modules import these helpers with
+``from conftest import ...``.
+"""
 
 from __future__ import annotations
 
 import csv
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from nanpure.generator import ladder
+from nanpure.generator.board import candidates, cell_name, parse
+from nanpure.generator.solver import solve
+from nanpure.generator.techniques.step import (
+    VARIANT,
+    eliminations,
+    format_tokens,
+    new_step,
+    place,
+    tokens,
+)
+
+# --- reference puzzles ------------------------------------------------------------------------
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
 
 
-def read_reference(name: str) -> list[dict[str, str]]:
+def _read_reference(name: str) -> list[dict[str, str]]:
+    """The rows of ``REFERENCE/name``; skips the test when the file is absent."""
     path = REFERENCE / name
-    if not path.exists():
+    if not path.is_file():
         pytest.skip(f"reference data {path} is not present")
     with path.open(newline="") as fh:
-        return list(csv.DictReader(fh))
+        rows = list(csv.DictReader(fh))
+    assert rows, f"{path} holds no puzzles"
+    return rows
 
 
 @pytest.fixture(scope="session")
 def ratings_rows() -> list[dict[str, str]]:
     """The 453 puzzles of ratings.csv with their HoDoKu and Sudoku Explainer grades."""
-    return read_reference("ratings.csv")
+    return _read_reference("ratings.csv")
 
 
 @pytest.fixture(scope="session")
 def qqwing_rows() -> list[dict[str, str]]:
     """The 2,000 QQWing puzzles (500 per difficulty)."""
-    return read_reference("qqwing-2000.csv")
+    return _read_reference("qqwing-2000.csv")
+
+
+# --- positions written as pencil marks --------------------------------------------------------
+
+GRID = np.zeros(81, dtype=np.uint8)
+
+
+def cell(name: str) -> int:
+    """Cell index of ``"r3c4"``."""
+    return (int(name[1]) - 1) * 9 + int(name[3]) - 1
+
+
+def masks(**cells: str) -> np.ndarray:
+    """Candidate masks from ``r1c1="125"``-style keyword arguments."""
+    cand = np.zeros(81, dtype=np.uint16)
+    for name, digits in cells.items():
+        for d in digits:
+            cand[cell(name)] |= 1 << (int(d) - 1)
+    return cand
+
+
+def open_position(spec: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """An all-open grid whose only candidates are ``{"r1c1": "12", ...}``."""
+    return np.zeros(81, dtype=np.uint8), masks(**spec)
+
+
+def elims(step) -> set[tuple[str, int]]:
+    """The step's eliminations as ``{("r1c5", 5), ...}``."""
+    return {(cell_name(c), d) for c, d in eliminations(step)}
+
+
+def position(marks: str) -> tuple[np.ndarray, np.ndarray]:
+    """Grid and candidate masks from pencil marks such as ``"r1c1:12 r5c9:3"``."""
+    grid = np.full(81, 9, dtype=np.uint8)
+    cand = np.zeros(81, dtype=np.uint16)
+    for item in marks.split():
+        name, digits = item.split(":")
+        cell = (int(name[1]) - 1) * 9 + int(name[3]) - 1
+        grid[cell] = 0
+        cand[cell] = sum(1 << (int(d) - 1) for d in digits)
+    return grid, cand
+
+
+def run(finder, marks: str, *args):
+    """``(eliminations as 'r1c1<>5' strings, variant, display text)`` or None."""
+    grid, cand = position(marks)
+    before = (grid.copy(), cand.copy())
+    step = new_step()
+    found = finder(grid, cand, step, *args)
+    assert (grid == before[0]).all() and (cand == before[1]).all(), "finder changed its input"
+    if not found:
+        return None
+    elims = sorted(f"{cell_name(c)}<>{d}" for c, d in eliminations(step))
+    return elims, int(step[VARIANT]), format_tokens(tokens(step))
+
+
+def walk_positions(rows: list[dict[str, str]], seed: int = 2024):
+    """Positions on the way from each puzzle to its solution: naked singles placed, then
+    one random false candidate removed at a time. Yields ``(grid, cand, solution, puzzle)``
+    before each removal; the arrays are live, so copy what you keep."""
+    assert rows, "no puzzles to walk"
+    rng = np.random.default_rng(seed)
+    for row in rows:
+        board = parse(row["puzzle"])
+        solution = solve(board)
+        grid = board.copy()
+        cand = candidates(board)
+        cand[grid > 0] = 0
+        while True:
+            for cell in range(81):
+                mask = int(cand[cell])
+                if mask and mask & (mask - 1) == 0:  # a naked single
+                    place(grid, cand, cell, mask.bit_length())
+            if not (grid == 0).any():
+                break
+            yield grid, cand, solution, row["puzzle"]
+            false = [(c, d) for c in range(81) for d in range(1, 10)
+                     if cand[c] >> (d - 1) & 1 and solution[c] != d]
+            if not false:
+                continue
+            cell, d = false[rng.integers(len(false))]
+            cand[cell] &= ~np.uint16(1 << (d - 1))
+
+
+def assert_family_keeps_true_candidates(family: str, rows: list[dict[str, str]]) -> int:
+    """Walk each puzzle towards its solution (:func:`walk_positions`) and run every finder
+    of ``family`` at every state: no step may remove a true candidate. Returns how many
+    steps were checked."""
+    finders = [(t, ladder._lookup(t)) for t in ladder.LADDER if t.family == family]
+    step = new_step()
+    checked = 0
+    for grid, cand, solution, puzzle in walk_positions(rows):
+        for tech, finder in finders:
+            if finder(grid, cand, step, *tech.args):
+                checked += 1
+                for cell, d in eliminations(step):
+                    assert solution[cell] != d, (tech.name, puzzle, cell, d)
+    return checked

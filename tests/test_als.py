@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -23,7 +20,6 @@ from nanpure.generator.techniques.step import (
     tokens,
 )
 
-RATINGS = Path(__file__).resolve().parents[2] / "shared/reference/ratings.csv"
 FINDERS = ("find_sue_de_coq", "find_als_xz", "find_als_xy_wing", "find_als_chain")
 
 
@@ -238,9 +234,8 @@ def test_eliminations_follow_from_the_candidates():
 # --- reference puzzles ------------------------------------------------------------------------
 
 
-def _reference_rows(codes: set[str]) -> list[dict[str, str]]:
-    with open(RATINGS, newline="") as f:
-        rows = list(csv.DictReader(f))
+def _reference_rows(rows: list[dict[str, str]], codes: set[str]) -> list[dict[str, str]]:
+    """The reference puzzles whose HoDoKu path uses one of the technique ``codes``."""
     return [
         r for r in rows
         if codes & {t.split(":")[0] for t in r["hodoku_techniques"].split(";")}
@@ -251,10 +246,10 @@ ALS_CODES = {"sdc", "axz", "axy", "ach"}
 
 
 @pytest.mark.slow
-def test_reference_puzzles_with_als_steps_rate_cleanly():
+def test_reference_puzzles_with_als_steps_rate_cleanly(ratings_rows):
     """The puzzles whose HoDoKu path uses ALS or Sue de Coq rate without a LadderError
     with the whole ladder."""
-    rows = _reference_rows(ALS_CODES)
+    rows = _reference_rows(ratings_rows, ALS_CODES)
     assert len(rows) >= 30
     for r in rows:
         rating = ladder.rate(parse(r["puzzle"]))
@@ -302,18 +297,19 @@ def _place_single(grid: np.ndarray, cand: np.ndarray) -> bool:
     return False
 
 
-def test_als_finders_alone_keep_true_candidates():
+def test_als_finders_alone_keep_true_candidates(ratings_rows):
     """With only singles, the four ALS finders and trial, the ALS finders meet many
     crowded early positions; no step may remove a true candidate."""
     used = dict.fromkeys(FINDERS, 0)
-    for r in _reference_rows(ALS_CODES | {"fnc", "fnv", "fcc", "fcv"})[::2]:
+    rows = _reference_rows(ratings_rows, ALS_CODES | {"fnc", "fnv", "fcc", "fcv"})[::2]
+    assert rows
+    for r in rows:
         for name, n in _climb(parse(r["puzzle"]), list(FINDERS)).items():
             used[name] += n
     assert all(n > 0 for n in used.values()), used
 
 
 @pytest.mark.slow
-def test_all_reference_puzzles_with_als_finders_alone():
-    with open(RATINGS, newline="") as f:
-        for r in csv.DictReader(f):
-            _climb(parse(r["puzzle"]), list(FINDERS))
+def test_all_reference_puzzles_with_als_finders_alone(ratings_rows):
+    for r in ratings_rows:
+        _climb(parse(r["puzzle"]), list(FINDERS))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import sqlite3
+from dataclasses import asdict, fields
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,9 @@ from pypdf import PdfReader
 from nanpure.cli import main
 from nanpure.generator import count_solutions_batch, format_line
 from nanpure.generator.board import parse_line
+from nanpure.layouts.book import BookSettings
 from nanpure.pipeline.book_config import (
+    LayoutSpec,
     book_config_from_toml,
     default_book_config,
     load_book_config,
@@ -21,36 +23,34 @@ from nanpure.pipeline.book_config import (
 from nanpure.pipeline.config import ConfigError, parse_toml
 from nanpure.pipeline.publish import PublishError, manifest_path, publish_book
 from nanpure.pipeline.store import Store
+from nanpure.record import PuzzleRecord
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/qqwing-2000.csv"
 #: QQWing's grade -> quota and tier in the test store
 GRADES = {"simple": "easy", "intermediate": "medium", "expert": "hard"}
 COUNTS = {"easy": 16, "medium": 10, "hard": 6}
 
 
-def make_store(path: Path) -> Path:
-    """A store with run "nightly" whose quotas easy/medium/hard hold real puzzles and
-    their solutions (tier = quota; score grows with the task)."""
-    if not REFERENCE.exists():
-        pytest.skip(f"reference data {REFERENCE} is not present")
-    with REFERENCE.open(newline="") as f:
-        rows = list(csv.DictReader(f))
+def make_store(path: Path, rows: list[dict[str, str]]) -> Path:
+    """A store with run "nightly" whose quotas easy/medium/hard hold real puzzles (from the
+    QQWing reference ``rows``) and their solutions (tier = quota; score grows with the
+    task)."""
     with Store(path) as store:
         run = store.begin_run("nightly", 7, "{}")
         for rank, (grade, tier) in enumerate(GRADES.items()):
             puzzles = [r["puzzle"] for r in rows if r["difficulty"] == grade][:COUNTS[tier]]
+            assert len(puzzles) == COUNTS[tier]
             _, solutions = count_solutions_batch([parse_line(p) for p in puzzles])
             for task, (p, s) in enumerate(zip(puzzles, solutions, strict=True)):
-                store.add_puzzle(run.id, tier, task, p, format_line(s), tier=tier,
-                                 score=300 * rank + task, hardest="Hidden Single",
-                                 techniques="", symmetry="rot180", blanks=p.count("."),
-                                 seed=1000 * rank + task)
+                store.add_puzzle(run.id, tier, task, PuzzleRecord(
+                    puzzle=p, solution=format_line(s), tier=tier, score=300 * rank + task,
+                    hardest="Hidden Single", techniques="", symmetry="rot180",
+                    blanks=p.count("."), seed=1000 * rank + task))
     return path
 
 
 @pytest.fixture
-def store(tmp_path) -> Path:
-    return make_store(tmp_path / "nanpure.db")
+def store(tmp_path, qqwing_rows) -> Path:
+    return make_store(tmp_path / "nanpure.db", qqwing_rows)
 
 
 def write_config(tmp_path: Path, store: Path, body: str = "", sections: str | None = None,
@@ -221,6 +221,14 @@ def test_large_print_config_defaults_to_one_puzzle_a_page():
         '[book]\ntitle = "T"\nlarge_print = true\npage_size = "letter"\n'
         '[[book.section]]\ntitle = "E"\ntier = "easy"\n', "b.toml"), "b.toml")
     assert config.layout.puzzles_per_page == 1 and config.layout.answers_per_page == 4
+
+
+def test_the_config_holds_plain_settings_the_layout_takes_as_they_are():
+    config = default_book_config()
+    assert type(config.layout) is LayoutSpec
+    assert [f.name for f in fields(LayoutSpec)] == [f.name for f in fields(BookSettings)]
+    settings = BookSettings.of(config.layout)
+    assert asdict(settings) == asdict(config.layout)
 
 
 def test_the_packaged_default_book_reads_the_default_run():

@@ -32,8 +32,9 @@ def assert_sound(c: Candidate, spec: Spec) -> None:
     assert all(p in (".", s) for p, s in zip(c.puzzle, c.solution, strict=True))
     assert TIERS.index(spec.min_tier) <= TIERS.index(c.tier) <= TIERS.index(spec.max_tier)
     again = rate(board)
-    assert (again.tier, again.score, again.hardest) == (c.tier, c.rating.score,
-                                                         c.rating.hardest)
+    assert (again.tier, again.score, again.hardest, again.techniques) == (
+        c.tier, c.score, c.hardest, c.techniques)
+    assert c.technique_counts == again.counts
     assert c.grids >= 1 and c.digs >= c.grids
 
 
@@ -66,7 +67,7 @@ def test_a_floor_above_easy_is_respected():
 def test_score_range_is_respected():
     spec = Spec(max_tier="easy", score=(300, 500))
     c = make_candidate(spec, 3)
-    assert c is not None and 300 <= c.rating.score <= 500
+    assert c is not None and 300 <= c.score <= 500
 
 
 def test_same_spec_and_seed_give_the_same_candidate():

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-from pathlib import Path
-
 import numpy as np
 import pytest
-from positions import cell
-from positions import open_position as position
+from conftest import cell
+from conftest import open_position as position
 
 from nanpure.generator.board import IS_PEER, candidates, parse
 from nanpure.generator.ladder import rate
@@ -41,8 +38,6 @@ from nanpure.generator.techniques.step import (
     placements,
     tokens,
 )
-
-REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/ratings.csv"
 
 
 def run(finder, grid, cand, *args):
@@ -126,9 +121,9 @@ def test_nothing_to_find_in_an_empty_position():
         assert not run(finder, grid, cand, *args)[0]
 
 
-def reference_rows(levels: tuple[str, ...]) -> list[dict[str, str]]:
-    with REFERENCE.open(newline="") as f:
-        return [r for r in csv.DictReader(f) if r["hodoku_level"] in levels]
+def reference_rows(rows: list[dict[str, str]], levels: tuple[str, ...]) -> list[dict[str, str]]:
+    """The reference puzzles of the given HoDoKu levels."""
+    return [r for r in rows if r["hodoku_level"] in levels]
 
 
 def check_steps(puzzle: str, finders, limit: int = 60) -> int:
@@ -166,20 +161,23 @@ CHAIN_FINDERS = ((find_x_chain, ()), (find_xy_chain, ()), (find_nice_loop, (Fals
                  (find_nice_loop, (True,)))
 
 
-def test_chain_eliminations_are_true_along_reference_puzzles():
-    rows = reference_rows(("Unfair", "Extreme"))[::25]
+def test_chain_eliminations_are_true_along_reference_puzzles(ratings_rows):
+    rows = reference_rows(ratings_rows, ("Unfair", "Extreme"))[::25]
+    assert rows
     assert sum(check_steps(r["puzzle"], CHAIN_FINDERS, limit=12) for r in rows) > 20
 
 
 @pytest.mark.slow
-def test_chain_eliminations_are_true_on_every_hard_reference_puzzle():
-    for r in reference_rows(("Hard", "Unfair", "Extreme")):
+def test_chain_eliminations_are_true_on_every_hard_reference_puzzle(ratings_rows):
+    rows = reference_rows(ratings_rows, ("Hard", "Unfair", "Extreme"))
+    assert rows
+    for r in rows:
         check_steps(r["puzzle"], CHAIN_FINDERS)
 
 
-def test_reference_puzzles_needing_chains_rate_like_hodoku():
+def test_reference_puzzles_needing_chains_rate_like_hodoku(ratings_rows):
     chain_names = ("XY-Chain", "Nice Loop", "AIC")
-    rows = [r for r in reference_rows(("Unfair",))
+    rows = [r for r in reference_rows(ratings_rows, ("Unfair",))
             if r["hodoku_hardest_technique"] in ("XY-Chain", "Continuous Nice Loop",
                                                   "Discontinuous Nice Loop", "AIC")][:6]
     assert rows
@@ -191,9 +189,11 @@ def test_reference_puzzles_needing_chains_rate_like_hodoku():
     assert agree >= len(rows) - 1
 
 
-def test_weak_links_are_every_pair_that_sees_each_other_in_node_order():
+def test_weak_links_are_every_pair_that_sees_each_other_in_node_order(ratings_rows):
     # build_graph lists them from peer tables: the lists must be those of the definition.
-    for r in reference_rows(("Unfair", "Extreme"))[::90]:
+    rows = reference_rows(ratings_rows, ("Unfair", "Extreme"))[::90]
+    assert rows
+    for r in rows:
         board = parse(r["puzzle"])
         cand = candidates(board)
         cand[board > 0] = 0
@@ -211,10 +211,12 @@ def test_weak_links_are_every_pair_that_sees_each_other_in_node_order():
                 assert weak[u, : n_weak[u]].tolist() == want
 
 
-def _reference_graphs():
+def _reference_graphs(ratings_rows: list[dict[str, str]]):
     """The link graph of every mode, ``(n, n_single, strong, n_strong, weak, n_weak)``, of
     a sample of the Unfair and Extreme reference puzzles."""
-    for r in reference_rows(("Unfair", "Extreme"))[::40]:
+    rows = reference_rows(ratings_rows, ("Unfair", "Extreme"))[::40]
+    assert rows
+    for r in rows:
         board = parse(r["puzzle"])
         cand = candidates(board)
         cand[board > 0] = 0
@@ -225,11 +227,12 @@ def _reference_graphs():
             yield n, n_single, strong, n_strong, weak, n_weak
 
 
-def test_search_over_closing_starts_finds_the_loops_of_the_search_over_every_start():
+def test_search_over_closing_starts_finds_the_loops_of_the_search_over_every_start(
+        ratings_rows):
     # The pre-pass may only skip starts that close no loop: the hits (queue entries aside)
     # and the loops read back from them must be those of the search over every start.
     compared = 0
-    for graph in _reference_graphs():
+    for graph in _reference_graphs(ratings_rows):
         closing, spare = closing_starts(*graph)
         hits, q_state, q_parent, exact = search_loops(*graph, MAX_LINKS, closing, spare)
         every = np.ones(graph[1], dtype=np.bool_)
@@ -244,10 +247,11 @@ def test_search_over_closing_starts_finds_the_loops_of_the_search_over_every_sta
     assert compared > 0
 
 
-def test_each_start_searched_alone_finds_the_loop_of_the_search_over_every_start():
+def test_each_start_searched_alone_finds_the_loop_of_the_search_over_every_start(
+        ratings_rows):
     # shortest_loop prunes states on no shortest loop: the loop must stay the same one.
     compared = 0
-    for n, n_single, strong, n_strong, weak, n_weak in _reference_graphs():
+    for n, n_single, strong, n_strong, weak, n_weak in _reference_graphs(ratings_rows):
         every = np.ones(n_single, dtype=np.bool_)
         hits, q_state, q_parent, exact = search_loops(n, n_single, strong, n_strong,
                                                       weak, n_weak, MAX_LINKS, every, 0)
@@ -267,8 +271,8 @@ def test_each_start_searched_alone_finds_the_loop_of_the_search_over_every_start
     assert compared > 0
 
 
-def test_search_reports_when_skipped_starts_leave_the_queue_limit_open():
-    board = parse(reference_rows(("Unfair",))[0]["puzzle"])
+def test_search_reports_when_skipped_starts_leave_the_queue_limit_open(ratings_rows):
+    board = parse(reference_rows(ratings_rows, ("Unfair",))[0]["puzzle"])
     cand = candidates(board)
     cand[board > 0] = 0
     n, n_single, _, _, _, strong, n_strong, weak, n_weak = build_graph(cand, MODE_NICE, False)

@@ -1,10 +1,10 @@
 """Colouring: Simple Colors (trap, wrap) and Multi Colors (types 1 and 2), on pencil-mark
-positions for digit 1 (helpers shared with test_single_digit.py)."""
+positions for digit 1."""
 
 from __future__ import annotations
 
 import numpy as np
-from positions import assert_family_keeps_true_candidates, position, run
+from conftest import assert_family_keeps_true_candidates, position, run
 
 from nanpure.generator import ladder
 from nanpure.generator.board import parse

@@ -11,7 +11,9 @@ from nanpure.generator.candidate import Spec
 from nanpure.pipeline.config import Quota, RunConfig
 from nanpure.pipeline.executors import (
     DaskExecutor,
+    Executor,
     ExecutorError,
+    InlineExecutor,
     LocalExecutor,
     LogRelay,
     run_batch,
@@ -34,6 +36,14 @@ def test_run_batch_is_deterministic():
     assert all(40 <= r.made.blanks <= 44 for r in first)
 
 
+def test_inline_executor_runs_batches_here():
+    executor = InlineExecutor()
+    assert isinstance(executor, Executor)
+    future = executor.submit(_batch())
+    assert executor.wait({future}, timeout=0) == {future}
+    assert [r.made for r in future.result()] == [r.made for r in run_batch(_batch())]
+
+
 def test_local_pool_matches_in_process_and_relays_worker_logs(tmp_path):
     records = []
 
@@ -48,6 +58,7 @@ def test_local_pool_matches_in_process_and_relays_worker_logs(tmp_path):
     root.setLevel(logging.INFO)
     try:
         executor = LocalExecutor(1, log_queue=relay.queue)
+        assert isinstance(executor, Executor)
         try:
             future = executor.submit(_batch())
             done = executor.wait({future}, timeout=120)

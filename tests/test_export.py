@@ -10,6 +10,7 @@ import pytest
 from nanpure.cli import main
 from nanpure.output.datasets import COLUMNS, ExportError, read_export, row_of, write_export
 from nanpure.pipeline.store import PUZZLE, SOLUTION, Store
+from nanpure.record import PuzzleRecord
 
 OTHER = "..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9"
 
@@ -20,12 +21,13 @@ def store(tmp_path):
     with Store(path) as s:
         a = s.begin_run("nightly", 1, "{}")
         b = s.begin_run("weekly", 2, "{}")
-        s.add_puzzle(a.id, "easy", 0, PUZZLE, SOLUTION, tier="easy", score=412,
-                     hardest="Hidden Single", techniques="Full House:19;Hidden Single:20",
-                     symmetry="rot180", blanks=PUZZLE.count("."), seed=2**63 - 1)
-        s.add_puzzle(b.id, "hard, \"quoted\"", 3, OTHER, SOLUTION, tier="hard", score=1200,
-                     hardest="X-Wing", techniques="X-Wing:1", symmetry="none",
-                     blanks=OTHER.count("."), seed=0)
+        s.add_puzzle(a.id, "easy", 0, PuzzleRecord(
+            puzzle=PUZZLE, solution=SOLUTION, tier="easy", score=412, hardest="Hidden Single",
+            techniques="Full House:19;Hidden Single:20", symmetry="rot180",
+            blanks=PUZZLE.count("."), seed=2**63 - 1))
+        s.add_puzzle(b.id, "hard, \"quoted\"", 3, PuzzleRecord(
+            puzzle=OTHER, solution=SOLUTION, tier="hard", score=1200, hardest="X-Wing",
+            techniques="X-Wing:1", symmetry="none", blanks=OTHER.count("."), seed=0))
     return path
 
 

@@ -10,7 +10,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from positions import walk_positions
+from conftest import walk_positions
 
 from nanpure.generator.techniques.fish import (
     FINNED,

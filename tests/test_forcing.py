@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import csv
-from pathlib import Path
-
 import numpy as np
 import pytest
-from positions import open_position as position
+from conftest import open_position as position
 
 from nanpure.generator.board import candidates, parse
 from nanpure.generator.ladder import rate
@@ -31,8 +28,6 @@ from nanpure.generator.techniques.step import (
     placements,
 )
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/ratings.csv"
-
 
 def test_a_premise_that_empties_a_house_is_a_contradiction():
     # Column 1 has its 1 only in r1c1: "r1c1 is not 1" leaves column 1 without a 1 at once,
@@ -53,9 +48,16 @@ def test_nothing_in_an_empty_position():
     assert not find_forcing_chain(grid, cand, new_step(), True)
 
 
-def reference_rows(hardest: tuple[str, ...]) -> list[dict[str, str]]:
-    with REFERENCE.open(newline="") as f:
-        return [r for r in csv.DictReader(f) if r["hodoku_hardest_technique"] in hardest]
+def reference_rows(rows: list[dict[str, str]], hardest: tuple[str, ...]) -> list[dict[str, str]]:
+    """The reference puzzles whose hardest HoDoKu step is one of ``hardest``."""
+    return [r for r in rows if r["hodoku_hardest_technique"] in hardest]
+
+
+def extreme_rows(rows: list[dict[str, str]], n: int) -> list[dict[str, str]]:
+    """The first ``n`` reference puzzles HoDoKu grades Extreme."""
+    extreme = [r for r in rows if r["hodoku_level"] == "Extreme"][:n]
+    assert len(extreme) == n
+    return extreme
 
 
 def walk(puzzle: str, limit: int) -> int:
@@ -85,14 +87,15 @@ def walk(puzzle: str, limit: int) -> int:
     return checked
 
 
-def test_forcing_steps_are_true_on_reference_puzzles():
-    rows = reference_rows(("Forcing Net Contradiction", "Forcing Net Verity"))[:2]
+def test_forcing_steps_are_true_on_reference_puzzles(ratings_rows):
+    rows = reference_rows(ratings_rows, ("Forcing Net Contradiction", "Forcing Net Verity"))[:2]
+    assert rows
     assert sum(walk(r["puzzle"], 6) for r in rows) >= 6
 
 
-def test_reference_puzzles_needing_forcing_rate_extreme():
-    rows = reference_rows(("Forcing Chain Contradiction", "Forcing Net Contradiction",
-                           "Forcing Net Verity"))[:3]
+def test_reference_puzzles_needing_forcing_rate_extreme(ratings_rows):
+    rows = reference_rows(ratings_rows, ("Forcing Chain Contradiction",
+                                         "Forcing Net Contradiction", "Forcing Net Verity"))[:3]
     assert rows
     for r in rows:
         rating = rate(parse(r["puzzle"]))
@@ -101,18 +104,15 @@ def test_reference_puzzles_needing_forcing_rate_extreme():
 
 
 @pytest.mark.slow
-def test_every_reference_puzzle_rates_without_ladder_errors():
-    with REFERENCE.open(newline="") as f:
-        rows = list(csv.DictReader(f))
-    for r in rows:
+def test_every_reference_puzzle_rates_without_ladder_errors(ratings_rows):
+    for r in ratings_rows:
         rate(parse(r["puzzle"]))  # raises LadderError on a step that removes a true digit
 
 
-def test_propagate_stops_at_the_depth_limit():
+def test_propagate_stops_at_the_depth_limit(ratings_rows):
     # Up to the depth of the first contradiction the limit hides it; above, it changes
     # nothing.
-    rows = [r for r in csv.DictReader(REFERENCE.open(newline=""))
-            if r["hodoku_level"] == "Extreme"][:3]
+    rows = extreme_rows(ratings_rows, 3)
     parent = np.empty(729, dtype=np.int64)
     queue = np.empty(1460, dtype=np.int64)
     work = new_work(queue.shape[0])
@@ -191,10 +191,8 @@ def _reference_propagate(cand: np.ndarray, premise: int, net: bool) -> tuple[lis
 
 
 @pytest.mark.parametrize("net", [False, True])
-def test_propagate_follows_every_premise_like_the_plain_definition(net):
-    rows = [r for r in csv.DictReader(REFERENCE.open(newline=""))
-            if r["hodoku_level"] == "Extreme"][:1]
-    board = parse(rows[0]["puzzle"])
+def test_propagate_follows_every_premise_like_the_plain_definition(net, ratings_rows):
+    board = parse(extreme_rows(ratings_rows, 1)[0]["puzzle"])
     cand = candidates(board)
     cand[board > 0] = 0
     places = _places(cand)

@@ -11,10 +11,11 @@ import pytest
 
 from nanpure.cli import main
 from nanpure.generator.board import parse
-from nanpure.generator.candidate import TIERS, Spec
+from nanpure.generator.candidate import TIERS, Spec, make_candidate
 from nanpure.generator.solver import count_solutions
 from nanpure.generator.symmetry import is_symmetric
-from nanpure.pipeline.generate import generate, task_seed
+from nanpure.pipeline.generate import generate
+from nanpure.pipeline.quotas import task_seed
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -123,6 +124,22 @@ def test_rare_requests_report_their_acceptance_rate():
     assert generate(spec, 2, out, err, seed=0, report_every=0.0) == 0
     assert len(out.getvalue().splitlines()) == 2
     assert "% accepted" in err.getvalue() and "tasks" in err.getvalue()
+
+
+def test_generate_is_a_run_of_one_quota_seeded_by_task_number():
+    """Task k of generate has the spawn key (k,) and results count in task order."""
+    spec = Spec(max_tier="easy", symmetry="rot180", blanks=(58, 64), dig="limit", attempts=2)
+    out = io.StringIO()
+    assert generate(spec, 3, out, io.StringIO(), seed=4, fmt="csv") == 0
+    expected: list[str] = []
+    k = 0
+    while len(expected) < 3:
+        c = make_candidate(spec, task_seed(4, k))
+        k += 1
+        if c is not None:
+            expected.append(c.puzzle)
+    assert k > 3  # some tasks were rejected, so task order mattered
+    assert [r["puzzle"] for r in csv.DictReader(io.StringIO(out.getvalue()))] == expected
 
 
 def test_task_seeds_are_63_bit_and_distinct():

@@ -6,7 +6,7 @@ every other cell counts as filled.
 
 from __future__ import annotations
 
-from positions import GRID, cell, elims, masks
+from conftest import GRID, cell, elims, masks
 
 from nanpure.generator.techniques.intersections import (
     CLAIMING,

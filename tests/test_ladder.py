@@ -103,6 +103,7 @@ def test_medium_puzzles_take_hodoku_path(ratings_rows):
     """Intersections and subsets, in HoDoKu's order and with its scan orders, give the same
     technique counts (and so the same score) as HoDoKu on every medium reference puzzle."""
     medium = [row for row in ratings_rows if row["hodoku_level"] == "Medium"]
+    assert medium
     for row in medium:
         rating = rate(parse(row["puzzle"]))
         counts = _codes(rating)
@@ -127,6 +128,7 @@ def test_sample_of_reference_puzzles(ratings_rows):
     """A fast sample across all levels: no step contradicts the solution (LadderError),
     every puzzle is finished, and nearly all get HoDoKu's tier."""
     sample = ratings_rows[::9]
+    assert sample
     same = 0
     for row in sample:
         rating = rate(parse(row["puzzle"]))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from pathlib import Path
 
@@ -14,7 +13,6 @@ from nanpure.generator.board import parse_line
 from nanpure.layouts.book import (
     LARGE_PRINT_DIGITS,
     MIN_PAGES,
-    BookPuzzle,
     BookSection,
     BookSettings,
     LayoutError,
@@ -35,8 +33,8 @@ from nanpure.layouts.pages import (
     load_fonts,
 )
 from nanpure.layouts.preflight import preflight
+from nanpure.record import PuzzleRecord
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared/reference/qqwing-2000.csv"
 CJK_FONTS = [
     "/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf",
     "/usr/share/fonts/truetype/fonts-japanese-gothic.ttf",
@@ -46,27 +44,25 @@ CJK_FONTS = [
 CJK_FONT = next((f for f in CJK_FONTS if Path(f).is_file()), None)
 
 
-def reference_puzzles(grade: str, n: int) -> list[str]:
-    """The first ``n`` reference puzzles of a QQWing grade."""
-    if not REFERENCE.exists():
-        pytest.skip(f"reference data {REFERENCE} is not present")
-    with REFERENCE.open(newline="") as f:
-        return [r["puzzle"] for r in csv.DictReader(f) if r["difficulty"] == grade][:n]
-
-
-def records(grade: str, n: int, first_id: int = 1) -> tuple[BookPuzzle, ...]:
+def records(rows: list[dict[str, str]], grade: str, n: int,
+            first_id: int = 1) -> tuple[PuzzleRecord, ...]:
+    """Book records of the first ``n`` QQWing reference puzzles (``rows``) of a grade."""
+    puzzles = [r["puzzle"] for r in rows if r["difficulty"] == grade][:n]
+    assert len(puzzles) == n
     out = []
-    for k, text in enumerate(reference_puzzles(grade, n)):
+    for k, text in enumerate(puzzles):
         solution = format_line(solve(parse_line(text)))
-        out.append(BookPuzzle(first_id + k, text, solution, "easy" if grade == "simple"
-                              else "hard", 100 + k, 5000 + k))
+        out.append(PuzzleRecord(id=first_id + k, puzzle=text, solution=solution,
+                                tier="easy" if grade == "simple" else "hard", score=100 + k,
+                                hardest="", techniques="", symmetry="none",
+                                blanks=text.count("."), seed=5000 + k))
     return tuple(out)
 
 
 @pytest.fixture(scope="module")
-def sections() -> list[BookSection]:
-    return [BookSection("Easy", records("simple", 9)),
-            BookSection("Hard", records("expert", 5, first_id=100))]
+def sections(qqwing_rows) -> list[BookSection]:
+    return [BookSection("Easy", records(qqwing_rows, "simple", 9)),
+            BookSection("Hard", records(qqwing_rows, "expert", 5, first_id=100))]
 
 
 def pdf_of(sections, **settings) -> tuple[bytes, object]:
@@ -129,8 +125,8 @@ def test_every_puzzle_and_answer_lands_on_its_page(sections, per_page, answers):
     assert plan.page_count % 2 == 0
 
 
-def test_a_long_book_needs_no_notes_pages_when_already_even():
-    many = [BookSection("All", records("simple", 60))]
+def test_a_long_book_needs_no_notes_pages_when_already_even(qqwing_rows):
+    many = [BookSection("All", records(qqwing_rows, "simple", 60))]
     plan = plan_book(many, BookSettings(title="T", puzzles_per_page=1, answers_per_page=12))
     assert plan.page_count % 2 == 0 and plan.page_count > MIN_PAGES
     assert sum(p.kind == "notes" for p in plan.pages) <= 1

@@ -68,7 +68,7 @@ def _rows(store, run=None):
     """Export rows without the columns that depend on timing (id, created_at)."""
     with Store(store, create=False) as s:
         records = s.select_puzzles(run=run, unused_only=False)
-    return [{k: v for k, v in r.__dict__.items() if k not in ("id", "created_at", "run_id")}
+    return [{k: v for k, v in r._asdict().items() if k not in ("id", "created_at", "run_id")}
             for r in records]
 
 

@@ -7,7 +7,7 @@ as placed (mask 0), so only the listed candidates take part.
 from __future__ import annotations
 
 import pytest
-from positions import assert_family_keeps_true_candidates, run
+from conftest import assert_family_keeps_true_candidates, run
 
 from nanpure.generator import ladder
 from nanpure.generator.board import parse

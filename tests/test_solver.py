@@ -151,6 +151,7 @@ def test_counts_match_plain_backtracking(seed, blanks):
 
 def test_a_wrong_digit_in_a_proper_puzzle_leaves_no_solution(qqwing_rows):
     expert = [r["puzzle"] for r in qqwing_rows if r["difficulty"] == "expert"][:40]
+    assert expert
     for text in expert:
         board = parse(text)
         solution = solve(board)
@@ -176,7 +177,9 @@ def test_band_pattern_table_keeps_whole_permutations():
 def test_search_with_a_reused_workspace_matches_fresh_searches(ratings_rows):
     stack = new_workspace()
     no_rng = np.zeros(0, dtype=np.uint64)
-    for row in ratings_rows[::40]:
+    sample = ratings_rows[::40]
+    assert sample
+    for row in sample:
         board = parse(row["puzzle"])
         fresh, reused = np.zeros(81, np.uint8), np.zeros(81, np.uint8)
         assert _search(board, 2, fresh, no_rng) == _search_in(board, 2, reused, no_rng, stack)

@@ -13,11 +13,13 @@ from nanpure.pipeline.store import (
     COMPLETE,
     PUZZLE,
     RUNNING,
+    SCHEMA,
     SCHEMA_VERSION,
     SOLUTION,
     Store,
     StoreError,
 )
+from nanpure.record import PuzzleRecord
 
 OTHER = "..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9"
 
@@ -27,7 +29,8 @@ def _add(store, run_id, quota="easy", task=0, puzzle=PUZZLE, **kw):
                   techniques="Naked Single:3;Hidden Single:20", symmetry="rot180",
                   blanks=puzzle.count("."), seed=2**63 - 1)
     fields.update(kw)
-    return store.add_puzzle(run_id, quota, task, puzzle, SOLUTION, **fields)
+    return store.add_puzzle(run_id, quota, task,
+                            PuzzleRecord(puzzle=puzzle, solution=SOLUTION, **fields))
 
 
 def test_schema_pragmas_and_wal(tmp_path):
@@ -40,12 +43,36 @@ def test_schema_pragmas_and_wal(tmp_path):
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     columns = [r[1] for r in db.execute("PRAGMA table_info(puzzles)")]
     assert columns == ["id", "puzzle", "solution", "tier", "score", "hardest", "techniques",
-                       "symmetry", "blanks", "seed", "run_id", "quota", "task", "created_at"]
+                       "symmetry", "blanks", "seed", "kind", "run_id", "quota", "task",
+                       "created_at"]
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert tables == {"runs", "puzzles", "books", "book_puzzles"}
     db.close()
     with Store(path, create=False):  # reopening an existing store works
         pass
+
+
+def test_store_of_schema_1_is_migrated_and_its_puzzles_are_sudoku(tmp_path):
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    old_schema = SCHEMA.replace("    kind TEXT NOT NULL DEFAULT 'sudoku',\n", "")
+    assert old_schema != SCHEMA
+    db.executescript(old_schema)
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    db.execute("PRAGMA user_version = 1")
+    db.execute("INSERT INTO runs VALUES (1, 'old', 7, '{}', 'then', NULL, 'complete')")
+    db.execute("INSERT INTO puzzles (puzzle, solution, tier, score, hardest, techniques, "
+               "symmetry, blanks, seed, run_id, quota, task, created_at) VALUES "
+               f"('{PUZZLE}', '{SOLUTION}', 'easy', 4, 'Full House', 'Full House:1', "
+               "'rot180', 50, 3, 1, 'easy', 0, 'then')")
+    db.commit()
+    db.close()
+    with Store(path, create=False) as store:
+        (rec,) = store.select_puzzles(unused_only=False)
+        assert (rec.kind, rec.puzzle, rec.run) == ("sudoku", PUZZLE, "old")
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    db.close()
 
 
 def test_puzzle_is_stored_once_across_runs(tmp_path):
@@ -57,6 +84,21 @@ def test_puzzle_is_stored_once_across_runs(tmp_path):
         assert store.count_puzzles() == 1
         (rec,) = store.select_puzzles(unused_only=False)
         assert rec.run == "a" and rec.seed == 2**63 - 1 and rec.created_at.endswith("+00:00")
+
+
+def test_a_made_record_comes_back_with_the_store_fields_filled(tmp_path):
+    made = PuzzleRecord(puzzle=PUZZLE, solution=SOLUTION, tier="easy", score=400,
+                        hardest="Hidden Single", techniques="Hidden Single:20",
+                        symmetry="rot180", blanks=PUZZLE.count("."), seed=9, grids=3, digs=4)
+    with Store(tmp_path / "s.db") as store:
+        run = store.begin_run("a", 1, "{}")
+        assert store.add_puzzle(run.id, "easy", 5, made)
+        (rec,) = store.select_puzzles(unused_only=False)
+    assert (rec.run_id, rec.run, rec.quota, rec.task) == (run.id, "a", "easy", 5)
+    assert rec.id is not None and rec.created_at is not None
+    assert rec.grids is None  # what making it cost is not stored
+    assert rec._replace(id=None, run_id=None, run=None, quota=None, task=None,
+                        created_at=None) == made._replace(grids=None, digs=None)
 
 
 def test_progress_gives_resume_point(tmp_path):
@@ -153,3 +195,17 @@ def test_run_lock_refuses_second_process(tmp_path):
                                capture_output=True, text=True, check=True).stdout
     assert "another process" in same
     assert other.strip() == "got it"
+
+
+def test_store_of_a_newer_schema_is_refused_and_left_alone(tmp_path):
+    path = tmp_path / "new.db"
+    with Store(path):
+        pass
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="newer than this nanpure"):
+        Store(path, create=False)
+    assert path.read_bytes() == before

@@ -7,7 +7,7 @@ every other cell counts as filled.
 from __future__ import annotations
 
 import pytest
-from positions import GRID, elims, masks
+from conftest import GRID, elims, masks
 
 from nanpure.generator.techniques.step import format_tokens, new_step, tokens
 from nanpure.generator.techniques.subsets import (

@@ -1,5 +1,5 @@
-"""Uniqueness: Unique Rectangles 1-6, Hidden Rectangle, BUG+1 on pencil-mark positions
-(helpers shared with test_single_digit.py). The rectangle is r1c1, r1c4, r2c1, r2c4
+"""Uniqueness: Unique Rectangles 1-6, Hidden Rectangle, BUG+1 on pencil-mark positions.
+The rectangle is r1c1, r1c4, r2c1, r2c4
 (rows 1-2, columns 1 and 4: two boxes) on digits 1 and 2 unless said otherwise."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from positions import assert_family_keeps_true_candidates, run, walk_positions
+from conftest import assert_family_keeps_true_candidates, run, walk_positions
 
 from nanpure.generator import ladder
 from nanpure.generator.board import parse
@@ -98,8 +98,9 @@ def test_bug_plus_one_needs_a_single_extra_cell():
 def test_rating_reference_puzzles_that_need_uniqueness(ratings_rows):
     codes = {"u1", "u2", "u3", "u4", "u5", "u6", "hr", "bug1"}
     sample = [r for r in ratings_rows
-              if any(i.split(":")[0] in codes for i in r["hodoku_techniques"].split(";"))]
-    for row in sample[:30]:
+              if any(i.split(":")[0] in codes for i in r["hodoku_techniques"].split(";"))][:30]
+    assert sample
+    for row in sample:
         ladder.rate(parse(row["puzzle"]))  # raises LadderError on a false elimination
 
 

@@ -1,9 +1,8 @@
-"""Wings: Remote Pair, W-Wing, XY-Wing, XYZ-Wing (pencil-mark positions as in
-test_single_digit.py, whose helpers are shared)."""
+"""Wings: Remote Pair, W-Wing, XY-Wing, XYZ-Wing on pencil-mark positions."""
 
 from __future__ import annotations
 
-from positions import assert_family_keeps_true_candidates, run
+from conftest import assert_family_keeps_true_candidates, run
 
 from nanpure.generator import ladder
 from nanpure.generator.board import parse
@@ -64,8 +63,9 @@ def test_xyz_wing_needs_a_victim():
 def test_rating_reference_puzzles_that_need_wings(ratings_rows):
     codes = {"rp", "w", "xy", "xyz"}
     sample = [r for r in ratings_rows
-              if any(i.split(":")[0] in codes for i in r["hodoku_techniques"].split(";"))]
-    for row in sample[:30]:
+              if any(i.split(":")[0] in codes for i in r["hodoku_techniques"].split(";"))][:30]
+    assert sample
+    for row in sample:
         ladder.rate(parse(row["puzzle"]))  # raises LadderError on a false elimination
 
 

@@ -1,8 +1,8 @@
 """Candidates: the worker's job, from a spec and a seed to one rated, symmetric puzzle.
 
 >>> c = make_candidate(Spec(max_tier="easy", symmetry="rot180", blanks=(40, 50)), seed=7)
->>> c.tier, 40 <= c.blanks <= 50, len(c.puzzle)
-('easy', True, 81)
+>>> c.tier, 40 <= c.blanks <= 50, len(c.puzzle), c.quota is None
+('easy', True, 81, True)
 >>> make_candidate(Spec(max_tier="easy", symmetry="rot180", blanks=(40, 50)), seed=7) == c
 True
 
@@ -28,6 +28,7 @@ from functools import cache
 
 import numpy as np
 
+from ..record import PuzzleRecord
 from .board import format_line
 from .dig import dig_orbits, random_order, solvable_by_singles
 from .ladder import SCORE_LIMITS, Rating, rate
@@ -63,22 +64,9 @@ class Spec:
     attempts: int = 50  # bounded attempts before make_candidate returns None
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """One generated puzzle with its rating and what it cost to make."""
-
-    puzzle: str  # 81 chars, '.' for blanks
-    solution: str  # 81 digits
-    symmetry: str
-    blanks: int
-    rating: Rating
-    seed: int
-    grids: int  # full grids drawn
-    digs: int  # dig passes made
-
-    @property
-    def tier(self) -> str:
-        return self.rating.tier
+#: What :func:`make_candidate` returns: the one puzzle record every layer passes on, with
+#: the fields the generator knows (the store's are still unset).
+Candidate = PuzzleRecord
 
 
 def check_spec(spec: Spec) -> None:
@@ -144,7 +132,7 @@ def _sizes(symmetry: str) -> str:
 _ACCEPT, _TOO_EASY, _TOO_HARD = 0, 1, 2
 
 
-def make_candidate(spec: Spec, seed: int) -> Candidate | None:
+def make_candidate(spec: Spec, seed: int) -> PuzzleRecord | None:
     """A puzzle satisfying ``spec``, made from ``seed`` alone, or None when
     ``spec.attempts`` grids all failed. Raises :class:`SpecError` for an impossible spec.
     """
@@ -171,8 +159,11 @@ def make_candidate(spec: Spec, seed: int) -> Candidate | None:
             verdict, rating = _judge(puzzle, solution, blanks, spec, floor)
             judged = blanks
             if verdict == _ACCEPT:
-                return Candidate(format_line(puzzle), "".join(map(str, solution.tolist())),
-                                 spec.symmetry, blanks, rating, seed, grids, digs)
+                return PuzzleRecord(
+                    puzzle=format_line(puzzle), solution="".join(map(str, solution.tolist())),
+                    tier=rating.tier, score=rating.score, hardest=rating.hardest,
+                    techniques=rating.techniques, symmetry=spec.symmetry, blanks=blanks,
+                    seed=seed, grids=grids, digs=digs)
             if verdict == _TOO_HARD or target >= hi:
                 break  # digging further cannot help
             target = hi

@@ -1,7 +1,8 @@
 """Compiling every numba kernel ahead of use.
 
-numba compiles a kernel the first time it runs and caches the machine code beside the
-package, so only the first command after installing (or upgrading) pays for it. That
+numba compiles a kernel the first time it runs and caches the machine code (in the
+directory :mod:`nanpure.kernel_cache` names for the kernel sources), so only the first
+command after installing, upgrading or changing a kernel pays for it. That
 first time costs about five minutes of CPU on a typical machine, spread over a hundred
 kernels (most of it the rater's climb, one kernel over the whole ladder); a run with
 several workers would pay it in each of them at once. :func:`compile_all` pays it once,

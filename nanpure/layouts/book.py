@@ -13,14 +13,16 @@ The order of the book::
     answers title page · answer pages · notes pages
 
 Puzzles are numbered through the book in the order given; the caller decides that order.
+A puzzle is a :class:`~nanpure.record.PuzzleRecord` (the book reads its id, puzzle,
+solution and tier), from the store or anywhere else.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import BinaryIO
+from dataclasses import dataclass, field, fields
+from typing import Any, BinaryIO
 
 from reportlab import rl_config
 from reportlab.pdfbase import pdfmetrics
@@ -28,6 +30,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from .. import __version__
 from ..generator.tiers import tier_rank
+from ..record import PuzzleRecord
 from .grid import BLACK, FILLED_GREY, digit_size, draw_grid
 from .pages import (
     ANSWER_TEMPLATES,
@@ -64,23 +67,11 @@ class LayoutError(ValueError):
 
 
 @dataclass(frozen=True)
-class BookPuzzle:
-    """A puzzle as the book needs it: plain values, from the store or anywhere else."""
-
-    id: int
-    puzzle: str
-    solution: str
-    tier: str
-    score: int
-    seed: int
-
-
-@dataclass(frozen=True)
 class BookSection:
     """A titled run of puzzles, printed after its own title page."""
 
     title: str
-    puzzles: tuple[BookPuzzle, ...]
+    puzzles: tuple[PuzzleRecord, ...]
 
 
 @dataclass(frozen=True)
@@ -112,6 +103,12 @@ class BookSettings:
         except KeyError:
             raise LayoutError(f"unknown page size {self.page_size!r}") from None
 
+    @classmethod
+    def of(cls, plain: Any) -> BookSettings:
+        """The settings named by the attributes of ``plain`` (e.g. a book config's plain
+        layout settings), checked as the renderer needs them."""
+        return cls(**{f.name: getattr(plain, f.name) for f in fields(cls)})
+
 
 @dataclass(frozen=True)
 class Placement:
@@ -119,7 +116,7 @@ class Placement:
 
     number: int
     section: str
-    puzzle: BookPuzzle
+    puzzle: PuzzleRecord
     page: int
     answer_page: int
 
@@ -209,7 +206,7 @@ def _lay_out(sections: Sequence[BookSection], settings: BookSettings, contents_p
     # where each puzzle goes
     page = first_body
     number = 1
-    placed: list[tuple[int, str, BookPuzzle, int]] = []
+    placed: list[tuple[int, str, PuzzleRecord, int]] = []
     section_pages: list[tuple[BookSection, int, int, int]] = []  # section, page, first, last
     for section in sections:
         section_pages.append((section, page, number, number + len(section.puzzles) - 1))

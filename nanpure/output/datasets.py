@@ -1,6 +1,7 @@
-"""Datasets for other programs: the stored puzzles as CSV, JSON lines, Parquet or plain lines.
+"""Datasets for other programs: puzzle records as CSV, JSON lines, Parquet or plain lines.
 
-Every format carries the same columns (``lines`` only the puzzle):
+Exports of the store (``nanpure export``): every format carries the same columns
+(``lines`` only the puzzle):
 
 ``id, puzzle, solution, tier, score, hardest, techniques, symmetry, blanks, run, quota,
 seed, created_at``
@@ -10,67 +11,112 @@ seed, created_at``
 the store's fixed order (run, quota, task), so the same run exports the same file.
 
 >>> import io
->>> row = {"id": 1, "puzzle": "." * 81, "solution": "1" * 81, "tier": "easy", "score": 4,
-...        "hardest": "Full House", "techniques": "Full House:1", "symmetry": "rot180",
-...        "blanks": 81, "run": "nightly", "quota": "easy", "seed": 5,
-...        "created_at": "2026-11-22T03:00:00.000+00:00"}
+>>> record = PuzzleRecord(id=1, puzzle="." * 81, solution="1" * 81, tier="easy", score=4,
+...     hardest="Full House", techniques="Full House:1", symmetry="rot180", blanks=81,
+...     run="nightly", quota="easy", seed=5, created_at="2026-11-22T03:00:00.000+00:00")
 >>> out = io.StringIO()
->>> write_export([row], "csv", out)
+>>> write_export([record], "csv", out)
 1
 >>> out.getvalue().splitlines()[0]
 'id,puzzle,solution,tier,score,hardest,techniques,symmetry,blanks,run,quota,seed,created_at'
->>> read_export(io.StringIO(out.getvalue()), "csv") == [row]
+>>> read_export(io.StringIO(out.getvalue()), "csv") == [row_of(record)]
 True
+
+Puzzles as ``nanpure generate`` makes them (:class:`PuzzleWriter`): text (the puzzle
+lines), CSV with :data:`GENERATED_COLUMNS`, or JSON lines that add what making each
+puzzle cost and give the techniques as ``{name: count}``.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
-import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-COLUMNS = ("id", "puzzle", "solution", "tier", "score", "hardest", "techniques", "symmetry",
-           "blanks", "run", "quota", "seed", "created_at")
-INTEGER_COLUMNS = ("id", "score", "blanks", "seed")
+from ..record import PuzzleRecord, columns, row
+
+COLUMNS = columns("id", "puzzle", "solution", "tier", "score", "hardest", "techniques",
+                  "symmetry", "blanks", "run", "quota", "seed", "created_at")
+INTEGER_COLUMNS = columns("id", "score", "blanks", "seed")
 FORMATS = ("csv", "jsonl", "parquet", "lines")
+
+#: ``nanpure generate``'s formats, the columns of its CSV and of its JSON lines.
+GENERATED_FORMATS = ("text", "csv", "jsonl")
+GENERATED_COLUMNS = columns("puzzle", "solution", "tier", "score", "hardest", "symmetry",
+                            "blanks", "seed", "techniques")
+GENERATED_JSON = columns("puzzle", "solution", "tier", "score", "hardest", "symmetry",
+                         "blanks", "seed", "grids", "digs", "techniques")
 
 
 class ExportError(Exception):
     """An export cannot be written (e.g. pyarrow missing for Parquet)."""
 
 
-def row_of(record: Any) -> dict[str, Any]:
-    """The export row of a store record (a ``PuzzleRecord`` or a mapping)."""
-    data = asdict(record) if is_dataclass(record) else dict(record)
-    return {c: data[c] for c in COLUMNS}
+def row_of(record: PuzzleRecord) -> dict[str, Any]:
+    """The export row of a stored record."""
+    return row(record, COLUMNS)
 
 
-def write_export(records: Iterable[Any], fmt: str, out: TextIO | BinaryIO | str | Path) -> int:
+def write_export(records: Iterable[PuzzleRecord], fmt: str,
+                 out: TextIO | BinaryIO | str | Path) -> int:
     """Write the records in ``fmt`` to a stream or a path; returns how many rows."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     rows = [row_of(r) for r in records]
     if fmt == "parquet":
         write_parquet(rows, out)
-        return len(rows)
-    if isinstance(out, str | Path):
+    elif isinstance(out, str | Path):
         with open(out, "w", encoding="utf-8", newline="") as stream:
-            return write_export(rows, fmt, stream)
+            _write_rows(rows, fmt, stream)
+    else:
+        _write_rows(rows, fmt, out)
+    return len(rows)
+
+
+def _write_rows(rows: list[dict[str, Any]], fmt: str, out: Any) -> None:
     if fmt == "csv":
         writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
     elif fmt == "jsonl":
-        for row in rows:
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+        for r in rows:
+            out.write(json.dumps(r, ensure_ascii=False) + "\n")
     else:
-        for row in rows:
-            out.write(row["puzzle"] + "\n")
-    return len(rows)
+        for r in rows:
+            out.write(r["puzzle"] + "\n")
+
+
+class PuzzleWriter:
+    """Writes records to ``out`` in one of :data:`GENERATED_FORMATS`, a line at a time
+    (flushed, so a reader sees each puzzle as soon as it is made)."""
+
+    def __init__(self, out: TextIO, fmt: str):
+        if fmt not in GENERATED_FORMATS:
+            raise ValueError(f"unknown format {fmt!r}; expected one of "
+                             f"{', '.join(GENERATED_FORMATS)}")
+        self.out = out
+        self.fmt = fmt
+        if fmt == "csv":
+            self._csv_row(GENERATED_COLUMNS)
+
+    def _csv_row(self, values: Iterable[Any]) -> None:
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerow(values)
+        self.out.write(buf.getvalue())
+
+    def write(self, record: PuzzleRecord) -> None:
+        if self.fmt == "text":
+            self.out.write(record.puzzle + "\n")
+        elif self.fmt == "csv":
+            self._csv_row(row(record, GENERATED_COLUMNS).values())
+        else:
+            fields = row(record, GENERATED_JSON)
+            fields["techniques"] = record.technique_counts
+            self.out.write(json.dumps(fields) + "\n")
+        self.out.flush()
 
 
 def _pyarrow():
@@ -131,24 +177,3 @@ def read_export(source: TextIO | BinaryIO | str | Path, fmt: str) -> list[dict[s
     if fmt == "lines":
         return [{"puzzle": line.strip()} for line in source if line.strip()]
     raise ExportError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-
-
-def export_command(store_path: str, run: str | None, fmt: str, out: str) -> int:
-    """``nanpure export``: write the store's puzzles (of one run, or all) to ``out``
-    (``-`` for standard output, except Parquet); returns the exit status."""
-    from ..pipeline.store import Store, StoreError
-
-    with Store(store_path, create=False) as store:
-        if run is not None and store.find_run(run) is None:
-            names = ", ".join(r.name for r in store.runs()) or "none"
-            raise StoreError(f"{store_path}: no run named {run!r} (runs: {names})")
-        records = store.select_puzzles(run=run, unused_only=False)
-    if out == "-":
-        if fmt == "parquet":
-            raise ExportError("Parquet is binary; give a file with --out")
-        write_export(records, fmt, sys.stdout)
-        return 0
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    n = write_export(records, fmt, out)
-    print(f"wrote {n} puzzles to {out}", file=sys.stderr)
-    return 0

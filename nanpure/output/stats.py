@@ -1,10 +1,10 @@
 """Statistics over generated puzzles: blank counts per tier, technique usage, acceptance
 rate and throughput, as aligned text tables or JSON.
 
-The functions take *records*: :class:`~nanpure.generator.candidate.Candidate` objects or
-plain mappings with ``tier``, ``blanks`` and ``techniques`` (a ``{name: count}`` dict or
-the ``name:count;name:count`` text the exports write), so rows read back from the store
-work as well.
+The functions take *records*: :class:`~nanpure.record.PuzzleRecord` objects (fresh from
+the generator or read from the store) or plain mappings with ``tier``, ``blanks`` and
+``techniques`` (a ``{name: count}`` dict or the ``name:count;name:count`` text the exports
+write), so rows read back from an export work as well.
 
 >>> rows = [{"tier": "easy", "blanks": 50, "techniques": "Full House:9;Hidden Single:20"},
 ...         {"tier": "easy", "blanks": 52, "techniques": {"Hidden Single": 30}},
@@ -46,7 +46,7 @@ def _blanks(rec: Any) -> int:
 
 def _techniques(rec: Any) -> dict[str, int]:
     if not isinstance(rec, Mapping):
-        return dict(rec.rating.counts)
+        return rec.technique_counts
     used = rec.get("techniques") or {}
     if isinstance(used, str):
         pairs = (item.rsplit(":", 1) for item in used.split(";") if item)
@@ -116,6 +116,15 @@ def format_tables(summary: dict[str, Any]) -> str:
     """The summary as aligned text tables: the run, blank counts by tier, techniques."""
     parts = [_run_table(summary), _blank_table(summary), _technique_table(summary)]
     return "\n\n".join(p for p in parts if p)
+
+
+def percent(n: int, d: int) -> str:
+    """``n`` of ``d`` as a percentage, or ``-`` when ``d`` is 0.
+
+    >>> percent(1, 3), percent(0, 0)
+    ('33.3%', '-')
+    """
+    return f"{100 * n / d:.1f}%" if d else "-"
 
 
 def table(header: list[str], rows: list[list[str]], align: str = "", indent: str = "  ") -> str:

@@ -37,9 +37,25 @@ from pathlib import Path
 from typing import Any
 
 from ..generator.tiers import TIERS
-from ..layouts.book import BookSettings
 from ..layouts.pages import ANSWER_TEMPLATES, PAGE_SIZES, PUZZLE_TEMPLATES
 from .config import DEFAULT_STORE, ConfigError, Section, load_toml, parse_toml
+
+
+@dataclass(frozen=True)
+class LayoutSpec:
+    """How the book looks, as the ``[book]`` table says it: plain values, checked here
+    against what the renderer can do; the renderer takes them with
+    ``layouts.book.BookSettings.of``."""
+
+    title: str
+    subtitle: str = ""
+    author: str = ""
+    page_size: str = "6x9in"
+    puzzles_per_page: int = 2
+    answers_per_page: int = 6
+    large_print: bool = False
+    cjk_font: str | None = None
+    imprint: tuple[str, ...] = ()  # extra lines for the imprint page (copyright, ISBN)
 
 
 @dataclass(frozen=True)
@@ -57,7 +73,7 @@ class SectionSpec:
 class BookConfig:
     """A validated book config."""
 
-    layout: BookSettings
+    layout: LayoutSpec
     sections: tuple[SectionSpec, ...]
     store: str = DEFAULT_STORE
     run: str | None = None
@@ -129,10 +145,10 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
                               "give quota, quotas, tier, tiers or run (here or in [book])")
     book.finish()
     top.finish()
-    layout = BookSettings(title=title, subtitle=subtitle, author=author,
-                          page_size=names[size.lower()], puzzles_per_page=per_page,
-                          answers_per_page=answers, large_print=large_print,
-                          cjk_font=cjk_font, imprint=imprint)
+    layout = LayoutSpec(title=title, subtitle=subtitle, author=author,
+                        page_size=names[size.lower()], puzzles_per_page=per_page,
+                        answers_per_page=answers, large_print=large_print,
+                        cjk_font=cjk_font, imprint=imprint)
     return BookConfig(layout=layout, sections=sections, store=store, run=run, out=out,
                       reuse=reuse, source=source)
 

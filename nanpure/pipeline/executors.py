@@ -1,4 +1,5 @@
-"""Where tasks run: a local process pool (the default) or a Dask cluster, behind one interface.
+"""Where tasks run: a local process pool (the default), a Dask cluster, or this process,
+behind one interface (:class:`Executor`).
 
 An executor takes :class:`~nanpure.pipeline.quotas.Batch` es and hands back futures whose
 results are tuples of :class:`~nanpure.pipeline.quotas.TaskResult`. Workers compute
@@ -22,11 +23,11 @@ import signal
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from multiprocessing_logging import MultiProcessingHandler
 
-from .quotas import Batch, TaskResult, fits, made_from, task_seed
+from .quotas import Batch, TaskResult, fits
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +53,7 @@ def run_batch(batch: Batch) -> tuple[TaskResult, ...]:
     results = []
     for number in batch.numbers:
         start = time.perf_counter()
-        candidate = make_candidate(batch.spec, task_seed(batch.run_seed, batch.quota, number))
-        made = made_from(candidate) if candidate is not None else None
+        made = make_candidate(batch.spec, batch.seed(number))
         if made is not None and not fits(made, batch.spec):
             log.error("quota %d task %d: the generator's puzzle %s (%s, score %d) does not "
                       "fit %s; rejected", batch.quota, number, made.puzzle, made.tier,
@@ -146,6 +146,63 @@ def _init_worker(log_queue: Any, level: int, warm: Sequence[Any] | None,
 # --- executors --------------------------------------------------------------------------------
 
 
+class BatchFuture(Protocol):
+    """A submitted batch: ``concurrent.futures.Future`` or ``distributed.Future``."""
+
+    def result(self) -> tuple[TaskResult, ...]: ...
+
+    def cancelled(self) -> bool: ...
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """What the run loop needs of an executor. ``workers`` is how many batches run at
+    once, ``slots`` how many the loop keeps submitted."""
+
+    name: str
+    workers: int
+    slots: int
+
+    def submit(self, batch: Batch) -> BatchFuture:
+        """Start ``batch``; its future's result is the batch's task results."""
+        ...
+
+    def wait(self, futures: set, timeout: float | None) -> set:
+        """The futures that are done, waiting up to ``timeout`` for at least one."""
+        ...
+
+    def cancel(self, futures: set) -> None:
+        """Drop batches not yet started (their results are no longer wanted)."""
+        ...
+
+    def close(self, now: bool = False) -> None:
+        """Release the workers; ``now`` abandons batches still running."""
+        ...
+
+
+class InlineExecutor:
+    """Runs each batch in this process as it is submitted: no pool to start, for one
+    worker (``nanpure generate`` without ``--workers``)."""
+
+    name = "inline"
+    workers = 1
+    slots = 1
+
+    def submit(self, batch: Batch) -> cf.Future:
+        future: cf.Future = cf.Future()
+        future.set_result(run_batch(batch))
+        return future
+
+    def wait(self, futures: set, timeout: float | None) -> set:
+        return set(futures)
+
+    def cancel(self, futures: set) -> None:
+        pass
+
+    def close(self, now: bool = False) -> None:
+        pass
+
+
 class LocalExecutor:
     """A pool of worker processes on this machine."""
 
@@ -170,7 +227,6 @@ class LocalExecutor:
         return self.pool.submit(run_batch, batch)
 
     def wait(self, futures: set, timeout: float | None) -> set:
-        """The futures that are done, waiting up to ``timeout`` for at least one."""
         done, _ = cf.wait(futures, timeout=timeout, return_when=cf.FIRST_COMPLETED)
         return done
 
@@ -264,8 +320,7 @@ def default_workers() -> int:
 
 
 def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None,
-                  log_queue: Any = None, specs: Sequence[Any] = ()
-                  ) -> LocalExecutor | DaskExecutor:
+                  log_queue: Any = None, specs: Sequence[Any] = ()) -> Executor:
     """The executor a run config asks for; local workers warm up for ``specs``."""
     if kind == "dask" or scheduler:
         return DaskExecutor(scheduler=scheduler, workers=workers)

@@ -17,19 +17,16 @@ import json
 import os
 import statistics
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
-from ..generator.board import BoardError, format_line, parse_line
-from ..generator.solver import count_solutions_batch
+from ..generator.kinds import kind_of
 from ..generator.tiers import tier_rank
 from ..layouts.book import (
     MIN_PAGES,
     BookPlan,
-    BookPuzzle,
     BookSection,
+    BookSettings,
     LayoutError,
     check_text,
     plan_book,
@@ -37,8 +34,12 @@ from ..layouts.book import (
 )
 from ..layouts.pages import FontError, load_fonts
 from ..layouts.preflight import PreflightReport, preflight
+from ..record import PuzzleRecord, columns, row
 from .book_config import BookConfig, SectionSpec
-from .store import PuzzleRecord, Store
+from .store import Store
+
+#: What the manifest says of each puzzle, besides where it went.
+MANIFEST_COLUMNS = columns("id", "puzzle", "solution", "tier", "score", "seed")
 
 
 class PublishError(Exception):
@@ -68,7 +69,7 @@ def manifest_path(pdf: str | Path) -> Path:
 
 # ----------------------------------------------------------------------------- selecting
 
-def _easiest_first(puzzle: BookPuzzle) -> tuple[int, int, int]:
+def _easiest_first(puzzle: PuzzleRecord) -> tuple[int, int, int]:
     return tier_rank(puzzle.tier), puzzle.score, puzzle.id
 
 
@@ -85,11 +86,6 @@ def _describe(spec: SectionSpec, run: str | None) -> str:
         parts.append("tier " + " or ".join(spec.tiers))
     parts.append(f"run {run!r}" if run else "any run")
     return ", ".join(parts)
-
-
-def _as_book_puzzle(record: PuzzleRecord) -> BookPuzzle:
-    return BookPuzzle(id=record.id, puzzle=record.puzzle, solution=record.solution,
-                      tier=record.tier, score=record.score, seed=record.seed)
 
 
 def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
@@ -121,29 +117,24 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
                                f"{_describe(spec, run)}{hint}")
         chosen = fresh[:want]
         taken.update(r.id for r in chosen)
-        puzzles = sorted((_as_book_puzzle(r) for r in chosen), key=_easiest_first)
+        puzzles = sorted(chosen, key=_easiest_first)
         sections.append(BookSection(spec.title, tuple(puzzles)))
     return sorted(sections, key=_difficulty)
 
 
 # ----------------------------------------------------------------------------- checking
 
-def verify_puzzles(puzzles: Sequence[BookPuzzle]) -> None:
+def verify_puzzles(puzzles: Sequence[PuzzleRecord]) -> None:
     """Raise :class:`PublishError` unless every puzzle has exactly one solution and it is
-    the stored one."""
-    try:
-        boards = np.stack([parse_line(p.puzzle) for p in puzzles])
-    except BoardError as exc:
-        raise PublishError(f"a stored puzzle cannot be read: {exc}") from exc
-    counts, solutions = count_solutions_batch(boards)
-    for puzzle, count, solution in zip(puzzles, counts, solutions, strict=True):
-        where = f"puzzle id {puzzle.id} in the store"
-        if count != 1:
-            what = "no solution" if count == 0 else "more than one solution"
-            raise PublishError(f"{where} has {what}; it cannot be printed")
-        if format_line(solution) != puzzle.solution:
-            raise PublishError(f"{where}: its solution {format_line(solution)} differs from "
-                               f"the stored solution {puzzle.solution}")
+    the stored one (checked by its kind, :mod:`nanpure.generator.kinds`)."""
+    by_kind: dict[str, list[PuzzleRecord]] = {}
+    for puzzle in puzzles:
+        by_kind.setdefault(puzzle.kind, []).append(puzzle)
+    for kind, records in by_kind.items():
+        for puzzle, problem in zip(records, kind_of(kind).verify(records), strict=True):
+            if problem is not None:
+                raise PublishError(f"puzzle id {puzzle.id} in the store {problem}; it cannot "
+                                   "be printed")
 
 
 # ----------------------------------------------------------------------------- writing
@@ -171,7 +162,7 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path) -> dict:
         "sections": sections,
         "puzzles": [
             {"number": p.number, "section": p.section, "page": p.page,
-             "answer_page": p.answer_page, **asdict(p.puzzle)}
+             "answer_page": p.answer_page, **row(p.puzzle, MANIFEST_COLUMNS)}
             for p in plan.placements
         ],
     }
@@ -199,8 +190,9 @@ def publish_book(config: BookConfig, out: str | None = None,
         sections = select_sections(store, config)
         verify_puzzles([p for s in sections for p in s.puzzles])
         try:
-            check_text(config.layout, sections, load_fonts(config.layout.cjk_font))
-            plan = plan_book(sections, config.layout)
+            settings = BookSettings.of(config.layout)
+            check_text(settings, sections, load_fonts(settings.cjk_font))
+            plan = plan_book(sections, settings)
             pdf.parent.mkdir(parents=True, exist_ok=True)
             _write_atomically(pdf, lambda tmp: render_book(plan, str(tmp)))
         except (LayoutError, FontError) as exc:

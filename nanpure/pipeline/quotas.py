@@ -26,30 +26,34 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..generator.tiers import TIERS
+from ..record import PuzzleRecord
 
 _SEED_MASK = 2**63 - 1
 
 
-def task_seed(run_seed: int, quota: int, number: int) -> int:
-    """The seed of task ``number`` of quota ``quota``: a child of the run seed's
-    ``SeedSequence``, cut to 63 bits so SQLite stores it as a plain INTEGER.
+def task_seed(run_seed: int, *key: int) -> int:
+    """The seed of the task at spawn ``key`` under the run seed: a child of the run seed's
+    ``SeedSequence``, cut to 63 bits so SQLite stores it as a plain INTEGER. A run's task
+    ``n`` of quota ``q`` has the key ``(q, n)``; ``nanpure generate``'s task ``n``, of
+    its one quota, the key ``(n,)``.
 
     >>> task_seed(1, 0, 0) == task_seed(1, 0, 0) != task_seed(1, 0, 1)
     True
     >>> 0 <= task_seed(2**63 - 1, 5, 10**9) < 2**63
     True
     """
-    sequence = np.random.SeedSequence(run_seed, spawn_key=(quota, number))
+    sequence = np.random.SeedSequence(run_seed, spawn_key=key)
     return int(sequence.generate_state(1, np.uint64)[0]) & _SEED_MASK
 
 
 @dataclass(frozen=True)
 class Batch:
     """Consecutive tasks of one quota (its index), sent to a worker together: task ``n``
-    is one call of ``make_candidate(spec, task_seed(run_seed, quota, n))``. Batching keeps
+    is one call of ``make_candidate(spec, task_seed(run_seed, *key, n))``. Batching keeps
     the cost of sending work to a process small beside the work itself."""
 
     quota: int
+    key: tuple[int, ...]  # the quota's spawn key, before the task number
     spec: Any
     run_seed: int
     first: int
@@ -59,19 +63,9 @@ class Batch:
     def numbers(self) -> range:
         return range(self.first, self.first + self.size)
 
-
-class Made(NamedTuple):
-    """An accepted candidate as a worker sends it back: the ``puzzles`` columns it fills."""
-
-    puzzle: str
-    solution: str
-    tier: str
-    score: int
-    hardest: str
-    techniques: str
-    symmetry: str
-    blanks: int
-    seed: int
+    def seed(self, number: int) -> int:
+        """The seed of task ``number``."""
+        return task_seed(self.run_seed, *self.key, number)
 
 
 class TaskResult(NamedTuple):
@@ -80,19 +74,11 @@ class TaskResult(NamedTuple):
 
     quota: int
     number: int
-    made: Made | None
+    made: PuzzleRecord | None
     seconds: float
 
 
-def made_from(candidate: Any) -> Made:
-    """The :class:`Made` record of a generator ``Candidate``."""
-    rating = candidate.rating
-    return Made(candidate.puzzle, candidate.solution, rating.tier, rating.score,
-                rating.hardest, rating.techniques, candidate.symmetry, candidate.blanks,
-                candidate.seed)
-
-
-def fits(made: Made, spec: Any) -> bool:
+def fits(made: PuzzleRecord, spec: Any) -> bool:
     """Whether a candidate really satisfies its spec (a guard against generator bugs)."""
     lo, hi = spec.blanks
     return (
@@ -129,6 +115,7 @@ class QuotaState:
     worker_seconds: float = 0.0
     filled_at: float | None = None  # seconds into the run when the quota filled
     waiting: dict[int, TaskResult] = field(default_factory=dict)
+    seed_key: tuple[int, ...] | None = None
 
     @classmethod
     def resume(cls, index: int, name: str, count: int, stored: int, last_task: int
@@ -136,6 +123,12 @@ class QuotaState:
         """The state of a quota whose stored puzzles end at task ``last_task``."""
         start = last_task + 1
         return cls(index, name, count, stored=stored, next_number=start, next_judged=start)
+
+    @property
+    def key(self) -> tuple[int, ...]:
+        """The spawn key its tasks' seeds start with: ``(index,)``, unless ``seed_key``
+        says otherwise (``nanpure generate``, a run of one quota, gives ``()``)."""
+        return (self.index,) if self.seed_key is None else self.seed_key
 
     @property
     def full(self) -> bool:
@@ -157,7 +150,7 @@ class QuotaState:
 
     def next_batch(self, run_seed: int, spec: Any, size: int = 1) -> Batch:
         """Hand out the next ``size`` tasks of this quota."""
-        batch = Batch(self.index, spec, run_seed, self.next_number, size)
+        batch = Batch(self.index, self.key, spec, run_seed, self.next_number, size)
         self.next_number += size
         self.in_flight += size
         return batch

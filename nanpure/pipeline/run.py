@@ -25,16 +25,18 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from tqdm import tqdm
 
+from ..output.stats import percent
 from .config import RunConfig
-from .executors import DaskExecutor, LocalExecutor, LogRelay, make_executor
+from .executors import BatchFuture, Executor, LogRelay, make_executor
 from .quotas import Batch, QuotaState, TaskResult, pick_quota
-from .store import COMPLETE, FAILED, INTERRUPTED, OUT_OF_TIME, Store, utc_now
+from .store import COMPLETE, FAILED, INTERRUPTED, OUT_OF_TIME, Store
 
 log = logging.getLogger(__name__)
 
@@ -80,12 +82,12 @@ class RunSummary:
         rows = [("quota", "made", "stored", "tasks", "accepted", "dupes", "work s", "filled at")]
         for q in self.quotas:
             rows.append((q.name, str(q.accepted), f"{q.stored}/{q.count}", str(q.judged),
-                         _percent(q.accepted, q.judged), str(q.duplicates),
+                         percent(q.accepted, q.judged), str(q.duplicates),
                          f"{q.worker_seconds:.1f}", _when(q)))
         judged = sum(q.judged for q in self.quotas)
         rows.append(("total", str(self.made),
                      f"{sum(q.stored for q in self.quotas)}/{sum(q.count for q in self.quotas)}",
-                     str(judged), _percent(self.made, judged),
+                     str(judged), percent(self.made, judged),
                      str(sum(q.duplicates for q in self.quotas)),
                      f"{sum(q.worker_seconds for q in self.quotas):.1f}", ""))
         widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
@@ -99,10 +101,6 @@ class RunSummary:
         if self.error:
             lines.append(f"error: {self.error}")
         return "\n".join(lines)
-
-
-def _percent(n: int, d: int) -> str:
-    return f"{100 * n / d:.1f}%" if d else "-"
 
 
 def _when(q: QuotaState) -> str:
@@ -163,8 +161,7 @@ def _sigterm_stops() -> Iterator[None]:
 
 
 def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = None,
-            log_queue: Any = None, executor: LocalExecutor | DaskExecutor | None = None,
-            ) -> RunSummary:
+            log_queue: Any = None, executor: Executor | None = None) -> RunSummary:
     """Run ``config`` until its quotas are filled, its time is up, or it is stopped.
 
     ``fresh`` first discards a stored run of the same name. ``progress`` shows tqdm bars
@@ -195,16 +192,21 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
             store.finish_run(run.id, COMPLETE)
             summary.seconds = time.monotonic() - started
             return summary
+        specs = [q.spec() for q in config.quotas]
         own = executor is None
         if executor is None:
             try:
                 executor = make_executor(config.executor, config.workers, config.scheduler,
-                                         log_queue, [q.spec() for q in config.quotas])
+                                         log_queue, specs)
             except Exception as exc:
                 store.finish_run(run.id, FAILED)
                 raise RunError(str(exc)) from exc
         summary.workers, summary.executor = executor.workers, executor.name
-        loop = _Loop(config, store, run.id, states, executor, started, progress)
+        bars = _Bars(states, progress)
+        loop = TaskLoop(states, specs, config.seed, executor,
+                        _Keeper(store, run.id, bars), started=started,
+                        deadline=started + (config.max_seconds or math.inf),
+                        batch_scope=store.transaction)
         try:
             with _sigterm_stops():
                 summary.status = loop.run()
@@ -215,7 +217,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
             summary.status = FAILED
             summary.error = f"{type(exc).__name__}: {exc}"
         finally:
-            loop.close_bars()
+            bars.close()
             if own:
                 executor.close(now=summary.status != COMPLETE)
             else:
@@ -227,35 +229,42 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         return summary
 
 
-@dataclass
-class _Loop:
-    config: RunConfig
-    store: Store
-    run_id: int
-    states: list[QuotaState]
-    executor: Any
-    started: float
-    progress: bool | None
-    futures: dict[Any, Batch] = field(default_factory=dict)
-    bars: list[tqdm] = field(default_factory=list)
+#: How a due result is judged: "accepted", "duplicate" or "rejected".
+Judge = Callable[[QuotaState, TaskResult], str]
 
-    def __post_init__(self) -> None:
-        self.specs = [q.spec() for q in self.config.quotas]
+
+@dataclass
+class TaskLoop:
+    """Hands out the quotas' tasks in batches to an executor and judges the finished
+    tasks strictly in task order, until every quota is full or the deadline passes.
+
+    This is the only place that decides which results count, for ``nanpure run`` and
+    ``nanpure generate`` alike: ``judge`` stores or writes each due result and says how
+    it went; ``batch_scope`` wraps the judging of one finished batch (a run stores a
+    batch's puzzles in one transaction). :meth:`run` returns ``complete`` or
+    ``out-of-time``; anything a worker raises, or Ctrl-C, propagates.
+    """
+
+    states: list[QuotaState]
+    specs: Sequence[Any]  # one per quota
+    seed: int
+    executor: Executor
+    judge: Judge
+    started: float = field(default_factory=time.monotonic)
+    deadline: float = math.inf  # on the time.monotonic clock
+    batch_scope: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext
+    futures: dict[BatchFuture, Batch] = field(default_factory=dict)
 
     def run(self) -> str:
-        self._open_bars()
-        deadline = (self.started + self.config.max_seconds if self.config.max_seconds
-                    else math.inf)
-        specs = self.specs
         while not all(s.full for s in self.states):
             while len(self.futures) < self.executor.slots:
                 state = pick_quota(self.states)
                 if state is None:
                     break
-                batch = state.next_batch(self.config.seed, specs[state.index],
+                batch = state.next_batch(self.seed, self.specs[state.index],
                                          self._batch_size(state))
                 self.futures[self.executor.submit(batch)] = batch
-            left = deadline - time.monotonic()
+            left = self.deadline - time.monotonic()
             if left <= 0:
                 return OUT_OF_TIME
             for future in self.executor.wait(set(self.futures), min(left, 1.0)):
@@ -268,37 +277,21 @@ class _Loop:
         by_need = math.ceil(max(state.demand(), 1.0) / self.executor.workers)
         return max(1, min(by_time, by_need, MAX_BATCH))
 
-    def _take(self, future: Any) -> None:
+    def _take(self, future: BatchFuture) -> None:
         batch = self.futures.pop(future, None)
         if batch is None or future.cancelled():
             return
         results = future.result()  # a worker's exception is raised here
         state = self.states[batch.quota]
-        before = state.stored
-        now = utc_now()
-        with self.store.transaction():
+        with self.batch_scope():
             for result in results:
                 for due in state.finished(result):
-                    state.record(self._judge(state, due, now))
-        if self.bars and state.stored > before:
-            self.bars[state.index].update(state.stored - before)
-            self.bars[-1].update(state.stored - before)
-        if state.full:
+                    state.record(self.judge(state, due))
+        if state.full and state.filled_at is None:
             state.filled_at = time.monotonic() - self.started
             log.info("quota %s filled: %d puzzles after %d tasks", state.name, state.stored,
                      state.next_judged)
             self._cancel_quota(state.index)
-
-    def _judge(self, state: QuotaState, result: TaskResult, now: str) -> str:
-        made = result.made
-        if made is None:
-            return "rejected"
-        fresh = self.store.insert_puzzle(
-            self.run_id, state.name, result.number, made.puzzle, made.solution,
-            tier=made.tier, score=made.score, hardest=made.hardest,
-            techniques=made.techniques, symmetry=made.symmetry, blanks=made.blanks,
-            seed=made.seed, created_at=now)
-        return "accepted" if fresh else "duplicate"
 
     def _cancel_quota(self, index: int) -> None:
         stale = {f for f, b in self.futures.items() if b.quota == index}
@@ -306,21 +299,49 @@ class _Loop:
         for f in stale:
             del self.futures[f]
 
-    def _open_bars(self) -> None:
-        show = sys.stderr.isatty() if self.progress is None else self.progress
-        if not show:
+
+@dataclass
+class _Keeper:
+    """A run's judge: stores each result's puzzle unless another run has it already."""
+
+    store: Store
+    run_id: int
+    bars: _Bars
+
+    def __call__(self, state: QuotaState, result: TaskResult) -> str:
+        if result.made is None:
+            return "rejected"
+        if not self.store.insert_puzzle(self.run_id, state.name, result.number, result.made):
+            return "duplicate"
+        self.bars.add(state.index)
+        return "accepted"
+
+
+class _Bars:
+    """The run's progress bars on stderr: one per quota and the total (none when
+    ``show`` is False, or None and stderr is not a terminal)."""
+
+    def __init__(self, states: list[QuotaState], show: bool | None) -> None:
+        self.bars: list[tqdm] = []
+        if not (sys.stderr.isatty() if show is None else show):
             return
-        width = max(len(s.name) for s in self.states + [QuotaState(0, "total", 0)])
-        for k, s in enumerate(self.states):
+        width = max(len(s.name) for s in states + [QuotaState(0, "total", 0)])
+        for k, s in enumerate(states):
             self.bars.append(tqdm(total=s.count, initial=min(s.stored, s.count),
                                   desc=s.name.ljust(width), position=k, unit="pz",
                                   file=sys.stderr, leave=True, dynamic_ncols=True))
-        self.bars.append(tqdm(total=sum(s.count for s in self.states),
-                              initial=sum(min(s.stored, s.count) for s in self.states),
-                              desc="total".ljust(width), position=len(self.states), unit="pz",
+        self.bars.append(tqdm(total=sum(s.count for s in states),
+                              initial=sum(min(s.stored, s.count) for s in states),
+                              desc="total".ljust(width), position=len(states), unit="pz",
                               file=sys.stderr, leave=True, dynamic_ncols=True))
 
-    def close_bars(self) -> None:
+    def add(self, index: int) -> None:
+        """One more puzzle stored for quota ``index``."""
+        if self.bars:
+            self.bars[index].update(1)
+            self.bars[-1].update(1)
+
+    def close(self) -> None:
         for bar in self.bars:
             bar.close()
         self.bars.clear()
@@ -349,49 +370,3 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
         summary = execute(config, fresh=fresh, progress=progress, log_queue=log_queue)
     print(summary.format(), file=out or sys.stdout)
     return summary.exit_status
-
-
-def stats_command(store_path: str, run: str | None = None, as_json: bool = False,
-                  out: TextIO | None = None) -> int:
-    """``nanpure stats``: blank counts per tier, technique usage, acceptance per quota
-    and throughput of the stored puzzles (of one run, or all); returns the exit status."""
-    import json
-    from dataclasses import asdict
-    from datetime import datetime
-
-    from ..output import stats
-    from .store import StoreError
-
-    out = out or sys.stdout
-    with Store(store_path, create=False) as store:
-        runs = store.runs()
-        if run is not None:
-            runs = [r for r in runs if r.name == run]
-            if not runs:
-                names = ", ".join(r.name for r in store.runs()) or "none"
-                raise StoreError(f"{store_path}: no run named {run!r} (runs: {names})")
-        records = [asdict(r) for r in store.select_puzzles(run=run, unused_only=False)]
-        tallies = store.quota_tallies(run)
-    seconds: float | None = 0.0
-    for r in runs:
-        if r.finished_at is None:
-            seconds = None  # still running (or killed): no honest wall time
-            break
-        seconds += (datetime.fromisoformat(r.finished_at)
-                    - datetime.fromisoformat(r.started_at)).total_seconds()
-    summary = stats.summarize(records, tasks=sum(t[3] for t in tallies) or None,
-                              seconds=seconds or None)
-    summary["quotas"] = [
-        {"run": r, "quota": q, "puzzles": n, "tasks": t, "acceptance": n / t if t else None}
-        for r, q, n, t in tallies]
-    summary["runs"] = [{"name": r.name, "seed": r.seed, "status": r.status,
-                        "started_at": r.started_at, "finished_at": r.finished_at}
-                       for r in runs]
-    if as_json:
-        print(json.dumps(summary, indent=2), file=out)
-        return 0
-    rows = [[r, q, str(n), str(t), _percent(n, t)] for r, q, n, t in tallies]
-    quota_table = "quotas\n" + stats.table(["run", "quota", "puzzles", "tasks", "accepted"],
-                                            rows, align="llrrr")
-    print(stats.format_tables(summary) + "\n\n" + quota_table, file=out)
-    return 0

@@ -5,14 +5,15 @@ unique across all runs); every accepted puzzle is committed in its own small tra
 so killing a run at any moment loses only the work still in flight, and running it again
 continues from what is stored.
 
+>>> made = PuzzleRecord(puzzle=PUZZLE, solution=SOLUTION, tier="easy", score=400,
+...                     hardest="Hidden Single", techniques="Hidden Single:20",
+...                     symmetry="rot180", blanks=52, seed=12345)
 >>> with Store(":memory:") as store:
 ...     run = store.begin_run("nightly", 7, "{}")
-...     store.add_puzzle(run.id, "easy", 0, PUZZLE, SOLUTION, tier="easy", score=400,
-...                      hardest="Hidden Single", techniques="Hidden Single:20",
-...                      symmetry="rot180", blanks=52, seed=12345)
-...     [p.tier for p in store.select_puzzles(run="nightly")]
+...     store.add_puzzle(run.id, "easy", 0, made)
+...     [(p.tier, p.run, p.quota, p.task) for p in store.select_puzzles(run="nightly")]
 True
-['easy']
+[('easy', 'nightly', 'easy', 0)]
 
 The file uses WAL journaling (readers never block the writer) and a busy timeout, so a
 second process may read or write the same store; a file that is not a nanpure store, or
@@ -30,8 +31,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..record import MADE_FIELDS, PuzzleRecord
+
 #: Bumped whenever the schema changes; kept in ``PRAGMA user_version``.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: ``PRAGMA application_id`` of a nanpure store (the bytes "nanp").
 APPLICATION_ID = 0x6E616E70
 
@@ -56,6 +59,7 @@ CREATE TABLE puzzles (
     symmetry TEXT NOT NULL,
     blanks INTEGER NOT NULL,
     seed INTEGER NOT NULL,
+    kind TEXT NOT NULL DEFAULT 'sudoku',
     run_id INTEGER NOT NULL REFERENCES runs(id),
     quota TEXT NOT NULL,
     task INTEGER NOT NULL,
@@ -82,6 +86,12 @@ CREATE TABLE book_puzzles (
 CREATE INDEX book_puzzles_by_puzzle ON book_puzzles(puzzle_id);
 """
 
+#: Statements that bring a store of each older schema version to the next one.
+MIGRATIONS = {
+    # version 1 -> 2: puzzles gain their kind; everything stored before is Sudoku
+    1: ("ALTER TABLE puzzles ADD COLUMN kind TEXT NOT NULL DEFAULT 'sudoku'",),
+}
+
 #: Run statuses: still going (or killed), all quotas filled, stopped by Ctrl-C, out of time.
 RUNNING, COMPLETE, INTERRUPTED, OUT_OF_TIME, FAILED = (
     "running", "complete", "interrupted", "out-of-time", "failed")
@@ -89,9 +99,9 @@ RUNNING, COMPLETE, INTERRUPTED, OUT_OF_TIME, FAILED = (
 PUZZLE = "..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4.459....."
 SOLUTION = "286547139513928764974163825194826357862375491357914682729481653631752948845639217"
 
-#: Columns of ``puzzles`` in table order (the fields of :class:`PuzzleRecord`).
-PUZZLE_COLUMNS = ("id", "puzzle", "solution", "tier", "score", "hardest", "techniques",
-                  "symmetry", "blanks", "seed", "run_id", "quota", "task", "created_at")
+#: Columns of ``puzzles`` in table order: what the generator made, and where it belongs.
+PUZZLE_COLUMNS = ("id", *MADE_FIELDS, "run_id", "quota", "task", "created_at")
+_INSERT_COLUMNS = PUZZLE_COLUMNS[1:]
 
 
 class StoreError(Exception):
@@ -109,27 +119,6 @@ class RunRecord:
     started_at: str
     finished_at: str | None
     status: str
-
-
-@dataclass(frozen=True)
-class PuzzleRecord:
-    """One row of ``puzzles`` (every column), plus the name of its run."""
-
-    id: int
-    puzzle: str
-    solution: str
-    tier: str
-    score: int
-    hardest: str
-    techniques: str
-    symmetry: str
-    blanks: int
-    seed: int
-    run_id: int
-    quota: str
-    task: int
-    created_at: str
-    run: str = ""
 
 
 @dataclass(frozen=True)
@@ -190,6 +179,8 @@ class Store:
         # can lose the last commits, which a resumed run simply makes again.
         self.db.execute("PRAGMA synchronous = NORMAL")
         self.db.execute("PRAGMA foreign_keys = ON")
+        if tables and version < SCHEMA_VERSION:
+            self._migrate(version)
         if not tables:
             with self.transaction():
                 if self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
@@ -198,6 +189,17 @@ class Store:
                             self.db.execute(statement)
                     self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                     self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+    def _migrate(self, version: int) -> None:
+        """Bring a store of an older schema up to :data:`SCHEMA_VERSION`, one version at a
+        time, each in one transaction (a failure leaves the store as it was)."""
+        with self.transaction():
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            while version < SCHEMA_VERSION:
+                for statement in MIGRATIONS[version]:
+                    self.db.execute(statement)
+                version += 1
+                self.db.execute(f"PRAGMA user_version = {version}")
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -300,27 +302,22 @@ class Store:
 
     # --- puzzles --------------------------------------------------------------------------
 
-    def add_puzzle(self, run_id: int, quota: str, task: int, puzzle: str, solution: str, *,
-                   tier: str, score: int, hardest: str, techniques: str, symmetry: str,
-                   blanks: int, seed: int) -> bool:
-        """Store one accepted puzzle in its own transaction; False if the puzzle text is
-        already stored (by this or any run), in which case nothing changes."""
+    def add_puzzle(self, run_id: int, quota: str, task: int, made: PuzzleRecord) -> bool:
+        """Store one accepted puzzle (the fields the generator made) in its own
+        transaction; False if the puzzle text is already stored (by this or any run), in
+        which case nothing changes."""
         with self.transaction():
-            return self.insert_puzzle(run_id, quota, task, puzzle, solution, tier=tier,
-                                      score=score, hardest=hardest, techniques=techniques,
-                                      symmetry=symmetry, blanks=blanks, seed=seed)
+            return self.insert_puzzle(run_id, quota, task, made)
 
-    def insert_puzzle(self, run_id: int, quota: str, task: int, puzzle: str, solution: str,
-                      *, tier: str, score: int, hardest: str, techniques: str, symmetry: str,
-                      blanks: int, seed: int, created_at: str | None = None) -> bool:
+    def insert_puzzle(self, run_id: int, quota: str, task: int, made: PuzzleRecord,
+                      created_at: str | None = None) -> bool:
         """:meth:`add_puzzle` inside the caller's :meth:`transaction` (to store the
         puzzles that arrive together in one commit)."""
+        values = [getattr(made, name) for name in MADE_FIELDS]
         cur = self.db.execute(
-            "INSERT OR IGNORE INTO puzzles (puzzle, solution, tier, score, hardest, "
-            "techniques, symmetry, blanks, seed, run_id, quota, task, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (puzzle, solution, tier, score, hardest, techniques, symmetry, blanks, seed,
-             run_id, quota, task, created_at or utc_now()))
+            f"INSERT OR IGNORE INTO puzzles ({', '.join(_INSERT_COLUMNS)}) "
+            f"VALUES ({', '.join('?' * len(_INSERT_COLUMNS))})",
+            (*values, run_id, quota, task, created_at or utc_now()))
         return cur.rowcount == 1
 
     def select_puzzles(self, run: str | None = None, quotas: Sequence[str] | None = None,

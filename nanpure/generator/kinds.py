@@ -1,0 +1,163 @@
+"""Puzzle kinds: the one interface the pipeline, the outputs and the layouts call.
+
+Each kind (``sudoku``, ``nonogram``) is a package of pure computation with its own
+formats, solver, ladder and generator. What the rest of nanpure needs from a kind is
+small, and :data:`KINDS` holds it:
+
+- ``make_candidate(spec, seed)``: the worker's job, a :class:`~nanpure.record.PuzzleRecord`
+  of this kind or None when every attempt failed;
+- ``check_spec(spec)``: raise the kind's ``SpecError`` for a spec no puzzle can meet;
+- ``verify(records)``: for each record, None when its puzzle has exactly one solution and
+  it is the stored one, else what is wrong as the end of a sentence about the puzzle
+  (``has no solution``, ``cannot be read: ...``); books and checks call it before
+  trusting a stored puzzle.
+
+What ``puzzle``, ``solution`` and ``blanks`` hold is the kind's:
+
+========  ==============================================  =======================
+kind      puzzle / solution                               blanks
+========  ==============================================  =======================
+sudoku    81 characters, ``.`` blank / 81 digits          blank cells
+nonogram  the one-line form ``WxH rows/columns`` /        cells to decide (W x H)
+          row-major ``0``/``1``
+========  ==============================================  =======================
+
+>>> sorted(KINDS)
+['nonogram', 'sudoku']
+>>> kind_of("sudoku").name
+'sudoku'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..record import PuzzleRecord
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What the pipeline, outputs and layouts call for one puzzle kind."""
+
+    name: str
+    make_candidate: Callable[[Any, int], PuzzleRecord | None]
+    check_spec: Callable[[Any], None]
+    verify: Callable[[Sequence[PuzzleRecord]], list[str | None]]
+
+
+# --- sudoku -----------------------------------------------------------------------------------
+
+
+def _sudoku_make(spec: Any, seed: int) -> PuzzleRecord | None:
+    from .candidate import make_candidate
+
+    return make_candidate(spec, seed)
+
+
+def _sudoku_check(spec: Any) -> None:
+    from .candidate import check_spec
+
+    check_spec(spec)
+
+
+def _sudoku_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
+    import numpy as np
+
+    from .board import BoardError, format_line, parse_line
+    from .solver import count_solutions_batch
+
+    problems: list[str | None] = [None] * len(records)
+    boards, places = [], []
+    for k, record in enumerate(records):
+        try:
+            boards.append(parse_line(record.puzzle))
+            places.append(k)
+        except BoardError as exc:
+            problems[k] = f"cannot be read: {exc}"
+    if boards:
+        counts, solutions = count_solutions_batch(np.stack(boards))
+        for k, count, solution in zip(places, counts, solutions, strict=True):
+            problems[k] = _solution_problem(int(count), format_line(solution) if count == 1
+                                            else None, records[k].solution)
+    return problems
+
+
+# --- nonogram ---------------------------------------------------------------------------------
+
+
+def _nonogram_make(spec: Any, seed: int) -> PuzzleRecord | None:
+    from .nonogram import format_line, make_candidate
+
+    made = make_candidate(spec, seed)
+    if made is None:
+        return None
+    p, rating = made.puzzle, made.rating
+    return PuzzleRecord(
+        puzzle=format_line(p, goal=False),
+        solution=p.goal,
+        tier=rating.tier,
+        score=rating.score,
+        hardest=rating.hardest,
+        techniques=";".join(f"{name}:{n}" for name, n in rating.counts.items()),
+        symmetry=made.symmetry,
+        blanks=p.width * p.height,
+        seed=made.seed,
+        kind="nonogram",
+        grids=made.pictures,
+    )
+
+
+def _nonogram_check(spec: Any) -> None:
+    from .nonogram import check_spec
+
+    check_spec(spec)
+
+
+def _nonogram_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
+    from .nonogram import FormatError, count_solutions_batch, parse_line
+
+    problems: list[str | None] = [None] * len(records)
+    puzzles, places = [], []
+    for k, record in enumerate(records):
+        try:
+            puzzles.append(parse_line(record.puzzle))
+            places.append(k)
+        except FormatError as exc:
+            problems[k] = f"cannot be read: {exc}"
+    if puzzles:
+        counts, solutions = count_solutions_batch(puzzles, 2)
+        for k, count, solution in zip(places, counts, solutions, strict=True):
+            problems[k] = _solution_problem(int(count), solution, records[k].solution)
+    return problems
+
+
+def _solution_problem(count: int, solution: str | None, stored: str) -> str | None:
+    """None for one solution equal to the stored one, else what is wrong."""
+    if count != 1:
+        return "has no solution" if count == 0 else "has more than one solution"
+    if solution != stored:
+        return f"has the solution {solution}, which differs from the stored solution {stored}"
+    return None
+
+
+KINDS: dict[str, Kind] = {
+    "sudoku": Kind("sudoku", _sudoku_make, _sudoku_check, _sudoku_verify),
+    "nonogram": Kind("nonogram", _nonogram_make, _nonogram_check, _nonogram_verify),
+}
+
+
+def kind_of(name: str) -> Kind:
+    """The :class:`Kind` called ``name``; a ValueError naming the kinds otherwise.
+
+    >>> kind_of("kakuro")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown puzzle kind 'kakuro'; expected one of nonogram, sudoku
+    """
+    try:
+        return KINDS[name]
+    except KeyError:
+        raise ValueError(f"unknown puzzle kind {name!r}; expected one of "
+                         f"{', '.join(sorted(KINDS))}") from None

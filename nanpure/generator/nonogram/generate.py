@@ -1,0 +1,266 @@
+"""Nonogram candidates: from a spec and a seed to one unique, rated, symmetric puzzle.
+
+>>> spec = Spec(width=10, height=10, max_tier="medium", symmetry="mirror")
+>>> c = make_candidate(spec, seed=7)
+>>> c.tier in ("easy", "medium"), c.puzzle.width, len(c.puzzle.goal)
+(True, 10, 100)
+>>> make_candidate(spec, seed=7) == c
+True
+
+Each attempt draws a random picture and asks the ladder about its clues:
+
+- every cell is filled with probability ``density``, then copied from the first cell of
+  its orbit under the symmetry, so the picture has the symmetry exactly;
+- ``smoothing`` passes of a majority rule (a cell becomes filled when at least 5 of the 9
+  cells of its 3x3 block are, cells outside the grid counting as empty) turn noise into
+  shapes; the rule treats all eight directions alike, so it keeps every symmetry;
+- the ladder, limited to the spec's ceiling, must solve the clues (so the solution is
+  unique: each step is forced) with a hardest technique at or above the floor.
+
+Everything random is drawn from one SplitMix64 state seeded by ``seed``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+from numba import njit
+
+from ..rng import new_state, next_u64
+from .formats import Nonogram, nonogram_from_picture
+from .line import UNKNOWN
+from .rating import TIERS, Rating, rate_kernel, rating_of
+
+MIN_SIZE, MAX_SIZE = 5, 60
+
+# maps of (row, column): 0 identity, 1 mirror, 2 flip, 3 half turn, 4 quarter turn,
+# 5 three-quarter turn, 6 diagonal transpose, 7 antidiagonal transpose
+_GROUPS = {
+    "none": (0,),
+    "mirror": (0, 1),
+    "flip": (0, 2),
+    "rot180": (0, 3),
+    "rot90": (0, 4, 3, 5),
+    "diagonal": (0, 6),
+    "antidiagonal": (0, 7),
+}
+SYMMETRIES = tuple(_GROUPS)
+#: Symmetries that only exist on square grids.
+SQUARE_ONLY = ("rot90", "diagonal", "antidiagonal")
+
+
+class SpecError(ValueError):
+    """A spec no puzzle can satisfy; the message says why."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What kind of nonogram to make."""
+
+    width: int = 15
+    height: int = 15
+    min_tier: str = "easy"
+    max_tier: str = "extreme"
+    symmetry: str = "none"
+    density: float = 0.5  # chance a cell starts filled, before smoothing
+    smoothing: int = 2  # majority-rule passes
+    attempts: int = 200  # bounded pictures drawn before make_candidate returns None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One generated nonogram (its goal is the picture) with its rating."""
+
+    puzzle: Nonogram
+    rating: Rating
+    symmetry: str
+    seed: int
+    pictures: int  # pictures drawn
+
+    @property
+    def tier(self) -> str:
+        return self.rating.tier
+
+
+def check_spec(spec: Spec) -> None:
+    """Raise :class:`SpecError` saying why no puzzle can satisfy ``spec``.
+
+    >>> check_spec(Spec(width=10, height=12, symmetry="rot90"))
+    Traceback (most recent call last):
+    ...
+    nanpure.generator.nonogram.generate.SpecError: symmetry 'rot90' needs a square grid, \
+got 10x12
+    """
+    _check_spec(spec)
+
+
+@cache
+def _check_spec(spec: Spec) -> None:
+    for name in (spec.min_tier, spec.max_tier):
+        if name not in TIERS:
+            raise SpecError(f"unknown tier {name!r}; expected one of {', '.join(TIERS)}")
+    if TIERS.index(spec.min_tier) > TIERS.index(spec.max_tier):
+        raise SpecError(f"minimum tier {spec.min_tier} is above maximum tier {spec.max_tier}")
+    for size, what in ((spec.width, "width"), (spec.height, "height")):
+        if not MIN_SIZE <= size <= MAX_SIZE:
+            raise SpecError(f"{what} must be {MIN_SIZE}-{MAX_SIZE}, got {size}")
+    if spec.symmetry not in _GROUPS:
+        raise SpecError(f"unknown symmetry {spec.symmetry!r}; expected one of "
+                        f"{', '.join(SYMMETRIES)}")
+    if spec.symmetry in SQUARE_ONLY and spec.width != spec.height:
+        raise SpecError(f"symmetry {spec.symmetry!r} needs a square grid, "
+                        f"got {spec.width}x{spec.height}")
+    if not 0.0 < spec.density < 1.0:
+        raise SpecError(f"density must lie strictly between 0 and 1, got {spec.density}")
+    if not 0 <= spec.smoothing <= 10:
+        raise SpecError(f"smoothing must be 0-10 passes, got {spec.smoothing}")
+    if spec.attempts < 1:
+        raise SpecError(f"attempts must be at least 1, got {spec.attempts}")
+
+
+# --- kernels ----------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _image(r, c, m, height, width):
+    """Where map ``m`` sends cell (r, c)."""
+    if m == 1:
+        return r, width - 1 - c
+    if m == 2:
+        return height - 1 - r, c
+    if m == 3:
+        return height - 1 - r, width - 1 - c
+    if m == 4:
+        return c, width - 1 - r
+    if m == 5:
+        return width - 1 - c, r
+    if m == 6:
+        return c, r
+    if m == 7:
+        return width - 1 - c, height - 1 - r
+    return r, c
+
+
+@njit(cache=True)
+def random_picture_kernel(state, height, width, density, smoothing, group, picture) -> None:
+    """Draw a symmetric, smoothed picture (1 filled, 0 empty) into ``picture``."""
+    threshold = np.uint64(density * 2.0**53)
+    for cell in range(height * width):
+        picture[cell] = (next_u64(state) >> np.uint64(11)) < threshold
+        r, c = divmod(cell, width)
+        first = cell
+        for m in group:
+            rr, cc = _image(r, c, m, height, width)
+            first = min(first, rr * width + cc)
+        picture[cell] = picture[first]  # the orbit's first cell is already final
+    before = picture.copy()
+    for _ in range(smoothing):
+        before[:] = picture
+        for r in range(height):
+            for c in range(width):
+                filled = 0
+                for rr in range(max(0, r - 1), min(height, r + 2)):
+                    for cc in range(max(0, c - 1), min(width, c + 2)):
+                        filled += before[rr * width + cc]
+                picture[r * width + c] = filled >= 5
+
+
+@njit(cache=True)
+def clues_kernel(picture, height, width, runs, nruns) -> None:
+    """Clues of a 0/1 picture into ``runs``/``nruns`` (rows, then columns)."""
+    runs[:] = 0
+    for line in range(height + width):
+        if line < height:
+            first, stride, n = line * width, 1, width
+        else:
+            first, stride, n = line - height, width, height
+        k = 0
+        length = 0
+        for i in range(n + 1):
+            if i < n and picture[first + i * stride]:
+                length += 1
+            elif length:
+                runs[line, k] = length
+                k += 1
+                length = 0
+        nruns[line] = k
+
+
+@njit(cache=True)
+def generate_kernel(state, height, width, density, smoothing, group, floor, ceiling,
+                    attempts, picture, grid, cell_step, steps):
+    """Draw pictures until one's clues rate within ``floor..ceiling`` (technique codes):
+    the 1-based attempt that succeeded and its rating's step count (its picture and rating
+    outputs left in the arrays), or (0, 0) when all ``attempts`` failed."""
+    cells = height * width
+    runs = np.zeros((height + width, (max(height, width) + 1) // 2), dtype=np.int32)
+    nruns = np.zeros(height + width, dtype=np.int32)
+    for attempt in range(1, attempts + 1):
+        random_picture_kernel(state, height, width, density, smoothing, group, picture)
+        filled = picture.sum()
+        if filled == 0 or filled == cells:
+            continue  # not a picture
+        clues_kernel(picture, height, width, runs, nruns)
+        grid[:] = UNKNOWN
+        cell_step[:] = -1
+        count = rate_kernel(runs, nruns, height, width, ceiling, grid, cell_step, steps)
+        if count <= 0:
+            continue
+        solved = True
+        for cell in range(cells):
+            if grid[cell] == UNKNOWN:
+                solved = False
+                break
+        if solved and steps[:count, 0].max() >= floor:
+            return attempt, count
+    return 0, 0
+
+
+# --- Python edges -----------------------------------------------------------------------------
+
+
+def _group(symmetry: str) -> np.ndarray:
+    return np.array(_GROUPS[symmetry], dtype=np.int64)
+
+
+def random_picture(spec: Spec, seed: int) -> str:
+    """The first picture :func:`make_candidate` would draw for ``spec`` and ``seed``,
+    row-major ``0``/``1``."""
+    check_spec(spec)
+    picture = np.zeros(spec.width * spec.height, dtype=np.uint8)
+    random_picture_kernel(new_state(seed), spec.height, spec.width, spec.density,
+                          spec.smoothing, _group(spec.symmetry), picture)
+    return "".join(map(str, picture.tolist()))
+
+
+def is_symmetric(picture: str, width: int, height: int, symmetry: str) -> bool:
+    """Whether a row-major picture is unchanged by every map of ``symmetry``."""
+    for m in _GROUPS[symmetry]:
+        for cell in range(width * height):
+            r, c = _image(*divmod(cell, width), m, height, width)
+            if picture[cell] != picture[r * width + c]:
+                return False
+    return True
+
+
+def make_candidate(spec: Spec, seed: int) -> Candidate | None:
+    """A nonogram satisfying ``spec``, made from ``seed`` alone, or None when
+    ``spec.attempts`` pictures all failed. Raises :class:`SpecError` for an impossible spec.
+    """
+    check_spec(spec)
+    cells = spec.width * spec.height
+    picture = np.zeros(cells, dtype=np.uint8)
+    grid = np.zeros(cells, dtype=np.uint8)
+    cell_step = np.zeros(cells, dtype=np.int32)
+    steps = np.zeros((cells + 1, 3), dtype=np.int32)
+    attempt, count = generate_kernel(new_state(seed), spec.height, spec.width, spec.density,
+                              spec.smoothing, _group(spec.symmetry),
+                              TIERS.index(spec.min_tier), TIERS.index(spec.max_tier),
+                              spec.attempts, picture, grid, cell_step, steps)
+    if attempt == 0:
+        return None
+    rating = rating_of(grid, cell_step, steps, count, spec.height, spec.width, False)
+    puzzle = nonogram_from_picture("".join(map(str, picture.tolist())), spec.width, spec.height)
+    return Candidate(puzzle, rating, spec.symmetry, seed, attempt)

@@ -1,0 +1,63 @@
+"""From an image to a nonogram: scale, threshold, and say whether the clues work.
+
+The image (a Pillow ``Image``; the caller opens the file) is turned to grey, scaled to
+``width x height`` by averaging the pixels each cell covers, and every cell darker than
+``threshold`` (0-255) is filled (``invert`` fills the light ones instead). The result
+tells whether the clues have one solution, the tier the ladder needs, and, when logic
+alone does not finish, the cells it leaves undetermined: the places to edit.
+
+>>> from PIL import Image, ImageDraw
+>>> image = Image.new("L", (40, 40), 255)
+>>> ImageDraw.Draw(image).ellipse((4, 4, 36, 36), fill=0)
+>>> result = picture_to_puzzle(image, 10, 10)
+>>> result.unique, result.tier, result.undetermined
+(True, 'easy', ())
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PIL import Image
+
+from .formats import Nonogram, nonogram_from_picture
+from .rating import Rating, rate
+from .solver import count_solutions
+
+
+@dataclass(frozen=True)
+class PictureResult:
+    """The nonogram drawn from an image and what the solver and ladder say about it."""
+
+    puzzle: Nonogram
+    unique: bool
+    rating: Rating
+
+    @property
+    def tier(self) -> str | None:
+        """The ladder's tier, or None when the clues need guessing."""
+        return self.rating.tier if self.rating.solved else None
+
+    @property
+    def undetermined(self) -> tuple[tuple[int, int], ...]:
+        """Cells (row, column), 0-based, that logic leaves unknown."""
+        return self.rating.undetermined
+
+
+def threshold_image(image: Image.Image, width: int, height: int, threshold: int = 128,
+                    invert: bool = False) -> str:
+    """The image scaled to ``width x height`` cells as a row-major ``0``/``1`` picture."""
+    grey = image.convert("L").resize((width, height), Image.Resampling.BOX)
+    levels = grey.tobytes()
+    return "".join("1" if (v < threshold) != invert else "0" for v in levels)
+
+
+def picture_to_puzzle(image: Image.Image, width: int, height: int | None = None,
+                      threshold: int = 128, invert: bool = False) -> PictureResult:
+    """The nonogram of ``image`` at ``width`` columns (``height`` rows, by default keeping
+    the image's proportions), with its uniqueness, tier and undetermined cells."""
+    if height is None:
+        height = max(1, round(width * image.height / image.width))
+    picture = threshold_image(image, width, height, threshold, invert)
+    puzzle = nonogram_from_picture(picture, width, height)
+    return PictureResult(puzzle, count_solutions(puzzle) == 1, rate(puzzle))

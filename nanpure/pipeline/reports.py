@@ -1,0 +1,77 @@
+"""``nanpure export`` and ``nanpure stats``: what a store holds, as datasets for other
+programs and as statistics for people.
+
+Both read the store here and hand its records to ``output``, which only knows the
+formats and tables.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import TextIO
+
+from ..output import stats
+from ..output.datasets import ExportError, write_export
+from .store import Store, StoreError
+
+
+def _check_run(store: Store, run: str | None) -> None:
+    """Raise :class:`StoreError` unless ``run`` is None or a run of the store."""
+    if run is not None and store.find_run(run) is None:
+        names = ", ".join(r.name for r in store.runs()) or "none"
+        raise StoreError(f"{store.path}: no run named {run!r} (runs: {names})")
+
+
+def export_command(store_path: str, run: str | None, fmt: str, out: str) -> int:
+    """``nanpure export``: write the store's puzzles (of one run, or all) to ``out``
+    (``-`` for standard output, except Parquet); returns the exit status."""
+    with Store(store_path, create=False) as store:
+        _check_run(store, run)
+        records = store.select_puzzles(run=run, unused_only=False)
+    if out == "-":
+        if fmt == "parquet":
+            raise ExportError("Parquet is binary; give a file with --out")
+        write_export(records, fmt, sys.stdout)
+        return 0
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    n = write_export(records, fmt, out)
+    print(f"wrote {n} puzzles to {out}", file=sys.stderr)
+    return 0
+
+
+def stats_command(store_path: str, run: str | None = None, as_json: bool = False,
+                  out: TextIO | None = None) -> int:
+    """``nanpure stats``: blank counts per tier, technique usage, acceptance per quota
+    and throughput of the stored puzzles (of one run, or all); returns the exit status."""
+    out = out or sys.stdout
+    with Store(store_path, create=False) as store:
+        _check_run(store, run)
+        runs = [r for r in store.runs() if run is None or r.name == run]
+        records = store.select_puzzles(run=run, unused_only=False)
+        tallies = store.quota_tallies(run)
+    seconds: float | None = 0.0
+    for r in runs:
+        if r.finished_at is None:
+            seconds = None  # still running (or killed): no honest wall time
+            break
+        seconds += (datetime.fromisoformat(r.finished_at)
+                    - datetime.fromisoformat(r.started_at)).total_seconds()
+    summary = stats.summarize(records, tasks=sum(t[3] for t in tallies) or None,
+                              seconds=seconds or None)
+    summary["quotas"] = [
+        {"run": r, "quota": q, "puzzles": n, "tasks": t, "acceptance": n / t if t else None}
+        for r, q, n, t in tallies]
+    summary["runs"] = [{"name": r.name, "seed": r.seed, "status": r.status,
+                        "started_at": r.started_at, "finished_at": r.finished_at}
+                       for r in runs]
+    if as_json:
+        print(json.dumps(summary, indent=2), file=out)
+        return 0
+    rows = [[r, q, str(n), str(t), stats.percent(n, t)] for r, q, n, t in tallies]
+    quota_table = "quotas\n" + stats.table(["run", "quota", "puzzles", "tasks", "accepted"],
+                                            rows, align="llrrr")
+    print(stats.format_tables(summary) + "\n\n" + quota_table, file=out)
+    return 0

@@ -1,0 +1,104 @@
+"""Nonogram generation and pictures: determinism, symmetry, uniqueness and tier."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image, ImageDraw
+
+from nanpure.generator.nonogram.formats import clues_of
+from nanpure.generator.nonogram.generate import (
+    SYMMETRIES,
+    Spec,
+    SpecError,
+    check_spec,
+    is_symmetric,
+    make_candidate,
+    random_picture,
+)
+from nanpure.generator.nonogram.picture import picture_to_puzzle
+from nanpure.generator.nonogram.rating import TIERS, rate
+from nanpure.generator.nonogram.solver import count_solutions
+
+seeds = st.integers(min_value=0, max_value=2**63 - 1)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=seeds, symmetry=st.sampled_from(SYMMETRIES), size=st.integers(5, 20))
+def test_pictures_have_their_symmetry(seed, symmetry, size):
+    spec = Spec(width=size, height=size, symmetry=symmetry)
+    picture = random_picture(spec, seed)
+    assert is_symmetric(picture, size, size, symmetry)
+    assert picture == random_picture(spec, seed)
+
+
+def test_symmetry_check_sees_asymmetry():
+    assert not is_symmetric("10000", 5, 1, "mirror")
+    assert is_symmetric("10001", 5, 1, "mirror")
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=seeds, tier=st.sampled_from(TIERS[:3]),
+       symmetry=st.sampled_from(("none", "mirror", "rot180")))
+def test_candidates_are_unique_of_their_tier_and_repeatable(seed, tier, symmetry):
+    spec = Spec(width=12, height=10, min_tier=tier, max_tier=tier, symmetry=symmetry,
+                attempts=400)
+    c = make_candidate(spec, seed)
+    if c is None:
+        return  # a hard tier within 400 pictures is not guaranteed
+    p = c.puzzle
+    assert count_solutions(p) == 1
+    assert is_symmetric(p.goal, p.width, p.height, symmetry)
+    assert clues_of(p.goal, p.width, p.height) == (p.rows, p.columns)
+    again = rate(p)
+    assert (again.tier, again.score) == (c.tier, c.rating.score) and c.tier == tier
+    if tier != "easy":
+        assert not rate(p, max_tier=TIERS[TIERS.index(tier) - 1]).solved
+    assert make_candidate(spec, seed) == c
+
+
+def test_easy_and_medium_candidates_come_readily():
+    for tier in ("easy", "medium"):
+        spec = Spec(min_tier=tier, max_tier=tier, symmetry="mirror", attempts=50)
+        assert all(make_candidate(spec, seed) is not None for seed in range(5))
+
+
+@pytest.mark.parametrize("spec, message", [
+    (Spec(width=4), "width must be 5-60, got 4"),
+    (Spec(height=61), "height must be 5-60, got 61"),
+    (Spec(width=10, height=12, symmetry="diagonal"),
+     "symmetry 'diagonal' needs a square grid, got 10x12"),
+    (Spec(symmetry="twirl"), "unknown symmetry 'twirl'"),
+    (Spec(min_tier="hard", max_tier="easy"), "minimum tier hard is above maximum tier easy"),
+    (Spec(max_tier="unfair"), "unknown tier 'unfair'"),
+    (Spec(density=1.0), "density must lie strictly between 0 and 1"),
+    (Spec(attempts=0), "attempts must be at least 1"),
+])
+def test_impossible_specs_are_refused(spec, message):
+    with pytest.raises(SpecError, match=message):
+        check_spec(spec)
+    with pytest.raises(SpecError):
+        make_candidate(spec, 1)
+
+
+def test_picture_to_puzzle_on_a_drawn_image():
+    image = Image.new("RGB", (60, 40), "white")
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((6, 6, 30, 30), fill="black")
+    draw.ellipse((36, 8, 54, 32), fill=(20, 20, 20))
+    result = picture_to_puzzle(image, 15)
+    assert (result.puzzle.width, result.puzzle.height) == (15, 10)
+    assert result.unique and result.tier is not None and result.undetermined == ()
+    assert result.puzzle.goal[2 * 15 + 2] == "1" and result.puzzle.goal[0] == "0"
+
+
+def test_picture_with_undetermined_cells():
+    image = Image.new("L", (4, 4), 255)
+    image.putpixel((0, 0), 0)
+    image.putpixel((1, 1), 0)  # a diagonal pair: the other diagonal has the same clues
+    result = picture_to_puzzle(image, 4, 4)
+    assert not result.unique and result.tier is None
+    assert result.undetermined == ((0, 0), (0, 1), (1, 0), (1, 1))
+    inverted = picture_to_puzzle(image, 4, 4, invert=True)
+    assert inverted.puzzle.goal.count("1") == 14
