@@ -41,8 +41,8 @@ from .techniques.step import (
     placements,
     tokens,
 )
+from .tiers import TIERS
 
-TIERS = ("easy", "medium", "hard", "unfair", "extreme")
 _RANK = {tier: k for k, tier in enumerate(TIERS)}
 #: Highest score that still fits each tier but the last (HoDoKu's level limits).
 SCORE_LIMITS = (800, 1000, 1600, 1800)

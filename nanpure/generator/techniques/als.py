@@ -26,8 +26,7 @@ The ALS finders work on one structure per position, :func:`als_structure` (the A
 smallest sets first, then by house, and their restricted commons): each ``find_*``
 builds it afresh, while the rater builds it once and passes it to the ``*_in`` forms. Every
 finder reports the first pattern, in a fixed order, that eliminates something. Cell sets
-are two ``int64`` words (cells 0-40 and 41-80) so that the bit tricks stay exact in
-numba.
+are two ``int64`` words (see ``board.CELL_WORD``).
 
 >>> from nanpure.generator.board import parse, candidates
 >>> grid = parse("..65.71........8....1.3..2.194.2.....6.375....5..1...27....."
@@ -45,8 +44,17 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..board import HOUSES, PEERS, POPCOUNT
-from .single_digit import low_bit_index
+from ..bits import POPCOUNT, low_bit_index
+from ..board import (
+    ALL_CELLS,
+    CELL_BIT,
+    CELL_HOUSES,
+    CELL_WORD,
+    CROSSINGS,
+    HOUSES,
+    PEER_SET,
+    WORD_BITS,
+)
 from .step import T_CELL, T_DIGIT, T_SEP, add_elim, add_token, clear
 
 #: Upper bound on the number of ALS kept per call; enumeration stops (deterministically)
@@ -55,18 +63,6 @@ MAX_ALS = 2048
 #: ALS-Chain: longest chain, in sets, and the work budget (states explored) per call.
 MAX_CHAIN_ALS = 6
 CHAIN_BUDGET = 400_000
-
-_WORD_BITS = 41
-_FULL = np.array([(1 << 41) - 1, (1 << 40) - 1], dtype=np.int64)
-#: CELL_WORD[c], CELL_BIT[c]: where cell c lives in a two-word cell set.
-CELL_WORD = np.array([c // _WORD_BITS for c in range(81)], dtype=np.int64)
-CELL_BIT = np.array([1 << (c % _WORD_BITS) for c in range(81)], dtype=np.int64)
-#: PEER_SET[c]: the peers of cell c as a two-word cell set.
-PEER_SET = np.zeros((81, 2), dtype=np.int64)
-for _c in range(81):
-    for _p in PEERS[_c]:
-        PEER_SET[_c, _p // _WORD_BITS] |= 1 << (_p % _WORD_BITS)
-del _c, _p
 
 #: Every non-empty subset of 9 positions, smallest first, then by value.
 SUBSETS = np.array(sorted(range(1, 512), key=lambda m: (bin(m).count("1"), m)), dtype=np.int64)
@@ -226,17 +222,14 @@ def _finish_als(grid, cand, n, cells, masks):
     buddies = np.empty((n, 9, 2), dtype=np.int64)
     for a in range(n):
         for d in range(9):
-            buddies[a, d, 0] = _FULL[0]
-            buddies[a, d, 1] = _FULL[1]
+            buddies[a, d, 0] = ALL_CELLS[0]
+            buddies[a, d, 1] = ALL_CELLS[1]
         for w in range(2):
             bits = cells[a, w]
-            while bits:  # the ALS's cells only, not all 81 (bit index written out)
+            while bits:  # the ALS's cells only, not all 81
                 low = bits & -bits
+                c = w * WORD_BITS + low_bit_index(low)
                 bits ^= low
-                x = low - 1
-                c = w * _WORD_BITS + (
-                    POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511] + POPCOUNT[(x >> 18) & 511]
-                    + POPCOUNT[(x >> 27) & 511] + POPCOUNT[(x >> 36) & 511])
                 m = cand[c]
                 for d in range(9):
                     if (m >> d) & 1:
@@ -250,14 +243,6 @@ def _finish_als(grid, cand, n, cells, masks):
 def n_als(grid: np.ndarray, cand: np.ndarray) -> int:
     """How many distinct almost locked sets the grid holds (capped at MAX_ALS)."""
     return _collect_als(grid, cand)[0]
-
-
-@njit(cache=True)
-def _bit_index(bit: int) -> int:
-    """Index of a single set bit below 2**45 (five table look-ups)."""
-    x = bit - 1
-    return (POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511] + POPCOUNT[(x >> 18) & 511]
-            + POPCOUNT[(x >> 27) & 511] + POPCOUNT[(x >> 36) & 511])
 
 
 @njit(cache=True)
@@ -276,14 +261,8 @@ def _links(n, cells, masks, dcells, buddies, dcand):
                 for w in range(2):
                     m = buddies[b, d, w] & dcand[d, w]
                     while m:
-                        low = m & -m
-                        m ^= low
-                        x = low - 1  # the index of the bit, by table look-ups (written out:
-                        # a call in these loops costs more than the look-ups)
-                        c = w * _WORD_BITS + (
-                            POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511]
-                            + POPCOUNT[(x >> 18) & 511] + POPCOUNT[(x >> 27) & 511]
-                            + POPCOUNT[(x >> 36) & 511])
+                        c = w * WORD_BITS + low_bit_index(m)
+                        m &= m - 1
                         sees_all[d, c, b >> 5] |= 1 << (b & 31)
     linked = np.zeros((9, words), dtype=np.int64)  # per digit: the ALS b > a linked by it
     # the partners of one ALS go to row_b/row_rc first: growing the edge arrays inside
@@ -307,13 +286,8 @@ def _links(n, cells, masks, dcells, buddies, dcand):
             for w in range(2):
                 m = dcells[a, d, w]
                 while m:
-                    low = m & -m
-                    m ^= low
-                    x = low - 1
-                    c = w * _WORD_BITS + (
-                        POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511]
-                        + POPCOUNT[(x >> 18) & 511] + POPCOUNT[(x >> 27) & 511]
-                        + POPCOUNT[(x >> 36) & 511])
+                    c = w * WORD_BITS + low_bit_index(m)
+                    m &= m - 1
                     for k in range(first, words):
                         linked[d, k] &= sees_all[d, c, k]
             linked[d, first] &= ~((2 << (a & 31)) - 1)  # each pair once, as b > a
@@ -329,9 +303,7 @@ def _links(n, cells, masks, dcells, buddies, dcand):
             while any_b:
                 low = any_b & -any_b
                 any_b ^= low
-                x = low - 1
-                b = k * 32 + (POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511]
-                              + POPCOUNT[(x >> 18) & 511] + POPCOUNT[(x >> 27) & 511])
+                b = k * 32 + low_bit_index(low)
                 if (cells[a, 0] & cells[b, 0]) != 0 or (cells[a, 1] & cells[b, 1]) != 0:
                     continue
                 rc = 0
@@ -499,7 +471,7 @@ def als_xy_wing_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
                 while z and not hit:  # written out: this loop is the hot one
                     low = z & -z
                     z ^= low
-                    d = _bit_index(low)
+                    d = low_bit_index(low)
                     hit = (buddies[a, d, 0] & buddies[b, d, 0] & dcand[d, 0]) != 0 or (
                         buddies[a, d, 1] & buddies[b, d, 1] & dcand[d, 1]) != 0
                 if hit:
@@ -660,7 +632,7 @@ def als_chain_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
                     while zz and not hit:
                         low = zz & -zz
                         zz ^= low
-                        d = _bit_index(low)
+                        d = low_bit_index(low)
                         hit = (buddies[s, d, 0] & buddies[b, d, 0] & dcand[d, 0]) != 0 or (
                             buddies[s, d, 1] & buddies[b, d, 1] & dcand[d, 1]) != 0
                     if hit:
@@ -693,24 +665,6 @@ def _write_chain(step, s, last, q_als, q_arc, q_parent, cells) -> None:
 
 
 # --- Sue de Coq ---------------------------------------------------------------------------
-
-
-def _crossings() -> tuple[np.ndarray, np.ndarray]:
-    lines = []
-    cells = []
-    for line in range(18):
-        for bi in range(3):
-            box = (line // 3) * 3 + bi if line < 9 else bi * 3 + (line - 9) // 3
-            lines.append((line, box + 18))
-            union = list(HOUSES[line]) + [c for c in HOUSES[box + 18] if c not in HOUSES[line]]
-            cells.append(union)
-    return np.array(lines, dtype=np.int64), np.array(cells, dtype=np.int64)
-
-
-#: CROSSINGS[i] = (line, box): the line/box crossings in the order Sue de Coq tries them
-#: (rows, then columns, each with the boxes it crosses); CROSSING_CELLS[i]: the 15 cells of
-#: the two houses, all that a Sue de Coq in the crossing depends on.
-CROSSINGS, CROSSING_CELLS = _crossings()
 
 
 #: Every crossing, as a 54-bit mask.
@@ -750,7 +704,7 @@ def _sue_de_coq_at(grid, cand, step, line: int, box: int, inter, in_c, sources,
     n_inter = 0
     for p in range(9):
         c = HOUSES[line, p]
-        if grid[c] == 0 and _in_house(c, box):
+        if grid[c] == 0 and CELL_HOUSES[c, 2] == box:
             inter[n_inter] = c
             n_inter += 1
     if n_inter < 2:
@@ -775,14 +729,6 @@ def _sue_de_coq_at(grid, cand, step, line: int, box: int, inter, in_c, sources,
         for p in range(n_inter):
             in_c[inter[p]] = False
         if found:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _in_house(c: int, h: int) -> bool:
-    for p in range(9):
-        if HOUSES[h, p] == c:
             return True
     return False
 

@@ -46,7 +46,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..board import HOUSES, IS_PEER, PEERS, POPCOUNT
+from ..bits import POPCOUNT, low_bit_index
+from ..board import HOUSE_POS, HOUSE_SEGMENTS, HOUSES, IS_PEER, PEERS, SEGMENT_CELLS
 from .step import (
     N_ELIM,
     N_PLACE,
@@ -77,38 +78,6 @@ N_SEGMENTS = 54  # box/line intersections: 9 boxes x (3 rows + 3 columns)
 MAX_NODES = 729 + N_SEGMENTS * 9
 MAX_LINKS = 60  # longest loop searched, in links
 MAX_QUEUE = 200_000  # bounds the work in wide-open positions (no new round past this)
-
-
-def _segment_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    cells = []
-    houses = [[] for _ in range(27)]
-    for b in range(9):
-        r0, c0 = b // 3 * 3, b % 3 * 3
-        for r in range(r0, r0 + 3):
-            houses[r].append(len(cells))
-            houses[18 + b].append(len(cells))
-            cells.append([r * 9 + c for c in range(c0, c0 + 3)])
-        for c in range(c0, c0 + 3):
-            houses[9 + c].append(len(cells))
-            houses[18 + b].append(len(cells))
-            cells.append([r * 9 + c for r in range(r0, r0 + 3)])
-    house_segments = np.full((27, 6), -1, dtype=np.int64)
-    for h in range(27):
-        house_segments[h, : len(houses[h])] = houses[h]
-    house_pos = np.full((27, 81), -1, dtype=np.int64)
-    for h in range(27):
-        for k in range(9):
-            house_pos[h, HOUSES[h, k]] = k
-    return np.array(cells, dtype=np.int64), house_segments, house_pos
-
-
-#: SEGMENT_CELLS[s]: the 3 cells of box/line intersection s.
-#: HOUSE_SEGMENTS[h]: the intersections inside house h (3 for a line, 6 for a box; -1 pads).
-#: HOUSE_POS[h, cell]: the position 0..8 of cell in house h, or -1.
-SEGMENT_CELLS, HOUSE_SEGMENTS, HOUSE_POS = _segment_tables()
-
-#: LOWEST[m]: the lowest set bit of the 9-bit mask m (0 for 0).
-LOWEST = np.array([(m & -m).bit_length() - 1 if m else 0 for m in range(512)], dtype=np.int64)
 
 
 def _neighbour_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -241,8 +210,8 @@ def build_graph(cand: np.ndarray, mode: int, grouped: bool) -> LinkGraph:
                 places = places_of[d]
                 if not grouped:
                     if POPCOUNT[places] == 2:
-                        a = LOWEST[places]
-                        b = LOWEST[places & (places - 1)]
+                        a = low_bit_index(places)
+                        b = low_bit_index(places & (places - 1))
                         _add_link(strong, n_strong, cand_node[HOUSES[h, a] * 9 + d],
                                   cand_node[HOUSES[h, b] * 9 + d])
                     continue
@@ -262,7 +231,7 @@ def build_graph(cand: np.ndarray, mode: int, grouped: bool) -> LinkGraph:
                     if g >= 0:
                         m = 0
                         for t in range(node_size[g]):
-                            m |= 1 << HOUSE_POS[h, node_cells[g, t]]
+                            m |= 1 << HOUSE_POS[node_cells[g, t], h // 9]
                         ids[cnt] = g
                         masks[cnt] = m
                         cnt += 1
@@ -275,8 +244,8 @@ def build_graph(cand: np.ndarray, mode: int, grouped: bool) -> LinkGraph:
         for cell in range(81):
             m = np.int64(cand[cell])
             if POPCOUNT[m] == 2:
-                _add_link(strong, n_strong, cand_node[cell * 9 + LOWEST[m]],
-                          cand_node[cell * 9 + LOWEST[m & (m - 1)]])
+                _add_link(strong, n_strong, cand_node[cell * 9 + low_bit_index(m)],
+                          cand_node[cell * 9 + low_bit_index(m & (m - 1))])
 
     # Weak links, each node's list in node order: the nodes of its digit that see all of
     # it (single candidates in peer cells, which come in cell order, then grouped nodes),
@@ -482,21 +451,11 @@ def closing_starts(graph: LinkGraph):
                 bits = reach[c, j]
                 while bits:
                     low_bit = bits & (~bits + np.uint64(1))
-                    total += entries[j * 64 + _bit_index(low_bit)]
+                    total += entries[j * 64 + low_bit_index(low_bit)]
                     bits ^= low_bit
             queued[c] = total
         spare += queued[c]
     return closing, spare
-
-
-@njit(cache=True)
-def _bit_index(bit: np.uint64) -> int:
-    """The position of the single set bit of ``bit``."""
-    k = 0
-    while bit > np.uint64(1):
-        bit >>= np.uint64(1)
-        k += 1
-    return k
 
 
 @njit(cache=True)

@@ -37,9 +37,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import HOUSES
+from ..board import CROSSING_CELLS, HOUSES
 from .als import (
-    CROSSING_CELLS,
     als_chain_in,
     als_structure,
     als_xy_wing_in,

@@ -38,6 +38,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..bits import low_bit_index
+from ..board import CELL_BIT, CELL_WORD
+
 
 class Memo(NamedTuple):
     """A puzzle's snapshots, one row per rung that searches units of the kind (-1 where
@@ -76,19 +79,16 @@ def remember_units(snapshots: np.ndarray, cand: np.ndarray, cells: np.ndarray,
 
 @njit(cache=True)
 def digit_planes(cand: np.ndarray) -> np.ndarray:
-    """``planes[d]``: the cells holding digit d+1, as a two-word cell set (cells 0..62,
-    then 63..80): a digit's snapshot."""
+    """``planes[d]``: the cells holding digit d+1, as a cell set (see ``board.CELL_WORD``):
+    a digit's snapshot."""
     planes = np.zeros((9, 2), dtype=np.int64)
     for cell in range(81):
         m = np.int64(cand[cell])
-        word = cell // 63
-        bit = np.int64(1) << (cell % 63)
-        d = 0
+        word = CELL_WORD[cell]
+        bit = CELL_BIT[cell]
         while m:
-            if m & 1:
-                planes[d, word] |= bit
-            m >>= 1
-            d += 1
+            planes[low_bit_index(m), word] |= bit
+            m &= m - 1
     return planes
 
 
