@@ -11,14 +11,15 @@ kernels that call them, so a loop over the set bits costs no calls::
 
 An empty mask has no set bit: :func:`low_bit_index` returns 64 for it and
 :func:`high_bit_index` returns -1, what the instructions give; callers test for an empty
-mask first when it can happen.
+mask first when it can happen. With ``NUMBA_DISABLE_JIT=1`` (debugging, coverage) the
+same answers come from plain Python, as intrinsics only exist in compiled code.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import config, njit, types
 from numba.extending import intrinsic
 
 #: POPCOUNT[m] is the number of set bits of the 9-bit mask m (m < 512).
@@ -67,3 +68,14 @@ def high_bit_index(mask) -> int:
     (4, -1)
     """
     return 63 - _leading_zeros(np.int64(mask))
+
+
+if config.DISABLE_JIT:
+    # intrinsics cannot run as Python: give the same answers from Python's integers
+
+    def low_bit_index(mask) -> int:  # noqa: F811
+        word = int(mask) & 0xFFFF_FFFF_FFFF_FFFF
+        return (word & -word).bit_length() - 1 if word else 64
+
+    def high_bit_index(mask) -> int:  # noqa: F811
+        return (int(mask) & 0xFFFF_FFFF_FFFF_FFFF).bit_length() - 1
