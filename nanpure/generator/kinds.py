@@ -88,7 +88,7 @@ def _sudoku_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
 
 
 def _sudoku_fits(made: PuzzleRecord, spec: Any) -> bool:
-    from .candidate import TIERS
+    from .tiers import TIERS
 
     lo, hi = spec.blanks
     return (
