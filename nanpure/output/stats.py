@@ -89,7 +89,9 @@ def summarize(
 
     ``tasks`` is how many candidates were asked for (a task that failed all its attempts
     counts as rejected), ``grids`` how many full grids were drawn and ``seconds`` the
-    wall time; any left out is reported as unknown (None).
+    wall time; any left out is reported as unknown (None). Nonograms among the records
+    count in ``puzzles`` and are summarised apart, under ``nonograms``
+    (:func:`nonogram_summary`); blank counts and techniques are then the Sudoku ones.
     """
     records = list(records)
     n = len(records)
