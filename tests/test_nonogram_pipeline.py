@@ -177,7 +177,6 @@ def test_nonograms_are_never_stored_twice(tmp_path):
     assert len(texts) == len(set(texts)) == 18
 
 
-@pytest.mark.slow
 def test_same_seed_same_nonograms_with_one_and_two_workers(tmp_path):
     one = _nonogram_config(tmp_path / "one.db")
     execute(one, executor=InlineExecutor(workers=1, shuffle=None))
