@@ -73,8 +73,8 @@ TIER_HELP = {
 }
 #: The same for nonograms.
 NONOGRAM_TIER_HELP = {
-    "easy": "simple boxes and spaces: where every placement of a run overlaps, and what "
-            "the edges and the cells already known leave no run able to reach.",
+    "easy": "simple boxes and spaces: cells that every placement of a run covers are "
+            "shaded, cells that no run can reach stay blank.",
     "medium": "complete line logic: every cell on which all placements of a line's clue "
               "agree.",
     "hard": "adds a probe: suppose a cell filled, then empty, and follow the lines; a "
@@ -725,7 +725,8 @@ class _Drawer:
         for kind in kinds:
             note = notes[kind]
             if len(kinds) > 1:
-                note = f"{KIND_NAMES[kind]}: {note[0].lower()}{note[1:]}"
+                name = KIND_NAMES[kind]
+                note = f"{name[0].upper()}{name[1:]}: {note[0].lower()}{note[1:]}"
             y -= self.type.body
             self.text((box.x0 + box.x1) / 2, y, note, self.type.body, align="centre",
                       grey=True)
@@ -778,9 +779,18 @@ class _Drawer:
         """A page's nonograms, each filling its slot, or their answer pictures."""
         label = self.type.small if solutions else self.type.label
         boxes = _figure_boxes(self.body_box(page), template, label)
-        for box, item in zip(boxes, page.items, strict=False):
-            figure = draw_nonogram(self.c, box.x0, box.y0, box.width, box.height,
-                                   nonogram_of(item.puzzle), self.fonts,
+        nonograms = [nonogram_of(item.puzzle) for item in page.items]
+        if solutions:
+            # the pictures of a page at one scale, each at the top of its slot, so their
+            # sizes compare at a glance and the labels of a row line up
+            cell = min(min(box.width / n.width, box.height / n.height)
+                       for box, n in zip(boxes, nonograms, strict=False))
+            boxes = [Box((box.x0 + box.x1 - n.width * cell) / 2, box.y1 - n.height * cell,
+                         (box.x0 + box.x1 + n.width * cell) / 2, box.y1)
+                     for box, n in zip(boxes, nonograms, strict=False)]
+        for box, item, nonogram in zip(boxes, page.items, nonograms, strict=False):
+            figure = draw_nonogram(self.c, box.x0, box.y0, box.width, box.height, nonogram,
+                                   self.fonts,
                                    solution=item.puzzle.solution if solutions else None)
             # the label sits over the figure's left and right edges, clues included
             y = figure.top + label * 0.7
