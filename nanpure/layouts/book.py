@@ -320,8 +320,9 @@ def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]
               for kind in kinds]
     rows = [(heading, "", first_how_to + k) for k, (heading, _) in enumerate(how_to)]
     for section, on, first, last, _ in section_pages:
-        rows.append((section.title, _section_detail(section, first, last, len(kinds) > 1),
-                     on))
+        detail = " \u00b7 ".join(_section_detail(section.kind, section.puzzles, first, last,
+                                                 len(kinds) > 1))
+        rows.append((section.title, detail, on))
     rows.append(("Answers", "", answers_title))
     if notes:
         rows.append(("Notes", "", notes_first))
@@ -353,15 +354,17 @@ def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]
     return BookPlan(settings, pages, placements)
 
 
-def _section_detail(section: BookSection, first: int, last: int, mixed: bool) -> str:
-    """A contents row's detail: "puzzles 1–40 · easy to hard"; in a book of both kinds
-    the kind instead of "puzzles", and for nonograms their sizes."""
-    noun = KIND_NAMES[section.kind] if mixed else "puzzles"
+def _section_detail(kind: str, puzzles: Sequence[PuzzleRecord], first: int, last: int,
+                    mixed: bool) -> list[str]:
+    """What a section holds, for the contents and its title page: "puzzles 1–40" and
+    "easy to hard"; in a book of both kinds the kind instead of "puzzles", and for
+    nonograms their sizes between the two."""
+    noun = KIND_NAMES[kind] if mixed else "puzzles"
     parts = [f"{noun} {_number_span(first, last)}"]
-    if section.kind == "nonogram":
-        parts.append(size_span(section.puzzles))
-    parts.append(tier_span([p.tier for p in section.puzzles]))
-    return " \u00b7 ".join(parts)
+    if kind == "nonogram":
+        parts.append(size_span(puzzles))
+    parts.append(tier_span([p.tier for p in puzzles]))
+    return parts
 
 
 def size_span(puzzles: Sequence[PuzzleRecord]) -> str:
@@ -687,13 +690,10 @@ class _Drawer:
         y = self.paragraph(box.x0, box.y0 + box.height * 0.6, box.width, page.heading,
                            size, bold=True, align="centre", leading=1.2)
         if mine:
-            kinds = {p.puzzle.kind for p in self.plan.placements}
-            noun = KIND_NAMES[page.puzzle_kind] if len(kinds) > 1 else "puzzles"
-            parts = [f"{noun[0].upper()}{noun[1:]} "
-                     f"{_number_span(mine[0].number, mine[-1].number)}"]
-            if page.puzzle_kind == "nonogram":
-                parts.append(size_span([p.puzzle for p in mine]))
-            parts.append(tier_span([p.puzzle.tier for p in mine]))
+            mixed = len({p.puzzle.kind for p in self.plan.placements}) > 1
+            parts = _section_detail(page.puzzle_kind, [p.puzzle for p in mine],
+                                    mine[0].number, mine[-1].number, mixed)
+            parts[0] = parts[0][0].upper() + parts[0][1:]
             self.text((box.x0 + box.x1) / 2, y - self.type.body, "  \u00b7  ".join(parts),
                       self.type.body * 1.2, align="centre", grey=True)
 
