@@ -14,8 +14,16 @@ from test_book import make_store
 
 from nanpure.generator.kinds import kind_of
 from nanpure.generator.nonogram import Spec, format_line, nonogram_from_picture, parse_line
-from nanpure.layouts.book import BookSection, BookSettings, LayoutError, plan_book
-from nanpure.layouts.nonogram import MIN_CLUE_SIZE, clue_lines
+from nanpure.layouts.book import (
+    LARGE_PRINT_DIGITS,
+    BookSection,
+    BookSettings,
+    LayoutError,
+    nonogram_of,
+    plan_book,
+)
+from nanpure.layouts.nonogram import MIN_CLUE_SIZE, clue_lines, smallest_box
+from nanpure.layouts.pages import live_area, load_fonts
 from nanpure.pipeline.book_config import book_config_from_toml, load_book_config
 from nanpure.pipeline.config import ConfigError, parse_toml
 from nanpure.pipeline.publish import PublishError, manifest_path, publish_book
@@ -126,19 +134,21 @@ def test_a_mixed_book_renders_passes_preflight_and_rebuilds_identically(tmp_path
 def test_clue_numbers_are_readable_text_at_seven_points_or_more(tmp_path, mixed_store):
     config = load_book_config(write_config(tmp_path, mixed_store))
     book = publish_book(config, record=False)
-    page = next(p for p in book.plan.pages
-                if p.kind == "puzzles" and p.puzzle_kind == "nonogram" and len(p.items) == 1)
-    item = page.items[0]
-    chunks: list[tuple[str, float]] = []
-    PdfReader(str(book.pdf)).pages[page.number - 1].extract_text(
-        visitor_text=lambda text, cm, tm, font, size: chunks.append((text, size * tm[0])))
-    numbers = [(text.split(), size) for text, size in chunks
-               if text.strip() and all(w.isdigit() for w in text.split())]
-    # every clue number is on the page as text, and no number there is under 7 pt
-    found = Counter(w for words, _ in numbers for w in words)
-    want = Counter(clue_numbers(item.puzzle.puzzle))
-    assert want <= found and sum(want.values()) > 10
-    assert min(size for _, size in numbers) >= MIN_CLUE_SIZE
+    reader = PdfReader(str(book.pdf))
+    pages = [p for p in book.plan.pages if p.kind == "puzzles" and p.puzzle_kind == "nonogram"]
+    assert {len(p.items) for p in pages} == {1, 2}
+    for page in pages:
+        chunks: list[tuple[str, float]] = []
+        reader.pages[page.number - 1].extract_text(
+            visitor_text=lambda text, cm, tm, font, size, chunks=chunks:
+            chunks.append((text, size * tm[0])))
+        numbers = [(text.split(), size) for text, size in chunks
+                   if text.strip() and all(w.isdigit() for w in text.split())]
+        # every clue number is on the page as text, and no number there is under 7 pt
+        found = Counter(w for words, _ in numbers for w in words)
+        want = Counter(n for item in page.items for n in clue_numbers(item.puzzle.puzzle))
+        assert want <= found and sum(want.values()) > 10
+        assert min(size for _, size in numbers) >= MIN_CLUE_SIZE
 
 
 def test_the_manifest_says_each_puzzles_kind_and_a_nonograms_size(tmp_path, mixed_store):
@@ -261,3 +271,24 @@ def test_the_example_mixed_book_config_reads():
     config = load_book_config(root / "examples" / "nonogram-book.toml")
     assert {s.kind for s in config.sections} == {"sudoku", "nonogram"}
     assert {s.run for s in config.sections} >= {"nonograms"}
+
+
+def test_large_print_puts_one_nonogram_a_page_with_large_clues(mixed_store):
+    with Store(mixed_store) as store:
+        small = store.select_puzzles(run="nonograms", quotas=["small", "medium"],
+                                     unused_only=False)
+        large = store.select_puzzles(quotas=["large"], unused_only=False)
+    settings = BookSettings(title="T", page_size="letter", large_print=True,
+                            puzzles_per_page=1, answers_per_page=4)
+    plan = plan_book([BookSection("Pictures", tuple(small))], settings)
+    pages = [p for p in plan.pages if p.kind == "puzzles"]
+    assert len(pages) == len(small) and all(p.per_page == 1 for p in pages)
+    fonts = load_fonts()
+    for page in pages:
+        box = live_area(page.number, plan.size, plan.margins)
+        need_w, need_h = smallest_box(nonogram_of(page.items[0].puzzle), fonts,
+                                      LARGE_PRINT_DIGITS)
+        assert need_w <= box.width and need_h <= box.height
+    with pytest.raises(LayoutError, match=r"20x20 nonogram, does not fit alone on a letter "
+                                          r"page with clues of 16 pt or more"):
+        plan_book([BookSection("Big", tuple(large))], settings)

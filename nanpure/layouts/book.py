@@ -19,7 +19,8 @@ solution and tier), from the store or anywhere else.
 A section holds puzzles of one kind, and a book may hold sections of both. Sudoku pages
 hold the book's ``puzzles_per_page`` (or the section's). Nonogram pages hold one or two
 puzzles, as their clues fit at :data:`~nanpure.layouts.nonogram.MIN_CLUE_SIZE` points or
-more, unless the section fixes ``puzzles_per_page``; a puzzle that does not fit is a
+more, unless the section fixes ``puzzles_per_page`` (in large print: one a page, clues of
+:data:`LARGE_PRINT_DIGITS` points or more); a puzzle that does not fit is a
 :class:`LayoutError` that names it. Answers are grouped by kind, the book's
 ``answers_per_page`` a page: Sudoku grids, or nonogram pictures.
 """
@@ -419,17 +420,21 @@ def _puzzle_pages(section: BookSection, settings: BookSettings,
     kind = Type.for_settings(settings)
     body = _body(live_area(3, page_size(settings.page_size), margins), kind)
     fonts = load_fonts()
+    # large print: one a page, clues as large as Sudoku's digits
+    clue = LARGE_PRINT_DIGITS if settings.large_print else MIN_CLUE_SIZE
+    if settings.large_print:
+        fixed = 1
     room = {n: _figure_boxes(body, PUZZLE_TEMPLATES[n], kind.label)[0]
             for n in ([fixed] if fixed else [1, 2])}
 
     def fits(puzzle: PuzzleRecord, per_page: int) -> bool:
-        need_w, need_h = smallest_box(nonogram_of(puzzle), fonts)
+        need_w, need_h = smallest_box(nonogram_of(puzzle), fonts, clue)
         box = room[per_page]
         return need_w <= box.width + 1e-6 and need_h <= box.height + 1e-6
 
     def refuse(puzzle: PuzzleRecord, per_page: int) -> LayoutError:
         nonogram = nonogram_of(puzzle)
-        need_w, need_h = smallest_box(nonogram, fonts)
+        need_w, need_h = smallest_box(nonogram, fonts, clue)
         box = room[per_page]
         where = f"{per_page} to a" if per_page > 1 else "alone on a"
         todo = ("choose a larger page_size" if per_page == 1 else
@@ -437,7 +442,7 @@ def _puzzle_pages(section: BookSection, settings: BookSettings,
         return LayoutError(
             f"section {section.title!r}: {_name(puzzle)}, a {nonogram.width}x{nonogram.height}"
             f" nonogram, does not fit {where} {settings.page_size} page with clues of "
-            f"{MIN_CLUE_SIZE:g} pt or more (it needs {need_w:.0f} x {need_h:.0f} pt, there is "
+            f"{clue:g} pt or more (it needs {need_w:.0f} x {need_h:.0f} pt, there is "
             f"{box.width:.0f} x {box.height:.0f}); {todo}")
 
     puzzles = section.puzzles
