@@ -29,15 +29,14 @@ from functools import cache
 import numpy as np
 
 from ..record import PuzzleRecord
-from . import ladder
 from .board import format_line
 from .dig import dig_orbits, random_order, solvable_by_singles
 from .ladder import SCORE_LIMITS, Rating, rate
 from .rng import new_state, random_below
 from .solver import random_solution_kernel
 from .symmetry import MIN_GIVENS, SYMMETRIES, blank_counts, orbit_table
+from .tiers import TIERS
 
-TIERS = ladder.TIERS  # ("easy", "medium", "hard", "unfair", "extreme")
 DIG_MODES = ("target", "limit")
 #: The largest blank count of any proper puzzle (17 givens is the proven minimum).
 MAX_BLANKS = 81 - 17

@@ -42,8 +42,9 @@ from pathlib import Path
 from typing import Any
 
 from ..generator.kinds import KINDS
+from ..generator.tiers import TIERS
 from ..layouts.pages import ANSWER_TEMPLATES, PAGE_SIZES, PUZZLE_TEMPLATES
-from .config import DEFAULT_STORE, TIERS, ConfigError, Section, load_toml, parse_toml
+from .config import DEFAULT_STORE, ConfigError, Section, load_toml, parse_toml
 
 
 @dataclass(frozen=True)
