@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from functools import cache
+from functools import lru_cache
 from itertools import groupby
 from typing import Any, BinaryIO
 
@@ -233,6 +233,11 @@ def tier_span(tiers: Sequence[str]) -> str:
     return ranked[0] if len(ranked) == 1 else f"{ranked[0]} to {ranked[-1]}"
 
 
+def _capital(text: str) -> str:
+    """``text`` with a capital first letter (and the rest as it is)."""
+    return text[:1].upper() + text[1:]
+
+
 def _number_span(first: int, last: int) -> str:
     return f"{first}" if first == last else f"{first}\u2013{last}"
 
@@ -334,8 +339,8 @@ def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]
     for section, on, first, _, layout in section_pages:
         pages.append(Page(on, "section", section.title, puzzle_kind=section.kind))
         start = first - 1
-        for number, per_page, count in layout:
-            pages.append(Page(number, "puzzles", section.title,
+        for on_page, per_page, count in layout:
+            pages.append(Page(on_page, "puzzles", section.title,
                               items=tuple(placements[start:start + count]),
                               puzzle_kind=section.kind, per_page=per_page))
             start += count
@@ -378,7 +383,7 @@ def size_span(puzzles: Sequence[PuzzleRecord]) -> str:
 PageOfPuzzles = tuple[int, tuple[PuzzleRecord, ...]]
 
 
-@cache
+@lru_cache(maxsize=4096)
 def _parsed(text: str) -> Nonogram:
     return parse_line(text)
 
@@ -392,7 +397,8 @@ def nonogram_of(record: PuzzleRecord) -> Nonogram:
 
 
 def _name(record: PuzzleRecord) -> str:
-    return f"puzzle id {record.id}" if record.id is not None else f"the puzzle {record.puzzle!r}"
+    return (f"puzzle id {record.id}" if record.id is not None
+            else f"the puzzle of seed {record.seed}")
 
 
 def _body(area: Box, kind: Type) -> Box:
@@ -694,7 +700,7 @@ class _Drawer:
             mixed = len({p.puzzle.kind for p in self.plan.placements}) > 1
             parts = _section_detail(page.puzzle_kind, [p.puzzle for p in mine],
                                     mine[0].number, mine[-1].number, mixed)
-            parts[0] = parts[0][0].upper() + parts[0][1:]
+            parts[0] = _capital(parts[0])
             self.text((box.x0 + box.x1) / 2, y - self.type.body, "  \u00b7  ".join(parts),
                       self.type.body * 1.2, align="centre", grey=True)
 
@@ -722,12 +728,11 @@ class _Drawer:
                            self.type.title * 0.85, bold=True, align="centre")
         kinds = list(dict.fromkeys(p.puzzle.kind for p in self.plan.placements))
         notes = {"sudoku": "Bold digits were given; light digits complete the grid.",
-                 "nonogram": "Each picture is a nonogram's finished grid."}
+                 "nonogram": "Each picture shows the finished grid."}
         for kind in kinds:
             note = notes[kind]
             if len(kinds) > 1:
-                name = KIND_NAMES[kind]
-                note = f"{name[0].upper()}{name[1:]}: {note[0].lower()}{note[1:]}"
+                note = f"{_capital(KIND_NAMES[kind])}: {note[0].lower()}{note[1:]}"
             y -= self.type.body
             self.text((box.x0 + box.x1) / 2, y, note, self.type.body, align="centre",
                       grey=True)
@@ -774,7 +779,6 @@ class _Drawer:
                 self.text(x + side, ly, item.puzzle.tier, label, align="right", grey=True)
             draw_grid(self.c, x, y, side, item.puzzle.puzzle, self.fonts,
                       solution=item.puzzle.solution if solutions else None)
-
 
     def _nonograms(self, page: Page, template: tuple[int, int], solutions: bool) -> None:
         """A page's nonograms, each filling its slot, or their answer pictures."""

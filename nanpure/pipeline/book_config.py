@@ -80,6 +80,7 @@ class SectionSpec:
     kind: str | None = None
     puzzles_per_page: int | None = None
 
+
 #: Section keys added with puzzle kinds: left out of the config's JSON while unset, so
 #: the JSON of a book without them (its manifest, its record in the store) is unchanged.
 _LATER_SECTION_KEYS = ("kind", "puzzles_per_page")
