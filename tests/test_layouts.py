@@ -222,3 +222,11 @@ def test_many_sections_spill_the_contents_onto_more_pages(sections, n_sections):
     assert plan.page_count % 2 == 0
     by_number = {p.number: p for p in plan.pages}
     assert all(by_number[on].heading == title for title, _, on in rows)
+
+
+def test_a_section_may_set_its_own_puzzles_per_page(sections):
+    one_a_page = BookSection("Easy", sections[0].puzzles, puzzles_per_page=1)
+    plan = plan_book([one_a_page, sections[1]], BookSettings(title="T", puzzles_per_page=4))
+    pages = [p for p in plan.pages if p.kind == "puzzles"]
+    assert [(p.heading, p.per_page, len(p.items)) for p in pages] == \
+        [("Easy", 1, 1)] * 9 + [("Hard", 4, 4), ("Hard", 4, 1)]

@@ -8,13 +8,21 @@ record placements, and the page count it gives fixes the gutter before anything 
 
 The order of the book::
 
-    1 title · 2 imprint · contents · how to play
+    1 title · 2 imprint · contents · how to play (a page for each kind of puzzle)
     for each section: a section title page, then its puzzle pages
     answers title page · answer pages · notes pages
 
 Puzzles are numbered through the book in the order given; the caller decides that order.
-A puzzle is a :class:`~nanpure.record.PuzzleRecord` (the book reads its id, puzzle,
+A puzzle is a :class:`~nanpure.record.PuzzleRecord` (the book reads its id, kind, puzzle,
 solution and tier), from the store or anywhere else.
+
+A section holds puzzles of one kind, and a book may hold sections of both. Sudoku pages
+hold the book's ``puzzles_per_page`` (or the section's). Nonogram pages hold one or two
+puzzles, as their clues fit at :data:`~nanpure.layouts.nonogram.MIN_CLUE_SIZE` points or
+more, unless the section fixes ``puzzles_per_page`` (in large print: one a page, clues of
+:data:`LARGE_PRINT_DIGITS` points or more); a puzzle that does not fit is a
+:class:`LayoutError` that names it. Answers are grouped by kind, the book's
+``answers_per_page`` a page: Sudoku grids, or nonogram pictures.
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
+from itertools import groupby
 from typing import Any, BinaryIO
 
 from reportlab import rl_config
@@ -29,9 +39,11 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 from .. import __version__
+from ..generator.nonogram.formats import FormatError, Nonogram, parse_line
 from ..generator.tiers import tier_rank
 from ..record import PuzzleRecord
 from .grid import BLACK, FILLED_GREY, digit_size, draw_grid
+from .nonogram import MIN_CLUE_SIZE, draw_nonogram, smallest_box
 from .pages import (
     ANSWER_TEMPLATES,
     INCH,
@@ -60,6 +72,37 @@ TIER_HELP = {
     "unfair": "adds larger and finned fish, chains and almost locked sets.",
     "extreme": "needs forcing chains or nets: following a choice to a contradiction.",
 }
+#: The same for nonograms.
+NONOGRAM_TIER_HELP = {
+    "easy": "simple boxes and spaces: cells that every placement of a run covers are "
+            "shaded, cells that no run can reach stay blank.",
+    "medium": "complete line logic: every cell on which all placements of a line's clue "
+              "agree.",
+    "hard": "adds a probe: suppose a cell filled, then empty, and follow the lines; a "
+            "contradiction settles the cell.",
+    "extreme": "probes inside probes: a supposition whose consequences need further "
+               "suppositions.",
+}
+#: The how-to-play page's rules, paragraph by paragraph, before the tiers.
+SUDOKU_RULES = (
+    "Fill every empty cell with a digit from 1 to 9 so that each row, each column "
+    "and each of the nine 3\u00d73 boxes holds every digit exactly once.",
+    "The printed digits are the givens; they never change. Each puzzle has exactly "
+    "one solution, and you can reach it by reasoning: look for the only place a "
+    "digit can go in a row, column or box, or the only digit a cell can hold.",
+    "Puzzles get harder through the book. Each shows its number and its tier:",
+)
+NONOGRAM_RULES = (
+    "Shade cells of the grid to find a hidden picture. The numbers left of each row and "
+    "above each column are the lengths of its runs of shaded cells, in order; runs are "
+    "separated by at least one blank cell. A 0 marks a line with no shaded cell.",
+    "Mark the cells you know stay blank with a dot or a cross: they matter as much as the "
+    "shaded ones. The heavier lines every five cells help you count.",
+    "Each puzzle has exactly one solution, found by reasoning alone, never by guessing. "
+    "Puzzles get harder through the book. Each shows its number and its tier:",
+)
+#: Kinds of puzzle as the book's words name them.
+KIND_NAMES = {"sudoku": "Sudoku", "nonogram": "nonograms"}
 
 
 class LayoutError(ValueError):
@@ -68,10 +111,22 @@ class LayoutError(ValueError):
 
 @dataclass(frozen=True)
 class BookSection:
-    """A titled run of puzzles, printed after its own title page."""
+    """A titled run of puzzles of one kind, printed after its own title page;
+    ``puzzles_per_page`` None takes the book's for Sudoku and, for nonograms, one or two a
+    page as they fit."""
 
     title: str
     puzzles: tuple[PuzzleRecord, ...]
+    puzzles_per_page: int | None = None
+
+    @property
+    def kind(self) -> str:
+        """The kind of the section's puzzles; a :class:`LayoutError` if they mix kinds."""
+        kinds = sorted({p.kind for p in self.puzzles})
+        if len(kinds) > 1:
+            raise LayoutError(f"section {self.title!r} mixes puzzle kinds "
+                              f"({', '.join(kinds)}); a section holds one kind")
+        return kinds[0] if kinds else "sudoku"
 
 
 @dataclass(frozen=True)
@@ -131,6 +186,8 @@ class Page:
     heading: str = ""
     items: tuple[Placement, ...] = ()
     lines: tuple[tuple[str, str, int], ...] = ()  # contents rows: (title, detail, page)
+    puzzle_kind: str = "sudoku"  # of a how-to-play, section, puzzles or answers page
+    per_page: int = 0  # slots of a puzzles or answers page (a key of its template)
 
 
 @dataclass
@@ -176,57 +233,97 @@ def tier_span(tiers: Sequence[str]) -> str:
     return ranked[0] if len(ranked) == 1 else f"{ranked[0]} to {ranked[-1]}"
 
 
+def _capital(text: str) -> str:
+    """``text`` with a capital first letter (and the rest as it is)."""
+    return text[:1].upper() + text[1:]
+
+
 def _number_span(first: int, last: int) -> str:
     return f"{first}" if first == last else f"{first}\u2013{last}"
 
 
 def plan_book(sections: Sequence[BookSection], settings: BookSettings) -> BookPlan:
-    """Decide every page of the book; puzzles are numbered 1.. in the order given."""
+    """Decide every page of the book; puzzles are numbered 1.. in the order given.
+
+    How many nonograms fit a page depends on the gutter, and the gutter on the page count:
+    the book is planned again with the gutter of its own page count until the two agree
+    (a wider gutter never makes a book shorter, so this ends).
+    """
     sections = [s for s in sections if s.puzzles]
     if not sections:
         raise LayoutError("the book has no puzzles")
-    per_page = settings.puzzles_per_page
-    n_puzzles = sum(len(s.puzzles) for s in sections)
+    margins = Margins.for_pages(MIN_PAGES)
+    while True:
+        plan = _plan(sections, settings, margins)
+        if plan.margins == margins:
+            return plan
+        margins = plan.margins
+
+
+def _plan(sections: Sequence[BookSection], settings: BookSettings,
+          margins: Margins) -> BookPlan:
+    kinds = list(dict.fromkeys(s.kind for s in sections))
+    body = [_puzzle_pages(s, settings, margins) for s in sections]
+    answers = _answer_ranges([p for s in sections for p in s.puzzles], settings.answers_per_page)
     # The contents always has room for a "Notes" row, so padding with notes pages never
     # changes the length of the contents (and so never the page count it was sized for).
     rows_per_contents_page = _contents_rows_per_page(settings)
-    body_pages = sum(1 + math.ceil(len(s.puzzles) / per_page) for s in sections)
-    answer_pages = 1 + math.ceil(n_puzzles / settings.answers_per_page)
-    contents_rows = 2 + len(sections) + 1  # how to play, sections, answers, notes
+    body_pages = sum(1 + len(pages) for pages in body)
+    answer_pages = 1 + len(answers)
+    contents_rows = len(kinds) + len(sections) + 2  # how to play, sections, answers, notes
     contents_pages = math.ceil(contents_rows / rows_per_contents_page)
-    total = 2 + contents_pages + 1 + body_pages + answer_pages
+    total = 2 + contents_pages + len(kinds) + body_pages + answer_pages
     notes = max(MIN_PAGES, total + total % 2) - total
-    return _lay_out(sections, settings, contents_pages, notes, rows_per_contents_page)
+    return _lay_out(sections, body, answers, kinds, settings, contents_pages, notes,
+                    rows_per_contents_page)
 
 
-def _lay_out(sections: Sequence[BookSection], settings: BookSettings, contents_pages: int,
-             notes: int, rows_per_contents_page: int) -> BookPlan:
-    per_page = settings.puzzles_per_page
-    first_body = 2 + contents_pages + 2
+def _answer_ranges(puzzles: Sequence[PuzzleRecord], per_page: int) -> list[tuple[int, int]]:
+    """The answer pages as (start, end) ranges of ``puzzles``: ``per_page`` a page, and a
+    page for each kind, as their answers are drawn differently."""
+    ranges: list[tuple[int, int]] = []
+    start = 0
+    for _, group in groupby(puzzles, key=lambda p: p.kind):
+        end = start + len(list(group))
+        ranges += [(k, min(k + per_page, end)) for k in range(start, end, per_page)]
+        start = end
+    return ranges
+
+
+def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]],
+             answers: list[tuple[int, int]], kinds: list[str], settings: BookSettings,
+             contents_pages: int, notes: int, rows_per_contents_page: int) -> BookPlan:
+    first_how_to = 2 + contents_pages + 1
     # where each puzzle goes
-    page = first_body
+    page = first_how_to + len(kinds)
     number = 1
     placed: list[tuple[int, str, PuzzleRecord, int]] = []
-    section_pages: list[tuple[BookSection, int, int, int]] = []  # section, page, first, last
-    for section in sections:
-        section_pages.append((section, page, number, number + len(section.puzzles) - 1))
+    # section, its page, its first and last number, its puzzle pages (page, per_page, count)
+    section_pages: list[tuple[BookSection, int, int, int, list[tuple[int, int, int]]]] = []
+    for section, pages in zip(sections, body, strict=True):
+        on, first = page, number
         page += 1
-        for k, puzzle in enumerate(section.puzzles):
-            placed.append((number, section.title, puzzle, page + k // per_page))
-            number += 1
-        page += math.ceil(len(section.puzzles) / per_page)
+        layout = []
+        for per_page, chunk in pages:
+            for puzzle in chunk:
+                placed.append((number, section.title, puzzle, page))
+                number += 1
+            layout.append((page, per_page, len(chunk)))
+            page += 1
+        section_pages.append((section, on, first, number - 1, layout))
     answers_title = page
-    first_answer = answers_title + 1
-    placements = [
-        Placement(num, title, puzzle, on, first_answer + i // settings.answers_per_page)
-        for i, (num, title, puzzle, on) in enumerate(placed)
-    ]
-    notes_first = first_answer + math.ceil(len(placements) / settings.answers_per_page)
+    answer_page = {i: answers_title + 1 + k
+                   for k, (start, end) in enumerate(answers) for i in range(start, end)}
+    placements = [Placement(num, title, puzzle, on, answer_page[i])
+                  for i, (num, title, puzzle, on) in enumerate(placed)]
+    notes_first = answers_title + 1 + len(answers)
 
-    rows = [("How to play", "", 2 + contents_pages + 1)]
-    for section, on, first, last in section_pages:
-        detail = (f"puzzles {_number_span(first, last)} \u00b7 "
-                  f"{tier_span([p.tier for p in section.puzzles])}")
+    how_to = [("How to play" if len(kinds) == 1 else f"How to play {KIND_NAMES[kind]}", kind)
+              for kind in kinds]
+    rows = [(heading, "", first_how_to + k) for k, (heading, _) in enumerate(how_to)]
+    for section, on, first, last, _ in section_pages:
+        detail = " \u00b7 ".join(_section_detail(section.kind, section.puzzles, first, last,
+                                                 len(kinds) > 1))
         rows.append((section.title, detail, on))
     rows.append(("Answers", "", answers_title))
     if notes:
@@ -237,18 +334,138 @@ def _lay_out(sections: Sequence[BookSection], settings: BookSettings, contents_p
     chunks += [()] * (contents_pages - len(chunks))  # the unused room for a notes row
     for k, chunk in enumerate(chunks):
         pages.append(Page(3 + k, "contents", "Contents", lines=chunk))
-    pages.append(Page(len(pages) + 1, "how-to-play", "How to play"))
-    for section, on, first, last in section_pages:
-        pages.append(Page(on, "section", section.title))
-        for chunk in _chunks(placements[first - 1:last], per_page):
-            pages.append(Page(chunk[0].page, "puzzles", section.title, items=chunk))
+    for heading, kind in how_to:
+        pages.append(Page(len(pages) + 1, "how-to-play", heading, puzzle_kind=kind))
+    for section, on, first, _, layout in section_pages:
+        pages.append(Page(on, "section", section.title, puzzle_kind=section.kind))
+        start = first - 1
+        for on_page, per_page, count in layout:
+            pages.append(Page(on_page, "puzzles", section.title,
+                              items=tuple(placements[start:start + count]),
+                              puzzle_kind=section.kind, per_page=per_page))
+            start += count
     pages.append(Page(answers_title, "answers-title", "Answers"))
-    for chunk in _chunks(placements, settings.answers_per_page):
-        pages.append(Page(chunk[0].answer_page, "answers", "Answers", items=chunk))
+    for start, end in answers:
+        pages.append(Page(placements[start].answer_page, "answers", "Answers",
+                          items=tuple(placements[start:end]),
+                          puzzle_kind=placements[start].puzzle.kind,
+                          per_page=settings.answers_per_page))
     for k in range(notes):
         pages.append(Page(notes_first + k, "notes", "Notes"))
     assert [p.number for p in pages] == list(range(1, len(pages) + 1)), "page plan has a gap"
     return BookPlan(settings, pages, placements)
+
+
+def _section_detail(kind: str, puzzles: Sequence[PuzzleRecord], first: int, last: int,
+                    mixed: bool) -> list[str]:
+    """What a section holds, for the contents and its title page: "puzzles 1–40" and
+    "easy to hard"; in a book of both kinds the kind instead of "puzzles", and for
+    nonograms their sizes between the two."""
+    noun = KIND_NAMES[kind] if mixed else "puzzles"
+    parts = [f"{noun} {_number_span(first, last)}"]
+    if kind == "nonogram":
+        parts.append(size_span(puzzles))
+    parts.append(tier_span([p.tier for p in puzzles]))
+    return parts
+
+
+def size_span(puzzles: Sequence[PuzzleRecord]) -> str:
+    """The sizes of some nonograms, smallest to largest: "15×15" or "10×10 to 20×20"."""
+    sizes = sorted({(n.width * n.height, n.width, n.height)
+                    for n in map(nonogram_of, puzzles)})
+    named = [f"{w}\u00d7{h}" for _, w, h in sizes]
+    return named[0] if len(named) == 1 else f"{named[0]} to {named[-1]}"
+
+
+# ----------------------------------------------------------------------------- fitting
+
+#: One puzzle page's puzzles, with the number of slots of its page template.
+PageOfPuzzles = tuple[int, tuple[PuzzleRecord, ...]]
+
+
+@lru_cache(maxsize=4096)
+def _parsed(text: str) -> Nonogram:
+    return parse_line(text)
+
+
+def nonogram_of(record: PuzzleRecord) -> Nonogram:
+    """The clues of a nonogram record; a :class:`LayoutError` if it cannot be read."""
+    try:
+        return _parsed(record.puzzle)
+    except FormatError as exc:
+        raise LayoutError(f"{_name(record)} cannot be read: {exc}") from None
+
+
+def _name(record: PuzzleRecord) -> str:
+    return (f"puzzle id {record.id}" if record.id is not None
+            else f"the puzzle of seed {record.seed}")
+
+
+def _body(area: Box, kind: Type) -> Box:
+    """A page's live area less the running head and the folio."""
+    band = kind.small * 2.6
+    return area.shrink(top=band, bottom=band)
+
+
+def _figure_boxes(body: Box, template: tuple[int, int], label: float) -> list[Box]:
+    """The boxes a page's nonograms are drawn in: its slots less a band for the label."""
+    return [slot.shrink(top=label * 1.7) for slot in slots(body, *template, label * 2.2)]
+
+
+def _puzzle_pages(section: BookSection, settings: BookSettings,
+                  margins: Margins) -> list[PageOfPuzzles]:
+    """How a section's puzzles fill its pages, in order."""
+    fixed = section.puzzles_per_page
+    if section.kind != "nonogram":
+        per_page = fixed or settings.puzzles_per_page
+        return [(per_page, chunk) for chunk in _chunks(section.puzzles, per_page)]
+    kind = Type.for_settings(settings)
+    body = _body(live_area(3, page_size(settings.page_size), margins), kind)
+    fonts = load_fonts()
+    # large print: one a page, clues as large as Sudoku's digits
+    clue = LARGE_PRINT_DIGITS if settings.large_print else MIN_CLUE_SIZE
+    if settings.large_print:
+        fixed = 1
+    room = {n: _figure_boxes(body, PUZZLE_TEMPLATES[n], kind.label)[0]
+            for n in ([fixed] if fixed else [1, 2])}
+
+    def fits(puzzle: PuzzleRecord, per_page: int) -> bool:
+        need_w, need_h = smallest_box(nonogram_of(puzzle), fonts, clue)
+        box = room[per_page]
+        return need_w <= box.width + 1e-6 and need_h <= box.height + 1e-6
+
+    def refuse(puzzle: PuzzleRecord, per_page: int) -> LayoutError:
+        nonogram = nonogram_of(puzzle)
+        need_w, need_h = smallest_box(nonogram, fonts, clue)
+        box = room[per_page]
+        where = f"{per_page} to a" if per_page > 1 else "alone on a"
+        todo = ("choose a larger page_size" if per_page == 1 else
+                "set a smaller puzzles_per_page for the section or choose a larger page_size")
+        return LayoutError(
+            f"section {section.title!r}: {_name(puzzle)}, a {nonogram.width}x{nonogram.height}"
+            f" nonogram, does not fit {where} {settings.page_size} page with clues of "
+            f"{clue:g} pt or more (it needs {need_w:.0f} x {need_h:.0f} pt, there is "
+            f"{box.width:.0f} x {box.height:.0f}); {todo}")
+
+    puzzles = section.puzzles
+    if fixed:
+        for puzzle in puzzles:
+            if not fits(puzzle, fixed):
+                raise refuse(puzzle, fixed)
+        return [(fixed, chunk) for chunk in _chunks(puzzles, fixed)]
+    # two a page while both fit half a page, else one on a page of its own
+    pages: list[PageOfPuzzles] = []
+    k = 0
+    while k < len(puzzles):
+        if k + 1 < len(puzzles) and fits(puzzles[k], 2) and fits(puzzles[k + 1], 2):
+            pages.append((2, puzzles[k:k + 2]))
+            k += 2
+        elif fits(puzzles[k], 1):
+            pages.append((1, puzzles[k:k + 1]))
+            k += 1
+        else:
+            raise refuse(puzzles[k], 1)
+    return pages
 
 
 # ----------------------------------------------------------------------------- type
@@ -378,8 +595,7 @@ class _Drawer:
 
     def body_box(self, page: Page) -> Box:
         """The live area less the running head and the folio."""
-        band = self.type.small * 2.6
-        return self.area(page).shrink(top=band, bottom=band)
+        return _body(self.area(page), self.type)
 
     # pages ---------------------------------------------------------------------
     def draw(self, page: Page) -> None:
@@ -450,29 +666,29 @@ class _Drawer:
         y = box.y1 - self.type.heading
         self.text(x, y, page.heading, self.type.heading, bold=True)
         y -= self.type.heading * 2
-        rules = [
-            "Fill every empty cell with a digit from 1 to 9 so that each row, each column "
-            "and each of the nine 3\u00d73 boxes holds every digit exactly once.",
-            "The printed digits are the givens; they never change. Each puzzle has exactly "
-            "one solution, and you can reach it by reasoning: look for the only place a "
-            "digit can go in a row, column or box, or the only digit a cell can hold.",
-            "Puzzles get harder through the book. Each shows its number and its tier:",
-        ]
+        answers = self.plan.first_page("answers-title")
+        if page.puzzle_kind == "nonogram":
+            rules = NONOGRAM_RULES
+            help_ = NONOGRAM_TIER_HELP
+            answered = (f"The answers start on page {answers}. Each answer gives its puzzle's "
+                        "number and page and shows the finished picture.")
+        else:
+            rules = SUDOKU_RULES
+            help_ = TIER_HELP
+            answered = (f"The answers start on page {answers}. Each answer gives its puzzle's "
+                        "number and page; the digits printed in bold were given, the light "
+                        "ones are yours to find.")
         for para in rules:
             y = self.paragraph(x, y, width, para, size) - size * 0.6
-        tiers = sorted({p.puzzle.tier for p in self.plan.placements}, key=tier_rank)
+        tiers = sorted({p.puzzle.tier for p in self.plan.placements
+                        if p.puzzle.kind == page.puzzle_kind}, key=tier_rank)
         for tier in tiers:
             self.text(x, y, tier, size, bold=True)
             indent = pdfmetrics.stringWidth("extreme  ", self.fonts.bold, size)
-            y = self.paragraph(x + indent, y, width - indent, TIER_HELP.get(tier, ""), size)
+            y = self.paragraph(x + indent, y, width - indent, help_.get(tier, ""), size)
             y -= size * 0.4
-        answers = self.plan.first_page("answers-title")
         y -= size * 0.4
-        y = self.paragraph(
-            x, y, width,
-            f"The answers start on page {answers}. Each answer gives its puzzle's number and "
-            "page; the digits printed in bold were given, the light ones are yours to find.",
-            size)
+        y = self.paragraph(x, y, width, answered, size)
 
     def page_section(self, page: Page) -> None:
         box = self.area(page)
@@ -481,10 +697,12 @@ class _Drawer:
         y = self.paragraph(box.x0, box.y0 + box.height * 0.6, box.width, page.heading,
                            size, bold=True, align="centre", leading=1.2)
         if mine:
-            detail = (f"Puzzles {_number_span(mine[0].number, mine[-1].number)}  \u00b7  "
-                      f"{tier_span([p.puzzle.tier for p in mine])}")
-            self.text((box.x0 + box.x1) / 2, y - self.type.body, detail, self.type.body * 1.2,
-                      align="centre", grey=True)
+            mixed = len({p.puzzle.kind for p in self.plan.placements}) > 1
+            parts = _section_detail(page.puzzle_kind, [p.puzzle for p in mine],
+                                    mine[0].number, mine[-1].number, mixed)
+            parts[0] = _capital(parts[0])
+            self.text((box.x0 + box.x1) / 2, y - self.type.body, "  \u00b7  ".join(parts),
+                      self.type.body * 1.2, align="centre", grey=True)
 
     def _pages_of(self, section_page: Page) -> set[int]:
         """Page numbers of the puzzle pages that follow a section title page."""
@@ -498,22 +716,36 @@ class _Drawer:
     def page_puzzles(self, page: Page) -> None:
         tiers = tier_span([p.puzzle.tier for p in page.items])
         self.header(page, page.heading, tiers)
-        cols, rows = PUZZLE_TEMPLATES[self.settings.puzzles_per_page]
-        self._grids(page, cols, rows, solutions=False)
+        template = PUZZLE_TEMPLATES[page.per_page]
+        if page.puzzle_kind == "nonogram":
+            self._nonograms(page, template, solutions=False)
+        else:
+            self._grids(page, *template, solutions=False)
 
     def page_answers_title(self, page: Page) -> None:
         box = self.area(page)
         y = self.paragraph(box.x0, box.y0 + box.height * 0.6, box.width, page.heading,
                            self.type.title * 0.85, bold=True, align="centre")
-        self.text((box.x0 + box.x1) / 2, y - self.type.body,
-                  "Bold digits were given; light digits complete the grid.",
-                  self.type.body, align="centre", grey=True)
+        kinds = list(dict.fromkeys(p.puzzle.kind for p in self.plan.placements))
+        notes = {"sudoku": "Bold digits were given; light digits complete the grid.",
+                 "nonogram": "Each picture shows the finished grid."}
+        for kind in kinds:
+            note = notes[kind]
+            if len(kinds) > 1:
+                note = f"{_capital(KIND_NAMES[kind])}: {note[0].lower()}{note[1:]}"
+            y -= self.type.body
+            self.text((box.x0 + box.x1) / 2, y, note, self.type.body, align="centre",
+                      grey=True)
+            y -= self.type.body * 0.6
 
     def page_answers(self, page: Page) -> None:
         first, last = page.items[0].number, page.items[-1].number
         self.header(page, "Answers", f"puzzles {_number_span(first, last)}")
-        cols, rows = ANSWER_TEMPLATES[self.settings.answers_per_page]
-        self._grids(page, cols, rows, solutions=True)
+        template = ANSWER_TEMPLATES[page.per_page]
+        if page.puzzle_kind == "nonogram":
+            self._nonograms(page, template, solutions=True)
+        else:
+            self._grids(page, *template, solutions=True)
 
     def page_notes(self, page: Page) -> None:
         self.header(page, "Notes", "")
@@ -548,6 +780,33 @@ class _Drawer:
             draw_grid(self.c, x, y, side, item.puzzle.puzzle, self.fonts,
                       solution=item.puzzle.solution if solutions else None)
 
+    def _nonograms(self, page: Page, template: tuple[int, int], solutions: bool) -> None:
+        """A page's nonograms, each filling its slot, or their answer pictures."""
+        label = self.type.small if solutions else self.type.label
+        boxes = _figure_boxes(self.body_box(page), template, label)
+        nonograms = [nonogram_of(item.puzzle) for item in page.items]
+        if solutions:
+            # the pictures of a page at one scale, each at the top of its slot, so their
+            # sizes compare at a glance and the labels of a row line up
+            cell = min(min(box.width / n.width, box.height / n.height)
+                       for box, n in zip(boxes, nonograms, strict=False))
+            boxes = [Box((box.x0 + box.x1 - n.width * cell) / 2, box.y1 - n.height * cell,
+                         (box.x0 + box.x1 + n.width * cell) / 2, box.y1)
+                     for box, n in zip(boxes, nonograms, strict=False)]
+        for box, item, nonogram in zip(boxes, page.items, nonograms, strict=False):
+            figure = draw_nonogram(self.c, box.x0, box.y0, box.width, box.height, nonogram,
+                                   self.fonts,
+                                   solution=item.puzzle.solution if solutions else None)
+            # the label sits over the figure's left and right edges, clues included
+            y = figure.top + label * 0.7
+            if solutions:
+                self.text(figure.left, y, str(item.number), label, bold=True)
+                self.text(figure.right, y, f"page {item.page}", label, align="right",
+                          grey=True)
+            else:
+                self.text(figure.left, y, str(item.number), label * 1.2, bold=True)
+                self.text(figure.right, y, item.puzzle.tier, label, align="right", grey=True)
+
 
 def check_text(settings: BookSettings, sections: Sequence[BookSection], fonts: Fonts) -> None:
     """Raise :class:`LayoutError` when some text has characters no book font can show."""
@@ -571,12 +830,10 @@ def check_text(settings: BookSettings, sections: Sequence[BookSection], fonts: F
 
 
 def min_digit_size(plan: BookPlan) -> float:
-    """The size, in points, of the digits on the book's puzzle pages."""
+    """The size, in points, of the digits on the book's Sudoku pages."""
     drawer_type = Type.for_settings(plan.settings)
-    size = plan.size
     cols, rows = PUZZLE_TEMPLATES[plan.settings.puzzles_per_page]
-    box = live_area(3, size, plan.margins).shrink(top=drawer_type.small * 2.6,
-                                                  bottom=drawer_type.small * 2.6)
+    box = _body(live_area(3, plan.size, plan.margins), drawer_type)
     gap = drawer_type.label * 2.2
     slot = slots(box, cols, rows, gap)[0]
     return digit_size(min(slot.width, slot.height - drawer_type.label * 1.7))

@@ -157,12 +157,13 @@ def _extent(puzzle: NonogramClues, fonts: Fonts) -> tuple[int, int, float]:
     return max(map(len, rows)), max(map(len, columns)), widest
 
 
-def smallest_box(puzzle: NonogramClues, fonts: Fonts) -> tuple[float, float]:
+def smallest_box(puzzle: NonogramClues, fonts: Fonts,
+                 clue_size: float = MIN_CLUE_SIZE) -> tuple[float, float]:
     """The smallest (width, height), in points, in which ``puzzle`` can be drawn with clue
-    numbers of :data:`MIN_CLUE_SIZE` points."""
+    numbers of ``clue_size`` points."""
     row_slots, column_slots, widest = _extent(puzzle, fonts)
     # the clue size is proportional to the cell, so the smallest cell follows directly
-    cell = MIN_CLUE_SIZE / _clue_font_size(1.0, widest)
+    cell = clue_size / _clue_font_size(1.0, widest)
     return (row_slots + puzzle.width) * cell, (column_slots + puzzle.height) * cell
 
 

@@ -16,6 +16,11 @@ file and key::
     title = "Easy"
     quota = "easy"               # and/or tiers = ["easy"]; count = 40
 
+    [[book.section]]
+    title = "Pictures"
+    kind = "nonogram"            # default: the kind of the puzzles the section finds
+    run = "nonograms"            # puzzles_per_page: default one or two, as they fit
+
 >>> c = book_config_from_toml(parse_toml('''
 ... [book]
 ... title = "Nightly"
@@ -36,6 +41,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..generator.kinds import KINDS
 from ..generator.tiers import TIERS
 from ..layouts.pages import ANSWER_TEMPLATES, PAGE_SIZES, PUZZLE_TEMPLATES
 from .config import DEFAULT_STORE, ConfigError, Section, load_toml, parse_toml
@@ -60,13 +66,24 @@ class LayoutSpec:
 
 @dataclass(frozen=True)
 class SectionSpec:
-    """One ``[[book.section]]``: a title and which stored puzzles fill it."""
+    """One ``[[book.section]]``: a title and which stored puzzles fill it.
+
+    ``kind`` None takes the kind of the puzzles found, which must then be one kind;
+    ``puzzles_per_page`` None takes the book's for Sudoku and, for nonograms, one or two a
+    page as they fit."""
 
     title: str
     quotas: tuple[str, ...] | None = None
     tiers: tuple[str, ...] | None = None
     run: str | None = None  # overrides the book's run
     count: int | None = None  # None: every matching puzzle
+    kind: str | None = None
+    puzzles_per_page: int | None = None
+
+
+#: Section keys added with puzzle kinds: left out of the config's JSON while unset, so
+#: the JSON of a book without them (its manifest, its record in the store) is unchanged.
+_LATER_SECTION_KEYS = ("kind", "puzzles_per_page")
 
 
 @dataclass(frozen=True)
@@ -85,6 +102,10 @@ class BookConfig:
         """The config as JSON, as the store's ``books.config`` keeps it."""
         data = asdict(self)
         del data["source"]
+        for section in data["sections"]:
+            for key in _LATER_SECTION_KEYS:
+                if section[key] is None:
+                    del section[key]
         return json.dumps(data, sort_keys=True, ensure_ascii=False)
 
 
@@ -101,9 +122,9 @@ def default_book_config() -> BookConfig:
     return book_config_from_toml(parse_toml(text, "default-book.toml"), "default-book.toml")
 
 
-def _one_of(s: Section, key: str, allowed: dict, default: int) -> int:
+def _one_of(s: Section, key: str, allowed: dict, default: int | None) -> int | None:
     value = s.int(key, default)
-    if value not in allowed:
+    if value not in allowed and not (value is None and default is None):
         raise s.error(key, f"expected one of {', '.join(map(str, sorted(allowed)))}; "
                            f"got {value!r}")
     return value
@@ -140,9 +161,14 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     tables = book.tables("section", required=True)
     sections = tuple(_section(s) for s in tables)
     for table, section in zip(tables, sections, strict=True):
-        if run is None and section.run is None and not (section.quotas or section.tiers):
+        if large_print and section.puzzles_per_page not in (None, 1):
+            raise table.error("puzzles_per_page", "large_print puts one puzzle on a page; "
+                              "set puzzles_per_page = 1 or leave it out")
+        if run is None and section.run is None and not (section.quotas or section.tiers
+                                                           or section.kind):
             raise ConfigError(source, table.path, "say which puzzles fill this section: "
-                              "give quota, quotas, tier, tiers or run (here or in [book])")
+                              "give quota, quotas, tier, tiers, kind or run (here or in "
+                              "[book])")
     book.finish()
     top.finish()
     layout = LayoutSpec(title=title, subtitle=subtitle, author=author,
@@ -167,5 +193,8 @@ def _section(s: Section) -> SectionSpec:
         tiers = (s.choice("tier", TIERS),)
     run = s.str("run", None)
     count = s.int("count", None, minimum=1)
+    kind = s.choice("kind", sorted(KINDS), None)
+    per_page = _one_of(s, "puzzles_per_page", PUZZLE_TEMPLATES, None)
     s.finish()
-    return SectionSpec(title=title, quotas=quotas, tiers=tiers, run=run, count=count)
+    return SectionSpec(title=title, quotas=quotas, tiers=tiers, run=run, count=count,
+                       kind=kind, puzzles_per_page=per_page)

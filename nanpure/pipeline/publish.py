@@ -28,7 +28,9 @@ from ..layouts.book import (
     BookSection,
     BookSettings,
     LayoutError,
+    Placement,
     check_text,
+    nonogram_of,
     plan_book,
     render_book,
 )
@@ -79,7 +81,7 @@ def _difficulty(section: BookSection) -> tuple[float, float]:
 
 
 def _describe(spec: SectionSpec, run: str | None) -> str:
-    parts = []
+    parts = [f"kind {spec.kind}"] if spec.kind else []
     if spec.quotas:
         parts.append("quota " + " or ".join(spec.quotas))
     if spec.tiers:
@@ -104,8 +106,15 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
             raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} has "
                                f"no run {run!r} (runs: {known})")
         records = store.select_puzzles(run=run, quotas=spec.quotas, tiers=spec.tiers,
-                                       unused_only=not config.reuse)
+                                       unused_only=not config.reuse,
+                                       kinds=(spec.kind,) if spec.kind else None)
         fresh = [r for r in records if r.id not in taken]
+        kinds = sorted({r.kind for r in fresh})
+        if len(kinds) > 1:
+            raise PublishError(f"section {i} ({spec.title!r}) finds puzzles of more than one "
+                               f"kind ({', '.join(kinds)}) with {_describe(spec, run)}; a "
+                               "section holds one kind: set kind = \"sudoku\" or kind = "
+                               "\"nonogram\" in it")
         want = spec.count if spec.count is not None else len(fresh)
         if want == 0 or len(fresh) < want:
             unused = "" if config.reuse else " not yet in a book"
@@ -118,7 +127,7 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
         chosen = fresh[:want]
         taken.update(r.id for r in chosen)
         puzzles = sorted(chosen, key=_easiest_first)
-        sections.append(BookSection(spec.title, tuple(puzzles)))
+        sections.append(BookSection(spec.title, tuple(puzzles), spec.puzzles_per_page))
     return sorted(sections, key=_difficulty)
 
 
@@ -140,11 +149,18 @@ def verify_puzzles(puzzles: Sequence[PuzzleRecord]) -> None:
 # ----------------------------------------------------------------------------- writing
 
 def manifest(plan: BookPlan, config: BookConfig, pdf: Path) -> dict:
-    """The manifest: the book's settings, and every puzzle with its pages and seed."""
+    """The manifest: the book's settings, and every puzzle with its pages and seed.
+
+    A book with nonograms says each section's and puzzle's kind, and each nonogram's width
+    and height; a manifest without kinds is all Sudoku (as manifests were before kinds).
+    """
+    kinds = any(p.puzzle.kind != "sudoku" for p in plan.placements)
     sections: list[dict] = []
     for page in plan.pages:
         if page.kind == "section":
             sections.append({"title": page.heading, "page": page.number, "numbers": []})
+            if kinds:
+                sections[-1]["kind"] = page.puzzle_kind
         elif page.kind == "puzzles":
             sections[-1]["numbers"] += [p.number for p in page.items]
     for entry in sections:
@@ -160,12 +176,21 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path) -> dict:
         "gutter_in": round(plan.margins.inside / 72, 3),
         "settings": settings,
         "sections": sections,
-        "puzzles": [
-            {"number": p.number, "section": p.section, "page": p.page,
-             "answer_page": p.answer_page, **row(p.puzzle, MANIFEST_COLUMNS)}
-            for p in plan.placements
-        ],
+        "puzzles": [_entry(p, kinds) for p in plan.placements],
     }
+
+
+def _entry(placement: Placement, kinds: bool) -> dict:
+    """A puzzle's manifest entry; with ``kinds`` its kind, and a nonogram's size."""
+    p = placement
+    entry = {"number": p.number, "section": p.section, "page": p.page,
+             "answer_page": p.answer_page}
+    if kinds:
+        entry["kind"] = p.puzzle.kind
+        if p.puzzle.kind == "nonogram":
+            nonogram = nonogram_of(p.puzzle)
+            entry["width"], entry["height"] = nonogram.width, nonogram.height
+    return {**entry, **row(p.puzzle, MANIFEST_COLUMNS)}
 
 
 def _write_atomically(path: Path, write) -> None:

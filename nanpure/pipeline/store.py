@@ -322,8 +322,9 @@ class Store:
 
     def select_puzzles(self, run: str | None = None, quotas: Sequence[str] | None = None,
                        tiers: Sequence[str] | None = None,
-                       unused_only: bool = True) -> list[PuzzleRecord]:
-        """Stored puzzles, filtered by run name, quota names and tiers; with
+                       unused_only: bool = True,
+                       kinds: Sequence[str] | None = None) -> list[PuzzleRecord]:
+        """Stored puzzles, filtered by run name, quota names, tiers and puzzle kinds; with
         ``unused_only`` only those not yet placed in any book.
 
         The order is fixed by what was asked for, not by timing: run, quota, task.
@@ -338,6 +339,9 @@ class Store:
         if tiers is not None:
             where.append(f"puzzles.tier IN ({', '.join('?' * len(tiers))})")
             params.extend(tiers)
+        if kinds is not None:
+            where.append(f"puzzles.kind IN ({', '.join('?' * len(kinds))})")
+            params.extend(kinds)
         if unused_only:
             where.append("NOT EXISTS (SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id)")
         sql = ("SELECT puzzles.*, runs.name AS run FROM puzzles JOIN runs ON runs.id = run_id"

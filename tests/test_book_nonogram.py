@@ -1,0 +1,294 @@
+"""Books with nonogram sections: selection by kind, pages that fit, answers, manifest,
+preflight and byte-identical rebuilds."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+from test_book import make_store
+
+from nanpure.generator.kinds import kind_of
+from nanpure.generator.nonogram import Spec, format_line, nonogram_from_picture, parse_line
+from nanpure.layouts.book import (
+    LARGE_PRINT_DIGITS,
+    BookSection,
+    BookSettings,
+    LayoutError,
+    nonogram_of,
+    plan_book,
+)
+from nanpure.layouts.nonogram import MIN_CLUE_SIZE, clue_lines, smallest_box
+from nanpure.layouts.pages import live_area, load_fonts
+from nanpure.pipeline.book_config import book_config_from_toml, load_book_config
+from nanpure.pipeline.config import ConfigError, parse_toml
+from nanpure.pipeline.publish import PublishError, manifest_path, publish_book
+from nanpure.pipeline.store import Store
+from nanpure.record import PuzzleRecord
+
+#: quota -> (spec, how many) of the nonograms in the test store
+NONOGRAMS = {
+    "small": (Spec(width=10, height=10, max_tier="easy", symmetry="mirror"), 5),
+    "medium": (Spec(width=15, height=15, min_tier="medium", max_tier="medium",
+                    symmetry="mirror"), 5),
+    "large": (Spec(width=20, height=20, max_tier="hard", symmetry="flip"), 3),
+}
+N_NONOGRAMS = sum(n for _, n in NONOGRAMS.values())
+
+
+def add_nonograms(path: Path, run_name: str = "nonograms") -> Path:
+    """Add run ``run_name`` of generated nonograms (see :data:`NONOGRAMS`) to a store."""
+    kind = kind_of("nonogram")
+    with Store(path) as store:
+        run = store.begin_run(run_name, 11, "{}")
+        for quota, (spec, count) in NONOGRAMS.items():
+            seed = 0
+            for task in range(count):
+                record = None
+                while record is None:
+                    seed += 1
+                    record = kind.make_candidate(spec, 1000 * len(quota) + seed)
+                store.add_puzzle(run.id, quota, task, record)
+    return path
+
+
+@pytest.fixture(scope="module")
+def mixed_store(tmp_path_factory, qqwing_rows) -> Path:
+    """Sudoku run "nightly" (quotas easy, medium, hard) and nonogram run "nonograms"."""
+    path = tmp_path_factory.mktemp("mixed") / "nanpure.db"
+    return add_nonograms(make_store(path, qqwing_rows))
+
+
+MIXED = """
+[[book.section]]
+title = "Pictures"
+run = "nonograms"
+kind = "nonogram"
+[[book.section]]
+title = "Sudoku"
+run = "nightly"
+quota = "easy"
+count = 8
+"""
+
+
+def write_config(tmp_path: Path, store: Path, body: str = "", sections: str = MIXED,
+                 out: str = "book.pdf") -> Path:
+    path = tmp_path / "book.toml"
+    path.write_text(f'[book]\ntitle = "Puzzles"\nstore = "{store}"\nout = "{tmp_path / out}"\n'
+                    f'reuse = true\n{body}\n{sections}')
+    return path
+
+
+def clue_numbers(record_puzzle: str) -> list[str]:
+    p = parse_line(record_puzzle)
+    return [n for line in clue_lines(p.rows) + clue_lines(p.columns) for n in line]
+
+
+@pytest.mark.parametrize("size", ["6x9in", "8.5x11in"])
+def test_a_mixed_book_renders_passes_preflight_and_rebuilds_identically(tmp_path, mixed_store,
+                                                                         size):
+    config = load_book_config(write_config(tmp_path, mixed_store, f'page_size = "{size}"'))
+    book = publish_book(config, record=False)
+    assert book.report.ok
+    again = publish_book(config, out=str(tmp_path / "again.pdf"), record=False)
+    assert again.pdf.read_bytes() == book.pdf.read_bytes()
+    assert manifest_path(again.pdf).read_text().replace("again.pdf", "book.pdf") == \
+        manifest_path(book.pdf).read_text()
+
+    plan = book.plan
+    kinds = [p.kind for p in plan.pages]
+    # a how-to-play page for each kind, the easy Sudoku first, numbers through the book
+    assert kinds[:5] == ["title", "imprint", "contents", "how-to-play", "how-to-play"]
+    assert [p.heading for p in plan.pages[3:5]] == ["How to play Sudoku",
+                                                   "How to play nonograms"]
+    assert [p.number for p in plan.placements] == list(range(1, 9 + N_NONOGRAMS))
+    assert {p.puzzle.kind for p in plan.placements[:8]} == {"sudoku"}
+    # nonograms: one or two a page, as they fit; 20x20 never share a 6x9 page
+    pages = [p for p in plan.pages if p.kind == "puzzles" and p.puzzle_kind == "nonogram"]
+    assert {len(p.items) for p in pages} <= {1, 2}
+    assert all(p.per_page == len(p.items) for p in pages)
+    if size == "6x9in":
+        assert all(len(p.items) == 1 for p in pages
+                   if any(i.puzzle.puzzle.startswith("20x20") for i in p.items))
+    # answers: one kind a page
+    answers = [p for p in plan.pages if p.kind == "answers"]
+    assert all(len({i.puzzle.kind for i in p.items}) == 1 for p in answers)
+
+    reader = PdfReader(str(book.pdf))
+    assert len(reader.pages) == plan.page_count
+    text = [page.extract_text() for page in reader.pages]
+    assert "How to play nonograms" in text[4] and "shaded" in text[4]
+    contents = text[2]
+    assert "nonograms 9\u2013" in contents and "10\u00d710 to 20\u00d720" in contents
+    for page in pages:
+        assert all(str(item.number) in text[page.number - 1] for item in page.items)
+    for item in plan.placements:
+        assert f"page {item.page}" in text[item.answer_page - 1]
+
+
+def test_clue_numbers_are_readable_text_at_seven_points_or_more(tmp_path, mixed_store):
+    config = load_book_config(write_config(tmp_path, mixed_store))
+    book = publish_book(config, record=False)
+    reader = PdfReader(str(book.pdf))
+    pages = [p for p in book.plan.pages if p.kind == "puzzles" and p.puzzle_kind == "nonogram"]
+    assert {len(p.items) for p in pages} == {1, 2}
+    for page in pages:
+        chunks: list[tuple[str, float]] = []
+        reader.pages[page.number - 1].extract_text(
+            visitor_text=lambda text, cm, tm, font, size, chunks=chunks:
+            chunks.append((text, size * tm[0])))
+        numbers = [(text.split(), size) for text, size in chunks
+                   if text.strip() and all(w.isdigit() for w in text.split())]
+        # every clue number is on the page as text, and no number there is under 7 pt
+        found = Counter(w for words, _ in numbers for w in words)
+        want = Counter(n for item in page.items for n in clue_numbers(item.puzzle.puzzle))
+        assert want <= found and sum(want.values()) > 10
+        assert min(size for _, size in numbers) >= MIN_CLUE_SIZE
+
+
+def test_the_manifest_says_each_puzzles_kind_and_a_nonograms_size(tmp_path, mixed_store):
+    config = load_book_config(write_config(tmp_path, mixed_store))
+    book = publish_book(config)
+    data = json.loads(manifest_path(book.pdf).read_text())
+    assert [(s["title"], s["kind"]) for s in data["sections"]] == [("Sudoku", "sudoku"),
+                                                                  ("Pictures", "nonogram")]
+    assert data["settings"]["sections"][0]["kind"] == "nonogram"
+    assert "puzzles_per_page" not in data["settings"]["sections"][0]
+    with Store(mixed_store) as store:
+        stored = {r.id: r for r in store.select_puzzles(unused_only=False)}
+        placed = store.db.execute("SELECT puzzle_id FROM book_puzzles WHERE book_id = ?",
+                                  (book.book_id,)).fetchall()
+    assert len(placed) == len(data["puzzles"]) == 8 + N_NONOGRAMS
+    for entry in data["puzzles"]:
+        record = stored[entry["id"]]
+        assert entry["kind"] == record.kind
+        assert (entry["puzzle"], entry["solution"]) == (record.puzzle, record.solution)
+        if record.kind == "nonogram":
+            width, height = map(int, record.puzzle.split()[0].split("x"))
+            assert (entry["width"], entry["height"]) == (width, height)
+            assert len(entry["solution"]) == width * height
+        else:
+            assert "width" not in entry
+
+
+def test_a_section_without_kind_takes_the_kind_it_finds(tmp_path, mixed_store):
+    sections = '[[book.section]]\ntitle = "All pictures"\nrun = "nonograms"\n'
+    book = publish_book(load_book_config(write_config(tmp_path, mixed_store,
+                                                      sections=sections)), record=False)
+    assert {p.puzzle.kind for p in book.plan.placements} == {"nonogram"}
+    assert [p.heading for p in book.plan.pages if p.kind == "how-to-play"] == ["How to play"]
+
+
+def test_a_section_mixing_kinds_is_refused_by_name(tmp_path, mixed_store):
+    sections = '[[book.section]]\ntitle = "Everything"\ntier = "easy"\n'
+    config = load_book_config(write_config(tmp_path, mixed_store, sections=sections))
+    with pytest.raises(PublishError, match=r"section 0 \('Everything'\) finds puzzles of more "
+                                           r"than one kind \(nonogram, sudoku\).*set kind ="):
+        publish_book(config)
+    sections += 'kind = "sudoku"\n'
+    book = publish_book(load_book_config(write_config(tmp_path, mixed_store,
+                                                      sections=sections)), record=False)
+    assert {p.puzzle.kind for p in book.plan.placements} == {"sudoku"}
+
+
+def test_a_kind_with_no_puzzles_says_what_it_looked_for(tmp_path, mixed_store):
+    sections = '[[book.section]]\ntitle = "P"\nrun = "nightly"\nkind = "nonogram"\n'
+    config = load_book_config(write_config(tmp_path, mixed_store, sections=sections))
+    with pytest.raises(PublishError, match=r"section 0 \('P'\) has no puzzles.*kind nonogram"):
+        publish_book(config)
+
+
+def test_a_puzzle_too_large_for_the_page_is_refused_with_what_to_do(tmp_path, mixed_store):
+    two = MIXED.replace('kind = "nonogram"', 'kind = "nonogram"\npuzzles_per_page = 2')
+    config = load_book_config(write_config(tmp_path, mixed_store, sections=two))
+    with pytest.raises(PublishError, match=r"section 'Pictures': puzzle id \d+, a 20x20 "
+                       r"nonogram, does not fit 2 to a 6x9in page with clues of 7 pt or more"
+                       r".*set a smaller puzzles_per_page for the section or choose a larger "
+                       r"page_size"):
+        publish_book(config)
+    # on a larger page two 20x20 share a page
+    config = load_book_config(write_config(tmp_path, mixed_store, 'page_size = "8.5x11in"',
+                                           sections=two))
+    assert publish_book(config, record=False).report.ok
+
+
+def test_a_puzzle_too_large_even_alone_asks_for_a_larger_page():
+    rng = random.Random(5)
+    picture = "".join(rng.choice("01") for _ in range(40 * 40))
+    big = PuzzleRecord(puzzle=format_line(nonogram_from_picture(picture, 40, 40), goal=False),
+                       solution=picture, tier="hard", score=1, hardest="", techniques="",
+                       symmetry="none", blanks=1600, seed=1, kind="nonogram", id=77)
+    with pytest.raises(LayoutError, match=r"section 'Big': puzzle id 77, a 40x40 nonogram, "
+                                          r"does not fit alone on a 6x9in page with clues of "
+                                          r"7 pt or more \(it needs \d+ x \d+ pt, there is "
+                                          r"\d+ x \d+\); choose a larger page_size"):
+        plan_book([BookSection("Big", (big,))], BookSettings(title="T"))
+
+
+def test_a_section_of_mixed_records_is_refused_by_the_layout(mixed_store):
+    with Store(mixed_store) as store:
+        both = store.select_puzzles(tiers=["easy"], unused_only=False)
+    with pytest.raises(LayoutError, match="section 'Both' mixes puzzle kinds"):
+        plan_book([BookSection("Both", tuple(both))], BookSettings(title="T"))
+
+
+def test_a_sudoku_only_config_keeps_its_json():
+    text = '[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\ntier = "easy"\n'
+    config = book_config_from_toml(parse_toml(text, "b.toml"), "b.toml")
+    assert json.loads(config.to_json())["sections"] == [
+        {"title": "E", "quotas": None, "tiers": ["easy"], "run": None, "count": None}]
+
+
+SECTION_ERRORS = [
+    ('kind = "kakuro"\n', 'book.section[0].kind: expected one of "nonogram", "sudoku"'),
+    ('kind = "nonogram"\npuzzles_per_page = 3\n',
+     "book.section[0].puzzles_per_page: expected one of 1, 2, 4, 6; got 3"),
+]
+
+
+@pytest.mark.parametrize("extra, message", SECTION_ERRORS)
+def test_section_kind_errors_name_the_key(extra, message):
+    text = f'[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\n{extra}'
+    with pytest.raises(ConfigError) as exc:
+        book_config_from_toml(parse_toml(text, "b.toml"), "b.toml")
+    assert message in str(exc.value)
+
+
+def test_large_print_refuses_a_section_of_several_a_page():
+    text = ('[book]\ntitle = "T"\nlarge_print = true\n[[book.section]]\ntitle = "E"\n'
+            'tier = "easy"\npuzzles_per_page = 2\n')
+    with pytest.raises(ConfigError, match=r"book.section\[0\].puzzles_per_page: large_print"):
+        book_config_from_toml(parse_toml(text, "b.toml"), "b.toml")
+
+
+def test_the_example_mixed_book_config_reads():
+    root = Path(__file__).resolve().parent.parent
+    config = load_book_config(root / "examples" / "nonogram-book.toml")
+    assert {s.kind for s in config.sections} == {"sudoku", "nonogram"}
+    assert {s.run for s in config.sections} >= {"nonograms"}
+
+
+def test_large_print_puts_one_nonogram_a_page_with_large_clues(mixed_store):
+    with Store(mixed_store) as store:
+        small = store.select_puzzles(run="nonograms", quotas=["small", "medium"],
+                                     unused_only=False)
+        large = store.select_puzzles(quotas=["large"], unused_only=False)
+    settings = BookSettings(title="T", page_size="letter", large_print=True,
+                            puzzles_per_page=1, answers_per_page=4)
+    plan = plan_book([BookSection("Pictures", tuple(small))], settings)
+    pages = [p for p in plan.pages if p.kind == "puzzles"]
+    assert len(pages) == len(small) and all(p.per_page == 1 for p in pages)
+    fonts = load_fonts()
+    for page in pages:
+        box = live_area(page.number, plan.size, plan.margins)
+        need_w, need_h = smallest_box(nonogram_of(page.items[0].puzzle), fonts,
+                                      LARGE_PRINT_DIGITS)
+        assert need_w <= box.width and need_h <= box.height
+    with pytest.raises(LayoutError, match=r"20x20 nonogram, does not fit alone on a letter "
+                                          r"page with clues of 16 pt or more"):
+        plan_book([BookSection("Big", tuple(large))], settings)
