@@ -285,6 +285,10 @@ def test_stats_per_kind(mixed_store):
     assert "nonogram technique usage" in text and "simple boxes and spaces" in text
     sizes = text.split("nonogram sizes by tier")[1]
     assert "6x6" in sizes and "8x6" in sizes
+    blanks = text.split("blank counts by tier")[1].split("technique usage")[0]
+    assert blanks.splitlines()[-2].split()[-1] == "2"  # all: the two Sudoku, not nine
+    sudoku_usage = text.split("\ntechnique usage")[1].split("nonogram")[0]
+    assert "100.0%" in sudoku_usage  # shares of the Sudoku puzzles
     as_json = io.StringIO()
     stats_command(str(mixed_store), as_json=True, out=as_json)
     summary = json.loads(as_json.getvalue())

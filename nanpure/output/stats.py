@@ -230,7 +230,9 @@ def _blank_table(s: dict[str, Any]) -> str:
         bar = "#" * max(1, round(30 * totals[n] / peak))
         rows.append([str(n)] + [str(s["blanks"][t].get(str(n), "")) for t in tiers]
                     + [str(totals[n]), bar])
-    rows.append(["all"] + [str(s["tiers"][t]) for t in tiers] + [str(s["puzzles"]), ""])
+    # the tiers' sum, not s["puzzles"]: a store of both kinds counts nonograms there too
+    rows.append(["all"] + [str(s["tiers"][t]) for t in tiers]
+                + [str(sum(s["tiers"].values())), ""])
     return "blank counts by tier\n" + table(["blanks", *tiers, "total", ""], rows,
                                             align="r" * (len(tiers) + 2) + "l")
 
@@ -238,7 +240,7 @@ def _blank_table(s: dict[str, Any]) -> str:
 def _technique_table(s: dict[str, Any], title: str = "technique usage") -> str:
     if not s["techniques"]:
         return ""
-    n = max(s["puzzles"], 1)
+    n = max(sum(s["tiers"].values()), 1)  # the puzzles of this kind
     rows = [[name, str(u["puzzles"]), f"{100 * u['puzzles'] / n:.1f}%", str(u["steps"])]
             for name, u in s["techniques"].items()]
     return f"{title}\n" + table(["technique", "puzzles", "share", "steps"], rows,
