@@ -102,3 +102,19 @@ def test_picture_with_undetermined_cells():
     assert result.undetermined == ((0, 0), (0, 1), (1, 0), (1, 1))
     inverted = picture_to_puzzle(image, 4, 4, invert=True)
     assert inverted.puzzle.goal.count("1") == 14
+
+
+def test_made_pictures_are_pictures_not_specks():
+    # filled between a fifth and four fifths, at most a fifth of the lines empty
+    from nanpure.generator.nonogram.generate import MAX_EMPTY_LINES, MAX_FILL, MIN_FILL
+
+    spec = Spec(width=8, height=6, max_tier="medium")
+    made = [c for seed in range(30) if (c := make_candidate(spec, seed)) is not None]
+    assert made
+    for c in made:
+        goal = c.puzzle.goal
+        assert MIN_FILL * 48 <= goal.count("1") <= MAX_FILL * 48
+        rows = [goal[r * 8:(r + 1) * 8] for r in range(6)]
+        cols = ["".join(row[k] for row in rows) for k in range(8)]
+        empty = sum("1" not in line for line in rows + cols)
+        assert empty <= MAX_EMPTY_LINES * 14

@@ -14,6 +14,9 @@ Each attempt draws a random picture and asks the ladder about its clues:
 - ``smoothing`` passes of a majority rule (a cell becomes filled when at least 5 of the 9
   cells of its 3x3 block are, cells outside the grid counting as empty) turn noise into
   shapes; the rule treats all eight directions alike, so it keeps every symmetry;
+- a picture that fills less than a fifth or more than four fifths of its cells, or
+  leaves more than a fifth of its rows and columns empty, is drawn again
+  (:func:`is_picture_kernel`): a few specks make a dull puzzle;
 - the ladder, limited to the spec's ceiling, must solve the clues (so the solution is
   unique: each step is forced) with a hardest technique at or above the floor.
 
@@ -167,6 +170,37 @@ def random_picture_kernel(state, height, width, density, smoothing, group, pictu
                 picture[r * width + c] = filled >= 5
 
 
+#: A picture a buyer accepts fills between these fractions of its cells ...
+MIN_FILL, MAX_FILL = 0.2, 0.8
+#: ... and leaves at most this fraction of its rows and columns empty.
+MAX_EMPTY_LINES = 0.2
+
+
+@njit(cache=True)
+def is_picture_kernel(picture, height, width) -> bool:
+    """Whether a 0/1 picture looks like one: filled between :data:`MIN_FILL` and
+    :data:`MAX_FILL` of its cells, with at most :data:`MAX_EMPTY_LINES` of its lines
+    empty (smoothing can erode noise to a few specks, which make a dull puzzle)."""
+    cells = height * width
+    filled = 0
+    for cell in range(cells):
+        filled += picture[cell]
+    if filled < MIN_FILL * cells or filled > MAX_FILL * cells:
+        return False
+    empty = 0
+    for r in range(height):
+        line = 0
+        for c in range(width):
+            line += picture[r * width + c]
+        empty += line == 0
+    for c in range(width):
+        line = 0
+        for r in range(height):
+            line += picture[r * width + c]
+        empty += line == 0
+    return empty <= MAX_EMPTY_LINES * (height + width)
+
+
 @njit(cache=True)
 def clues_kernel(picture, height, width, runs, nruns) -> None:
     """Clues of a 0/1 picture into ``runs``/``nruns`` (rows, then columns)."""
@@ -199,9 +233,8 @@ def generate_kernel(state, height, width, density, smoothing, group, floor, ceil
     nruns = np.zeros(height + width, dtype=np.int32)
     for attempt in range(1, attempts + 1):
         random_picture_kernel(state, height, width, density, smoothing, group, picture)
-        filled = picture.sum()
-        if filled == 0 or filled == cells:
-            continue  # not a picture
+        if not is_picture_kernel(picture, height, width):
+            continue
         clues_kernel(picture, height, width, runs, nruns)
         grid[:] = UNKNOWN
         cell_step[:] = -1
