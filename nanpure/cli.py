@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 
 from . import __version__
+from .output.datasets import EXPORT_FORMATS, INPUT_FORMATS
 
 
 class UsageError(Exception):
@@ -32,15 +33,32 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
                    help="lines: each solution as an 81-digit line (default); csv: a header "
                    "and puzzle,solutions,solution rows, solutions being 0, 1 or 2 (two or "
                    "more), solution empty unless unique")
+    p.add_argument("--input-format", choices=INPUT_FORMATS, metavar="F",
+                   help="how FILE holds its puzzles: " + ", ".join(INPUT_FORMATS) + " "
+                   "(default: by the extension: .csv (a quizzes or puzzle column), .sdm, "
+                   ".sdk, .opensudoku or .xml, .parquet; otherwise lines)")
     p.set_defaults(func=_run_solve)
 
 
 def _run_solve(args: argparse.Namespace) -> int:
-    from .pipeline.batch import open_input, solve_file
+    from .pipeline.batch import solve_file
+
+    return _over_file(args, lambda stream, name, fmt: solve_file(
+        stream, name, sys.stdout, sys.stderr, args.format, input_format=fmt))
+
+
+def _over_file(args: argparse.Namespace, job: Callable) -> int:
+    """Run ``job(stream, name, input_format)`` on the FILE argument; a file that cannot be
+    read, or read as its format at all, is a one-line error."""
+    from .output.datasets import ExportError
+    from .pipeline.batch import input_format_for, open_input
 
     stream, name = _open(args.file, open_input)
     with stream:
-        return solve_file(stream, name, sys.stdout, sys.stderr, args.format)
+        try:
+            return job(stream, name, input_format_for(args.file, args.input_format))
+        except ExportError as exc:
+            raise UsageError(f"{name}: {exc}") from exc
 
 
 def _add_rate(sub: argparse._SubParsersAction) -> None:
@@ -68,16 +86,46 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
                    default="extreme",
                    help="use no technique above this tier; a puzzle that needs more is "
                    "reported as not solved (default: extreme, which always finishes)")
+    p.add_argument("--input-format", choices=INPUT_FORMATS, metavar="F",
+                   help="how FILE holds its puzzles: " + ", ".join(INPUT_FORMATS) + " "
+                   "(default: by the extension: .csv (a quizzes or puzzle column), .sdm, "
+                   ".sdk, .opensudoku or .xml, .parquet; otherwise lines)")
     p.set_defaults(func=_run_rate)
 
 
 def _run_rate(args: argparse.Namespace) -> int:
-    from .pipeline.batch import open_input, rate_file
+    from .pipeline.batch import rate_file
 
-    stream, name = _open(args.file, open_input)
-    with stream:
-        return rate_file(stream, name, sys.stdout, sys.stderr, args.format, steps=args.steps,
-                         max_tier=args.max_tier)
+    return _over_file(args, lambda stream, name, fmt: rate_file(
+        stream, name, sys.stdout, sys.stderr, args.format, steps=args.steps,
+        max_tier=args.max_tier, input_format=fmt))
+
+
+def _add_canon(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "canon",
+        help="print the canonical form of puzzles, one per line",
+        description="Print each puzzle's canonical form: the one representative of all "
+        "puzzles equivalent to it by relabelling the digits, permuting bands, stacks, rows "
+        "within a band and columns within a stack, and transposing. Equivalent puzzles get "
+        "the same line ('.' for a blank), others different ones. Input as for solve; a "
+        "malformed line is reported on stderr with its line number, the exit status is "
+        "then 1.",
+    )
+    p.add_argument("file", nargs="?", default="-",
+                   help="file of puzzles; '-' or nothing reads standard input")
+    p.add_argument("--input-format", choices=INPUT_FORMATS, metavar="F",
+                   help="how FILE holds its puzzles: " + ", ".join(INPUT_FORMATS) + " "
+                   "(default: by the extension: .csv (a quizzes or puzzle column), .sdm, "
+                   ".sdk, .opensudoku or .xml, .parquet; otherwise lines)")
+    p.set_defaults(func=_run_canon)
+
+
+def _run_canon(args: argparse.Namespace) -> int:
+    from .pipeline.batch import canon_file
+
+    return _over_file(args, lambda stream, name, fmt: canon_file(
+        stream, name, sys.stdout, sys.stderr, input_format=fmt))
 
 
 def _open(path: str, opener: Callable):
@@ -253,19 +301,29 @@ def _run_run(args: argparse.Namespace) -> int:
 def _add_export(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export",
-        help="write stored puzzles as CSV, JSON lines, Parquet or plain lines",
+        help="write stored puzzles as CSV, JSON lines, Parquet, lines or interchange formats",
         description="Write the puzzles of a store (all, or one run's) for other programs. "
         "csv and jsonl carry id, puzzle, solution, tier, score, hardest, techniques, "
         "symmetry, blanks, run, quota, seed and created_at; lines is one 81-character "
-        "puzzle per line ('.' for a blank); parquet needs pyarrow (nanpure[parquet]).",
+        "puzzle per line ('.' for a blank); parquet needs pyarrow (nanpure[parquet]). "
+        "Interchange formats: kaggle (quizzes,solutions with 0 for a blank), sdm (one "
+        "puzzle a line, 0 for a blank), sdk (9-line grids with # lines: level, score, "
+        "source), opensudoku (its XML), hf (a directory: data/train and data/test as "
+        "Parquet and CSV, split so that equivalent puzzles stay on one side, and a "
+        "README.md dataset card). Every export records the nanpure version and the "
+        "ladder's fingerprint: Parquet in its metadata, sdk and opensudoku inside, the "
+        "card in its header, other files written with --out in PATH.meta.json.",
     )
     p.add_argument("--store", metavar="DB", default="output/nanpure.db",
                    help="store file (default: output/nanpure.db)")
     p.add_argument("--run", metavar="NAME", help="only this run's puzzles")
-    p.add_argument("--format", choices=("csv", "jsonl", "parquet", "lines"), default="csv",
+    p.add_argument("--format", choices=EXPORT_FORMATS, default="csv",
                    help="file format (default: csv)")
     p.add_argument("--out", metavar="PATH", default="-",
-                   help="output file; '-' or nothing writes standard output")
+                   help="output file (a directory for hf); '-' or nothing writes standard "
+                   "output")
+    p.add_argument("--license", default="cc0-1.0", metavar="ID",
+                   help="licence the hf dataset card declares (default: cc0-1.0)")
     p.set_defaults(func=_run_export)
 
 
@@ -275,7 +333,8 @@ def _run_export(args: argparse.Namespace) -> int:
     from .pipeline.store import StoreError
 
     try:
-        return export_command(args.store, args.run, args.format, args.out)
+        return export_command(args.store, args.run, args.format, args.out,
+                              license=args.license)
     except (StoreError, ExportError) as exc:
         raise UsageError(str(exc)) from exc
     except BrokenPipeError:
@@ -335,6 +394,7 @@ def _run_compile(args: argparse.Namespace) -> int:
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_solve,
     _add_rate,
+    _add_canon,
     _add_generate,
     _add_run,
     _add_book,
