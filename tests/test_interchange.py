@@ -14,6 +14,7 @@ from nanpure.cli import main
 from nanpure.generator.board import format_line, parse
 from nanpure.generator.candidate import Spec, make_candidate
 from nanpure.generator.canon import canonical_text, random_transform
+from nanpure.generator.ladder import rate
 from nanpure.output.datasets import (
     INTERCHANGE_FORMATS,
     ladder_fingerprint,
@@ -49,8 +50,11 @@ def store(tmp_path, made):
         for k in (0, 9):
             moved = random_transform(parse(made[k].puzzle), k)
             solution = random_transform(parse(made[k].solution), k)
+            rating = rate(moved)  # a moved puzzle may take another path
             s.add_puzzle(run.id, "copies", k, made[k]._replace(
-                puzzle=format_line(moved), solution="".join(map(str, solution))))
+                puzzle=format_line(moved), solution="".join(map(str, solution)),
+                tier=rating.tier, score=rating.score, hardest=rating.hardest,
+                techniques=rating.techniques))
     return path
 
 

@@ -262,6 +262,14 @@ def _write_opensudoku(records: list[PuzzleRecord], meta: dict[str, str], out: Te
     out.write("  </folder>\n</opensudoku>\n")
 
 
+def _sudoku_only(records: list[PuzzleRecord], fmt: str) -> None:
+    kinds = sorted({r.kind for r in records} - {"sudoku"})
+    if kinds:
+        raise ExportError(f"{fmt} holds Sudoku puzzles only, and the selection has "
+                          f"{', '.join(kinds)} puzzles; export one run with --run, or use "
+                          "csv, jsonl or parquet")
+
+
 def write_meta(path: str | Path, fmt: str, rows: int) -> Path:
     """Write ``PATH.meta.json`` beside an export file: the format, the row count and
     :func:`provenance`; returns its path."""
@@ -278,6 +286,8 @@ def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | s
     sdk and opensudoku inside the file; a path in another format gets :func:`write_meta`
     beside it (the file itself stays exactly as before)."""
     records = list(records)
+    if fmt in INTERCHANGE_FORMATS:
+        _sudoku_only(records, fmt)
     if fmt not in INTERCHANGE_FORMATS:
         n = write_export(records, fmt, out)
     elif isinstance(out, str | Path):
@@ -319,6 +329,7 @@ def write_hf(records: Iterable[PuzzleRecord], canonical: list[str], out_dir: str
     each record's canonical form; the split is a hash of it. Returns rows per split."""
     pa = _pyarrow()
     records = list(records)
+    _sudoku_only(records, "hf")
     out_dir = Path(out_dir)
     (out_dir / "data").mkdir(parents=True, exist_ok=True)
     meta = provenance()

@@ -36,7 +36,6 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
     if fmt == "hf":
         if out == "-":
             raise ExportError("hf writes a directory; give it with --out DIR")
-        records = [r for r in records if r.kind == "sudoku"]
         forms = canonical_forms([r.kind for r in records], [r.puzzle for r in records])
         splits = write_hf(records, forms, out, license=license)
         print(f"wrote {sum(splits.values())} puzzles to {out} "
