@@ -63,12 +63,13 @@ def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines") -> PuzzleLi
         raise ValueError(f"unknown input format {fmt!r}; expected one of "
                          f"{', '.join(INPUT_FORMATS)}")
     found, problems = read_puzzle_texts(data, fmt)
-    # check them as lines: one line each, in order, so line k is found[k - 1]
-    for lineno, text in found:
-        if not text.strip() or text.lstrip().startswith("#") or "\n" in text:
-            problems.append((lineno, f"expected 81 characters, got {text.strip()!r}"))
-    found = [(n, t) for n, t in found if t.strip() and not t.lstrip().startswith("#")
-             and "\n" not in t]
+    # check them as lines, one each, in order (line k is found[k - 1]); a text that would
+    # not be read as one line (empty, a comment, several lines) is a problem of its own
+    usable = [t.strip() != "" and not t.lstrip().startswith("#") and "\n" not in t
+              for _, t in found]
+    problems += [(n, f"expected 81 characters, got {t.strip()!r}")
+                 for (n, t), ok in zip(found, usable, strict=True) if not ok]
+    found = [entry for entry, ok in zip(found, usable, strict=True) if ok]
     lines = "\n".join(t for _, t in found).encode("utf-8", "replace")
     boards, numbers, starts, bad = scan_puzzle_text(lines)
     problems += [(found[k - 1][0], msg) for k, msg in bad]
