@@ -131,7 +131,7 @@ def test_schema_2_store_is_migrated_with_canonical_forms(tmp_path, capsys):
     db.executescript(old)
     db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     db.execute("PRAGMA user_version = 2")
-    db.execute("INSERT INTO runs VALUES (1, 'old', 7, '{}', 'then', 'then', 'complete')")
+    db.execute("INSERT INTO runs VALUES (1, 'old', 7, '{}', 'then', NULL, 'complete')")
     for k, puzzle in enumerate((PUZZLE, _moved(PUZZLE), _moved(PUZZLE, 2))):
         db.execute("INSERT INTO puzzles (puzzle, solution, tier, score, hardest, techniques, "
                    "symmetry, blanks, seed, run_id, quota, task, created_at) VALUES "

@@ -44,7 +44,7 @@ def test_schema_pragmas_and_wal(tmp_path):
     columns = [r[1] for r in db.execute("PRAGMA table_info(puzzles)")]
     assert columns == ["id", "puzzle", "solution", "tier", "score", "hardest", "techniques",
                        "symmetry", "blanks", "seed", "kind", "run_id", "quota", "task",
-                       "created_at"]
+                       "created_at", "canon"]
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert tables == {"runs", "puzzles", "books", "book_puzzles"}
     db.close()
