@@ -1,4 +1,5 @@
-"""Datasets for other programs: puzzle records as CSV, JSON lines, Parquet or plain lines.
+"""Datasets for other programs: puzzle records as CSV, JSON lines, Parquet, plain lines
+and the interchange formats other Sudoku programs read.
 
 Exports of the store (``nanpure export``): every format carries the same columns
 (``lines`` only the puzzle):
@@ -21,6 +22,11 @@ the store's fixed order (run, quota, task), so the same run exports the same fil
 'id,puzzle,solution,tier,score,hardest,techniques,symmetry,blanks,run,quota,seed,created_at'
 >>> read_export(io.StringIO(out.getvalue()), "csv") == [row_of(record)]
 True
+
+The formats other Sudoku programs and dataset users read (``kaggle``, ``sdm``, ``sdk``,
+``opensudoku``, and the ``hf`` directory with its dataset card) are written by
+:func:`write_file_export` and :func:`write_hf`, and read by :func:`read_interchange` and
+:func:`read_puzzle_texts`; every export records :func:`provenance`.
 
 Puzzles as ``nanpure generate`` makes them (:class:`PuzzleWriter`): text (the puzzle
 lines), CSV with :data:`GENERATED_COLUMNS`, or JSON lines that add what making each
@@ -187,6 +193,8 @@ EXPORT_FORMATS = FORMATS + INTERCHANGE_FORMATS + ("hf",)
 #: (``csv`` is any CSV with a ``quizzes`` or ``puzzle`` column, as Kaggle's sets, the
 #: kaggle export and the csv export have).
 INPUT_FORMATS = ("lines", "csv", "sdm", "sdk", "opensudoku", "parquet")
+#: Formats that hold :func:`provenance` themselves (the others get a ``.meta.json``).
+_PROVENANCE_INSIDE = ("parquet", "sdk", "opensudoku")
 #: Share of the equivalence classes the ``hf`` export puts in ``test``, in percent.
 TEST_PERCENT = 10
 
@@ -286,18 +294,17 @@ def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | s
     sdk and opensudoku inside the file; a path in another format gets :func:`write_meta`
     beside it (the file itself stays exactly as before)."""
     records = list(records)
-    if fmt in INTERCHANGE_FORMATS:
-        _sudoku_only(records, fmt)
     if fmt not in INTERCHANGE_FORMATS:
         n = write_export(records, fmt, out)
-    elif isinstance(out, str | Path):
-        with open(out, "w", encoding="utf-8", newline="") as stream:
-            _write_interchange(records, fmt, stream)
-        n = len(records)
     else:
-        _write_interchange(records, fmt, out)
+        _sudoku_only(records, fmt)
+        if isinstance(out, str | Path):
+            with open(out, "w", encoding="utf-8", newline="") as stream:
+                _write_interchange(records, fmt, stream)
+        else:
+            _write_interchange(records, fmt, out)
         n = len(records)
-    if isinstance(out, str | Path) and fmt not in ("parquet", "sdk", "opensudoku"):
+    if isinstance(out, str | Path) and fmt not in _PROVENANCE_INSIDE:
         write_meta(out, fmt, n)
     return n
 
