@@ -31,12 +31,13 @@ from pathlib import Path
 import numpy as np
 
 from nanpure.generator.board import parse
-from nanpure.generator.candidate import TIERS, Spec, make_candidate
+from nanpure.generator.candidate import Spec, make_candidate
 from nanpure.generator.dig import dig_orbits, random_order
 from nanpure.generator.ladder import rate
 from nanpure.generator.rng import new_state, random_below
 from nanpure.generator.solver import random_solution_kernel
 from nanpure.generator.symmetry import orbit_table
+from nanpure.generator.tiers import TIERS
 from nanpure.output.stats import table
 from nanpure.pipeline.quotas import task_seed
 

@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 
 from nanpure.generator.board import parse
-from nanpure.generator.ladder import TIERS, Rating, rate
+from nanpure.generator.ladder import Rating, rate
+from nanpure.generator.tiers import TIERS
 
 ROOT = Path(__file__).resolve().parents[1]
 RATINGS = ROOT.parent / "shared" / "reference" / "ratings.csv"

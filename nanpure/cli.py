@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 
 from . import __version__
+from .generator.tiers import TIERS
 from .output.datasets import EXPORT_FORMATS, INPUT_FORMATS
 
 
@@ -82,7 +83,7 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--steps", action="store_true",
                    help="also print the solution path, one step a line (text), a steps "
                    "column (csv) or a steps list (jsonl)")
-    p.add_argument("--max-tier", choices=("easy", "medium", "hard", "unfair", "extreme"),
+    p.add_argument("--max-tier", choices=TIERS,
                    default="extreme",
                    help="use no technique above this tier; a puzzle that needs more is "
                    "reported as not solved (default: extreme, which always finishes)")

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from nanpure.generator import ladder
-from nanpure.generator.board import CELL_HOUSES, HOUSES, POPCOUNT, candidates, parse
+from nanpure.generator.bits import POPCOUNT
+from nanpure.generator.board import CELL_HOUSES, HOUSES, candidates, parse
 from nanpure.generator.solver import solve
 from nanpure.generator.techniques import als
 from nanpure.generator.techniques.step import (

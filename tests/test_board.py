@@ -118,3 +118,56 @@ def test_parse_never_fails_with_anything_but_board_error(text):
         parse(text)
     except BoardError:
         pass
+
+
+def test_positions_in_houses():
+    from nanpure.generator.board import HOUSE_POS, POS_BAND, POS_STACK, SCAN_ORDER
+
+    for i in range(81):
+        for k in range(3):
+            assert HOUSES[CELL_HOUSES[i, k], HOUSE_POS[i, k]] == i
+    assert sorted(SCAN_ORDER.tolist()) == list(range(27)) and SCAN_ORDER[0] == 18
+    for k in range(3):  # box 0: row k and column k; row 0: its cells in box k
+        in_band = {int(HOUSES[18, p]) for p in range(9) if POS_BAND[k] >> p & 1}
+        in_stack = {int(HOUSES[18, p]) for p in range(9) if POS_STACK[k] >> p & 1}
+        in_line = {int(HOUSES[0, p]) for p in range(9) if POS_BAND[k] >> p & 1}
+        assert in_band == {k * 9, k * 9 + 1, k * 9 + 2}
+        assert in_stack == {k, 9 + k, 18 + k}
+        assert in_line == set(HOUSES[18 + k].tolist()) & set(HOUSES[0].tolist())
+
+
+def test_cell_sets():
+    from nanpure.generator.board import ALL_CELLS, CELL_BIT, CELL_WORD, PEER_SET, WORD_BITS
+
+    def members(words) -> set[int]:
+        return {w * WORD_BITS + b for w in range(2) for b in range(63) if int(words[w]) >> b & 1}
+
+    assert members(ALL_CELLS) == set(range(81)) and (ALL_CELLS >= 0).all()
+    for i in range(81):
+        one = np.zeros(2, dtype=np.int64)
+        one[CELL_WORD[i]] = CELL_BIT[i]
+        assert members(one) == {i}
+        assert members(PEER_SET[i]) == set(PEERS[i].tolist())
+
+
+def test_box_line_intersections():
+    from nanpure.generator.board import (
+        CROSSING_CELLS,
+        CROSSINGS,
+        HOUSE_SEGMENTS,
+        SEGMENT_CELLS,
+    )
+
+    houses = [set(h.tolist()) for h in HOUSES]
+    segments = [set(s.tolist()) for s in SEGMENT_CELLS]
+    assert len(segments) == 54
+    for h in range(27):
+        inside = [s for s in range(54) if segments[s] <= houses[h]]
+        assert HOUSE_SEGMENTS[h, : len(inside)].tolist() == inside
+        assert (HOUSE_SEGMENTS[h, len(inside):] == -1).all()
+    crossings = []
+    for (line, box), cells in zip(CROSSINGS.tolist(), CROSSING_CELLS.tolist(), strict=True):
+        assert line < 18 <= box and cells[:9] == HOUSES[line].tolist()
+        assert set(cells) == houses[line] | houses[box] and len(cells) == 15
+        crossings.append(houses[line] & houses[box])
+    assert sorted(map(sorted, crossings)) == sorted(map(sorted, segments))

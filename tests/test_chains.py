@@ -212,8 +212,8 @@ def test_weak_links_are_every_pair_that_sees_each_other_in_node_order(ratings_ro
 
 
 def _reference_graphs(ratings_rows: list[dict[str, str]]):
-    """The link graph of every mode, ``(n, n_single, strong, n_strong, weak, n_weak)``, of
-    a sample of the Unfair and Extreme reference puzzles."""
+    """The link graph of every mode of a sample of the Unfair and Extreme reference
+    puzzles."""
     rows = reference_rows(ratings_rows, ("Unfair", "Extreme"))[::40]
     assert rows
     for r in rows:
@@ -222,9 +222,7 @@ def _reference_graphs(ratings_rows: list[dict[str, str]]):
         cand[board > 0] = 0
         for mode, grouped in ((MODE_X, False), (MODE_XY, False), (MODE_NICE, False),
                               (MODE_NICE, True)):
-            n, n_single, _, _, _, strong, n_strong, weak, n_weak = build_graph(
-                cand, mode, grouped)
-            yield n, n_single, strong, n_strong, weak, n_weak
+            yield build_graph(cand, mode, grouped)
 
 
 def test_search_over_closing_starts_finds_the_loops_of_the_search_over_every_start(
@@ -233,10 +231,10 @@ def test_search_over_closing_starts_finds_the_loops_of_the_search_over_every_sta
     # and the loops read back from them must be those of the search over every start.
     compared = 0
     for graph in _reference_graphs(ratings_rows):
-        closing, spare = closing_starts(*graph)
-        hits, q_state, q_parent, exact = search_loops(*graph, MAX_LINKS, closing, spare)
-        every = np.ones(graph[1], dtype=np.bool_)
-        all_hits, all_state, all_parent, all_exact = search_loops(*graph, MAX_LINKS, every, 0)
+        closing, spare = closing_starts(graph)
+        hits, q_state, q_parent, exact = search_loops(graph, MAX_LINKS, closing, spare)
+        every = np.ones(graph.n_single, dtype=np.bool_)
+        all_hits, all_state, all_parent, all_exact = search_loops(graph, MAX_LINKS, every, 0)
         assert exact and all_exact
         assert ((hits >= 0) == (all_hits >= 0)).all()
         assert not (all_hits[~closing] >= 0).any()
@@ -251,18 +249,17 @@ def test_each_start_searched_alone_finds_the_loop_of_the_search_over_every_start
         ratings_rows):
     # shortest_loop prunes states on no shortest loop: the loop must stay the same one.
     compared = 0
-    for n, n_single, strong, n_strong, weak, n_weak in _reference_graphs(ratings_rows):
+    for graph in _reference_graphs(ratings_rows):
+        n, n_single, n_weak = graph.n, graph.n_single, graph.n_weak
         every = np.ones(n_single, dtype=np.bool_)
-        hits, q_state, q_parent, exact = search_loops(n, n_single, strong, n_strong,
-                                                      weak, n_weak, MAX_LINKS, every, 0)
+        hits, q_state, q_parent, exact = search_loops(graph, MAX_LINKS, every, 0)
         assert exact
         mark = np.full(2 * n, -1, dtype=np.int64)
         level = np.empty(2 * n, dtype=np.int64)
         alone_state = np.empty(2 * n, dtype=np.int64)
         alone_parent = np.empty(2 * n, dtype=np.int64)
         for x in np.flatnonzero(n_weak[:n_single] >= 2):
-            hit = shortest_loop(x, strong, n_strong, weak, n_weak, MAX_LINKS, mark, level,
-                                alone_state, alone_parent)
+            hit = shortest_loop(x, graph, MAX_LINKS, mark, level, alone_state, alone_parent)
             assert (hit >= 0) == (hits[x] >= 0)
             if hit >= 0:
                 assert (loop_path(hit, x, alone_state, alone_parent)
@@ -275,8 +272,7 @@ def test_search_reports_when_skipped_starts_leave_the_queue_limit_open(ratings_r
     board = parse(reference_rows(ratings_rows, ("Unfair",))[0]["puzzle"])
     cand = candidates(board)
     cand[board > 0] = 0
-    n, n_single, _, _, _, strong, n_strong, weak, n_weak = build_graph(cand, MODE_NICE, False)
-    closing, _ = closing_starts(n, n_single, strong, n_strong, weak, n_weak)
-    *_, exact = search_loops(n, n_single, strong, n_strong, weak, n_weak, MAX_LINKS, closing,
-                             MAX_QUEUE)
+    graph = build_graph(cand, MODE_NICE, False)
+    closing, _ = closing_starts(graph)
+    *_, exact = search_loops(graph, MAX_LINKS, closing, MAX_QUEUE)
     assert not exact

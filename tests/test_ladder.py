@@ -8,6 +8,7 @@ technique's eliminations are true.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -195,44 +196,82 @@ def test_setup_places_givens_like_hodoku():
     assert (grid > 0).all()
 
 
-def test_the_hard_rung_kernel_tries_only_rungs_within_the_tier_limit():
-    from nanpure.generator.ladder import _HARD, _plan
-    from nanpure.generator.techniques.basic import HARD_CODES
+def test_the_climb_tries_the_enabled_rungs_within_the_tier_limit_in_ladder_order():
+    from nanpure.generator.ladder import _rungs
+    from nanpure.generator.techniques.climb import INDEX
 
-    assert tuple(LADDER[i].code for i in _HARD) == HARD_CODES
-    for tier in TIERS:
-        _, hard, upper = _plan(TIERS.index(tier))
-        assert list(hard) == [LADDER[i].rank <= TIERS.index(tier) for i in _HARD]
-        assert list(upper) == [t.rank <= TIERS.index(tier) for t in LADDER[_HARD.stop:]]
+    for ceiling, tier in enumerate(TIERS):
+        rungs = _rungs(LADDER, ceiling)
+        assert rungs[:, INDEX].tolist() == [i for i, t in enumerate(LADDER)
+                                            if i >= 3 and t.rank <= ceiling], tier
+    fewer = tuple(replace(t, enabled=t.code not in ("n2", "axy")) for t in LADDER)
+    assert [LADDER[i].code for i in _rungs(fewer, 4)[:, INDEX]] == [
+        t.code for t in LADDER[3:] if t.code not in ("n2", "axy")]
 
 
-def _path_rung_by_rung(board: np.ndarray) -> list:
-    """The solution path of the ladder as defined: after singles, every finder in LADDER
-    order on the whole grid, one call each, nothing remembered between steps."""
-    from nanpure.generator.ladder import _HARD, _path_step
+def test_rungs_one_kernel_finds_together_are_grouped_while_in_its_order():
+    from nanpure.generator.ladder import _rungs
+    from nanpure.generator.techniques.climb import END, INDEX
+
+    def groups(ladder):
+        rungs = _rungs(ladder, len(TIERS) - 1)
+        return [[ladder[i].code for i in rungs[r:end, INDEX]]
+                for r, end in enumerate(rungs[:, END]) if end - r > 1]
+
+    assert groups(LADDER) == [["u1", "u2", "u3", "u4", "u5", "u6", "hr"], ["fbf2", "sbf2"],
+                              ["fbf3", "sbf3"], ["fbf4", "sbf4"], ["axz", "axy", "ach"]]
+    # a pass reports the first kind in its own order: out of that order, no group
+    swapped = _moved(_moved(LADDER, "u2", before="u1"), "sbf3", before="fbf3")
+    assert groups(swapped) == [["u1", "u3", "u4", "u5", "u6", "hr"], ["fbf2", "sbf2"],
+                               ["fbf4", "sbf4"], ["axz", "axy", "ach"]]
+
+
+def test_a_ladder_without_the_singles_first_is_refused():
+    with pytest.raises(ValueError, match="must start with Full House"):
+        rate(parse(EASY), ladder=LADDER[1:] + LADDER[:1])
+
+
+def _moved(ladder: tuple, code: str, *, before: str) -> tuple:
+    """``ladder`` with the row ``code`` moved to just before the row ``before``."""
+    row = next(t for t in ladder if t.code == code)
+    rest = [t for t in ladder if t.code != code]
+    at = next(k for k, t in enumerate(rest) if t.code == before)
+    return tuple(rest[:at] + [row] + rest[at:])
+
+
+def _finds(tech, grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
+           solution: np.ndarray) -> bool:
+    """Call the technique's finder as its ladder row says, on the whole grid."""
+    from nanpure.generator.ladder import _lookup
+
+    finder = _lookup(tech)
+    if tech.uses_solution:
+        return finder(grid, cand, step, solution)
+    shared = (_lookup(tech, tech.prepare)(grid, cand),) if tech.prepare else ()
+    return finder(grid, cand, step, *tech.args, *shared)
+
+
+def _path_rung_by_rung(board: np.ndarray, ladder: tuple = LADDER) -> list:
+    """The solution path of the ladder as defined: after singles, every enabled finder in
+    ``ladder`` order on the whole grid, one call each, nothing remembered between steps."""
+    from nanpure.generator.ladder import _path_step
     from nanpure.generator.solver import solve
-    from nanpure.generator.techniques import basic, climb
+    from nanpure.generator.techniques import climb
     from nanpure.generator.techniques.step import STEP_SIZE, new_step
 
     solution = solve(board)
     grid, cand, queues = setup(board)
     step, counts = new_step(), np.zeros(3, dtype=np.int64)
-    log = np.zeros((basic.MAX_LOG, 4), dtype=np.int32)
-    records = np.zeros((basic.MAX_LOG, STEP_SIZE), dtype=np.int32)
-    every_upper = np.ones(len(climb.UPPER_CODES), dtype=np.bool_)
+    log = np.zeros((climb.MAX_LOG, 4), dtype=np.int32)
+    records = np.zeros((climb.MAX_LOG, STEP_SIZE), dtype=np.int32)
+    rungs = [(i, t) for i, t in enumerate(ladder) if i >= 3 and t.enabled]
     n_log = 0
     while True:
         n_log = run_singles(grid, cand, *queues, counts, log, n_log)
         if (grid > 0).all():
-            return [_path_step(row, records) for row in log[:n_log]]
-        row = next((row for row in range(_HARD.stop - basic.FIRST)
-                    if basic._run(grid, cand, step, row, -1)), None)  # -1: every unit
-        if row is not None:
-            index = basic.FIRST + row
-        else:
-            index = climb.UPPER_FIRST + climb.find_upper(grid, cand, step, solution,
-                                                         every_upper, basic.new_memo())
-        n_log = basic.take_step(grid, cand, *queues, solution, index, step, log, records,
+            return [_path_step(ladder, row, records) for row in log[:n_log]]
+        index = next(i for i, t in rungs if _finds(t, grid, cand, step, solution))
+        n_log = climb.take_step(grid, cand, *queues, solution, index, step, log, records,
                                 n_log)
         assert n_log > 0
 
@@ -248,3 +287,47 @@ def test_the_kernels_climb_the_ladder_as_defined(ratings_rows):
         assert list(steps) == _path_rung_by_rung(board)
         checked += sum(1 for s in steps if s.where)
     assert checked > 300
+
+
+def _first_using(ratings_rows, names: tuple[str, ...], count: int) -> list[np.ndarray]:
+    """The first ``count`` hard or unfair reference puzzles whose path uses one of
+    ``names``."""
+    found = []
+    for row in ratings_rows:
+        if row["hodoku_level"] in ("Hard", "Unfair"):
+            board = parse(row["puzzle"])
+            if any(name in names for name in rate(board).counts):
+                found.append(board)
+                if len(found) == count:
+                    return found
+    raise AssertionError(f"no reference puzzle uses {names}")
+
+
+def test_disabling_a_row_takes_it_out_of_the_climb():
+    board = parse(XWING)
+    assert "X-Wing" in rate(board).counts
+    ladder = tuple(replace(t, enabled=t.code != "bf2") for t in LADDER)
+    rating = rate(board, path=True, ladder=ladder)
+    assert "X-Wing" not in rating.counts and rating.solved
+    assert list(rating.steps) == _path_rung_by_rung(board, ladder)
+
+
+def test_reordering_rows_reorders_the_climb(ratings_rows):
+    # Uniqueness Test 4 moved to the bottom: the first step after the singles, a Locked
+    # Candidates step, gives way to the Unique Rectangle it used to find third.
+    board = parse(XWING)
+    ladder = _moved(LADDER, "u4", before="l2")
+    before = [s.code for s in rate(board, path=True).steps if s.where]
+    steps = rate(board, path=True, ladder=ladder).steps
+    after = [s.code for s in steps if s.where]
+    assert before[:3] == ["lc", "lc", "u4"] and after[:3] == ["u4", "lc", "lc"]
+    assert list(steps) == _path_rung_by_rung(board, ladder)
+    # rungs a kernel finds in one pass, out of its order: each is tried in the table's
+    # order instead
+    swapped = _moved(_moved(_moved(LADDER, "hr", before="u1"), "u4", before="u2"), "sbf2",
+                     before="fbf2")
+    names = ("Hidden Rectangle", "Uniqueness Test 1", "Uniqueness Test 2",
+             "Uniqueness Test 4", "Finned X-Wing", "Sashimi X-Wing")
+    for board in _first_using(ratings_rows, names, 6):
+        assert list(rate(board, path=True, ladder=swapped).steps) == _path_rung_by_rung(
+            board, swapped)

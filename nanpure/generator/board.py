@@ -56,8 +56,81 @@ for _i in range(81):
     IS_PEER[_i, PEERS[_i]] = True
 del _i
 
-#: POPCOUNT[m] is the number of digits in candidate mask m (m < 512).
-POPCOUNT = np.array([bin(m).count("1") for m in range(512)], dtype=np.int64)
+#: HOUSE_POS[i, k]: the position of cell i in its k-th house (row, column, box), so that
+#: ``HOUSES[CELL_HOUSES[i, k], HOUSE_POS[i, k]] == i``; its position in a house h of its
+#: own is ``HOUSE_POS[i, h // 9]``.
+HOUSE_POS = np.stack([COL_OF, ROW_OF, ROW_OF % 3 * 3 + COL_OF % 3], axis=1).astype(np.int64)
+
+#: The 27 houses boxes first, then rows, then columns: the order in which people scan.
+SCAN_ORDER = np.array(list(range(18, 27)) + list(range(18)), dtype=np.int64)
+
+#: POS_BAND[k]: house positions 3k..3k+2 as a position mask: in a row or column the cells
+#: it shares with the k-th box it crosses, in a box its k-th row.
+POS_BAND = np.array([0b000000111, 0b000111000, 0b111000000], dtype=np.int64)
+#: POS_STACK[k]: house positions k, k+3 and k+6: in a box its k-th column.
+POS_STACK = np.array([0b001001001, 0b010010010, 0b100100100], dtype=np.int64)
+
+# --- cell sets ------------------------------------------------------------------------------
+# A set of cells is two int64 words: cells 0..62 in the first, 63..80 in the second (bit 63,
+# the sign bit, stays clear so that shifts and ``x & -x`` behave as on unsigned words).
+
+WORD_BITS = 63  #: cells per word of a cell set
+#: CELL_WORD[i], CELL_BIT[i]: the word and the bit of cell i in a cell set.
+CELL_WORD = np.array([i // WORD_BITS for i in range(81)], dtype=np.int64)
+CELL_BIT = np.array([1 << (i % WORD_BITS) for i in range(81)], dtype=np.int64)
+#: The set of all 81 cells.
+ALL_CELLS = np.array([(1 << WORD_BITS) - 1, (1 << (81 - WORD_BITS)) - 1], dtype=np.int64)
+#: PEER_SET[i]: the peers of cell i as a cell set.
+PEER_SET = np.zeros((81, 2), dtype=np.int64)
+for _i in range(81):
+    for _p in PEERS[_i]:
+        PEER_SET[_i, CELL_WORD[_p]] |= CELL_BIT[_p]
+del _i, _p
+
+# --- box/line intersections -----------------------------------------------------------------
+# The 54 places where a box meets a row or a column, each three cells, in two orders.
+
+
+def _segment_tables() -> tuple[np.ndarray, np.ndarray]:
+    cells = []
+    houses: list[list[int]] = [[] for _ in range(27)]
+    for b in range(9):
+        r0, c0 = b // 3 * 3, b % 3 * 3
+        for r in range(r0, r0 + 3):
+            houses[r].append(len(cells))
+            houses[18 + b].append(len(cells))
+            cells.append([r * 9 + c for c in range(c0, c0 + 3)])
+        for c in range(c0, c0 + 3):
+            houses[9 + c].append(len(cells))
+            houses[18 + b].append(len(cells))
+            cells.append([r * 9 + c for r in range(r0, r0 + 3)])
+    house_segments = np.full((27, 6), -1, dtype=np.int64)
+    for h in range(27):
+        house_segments[h, : len(houses[h])] = houses[h]
+    return np.array(cells, dtype=np.int64), house_segments
+
+
+#: SEGMENT_CELLS[s]: the 3 cells of intersection s, by box: each box's rows, then its
+#: columns. HOUSE_SEGMENTS[h]: the intersections inside house h (3 for a line, 6 for a box;
+#: -1 pads).
+SEGMENT_CELLS, HOUSE_SEGMENTS = _segment_tables()
+
+
+def _crossing_tables() -> tuple[np.ndarray, np.ndarray]:
+    lines = []
+    cells = []
+    for line in range(18):
+        for bi in range(3):
+            box = (line // 3) * 3 + bi if line < 9 else bi * 3 + (line - 9) // 3
+            lines.append((line, box + 18))
+            union = list(HOUSES[line]) + [c for c in HOUSES[box + 18] if c not in HOUSES[line]]
+            cells.append(union)
+    return np.array(lines, dtype=np.int64), np.array(cells, dtype=np.int64)
+
+
+#: CROSSINGS[i] = (line, box): the intersections by line (rows, then columns, each with the
+#: boxes it crosses); CROSSING_CELLS[i]: the 15 cells of the two houses (the line's 9 first).
+CROSSINGS, CROSSING_CELLS = _crossing_tables()
 
 
 class BoardError(ValueError):

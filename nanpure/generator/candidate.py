@@ -36,15 +36,14 @@ from functools import cache
 import numpy as np
 
 from ..record import PuzzleRecord
-from . import ladder
 from .board import format_line
 from .dig import dig_orbits, random_order, solvable_by_singles
-from .ladder import SCORE_LIMITS, Rating, rate
+from .ladder import LADDER, SCORE_LIMITS, Rating, rate
 from .rng import new_state, random_below
 from .solver import random_solution_kernel
 from .symmetry import MIN_GIVENS, SYMMETRIES, blank_counts, orbit_table
+from .tiers import TIERS
 
-TIERS = ladder.TIERS  # ("easy", "medium", "hard", "unfair", "extreme")
 DIG_MODES = ("target", "limit")
 #: The largest blank count of any proper puzzle (17 givens is the proven minimum).
 MAX_BLANKS = 81 - 17
@@ -226,10 +225,12 @@ def _same_on_whole_ladder(rating: Rating, max_tier: str) -> bool:
 
 @cache
 def _first_rung_above(max_tier: str) -> int:
-    """The ladder index of the first rung above ``max_tier`` (past the end if none)."""
+    """The ladder index of the first rung above ``max_tier`` that the ladder tries (past
+    the end if none)."""
     rank = TIERS.index(max_tier)
-    return next((i for i, t in enumerate(ladder.LADDER) if t.rank > rank), len(ladder.LADDER))
+    return next((i for i, t in enumerate(LADDER) if t.rank > rank and t.enabled),
+                len(LADDER))
 
 
 #: The ladder index of every name a rating counts (technique names and their variants).
-_RUNG_OF = {name: i for i, t in enumerate(ladder.LADDER) for name in (t.name, *t.variants)}
+_RUNG_OF = {name: i for i, t in enumerate(LADDER) for name in (t.name, *t.variants)}

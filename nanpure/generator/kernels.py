@@ -15,8 +15,9 @@ import numpy as np
 
 from .board import parse, scan_puzzle_text
 from .candidate import Spec, make_candidate
-from .ladder import TIERS, rate
+from .ladder import rate
 from .solver import count_solutions_batch, random_solution
+from .tiers import TIERS
 
 # A well-known very hard puzzle ("Easter Monster"): rating it climbs the whole ladder,
 # up to the forcing nets, so every technique's kernel gets compiled.

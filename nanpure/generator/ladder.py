@@ -14,6 +14,13 @@ hardest technique used and the sum of the step scores give the grade:
 Levels and base scores follow HoDoKu, so grades can be compared with the most widely
 used rater. The tier is the higher of the hardest technique's tier and the score bracket
 (easy <= 800, medium <= 1000, hard <= 1600, unfair <= 1800, extreme above).
+
+:data:`LADDER` drives the climb: its order is the order the rungs are tried in, a row
+that is not ``enabled`` (or above the tier limit) is not tried, and each row names the
+finder to call, its arguments and how it searches the grid. The climb's kernel
+(:mod:`.techniques.climb`) gets the rows as arrays, built once per table and tier limit.
+A new technique is a finder and a row; a finder the climb has no kernel for yet also
+needs a kernel id and a branch of the switch in :mod:`.techniques.climb`.
 """
 
 from __future__ import annotations
@@ -21,13 +28,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 
 import numpy as np
 
 from .board import BoardError
 from .solver import count_solutions_batch
-from .techniques import basic, climb
+from .techniques import climb
 from .techniques.step import (
     eliminations,
     format_effects,
@@ -35,8 +41,8 @@ from .techniques.step import (
     placements,
     tokens,
 )
+from .tiers import TIERS
 
-TIERS = ("easy", "medium", "hard", "unfair", "extreme")
 _RANK = {tier: k for k, tier in enumerate(TIERS)}
 #: Highest score that still fits each tier but the last (HoDoKu's level limits).
 SCORE_LIMITS = (800, 1000, 1600, 1800)
@@ -53,11 +59,17 @@ class Technique:
 
     Techniques of one family that work on the same structure (the ALS of the grid and
     their links, say) name the kernel that builds it as ``prepare``: such a finder is
-    called as ``finder(grid, cand, step, *args, *prepare(grid, cand))``, and the rater
-    (:mod:`.techniques.climb`) builds the structure once per position for all of them.
+    called as ``finder(grid, cand, step, *args, prepare(grid, cand))``, and the rater
+    (:mod:`.techniques.climb`) builds the structure once per position for consecutive
+    rungs of them. A finder that ``uses_solution`` is called with the solution instead
+    of ``args``.
 
-    The rater's kernels try the rungs in this table's order; ladder.py checks that their
-    lists of codes (:mod:`.techniques.basic`, :mod:`.techniques.climb`) agree with it.
+    ``units`` says how the finder searches the grid (see :mod:`.techniques.memo`): "" all
+    at once, or one unit at a time, taking a mask of the units to search as its last
+    argument: "house", "crossing" (line/box crossings), "digit", or "digit order" when
+    the digits are its outermost loop (a step for a digit means that the digits before
+    it held nothing). The rater then searches only the units that changed since the
+    finder last found nothing there. A row that is not ``enabled`` is not tried.
     """
 
     code: str
@@ -70,6 +82,8 @@ class Technique:
     variants: tuple[str, ...] = ()
     uses_solution: bool = False
     prepare: str = ""
+    units: str = ""
+    enabled: bool = True
 
     @property
     def rank(self) -> int:
@@ -80,9 +94,9 @@ class Technique:
 
 
 def _t(code, name, tier, score, family, finder, *args, variants=(), uses_solution=False,
-       prepare=""):
+       prepare="", units=""):
     return Technique(code, name, tier, score, family, finder, args, variants, uses_solution,
-                     prepare)
+                     prepare, units)
 
 
 # In the order the rater tries them: HoDoKu 2.2's default solver configuration (the
@@ -98,25 +112,29 @@ LADDER: tuple[Technique, ...] = (
     _t("fh", "Full House", "easy", 4, "singles", "find_full_house"),
     _t("n1", "Naked Single", "easy", 4, "singles", "find_naked_single"),
     _t("h1", "Hidden Single", "easy", 14, "singles", "find_hidden_single"),
-    _t("l2", "Locked Pair", "medium", 40, "intersections", "find_locked_subset", 2),
-    _t("l3", "Locked Triple", "medium", 60, "intersections", "find_locked_subset", 3),
+    _t("l2", "Locked Pair", "medium", 40, "intersections", "find_locked_subset", 2, units="house"),
+    _t("l3", "Locked Triple", "medium", 60, "intersections", "find_locked_subset", 3,
+       units="house"),
     _t("lc", "Locked Candidates", "medium", 50, "intersections", "find_locked_candidates",
-       variants=("Locked Candidates Type 1 (Pointing)", "Locked Candidates Type 2 (Claiming)")),
-    _t("n2", "Naked Pair", "medium", 60, "subsets", "find_naked_subset", 2),
-    _t("n3", "Naked Triple", "medium", 80, "subsets", "find_naked_subset", 3),
-    _t("h2", "Hidden Pair", "medium", 70, "subsets", "find_hidden_subset", 2),
-    _t("h3", "Hidden Triple", "medium", 100, "subsets", "find_hidden_subset", 3),
-    _t("n4", "Naked Quadruple", "hard", 120, "subsets", "find_naked_subset", 4),
-    _t("h4", "Hidden Quadruple", "hard", 150, "subsets", "find_hidden_subset", 4),
-    _t("bf2", "X-Wing", "hard", 140, "fish", "find_basic_fish", 2),
-    _t("bf3", "Swordfish", "hard", 150, "fish", "find_basic_fish", 3),
-    _t("bf4", "Jellyfish", "hard", 160, "fish", "find_basic_fish", 4),
+       variants=("Locked Candidates Type 1 (Pointing)", "Locked Candidates Type 2 (Claiming)"),
+       units="digit"),
+    _t("n2", "Naked Pair", "medium", 60, "subsets", "find_naked_subset", 2, units="house"),
+    _t("n3", "Naked Triple", "medium", 80, "subsets", "find_naked_subset", 3, units="house"),
+    _t("h2", "Hidden Pair", "medium", 70, "subsets", "find_hidden_subset", 2, units="house"),
+    _t("h3", "Hidden Triple", "medium", 100, "subsets", "find_hidden_subset", 3, units="house"),
+    _t("n4", "Naked Quadruple", "hard", 120, "subsets", "find_naked_subset", 4, units="house"),
+    _t("h4", "Hidden Quadruple", "hard", 150, "subsets", "find_hidden_subset", 4, units="house"),
+    _t("bf2", "X-Wing", "hard", 140, "fish", "find_basic_fish", 2, units="digit order"),
+    _t("bf3", "Swordfish", "hard", 150, "fish", "find_basic_fish", 3, units="digit order"),
+    _t("bf4", "Jellyfish", "hard", 160, "fish", "find_basic_fish", 4, units="digit order"),
     _t("rp", "Remote Pair", "hard", 110, "wings", "find_remote_pair"),
     _t("bug1", "Bivalue Universal Grave + 1", "hard", 100, "uniqueness", "find_bug_plus_one"),
-    _t("sk", "Skyscraper", "hard", 130, "single_digit", "find_skyscraper"),
-    _t("2sk", "2-String Kite", "hard", 150, "single_digit", "find_two_string_kite"),
-    _t("tf", "Turbot Fish", "hard", 120, "single_digit", "find_turbot_fish"),
-    _t("er", "Empty Rectangle", "hard", 120, "single_digit", "find_empty_rectangle"),
+    _t("sk", "Skyscraper", "hard", 130, "single_digit", "find_skyscraper", units="digit order"),
+    _t("2sk", "2-String Kite", "hard", 150, "single_digit", "find_two_string_kite",
+       units="digit order"),
+    _t("tf", "Turbot Fish", "hard", 120, "single_digit", "find_turbot_fish", units="digit order"),
+    _t("er", "Empty Rectangle", "hard", 120, "single_digit", "find_empty_rectangle",
+       units="digit order"),
     _t("w", "W-Wing", "hard", 150, "wings", "find_w_wing"),
     _t("xy", "XY-Wing", "hard", 160, "wings", "find_xy_wing"),
     _t("xyz", "XYZ-Wing", "hard", 180, "wings", "find_xyz_wing"),
@@ -127,17 +145,21 @@ LADDER: tuple[Technique, ...] = (
     _t("u5", "Uniqueness Test 5", "hard", 100, "uniqueness", "find_unique_rectangle", 5),
     _t("u6", "Uniqueness Test 6", "hard", 100, "uniqueness", "find_unique_rectangle", 6),
     _t("hr", "Hidden Rectangle", "hard", 100, "uniqueness", "find_hidden_rectangle"),
-    _t("fbf2", "Finned X-Wing", "hard", 130, "fish", "find_finned_fish", 2, False),
-    _t("sbf2", "Sashimi X-Wing", "hard", 150, "fish", "find_finned_fish", 2, True),
-    _t("fbf3", "Finned Swordfish", "unfair", 200, "fish", "find_finned_fish", 3, False),
-    _t("sbf3", "Sashimi Swordfish", "unfair", 240, "fish", "find_finned_fish", 3, True),
-    _t("fbf4", "Finned Jellyfish", "unfair", 250, "fish", "find_finned_fish", 4, False),
-    _t("sbf4", "Sashimi Jellyfish", "unfair", 260, "fish", "find_finned_fish", 4, True),
-    _t("sdc", "Sue de Coq", "unfair", 250, "als", "find_sue_de_coq"),
+    _t("fbf2", "Finned X-Wing", "hard", 130, "fish", "find_finned_fish", 2, False, units="digit"),
+    _t("sbf2", "Sashimi X-Wing", "hard", 150, "fish", "find_finned_fish", 2, True, units="digit"),
+    _t("fbf3", "Finned Swordfish", "unfair", 200, "fish", "find_finned_fish", 3, False,
+       units="digit"),
+    _t("sbf3", "Sashimi Swordfish", "unfair", 240, "fish", "find_finned_fish", 3, True,
+       units="digit"),
+    _t("fbf4", "Finned Jellyfish", "unfair", 250, "fish", "find_finned_fish", 4, False,
+       units="digit"),
+    _t("sbf4", "Sashimi Jellyfish", "unfair", 260, "fish", "find_finned_fish", 4, True,
+       units="digit"),
+    _t("sdc", "Sue de Coq", "unfair", 250, "als", "find_sue_de_coq", units="crossing"),
     _t("sc", "Simple Colors", "hard", 150, "coloring", "find_simple_colors",
-       variants=("Simple Colors Trap", "Simple Colors Wrap")),
+       variants=("Simple Colors Trap", "Simple Colors Wrap"), units="digit order"),
     _t("mc", "Multi Colors", "hard", 200, "coloring", "find_multi_colors",
-       variants=("Multi Colors 1", "Multi Colors 2")),
+       variants=("Multi Colors 1", "Multi Colors 2"), units="digit order"),
     _t("x", "X-Chain", "unfair", 260, "chains", "find_x_chain"),
     _t("xyc", "XY-Chain", "unfair", 260, "chains", "find_xy_chain"),
     _t("nl", "Nice Loop/AIC", "unfair", 280, "chains", "find_nice_loop", False,
@@ -155,30 +177,18 @@ LADDER: tuple[Technique, ...] = (
        variants=("Forcing Chain Contradiction", "Forcing Chain Verity")),
     _t("fn", "Forcing Net", "extreme", 700, "forcing", "find_forcing_chain", True,
        variants=("Forcing Net Contradiction", "Forcing Net Verity")),
-    _t("bf5", "Squirmbag", "unfair", 470, "fish", "find_basic_fish", 5),
-    _t("bf6", "Whale", "unfair", 470, "fish", "find_basic_fish", 6),
-    _t("bf7", "Leviathan", "unfair", 470, "fish", "find_basic_fish", 7),
+    _t("bf5", "Squirmbag", "unfair", 470, "fish", "find_basic_fish", 5, units="digit order"),
+    _t("bf6", "Whale", "unfair", 470, "fish", "find_basic_fish", 6, units="digit order"),
+    _t("bf7", "Leviathan", "unfair", 470, "fish", "find_basic_fish", 7, units="digit order"),
     _t("brute", "Brute Force", "extreme", 10000, "trial", "find_brute_force",
        uses_solution=True),
 )
 
-#: Index of the three singles in LADDER, in the order run_singles counts them.
-_SINGLES = 3
+#: The finders of the singles, which the climb runs first, from HoDoKu's queues: every
+#: ladder starts with them, in this order (the log counts them by these indices).
+_SINGLES = ("find_full_house", "find_naked_single", "find_hidden_single")
 
 BY_CODE = {t.code: t for t in LADDER}
-
-# the kernel that climbs the bottom of the ladder in one go must try the same rungs
-assert tuple(t.code for t in LADDER[: _SINGLES + len(basic.BASIC_CODES)]) == (
-    "fh", "n1", "h1", *basic.BASIC_CODES), "techniques/basic.py is out of step with LADDER"
-_TOP_BASIC = _SINGLES + len(basic.BASIC_CODES) - 1  # ladder index of its last rung
-# ... and so must the kernel that tries the cheap rungs right above it
-_HARD = range(_TOP_BASIC + 1, _TOP_BASIC + 1 + len(basic.HARD_CODES))
-assert tuple(LADDER[i].code for i in _HARD) == basic.HARD_CODES, (
-    "techniques/basic.py is out of step with LADDER")
-# ... and the one that tries the rest
-assert tuple(t.code for t in LADDER[_HARD.stop:]) == climb.UPPER_CODES, (
-    "techniques/climb.py is out of step with LADDER")
-assert climb.UPPER_FIRST == _HARD.stop
 
 
 class NotUniqueError(BoardError):
@@ -229,16 +239,27 @@ class Rating:
 # --- resolving finders ------------------------------------------------------------------------
 
 
-@cache
-def _plan(ceiling: int) -> tuple[int, np.ndarray, np.ndarray]:
-    """For the tiers up to ``ceiling``: the ladder index of the last rung the basic kernel
-    may take, and which rungs above it the kernels may try: a flag per
-    :data:`basic.HARD_CODES` rung and per :data:`climb.UPPER_CODES` rung."""
-    top = max((i for i in range(_SINGLES, _TOP_BASIC + 1) if LADDER[i].rank <= ceiling),
-              default=_SINGLES - 1)
-    hard = np.array([LADDER[i].rank <= ceiling for i in _HARD], dtype=np.bool_)
-    upper = np.array([t.rank <= ceiling for t in LADDER[_HARD.stop:]], dtype=np.bool_)
-    return top, hard, upper
+#: (id of a ladder, tier limit) -> (the ladder, its rungs): hashing the whole table at
+#: every call would cost more than rating an easy puzzle takes.
+_RUNGS: dict[tuple[int, int], tuple[tuple[Technique, ...], np.ndarray]] = {}
+
+
+def _rungs(ladder: tuple[Technique, ...], ceiling: int) -> np.ndarray:
+    """The climb's arrays for the rungs of ``ladder`` above the singles that are enabled
+    and within the tiers up to ``ceiling``, in ladder order (built once)."""
+    known = _RUNGS.get((id(ladder), ceiling))
+    if known is None or known[0] is not ladder:
+        known = _RUNGS[id(ladder), ceiling] = ladder, _build_rungs(ladder, ceiling)
+    return known[1]
+
+
+def _build_rungs(ladder: tuple[Technique, ...], ceiling: int) -> np.ndarray:
+    singles = tuple(t.finder for t in ladder[: len(_SINGLES)])
+    if singles != _SINGLES or not all(t.enabled for t in ladder[: len(_SINGLES)]):
+        raise ValueError("a ladder must start with Full House, Naked Single and Hidden "
+                         "Single, enabled: the climb runs them first")
+    return climb.rungs([(i, t) for i, t in enumerate(ladder)
+                        if i >= len(_SINGLES) and t.enabled and t.rank <= ceiling])
 
 
 def _lookup(tech: Technique, name: str = "") -> Callable | None:
@@ -278,6 +299,7 @@ def rate(
     max_tier: str = "extreme",
     path: bool = False,
     solution: np.ndarray | None = None,
+    ladder: tuple[Technique, ...] = LADDER,
 ) -> Rating:
     """Rate a puzzle by solving it with the ladder, up to ``max_tier``.
 
@@ -286,8 +308,9 @@ def rate(
     :class:`NotUniqueError`. With ``path=True`` the rating carries every step.
 
     The climb runs as one numba kernel, :func:`techniques.climb.rate_puzzle`, which tries
-    the rungs in :data:`LADDER` order. Every step is checked against the solution
-    (:class:`LadderError` if it contradicts it).
+    the rungs in the order of ``ladder`` (a table like :data:`LADDER`, which it is unless
+    given). Every step is checked against the solution (:class:`LadderError` if it
+    contradicts it).
     """
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
@@ -299,19 +322,18 @@ def rate(
                                  "puzzle has more than one solution")
         solution = solutions[0]
     solution = np.ascontiguousarray(solution, dtype=np.uint8).reshape(81)
-    top, hard, upper = _plan(_RANK[max_tier])
-    n_log, status, log, records, step = climb.rate_puzzle(board, solution, top, hard, upper,
-                                                          path)
-    if status == basic.FALSE_STEP:
-        raise _false_step(log[n_log - 1], step, solution)
+    rungs = _rungs(ladder, _RANK[max_tier])
+    n_log, status, log, records, step = climb.rate_puzzle(board, solution, rungs, path)
+    if status == climb.FALSE_STEP:
+        raise _false_step(ladder, log[n_log - 1], step, solution)
     rows = log[:n_log]
     # one count per (ladder index, variant), in ladder order
-    tally = np.bincount(rows[:, 0] * 4 + rows[:, 1], minlength=4 * len(LADDER))
-    steps = tuple(_path_step(row, records) for row in rows) if path else None
-    return _grade(tally, status == basic.SOLVED, steps)
+    tally = np.bincount(rows[:, 0] * 4 + rows[:, 1], minlength=4 * len(ladder))
+    steps = tuple(_path_step(ladder, row, records) for row in rows) if path else None
+    return _grade(ladder, tally, status == climb.SOLVED, steps)
 
 
-def _grade(tally: np.ndarray, solved: bool, steps) -> Rating:
+def _grade(ladder: tuple[Technique, ...], tally: np.ndarray, solved: bool, steps) -> Rating:
     """The rating for ``tally[index * 4 + variant]`` steps of each ladder technique."""
     score = 0
     hardest: Technique | None = None
@@ -322,7 +344,7 @@ def _grade(tally: np.ndarray, solved: bool, steps) -> Rating:
     # on an easy puzzle
     for key in np.flatnonzero(tally).tolist():
         n = int(tally[key])
-        tech = LADDER[key >> 2]
+        tech = ladder[key >> 2]
         score += n * tech.score
         name = tech.variant_name(key & 3)
         named[name] = named.get(name, 0) + n
@@ -342,9 +364,9 @@ def _grade(tally: np.ndarray, solved: bool, steps) -> Rating:
     )
 
 
-def _path_step(row: np.ndarray, records: np.ndarray) -> Step:
-    """The :class:`Step` of a log row (see :mod:`.techniques.basic`)."""
-    tech = LADDER[int(row[0])]
+def _path_step(ladder: tuple[Technique, ...], row: np.ndarray, records: np.ndarray) -> Step:
+    """The :class:`Step` of a log row (see :mod:`.techniques.climb`)."""
+    tech = ladder[int(row[0])]
     name = tech.variant_name(int(row[1]))
     if row[2] >= 0:  # a single: (index, 0, cell, digit)
         return Step(name, tech.code, ((int(row[2]), int(row[3])),), ())
@@ -353,10 +375,11 @@ def _path_step(row: np.ndarray, records: np.ndarray) -> Step:
                 format_tokens(tokens(record)))
 
 
-def _false_step(row: np.ndarray, step: np.ndarray, solution: np.ndarray) -> LadderError:
+def _false_step(ladder: tuple[Technique, ...], row: np.ndarray, step: np.ndarray,
+                solution: np.ndarray) -> LadderError:
     """The error for a logged step that contradicts the solution (a rater bug)."""
-    name = LADDER[int(row[0])].variant_name(int(row[1]))
-    kind, cell, d = basic.check_step(step, solution)
+    name = ladder[int(row[0])].variant_name(int(row[1]))
+    kind, cell, d = climb.check_step(step, solution)
     where = f"r{cell // 9 + 1}c{cell % 9 + 1}"
     if kind == 1:
         return LadderError(f"{name} reported a step that changes nothing")

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .board import HOUSES, PEERS, POPCOUNT
+from .bits import POPCOUNT, low_bit_index
 from .rng import new_state, random_below
 
 # --- band tables ----------------------------------------------------------------------------
@@ -75,99 +75,11 @@ def _expand(pattern: int) -> int:
 ROW_BOXES = np.array([_row_boxes(w) for w in range(512)], dtype=np.int64)
 #: ROW_SINGLE[w]: w itself when the row word has exactly one cell, else 0.
 ROW_SINGLE = np.array([w if w and w & (w - 1) == 0 else 0 for w in range(512)], dtype=np.int64)
-#: ROW_COLUMN[w]: the column of the lowest cell of a non-empty 9-bit row word.
-ROW_COLUMN = np.array([(w & -w).bit_length() - 1 for w in range(512)], dtype=np.int64)
 #: KEEP_PATTERN[p]: of a 9-bit row-by-box pattern (bit r*3+x: row r meets box x), the
 #: pairs used by some row-to-box permutation inside p; 0 when there is none.
 KEEP_PATTERN = np.array([_permutations_within(p) for p in range(512)], dtype=np.int64)
 #: PATTERN_CELLS[p]: the 27-bit band cells of a row-by-box pattern.
 PATTERN_CELLS = np.array([_expand(p) for p in range(512)], dtype=np.int64)
-
-
-# --- singles on cell masks -----------------------------------------------------------------
-# Naked and hidden singles alone, on per-cell candidate masks: the "solvable by singles"
-# check of the digger uses these (the band search below deduces more than singles).
-
-PLACED = np.uint16(0x200)  # flag: this cell's digit has been removed from its peers
-DIGITS = np.uint16(0x1FF)
-
-
-@njit(cache=True)
-def _place_queued(c: np.ndarray, queue: np.ndarray, head: int, tail: int) -> int:
-    """Remove each queued cell's digit from its peers; returns the new tail, or -1 on a
-    contradiction. Peers that drop to one candidate are queued in turn."""
-    while head < tail:
-        i = queue[head]
-        head += 1
-        m = c[i] & DIGITS
-        c[i] = m | PLACED
-        for k in range(20):
-            p = PEERS[i, k]
-            pm = c[p]
-            if pm & m:
-                if pm & PLACED:
-                    return -1
-                pm = pm & ~m
-                c[p] = pm
-                if pm == 0:
-                    return -1
-                if pm & (pm - 1) == 0:
-                    queue[tail] = p
-                    tail += 1
-    return tail
-
-
-@njit(cache=True)
-def _propagate(c: np.ndarray, queue: np.ndarray, tail: int) -> bool:
-    """Propagate naked and hidden singles to a fixpoint. ``queue[:tail]`` holds cells
-    already reduced to one digit but not yet placed. False on a contradiction."""
-    head = 0
-    while True:
-        tail = _place_queued(c, queue, head, tail)
-        if tail < 0:
-            return False
-        head = tail
-        for h in range(27):
-            once = 0
-            twice = 0
-            for k in range(9):
-                m = c[HOUSES[h, k]] & DIGITS
-                twice |= once & m
-                once |= m
-            if once != DIGITS:
-                return False  # some digit has no place left in this house
-            hidden = once & ~twice
-            if hidden == 0:
-                continue
-            for k in range(9):
-                cell = HOUSES[h, k]
-                m = c[cell]
-                if m & PLACED or m & (m - 1) == 0:
-                    continue
-                found = m & hidden
-                if found:
-                    if found & (found - 1):
-                        return False  # two digits can only go in this one cell
-                    c[cell] = found
-                    queue[tail] = cell
-                    tail += 1
-        if tail == head:
-            return True
-
-
-@njit(cache=True)
-def _start(board: np.ndarray, c: np.ndarray, queue: np.ndarray) -> bool:
-    """Fill ``c`` with the candidates of ``board`` and propagate; False if contradictory."""
-    tail = 0
-    for i in range(81):
-        d = board[i]
-        if d:
-            c[i] = np.uint16(1 << (d - 1))
-            queue[tail] = i
-            tail += 1
-        else:
-            c[i] = DIGITS
-    return _propagate(c, queue, tail)
 
 
 # --- state kernels --------------------------------------------------------------------------
@@ -384,12 +296,7 @@ def _branch_cell(st: np.ndarray) -> int:
             cells = unsolved
             rank = 2
         if rank < best_rank:
-            bit = cells & -cells
-            k = 0
-            while bit > 1:
-                bit >>= 1
-                k += 1
-            best = b * 27 + k
+            best = b * 27 + low_bit_index(cells)
             best_rank = rank
         if best_rank == 0:
             break
@@ -433,7 +340,7 @@ def _write_grid(st: np.ndarray, grid: np.ndarray) -> None:
         for b in range(3):
             x = st[d * 3 + b]
             for r in range(3):
-                grid[b * 27 + r * 9 + ROW_COLUMN[(x >> (9 * r)) & ROW]] = d + 1
+                grid[b * 27 + r * 9 + low_bit_index((x >> (9 * r)) & ROW)] = d + 1
 
 
 @njit(cache=True)
@@ -488,10 +395,7 @@ def _search_in(
             else:
                 pick = m & -m
             st[_CHOICES] &= ~pick
-            d = 0
-            while pick > 1:
-                pick >>= 1
-                d += 1
+            d = low_bit_index(pick)
             cell = st[_CELL]
             if st[_CHOICES] == 0:
                 # the last digit here: this level's state is not needed again, so work in it

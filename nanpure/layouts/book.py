@@ -29,6 +29,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 from .. import __version__
+from ..generator.tiers import tier_rank
 from ..record import PuzzleRecord
 from .grid import BLACK, FILLED_GREY, digit_size, draw_grid
 from .pages import (
@@ -49,7 +50,6 @@ from .pages import (
 MIN_PAGES = 24
 #: Digits of a large-print book are at least this big, in points.
 LARGE_PRINT_DIGITS = 16.0
-TIER_ORDER = ("easy", "medium", "hard", "unfair", "extreme")
 #: What a reader needs to know to solve each tier, for the "how to play" page.
 TIER_HELP = {
     "easy": "singles only: a cell with one possible digit, or a digit with one place "
@@ -170,14 +170,10 @@ def tier_span(tiers: Sequence[str]) -> str:
     >>> tier_span(["hard", "easy", "medium"])
     'easy to hard'
     """
-    ranked = sorted(set(tiers), key=_tier_rank)
+    ranked = sorted(set(tiers), key=tier_rank)
     if not ranked:
         return ""
     return ranked[0] if len(ranked) == 1 else f"{ranked[0]} to {ranked[-1]}"
-
-
-def _tier_rank(tier: str) -> int:
-    return TIER_ORDER.index(tier) if tier in TIER_ORDER else len(TIER_ORDER)
 
 
 def _number_span(first: int, last: int) -> str:
@@ -464,7 +460,7 @@ class _Drawer:
         ]
         for para in rules:
             y = self.paragraph(x, y, width, para, size) - size * 0.6
-        tiers = sorted({p.puzzle.tier for p in self.plan.placements}, key=_tier_rank)
+        tiers = sorted({p.puzzle.tier for p in self.plan.placements}, key=tier_rank)
         for tier in tiers:
             self.text(x, y, tier, size, bold=True)
             indent = pdfmetrics.stringWidth("extreme  ", self.fonts.bold, size)

@@ -42,6 +42,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from ..generator.tiers import TIERS
 from ..record import PuzzleRecord, columns, row
 
 COLUMNS = columns("id", "puzzle", "solution", "tier", "score", "hardest", "techniques",
@@ -200,9 +201,9 @@ TEST_PERCENT = 10
 
 
 def ladder_fingerprint() -> str:
-    """A short hash of the technique ladder (each rung's code, name, tier, score and
-    variants, in the order the rater tries them): two exports rated by the same ladder
-    show the same fingerprint.
+    """A short hash of the technique ladder (each rung's code, name, tier, score,
+    variants and whether it is tried, in the order the rater tries them): two exports
+    rated by the same ladder show the same fingerprint.
 
     >>> len(ladder_fingerprint()), ladder_fingerprint() == ladder_fingerprint()
     (16, True)
@@ -211,7 +212,7 @@ def ladder_fingerprint() -> str:
 
     from ..generator.ladder import LADDER
 
-    rungs = [[t.code, t.name, t.tier, t.score, list(t.variants)] for t in LADDER]
+    rungs = [[t.code, t.name, t.tier, t.score, list(t.variants), t.enabled] for t in LADDER]
     return hashlib.sha256(json.dumps(rungs).encode()).hexdigest()[:16]
 
 
@@ -357,8 +358,6 @@ def write_hf(records: Iterable[PuzzleRecord], canonical: list[str], out_dir: str
 
 
 def _tier_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
-    from ..generator.ladder import TIERS
-
     counts = {t: sum(r["tier"] == t for r in rows) for t in TIERS}
     return {t: n for t, n in counts.items() if n}
 
@@ -427,8 +426,6 @@ def _dataset_card(schema, tiers: dict[str, dict[str, int]], license: str, test_p
 
 
 def _all_tiers(tiers: dict[str, dict[str, int]]) -> list[str]:
-    from ..generator.ladder import TIERS
-
     return [t for t in TIERS if any(t in counts for counts in tiers.values())]
 
 

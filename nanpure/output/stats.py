@@ -32,7 +32,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..generator.ladder import LADDER, TIERS
+from ..generator.ladder import LADDER
+from ..generator.tiers import tier_rank
 
 
 def _tier(rec: Any) -> str:
@@ -191,7 +192,7 @@ def _technique_table(s: dict[str, Any]) -> str:
 
 
 def _tier_order(found: Iterable[str]) -> list[str]:
-    return sorted(found, key=lambda t: (TIERS.index(t) if t in TIERS else len(TIERS), t))
+    return sorted(found, key=lambda t: (tier_rank(t), t))
 
 
 def _ladder_rank() -> dict[str, int]:

@@ -173,7 +173,8 @@ def rate_file(
     """
     if fmt not in RATE_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(RATE_FORMATS)}")
-    from ..generator.ladder import TIERS, rate
+    from ..generator.ladder import rate
+    from ..generator.tiers import TIERS
 
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")

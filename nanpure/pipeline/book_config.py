@@ -36,8 +36,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..generator.tiers import TIERS
 from ..layouts.pages import ANSWER_TEMPLATES, PAGE_SIZES, PUZZLE_TEMPLATES
-from .config import DEFAULT_STORE, TIERS, ConfigError, Section, load_toml, parse_toml
+from .config import DEFAULT_STORE, ConfigError, Section, load_toml, parse_toml
 
 
 @dataclass(frozen=True)

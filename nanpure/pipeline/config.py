@@ -26,6 +26,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..generator.tiers import TIERS
+
 
 class ConfigError(Exception):
     """A configuration problem: ``FILE: KEY: what is wrong and what is allowed``."""
@@ -292,8 +294,6 @@ def _int_words(minimum: int | None, maximum: int | None, plural: bool = False) -
 
 # --- the run config ------------------------------------------------------------------------
 
-#: Tiers, easiest first (the same names the rater uses).
-TIERS = ("easy", "medium", "hard", "unfair", "extreme")
 EXECUTORS = ("local", "dask")
 DIG_MODES = ("target", "limit")
 #: How a run refuses duplicates: the same text only, or any equivalent puzzle too.

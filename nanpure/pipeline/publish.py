@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..generator.kinds import kind_of
+from ..generator.tiers import tier_rank
 from ..layouts.book import (
     MIN_PAGES,
-    TIER_ORDER,
     BookPlan,
     BookSection,
     BookSettings,
@@ -69,16 +69,12 @@ def manifest_path(pdf: str | Path) -> Path:
 
 # ----------------------------------------------------------------------------- selecting
 
-def _tier_rank(tier: str) -> int:
-    return TIER_ORDER.index(tier) if tier in TIER_ORDER else len(TIER_ORDER)
-
-
 def _easiest_first(puzzle: PuzzleRecord) -> tuple[int, int, int]:
-    return _tier_rank(puzzle.tier), puzzle.score, puzzle.id
+    return tier_rank(puzzle.tier), puzzle.score, puzzle.id
 
 
 def _difficulty(section: BookSection) -> tuple[float, float]:
-    ranks = [_tier_rank(p.tier) for p in section.puzzles]
+    ranks = [tier_rank(p.tier) for p in section.puzzles]
     return statistics.median(ranks), statistics.median(p.score for p in section.puzzles)
 
 

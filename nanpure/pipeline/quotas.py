@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..generator.tiers import TIERS
 from ..record import PuzzleRecord
 
 _SEED_MASK = 2**63 - 1
@@ -79,8 +80,6 @@ class TaskResult(NamedTuple):
 
 def fits(made: PuzzleRecord, spec: Any) -> bool:
     """Whether a candidate really satisfies its spec (a guard against generator bugs)."""
-    from ..generator.candidate import TIERS
-
     lo, hi = spec.blanks
     return (
         TIERS.index(spec.min_tier) <= TIERS.index(made.tier) <= TIERS.index(spec.max_tier)

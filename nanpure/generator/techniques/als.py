@@ -24,10 +24,9 @@ be true in at most one of them, so at least one of the two is a locked set.
 
 The ALS finders work on one structure per position, :func:`als_structure` (the ALS,
 smallest sets first, then by house, and their restricted commons): each ``find_*``
-builds it afresh, while the rater builds it once and calls the ``*_in`` forms. Every
+builds it afresh, while the rater builds it once and passes it to the ``*_in`` forms. Every
 finder reports the first pattern, in a fixed order, that eliminates something. Cell sets
-are two ``int64`` words (cells 0-40 and 41-80) so that the bit tricks stay exact in
-numba.
+are two ``int64`` words (see ``board.CELL_WORD``).
 
 >>> from nanpure.generator.board import parse, candidates
 >>> grid = parse("..65.71........8....1.3..2.194.2.....6.375....5..1...27....."
@@ -40,11 +39,22 @@ True
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-from ..board import HOUSES, PEERS, POPCOUNT
-from .single_digit import low_bit_index
+from ..bits import POPCOUNT, low_bit_index
+from ..board import (
+    ALL_CELLS,
+    CELL_BIT,
+    CELL_HOUSES,
+    CELL_WORD,
+    CROSSINGS,
+    HOUSES,
+    PEER_SET,
+    WORD_BITS,
+)
 from .step import T_CELL, T_DIGIT, T_SEP, add_elim, add_token, clear
 
 #: Upper bound on the number of ALS kept per call; enumeration stops (deterministically)
@@ -53,18 +63,6 @@ MAX_ALS = 2048
 #: ALS-Chain: longest chain, in sets, and the work budget (states explored) per call.
 MAX_CHAIN_ALS = 6
 CHAIN_BUDGET = 400_000
-
-_WORD_BITS = 41
-_FULL = np.array([(1 << 41) - 1, (1 << 40) - 1], dtype=np.int64)
-#: CELL_WORD[c], CELL_BIT[c]: where cell c lives in a two-word cell set.
-CELL_WORD = np.array([c // _WORD_BITS for c in range(81)], dtype=np.int64)
-CELL_BIT = np.array([1 << (c % _WORD_BITS) for c in range(81)], dtype=np.int64)
-#: PEER_SET[c]: the peers of cell c as a two-word cell set.
-PEER_SET = np.zeros((81, 2), dtype=np.int64)
-for _c in range(81):
-    for _p in PEERS[_c]:
-        PEER_SET[_c, _p // _WORD_BITS] |= 1 << (_p % _WORD_BITS)
-del _c, _p
 
 #: Every non-empty subset of 9 positions, smallest first, then by value.
 SUBSETS = np.array(sorted(range(1, 512), key=lambda m: (bin(m).count("1"), m)), dtype=np.int64)
@@ -224,17 +222,14 @@ def _finish_als(grid, cand, n, cells, masks):
     buddies = np.empty((n, 9, 2), dtype=np.int64)
     for a in range(n):
         for d in range(9):
-            buddies[a, d, 0] = _FULL[0]
-            buddies[a, d, 1] = _FULL[1]
+            buddies[a, d, 0] = ALL_CELLS[0]
+            buddies[a, d, 1] = ALL_CELLS[1]
         for w in range(2):
             bits = cells[a, w]
-            while bits:  # the ALS's cells only, not all 81 (bit index written out)
+            while bits:  # the ALS's cells only, not all 81
                 low = bits & -bits
+                c = w * WORD_BITS + low_bit_index(low)
                 bits ^= low
-                x = low - 1
-                c = w * _WORD_BITS + (
-                    POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511] + POPCOUNT[(x >> 18) & 511]
-                    + POPCOUNT[(x >> 27) & 511] + POPCOUNT[(x >> 36) & 511])
                 m = cand[c]
                 for d in range(9):
                     if (m >> d) & 1:
@@ -248,14 +243,6 @@ def _finish_als(grid, cand, n, cells, masks):
 def n_als(grid: np.ndarray, cand: np.ndarray) -> int:
     """How many distinct almost locked sets the grid holds (capped at MAX_ALS)."""
     return _collect_als(grid, cand)[0]
-
-
-@njit(cache=True)
-def _bit_index(bit: int) -> int:
-    """Index of a single set bit below 2**45 (five table look-ups)."""
-    x = bit - 1
-    return (POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511] + POPCOUNT[(x >> 18) & 511]
-            + POPCOUNT[(x >> 27) & 511] + POPCOUNT[(x >> 36) & 511])
 
 
 @njit(cache=True)
@@ -274,14 +261,8 @@ def _links(n, cells, masks, dcells, buddies, dcand):
                 for w in range(2):
                     m = buddies[b, d, w] & dcand[d, w]
                     while m:
-                        low = m & -m
-                        m ^= low
-                        x = low - 1  # the index of the bit, by table look-ups (written out:
-                        # a call in these loops costs more than the look-ups)
-                        c = w * _WORD_BITS + (
-                            POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511]
-                            + POPCOUNT[(x >> 18) & 511] + POPCOUNT[(x >> 27) & 511]
-                            + POPCOUNT[(x >> 36) & 511])
+                        c = w * WORD_BITS + low_bit_index(m)
+                        m &= m - 1
                         sees_all[d, c, b >> 5] |= 1 << (b & 31)
     linked = np.zeros((9, words), dtype=np.int64)  # per digit: the ALS b > a linked by it
     # the partners of one ALS go to row_b/row_rc first: growing the edge arrays inside
@@ -305,13 +286,8 @@ def _links(n, cells, masks, dcells, buddies, dcand):
             for w in range(2):
                 m = dcells[a, d, w]
                 while m:
-                    low = m & -m
-                    m ^= low
-                    x = low - 1
-                    c = w * _WORD_BITS + (
-                        POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511]
-                        + POPCOUNT[(x >> 18) & 511] + POPCOUNT[(x >> 27) & 511]
-                        + POPCOUNT[(x >> 36) & 511])
+                    c = w * WORD_BITS + low_bit_index(m)
+                    m &= m - 1
                     for k in range(first, words):
                         linked[d, k] &= sees_all[d, c, k]
             linked[d, first] &= ~((2 << (a & 31)) - 1)  # each pair once, as b > a
@@ -327,9 +303,7 @@ def _links(n, cells, masks, dcells, buddies, dcand):
             while any_b:
                 low = any_b & -any_b
                 any_b ^= low
-                x = low - 1
-                b = k * 32 + (POPCOUNT[x & 511] + POPCOUNT[(x >> 9) & 511]
-                              + POPCOUNT[(x >> 18) & 511] + POPCOUNT[(x >> 27) & 511])
+                b = k * 32 + low_bit_index(low)
                 if (cells[a, 0] & cells[b, 0]) != 0 or (cells[a, 1] & cells[b, 1]) != 0:
                     continue
                 rc = 0
@@ -388,27 +362,43 @@ def _common_targets(a, b, zmask, dcand, buddies, targets) -> None:
 # --- ALS-XZ -------------------------------------------------------------------------------
 
 
+class AlsStructure(NamedTuple):
+    """The ALS of a position and their links (see :func:`als_structure`). Cell sets are
+    two-word rows as in the module text; ALS are numbered 0..n-1."""
+
+    n: int  #: how many ALS
+    cells: np.ndarray  #: cells[a]: the cells of ALS a
+    masks: np.ndarray  #: masks[a]: its digits (bit d-1 for digit d)
+    dcells: np.ndarray  #: dcells[a, d]: its cells holding digit d+1
+    buddies: np.ndarray  #: buddies[a, d]: the cells that see all of those
+    dcand: np.ndarray  #: dcand[d]: every open cell holding digit d+1
+    start: np.ndarray  #: to[start[a]:start[a+1]]: the ALS linked to a, ascending
+    to: np.ndarray
+    rcs: np.ndarray  #: rcs[e]: the restricted common candidates of link e (a digit mask)
+
+
 @njit(cache=True)
-def als_structure(grid: np.ndarray, cand: np.ndarray):
+def als_structure(grid: np.ndarray, cand: np.ndarray) -> AlsStructure:
     """Everything the ALS finders need about one position, built once and shared by them:
     the ALS (see :func:`_collect_als`), the cells of each digit, and the restricted
-    common candidates (see :func:`_links`), as the tuple ``(n, cells, masks, dcells,
-    buddies, dcand, start, to, rcs)``."""
+    common candidates (see :func:`_links`)."""
     n, cells, masks, dcells, buddies = _collect_als(grid, cand)
     dcand = _digit_cells(grid, cand)
     start, to, rcs = _links(n, cells, masks, dcells, buddies, dcand)
-    return n, cells, masks, dcells, buddies, dcand, start, to, rcs
+    return AlsStructure(n, cells, masks, dcells, buddies, dcand, start, to, rcs)
 
 
 @njit(cache=True)
 def find_als_xz(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """Two ALS linked by a restricted common candidate (once or twice)."""
-    return als_xz_in(grid, cand, step, *als_structure(grid, cand))
+    return als_xz_in(grid, cand, step, als_structure(grid, cand))
 
 
 @njit(cache=True)
-def als_xz_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, start, to, rcs) -> bool:
+def als_xz_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, als: AlsStructure) -> bool:
     """:func:`find_als_xz` on a prepared :func:`als_structure`."""
+    n, cells, masks, buddies, dcand = als.n, als.cells, als.masks, als.buddies, als.dcand
+    start, to, rcs = als.start, als.to, als.rcs
     targets = np.zeros((9, 2), dtype=np.int64)
     for a in range(n):
         for e in range(start[a], start[a + 1]):
@@ -455,13 +445,15 @@ def _locked_rest(a, b, rest, dcand, cells, buddies, targets) -> None:
 @njit(cache=True)
 def find_als_xy_wing(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """ALS A and B both linked to a pivot ALS C, by two different RCCs."""
-    return als_xy_wing_in(grid, cand, step, *als_structure(grid, cand))
+    return als_xy_wing_in(grid, cand, step, als_structure(grid, cand))
 
 
 @njit(cache=True)
-def als_xy_wing_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, start, to,
-                   rcs) -> bool:
+def als_xy_wing_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
+                   als: AlsStructure) -> bool:
     """:func:`find_als_xy_wing` on a prepared :func:`als_structure`."""
+    n, cells, masks, buddies, dcand = als.n, als.cells, als.masks, als.buddies, als.dcand
+    start, to, rcs = als.start, als.to, als.rcs
     targets = np.zeros((9, 2), dtype=np.int64)
     for c in range(n):
         for p in range(start[c], start[c + 1]):
@@ -479,7 +471,7 @@ def als_xy_wing_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, st
                 while z and not hit:  # written out: this loop is the hot one
                     low = z & -z
                     z ^= low
-                    d = _bit_index(low)
+                    d = low_bit_index(low)
                     hit = (buddies[a, d, 0] & buddies[b, d, 0] & dcand[d, 0]) != 0 or (
                         buddies[a, d, 1] & buddies[b, d, 1] & dcand[d, 1]) != 0
                 if hit:
@@ -513,13 +505,15 @@ def find_als_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool
     of the link that entered it) finds the shortest chains first. The search gives up
     after CHAIN_BUDGET states, so a call stays bounded on crowded grids.
     """
-    return als_chain_in(grid, cand, step, *als_structure(grid, cand))
+    return als_chain_in(grid, cand, step, als_structure(grid, cand))
 
 
 @njit(cache=True)
-def als_chain_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, start, to,
-                 rcs) -> bool:
+def als_chain_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
+                 als: AlsStructure) -> bool:
     """:func:`find_als_chain` on a prepared :func:`als_structure`."""
+    n, cells, masks, buddies, dcand = als.n, als.cells, als.masks, als.buddies, als.dcand
+    start, to, rcs = als.start, als.to, als.rcs
     if n < 4:
         return False
 
@@ -638,7 +632,7 @@ def als_chain_in(grid, cand, step, n, cells, masks, dcells, buddies, dcand, star
                     while zz and not hit:
                         low = zz & -zz
                         zz ^= low
-                        d = _bit_index(low)
+                        d = low_bit_index(low)
                         hit = (buddies[s, d, 0] & buddies[b, d, 0] & dcand[d, 0]) != 0 or (
                             buddies[s, d, 1] & buddies[b, d, 1] & dcand[d, 1]) != 0
                     if hit:
@@ -671,24 +665,6 @@ def _write_chain(step, s, last, q_als, q_arc, q_parent, cells) -> None:
 
 
 # --- Sue de Coq ---------------------------------------------------------------------------
-
-
-def _crossings() -> tuple[np.ndarray, np.ndarray]:
-    lines = []
-    cells = []
-    for line in range(18):
-        for bi in range(3):
-            box = (line // 3) * 3 + bi if line < 9 else bi * 3 + (line - 9) // 3
-            lines.append((line, box + 18))
-            union = list(HOUSES[line]) + [c for c in HOUSES[box + 18] if c not in HOUSES[line]]
-            cells.append(union)
-    return np.array(lines, dtype=np.int64), np.array(cells, dtype=np.int64)
-
-
-#: CROSSINGS[i] = (line, box): the line/box crossings in the order Sue de Coq tries them
-#: (rows, then columns, each with the boxes it crosses); CROSSING_CELLS[i]: the 15 cells of
-#: the two houses, all that a Sue de Coq in the crossing depends on.
-CROSSINGS, CROSSING_CELLS = _crossings()
 
 
 #: Every crossing, as a 54-bit mask.
@@ -728,7 +704,7 @@ def _sue_de_coq_at(grid, cand, step, line: int, box: int, inter, in_c, sources,
     n_inter = 0
     for p in range(9):
         c = HOUSES[line, p]
-        if grid[c] == 0 and _in_house(c, box):
+        if grid[c] == 0 and CELL_HOUSES[c, 2] == box:
             inter[n_inter] = c
             n_inter += 1
     if n_inter < 2:
@@ -753,14 +729,6 @@ def _sue_de_coq_at(grid, cand, step, line: int, box: int, inter, in_c, sources,
         for p in range(n_inter):
             in_c[inter[p]] = False
         if found:
-            return True
-    return False
-
-
-@njit(cache=True)
-def _in_house(c: int, h: int) -> bool:
-    for p in range(9):
-        if HOUSES[h, p] == c:
             return True
     return False
 

@@ -41,10 +41,13 @@ True
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-from ..board import HOUSES, IS_PEER, PEERS, POPCOUNT
+from ..bits import POPCOUNT, low_bit_index
+from ..board import HOUSE_POS, HOUSE_SEGMENTS, HOUSES, IS_PEER, PEERS, SEGMENT_CELLS
 from .step import (
     N_ELIM,
     N_PLACE,
@@ -75,38 +78,6 @@ N_SEGMENTS = 54  # box/line intersections: 9 boxes x (3 rows + 3 columns)
 MAX_NODES = 729 + N_SEGMENTS * 9
 MAX_LINKS = 60  # longest loop searched, in links
 MAX_QUEUE = 200_000  # bounds the work in wide-open positions (no new round past this)
-
-
-def _segment_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    cells = []
-    houses = [[] for _ in range(27)]
-    for b in range(9):
-        r0, c0 = b // 3 * 3, b % 3 * 3
-        for r in range(r0, r0 + 3):
-            houses[r].append(len(cells))
-            houses[18 + b].append(len(cells))
-            cells.append([r * 9 + c for c in range(c0, c0 + 3)])
-        for c in range(c0, c0 + 3):
-            houses[9 + c].append(len(cells))
-            houses[18 + b].append(len(cells))
-            cells.append([r * 9 + c for r in range(r0, r0 + 3)])
-    house_segments = np.full((27, 6), -1, dtype=np.int64)
-    for h in range(27):
-        house_segments[h, : len(houses[h])] = houses[h]
-    house_pos = np.full((27, 81), -1, dtype=np.int64)
-    for h in range(27):
-        for k in range(9):
-            house_pos[h, HOUSES[h, k]] = k
-    return np.array(cells, dtype=np.int64), house_segments, house_pos
-
-
-#: SEGMENT_CELLS[s]: the 3 cells of box/line intersection s.
-#: HOUSE_SEGMENTS[h]: the intersections inside house h (3 for a line, 6 for a box; -1 pads).
-#: HOUSE_POS[h, cell]: the position 0..8 of cell in house h, or -1.
-SEGMENT_CELLS, HOUSE_SEGMENTS, HOUSE_POS = _segment_tables()
-
-#: LOWEST[m]: the lowest set bit of the 9-bit mask m (0 for 0).
-LOWEST = np.array([(m & -m).bit_length() - 1 if m else 0 for m in range(512)], dtype=np.int64)
 
 
 def _neighbour_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -151,16 +122,30 @@ def _add_link(adj: np.ndarray, deg: np.ndarray, u: int, v: int) -> None:
             deg[a] = n + 1
 
 
+class LinkGraph(NamedTuple):
+    """The link graph of a position (see :func:`build_graph`). Nodes ``0 .. n_single-1``
+    are the candidates in cell order, then come the grouped nodes."""
+
+    n: int  #: how many nodes
+    n_single: int  #: how many of them are single candidates
+    node_digit: np.ndarray  #: node_digit[u]: its digit, 0-based
+    node_cells: np.ndarray  #: node_cells[u, :node_size[u]]: its cells
+    node_size: np.ndarray
+    strong: np.ndarray  #: strong[u, :n_strong[u]]: u's strong partners
+    n_strong: np.ndarray
+    weak: np.ndarray  #: weak[u, :n_weak[u]]: u's weak partners
+    n_weak: np.ndarray
+
+
 @njit(cache=True)
-def build_graph(cand: np.ndarray, mode: int, grouped: bool):
+def build_graph(cand: np.ndarray, mode: int, grouped: bool) -> LinkGraph:
     """The link graph of the position.
 
     Nodes ``0 .. n_single-1`` are the candidates in cell order, then come the grouped nodes
-    (by intersection, then digit; meant for MODE_NICE). Returns ``(n_nodes, n_single,
-    node_digit, node_cells, node_size, strong, n_strong, weak, n_weak)``; digits are
-    0-based, ``strong[u, :n_strong[u]]`` lists u's strong partners and ``weak[u,
-    :n_weak[u]]`` the nodes of u's digit that see all of u, in node order, then (for
-    MODE_NICE) the other candidates of u's cell by digit.
+    (by intersection, then digit; meant for MODE_NICE). Digits are 0-based,
+    ``strong[u, :n_strong[u]]`` lists u's strong partners and ``weak[u, :n_weak[u]]`` the
+    nodes of u's digit that see all of u, in node order, then (for MODE_NICE) the other
+    candidates of u's cell by digit.
 
     The loops are written without branches where they can be (a slot is written, then
     kept or not): which candidates a cell holds is too irregular to predict.
@@ -225,8 +210,8 @@ def build_graph(cand: np.ndarray, mode: int, grouped: bool):
                 places = places_of[d]
                 if not grouped:
                     if POPCOUNT[places] == 2:
-                        a = LOWEST[places]
-                        b = LOWEST[places & (places - 1)]
+                        a = low_bit_index(places)
+                        b = low_bit_index(places & (places - 1))
                         _add_link(strong, n_strong, cand_node[HOUSES[h, a] * 9 + d],
                                   cand_node[HOUSES[h, b] * 9 + d])
                     continue
@@ -246,7 +231,7 @@ def build_graph(cand: np.ndarray, mode: int, grouped: bool):
                     if g >= 0:
                         m = 0
                         for t in range(node_size[g]):
-                            m |= 1 << HOUSE_POS[h, node_cells[g, t]]
+                            m |= 1 << HOUSE_POS[node_cells[g, t], h // 9]
                         ids[cnt] = g
                         masks[cnt] = m
                         cnt += 1
@@ -259,8 +244,8 @@ def build_graph(cand: np.ndarray, mode: int, grouped: bool):
         for cell in range(81):
             m = np.int64(cand[cell])
             if POPCOUNT[m] == 2:
-                _add_link(strong, n_strong, cand_node[cell * 9 + LOWEST[m]],
-                          cand_node[cell * 9 + LOWEST[m & (m - 1)]])
+                _add_link(strong, n_strong, cand_node[cell * 9 + low_bit_index(m)],
+                          cand_node[cell * 9 + low_bit_index(m & (m - 1))])
 
     # Weak links, each node's list in node order: the nodes of its digit that see all of
     # it (single candidates in peer cells, which come in cell order, then grouped nodes),
@@ -302,7 +287,8 @@ def build_graph(cand: np.ndarray, mode: int, grouped: bool):
                 weak[g, cnt] = v
                 cnt += 1
         n_weak[g] = cnt
-    return n, n_single, node_digit, node_cells, node_size, strong, n_strong, weak, n_weak
+    return LinkGraph(n, n_single, node_digit, node_cells, node_size, strong, n_strong, weak,
+                     n_weak)
 
 
 @njit(cache=True)
@@ -335,14 +321,7 @@ def _grow(arr: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def closing_starts(
-    n_nodes: int,
-    n_single: int,
-    strong: np.ndarray,
-    n_strong: np.ndarray,
-    weak: np.ndarray,
-    n_weak: np.ndarray,
-):
+def closing_starts(graph: LinkGraph):
     """Which starts of :func:`search_loops` can close a loop at all, and how many queue
     entries the others would add at most.
 
@@ -354,6 +333,8 @@ def closing_starts(
     ``spare`` bounds the queue entries of the starts that cannot close, which keeps the
     search's MAX_QUEUE cut-off exact (see :func:`search_loops`).
     """
+    n_nodes, n_single = graph.n, graph.n_single
+    strong, n_strong, weak, n_weak = graph.strong, graph.n_strong, graph.weak, graph.n_weak
     n_states = 2 * n_nodes
     index = np.full(n_states, -1, dtype=np.int64)
     low = np.empty(n_states, dtype=np.int64)
@@ -470,7 +451,7 @@ def closing_starts(
                 bits = reach[c, j]
                 while bits:
                     low_bit = bits & (~bits + np.uint64(1))
-                    total += entries[j * 64 + _bit_index(low_bit)]
+                    total += entries[j * 64 + low_bit_index(low_bit)]
                     bits ^= low_bit
             queued[c] = total
         spare += queued[c]
@@ -478,27 +459,7 @@ def closing_starts(
 
 
 @njit(cache=True)
-def _bit_index(bit: np.uint64) -> int:
-    """The position of the single set bit of ``bit``."""
-    k = 0
-    while bit > np.uint64(1):
-        bit >>= np.uint64(1)
-        k += 1
-    return k
-
-
-@njit(cache=True)
-def search_loops(
-    n_nodes: int,
-    n_single: int,
-    strong: np.ndarray,
-    n_strong: np.ndarray,
-    weak: np.ndarray,
-    n_weak: np.ndarray,
-    max_links: int,
-    active: np.ndarray,
-    spare: int,
-):
+def search_loops(graph: LinkGraph, max_links: int, active: np.ndarray, spare: int):
     """For every candidate X, the shortest implication loop from "X true" to "X false".
 
     States are ``node * 2 + 1`` (node true) and ``node * 2`` (node false). A true node
@@ -513,6 +474,8 @@ def search_loops(
     whether the search over every start would have stopped at MAX_QUEUE earlier: then
     only the search over every start (``active`` all True, ``spare`` 0) gives its hits.
     """
+    n_nodes, n_single = graph.n, graph.n_single
+    strong, n_strong, weak, n_weak = graph.strong, graph.n_strong, graph.weak, graph.n_weak
     hits = np.full(n_single, -1, dtype=np.int64)
     cap = 4096
     q_state = np.empty(cap, dtype=np.int64)
@@ -598,10 +561,7 @@ def loop_path(hit: int, x: int, q_state: np.ndarray, q_parent: np.ndarray) -> np
 @njit(cache=True)
 def shortest_loop(
     x: int,
-    strong: np.ndarray,
-    n_strong: np.ndarray,
-    weak: np.ndarray,
-    n_weak: np.ndarray,
+    graph: LinkGraph,
     max_links: int,
     mark: np.ndarray,
     level: np.ndarray,
@@ -622,6 +582,7 @@ def shortest_loop(
     keeps their order and finds the same loop. ``mark`` (of ``2 * n_nodes`` entries, -1
     or the starts searched before) and ``level`` are scratch.
     """
+    strong, n_strong, weak, n_weak = graph.strong, graph.n_strong, graph.weak, graph.n_weak
     root = x * 2 + 1
     goal = x * 2
     mark[root] = x
@@ -675,53 +636,57 @@ def shortest_loop(
 
 
 @njit(cache=True)
-def _node_tokens(step, node_digit, node_cells, node_size, u) -> None:
-    d = node_digit[u]
-    for i in range(node_size[u]):
+def _node_tokens(step: np.ndarray, graph: LinkGraph, u: int) -> None:
+    d = graph.node_digit[u]
+    for i in range(graph.node_size[u]):
         if i > 0:
             add_token(step, T_JOIN, 0)
-        add_token(step, T_CAND, node_cells[u, i] * 9 + d)
+        add_token(step, T_CAND, graph.node_cells[u, i] * 9 + d)
 
 
 @njit(cache=True)
-def _chain_tokens(step, path, first, last, node_digit, node_cells, node_size) -> None:
+def _chain_tokens(step: np.ndarray, path: np.ndarray, first: int, last: int,
+                  graph: LinkGraph) -> None:
     """Tokens for the states path[first..last]: nodes joined by '=' (false -> true) and
     '-' (true -> false)."""
     for i in range(first, last + 1):
         if i > first:
             add_token(step, T_STRONG if path[i] & 1 else T_WEAK, 0)
-        _node_tokens(step, node_digit, node_cells, node_size, path[i] >> 1)
+        _node_tokens(step, graph, path[i] >> 1)
 
 
 @njit(cache=True)
-def _eliminate_common(step, mark, u, v, n_single, node_digit, node_cells, weak, n_weak) -> None:
+def _eliminate_common(step: np.ndarray, mark: np.ndarray, u: int, v: int,
+                      graph: LinkGraph) -> None:
     """Eliminate every single candidate weakly linked to both u and v (one of which is
     true)."""
+    weak, n_weak = graph.weak, graph.n_weak
     for k in range(n_weak[u]):
         mark[weak[u, k]] = True
     for k in range(n_weak[v]):
         w = weak[v, k]
-        if w < n_single and mark[w]:
-            add_elim(step, node_cells[w, 0], node_digit[w] + 1)
+        if w < graph.n_single and mark[w]:
+            add_elim(step, graph.node_cells[w, 0], graph.node_digit[w] + 1)
     for k in range(n_weak[u]):
         mark[weak[u, k]] = False
 
 
 @njit(cache=True)
-def _is_weak(weak, n_weak, u, v) -> bool:
-    for k in range(n_weak[u]):
-        if weak[u, k] == v:
+def _is_weak(graph: LinkGraph, u: int, v: int) -> bool:
+    for k in range(graph.n_weak[u]):
+        if graph.weak[u, k] == v:
             return True
     return False
 
 
 @njit(cache=True)
-def record_loop(step, path, mode, n, n_single, node_digit, node_cells, node_size, weak,
-                n_weak) -> None:
+def record_loop(step: np.ndarray, path: np.ndarray, mode: int, graph: LinkGraph) -> None:
     """Write the step a loop "X true" -> ... -> "X false" proves."""
+    node_digit, node_cells, node_size = graph.node_digit, graph.node_cells, graph.node_size
+    weak, n_weak = graph.weak, graph.n_weak
     clear(step)
     last = path.shape[0] - 1
-    mark = np.zeros(n, dtype=np.bool_)
+    mark = np.zeros(graph.n, dtype=np.bool_)
     a = path[1] >> 1
     z = path[last - 1] >> 1
     if a == z:
@@ -731,51 +696,48 @@ def record_loop(step, path, mode, n, n_single, node_digit, node_cells, node_size
         else:
             for k in range(n_weak[a]):
                 w = weak[a, k]
-                if w < n_single:
+                if w < graph.n_single:
                     add_elim(step, node_cells[w, 0], node_digit[w] + 1)
         step[VARIANT] = DISCONTINUOUS
-        _chain_tokens(step, path, 1, last - 1, node_digit, node_cells, node_size)
+        _chain_tokens(step, path, 1, last - 1, graph)
         return
-    if mode == MODE_NICE and _is_weak(weak, n_weak, a, z):
+    if mode == MODE_NICE and _is_weak(graph, a, z):
         # A = ... = Z - A closes: every weak link of the loop holds one true node.
         for i in range(1, last - 1):
             if path[i] & 1:
-                _eliminate_common(step, mark, path[i] >> 1, path[i + 1] >> 1, n_single,
-                                  node_digit, node_cells, weak, n_weak)
-        _eliminate_common(step, mark, z, a, n_single, node_digit, node_cells, weak, n_weak)
+                _eliminate_common(step, mark, path[i] >> 1, path[i + 1] >> 1, graph)
+        _eliminate_common(step, mark, z, a, graph)
         step[VARIANT] = CONTINUOUS
-        _chain_tokens(step, path, 1, last - 1, node_digit, node_cells, node_size)
+        _chain_tokens(step, path, 1, last - 1, graph)
         add_token(step, T_WEAK, 0)
-        _node_tokens(step, node_digit, node_cells, node_size, a)
+        _node_tokens(step, graph, a)
         return
     # A or Z is true.
-    _eliminate_common(step, mark, a, z, n_single, node_digit, node_cells, weak, n_weak)
+    _eliminate_common(step, mark, a, z, graph)
     x_cell = node_cells[path[0] >> 1, 0]
     at_end = x_cell == node_cells[a, 0] or x_cell == node_cells[z, 0]
     if mode == MODE_NICE and step[N_ELIM] == 1 and (at_end or node_cells[a, 0] == node_cells[z, 0]):
         step[VARIANT] = DISCONTINUOUS
-        _chain_tokens(step, path, 0, last, node_digit, node_cells, node_size)
+        _chain_tokens(step, path, 0, last, graph)
     else:
         step[VARIANT] = AIC
-        _chain_tokens(step, path, 1, last - 1, node_digit, node_cells, node_size)
+        _chain_tokens(step, path, 1, last - 1, graph)
 
 
 @njit(cache=True)
 def may_close(cand: np.ndarray, mode: int, grouped: bool) -> bool:
     """Whether some candidate starts a loop at all in the link graph of ``mode`` (see
     :func:`closing_starts`); without one, :func:`find_chain` finds nothing."""
-    n, n_single, _, _, _, strong, n_strong, weak, n_weak = build_graph(cand, mode, grouped)
-    closing, _ = closing_starts(n, n_single, strong, n_strong, weak, n_weak)
+    closing, _ = closing_starts(build_graph(cand, mode, grouped))
     return closing.any()
 
 
 @njit(cache=True)
 def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> bool:
     """Find the best chain of the given mode and record it (see the module text)."""
-    n, n_single, node_digit, node_cells, node_size, strong, n_strong, weak, n_weak = (
-        build_graph(cand, mode, grouped)
-    )
-    closing, spare = closing_starts(n, n_single, strong, n_strong, weak, n_weak)
+    graph = build_graph(cand, mode, grouped)
+    n, n_single, n_strong = graph.n, graph.n_single, graph.n_strong
+    closing, spare = closing_starts(graph)
     n_closing = 0
     for x in range(n_single):
         n_closing += closing[x]
@@ -797,29 +759,24 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
         for x in range(n_single):
             if not closing[x]:
                 continue
-            hit = shortest_loop(x, strong, n_strong, weak, n_weak, MAX_LINKS, mark, level,
-                                q_state, q_parent)
+            hit = shortest_loop(x, graph, MAX_LINKS, mark, level, q_state, q_parent)
             if hit >= 0:
                 path = loop_path(hit, x, q_state, q_parent)
-                record_loop(step, path, mode, n, n_single, node_digit, node_cells, node_size,
-                            weak, n_weak)
+                record_loop(step, path, mode, graph)
                 gain = step[N_ELIM] + step[N_PLACE]
                 if gain > best_gain or (gain == best_gain and path.shape[0] < best_path.shape[0]):
                     best_path = path
                     best_gain = gain
     else:
-        hits, q_state, q_parent, exact = search_loops(n, n_single, strong, n_strong, weak,
-                                                      n_weak, MAX_LINKS, closing, spare)
+        hits, q_state, q_parent, exact = search_loops(graph, MAX_LINKS, closing, spare)
         if not exact:
             every = np.ones(n_single, dtype=np.bool_)
-            hits, q_state, q_parent, exact = search_loops(n, n_single, strong, n_strong,
-                                                          weak, n_weak, MAX_LINKS, every, 0)
+            hits, q_state, q_parent, exact = search_loops(graph, MAX_LINKS, every, 0)
         for x in range(n_single):
             if hits[x] < 0:
                 continue
             path = loop_path(hits[x], x, q_state, q_parent)
-            record_loop(step, path, mode, n, n_single, node_digit, node_cells, node_size,
-                        weak, n_weak)
+            record_loop(step, path, mode, graph)
             gain = step[N_ELIM] + step[N_PLACE]
             if gain > best_gain or (gain == best_gain and path.shape[0] < best_path.shape[0]):
                 best_path = path
@@ -827,8 +784,7 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
     if best_gain == 0:
         clear(step)
         return False
-    record_loop(step, best_path, mode, n, n_single, node_digit, node_cells, node_size, weak,
-                n_weak)
+    record_loop(step, best_path, mode, graph)
     return True
 
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import ALL_DIGITS, CELL_HOUSES, HOUSES, POPCOUNT
-from .single_digit import PEER_SET, digit_cells, digit_places, low_bit_index
+from ..bits import POPCOUNT, low_bit_index
+from ..board import ALL_DIGITS, CELL_HOUSES, HOUSES, PEER_SET
+from .single_digit import digit_cells, digit_places
 from .step import T_CELL, T_DIGIT, T_SEP, VARIANT, add_elim, add_token, clear
 
 TRAP = 0

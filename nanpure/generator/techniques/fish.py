@@ -33,12 +33,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import ALL_DIGITS, POPCOUNT
+from ..bits import POPCOUNT
+from ..board import ALL_DIGITS, POS_BAND
 from .step import T_CELL, T_DIGIT, T_HOUSE, T_SEP, add_elim, add_token, clear
 from .subsets import digit_places, next_subset
 
 MAX_FINS = 5  # HoDoKu's default limit on the number of fins
-_GROUP = np.array([0b000000111, 0b000111000, 0b111000000], dtype=np.int64)
 
 
 @njit(cache=True)
@@ -182,12 +182,12 @@ def finned_fish(cand: np.ndarray, step: np.ndarray, size: int, kinds: int,
                     vals[n] = m
                     n += 1
                     for g in range(3):
-                        if m & _GROUP[g]:
+                        if m & POS_BAND[g]:
                             holders[g] |= 1 << i
             first = True
             # the fins lie in one box: outside one group of three positions, the base
             # lines use no more positions than there are cover lines
-            while n >= size and next_subset(vals, n, size, size, pick, unions, first, _GROUP):
+            while n >= size and next_subset(vals, n, size, size, pick, unions, first, POS_BAND):
                 first = False
                 union = unions[size]
                 if POPCOUNT[union] <= size:
@@ -204,14 +204,14 @@ def finned_fish(cand: np.ndarray, step: np.ndarray, size: int, kinds: int,
                     if targets == 0:
                         continue
                     for band in range(3):
-                        if targets & _GROUP[band] == 0 or band_union[band] & _GROUP[g] == 0:
+                        if targets & POS_BAND[band] == 0 or band_union[band] & POS_BAND[g] == 0:
                             continue
                         rest = 0
                         for k in range(3):
                             if k != band:
                                 rest |= band_union[k]
-                        required = rest | (band_union[band] & ~_GROUP[g])
-                        inside = band_union[band] & _GROUP[g] & ~required
+                        required = rest | (band_union[band] & ~POS_BAND[g])
+                        inside = band_union[band] & POS_BAND[g] & ~required
                         n_req = POPCOUNT[required]
                         if n_req > size or n_req + POPCOUNT[inside] <= size:
                             continue
@@ -251,7 +251,7 @@ def _write_finned(cand, step, places, d, orient, base, cover, box) -> None:
                     fins[fin_count] = _cell(orient, i, p)
                     fin_count += 1
     _write_fish(step, d, orient, base, cover, fins, fin_count)
-    _eliminate(cand, step, d, orient, base, cover & _GROUP[box % 3], _GROUP[box // 3])
+    _eliminate(cand, step, d, orient, base, cover & POS_BAND[box % 3], POS_BAND[box // 3])
 
 
 @njit(cache=True)
@@ -282,6 +282,6 @@ def _finned_covers(places, d, orient, base, required, inside, size, band, g, bes
         kind = 1 if is_sashimi else 0
         if fin_count > MAX_FINS or (best[kind] >= 0 and not _earlier(cover, best[kind])):
             continue
-        if _has_target(places, d, orient, base, cover & _GROUP[g], _GROUP[band]):
+        if _has_target(places, d, orient, base, cover & POS_BAND[g], POS_BAND[band]):
             best[kind] = cover
             best_box[kind] = band * 3 + g

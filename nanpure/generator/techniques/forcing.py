@@ -28,7 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import CELL_HOUSES, HOUSES, PEERS, POPCOUNT
+from ..bits import POPCOUNT, low_bit_index
+from ..board import CELL_HOUSES, HOUSE_POS, HOUSES, PEERS
 from .step import (
     T_CAND,
     T_SEP,
@@ -60,13 +61,6 @@ def _places(cand: np.ndarray) -> np.ndarray:
                     out[h, d] |= 1 << k
     return out
 
-
-# HOUSE_POS[cell, j]: the position of the cell in its j-th house (row, column, box)
-HOUSE_POS = np.array([[c % 9, c // 9, c // 9 % 3 * 3 + c % 3] for c in range(81)],
-                     dtype=np.int64)
-# LOWEST[m]: the lowest bit set in the 9-bit mask m (9 for none)
-LOWEST = np.array([next((b for b in range(9) if m >> b & 1), 9) for m in range(512)],
-                  dtype=np.int64)
 
 # Rows of propagate's scratch space (see new_work).
 W_DEPTH = 0  # implication depth of each queued state
@@ -163,11 +157,11 @@ def links(cand: np.ndarray, places: np.ndarray) -> np.ndarray:
             n = 0
             if POPCOUNT[cand[cell]] == 2:
                 n += 1
-                out[code, L_STRONG + n] = (cell * 9 + LOWEST[cand[cell] & ~(1 << d)]) * 2 + 1
+                out[code, L_STRONG + n] = (cell * 9 + low_bit_index(cand[cell] & ~(1 << d))) * 2 + 1
             for j in range(3):
                 h = CELL_HOUSES[cell, j]
                 if POPCOUNT[places[h, d]] == 2:
-                    p = HOUSES[h, LOWEST[places[h, d] & ~(1 << HOUSE_POS[cell, j])]]
+                    p = HOUSES[h, low_bit_index(places[h, d] & ~(1 << HOUSE_POS[cell, j]))]
                     n += 1
                     out[code, L_STRONG + n] = (p * 9 + d) * 2 + 1
             out[code, L_STRONG] = n
@@ -263,11 +257,11 @@ def propagate(
                 # the one candidate left in the cell (j = -1), then in each house
                 if j < 0:
                     rest = left
-                    c = cell * 9 + LOWEST[rest]
+                    c = cell * 9 + low_bit_index(rest)
                 else:
                     h = CELL_HOUSES[cell, j]
                     rest = places[h, d] & ~work[W_OFF, 81 + h * 9 + d]
-                    c = HOUSES[h, LOWEST[rest]] * 9 + d
+                    c = HOUSES[h, low_bit_index(rest)] * 9 + d
                 if rest & (rest - 1) == 0 and work[W_VALUE, c] < 0:
                     work[W_VALUE, c] = 1
                     parent[c] = state

@@ -25,7 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import ALL_DIGITS, CELL_HOUSES, HOUSES, POPCOUNT
+from ..bits import POPCOUNT
+from ..board import ALL_DIGITS, CELL_HOUSES, HOUSES, POS_BAND, POS_STACK
 from .step import T_DIGIT, T_HOUSE, add_elim, add_token, clear
 from .subsets import ALL_HOUSES, LOCKED_ONLY, digit_places, naked_subsets
 
@@ -33,10 +34,6 @@ BOXES = np.arange(18, 27)
 
 POINTING = 0
 CLAIMING = 1
-
-
-_BAND = np.array([0b000000111, 0b000111000, 0b111000000], dtype=np.int64)  # 3 positions
-_STACK = np.array([0b001001001, 0b010010010, 0b100100100], dtype=np.int64)  # 1 of 3
 
 
 @njit(cache=True)
@@ -59,11 +56,11 @@ def find_locked_candidates(
             if n < 2 or n > 3:
                 continue
             for k in range(3):
-                if p & ~_BAND[k] == 0:  # one row of the box
+                if p & ~POS_BAND[k] == 0:  # one row of the box
                     line = (b // 3) * 3 + k
                     if POPCOUNT[places[line, d]] > n:
                         return _locked_step(cand, step, POINTING, d, 18 + b, line)
-                if p & ~_STACK[k] == 0:  # one column of the box
+                if p & ~POS_STACK[k] == 0:  # one column of the box
                     line = 9 + (b % 3) * 3 + k
                     if POPCOUNT[places[line, d]] > n:
                         return _locked_step(cand, step, POINTING, d, 18 + b, line)
@@ -76,7 +73,7 @@ def find_locked_candidates(
             if n < 2 or n > 3:
                 continue
             for k in range(3):
-                if p & ~_BAND[k] == 0:  # one box of the line
+                if p & ~POS_BAND[k] == 0:  # one box of the line
                     i = line % 9
                     if line < 9:
                         box = 18 + (i // 3) * 3 + k

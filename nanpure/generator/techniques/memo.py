@@ -14,32 +14,44 @@ in a fixed order, where they find something:
 X-Chain keeps digit snapshots too, of the digits where no candidate starts a loop (its
 links never leave a digit).
 
-So the rater keeps, per finder and unit, a snapshot of the unit taken when the finder last
-found nothing there; while the unit is as it was, the finder would find nothing again and
-skips it. The result is the same as searching everything, only quicker: the finders take
-a mask of the units to search (bit u for unit u).
+So the rater keeps, per rung and unit, a snapshot of the unit taken when the rung's finder
+last found nothing there (a :class:`Memo`; the ladder row's ``units`` says which kind of
+unit); while the unit is as it was, the finder would find nothing again and skips it. The
+result is the same as searching everything, only quicker: the finders take a mask of the
+units to search (bit u for unit u).
 
 >>> import numpy as np
 >>> from nanpure.generator.board import HOUSES
 >>> cand = np.full(81, 0b11, dtype=np.uint16)
->>> seen = new_snapshots(1, 27, 9)
->>> changed_units(seen[0], cand, HOUSES) == (1 << 27) - 1    # nothing remembered yet
+>>> seen = np.full((27, 9), -1, dtype=np.int64)               # -1: no snapshot taken
+>>> changed_units(seen, cand, HOUSES) == (1 << 27) - 1        # nothing remembered yet
 True
->>> remember_units(seen[0], cand, HOUSES, 0b101)              # houses 0 and 2: in vain
->>> changed_units(seen[0], cand, HOUSES) == (1 << 27) - 1 - 0b101
+>>> remember_units(seen, cand, HOUSES, 0b101)                 # houses 0 and 2: in vain
+>>> changed_units(seen, cand, HOUSES) == (1 << 27) - 1 - 0b101
 True
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
+from ..bits import low_bit_index
+from ..board import CELL_BIT, CELL_WORD
 
-def new_snapshots(finders: int, units: int, size: int) -> np.ndarray:
-    """Room for ``finders`` x ``units`` snapshots of ``size`` values, none taken yet (-1
-    matches no candidate mask)."""
-    return np.full((finders, units, size), -1, dtype=np.int64)
+
+class Memo(NamedTuple):
+    """A puzzle's snapshots, one row per rung that searches units of the kind (-1 where
+    none was taken yet): ``digits[row, d]`` is digit d+1's :func:`digit_planes` entry,
+    ``houses[row, h]`` and ``crossings[row, i]`` the candidates of the unit's cells.
+    ``loops`` holds X-Chain's digits that start no loop."""
+
+    digits: np.ndarray
+    houses: np.ndarray
+    crossings: np.ndarray
+    loops: np.ndarray
 
 
 @njit(cache=True)
@@ -67,19 +79,16 @@ def remember_units(snapshots: np.ndarray, cand: np.ndarray, cells: np.ndarray,
 
 @njit(cache=True)
 def digit_planes(cand: np.ndarray) -> np.ndarray:
-    """``planes[d]``: the cells holding digit d+1, as a two-word cell set (cells 0..62,
-    then 63..80): a digit's snapshot."""
+    """``planes[d]``: the cells holding digit d+1, as a cell set (see ``board.CELL_WORD``):
+    a digit's snapshot."""
     planes = np.zeros((9, 2), dtype=np.int64)
     for cell in range(81):
         m = np.int64(cand[cell])
-        word = cell // 63
-        bit = np.int64(1) << (cell % 63)
-        d = 0
+        word = CELL_WORD[cell]
+        bit = CELL_BIT[cell]
         while m:
-            if m & 1:
-                planes[d, word] |= bit
-            m >>= 1
-            d += 1
+            planes[low_bit_index(m), word] |= bit
+            m &= m - 1
     return planes
 
 

@@ -23,16 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import ALL_DIGITS, BOX_OF, COL_OF, HOUSES, IS_PEER, PEERS, POPCOUNT, ROW_OF
+from ..bits import POPCOUNT, high_bit_index, low_bit_index
+from ..board import ALL_DIGITS, BOX_OF, COL_OF, HOUSES, IS_PEER, PEER_SET, PEERS, ROW_OF
 from .step import T_CAND, T_DIGIT, T_HOUSE, T_STRONG, T_WEAK, add_elim, add_token, clear
-
-#: Sets of cells as two int64 words: cells 0..62 in the first, 63..80 in the second
-#: (63 bits per word keeps clear of the sign bit). PEER_SET[i] is the set of i's peers.
-PEER_SET = np.zeros((81, 2), dtype=np.int64)
-for _i in range(81):
-    for _p in PEERS[_i]:
-        PEER_SET[_i, _p // 63] |= 1 << (int(_p) % 63)
-del _i, _p
 
 
 @njit(cache=True)
@@ -49,7 +42,7 @@ def digit_places(cand: np.ndarray, digit: int, places: np.ndarray) -> None:
 
 @njit(cache=True)
 def digit_cells(cand: np.ndarray, digit: int) -> tuple[int, int]:
-    """The cells that still have ``digit``, as a two-word cell set (see PEER_SET)."""
+    """The cells that still have ``digit``, as a cell set (see ``board.CELL_WORD``)."""
     bit = 1 << (digit - 1)
     lo = 0
     hi = 0
@@ -60,20 +53,6 @@ def digit_cells(cand: np.ndarray, digit: int) -> tuple[int, int]:
         if cand[cell] & bit:
             hi |= 1 << (cell - 63)
     return lo, hi
-
-
-@njit(cache=True)
-def low_bit_index(mask: int) -> int:
-    """Index of the lowest set bit of a non-zero mask.
-
-    >>> low_bit_index(0b10100)
-    2
-    """
-    k = 0
-    while mask & 1 == 0:
-        mask >>= 1
-        k += 1
-    return k
 
 
 @njit(cache=True)
@@ -153,12 +132,12 @@ def find_two_string_kite(
             if POPCOUNT[places[r]] != 2:
                 continue
             row_lo = HOUSES[r, low_bit_index(places[r])]
-            row_hi = HOUSES[r, 8 - low_bit_index(_reverse9(places[r]))]
+            row_hi = HOUSES[r, high_bit_index(places[r])]
             for c in range(9, 18):
                 if POPCOUNT[places[c]] != 2:
                     continue
                 col_lo = HOUSES[c, low_bit_index(places[c])]
-                col_hi = HOUSES[c, 8 - low_bit_index(_reverse9(places[c]))]
+                col_hi = HOUSES[c, high_bit_index(places[c])]
                 if row_lo == col_lo or row_lo == col_hi or row_hi == col_lo or row_hi == col_hi:
                     continue  # the links share a cell
                 for flip_row in range(2):
@@ -176,16 +155,6 @@ def find_two_string_kite(
                             _chain_tokens(step, digit, free_r, in_box_r, in_box_c, free_c)
                             return True
     return False
-
-
-@njit(cache=True)
-def _reverse9(mask: int) -> int:
-    """The 9-bit mask mirrored (bit k -> bit 8-k), to find the highest set bit."""
-    out = 0
-    for k in range(9):
-        if mask & (1 << k):
-            out |= 1 << (8 - k)
-    return out
 
 
 @njit(cache=True)
@@ -286,7 +255,7 @@ def find_turbot_fish(
             if POPCOUNT[p] == 2:
                 link_house[n] = h
                 link_end[n, 0] = HOUSES[h, low_bit_index(p)]
-                link_end[n, 1] = HOUSES[h, 8 - low_bit_index(_reverse9(p))]
+                link_end[n, 1] = HOUSES[h, high_bit_index(p)]
                 n += 1
         for s1 in range(n):
             h1 = link_house[s1]
@@ -324,7 +293,6 @@ def _skyscraper_or_kite(h1: int, h2: int) -> bool:
 
 
 __all__ = [
-    "PEER_SET",
     "digit_cells",
     "digit_places",
     "eliminate_seeing_both",
@@ -332,5 +300,4 @@ __all__ = [
     "find_skyscraper",
     "find_turbot_fish",
     "find_two_string_kite",
-    "low_bit_index",
 ]

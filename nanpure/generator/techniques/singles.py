@@ -32,16 +32,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ..board import ALL_DIGITS, CELL_HOUSES, HOUSES, PEERS
+from ..bits import low_bit_index
+from ..board import ALL_DIGITS, CELL_HOUSES, HOUSES, PEERS, SCAN_ORDER
 from .step import ELIM_AT, N_ELIM, N_PLACE, PLACE_AT, T_HOUSE, add_place, add_token, clear
 
 FULL_HOUSE = 0
 NAKED_SINGLE = 1
 HIDDEN_SINGLE = 2
-
-# Hidden singles are looked for in boxes first, then rows, then columns: the order in
-# which people scan, and the one that makes the printed path read naturally.
-_HIDDEN_ORDER = np.array(list(range(18, 27)) + list(range(0, 18)), dtype=np.int64)
 
 
 @njit(cache=True)
@@ -57,11 +54,7 @@ def _full_house(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int, int]:
         if n_open == 1:
             m = cand[open_cell]
             if m != 0 and m & (m - 1) == 0:
-                d = 1
-                while m > 1:
-                    m >>= 1
-                    d += 1
-                return h, open_cell, d
+                return h, open_cell, low_bit_index(m) + 1
     return -1, -1, 0
 
 
@@ -70,18 +63,16 @@ def _naked_single(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int]:
     for cell in range(81):
         m = cand[cell]
         if grid[cell] == 0 and m != 0 and m & (m - 1) == 0:
-            d = 1
-            while m > 1:
-                m >>= 1
-                d += 1
-            return cell, d
+            return cell, low_bit_index(m) + 1
     return -1, 0
 
 
 @njit(cache=True)
 def _hidden_single(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int, int]:
+    # boxes first, then rows, then columns: the order in which people scan, and the one
+    # that makes the printed path read naturally
     for hi in range(27):
-        h = _HIDDEN_ORDER[hi]
+        h = SCAN_ORDER[hi]
         once = 0
         twice = 0
         for k in range(9):
@@ -90,10 +81,7 @@ def _hidden_single(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int, int]:
             once |= m
         single = once & ~twice
         if single:
-            d = 1
-            while single & 1 == 0:
-                single >>= 1
-                d += 1
+            d = low_bit_index(single) + 1
             bit = 1 << (d - 1)
             for k in range(9):
                 cell = HOUSES[h, k]
@@ -240,7 +228,7 @@ def remove_candidate(cand, free, qcells, qdigits, ends, cell, digit) -> None:
     cand[cell] &= ~bit
     m = cand[cell]
     if m != 0 and m & (m - 1) == 0:
-        _push(qcells, qdigits, ends, NS, cell, _digit_of(m))
+        _push(qcells, qdigits, ends, NS, cell, low_bit_index(m) + 1)
     for k in range(3):
         h = CELL_HOUSES[cell, k]
         free[h, digit] -= 1
@@ -278,15 +266,6 @@ def apply_queued(grid, cand, free, qcells, qdigits, ends, step) -> None:
     for k in range(step[N_ELIM]):
         code = step[ELIM_AT + k]
         remove_candidate(cand, free, qcells, qdigits, ends, code // 9, code % 9 + 1)
-
-
-@njit(cache=True)
-def _digit_of(m) -> int:
-    d = 1
-    while m > 1:
-        m >>= 1
-        d += 1
-    return d
 
 
 @njit(cache=True)

@@ -25,20 +25,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import BOX_OF, CELL_HOUSES, COL_OF, HOUSES, POPCOUNT, ROW_OF
+from ..bits import POPCOUNT, low_bit_index
+from ..board import BOX_OF, CELL_HOUSES, COL_OF, HOUSE_POS, HOUSES, ROW_OF, SCAN_ORDER
 from .step import T_CELL, T_DIGIT, add_elim, add_token, clear
-
-#: Houses in the order HoDoKu scans them for subsets: boxes, rows, columns.
-SCAN_ORDER = np.array(list(range(18, 27)) + list(range(18)), dtype=np.int64)
 
 NAKED_ONLY = 0
 LOCKED_ONLY = 1
 
 #: Every house, as a 27-bit mask (bit h for house h).
 ALL_HOUSES = (1 << 27) - 1
-
-#: Position of each cell inside its box (0..8, row by row).
-BOX_POS = np.array([(r % 3) * 3 + c % 3 for r in range(9) for c in range(9)], dtype=np.int64)
 
 
 @njit(cache=True)
@@ -52,14 +47,13 @@ def digit_places(cand: np.ndarray) -> np.ndarray:
         r = ROW_OF[cell]
         c = COL_OF[cell]
         b = 18 + BOX_OF[cell]
-        d = 1
+        k = HOUSE_POS[cell, 2]
         while m:
-            if m & 1:
-                places[r, d] |= 1 << c
-                places[9 + c, d] |= 1 << r
-                places[b, d] |= 1 << BOX_POS[cell]
-            m >>= 1
-            d += 1
+            d = low_bit_index(m) + 1
+            m &= m - 1
+            places[r, d] |= 1 << c
+            places[9 + c, d] |= 1 << r
+            places[b, d] |= 1 << k
     return places
 
 

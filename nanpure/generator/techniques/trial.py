@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import POPCOUNT
+from ..bits import POPCOUNT
 from .step import add_place, clear
 
 

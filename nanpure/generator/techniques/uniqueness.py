@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..bits import POPCOUNT, low_bit_index
 from ..board import (
     ALL_DIGITS,
     BOX_OF,
@@ -45,10 +46,9 @@ from ..board import (
     HOUSES,
     IS_PEER,
     PEERS,
-    POPCOUNT,
     ROW_OF,
 )
-from .single_digit import eliminate_seeing_both, low_bit_index
+from .single_digit import eliminate_seeing_both
 from .step import N_ELIM, T_CELL, T_DIGIT, T_SEP, add_elim, add_token, clear
 
 #: The "type" of the Hidden Rectangle for :func:`find_unique_rectangles`.

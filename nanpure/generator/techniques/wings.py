@@ -19,8 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..board import HOUSES, IS_PEER, PEERS, POPCOUNT
-from .single_digit import digit_places, eliminate_seeing_both, low_bit_index
+from ..bits import POPCOUNT, low_bit_index
+from ..board import HOUSES, IS_PEER, PEERS
+from .single_digit import digit_places, eliminate_seeing_both
 from .step import (
     T_CAND,
     T_CELL,
