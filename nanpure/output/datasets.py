@@ -36,6 +36,7 @@ puzzle cost and give the techniques as ``{name: count}``.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 from collections.abc import Iterable, Mapping
@@ -208,8 +209,6 @@ def ladder_fingerprint() -> str:
     >>> len(ladder_fingerprint()), ladder_fingerprint() == ladder_fingerprint()
     (16, True)
     """
-    import hashlib
-
     from ..generator.ladder import LADDER
 
     rungs = [[t.code, t.name, t.tier, t.score, list(t.variants), t.enabled] for t in LADDER]
@@ -323,8 +322,6 @@ def split_of(canonical: str, test_percent: int = TEST_PERCENT) -> str:
     >>> split_of("." * 81) == split_of("." * 81)
     True
     """
-    import hashlib
-
     bucket = int.from_bytes(hashlib.sha256(canonical.encode()).digest()[:8], "big") % 100
     return "test" if bucket < test_percent else "train"
 
