@@ -18,16 +18,11 @@ Each attempt draws a full grid and digs it, steered by the spec's tier range:
   fewer givens make a puzzle harder, never easier;
 - the rating a candidate carries is always the whole ladder's, the one ``nanpure rate``
   gives. The ladder tries its rungs in HoDoKu's order, which puts a few rungs above
-  ``hard`` (finned Swordfish and Jellyfish, Sue de Coq) before the colouring rungs, so
-  the ladder merely capped at the ceiling could solve a puzzle along another path, and
-  give it another tier, than the whole ladder. The generator therefore rates with the
-  rungs up to the ceiling plus the rungs of the next tier that come before the ceiling's
-  last rung (:func:`_steering_ladder`; never forcing chains and nets, too dear to try on
-  every candidate). Each step then takes the rung the whole ladder takes, so a puzzle
-  this ladder cannot finish, or finishes above the ceiling, is above it on the whole
-  ladder too, and one it finishes within the ceiling has the whole ladder's rating. Only
-  a path through a rung that comes after one this ladder skips is rated again with the
-  whole ladder (:func:`_same_on_whole_ladder`).
+  ``hard`` (finned Swordfish, Sue de Coq, ...) before the colouring rungs, so a puzzle the
+  capped ladder solves can take another path, and another tier, on the whole ladder. The
+  two paths can only part at a step where the capped ladder took a rung that comes after
+  the first rung above the ceiling; a puzzle whose capped path has such a step is rated
+  again with the whole ladder, and that rating decides.
 
 Everything random is drawn from one SplitMix64 state seeded by ``seed``, so the same spec
 and seed give the same candidate on any machine.
@@ -35,7 +30,7 @@ and seed give the same candidate on any machine.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -43,7 +38,7 @@ import numpy as np
 from ..record import PuzzleRecord
 from .board import format_line
 from .dig import dig_orbits, random_order, solvable_by_singles
-from .ladder import LADDER, SCORE_LIMITS, Rating, Technique, rate
+from .ladder import LADDER, SCORE_LIMITS, Rating, rate
 from .rng import new_state, random_below
 from .solver import random_solution_kernel
 from .symmetry import MIN_GIVENS, SYMMETRIES, blank_counts, orbit_table
@@ -188,12 +183,11 @@ def _judge(puzzle: np.ndarray, solution: np.ndarray, blanks: int, spec: Spec,
     rating if rated."""
     if floor > 0 and blanks <= _SURELY_EASY_BLANKS and solvable_by_singles(puzzle):
         return _TOO_EASY, None
-    steering = _steering_ladder(spec.max_tier)
-    rating = rate(puzzle, solution=solution, ladder=steering)
+    rating = rate(puzzle, max_tier=spec.max_tier, solution=solution)
     if not rating.solved:
         return _TOO_HARD, rating
     verdict = _fits(rating, spec, floor)
-    if verdict == _ACCEPT and not _same_on_whole_ladder(rating, steering):
+    if verdict == _ACCEPT and not _same_on_whole_ladder(rating, spec.max_tier):
         rating = rate(puzzle, solution=solution)
         verdict = _fits(rating, spec, floor)
     return verdict, rating
@@ -214,43 +208,28 @@ def _fits(rating: Rating, spec: Spec, floor: int) -> int:
     return _ACCEPT
 
 
-@cache
-def _steering_ladder(max_tier: str) -> tuple[Technique, ...]:
-    """The ladder the generator rates with when it accepts tiers up to ``max_tier``:
-    :data:`LADDER` with the rungs above the tier switched off, except those of the next
-    tier (unless that is ``extreme``) that come before the tier's last rung.
+def _same_on_whole_ladder(rating: Rating, max_tier: str) -> bool:
+    """Whether the whole ladder surely takes the same path as the ladder capped at
+    ``max_tier`` did for ``rating``: at every step the rung taken came before the first
+    rung above the cap, so the whole ladder tried no other rung first.
 
-    >>> [t.code for t in _steering_ladder("hard") if t.enabled and t.rank > 2]
-    ['fbf3', 'sbf3', 'fbf4', 'sbf4', 'sdc']
-    >>> _steering_ladder("extreme") is LADDER
+    >>> _same_on_whole_ladder(Rating("hard", 1100, "XY-Wing", {"XY-Wing": 1}), "hard")
     True
-    """
-    cap = TIERS.index(max_tier)
-    last = max(i for i, t in enumerate(LADDER) if t.enabled and t.rank <= cap)
-    next_tier = cap + 1 if cap + 1 < TIERS.index("extreme") else None
-    tried = [t.rank <= cap or (t.rank == next_tier and i < last) for i, t in enumerate(LADDER)]
-    if all(tried):
-        return LADDER
-    return tuple(t if ok else replace(t, enabled=False) for t, ok in zip(LADDER, tried,
-                                                                         strict=True))
-
-
-def _same_on_whole_ladder(rating: Rating, steering: tuple[Technique, ...]) -> bool:
-    """Whether the whole ladder surely takes the path that ``steering`` (a copy of
-    :data:`LADDER` with some rungs switched off) took for ``rating``: every rung used
-    comes before the first rung it switched off, so the whole ladder tried nothing else
-    first.
-
-    >>> _same_on_whole_ladder(Rating("hard", 1100, "Multi Colors 1", {"Multi Colors 1": 1}),
-    ...                       _steering_ladder("hard"))
-    True
-    >>> _same_on_whole_ladder(Rating("unfair", 2000, "Squirmbag", {"Squirmbag": 1}),
-    ...                       _steering_ladder("unfair"))
+    >>> _same_on_whole_ladder(Rating("hard", 1100, "Multi Colors 1",
+    ...                              {"Multi Colors 1": 1}), "hard")
     False
     """
-    first_off = next((i for i, (t, s) in enumerate(zip(LADDER, steering, strict=True))
-                      if t.enabled and not s.enabled), len(LADDER))
-    return all(_RUNG_OF[name] < first_off for name in rating.counts)
+    first_above = _first_rung_above(max_tier)
+    return all(_RUNG_OF[name] < first_above for name in rating.counts)
+
+
+@cache
+def _first_rung_above(max_tier: str) -> int:
+    """The ladder index of the first rung above ``max_tier`` that the ladder tries (past
+    the end if none)."""
+    rank = TIERS.index(max_tier)
+    return next((i for i, t in enumerate(LADDER) if t.rank > rank and t.enabled),
+                len(LADDER))
 
 
 #: The ladder index of every name a rating counts (technique names and their variants).
