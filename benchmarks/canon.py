@@ -2,7 +2,10 @@
 
 Measures ``canonical_batch`` (input checks plus the kernel, one call for the whole set) on
 the 2,000 QQWing reference puzzles, by difficulty and all together, and on their solution
-grids; median of ``--runs`` passes, against the target of 20,000 puzzles per second.
+grids; median of ``--runs`` passes, against the target of 20,000 puzzles per second. Then
+the command, ``nanpure canon FILE`` on ``--lines`` puzzle lines (the reference puzzles
+repeated): CPU seconds of the whole process, and without its start (the same command on
+one line), median of ``--runs``.
 
 Run from the repository root: ``python benchmarks/canon.py``.
 """
@@ -11,7 +14,11 @@ from __future__ import annotations
 
 import argparse
 import csv
+import resource
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -42,6 +49,8 @@ def forms_per_second(boards: np.ndarray, runs: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="timed runs per measurement")
+    parser.add_argument("--lines", type=int, default=100_000,
+                        help="puzzle lines for the command's measurement")
     args = parser.parse_args()
     if not QQWING.exists():
         print(f"skipped: reference data {QQWING} is not present")
@@ -66,6 +75,32 @@ def main() -> None:
         print(f"{name:<16} {len(boards):>7} {givens:>7.1f} {rate:>10,.0f} "
               f"{median / len(boards) * 1e6:>8.1f} {rate / TARGET:>8.1f}x")
     print(f"target: {TARGET:,} puzzles per second on one core")
+    command_rate(puzzles, args.lines, args.runs)
+
+
+def _child_cpu(args: list[str]) -> float:
+    """CPU seconds (user + system) a command takes, its output thrown away."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def command_rate(puzzles: np.ndarray, lines: int, runs: int) -> None:
+    """``nanpure canon`` over a file of ``lines`` puzzles, start-up included and not."""
+    text = "".join("".join(str(d) if d else "." for d in p.tolist()) + "\n" for p in puzzles)
+    with tempfile.TemporaryDirectory() as tmp:
+        big, one = Path(tmp) / "big.txt", Path(tmp) / "one.txt"
+        big.write_text(text * (lines // len(puzzles) + 1))
+        one.write_text(text.splitlines()[0] + "\n")
+        n = len(big.read_text().splitlines())
+        command = [sys.executable, "-m", "nanpure.cli", "canon"]
+        _child_cpu([*command, str(one)])  # load the kernels once
+        whole = statistics.median(_child_cpu([*command, str(big)]) for _ in range(runs))
+        start = statistics.median(_child_cpu([*command, str(one)]) for _ in range(runs))
+    print(f"\nnanpure canon on {n:,} lines, CPU seconds, median of "
+          f"{runs}: {whole:.2f} s in all ({n / whole:,.0f} lines/s), start-up {start:.2f} s, "
+          f"{n / max(whole - start, 1e-9):,.0f} lines/s beyond it")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ Prints three tables:
 
 1. accepted puzzles per second for each tier (``--tier T``, the defaults otherwise:
    blanks 0-64, dug to the limit) with ``rot180`` and with ``none``: the median of ``--runs``
-   runs of ``--seconds`` each, one process, kernels compiled beforehand;
+   runs of ``--seconds`` of CPU time each, one process, kernels compiled beforehand;
 2. for ``rot180``, the same rate under three search strategies:
    - ``steered``: what ``make_candidate`` does with ``dig="target"`` (singles-only dig
      for easy, the ladder limited to the ceiling, a cheap singles test against the floor,
@@ -67,15 +67,16 @@ def blind(spec: Spec, seed: int) -> object:
 
 
 def rate_per_second(maker: Maker, spec: Spec, seconds: float, first_task: int) -> float:
-    """Accepted puzzles per second over about ``seconds`` of work."""
+    """Accepted puzzles per CPU second over about ``seconds`` of this process's CPU time
+    (CPU time, so other work on a shared machine does not count against it)."""
     accepted = 0
     task = first_task
-    start = time.perf_counter()
+    start = time.process_time()
     while True:
         if maker(spec, task_seed(12345, task)) is not None:
             accepted += 1
         task += 1
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         if elapsed >= seconds:
             return accepted / elapsed
 
@@ -104,20 +105,25 @@ def main() -> None:
     parser.add_argument("--book", type=int, default=2000,
                         help="puzzles for the blank-count distribution")
     parser.add_argument("--skip-strategies", action="store_true")
+    parser.add_argument("--tiers", default=",".join(TIERS),
+                        help="comma-separated tiers of the first table (default: all)")
+    parser.add_argument("--symmetries", default="rot180,none",
+                        help="comma-separated symmetries of the first table")
     args = parser.parse_args()
     warm_up()
+    symmetries = args.symmetries.split(",")
 
     rows = []
-    for tier in TIERS:
+    for tier in args.tiers.split(","):
         row = [tier]
-        for symmetry in ("rot180", "none"):
+        for symmetry in symmetries:
             spec = Spec(min_tier=tier, max_tier=tier, symmetry=symmetry)
             row.append(f"{median_rate(make_candidate, spec, args.seconds, args.runs):.1f}")
         rows.append(row)
         print(f"  ... {tier} done", flush=True)
     print(f"\naccepted puzzles per second, one core (median of {args.runs} x "
           f"{args.seconds:g} s)")
-    print(table(["tier", "rot180", "none"], rows, align="lrr"))
+    print(table(["tier", *symmetries], rows, align="l" + "r" * len(symmetries)))
 
     if not args.skip_strategies:
         rows = []

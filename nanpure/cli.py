@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from . import __version__
 from .generator.tiers import TIERS
+from .output.datasets import EXPORT_FORMATS, INPUT_FORMATS
 
 
 class UsageError(Exception):
@@ -51,23 +52,33 @@ def _add_kind(p: argparse.ArgumentParser) -> None:
                    help="puzzle kind (default: sudoku)")
 
 
+#: How a nonogram FILE holds its puzzles (Sudoku's are INPUT_FORMATS).
+NONOGRAM_INPUT_FORMATS = ("non", "line")
+
+
 def _add_input_format(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--input-format", choices=("non", "line"),
-                   help="nonograms only: how to read every FILE, non (one .non puzzle a file) "
-                   "or line (one-line puzzles 'WxH ROWS/COLUMNS [GOAL]', one a line); by "
-                   "default .non files are non and other files (and standard input) line")
+    p.add_argument("--input-format", choices=INPUT_FORMATS + NONOGRAM_INPUT_FORMATS,
+                   metavar="F",
+                   help="how FILE holds its puzzles. Sudoku: " + ", ".join(INPUT_FORMATS)
+                   + " (default: by the extension: .csv (a quizzes or puzzle column), .sdm, "
+                   ".sdk, .opensudoku or .xml, .parquet; otherwise lines). Nonograms: non (one "
+                   ".non puzzle a file) or line (one-line puzzles 'WxH ROWS/COLUMNS [GOAL]', "
+                   "one a line); by default .non files are non, other files (and standard "
+                   "input) line")
 
 
 def _check_inputs(args: argparse.Namespace) -> None:
-    """Refuse what only nonograms take (several files, --input-format) on Sudoku."""
-    if args.kind == "sudoku" and args.input_format is not None:
-        raise UsageError("--input-format is for --kind nonogram")
+    """Refuse what only nonograms take (several files, their input formats) on Sudoku,
+    and Sudoku's input formats on nonograms."""
+    nonogram_format = args.input_format in NONOGRAM_INPUT_FORMATS
+    if args.input_format is not None and nonogram_format != (args.kind == "nonogram"):
+        raise UsageError(f"--input-format {args.input_format} is not for {args.kind} puzzles")
     if args.kind == "sudoku" and len(args.file) > 1:
         raise UsageError("Sudoku puzzles are read from one FILE (or standard input)")
 
 
 def _run_solve(args: argparse.Namespace) -> int:
-    from .pipeline.batch import open_input, solve_file
+    from .pipeline.batch import solve_file
 
     _check_inputs(args)
     fmt = args.format or ("lines" if args.kind == "sudoku" else "text")
@@ -77,9 +88,23 @@ def _run_solve(args: argparse.Namespace) -> int:
         from .pipeline.nonogram_jobs import solve_files
 
         return solve_files(args.file, sys.stdout, sys.stderr, fmt, args.input_format)
-    stream, name = _open(args.file[0], open_input)
+    return _over_file(args, lambda stream, name, input_format: solve_file(
+        stream, name, sys.stdout, sys.stderr, fmt, input_format=input_format))
+
+
+def _over_file(args: argparse.Namespace, job: Callable) -> int:
+    """Run ``job(stream, name, input_format)`` on the (first) FILE argument; a file that
+    cannot be read, or read as its format at all, is a one-line error."""
+    from .output.datasets import ExportError
+    from .pipeline.batch import input_format_for, open_input
+
+    path = args.file[0] if isinstance(args.file, list) else args.file
+    stream, name = _open(path, open_input)
     with stream:
-        return solve_file(stream, name, sys.stdout, sys.stderr, fmt)
+        try:
+            return job(stream, name, input_format_for(path, args.input_format))
+        except ExportError as exc:
+            raise UsageError(f"{name}: {exc}") from exc
 
 
 def _add_rate(sub: argparse._SubParsersAction) -> None:
@@ -120,7 +145,7 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_rate(args: argparse.Namespace) -> int:
-    from .pipeline.batch import open_input, rate_file
+    from .pipeline.batch import rate_file
 
     _check_inputs(args)
     if args.kind == "nonogram":
@@ -132,10 +157,36 @@ def _run_rate(args: argparse.Namespace) -> int:
                               input_format=args.input_format)
         except ValueError as exc:  # a Sudoku-only tier
             raise UsageError(f"--max-tier: {exc}") from exc
-    stream, name = _open(args.file[0], open_input)
-    with stream:
-        return rate_file(stream, name, sys.stdout, sys.stderr, args.format, steps=args.steps,
-                         max_tier=args.max_tier)
+    return _over_file(args, lambda stream, name, input_format: rate_file(
+        stream, name, sys.stdout, sys.stderr, args.format, steps=args.steps,
+        max_tier=args.max_tier, input_format=input_format))
+
+
+def _add_canon(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "canon",
+        help="print the canonical form of puzzles, one per line",
+        description="Print each puzzle's canonical form: the one representative of all "
+        "puzzles equivalent to it by relabelling the digits, permuting bands, stacks, rows "
+        "within a band and columns within a stack, and transposing. Equivalent puzzles get "
+        "the same line ('.' for a blank), others different ones. Input as for solve; a "
+        "malformed line is reported on stderr with its line number, the exit status is "
+        "then 1.",
+    )
+    p.add_argument("file", nargs="?", default="-",
+                   help="file of puzzles; '-' or nothing reads standard input")
+    p.add_argument("--input-format", choices=INPUT_FORMATS, metavar="F",
+                   help="how FILE holds its puzzles: " + ", ".join(INPUT_FORMATS) + " "
+                   "(default: by the extension: .csv (a quizzes or puzzle column), .sdm, "
+                   ".sdk, .opensudoku or .xml, .parquet; otherwise lines)")
+    p.set_defaults(func=_run_canon)
+
+
+def _run_canon(args: argparse.Namespace) -> int:
+    from .pipeline.batch import canon_file
+
+    return _over_file(args, lambda stream, name, fmt: canon_file(
+        stream, name, sys.stdout, sys.stderr, input_format=fmt))
 
 
 def _open(path: str, opener: Callable):
@@ -381,7 +432,7 @@ def _run_run(args: argparse.Namespace) -> int:
 def _add_export(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export",
-        help="write stored puzzles as CSV, JSON lines, Parquet or plain lines",
+        help="write stored puzzles as CSV, JSON lines, Parquet, lines or interchange formats",
         description="Write the puzzles of a store (all, or one run's) for other programs. "
         "csv and jsonl carry id, puzzle, solution, tier, score, hardest, techniques, "
         "symmetry, blanks, run, quota, seed and created_at; lines is one 81-character "
@@ -390,7 +441,14 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
         "columns (the clues as JSON arrays), solution (row-major 0/1), tier, score, hardest, "
         "techniques, symmetry, run, quota, seed and created_at; lines is their one-line "
         "form; non writes one .non file a puzzle (ID.non, with its goal) into the --out "
-        "directory. A store holding both kinds needs --kind.",
+        "directory. A store holding both kinds needs --kind. "
+        "Sudoku interchange formats: kaggle (quizzes,solutions with 0 for a blank), sdm (one "
+        "puzzle a line, 0 for a blank), sdk (9-line grids with # lines: level, score, "
+        "source), opensudoku (its XML), hf (a directory: data/train and data/test as "
+        "Parquet and CSV, split so that equivalent puzzles stay on one side, and a "
+        "README.md dataset card). Every export records the nanpure version and the "
+        "ladder's fingerprint: Parquet in its metadata, sdk and opensudoku inside, the "
+        "card in its header, other files written with --out in PATH.meta.json.",
     )
     p.add_argument("--store", metavar="DB", default="output/nanpure.db",
                    help="store file (default: output/nanpure.db)")
@@ -398,11 +456,14 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kind", choices=("sudoku", "nonogram"),
                    help="export the puzzles of this kind (default: the kind of the puzzles "
                    "selected; a selection of both kinds is refused without it)")
-    p.add_argument("--format", choices=("csv", "jsonl", "parquet", "lines", "non"),
-                   default="csv", help="file format (default: csv; non: nonograms only)")
+    p.add_argument("--format", choices=EXPORT_FORMATS + ("non",), default="csv",
+                   help="file format (default: csv; non: nonograms only; csv, jsonl, parquet "
+                   "and lines: either kind; the others Sudoku only)")
     p.add_argument("--out", metavar="PATH", default="-",
-                   help="output file (a directory for --format non); '-' or nothing writes "
+                   help="output file (a directory for hf and non); '-' or nothing writes "
                    "standard output")
+    p.add_argument("--license", default="cc0-1.0", metavar="ID",
+                   help="licence the hf dataset card declares (default: cc0-1.0)")
     p.set_defaults(func=_run_export)
 
 
@@ -412,7 +473,8 @@ def _run_export(args: argparse.Namespace) -> int:
     from .pipeline.store import StoreError
 
     try:
-        return export_command(args.store, args.run, args.format, args.out, args.kind)
+        return export_command(args.store, args.run, args.format, args.out, args.kind,
+                              license=args.license)
     except (StoreError, ExportError) as exc:
         raise UsageError(str(exc)) from exc
     except BrokenPipeError:
@@ -525,6 +587,7 @@ def _run_compile(args: argparse.Namespace) -> int:
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_solve,
     _add_rate,
+    _add_canon,
     _add_generate,
     _add_run,
     _add_book,

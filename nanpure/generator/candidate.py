@@ -15,7 +15,14 @@ Each attempt draws a full grid and digs it, steered by the spec's tier range:
 - the floor is checked afterwards. A puzzle that singles solve is too easy for any floor
   above ``easy`` and is told apart without running the ladder; one that is too easy but
   still has room under the blank range is dug further before it is given up, since
-  fewer givens make a puzzle harder, never easier.
+  fewer givens make a puzzle harder, never easier;
+- the rating a candidate carries is always the whole ladder's, the one ``nanpure rate``
+  gives. The ladder tries its rungs in HoDoKu's order, which puts a few rungs above
+  ``hard`` (finned Swordfish, Sue de Coq, ...) before the colouring rungs, so a puzzle the
+  capped ladder solves can take another path, and another tier, on the whole ladder. The
+  two paths can only part at a step where the capped ladder took a rung that comes after
+  the first rung above the ceiling; a puzzle whose capped path has such a step is rated
+  again with the whole ladder, and that rating decides.
 
 Everything random is drawn from one SplitMix64 state seeded by ``seed``, so the same spec
 and seed give the same candidate on any machine.
@@ -31,7 +38,7 @@ import numpy as np
 from ..record import PuzzleRecord
 from .board import format_line
 from .dig import dig_orbits, random_order, solvable_by_singles
-from .ladder import SCORE_LIMITS, Rating, rate
+from .ladder import LADDER, SCORE_LIMITS, Rating, rate
 from .rng import new_state, random_below
 from .solver import random_solution_kernel
 from .symmetry import MIN_GIVENS, SYMMETRIES, blank_counts, orbit_table
@@ -172,20 +179,58 @@ def make_candidate(spec: Spec, seed: int) -> PuzzleRecord | None:
 
 def _judge(puzzle: np.ndarray, solution: np.ndarray, blanks: int, spec: Spec,
            floor: int) -> tuple[int, Rating | None]:
-    """Whether the dug puzzle fits the spec's tiers and score, and its rating if rated."""
+    """Whether the dug puzzle fits the spec's tiers and score, and its whole-ladder
+    rating if rated."""
     if floor > 0 and blanks <= _SURELY_EASY_BLANKS and solvable_by_singles(puzzle):
         return _TOO_EASY, None
     rating = rate(puzzle, max_tier=spec.max_tier, solution=solution)
     if not rating.solved:
         return _TOO_HARD, rating
+    verdict = _fits(rating, spec, floor)
+    if verdict == _ACCEPT and not _same_on_whole_ladder(rating, spec.max_tier):
+        rating = rate(puzzle, solution=solution)
+        verdict = _fits(rating, spec, floor)
+    return verdict, rating
+
+
+def _fits(rating: Rating, spec: Spec, floor: int) -> int:
+    """Whether a finished rating fits the spec's tiers and score."""
     rank = TIERS.index(rating.tier)
     if rank > TIERS.index(spec.max_tier):
-        return _TOO_HARD, rating
+        return _TOO_HARD
     if rank < floor:
-        return _TOO_EASY, rating
+        return _TOO_EASY
     if spec.score is not None:
         if rating.score < spec.score[0]:
-            return _TOO_EASY, rating
+            return _TOO_EASY
         if rating.score > spec.score[1]:
-            return _TOO_HARD, rating
-    return _ACCEPT, rating
+            return _TOO_HARD
+    return _ACCEPT
+
+
+def _same_on_whole_ladder(rating: Rating, max_tier: str) -> bool:
+    """Whether the whole ladder surely takes the same path as the ladder capped at
+    ``max_tier`` did for ``rating``: at every step the rung taken came before the first
+    rung above the cap, so the whole ladder tried no other rung first.
+
+    >>> _same_on_whole_ladder(Rating("hard", 1100, "XY-Wing", {"XY-Wing": 1}), "hard")
+    True
+    >>> _same_on_whole_ladder(Rating("hard", 1100, "Multi Colors 1",
+    ...                              {"Multi Colors 1": 1}), "hard")
+    False
+    """
+    first_above = _first_rung_above(max_tier)
+    return all(_RUNG_OF[name] < first_above for name in rating.counts)
+
+
+@cache
+def _first_rung_above(max_tier: str) -> int:
+    """The ladder index of the first rung above ``max_tier`` that the ladder tries (past
+    the end if none)."""
+    rank = TIERS.index(max_tier)
+    return next((i for i, t in enumerate(LADDER) if t.rank > rank and t.enabled),
+                len(LADDER))
+
+
+#: The ladder index of every name a rating counts (technique names and their variants).
+_RUNG_OF = {name: i for i, t in enumerate(LADDER) for name in (t.name, *t.variants)}

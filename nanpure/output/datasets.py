@@ -1,4 +1,5 @@
-"""Datasets for other programs: puzzle records as CSV, JSON lines, Parquet or plain lines.
+"""Datasets for other programs: puzzle records as CSV, JSON lines, Parquet, plain lines
+and the interchange formats other Sudoku programs read.
 
 Exports of the store (``nanpure export``): every format carries the same columns
 (``lines`` only the puzzle):
@@ -22,6 +23,11 @@ the store's fixed order (run, quota, task), so the same run exports the same fil
 >>> read_export(io.StringIO(out.getvalue()), "csv") == [row_of(record)]
 True
 
+The formats other Sudoku programs and dataset users read (``kaggle``, ``sdm``, ``sdk``,
+``opensudoku``, and the ``hf`` directory with its dataset card) are written by
+:func:`write_file_export` and :func:`write_hf`, and read by :func:`read_interchange` and
+:func:`read_puzzle_texts`; every export records :func:`provenance`.
+
 Puzzles as ``nanpure generate`` makes them (:class:`PuzzleWriter`): text (the puzzle
 lines), CSV with :data:`GENERATED_COLUMNS`, or JSON lines that add what making each
 puzzle cost and give the techniques as ``{name: count}``.
@@ -41,12 +47,14 @@ puzzle into a directory. An export holds one kind: :func:`write_export`'s ``kind
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from ..generator.tiers import TIERS
 from ..record import PuzzleRecord, columns, row
 
 COLUMNS = columns("id", "puzzle", "solution", "tier", "score", "hardest", "techniques",
@@ -71,8 +79,6 @@ NONOGRAM_INTEGER_COLUMNS = ("id", "width", "height", "score", "seed")
 #: add ``pictures``, the pictures drawn, and give techniques as ``{name: count}``).
 GENERATED_NONOGRAM_COLUMNS = ("puzzle", "width", "height", "rows", "columns", "solution",
                               "tier", "score", "hardest", "symmetry", "seed", "techniques")
-#: Export formats for each kind (``non`` writes a directory of ``.non`` files).
-KIND_FORMATS = {"sudoku": FORMATS, "nonogram": ("csv", "jsonl", "parquet", "lines", "non")}
 
 
 class ExportError(Exception):
@@ -323,15 +329,9 @@ def parquet_schema():
 
 
 def write_parquet(rows: list[Mapping[str, Any]], out: BinaryIO | str | Path) -> None:
-    """Write rows (as :func:`row_of` gives them) to a Parquet file."""
-    pa = _pyarrow()
-    from datetime import datetime
-
-    schema = parquet_schema()
-    columns = {c: [r[c] for r in rows] for c in COLUMNS}
-    columns["created_at"] = [datetime.fromisoformat(t) for t in columns["created_at"]]
-    table = pa.Table.from_pydict(columns, schema=schema)
-    pa.parquet.write_table(table, out)
+    """Write rows (as :func:`row_of` gives them) to a Parquet file, with
+    :func:`provenance` in the file's metadata (keys ``nanpure.*``)."""
+    _write_parquet_rows(rows, out, parquet_schema(), provenance())
 
 
 def read_export(source: TextIO | BinaryIO | str | Path, fmt: str) -> list[dict[str, Any]]:
@@ -356,3 +356,439 @@ def read_export(source: TextIO | BinaryIO | str | Path, fmt: str) -> list[dict[s
     if fmt == "lines":
         return [{"puzzle": line.strip()} for line in source if line.strip()]
     raise ExportError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+# --- interchange formats ----------------------------------------------------------------------
+#
+# The forms other Sudoku programs and dataset users read. Each records where it came from
+# (the nanpure version and the fingerprint of the ladder that rated the puzzles) where the
+# format has room for it: sdk ``#`` lines, opensudoku attributes, Parquet metadata, the
+# dataset card; CSV, JSON lines and the line formats get a ``.meta.json`` beside the file.
+
+#: Export formats of single files (``hf`` writes a directory).
+INTERCHANGE_FORMATS = ("kaggle", "sdm", "sdk", "opensudoku")
+EXPORT_FORMATS = FORMATS + INTERCHANGE_FORMATS + ("hf",)
+#: Formats ``solve``, ``rate`` and ``canon`` read: puzzle lines, and the formats above
+#: (``csv`` is any CSV with a ``quizzes`` or ``puzzle`` column, as Kaggle's sets, the
+#: kaggle export and the csv export have).
+INPUT_FORMATS = ("lines", "csv", "sdm", "sdk", "opensudoku", "parquet")
+#: Export formats for each kind (``non`` and ``hf`` write a directory).
+KIND_FORMATS = {"sudoku": EXPORT_FORMATS,
+                "nonogram": ("csv", "jsonl", "parquet", "lines", "non")}
+#: Formats that hold :func:`provenance` themselves (the others get a ``.meta.json``).
+_PROVENANCE_INSIDE = ("parquet", "sdk", "opensudoku")
+#: Share of the equivalence classes the ``hf`` export puts in ``test``, in percent.
+TEST_PERCENT = 10
+
+
+def ladder_fingerprint() -> str:
+    """A short hash of the technique ladder (each rung's code, name, tier, score,
+    variants and whether it is tried, in the order the rater tries them): two exports
+    rated by the same ladder show the same fingerprint.
+
+    >>> len(ladder_fingerprint()), ladder_fingerprint() == ladder_fingerprint()
+    (16, True)
+    """
+    from ..generator.ladder import LADDER
+
+    rungs = [[t.code, t.name, t.tier, t.score, list(t.variants), t.enabled] for t in LADDER]
+    return hashlib.sha256(json.dumps(rungs).encode()).hexdigest()[:16]
+
+
+def provenance() -> dict[str, str]:
+    """What every export records about how its puzzles were made and rated."""
+    from .. import __version__
+
+    return {"nanpure_version": __version__, "ladder_fingerprint": ladder_fingerprint()}
+
+
+def _zeros(puzzle: str) -> str:
+    return puzzle.replace(".", "0")
+
+
+def _write_interchange(records: list[PuzzleRecord], fmt: str, out: TextIO) -> None:
+    meta = provenance()
+    if fmt == "kaggle":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(("quizzes", "solutions"))
+        writer.writerows((_zeros(r.puzzle), r.solution) for r in records)
+    elif fmt == "sdm":
+        out.writelines(_zeros(r.puzzle) + "\n" for r in records)
+    elif fmt == "sdk":
+        _write_sdk(records, meta, out)
+    else:
+        _write_opensudoku(records, meta, out)
+
+
+def _write_sdk(records: list[PuzzleRecord], meta: dict[str, str], out: TextIO) -> None:
+    """SadMan/SudoCue ``.sdk``: per puzzle ``#`` lines (S source, L level, C comments)
+    and its 9 rows, ``.`` for a blank; puzzles are separated by a blank line."""
+    for k, r in enumerate(records):
+        if k:
+            out.write("\n")
+        out.write(f"#Snanpure {meta['nanpure_version']}\n#L{r.tier}\n")
+        out.write(f"#Cscore {r.score}, hardest {r.hardest}\n")
+        out.write(f"#Cladder {meta['ladder_fingerprint']}\n")
+        if r.run is not None:
+            out.write(f"#Drun {r.run}, quota {r.quota}, id {r.id}\n")
+        out.writelines(r.puzzle[i : i + 9] + "\n" for i in range(0, 81, 9))
+
+
+def _write_opensudoku(records: list[PuzzleRecord], meta: dict[str, str], out: TextIO) -> None:
+    """OpenSudoku's XML (version 2): one folder of games, ``data`` with ``0`` for a blank;
+    nanpure's own attributes say what made and rated them (the app ignores them)."""
+    from xml.sax.saxutils import quoteattr
+
+    runs = sorted({r.run for r in records if r.run is not None})
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+    out.write(f'<opensudoku version="2" nanpure_version={quoteattr(meta["nanpure_version"])} '
+              f'ladder_fingerprint={quoteattr(meta["ladder_fingerprint"])}>\n')
+    out.write(f'  <folder name={quoteattr("nanpure " + ", ".join(runs))}>\n')
+    for r in records:
+        out.write(f'    <game data="{_zeros(r.puzzle)}" tier={quoteattr(r.tier)} '
+                  f'score="{r.score}" hardest={quoteattr(r.hardest)} />\n')
+    out.write("  </folder>\n</opensudoku>\n")
+
+
+def _sudoku_only(records: list[PuzzleRecord], fmt: str) -> None:
+    kinds = sorted({r.kind for r in records} - {"sudoku"})
+    if kinds:
+        raise ExportError(f"{fmt} holds Sudoku puzzles only, and the selection has "
+                          f"{', '.join(kinds)} puzzles; export one run with --run, or use "
+                          "csv, jsonl or parquet")
+
+
+def write_meta(path: str | Path, fmt: str, rows: int) -> Path:
+    """Write ``PATH.meta.json`` beside an export file: the format, the row count and
+    :func:`provenance`; returns its path."""
+    meta_path = Path(f"{path}.meta.json")
+    meta = {"format": fmt, "rows": rows, **provenance()}
+    meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    return meta_path
+
+
+def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | str | Path,
+                      kind: str = "sudoku") -> int:
+    """Write the records (all of ``kind``) in any format of ``KIND_FORMATS[kind]`` but
+    ``hf`` to a stream or a path; returns how many rows. Sudoku's Parquet carries
+    :func:`provenance` in its metadata, sdk and opensudoku inside the file; a file path in
+    another format gets :func:`write_meta` beside it (the file itself stays exactly as
+    before); a directory of ``.non`` files gets none."""
+    records = list(records)
+    if kind != "sudoku":
+        n = write_export(records, fmt, out, kind)
+        if isinstance(out, str | Path) and fmt != "non":
+            write_meta(out, fmt, n)
+        return n
+    if fmt not in INTERCHANGE_FORMATS:
+        n = write_export(records, fmt, out)
+    else:
+        _sudoku_only(records, fmt)
+        if isinstance(out, str | Path):
+            with open(out, "w", encoding="utf-8", newline="") as stream:
+                _write_interchange(records, fmt, stream)
+        else:
+            _write_interchange(records, fmt, out)
+        n = len(records)
+    if isinstance(out, str | Path) and fmt not in _PROVENANCE_INSIDE:
+        write_meta(out, fmt, n)
+    return n
+
+
+# --- the Hugging Face layout ------------------------------------------------------------------
+
+#: Columns of the ``hf`` export: the export columns and the canonical form.
+HF_COLUMNS = COLUMNS + ("canonical",)
+
+
+def split_of(canonical: str, test_percent: int = TEST_PERCENT) -> str:
+    """``train`` or ``test`` for a puzzle's canonical form: equivalent puzzles share it,
+    so they always land on the same side.
+
+    >>> split_of("." * 81) == split_of("." * 81)
+    True
+    """
+    bucket = int.from_bytes(hashlib.sha256(canonical.encode()).digest()[:8], "big") % 100
+    return "test" if bucket < test_percent else "train"
+
+
+def write_hf(records: Iterable[PuzzleRecord], canonical: list[str], out_dir: str | Path,
+             *, license: str = "cc0-1.0", test_percent: int = TEST_PERCENT) -> dict[str, int]:
+    """Write a Hugging Face style dataset into ``out_dir``: ``data/train.parquet``,
+    ``data/test.parquet``, the same as CSV, and ``README.md``, a dataset card with a YAML
+    header (columns, counts per split and tier, licence, provenance). ``canonical`` is
+    each record's canonical form; the split is a hash of it. Returns rows per split."""
+    pa = _pyarrow()
+    records = list(records)
+    _sudoku_only(records, "hf")
+    out_dir = Path(out_dir)
+    (out_dir / "data").mkdir(parents=True, exist_ok=True)
+    meta = provenance()
+    splits: dict[str, list[dict[str, Any]]] = {"train": [], "test": []}
+    for record, form in zip(records, canonical, strict=True):
+        splits[split_of(form, test_percent)].append({**row_of(record), "canonical": form})
+    schema = parquet_schema().append(pa.field("canonical", pa.string()))
+    for name, rows in splits.items():
+        _write_parquet_rows(rows, out_dir / "data" / f"{name}.parquet", schema, meta)
+        with open(out_dir / "data" / f"{name}.csv", "w", encoding="utf-8", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=HF_COLUMNS, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+    tiers = {name: _tier_counts(rows) for name, rows in splits.items()}
+    (out_dir / "README.md").write_text(
+        _dataset_card(schema, tiers, license, test_percent, meta), encoding="utf-8")
+    return {name: len(rows) for name, rows in splits.items()}
+
+
+def _tier_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    counts = {t: sum(r["tier"] == t for r in rows) for t in TIERS}
+    return {t: n for t, n in counts.items() if n}
+
+
+def _write_parquet_rows(rows: list[Mapping[str, Any]], out: BinaryIO | str | Path, schema,
+                        meta: dict[str, str]) -> None:
+    pa = _pyarrow()
+    from datetime import datetime
+
+    columns = {c: [r[c] for r in rows] for c in schema.names}
+    columns["created_at"] = [datetime.fromisoformat(t) for t in columns["created_at"]]
+    table = pa.Table.from_pydict(columns, schema=schema.with_metadata(_parquet_meta(meta)))
+    pa.parquet.write_table(table, out)
+
+
+def _parquet_meta(meta: dict[str, str]) -> dict[bytes, bytes]:
+    return {f"nanpure.{k}".encode(): v.encode() for k, v in meta.items()}
+
+
+def _dataset_card(schema, tiers: dict[str, dict[str, int]], license: str, test_percent: int,
+                  meta: dict[str, str]) -> str:
+    """The README.md of an ``hf`` export: YAML front matter, then what the columns mean
+    and how the puzzles were made."""
+    lines = ["---", f"license: {license}", "pretty_name: nanpure Sudoku puzzles",
+             "tags:", "  - sudoku", "  - puzzles", "configs:", "  - config_name: default",
+             "    data_files:"]
+    for name in tiers:
+        lines += [f"      - split: {name}", f"        path: data/{name}.parquet"]
+    lines += ["dataset_info:", "  features:"]
+    for field in schema:
+        dtype = str(field.type)
+        if dtype.startswith("dictionary"):
+            dtype = "string"  # a category of strings
+        lines += [f"    - name: {field.name}", f"      dtype: {dtype}"]
+    lines += ["  splits:"]
+    for name, counts in tiers.items():
+        lines += [f"    - name: {name}", f"      num_examples: {sum(counts.values())}"]
+    lines += ["nanpure:", f"  version: {meta['nanpure_version']}",
+              f"  ladder_fingerprint: {meta['ladder_fingerprint']}",
+              f"  test_percent: {test_percent}", "  tiers:"]
+    for name, counts in tiers.items():
+        lines.append(f"    {name}:" + ("" if counts else " {}"))
+        lines += [f"      {tier}: {n}" for tier, n in counts.items()]
+    lines += ["---", "", "# nanpure Sudoku puzzles", "",
+              "Sudoku puzzles with exactly one solution, made and rated by nanpure "
+              f"{meta['nanpure_version']}: each was dug from a random full grid with a "
+              "symmetric pattern of givens and rated by a technique ladder that solves like "
+              "a strong human (the simplest technique that makes progress at each step, "
+              "HoDoKu's levels and scores). The ladder's fingerprint is "
+              f"`{meta['ladder_fingerprint']}`.", "",
+              "`puzzle` is 81 characters, row by row, `.` for a blank; `solution` the 81 "
+              "digits; `tier` easy, medium, hard, unfair or extreme; `score` the sum of the "
+              "step scores; `hardest` the hardest technique used; `techniques` "
+              "`name:count;...`; `canonical` the puzzle's canonical form under relabelling, "
+              "row, column, band and stack permutations and transposition.", "",
+              f"The `test` split holds the equivalence classes whose canonical form hashes "
+              f"into {test_percent}% of the buckets, so equivalent puzzles never straddle "
+              "the split.", "", "| split | " + " | ".join(
+                  t for t in _all_tiers(tiers)) + " | total |",
+              "|---" * (len(_all_tiers(tiers)) + 2) + "|"]
+    for name, counts in tiers.items():
+        lines.append(f"| {name} | " + " | ".join(str(counts.get(t, 0))
+                                                 for t in _all_tiers(tiers))
+                     + f" | {sum(counts.values())} |")
+    return "\n".join(lines) + "\n"
+
+
+def _all_tiers(tiers: dict[str, dict[str, int]]) -> list[str]:
+    return [t for t in TIERS if any(t in counts for counts in tiers.values())]
+
+
+def read_dataset_card(path: str | Path) -> dict[str, Any]:
+    """The YAML header of a dataset card as nested dicts and lists (the subset of YAML
+    :func:`write_hf` writes: mappings, lists of scalars and of mappings, scalars)."""
+    text = Path(path).read_text(encoding="utf-8")
+    if not text.startswith("---\n"):
+        raise ExportError(f"{path}: no YAML header")
+    header = text[4 : text.index("\n---\n", 4)]
+    return _yaml_block(header.splitlines(), 0, 0)[0]
+
+
+def _scalar(text: str) -> Any:
+    if text == "{}":
+        return {}
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def _yaml_block(lines: list[str], start: int, indent: int) -> tuple[Any, int]:
+    """Parse the block of lines[start:] indented ``indent`` into a dict or a list;
+    returns it and the index of the first line after it."""
+    result: Any = None
+    k = start
+    while k < len(lines):
+        line = lines[k]
+        depth = len(line) - len(line.lstrip(" "))
+        if depth < indent or not line.strip():
+            break
+        body = line.strip()
+        if body.startswith("- "):
+            item = body[2:]
+            result = result if result is not None else []
+            if ": " in item or item.endswith(":"):
+                # a mapping: its first key on this line, the others below at the same depth
+                sub = [" " * (depth + 2) + item, *lines[k + 1 :]]
+                mapping, end = _yaml_block(sub, 0, depth + 2)
+                result.append(mapping)
+                k += end
+            else:
+                result.append(_scalar(item))
+                k += 1
+            continue
+        result = result if result is not None else {}
+        key, _, value = body.partition(":")
+        if value.strip():
+            result[key] = _scalar(value.strip())
+            k += 1
+        else:
+            result[key], k = _yaml_block(lines, k + 1, depth + 2)
+    return result, k
+
+
+# --- reading the interchange formats ----------------------------------------------------------
+
+
+def read_puzzle_texts(data: bytes, fmt: str) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """The puzzles of a file in ``fmt`` (``csv``, ``sdm``, ``sdk``, ``opensudoku`` or
+    ``parquet``) as ``(line, text)``, the line where each starts (the row for Parquet),
+    and ``(line, message)`` for what cannot be read as a puzzle at all. The texts are not
+    checked here (see :func:`nanpure.pipeline.batch.read_puzzle_lines`).
+
+    >>> read_puzzle_texts(b"quizzes,solutions\\n" + b"0" * 81 + b"," + b"1" * 81 + b"\\n",
+    ...                   "csv")[0][0][0]
+    2
+    """
+    problems: list[tuple[int, str]] = []
+    return [(n, r["puzzle"]) for n, r in _read_rows(data, fmt, problems)], problems
+
+
+def _read_rows(data: bytes, fmt: str, problems: list[tuple[int, str]]
+               ) -> list[tuple[int, dict[str, Any]]]:
+    """``(line, row)`` for every puzzle of an interchange file; rows have ``puzzle`` and
+    whatever else the format holds. Unreadable parts are added to ``problems``."""
+    if fmt == "parquet":
+        pa = _pyarrow()
+        try:
+            table = pa.parquet.read_table(io.BytesIO(data))
+        except pa.ArrowException as exc:
+            raise ExportError(f"not a Parquet file: {exc}") from exc
+        rows = table.to_pylist()
+        name = _puzzle_column(table.column_names)
+        return [(k, {**r, "puzzle": r[name]}) for k, r in enumerate(rows, start=1)]
+    text = data.decode("utf-8", "replace")
+    if fmt == "csv":
+        return _read_csv_rows(text)
+    if fmt == "sdm":
+        return [(k, {"puzzle": line.strip()}) for k, line in enumerate(text.splitlines(), 1)
+                if line.strip() and not line.lstrip().startswith("#")]
+    if fmt == "sdk":
+        return _read_sdk(text)
+    if fmt == "opensudoku":
+        return _read_opensudoku(data, problems)
+    raise ExportError(f"unknown format {fmt!r}")
+
+
+def _puzzle_column(names: list[str]) -> str:
+    for name in ("quizzes", "puzzle", "puzzles", "quiz"):
+        if name in names:
+            return name
+    raise ExportError(f"no puzzle column (quizzes or puzzle) among {', '.join(names)}")
+
+
+def _read_csv_rows(text: str) -> list[tuple[int, dict[str, Any]]]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    name = _puzzle_column(list(reader.fieldnames or []))
+    rows = []
+    for fields in reader:
+        rows.append((reader.line_num, {**fields, "puzzle": fields[name] or ""}))
+    return rows
+
+
+_SDK_CODES = {"A": "author", "D": "description", "C": "comment", "B": "date", "S": "source",
+              "L": "tier", "U": "url"}
+
+
+def _read_sdk(text: str) -> list[tuple[int, dict[str, Any]]]:
+    """Blocks of ``#`` lines and 9 rows; a block ends at a blank line or its 9th row."""
+    rows: list[tuple[int, dict[str, Any]]] = []
+    block: list[str] = []
+    info: dict[str, Any] = {}
+    first = 0
+    for k, line in enumerate(text.splitlines(), start=1):
+        body = line.strip()
+        if body.startswith("#"):
+            key, value = _SDK_CODES.get(body[1:2], "comment"), body[2:].strip()
+            if key == "comment":
+                info.setdefault(key, []).append(value)
+            else:
+                info[key] = value
+            continue
+        if body:
+            first = first or k
+            block.append(body)
+        if block and (len(block) == 9 or not body):
+            rows.append((first, {**info, "puzzle": "".join(block)}))
+            block, info, first = [], {}, 0
+    if block:
+        rows.append((first, {**info, "puzzle": "".join(block)}))
+    return rows
+
+
+def _read_opensudoku(data: bytes, problems: list[tuple[int, str]]
+                     ) -> list[tuple[int, dict[str, Any]]]:
+    """Every ``game`` element's attributes with the line it is on (version 1 and 2); XML
+    that breaks off is a problem at its line, after the games before it."""
+    from xml.parsers import expat
+
+    parser = expat.ParserCreate()
+    rows: list[tuple[int, dict[str, Any]]] = []
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        if name == "game":
+            rows.append((parser.CurrentLineNumber, {**attrs, "puzzle": attrs.get("data", "")}))
+
+    parser.StartElementHandler = start
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        problems.append((exc.lineno, f"not valid XML: {expat.ErrorString(exc.code)}"))
+    return rows
+
+
+def read_interchange(source: str | Path, fmt: str) -> list[dict[str, Any]]:
+    """Read an export in one of :data:`INTERCHANGE_FORMATS` back into rows: ``puzzle``
+    with ``.`` for a blank, and what else the format holds (``solution`` for kaggle;
+    ``tier``, ``score``, ``hardest`` for opensudoku; ``tier`` and the comments for sdk).
+    """
+    data = Path(source).read_bytes()
+    fmt = {"kaggle": "csv"}.get(fmt, fmt)
+    rows = [r for _, r in _read_rows(data, fmt, [])]
+    for r in rows:
+        r["puzzle"] = r["puzzle"].replace("0", ".")
+        if "solutions" in r:
+            r["solution"] = r.pop("solutions")
+            r.pop("quizzes", None)
+        if "data" in r:
+            del r["data"]
+            r["score"] = int(r["score"])
+    return rows

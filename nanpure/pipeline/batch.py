@@ -4,6 +4,11 @@ Lines are read all at once and parsed in a batch, so a file of many thousand puz
 costs little beyond the solver itself. Blank lines and lines starting with ``#`` are
 skipped; a malformed line gets a message naming its line number, and the other lines are
 still answered.
+
+Files in the interchange formats :mod:`nanpure.output.datasets` writes are read too
+(:data:`INPUT_FORMATS`, chosen by :func:`input_format_for` from the file's extension or
+given): each puzzle is taken out with the line it starts on and then checked like a line,
+so every problem is still ``FILE:LINE: message``.
 """
 
 from __future__ import annotations
@@ -13,12 +18,14 @@ import io
 import json
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 import numpy as np
 
 from ..generator.board import scan_puzzle_text
 from ..generator.solver import count_solutions_batch
+from ..output.datasets import INPUT_FORMATS, read_puzzle_texts
 
 if TYPE_CHECKING:
     from ..generator.ladder import Rating
@@ -43,13 +50,48 @@ class PuzzleLines:
         return [text[s : s + 81] for s in self.starts.tolist()]
 
 
-def read_puzzle_lines(stream: TextIO | BinaryIO) -> PuzzleLines:
-    """Read one puzzle per line, skipping blank lines and ``#`` comments."""
+def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines") -> PuzzleLines:
+    """Read the puzzles of a file in ``fmt`` (:data:`INPUT_FORMATS`); for ``lines`` one
+    puzzle per line, skipping blank lines and ``#`` comments."""
     data = stream.read()
     if isinstance(data, str):
         data = data.encode("utf-8", "replace")
-    boards, numbers, starts, problems = scan_puzzle_text(data)
-    return PuzzleLines(boards, numbers, problems, data, starts)
+    if fmt == "lines":
+        boards, numbers, starts, problems = scan_puzzle_text(data)
+        return PuzzleLines(boards, numbers, problems, data, starts)
+    if fmt not in INPUT_FORMATS:
+        raise ValueError(f"unknown input format {fmt!r}; expected one of "
+                         f"{', '.join(INPUT_FORMATS)}")
+    found, problems = read_puzzle_texts(data, fmt)
+    # check them as lines, one each, in order (line k is found[k - 1]); a text that would
+    # not be read as one line (empty, a comment, several lines) is a problem of its own
+    usable = [t.strip() != "" and not t.lstrip().startswith("#") and "\n" not in t
+              for _, t in found]
+    problems += [(n, f"expected 81 characters, got {t.strip()!r}")
+                 for (n, t), ok in zip(found, usable, strict=True) if not ok]
+    found = [entry for entry, ok in zip(found, usable, strict=True) if ok]
+    lines = "\n".join(t for _, t in found).encode("utf-8", "replace")
+    boards, numbers, starts, bad = scan_puzzle_text(lines)
+    problems += [(found[k - 1][0], msg) for k, msg in bad]
+    problems.sort()
+    return PuzzleLines(boards, [found[k - 1][0] for k in numbers], problems, lines, starts)
+
+
+_EXTENSIONS = {".csv": "csv", ".sdm": "sdm", ".sdk": "sdk", ".opensudoku": "opensudoku",
+               ".xml": "opensudoku", ".parquet": "parquet"}
+
+
+def input_format_for(path: str | None, given: str | None = None) -> str:
+    """The input format: ``given`` if any, else by the file's extension, else ``lines``.
+
+    >>> input_format_for("train.csv"), input_format_for("-"), input_format_for("a.sdk", "lines")
+    ('csv', 'lines', 'lines')
+    """
+    if given:
+        return given
+    if path in (None, "-"):
+        return "lines"
+    return _EXTENSIONS.get(Path(path).suffix.lower(), "lines")
 
 
 def report_problems(problems: list[tuple[int, str]], name: str, err: TextIO) -> None:
@@ -66,16 +108,18 @@ def _lines_of(grids: np.ndarray) -> list[str]:
     return [text[k : k + 81] for k in range(0, len(text), 81)]
 
 
-def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "lines") -> int:
+def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "lines",
+               input_format: str = "lines") -> int:
     """Solve every puzzle of ``stream``; returns the exit status.
 
     ``fmt="lines"`` prints each solution as an 81-digit line (a puzzle with no solution
     gets a message instead; one with several gets the first found and a warning);
     ``fmt="csv"`` prints ``puzzle,solutions,solution`` rows, where ``solutions`` is 0, 1
     or 2 (two or more) and ``solution`` is empty unless it is unique. The status is 1 if
-    any line was malformed or had no solution, else 0.
+    any line was malformed or had no solution, else 0. ``input_format`` is one of
+    :data:`INPUT_FORMATS`.
     """
-    puzzles = read_puzzle_lines(stream)
+    puzzles = read_puzzle_lines(stream, input_format)
     report_problems(puzzles.problems, name, err)
     counts, solutions = count_solutions_batch(puzzles.boards, 2)
     lines = _lines_of(solutions)
@@ -115,6 +159,7 @@ def rate_file(
     *,
     steps: bool = False,
     max_tier: str = "extreme",
+    input_format: str = "lines",
 ) -> int:
     """Rate every puzzle of ``stream`` with the technique ladder; returns the exit status.
 
@@ -133,7 +178,7 @@ def rate_file(
 
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
-    puzzles = read_puzzle_lines(stream)
+    puzzles = read_puzzle_lines(stream, input_format)
     report_problems(puzzles.problems, name, err)
     counts, solutions = count_solutions_batch(puzzles.boards, 2)
     status = 1 if puzzles.problems else 0
@@ -178,6 +223,23 @@ def _write_rating(out: TextIO, fmt: str, text: str, rating: Rating, max_tier: st
         if path is not None:
             record["steps"] = path
         out.write(json.dumps(record) + "\n")
+
+
+def canon_file(stream: TextIO | BinaryIO, name: str, out: TextIO, err: TextIO,
+               input_format: str = "lines") -> int:
+    """Print the canonical form (:mod:`nanpure.generator.canon`) of every puzzle of
+    ``stream``, one 81-character line each with ``.`` for a blank; equivalent puzzles get
+    the same line. The status is 1 if any line was malformed, else 0."""
+    from ..generator.canon import canonical_batch
+
+    puzzles = read_puzzle_lines(stream, input_format)
+    report_problems(puzzles.problems, name, err)
+    forms = canonical_batch(puzzles.boards)
+    if len(forms):
+        block = np.full((len(forms), 82), 10, dtype=np.uint8)  # 10: newline
+        block[:, :81] = np.where(forms == 0, ord("."), forms + 48)
+        out.write(block.tobytes().decode("ascii"))
+    return 1 if puzzles.problems else 0
 
 
 def open_input(path: str | None) -> tuple[BinaryIO, str]:

@@ -296,6 +296,8 @@ def _int_words(minimum: int | None, maximum: int | None, plural: bool = False) -
 
 EXECUTORS = ("local", "dask")
 DIG_MODES = ("target", "limit")
+#: How a run refuses duplicates: the same text only, or any equivalent puzzle too.
+DEDUP_MODES = ("exact", "equivalent")
 #: The largest seed SQLite can store (seeds are signed 64-bit integers there).
 MAX_SEED = 2**63 - 1
 DEFAULT_STORE = "output/nanpure.db"
@@ -383,6 +385,9 @@ class RunConfig:
     scheduler: str | None = None  # Dask scheduler address; implies executor "dask"
     max_seconds: float | None = None
     source: str = "<config>"
+    # "exact" or "equivalent"; None when the config does not say, which means
+    # "equivalent" for a new run and what it was made with for a stored one
+    dedup: str | None = None
 
     def to_json(self) -> str:
         """The config as JSON, as it is kept in the store's ``runs.config``."""
@@ -454,6 +459,7 @@ def run_config_from_toml(data: dict[str, Any], source: str,
             raise run.error("scheduler", 'a scheduler address needs executor = "dask"')
         executor = "dask"
     max_seconds = run.number("max_seconds", None, positive=True)
+    dedup = run.choice("dedup", DEDUP_MODES, None)
     run.finish()
     quotas = tuple(_quota(q) for q in top.tables("quota", required=True))
     seen: dict[str, int] = {}
@@ -465,7 +471,7 @@ def run_config_from_toml(data: dict[str, Any], source: str,
         seen[q.name] = i
     return RunConfig(name=name, seed=seed, quotas=quotas, store=store, workers=workers,
                      executor=executor, scheduler=scheduler, max_seconds=max_seconds,
-                     source=source)
+                     source=source, dedup=dedup)
 
 
 #: Puzzle kinds a quota may make (``kind = ...``; sudoku when not given).

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TextIO
 
 from ..output import stats
-from ..output.datasets import KIND_FORMATS, ExportError, write_export
-from .store import Store, StoreError
+from ..output.datasets import KIND_FORMATS, ExportError, write_file_export, write_hf
+from .store import Store, StoreError, canonical_forms
 
 
 def _check_run(store: Store, run: str | None) -> None:
@@ -26,10 +26,10 @@ def _check_run(store: Store, run: str | None) -> None:
 
 
 def export_command(store_path: str, run: str | None, fmt: str, out: str,
-                   kind: str | None = None) -> int:
+                   kind: str | None = None, *, license: str = "cc0-1.0") -> int:
     """``nanpure export``: write the store's puzzles (of one run, or all) of one kind to
-    ``out`` (``-`` for standard output, except Parquet; a directory for ``non``); returns
-    the exit status.
+    ``out`` (``-`` for standard output, except Parquet; a directory for ``non`` and
+    ``hf``); returns the exit status.
 
     An export holds one kind, ``kind``; without it, the kind of the puzzles selected (a
     selection of several kinds is refused, naming them).
@@ -48,16 +48,24 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
     if fmt not in KIND_FORMATS[kind]:
         raise ExportError(f"--format {fmt} is not for {kind} puzzles; {kind} exports are "
                           f"{', '.join(KIND_FORMATS[kind])}")
+    if fmt == "hf":
+        if out == "-":
+            raise ExportError("hf writes a directory; give it with --out DIR")
+        forms = canonical_forms([r.kind for r in records], [r.puzzle for r in records])
+        splits = write_hf(records, forms, out, license=license)
+        print(f"wrote {sum(splits.values())} puzzles to {out} "
+              f"(train {splits['train']}, test {splits['test']})", file=sys.stderr)
+        return 0
     if out == "-":
         if fmt == "parquet":
             raise ExportError("Parquet is binary; give a file with --out")
         if fmt == "non":
             raise ExportError("--format non writes one .non file a puzzle; give a directory "
                               "with --out DIR")
-        write_export(records, fmt, sys.stdout, kind)
+        write_file_export(records, fmt, sys.stdout, kind)
         return 0
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    n = write_export(records, fmt, out, kind)
+    n = write_file_export(records, fmt, out, kind)
     print(f"wrote {n} puzzles to {out}", file=sys.stderr)
     return 0
 
@@ -72,6 +80,7 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
         runs = [r for r in store.runs() if run is None or r.name == run]
         records = store.select_puzzles(run=run, unused_only=False)
         tallies = store.quota_tallies(run)
+        puzzles, classes = store.equivalence_classes(run)
     seconds: float | None = 0.0
     for r in runs:
         if r.finished_at is None:
@@ -87,11 +96,15 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
     summary["runs"] = [{"name": r.name, "seed": r.seed, "status": r.status,
                         "started_at": r.started_at, "finished_at": r.finished_at}
                        for r in runs]
+    summary["equivalence"] = {"puzzles": puzzles, "classes": classes}
     if as_json:
         print(json.dumps(summary, indent=2), file=out)
         return 0
     rows = [[r, q, str(n), str(t), stats.percent(n, t)] for r, q, n, t in tallies]
     quota_table = "quotas\n" + stats.table(["run", "quota", "puzzles", "tasks", "accepted"],
                                             rows, align="llrrr")
-    print(stats.format_tables(summary) + "\n\n" + quota_table, file=out)
+    classes_line = (f"equivalence classes: {classes} among {puzzles} Sudoku puzzles "
+                    "(equivalent: the same up to relabelling, rotation, reflection, ...)")
+    print(stats.format_tables(summary) + "\n\n" + quota_table + "\n\n" + classes_line,
+          file=out)
     return 0

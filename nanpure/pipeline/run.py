@@ -19,6 +19,7 @@ SIGKILL gives no status (the run stays ``running``); only batches in flight are 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import math
 import signal
@@ -36,7 +37,7 @@ from ..output.stats import percent
 from .config import RunConfig
 from .executors import BatchFuture, Executor, LogRelay, make_executor
 from .quotas import Batch, QuotaState, TaskResult, pick_quota
-from .store import COMPLETE, FAILED, INTERRUPTED, OUT_OF_TIME, Store
+from .store import COMPLETE, FAILED, INTERRUPTED, OUT_OF_TIME, RunRecord, Store
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +180,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                 f"{config.store}: run {config.name!r} was made with another seed or other "
                 "quota kinds (counts may change, nothing else); run with --fresh to discard "
                 "it, or give the run another name")
+        config = config.replace(dedup=_dedup_of(config, stored))
         run = store.begin_run(config.name, config.seed, config.to_json())
         done = store.progress(run.id)
         states = []
@@ -204,7 +206,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         summary.workers, summary.executor = executor.workers, executor.name
         bars = _Bars(states, progress)
         loop = TaskLoop(states, specs, config.seed, executor,
-                        _Keeper(store, run.id, bars), started=started,
+                        _Keeper(store, run.id, bars, config.dedup), started=started,
                         deadline=started + (config.max_seconds or math.inf),
                         batch_scope=store.transaction)
         try:
@@ -227,6 +229,20 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         log.info("run %s %s: %d puzzles made in %.1f s", config.name, summary.status,
                  summary.made, summary.seconds)
         return summary
+
+
+def _dedup_of(config: RunConfig, stored: RunRecord | None) -> str:
+    """The run's dedup mode: a new run's is the config's (``equivalent`` when not given);
+    a stored run keeps the one it was made with (``exact`` for runs made before the
+    choice existed), since changing it would change which puzzles a resumed run keeps."""
+    if stored is None:
+        return config.dedup or "equivalent"
+    made_with = json.loads(stored.config).get("dedup") or "exact"
+    if config.dedup is not None and config.dedup != made_with:
+        raise RunError(
+            f"{config.store}: run {config.name!r} was made with dedup = \"{made_with}\"; "
+            "run with --fresh to discard it, or give the run another name")
+    return made_with
 
 
 #: How a due result is judged: "accepted", "duplicate" or "rejected".
@@ -307,11 +323,13 @@ class _Keeper:
     store: Store
     run_id: int
     bars: _Bars
+    dedup: str = "exact"
 
     def __call__(self, state: QuotaState, result: TaskResult) -> str:
         if result.made is None:
             return "rejected"
-        if not self.store.insert_puzzle(self.run_id, state.name, result.number, result.made):
+        if not self.store.insert_puzzle(self.run_id, state.name, result.number, result.made,
+                                        dedup=self.dedup):
             return "duplicate"
         self.bars.add(state.index)
         return "accepted"

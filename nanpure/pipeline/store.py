@@ -1,9 +1,11 @@
 """The SQLite store: runs, the puzzles they made, and the books that printed them.
 
 One file holds everything a publisher keeps. A puzzle is stored once (its text is
-unique across all runs); every accepted puzzle is committed in its own small transaction,
-so killing a run at any moment loses only the work still in flight, and running it again
-continues from what is stored.
+unique across all runs), and with its canonical form (:mod:`nanpure.generator.canon`,
+indexed), so a run with ``dedup = "equivalent"`` also refuses a puzzle equivalent to a
+stored one (relabelled, rotated, transposed, ...). Every accepted puzzle is committed
+in its own small transaction, so killing a run at any moment loses only the work still
+in flight, and running it again continues from what is stored.
 
 >>> made = PuzzleRecord(puzzle=PUZZLE, solution=SOLUTION, tier="easy", score=400,
 ...                     hardest="Hidden Single", techniques="Hidden Single:20",
@@ -25,16 +27,19 @@ from __future__ import annotations
 import os
 import sqlite3
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
+
 from ..record import MADE_FIELDS, PuzzleRecord
+from .config import DEDUP_MODES
 
 #: Bumped whenever the schema changes; kept in ``PRAGMA user_version``.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: ``PRAGMA application_id`` of a nanpure store (the bytes "nanp").
 APPLICATION_ID = 0x6E616E70
 
@@ -63,10 +68,12 @@ CREATE TABLE puzzles (
     run_id INTEGER NOT NULL REFERENCES runs(id),
     quota TEXT NOT NULL,
     task INTEGER NOT NULL,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    canon TEXT
 );
 CREATE INDEX puzzles_by_run ON puzzles(run_id, quota, task);
 CREATE INDEX puzzles_by_tier ON puzzles(tier);
+CREATE INDEX puzzles_by_canon ON puzzles(canon);
 CREATE TABLE books (
     id INTEGER PRIMARY KEY,
     title TEXT NOT NULL,
@@ -86,10 +93,51 @@ CREATE TABLE book_puzzles (
 CREATE INDEX book_puzzles_by_puzzle ON book_puzzles(puzzle_id);
 """
 
-#: Statements that bring a store of each older schema version to the next one.
-MIGRATIONS = {
+#: Canonical forms are computed and written this many puzzles at a time.
+_CANON_BATCH = 4096
+
+
+def canonical_forms(kinds: Sequence[str], puzzles: Sequence[str]) -> list[str | None]:
+    """The canonical form (81 characters, ``.`` for a blank) of each Sudoku puzzle, None
+    for other kinds, in one batch.
+
+    >>> canonical_forms(["sudoku", "nonogram"], ["." * 80 + "7", "x"])
+    ['................................................................................1', None]
+    """
+    from ..generator.board import format_line, parse
+    from ..generator.canon import canonical_batch
+
+    sudoku = [k for k, kind in enumerate(kinds) if kind == "sudoku"]
+    forms: list[str | None] = [None] * len(puzzles)
+    if sudoku:
+        boards = canonical_batch(np.stack([parse(puzzles[k]) for k in sudoku]))
+        for k, board in zip(sudoku, boards, strict=True):
+            forms[k] = format_line(board)
+    return forms
+
+
+def _fill_canon(db: sqlite3.Connection) -> None:
+    """Give every stored puzzle its canonical form (migration 2 -> 3), in batches."""
+    last = 0
+    while True:
+        rows = db.execute("SELECT id, kind, puzzle FROM puzzles WHERE id > ? ORDER BY id "
+                          "LIMIT ?", (last, _CANON_BATCH)).fetchall()
+        if not rows:
+            return
+        forms = canonical_forms([r[1] for r in rows], [r[2] for r in rows])
+        db.executemany("UPDATE puzzles SET canon = ? WHERE id = ?",
+                       [(form, r[0]) for form, r in zip(forms, rows, strict=True)])
+        last = rows[-1][0]
+
+
+#: What brings a store of each older schema version to the next one: SQL statements, or
+#: functions of the connection for what SQL alone cannot do.
+MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = {
     # version 1 -> 2: puzzles gain their kind; everything stored before is Sudoku
     1: ("ALTER TABLE puzzles ADD COLUMN kind TEXT NOT NULL DEFAULT 'sudoku'",),
+    # version 2 -> 3: puzzles gain their canonical form, for dedup = "equivalent"
+    2: ("ALTER TABLE puzzles ADD COLUMN canon TEXT", _fill_canon,
+        "CREATE INDEX puzzles_by_canon ON puzzles(canon)"),
 }
 
 #: Run statuses: still going (or killed), all quotas filled, stopped by Ctrl-C, out of time.
@@ -102,6 +150,7 @@ SOLUTION = "28654713951392876497416382519482635786237549135791468272948165363175
 #: Columns of ``puzzles`` in table order: what the generator made, and where it belongs.
 PUZZLE_COLUMNS = ("id", *MADE_FIELDS, "run_id", "quota", "task", "created_at")
 _INSERT_COLUMNS = PUZZLE_COLUMNS[1:]
+_SELECT_COLUMNS = ", ".join(f"puzzles.{c}" for c in PUZZLE_COLUMNS)
 
 
 class StoreError(Exception):
@@ -197,7 +246,10 @@ class Store:
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             while version < SCHEMA_VERSION:
                 for statement in MIGRATIONS[version]:
-                    self.db.execute(statement)
+                    if callable(statement):
+                        statement(self.db)
+                    else:
+                        self.db.execute(statement)
                 version += 1
                 self.db.execute(f"PRAGMA user_version = {version}")
 
@@ -302,23 +354,42 @@ class Store:
 
     # --- puzzles --------------------------------------------------------------------------
 
-    def add_puzzle(self, run_id: int, quota: str, task: int, made: PuzzleRecord) -> bool:
+    def add_puzzle(self, run_id: int, quota: str, task: int, made: PuzzleRecord,
+                   dedup: str = "exact") -> bool:
         """Store one accepted puzzle (the fields the generator made) in its own
-        transaction; False if the puzzle text is already stored (by this or any run), in
-        which case nothing changes."""
+        transaction; False if the puzzle text is already stored (by this or any run), or
+        with ``dedup="equivalent"`` a puzzle equivalent to it, in which case nothing
+        changes. The puzzle is stored as it was made, never as its canonical form (which
+        would lose its symmetry)."""
         with self.transaction():
-            return self.insert_puzzle(run_id, quota, task, made)
+            return self.insert_puzzle(run_id, quota, task, made, dedup=dedup)
 
     def insert_puzzle(self, run_id: int, quota: str, task: int, made: PuzzleRecord,
-                      created_at: str | None = None) -> bool:
+                      created_at: str | None = None, *, dedup: str = "exact") -> bool:
         """:meth:`add_puzzle` inside the caller's :meth:`transaction` (to store the
         puzzles that arrive together in one commit)."""
+        if dedup not in DEDUP_MODES:
+            raise ValueError(f"unknown dedup {dedup!r}; expected one of "
+                             f"{', '.join(DEDUP_MODES)}")
+        canon = canonical_forms([made.kind], [made.puzzle])[0]
+        if dedup == "equivalent" and canon is not None and self.db.execute(
+                "SELECT 1 FROM puzzles WHERE canon = ? LIMIT 1", (canon,)).fetchone():
+            return False
         values = [getattr(made, name) for name in MADE_FIELDS]
         cur = self.db.execute(
-            f"INSERT OR IGNORE INTO puzzles ({', '.join(_INSERT_COLUMNS)}) "
-            f"VALUES ({', '.join('?' * len(_INSERT_COLUMNS))})",
-            (*values, run_id, quota, task, created_at or utc_now()))
+            f"INSERT OR IGNORE INTO puzzles ({', '.join(_INSERT_COLUMNS)}, canon) "
+            f"VALUES ({', '.join('?' * (len(_INSERT_COLUMNS) + 1))})",
+            (*values, run_id, quota, task, created_at or utc_now(), canon))
         return cur.rowcount == 1
+
+    def equivalence_classes(self, run: str | None = None) -> tuple[int, int]:
+        """(Sudoku puzzles stored, distinct equivalence classes among them), in one run or
+        in all; the two differ only where runs with ``dedup = "exact"`` stored equivalent
+        puzzles."""
+        sql = ("SELECT count(canon), count(DISTINCT canon) FROM puzzles "
+               "JOIN runs ON runs.id = run_id" + (" WHERE runs.name = ?" if run else ""))
+        n, classes = self.db.execute(sql, (run,) if run else ()).fetchone()
+        return n, classes
 
     def select_puzzles(self, run: str | None = None, quotas: Sequence[str] | None = None,
                        tiers: Sequence[str] | None = None,
@@ -344,7 +415,8 @@ class Store:
             params.extend(kinds)
         if unused_only:
             where.append("NOT EXISTS (SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id)")
-        sql = ("SELECT puzzles.*, runs.name AS run FROM puzzles JOIN runs ON runs.id = run_id"
+        sql = (f"SELECT {_SELECT_COLUMNS}, runs.name AS run FROM puzzles "
+               "JOIN runs ON runs.id = run_id"
                + (" WHERE " + " AND ".join(where) if where else "")
                + " ORDER BY run_id, quota, task, puzzles.id")
         return [PuzzleRecord(**dict(r)) for r in self.db.execute(sql, params)]

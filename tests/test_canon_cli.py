@@ -1,0 +1,45 @@
+"""``nanpure canon``: one canonical line per puzzle, equal for equivalent puzzles, and the
+same input handling as ``solve`` (problems as FILE:LINE, exit 1; unreadable file, exit 2)."""
+
+from __future__ import annotations
+
+from nanpure.cli import main
+from nanpure.generator.board import format_line, parse
+from nanpure.generator.canon import canonical_text, random_transform
+
+A = "8...6.2...5.8....323.5.......74...12....5....52...78.......9.361....3.8...6.8...9"
+B = "..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4.459....."
+
+
+def test_equivalent_puzzles_get_one_line_and_others_another(tmp_path, capsys):
+    moved = [format_line(random_transform(parse(A), seed)) for seed in range(5)]
+    path = tmp_path / "p.txt"
+    path.write_text("# five copies of A, then B\n" + "\n".join(moved) + "\n\n" + B + "\n")
+    assert main(["canon", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [canonical_text(A)] * 5 + [canonical_text(B)]
+    assert lines[0] != lines[-1] and len(lines[0]) == 81
+
+
+def test_bad_lines_are_reported_and_the_others_answered(tmp_path, capsys):
+    path = tmp_path / "p.txt"
+    path.write_text(A + "\n" + "1" * 81 + "\nshort\n" + B.replace(".", "0") + "\n")
+    assert main(["canon", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [canonical_text(A), canonical_text(B)]
+    errors = captured.err.splitlines()
+    assert len(errors) == 2
+    assert errors[0].startswith(f"{path}:2: ") and errors[1].startswith(f"{path}:3: ")
+
+
+def test_missing_file_is_one_line_and_status_2(tmp_path, capsys):
+    assert main(["canon", str(tmp_path / "none.txt")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("nanpure: cannot read") and len(err.splitlines()) == 1
+
+
+def test_reads_other_formats(tmp_path, capsys):
+    path = tmp_path / "p.sdm"
+    path.write_text(A.replace(".", "0") + "\n")
+    assert main(["canon", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines() == [canonical_text(A)]

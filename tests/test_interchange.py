@@ -1,0 +1,224 @@
+"""Interchange formats: kaggle, sdm, sdk, opensudoku and the hf directory are written
+with where they came from, read back, and read by solve, rate and canon; the dataset
+card's counts match its files; bad input is one line per problem."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from nanpure import __version__
+from nanpure.cli import main
+from nanpure.generator.board import format_line, parse
+from nanpure.generator.candidate import Spec, make_candidate
+from nanpure.generator.canon import canonical_text, random_transform
+from nanpure.generator.ladder import rate
+from nanpure.output.datasets import (
+    INTERCHANGE_FORMATS,
+    ladder_fingerprint,
+    read_dataset_card,
+    read_export,
+    read_interchange,
+    split_of,
+    write_export,
+)
+from nanpure.pipeline.store import Store
+
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+@pytest.fixture(scope="module")
+def made():
+    """Twelve generated puzzles of two tiers."""
+    records = [make_candidate(Spec(max_tier="easy", blanks=(40, 50)), s) for s in range(8)]
+    records += [make_candidate(Spec(min_tier="medium", max_tier="medium"), s)
+                for s in range(4)]
+    assert all(r is not None for r in records)
+    return records
+
+
+@pytest.fixture
+def store(tmp_path, made):
+    """A store with the made puzzles and, under exact dedup, two equivalent copies."""
+    path = tmp_path / "s.db"
+    with Store(path) as s:
+        run = s.begin_run("nightly", 1, "{}")
+        for k, r in enumerate(made):
+            s.add_puzzle(run.id, r.tier, k, r)
+        for k in (0, 9):
+            moved = random_transform(parse(made[k].puzzle), k)
+            solution = random_transform(parse(made[k].solution), k)
+            rating = rate(moved)  # a moved puzzle may take another path
+            s.add_puzzle(run.id, "copies", k, made[k]._replace(
+                puzzle=format_line(moved), solution="".join(map(str, solution)),
+                tier=rating.tier, score=rating.score, hardest=rating.hardest,
+                techniques=rating.techniques))
+    return path
+
+
+def _records(path):
+    with Store(path, create=False) as s:
+        return s.select_puzzles(unused_only=False)
+
+
+@pytest.mark.parametrize("fmt", INTERCHANGE_FORMATS)
+def test_each_format_reads_back(store, tmp_path, fmt):
+    out = tmp_path / f"all.{fmt}"
+    assert main(["export", "--store", str(store), "--format", fmt, "--out", str(out)]) == 0
+    records = _records(store)
+    rows = read_interchange(out, fmt)
+    assert [r["puzzle"] for r in rows] == [r.puzzle for r in records]
+    text = out.read_text()
+    fingerprint = ladder_fingerprint()
+    if fmt == "kaggle":
+        assert text.splitlines()[0] == "quizzes,solutions" and "." not in text
+        assert [r["solution"] for r in rows] == [r.solution for r in records]
+    if fmt == "sdm":
+        assert text.splitlines()[0] == records[0].puzzle.replace(".", "0")
+    if fmt == "sdk":
+        assert [r["tier"] for r in rows] == [r.tier for r in records]
+        assert all(f"ladder {fingerprint}" in r["comment"] for r in rows)
+        assert all(r["source"] == f"nanpure {__version__}" for r in rows)
+        assert text.splitlines()[5] == records[0].puzzle[:9]
+    if fmt == "opensudoku":
+        assert [(r["tier"], r["score"], r["hardest"]) for r in rows] == [
+            (r.tier, r.score, r.hardest) for r in records]
+        assert f'ladder_fingerprint="{fingerprint}"' in text
+        assert f'nanpure_version="{__version__}"' in text
+    meta = tmp_path / f"all.{fmt}.meta.json"
+    if fmt in ("kaggle", "sdm"):
+        assert json.loads(meta.read_text()) == {
+            "format": fmt, "rows": len(records), "nanpure_version": __version__,
+            "ladder_fingerprint": fingerprint}
+    else:
+        assert not meta.exists()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "lines"])
+def test_existing_exports_are_unchanged_and_get_a_sidecar(store, tmp_path, fmt, capsys):
+    out = tmp_path / f"all.{fmt}"
+    assert main(["export", "--store", str(store), "--format", fmt, "--out", str(out)]) == 0
+    again = tmp_path / f"again.{fmt}"
+    write_export(_records(store), fmt, again)
+    assert out.read_bytes() == again.read_bytes()
+    meta = json.loads((tmp_path / f"all.{fmt}.meta.json").read_text())
+    assert meta["ladder_fingerprint"] == ladder_fingerprint() and meta["rows"] == 14
+    assert main(["export", "--store", str(store), "--format", fmt]) == 0
+    assert capsys.readouterr().out == out.read_text()
+
+
+def test_parquet_export_records_provenance_in_its_metadata(store, tmp_path):
+    out = tmp_path / "all.parquet"
+    assert main(["export", "--store", str(store), "--format", "parquet", "--out", str(out)]) == 0
+    metadata = pq.read_schema(out).metadata
+    assert metadata[b"nanpure.ladder_fingerprint"] == ladder_fingerprint().encode()
+    assert metadata[b"nanpure.nanpure_version"] == __version__.encode()
+    assert len(read_export(out, "parquet")) == 14
+
+
+def test_ladder_fingerprint_follows_the_ladder(monkeypatch):
+    from nanpure.generator import ladder
+
+    before = ladder_fingerprint()
+    swapped = (ladder.LADDER[1], ladder.LADDER[0], *ladder.LADDER[2:])
+    monkeypatch.setattr(ladder, "LADDER", swapped)
+    assert ladder_fingerprint() != before
+
+
+def test_hf_export_splits_by_class_and_its_card_counts_match(store, tmp_path, capsys):
+    out = tmp_path / "hf"
+    assert main(["export", "--store", str(store), "--format", "hf", "--out", str(out),
+                 "--license", "cc-by-4.0"]) == 0
+    assert "wrote 14 puzzles" in capsys.readouterr().err
+    card = read_dataset_card(out / "README.md")
+    assert card["license"] == "cc-by-4.0"
+    assert card["nanpure"]["ladder_fingerprint"] == ladder_fingerprint()
+    assert card["nanpure"]["version"] == __version__
+    sides: dict[str, set[str]] = {}
+    total = 0
+    for split in ("train", "test"):
+        table = pq.read_table(out / "data" / f"{split}.parquet")
+        rows = table.to_pylist()
+        with open(out / "data" / f"{split}.csv", newline="") as f:
+            assert [r["puzzle"] for r in csv.DictReader(f)] == [r["puzzle"] for r in rows]
+        assert table.schema.metadata[b"nanpure.ladder_fingerprint"] == (
+            ladder_fingerprint().encode())
+        tiers: dict[str, int] = {}
+        for r in rows:
+            tiers[r["tier"]] = tiers.get(r["tier"], 0) + 1
+            assert r["canonical"] == canonical_text(r["puzzle"])
+            assert split_of(r["canonical"]) == split
+        sides[split] = {r["canonical"] for r in rows}
+        assert card["nanpure"]["tiers"][split] == tiers
+        (info,) = [s for s in card["dataset_info"]["splits"] if s["name"] == split]
+        assert info["num_examples"] == len(rows)
+        total += len(rows)
+        assert [f["name"] for f in card["dataset_info"]["features"]] == table.column_names
+    assert total == 14
+    assert not sides["train"] & sides["test"]  # equivalent puzzles never straddle
+    assert len(sides["train"] | sides["test"]) == 12  # the copies joined their originals
+    files = {e["split"]: e["path"] for e in card["configs"][0]["data_files"]}
+    assert files == {"train": "data/train.parquet", "test": "data/test.parquet"}
+
+
+def test_hf_needs_a_directory(store, capsys):
+    assert main(["export", "--store", str(store), "--format", "hf"]) == 2
+    assert "give it with --out DIR" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt, ext", [("kaggle", "csv"), ("sdm", "sdm"), ("sdk", "sdk"),
+                                      ("opensudoku", "opensudoku"), ("parquet", "parquet"),
+                                      ("csv", "csv")])
+def test_solve_rate_and_canon_read_the_formats(store, tmp_path, capsys, fmt, ext):
+    out = tmp_path / f"all.{ext}"
+    assert main(["export", "--store", str(store), "--format", fmt, "--out", str(out)]) == 0
+    records = _records(store)
+    capsys.readouterr()
+    assert main(["solve", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines() == [r.solution for r in records]
+    assert main(["rate", "--format", "csv", str(out)]) == 0
+    rated = list(csv.DictReader(capsys.readouterr().out.splitlines()))
+    assert [(r["tier"], int(r["score"])) for r in rated] == [(r.tier, r.score) for r in records]
+    assert main(["canon", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines() == [canonical_text(r.puzzle) for r in records]
+
+
+def test_input_format_overrides_the_extension(tmp_path, capsys, made):
+    path = tmp_path / "puzzles.txt"
+    path.write_text("quizzes,solutions\n" + "".join(
+        f"{r.puzzle.replace('.', '0')},{r.solution}\n" for r in made[:2]))
+    assert main(["solve", str(path)]) == 1  # read as lines, the header is malformed
+    capsys.readouterr()
+    assert main(["solve", "--input-format", "csv", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines() == [r.solution for r in made[:2]]
+
+
+def test_bad_input_is_one_line_per_problem(tmp_path, capsys, made):
+    good = made[0].puzzle
+    sdk = tmp_path / "bad.sdk"
+    rows = [good[i : i + 9] for i in range(0, 81, 9)]
+    sdk.write_text("#Leasy\n" + "\n".join(rows) + "\n\n#Lhard\n" + "\n".join(
+        rows[:4] + ["12345678x"] + rows[5:]) + "\n\n" + "\n".join(rows[:3]) + "\n")
+    assert main(["canon", str(sdk)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [canonical_text(good)]
+    errors = captured.err.splitlines()
+    assert [e.split(": ")[0] for e in errors] == [f"{sdk}:13", f"{sdk}:23"]
+    xml = tmp_path / "bad.opensudoku"
+    xml.write_text(f'<opensudoku>\n<game data="{good}"/>\n<game data="1{good[1:]}\n')
+    assert main(["canon", str(xml)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [canonical_text(good)]
+    assert captured.err.startswith(f"{xml}:") and "not valid XML" in captured.err
+    kaggle = tmp_path / "bad.csv"
+    kaggle.write_text(f"quizzes,solutions\n{good},x\n{good[:80]},y\n")
+    assert main(["rate", str(kaggle)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{kaggle}:3: expected 81 characters, got 80"]
+    nocolumn = tmp_path / "other.csv"
+    nocolumn.write_text("a,b\n1,2\n")
+    assert main(["solve", str(nocolumn)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "no puzzle column" in err and str(nocolumn) in err
