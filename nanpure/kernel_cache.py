@@ -136,34 +136,3 @@ def use_kernel_dir(environ: MutableMapping[str, str] = os.environ,
     if "numba" in sys.modules:  # imported before nanpure: have it read the variable again
         sys.modules["numba"].core.config.reload_config()
     return kernels
-
-
-def lock_cache_writes() -> bool:
-    """Make this process's numba cache writes wait for those of other processes.
-
-    numba saves a compiled kernel by reading its file's index, adding an entry and a data
-    file numbered after the entries it saw, and writing the index back. Two processes
-    saving different signatures of one function at once could both pick the same data file
-    and leave an index entry naming the other's code; :func:`.generator.kernels.compile_all`
-    compiles in several processes, so its workers hold a lock (``flock`` on a file beside
-    the index) while they save. Loading needs none: every file is written whole and then
-    renamed into place. Returns False where there is no ``flock`` (not POSIX).
-    """
-    try:
-        import fcntl
-    except ImportError:
-        return False
-    from numba.core import caching
-
-    save = caching.IndexDataCacheFile.save
-    if getattr(save, "locked", False):
-        return True
-
-    def locked_save(self, key, data) -> None:
-        with open(os.path.join(self._cache_path, ".lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
-            save(self, key, data)
-
-    locked_save.locked = True  # type: ignore[attr-defined]
-    caching.IndexDataCacheFile.save = locked_save
-    return True

@@ -5,9 +5,9 @@ directory :mod:`nanpure.kernel_cache` names for the kernel sources), so only the
 command after installing, upgrading or changing a kernel pays for it; a run with several
 workers would pay it in each of them at once. :func:`compile_all` pays it once, up front
 (``make install`` calls it through ``nanpure compile``): it runs the warm-up of each
-group of :data:`GROUPS` (kernels no other group calls, apart from small shared ones),
-the groups spread over worker processes, largest first. What one process compiles goes
-to the shared cache, where the others and every later command find it.
+group of :data:`GROUPS`, the groups spread over worker processes, largest first. What
+one process compiles goes to the shared cache, where the others and every later command
+find it (a kernel two processes reach at the same time is compiled by both).
 
 >>> sorted(GROUPS) == sorted(SUDOKU + ("canon", "nonogram"))
 True
@@ -18,8 +18,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-
-from ..kernel_cache import lock_cache_writes
 
 # A well-known very hard puzzle ("Easter Monster") and its solution: rating it climbs the
 # whole ladder, up to the forcing nets, so every finder gets compiled.
@@ -157,6 +155,37 @@ GROUPS: dict[str, Callable[[], None]] = {
 
 #: The groups making and printing Sudoku needs (``nanpure run`` with Sudoku quotas).
 SUDOKU = ("rater", "finders", "solver", "generator")
+
+
+def lock_cache_writes() -> bool:
+    """Make this process's numba cache writes wait for those of other processes.
+
+    numba saves a compiled kernel by reading its file's index, adding an entry and a data
+    file numbered after the entries it saw, and writing the index back. Two processes
+    saving different signatures of one function at once could both pick the same data file
+    and leave an index entry naming the other's code; :func:`compile_all` compiles in
+    several processes, so its workers hold a lock (``flock`` on a file beside
+    the index) while they save. Loading needs none: every file is written whole and then
+    renamed into place. Returns False where there is no ``flock`` (not POSIX).
+    """
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    from numba.core import caching
+
+    save = caching.IndexDataCacheFile.save
+    if getattr(save, "locked", False):
+        return True
+
+    def locked_save(self, key, data) -> None:
+        with open(os.path.join(self._cache_path, ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+            save(self, key, data)
+
+    locked_save.locked = True  # type: ignore[attr-defined]
+    caching.IndexDataCacheFile.save = locked_save
+    return True
 
 
 def compile_group(name: str) -> float:
