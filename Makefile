@@ -10,8 +10,10 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test,parquet]'
-	@# numba kernels compile on first use; do it once here rather than in every worker
-	$(BIN)/nanpure compile
+	@# numba kernels compile on first use; do it once here rather than in every worker,
+	@# in parallel processes. What Sudoku needs: canon and nonogram compile on first use
+	@# (or with a plain `nanpure compile`).
+	$(BIN)/nanpure compile sudoku
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -35,7 +37,10 @@ bench: $(STAMP)
 
 # The main job from the packaged defaults: a small run into output/nanpure.db, then the
 # default book (nanpure/data/default-book.toml) as output/book.pdf with its manifest.
+# `nanpure compile sudoku` first: after a change to a kernel it compiles in parallel what
+# the run's workers would each compile on their own (with nothing to do: a few seconds).
 book: $(STAMP)
+	$(BIN)/nanpure compile sudoku
 	$(BIN)/nanpure run
 	$(BIN)/nanpure book
 

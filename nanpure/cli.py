@@ -562,23 +562,41 @@ def _run_from_image(args: argparse.Namespace) -> int:
 
 
 def _add_compile(sub: argparse._SubParsersAction) -> None:
+    from .generator.kernels import GROUPS, SUDOKU
+
     p = sub.add_parser(
         "compile",
         help="compile every kernel now (make install does this)",
-        description="Compile every numba kernel once and cache it in the user's cache "
+        description="Compile the numba kernels once and cache them in the user's cache "
         "directory. Every command compiles what it needs on first use anyway; doing it up "
-        "front, once, spares the first run (and each of its workers) about five minutes.",
+        "front, once, in parallel processes, spares the first run (and each of its "
+        "workers) several minutes.",
     )
+    p.add_argument("groups", nargs="*", metavar="GROUP",
+                   help=f"kernel groups to compile, of: {', '.join(GROUPS)}, or sudoku "
+                   f"for {', '.join(SUDOKU)} (default: all)")
+    p.add_argument("-j", "--jobs", type=int, default=None,
+                   help="processes compiling at once (default: the number of CPUs)")
     p.set_defaults(func=_run_compile)
 
 
 def _run_compile(args: argparse.Namespace) -> int:
     import time
 
-    from .generator.kernels import compile_all
+    from .generator.kernels import GROUPS, SUDOKU, compile_all
 
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    unknown = [g for g in args.groups if g not in GROUPS and g != "sudoku"]
+    if unknown:
+        raise UsageError(f"no kernel group {unknown[0]!r}; expected some of "
+                         f"{', '.join(GROUPS)}, sudoku")
+    groups = [g for name in args.groups or GROUPS
+              for g in (SUDOKU if name == "sudoku" else (name,))]
     start = time.perf_counter()
-    compile_all(lambda stage: print(f"compiling: {stage}", file=sys.stderr, flush=True))
+    compile_all(lambda group, cpu: print(f"compiled: {group} ({cpu:.0f} s CPU)",
+                                         file=sys.stderr, flush=True),
+                groups, args.jobs)
     print(f"kernels ready in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     return 0
 

@@ -1,25 +1,63 @@
-"""`nanpure compile`: every kernel runs once, stage by stage."""
+"""`nanpure compile`: the kernel groups, compiled in this process or in parallel ones."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from nanpure.generator.kernels import compile_all
-from nanpure.generator.tiers import TIERS
+import pytest
+
+from nanpure.generator.kernels import GROUPS, SUDOKU, compile_all
 
 
-def test_compile_all_walks_every_stage():
-    stages: list[str] = []
-    compile_all(stages.append)
-    assert stages[0] == "solver" and stages[-1] == "rater"
-    assert [s for s in stages if s.startswith("generator")] == [
-        f"generator ({t})" for t in TIERS
-    ]
+def test_compile_all_reports_each_group_with_its_cpu_time():
+    done: list[tuple[str, float]] = []
+    compile_all(lambda group, cpu: done.append((group, cpu)), SUDOKU, jobs=1)
+    assert [group for group, _ in done] == list(SUDOKU)
+    assert all(cpu >= 0 for _, cpu in done)
 
 
-def test_compile_command_reports_when_ready():
-    out = subprocess.run([sys.executable, "-m", "nanpure.cli", "compile"],
-                         capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0
+def test_compile_all_rejects_an_unknown_group():
+    with pytest.raises(ValueError, match="no kernel group 'sudoku'"):
+        compile_all(groups=("sudoku",))
+
+
+def test_compile_command_compiles_in_parallel_and_reports_when_ready():
+    out = subprocess.run([sys.executable, "-m", "nanpure.cli", "compile", "-j", "2", "sudoku"],
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr
+    assert sorted(line.split()[1] for line in out.stderr.splitlines()
+                  if line.startswith("compiled:")) == sorted(SUDOKU)
     assert "kernels ready in" in out.stderr
+
+
+def test_compile_command_names_the_groups_on_a_typo():
+    out = subprocess.run([sys.executable, "-m", "nanpure.cli", "compile", "ratr"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.strip() == (f"nanpure: no kernel group 'ratr'; expected some of "
+                                  f"{', '.join(GROUPS)}, sudoku")
+
+
+_SIGNATURES = """
+import sys
+from numba.core.registry import CPUDispatcher
+from nanpure.generator.kernels import compile_group
+
+compile_group("finders")
+compile_group("rater")
+finders = {f"{m.__name__}.{n}": d for m in list(sys.modules.values())
+           if m.__name__.startswith("nanpure.generator.techniques.")
+           for n, d in vars(m).items() if isinstance(d, CPUDispatcher)
+           and (n.startswith("find_") or n.endswith("_in") or n in ("finned_fish", "may_close"))}
+print(sorted(n for n, d in finders.items() if len(d.signatures) > 1))
+"""
+
+
+def test_the_finders_group_compiles_the_types_the_climb_calls_with():
+    # a fresh process: one signature per finder means the climb found its finders compiled
+    # by the finders group (with other types it would compile them again)
+    out = subprocess.run([sys.executable, "-c", _SIGNATURES], capture_output=True, text=True,
+                         timeout=900)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

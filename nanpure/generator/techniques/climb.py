@@ -23,6 +23,12 @@ ALS techniques, which share one :func:`.als.als_structure` (the rows' ``prepare`
 built once per position. A group reports which of its rungs found the step, so the climb
 takes the same steps as trying the rungs one by one.
 
+Only :func:`rate_puzzle` (and :func:`check_step`, which the rater calls) is compiled as a
+kernel of its own; the kernels between it and the finders are inlined into it
+(``inline="always"``). numba links a copy of every callee into its caller and optimises
+the whole again, so each level of calls between the climb and the finders would compile
+every finder once more.
+
 A technique whose finder has a kernel here is one row of the ladder; a new finder also
 needs a kernel id (a line ``NAME = _kernel("finder")``) and a branch in :func:`_run`.
 
@@ -200,7 +206,7 @@ def rungs(table) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _run(grid, cand, step, solution, rungs, r: int, units: int, memo, planes) -> int:
     """Run the kernel of rung ``r`` (of a group: the group's) on the units of the mask
     ``units``; the kind of the step found (the :data:`KIND` of the rung), or 0."""
@@ -266,7 +272,7 @@ def _run(grid, cand, step, solution, rungs, r: int, units: int, memo, planes) ->
     return 1 if found else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _x_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, seen: np.ndarray,
              planes: np.ndarray) -> bool:
     """X-Chain, not searched when no digit that changed since it last came up empty
@@ -281,38 +287,43 @@ def _x_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, seen: np.ndar
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _search(grid, cand, step, solution, rungs, r: int, memo: Memo, planes: np.ndarray) -> int:
     """:func:`_run` rung ``r`` on the units that changed since it last searched them in
     vain, and remember those it searches in vain now. ``memo`` is the puzzle's
     :func:`new_memo`, ``planes`` the position's :func:`.memo.digit_planes`."""
     by = rungs[r, UNITS]
+    # _run is inlined: called from one place, so that it is typed and compiled only once
+    seen = memo.loops  # unused for WHOLE
+    cells = HOUSES
     if by == WHOLE:
-        return _run(grid, cand, step, solution, rungs, r, _EVERY_UNIT, memo, planes)
-    if by == BY_DIGIT or by == DIGIT_ORDER:
+        units = _EVERY_UNIT
+    elif by == BY_DIGIT or by == DIGIT_ORDER:
         seen = memo.digits[rungs[r, SLOT]]
         units = changed_digits(seen, planes)
-        kind = _run(grid, cand, step, solution, rungs, r, units, memo, planes) if units else 0
+    else:
+        if by == BY_HOUSE:
+            seen = memo.houses[rungs[r, SLOT]]
+        else:
+            seen = memo.crossings[rungs[r, SLOT]]
+            cells = CROSSING_CELLS
+        units = changed_units(seen, cand, cells)
+    kind = _run(grid, cand, step, solution, rungs, r, units, memo, planes) if units else 0
+    if by == WHOLE:
+        return kind
+    if by == BY_DIGIT or by == DIGIT_ORDER:
         if kind == 0:
             remember_digits(seen, planes, units)
         elif by == DIGIT_ORDER:
             code = step[ELIM_AT] if step[N_ELIM] else step[PLACE_AT]
             remember_digits(seen, planes, units & ((1 << code % 9) - 1))
         return kind
-    if by == BY_HOUSE:
-        seen = memo.houses[rungs[r, SLOT]]
-        cells = HOUSES
-    else:
-        seen = memo.crossings[rungs[r, SLOT]]
-        cells = CROSSING_CELLS
-    units = changed_units(seen, cand, cells)
-    kind = _run(grid, cand, step, solution, rungs, r, units, memo, planes) if units else 0
     if kind == 0:
         remember_units(seen, cand, cells, units)
     return kind
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def try_rungs(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, solution: np.ndarray,
               rungs: np.ndarray, memo: Memo) -> int:
     """Try the rungs in order, a group at a time; the first rung that finds a step (its
@@ -329,7 +340,7 @@ def try_rungs(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, solution: np
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def new_memo(rungs: np.ndarray) -> Memo:
     """What the rungs that search unit by unit have searched in vain (see :mod:`.memo`),
     nothing yet: one per puzzle, a row of snapshots per group of rungs."""
@@ -348,7 +359,7 @@ def new_memo(rungs: np.ndarray) -> Memo:
                 np.full((9, 2), -1, dtype=np.int64))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def check_step(step: np.ndarray, solution: np.ndarray) -> tuple[int, int, int]:
     """``(0, 0, 0)`` for a true step; ``(1, 0, 0)`` if it changes nothing; ``(2, cell,
     digit)`` for a placement and ``(3, cell, digit)`` for an elimination that contradicts
@@ -366,7 +377,7 @@ def check_step(step: np.ndarray, solution: np.ndarray) -> tuple[int, int, int]:
     return 0, 0, 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def take_step(
     grid, cand, free, qcells, qdigits, ends, solution, index, step, log, records, n_log
 ) -> int:
@@ -401,7 +412,7 @@ def rate_puzzle(board: np.ndarray, solution: np.ndarray, rungs: np.ndarray, path
     return n_log, status, log, records, step
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def climb(grid, cand, free, qcells, qdigits, ends, solution, rungs, step, log, records,
           memo) -> tuple[int, int]:
     """Rate from the current position on: singles, then ``rungs``, from the bottom again
