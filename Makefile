@@ -34,6 +34,9 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/generator.py
 	$(BIN)/python benchmarks/book.py
 	$(BIN)/python benchmarks/pipeline.py
+	$(BIN)/python benchmarks/canon.py
+	$(BIN)/python benchmarks/nonogram.py
+	$(BIN)/python benchmarks/compile.py
 
 # The main job from the packaged defaults: a small run into output/nanpure.db, then the
 # default book (nanpure/data/default-book.toml) as output/book.pdf with its manifest.
