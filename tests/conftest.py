@@ -13,6 +13,7 @@ exactly the pattern it is about. Test modules import these helpers with
 from __future__ import annotations
 
 import csv
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -154,3 +155,20 @@ def assert_family_keeps_true_candidates(family: str, rows: list[dict[str, str]])
                 for cell, d in eliminations(step):
                     assert solution[cell] != d, (tech.name, puzzle, cell, d)
     return checked
+
+
+def old_store(path, version: int) -> sqlite3.Connection:
+    """An empty store of an older schema ``version`` (1 or 2) at ``path``, open, for
+    migration tests: today's schema without what later versions added."""
+    from nanpure.pipeline.store import APPLICATION_ID, SCHEMA
+
+    schema = SCHEMA.replace(",\n    canon TEXT\n", "\n").replace(
+        "CREATE INDEX puzzles_by_canon ON puzzles(canon);", "")  # added by version 3
+    if version < 2:
+        schema = schema.replace("    kind TEXT NOT NULL DEFAULT 'sudoku',\n", "")
+    assert "canon" not in schema and ("kind" in schema) == (version >= 2)
+    db = sqlite3.connect(path)
+    db.executescript(schema)
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    db.execute(f"PRAGMA user_version = {version}")
+    return db

@@ -8,6 +8,7 @@ import json
 import sqlite3
 
 import pytest
+from conftest import old_store
 
 from nanpure.cli import main
 from nanpure.generator.board import format_line, parse
@@ -23,9 +24,7 @@ from nanpure.pipeline.config import (
 from nanpure.pipeline.executors import InlineExecutor
 from nanpure.pipeline.run import RunError, execute
 from nanpure.pipeline.store import (
-    APPLICATION_ID,
     PUZZLE,
-    SCHEMA,
     SCHEMA_VERSION,
     SOLUTION,
     Store,
@@ -124,13 +123,7 @@ def test_config_reads_dedup_and_refuses_other_values():
 
 def test_schema_2_store_is_migrated_with_canonical_forms(tmp_path, capsys):
     path = tmp_path / "old.db"
-    old = SCHEMA.replace(",\n    canon TEXT\n", "\n").replace(
-        "CREATE INDEX puzzles_by_canon ON puzzles(canon);", "")
-    assert old != SCHEMA and "canon" not in old
-    db = sqlite3.connect(path)
-    db.executescript(old)
-    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    db.execute("PRAGMA user_version = 2")
+    db = old_store(path, 2)
     db.execute("INSERT INTO runs VALUES (1, 'old', 7, '{}', 'then', NULL, 'complete')")
     for k, puzzle in enumerate((PUZZLE, _moved(PUZZLE), _moved(PUZZLE, 2))):
         db.execute("INSERT INTO puzzles (puzzle, solution, tier, score, hardest, techniques, "

@@ -102,7 +102,7 @@ def test_malformed_input_is_named_with_its_line(files):
 
 def test_sudoku_options_stay_sudoku(files):
     assert "one FILE" in nanpure("solve", "a", "b").stderr
-    assert "--input-format is for --kind nonogram" in nanpure(
+    assert "--input-format non is not for sudoku puzzles" in nanpure(
         "solve", "--input-format", "non", str(files["non"])).stderr
     wrong = nanpure("solve", "--kind", "nonogram", "--format", "lines", str(files["non"]))
     assert wrong.returncode == 2 and "--format lines is not for nonogram" in wrong.stderr

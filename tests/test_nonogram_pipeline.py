@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import io
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import old_store
 from test_run import InlineExecutor
 
 from nanpure.generator.kinds import kind_of
@@ -32,7 +32,7 @@ from nanpure.pipeline.config import (
 from nanpure.pipeline.executors import LocalExecutor
 from nanpure.pipeline.reports import export_command, stats_command
 from nanpure.pipeline.run import execute
-from nanpure.pipeline.store import APPLICATION_ID, COMPLETE, SCHEMA, Store
+from nanpure.pipeline.store import COMPLETE, Store
 
 
 def _read(text: str):
@@ -192,10 +192,7 @@ def test_same_seed_same_nonograms_with_one_and_two_workers(tmp_path):
 
 def test_schema_1_store_takes_a_nonogram_run(tmp_path):
     path = tmp_path / "old.db"
-    db = sqlite3.connect(path)
-    db.executescript(SCHEMA.replace("    kind TEXT NOT NULL DEFAULT 'sudoku',\n", ""))
-    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    db.execute("PRAGMA user_version = 1")
+    db = old_store(path, 1)
     db.commit()
     db.close()
     config = RunConfig(name="n", seed=2, quotas=(NonogramQuota("q", 2, (6, 6)),),

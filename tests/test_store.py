@@ -7,13 +7,13 @@ import subprocess
 import sys
 
 import pytest
+from conftest import old_store
 
 from nanpure.pipeline.store import (
     APPLICATION_ID,
     COMPLETE,
     PUZZLE,
     RUNNING,
-    SCHEMA,
     SCHEMA_VERSION,
     SOLUTION,
     Store,
@@ -54,13 +54,7 @@ def test_schema_pragmas_and_wal(tmp_path):
 
 def test_store_of_schema_1_is_migrated_and_its_puzzles_are_sudoku(tmp_path):
     path = tmp_path / "old.db"
-    db = sqlite3.connect(path)
-    old_schema = SCHEMA.replace("    kind TEXT NOT NULL DEFAULT 'sudoku',\n", "").replace(
-        ",\n    canon TEXT\n", "\n").replace("CREATE INDEX puzzles_by_canon ON puzzles(canon);", "")
-    assert "kind" not in old_schema and "canon" not in old_schema
-    db.executescript(old_schema)
-    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    db.execute("PRAGMA user_version = 1")
+    db = old_store(path, 1)
     db.execute("INSERT INTO runs VALUES (1, 'old', 7, '{}', 'then', NULL, 'complete')")
     db.execute("INSERT INTO puzzles (puzzle, solution, tier, score, hardest, techniques, "
                "symmetry, blanks, seed, run_id, quota, task, created_at) VALUES "
