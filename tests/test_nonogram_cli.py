@@ -84,6 +84,7 @@ def test_solve_reads_stdin_and_input_format(files):
     assert (as_non.returncode, as_non.stdout) == (0, "#.#\n###\n")
 
 
+@pytest.mark.slow
 def test_malformed_input_is_named_with_its_line(files):
     done = nanpure("solve", "--kind", "nonogram", str(files["bad"]))
     assert done.returncode == 1 and done.stdout == "#.#\n###\n"
@@ -149,6 +150,7 @@ def test_generate_text_is_deterministic_and_unique():
         assert line.startswith("8x8 ") and count_solutions(parse_line(line)) == 1
 
 
+@pytest.mark.slow
 def test_generate_csv_jsonl_and_non(tmp_path):
     base = ("generate", "--kind", "nonogram", "--size", "7x6", "--count", "2", "--seed", "9")
     rows = list(csv.DictReader(io.StringIO(nanpure(*base, "--format", "csv").stdout)))
@@ -165,6 +167,7 @@ def test_generate_csv_jsonl_and_non(tmp_path):
     assert first.goal == rows[0]["solution"]
 
 
+@pytest.mark.slow
 def test_generate_refuses_what_no_nonogram_can_be():
     cases = [
         (("--size", "10x12", "--symmetry", "rot90"), "symmetry 'rot90' needs a square grid"),
@@ -186,6 +189,7 @@ def test_generate_refuses_what_no_nonogram_can_be():
 # --- from-image -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_from_image(tmp_path):
     from PIL import Image, ImageDraw
 
@@ -231,6 +235,7 @@ def test_from_image(tmp_path):
 # --- run, export, stats -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_run_export_and_stats_as_a_user(tmp_path):
     config = tmp_path / "n.toml"
     config.write_text('[run]\nname = "n"\nseed = 8\nstore = "n.db"\nworkers = 1\n'
