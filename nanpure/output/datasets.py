@@ -50,7 +50,7 @@ import csv
 import hashlib
 import io
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
@@ -98,14 +98,20 @@ def write_export(records: Iterable[PuzzleRecord], fmt: str,
         return _write_nonograms(list(records), fmt, out)
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    rows = [row_of(r) for r in records]
+    return _emit([row_of(r) for r in records], fmt, out, _write_rows, write_parquet)
+
+
+def _emit(rows: list[dict[str, Any]], fmt: str, out: Any, write_rows: Callable[..., None],
+          write_parquet: Callable[..., None]) -> int:
+    """Write ``rows`` in ``fmt`` to a path or a stream: Parquet by ``write_parquet``, the
+    text formats by ``write_rows(rows, fmt, stream)``; returns how many rows."""
     if fmt == "parquet":
         write_parquet(rows, out)
     elif isinstance(out, str | Path):
         with open(out, "w", encoding="utf-8", newline="") as stream:
-            _write_rows(rows, fmt, stream)
+            write_rows(rows, fmt, stream)
     else:
-        _write_rows(rows, fmt, out)
+        write_rows(rows, fmt, out)
     return len(rows)
 
 
@@ -233,14 +239,7 @@ def _write_nonograms(records: list[PuzzleRecord], fmt: str,
         rows = [{"puzzle": r.puzzle} for r in records]
     else:
         rows = [nonogram_row(r) for r in records]
-    if fmt == "parquet":
-        _write_nonogram_parquet(rows, out)
-    elif isinstance(out, str | Path):
-        with open(out, "w", encoding="utf-8", newline="") as stream:
-            _write_nonogram_rows(rows, fmt, stream)
-    else:
-        _write_nonogram_rows(rows, fmt, out)
-    return len(rows)
+    return _emit(rows, fmt, out, _write_nonogram_rows, _write_nonogram_parquet)
 
 
 def _write_nonogram_rows(rows: list[dict[str, Any]], fmt: str, out: Any) -> None:
