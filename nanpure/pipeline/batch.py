@@ -17,9 +17,10 @@ import csv
 import io
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 import numpy as np
 
@@ -197,29 +198,43 @@ def rate_file(
     return status
 
 
-def _csv_row(out: TextIO, values) -> None:
+def csv_line(values: Sequence[object]) -> str:
+    """One CSV row as text, ``\n``-terminated."""
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\n").writerow(values)
-    out.write(buf.getvalue())
+    return buf.getvalue()
+
+
+def _csv_row(out: TextIO, values: Sequence[object]) -> None:
+    out.write(csv_line(values))
 
 
 def _write_rating(out: TextIO, fmt: str, text: str, rating: Rating, max_tier: str) -> None:
+    write_rating(out, fmt, rating, max_tier, label=text,
+                 csv_values=[text, rating.tier, rating.score, rating.hardest,
+                             rating.techniques, rating.solved, rating.logic_only],
+                 json_fields={"puzzle": text, "tier": rating.tier, "score": rating.score,
+                              "hardest": rating.hardest, "techniques": rating.counts,
+                              "solved": rating.solved, "logic_only": rating.logic_only})
+
+
+def write_rating(out: TextIO, fmt: str, rating: Any, max_tier: str, *, label: str,
+                 csv_values: list[object], json_fields: dict[str, object]) -> None:
+    """One rating in ``fmt``, for either kind's ladder: text is ``label tier score
+    hardest`` (and the steps below it, when the rating has them), csv ``csv_values`` and
+    jsonl ``json_fields``, each followed by the steps."""
     path = [str(step) for step in rating.steps] if rating.steps is not None else None
     if fmt == "text":
-        line = f"{text} {rating.tier} {rating.score} {rating.hardest}"
+        line = f"{label} {rating.tier} {rating.score} {rating.hardest}"
         if not rating.solved:
             line += f" (not solved within {max_tier})"
         out.write(line + "\n")
         for k, step in enumerate(path or (), start=1):
             out.write(f"  {k:3d}. {step}\n")
     elif fmt == "csv":
-        values = [text, rating.tier, rating.score, rating.hardest, rating.techniques,
-                  rating.solved, rating.logic_only]
-        _csv_row(out, values + (["; ".join(path)] if path is not None else []))
+        _csv_row(out, csv_values + (["; ".join(path)] if path is not None else []))
     else:
-        record = {"puzzle": text, "tier": rating.tier, "score": rating.score,
-                  "hardest": rating.hardest, "techniques": rating.counts,
-                  "solved": rating.solved, "logic_only": rating.logic_only}
+        record = dict(json_fields)
         if path is not None:
             record["steps"] = path
         out.write(json.dumps(record) + "\n")

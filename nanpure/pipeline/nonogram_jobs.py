@@ -16,9 +16,6 @@ Each puzzle is named in the output by where it came from: ``FILE`` for a ``.non`
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,6 +23,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..generator.nonogram import FormatError, Nonogram, parse_line, parse_non
+from .batch import csv_line, write_rating
 
 INPUT_FORMATS = ("non", "line")
 SOLVE_FORMATS = ("text", "csv")
@@ -121,12 +119,6 @@ def picture_rows(picture: str, width: int, marks: str = ".#") -> list[str]:
     return [picture[r:r + width].translate(table) for r in range(0, len(picture), width)]
 
 
-def _csv_line(values: Sequence[object]) -> str:
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow(values)
-    return buf.getvalue()
-
-
 def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text",
                 input_format: str | None = None) -> int:
     """``nanpure solve --kind nonogram``: solve every puzzle of ``paths``; the exit status.
@@ -145,12 +137,12 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
         return status
     counts, solutions = count_solutions_batch(found.puzzles, 2)
     if fmt == "csv":
-        out.write(_csv_line(SOLVE_COLUMNS))
+        out.write(csv_line(SOLVE_COLUMNS))
     first = True
     for name, puzzle, n, solution in zip(found.names, found.puzzles, counts.tolist(),
                                          solutions, strict=True):
         if fmt == "csv":
-            out.write(_csv_line((name, puzzle.width, puzzle.height, n,
+            out.write(csv_line((name, puzzle.width, puzzle.height, n,
                                  solution if n == 1 else "")))
             continue
         if n == 0:
@@ -190,7 +182,7 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
         return status
     counts, _ = count_solutions_batch(found.puzzles, 2)
     if fmt == "csv":
-        out.write(_csv_line(RATE_COLUMNS + (("steps",) if steps else ())))
+        out.write(csv_line(RATE_COLUMNS + (("steps",) if steps else ())))
     for name, puzzle, n in zip(found.names, found.puzzles, counts.tolist(), strict=True):
         if n != 1:
             what = "no solution" if n == 0 else "more than one solution"
@@ -198,27 +190,15 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
             status = 1
             continue
         rating = rate(puzzle, max_tier=max_tier, steps=steps)
-        path = [str(s) for s in rating.steps] if rating.steps is not None else None
         techniques = ";".join(f"{t}:{k}" for t, k in rating.counts.items())
-        size = f"{puzzle.width}x{puzzle.height}"
-        if fmt == "text":
-            line = f"{name} {size} {rating.tier} {rating.score} {rating.hardest}"
-            if not rating.solved:
-                line += f" (not solved within {max_tier})"
-            out.write(line + "\n")
-            for k, step in enumerate(path or (), start=1):
-                out.write(f"  {k:3d}. {step}\n")
-        elif fmt == "csv":
-            values = [name, puzzle.width, puzzle.height, rating.tier, rating.score,
-                      rating.hardest, techniques, rating.solved]
-            out.write(_csv_line(values + (["; ".join(path)] if path is not None else [])))
-        else:
-            record = {"file": name, "width": puzzle.width, "height": puzzle.height,
-                      "tier": rating.tier, "score": rating.score, "hardest": rating.hardest,
-                      "techniques": rating.counts, "solved": rating.solved}
-            if path is not None:
-                record["steps"] = path
-            out.write(json.dumps(record) + "\n")
+        write_rating(out, fmt, rating, max_tier,
+                     label=f"{name} {puzzle.width}x{puzzle.height}",
+                     csv_values=[name, puzzle.width, puzzle.height, rating.tier, rating.score,
+                                 rating.hardest, techniques, rating.solved],
+                     json_fields={"file": name, "width": puzzle.width,
+                                  "height": puzzle.height, "tier": rating.tier,
+                                  "score": rating.score, "hardest": rating.hardest,
+                                  "techniques": rating.counts, "solved": rating.solved})
     return status
 
 
