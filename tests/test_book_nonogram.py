@@ -205,7 +205,8 @@ def test_a_kind_with_no_puzzles_says_what_it_looked_for(tmp_path, mixed_store):
 
 def test_a_puzzle_too_large_for_the_page_is_refused_with_what_to_do(tmp_path, mixed_store):
     two = MIXED.replace('kind = "nonogram"', 'kind = "nonogram"\npuzzles_per_page = 2')
-    config = load_book_config(write_config(tmp_path, mixed_store, sections=two))
+    config = load_book_config(write_config(tmp_path, mixed_store, 'page_size = "6x9in"',
+                                           sections=two))
     with pytest.raises(PublishError, match=r"section 'Pictures': puzzle id \d+, a 20x20 "
                        r"nonogram, does not fit 2 to a 6x9in page with clues of 7 pt or more"
                        r".*set a smaller puzzles_per_page for the section or choose a larger "
@@ -227,7 +228,7 @@ def test_a_puzzle_too_large_even_alone_asks_for_a_larger_page():
                                           r"does not fit alone on a 6x9in page with clues of "
                                           r"7 pt or more \(it needs \d+ x \d+ pt, there is "
                                           r"\d+ x \d+\); choose a larger page_size"):
-        plan_book([BookSection("Big", (big,))], BookSettings(title="T"))
+        plan_book([BookSection("Big", (big,))], BookSettings(title="T", page_size="6x9in"))
 
 
 def test_a_section_of_mixed_records_is_refused_by_the_layout(mixed_store):

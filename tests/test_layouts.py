@@ -18,12 +18,13 @@ from nanpure.layouts.book import (
     LayoutError,
     build_book,
     check_text,
-    min_digit_size,
+    digit_sizes,
     plan_book,
     render_book,
 )
 from nanpure.layouts.grid import cell_digits
 from nanpure.layouts.pages import (
+    ANSWER_TEMPLATES,
     INCH,
     MIN_OUTSIDE,
     PAGE_SIZES,
@@ -144,10 +145,28 @@ def test_settings_reject_unknown_densities_and_crowded_large_print():
 
 
 @pytest.mark.parametrize("name", sorted(PAGE_SIZES))
-def test_large_print_digits_are_at_least_16_points(sections, name):
-    plan = plan_book(sections, BookSettings(title="T", page_size=name, large_print=True,
-                                            puzzles_per_page=1, answers_per_page=4))
-    assert min_digit_size(plan) >= LARGE_PRINT_DIGITS
+def test_large_print_digits_are_at_least_16_points_in_puzzles_and_answers(sections, name):
+    settings = BookSettings(title="T", page_size=name, large_print=True)
+    assert settings.puzzles_per_page == 1
+    assert min(digit_sizes(plan_book(sections, settings))) >= LARGE_PRINT_DIGITS
+    # the most answers a page that keep large digits: one more template is too small
+    larger = min((n for n in ANSWER_TEMPLATES if n > settings.answers_per_page), default=None)
+    if larger is not None:
+        crowded = BookSettings(title="T", page_size=name, large_print=True,
+                               answers_per_page=larger)
+        assert digit_sizes(plan_book(sections, crowded))[1] < LARGE_PRINT_DIGITS
+        with pytest.raises(LayoutError, match="answers too"):
+            render_book(plan_book(sections, crowded), io.BytesIO())
+
+
+@pytest.mark.parametrize("name, density", [
+    ("6x9in", (2, 6)), ("A5", (2, 6)), ("8.5x11in", (4, 9)), ("8.25x11in", (4, 9)),
+    ("A4", (4, 9))])
+def test_puzzles_and_answers_a_page_follow_the_page_size_unless_given(name, density):
+    settings = BookSettings(title="T", page_size=name)
+    assert (settings.puzzles_per_page, settings.answers_per_page) == density
+    given = BookSettings(title="T", page_size=name, puzzles_per_page=6, answers_per_page=12)
+    assert (given.puzzles_per_page, given.answers_per_page) == (6, 12)
 
 
 # ----------------------------------------------------------------------------- the PDF

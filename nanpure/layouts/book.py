@@ -46,16 +46,22 @@ from .grid import BLACK, FILLED_GREY, digit_size, draw_grid
 from .nonogram import MIN_CLUE_SIZE, draw_nonogram, smallest_box
 from .pages import (
     ANSWER_TEMPLATES,
+    CJK_PACKAGE,
+    DENSITIES,
+    GUTTER_BEYOND,
     INCH,
     PUZZLE_TEMPLATES,
     Box,
     Fonts,
     Margins,
+    bleed_size,
     is_recto,
     live_area,
     load_fonts,
     page_size,
+    size_name,
     slots,
+    trim_box,
 )
 
 #: Print services reject books thinner than this.
@@ -103,6 +109,15 @@ NONOGRAM_RULES = (
 )
 #: Kinds of puzzle as the book's words name them.
 KIND_NAMES = {"sudoku": "Sudoku", "nonogram": "nonograms"}
+#: The difficulty marks (``stars = true``): the highest score of 1, 2, 3 and 4 stars, per
+#: kind; a higher score has 5. Fixed, so the same puzzle has the same stars in every book.
+#: Sudoku scores are HoDoKu's (the median easy puzzle of the reference set scores about
+#: 280, medium 480, hard 740, unfair 1400, extreme 2900); nonogram scores are the nonogram
+#: ladder's (1 a simple step, 4 line logic, 20 a probe, 100 a nested probe).
+STAR_SCALES: dict[str, tuple[int, int, int, int]] = {
+    "sudoku": (300, 500, 800, 1600),
+    "nonogram": (40, 80, 130, 250),
+}
 
 
 class LayoutError(ValueError):
@@ -136,14 +151,26 @@ class BookSettings:
     title: str
     subtitle: str = ""
     author: str = ""
-    page_size: str = "6x9in"
-    puzzles_per_page: int = 2
-    answers_per_page: int = 6
+    page_size: str = "8.5x11in"
+    puzzles_per_page: int | None = None  # None: the page size's (default_densities)
+    answers_per_page: int | None = None
     large_print: bool = False
     cjk_font: str | None = None
     imprint: tuple[str, ...] = ()  # extra lines for the imprint page (copyright, ISBN)
+    bleed: bool = False  # pages 0.125 in larger than the trim on the three cut edges
+    stars: bool = False  # a difficulty mark (1-5 stars, STAR_SCALES) beside each puzzle
 
     def __post_init__(self) -> None:
+        try:
+            page_size(self.page_size)
+        except KeyError:
+            raise LayoutError(f"unknown page size {self.page_size!r}") from None
+        puzzles, answers = default_densities(self.page_size, self.large_print)
+        # a frozen dataclass: the defaults are settled once, here
+        if self.puzzles_per_page is None:
+            object.__setattr__(self, "puzzles_per_page", puzzles)
+        if self.answers_per_page is None:
+            object.__setattr__(self, "answers_per_page", answers)
         if self.puzzles_per_page not in PUZZLE_TEMPLATES:
             raise LayoutError(f"puzzles_per_page must be one of "
                               f"{sorted(PUZZLE_TEMPLATES)}, not {self.puzzles_per_page}")
@@ -153,10 +180,6 @@ class BookSettings:
         if self.large_print and self.puzzles_per_page != 1:
             raise LayoutError("large_print puts one puzzle on a page: set puzzles_per_page "
                               "to 1 or leave it out")
-        try:
-            page_size(self.page_size)
-        except KeyError:
-            raise LayoutError(f"unknown page size {self.page_size!r}") from None
 
     @classmethod
     def of(cls, plain: Any) -> BookSettings:
@@ -208,7 +231,13 @@ class BookPlan:
 
     @property
     def size(self) -> tuple[float, float]:
+        """The trim size, in points."""
         return page_size(self.settings.page_size)
+
+    @property
+    def media_size(self) -> tuple[float, float]:
+        """The size of the PDF's pages: the trim size, plus the bleed if the book has it."""
+        return bleed_size(self.size) if self.settings.bleed else self.size
 
     def first_page(self, kind: str) -> int | None:
         """The number of the first page of ``kind``, or None."""
@@ -231,6 +260,39 @@ def tier_span(tiers: Sequence[str]) -> str:
     if not ranked:
         return ""
     return ranked[0] if len(ranked) == 1 else f"{ranked[0]} to {ranked[-1]}"
+
+
+def star_count(kind: str, score: int) -> int:
+    """A puzzle's difficulty mark, 1 to 5 stars, from its score on its kind's fixed scale
+    (:data:`STAR_SCALES`).
+
+    >>> star_count("sudoku", 280), star_count("sudoku", 740), star_count("sudoku", 2900)
+    (1, 3, 5)
+    >>> star_count("nonogram", 35), star_count("nonogram", 175)
+    (1, 4)
+    """
+    return 1 + sum(score > limit for limit in STAR_SCALES[kind])
+
+
+def default_densities(size: str, large_print: bool) -> tuple[int, int]:
+    """Puzzles and answers a page of a book that does not say: the trim size's
+    :data:`~nanpure.layouts.pages.DENSITIES`; in large print one puzzle a page and the most
+    answers whose digits still have :data:`LARGE_PRINT_DIGITS` points, with the widest
+    gutter any page count gets.
+
+    >>> default_densities("6x9in", False), default_densities("6x9in", True)
+    ((2, 6), (1, 1))
+    >>> default_densities("8.5x11in", False), default_densities("8.5x11in", True)
+    ((4, 9), (1, 4))
+    """
+    name = size_name(size)
+    if not large_print:
+        return DENSITIES[name]
+    kind = Type.for_size(name, large_print)
+    body = _body(live_area(3, page_size(name), Margins(inside=GUTTER_BEYOND * INCH)), kind)
+    fitting = [n for n, template in ANSWER_TEMPLATES.items()
+               if digit_size(_grid_side(body, template, kind.small)) >= LARGE_PRINT_DIGITS]
+    return 1, max(fitting, default=1)
 
 
 def _capital(text: str) -> str:
@@ -407,6 +469,16 @@ def _body(area: Box, kind: Type) -> Box:
     return area.shrink(top=band, bottom=band)
 
 
+def _grid_side(body: Box, template: tuple[int, int], label: float) -> float:
+    """The side of the grids of a page of ``template`` slots with labels of ``label`` pt."""
+    return _side(slots(body, *template, label * 2.2)[0], label)
+
+
+def _side(slot: Box, label: float) -> float:
+    """The side of a grid in ``slot``, below its label."""
+    return min(slot.width, slot.height - label * 1.7)
+
+
 def _figure_boxes(body: Box, template: tuple[int, int], label: float) -> list[Box]:
     """The boxes a page's nonograms are drawn in: its slots less a band for the label."""
     return [slot.shrink(top=label * 1.7) for slot in slots(body, *template, label * 2.2)]
@@ -482,9 +554,13 @@ class Type:
 
     @classmethod
     def for_settings(cls, settings: BookSettings) -> Type:
-        width, _ = page_size(settings.page_size)
+        return cls.for_size(settings.page_size, settings.large_print)
+
+    @classmethod
+    def for_size(cls, size: str, large_print: bool) -> Type:
+        width, _ = page_size(size)
         scale = 1.0 if width < 7 * INCH else 1.15
-        if settings.large_print:
+        if large_print:
             scale *= 1.4
         return cls(body=10 * scale, small=8.5 * scale, heading=18 * scale,
                    title=30 * scale, label=9 * scale)
@@ -714,8 +790,10 @@ class _Drawer:
         return found
 
     def page_puzzles(self, page: Page) -> None:
-        tiers = tier_span([p.puzzle.tier for p in page.items])
-        self.header(page, page.heading, tiers)
+        # the numbers, not the tiers: a section is often named for its tier, and each
+        # puzzle's label gives its own
+        first, last = page.items[0].number, page.items[-1].number
+        self.header(page, page.heading, f"puzzles {_number_span(first, last)}")
         template = PUZZLE_TEMPLATES[page.per_page]
         if page.puzzle_kind == "nonogram":
             self._nonograms(page, template, solutions=False)
@@ -764,7 +842,7 @@ class _Drawer:
         label = self.type.label if not solutions else self.type.small
         gap = label * 2.2
         for slot, item in zip(slots(box, cols, rows, gap), page.items, strict=False):
-            side = min(slot.width, slot.height - label * 1.7)
+            side = _side(slot, label)
             # label and grid sit in the middle of the slot; slots of a row are equal, so
             # labels still line up across it
             top = slot.y1 - (slot.height - label * 1.7 - side) / 2
@@ -776,7 +854,7 @@ class _Drawer:
                 self.text(x + side, ly, f"page {item.page}", label, align="right", grey=True)
             else:
                 self.text(x, ly, str(item.number), label * 1.2, bold=True)
-                self.text(x + side, ly, item.puzzle.tier, label, align="right", grey=True)
+                self.difficulty(x + side, ly, item.puzzle, label)
             draw_grid(self.c, x, y, side, item.puzzle.puzzle, self.fonts,
                       solution=item.puzzle.solution if solutions else None)
 
@@ -805,38 +883,86 @@ class _Drawer:
                           grey=True)
             else:
                 self.text(figure.left, y, str(item.number), label * 1.2, bold=True)
-                self.text(figure.right, y, item.puzzle.tier, label, align="right", grey=True)
+                self.difficulty(figure.right, y, item.puzzle, label)
+
+    def difficulty(self, right: float, y: float, puzzle: PuzzleRecord, size: float) -> None:
+        """A puzzle's tier ending at ``right``, followed by its stars if the book has them."""
+        if self.settings.stars:
+            right = self.stars(right, y, star_count(puzzle.kind, puzzle.score), size)
+            right -= size * 0.5
+        self.text(right, y, puzzle.tier, size, align="right", grey=True)
+
+    def stars(self, right: float, y: float, count: int, size: float) -> float:
+        """Five stars ending at ``right`` on baseline ``y``, ``count`` of them filled and
+        the rest outlined; returns where they start."""
+        radius = size * 0.42
+        step = radius * 2.3
+        left = right - step * 4 - radius * 2
+        self.c.setLineWidth(0.5)
+        self.c.setStrokeColorRGB(*FILLED_GREY)
+        for k in range(5):
+            cx, cy = left + radius + k * step, y + size * 0.34
+            path = self.c.beginPath()
+            for i in range(10):
+                r = radius if i % 2 == 0 else radius * 0.42
+                angle = math.pi / 2 + i * math.pi / 5
+                point = (cx + r * math.cos(angle), cy + r * math.sin(angle))
+                (path.moveTo if i == 0 else path.lineTo)(*point)
+            path.close()
+            filled = k < count
+            self.c.drawPath(path, fill=int(filled), stroke=int(not filled))
+        self.c.setStrokeColorRGB(*BLACK)
+        return left
 
 
-def check_text(settings: BookSettings, sections: Sequence[BookSection], fonts: Fonts) -> None:
-    """Raise :class:`LayoutError` when some text has characters no book font can show."""
+def book_texts(settings: BookSettings,
+               sections: Sequence[BookSection]) -> list[tuple[str, str]]:
+    """The words of a book a user chose, as (what, text): title, subtitle, author,
+    imprint and section titles."""
     texts = [("title", settings.title), ("subtitle", settings.subtitle),
              ("author", settings.author)]
     texts += [("imprint", t) for t in settings.imprint]
     texts += [("section title", s.title) for s in sections]
-    for what, text in texts:
-        if fonts.covers(text):
+    return texts
+
+
+def lacking(texts: Sequence[tuple[str, str]], fonts: Fonts) -> str:
+    """The characters of ``texts`` that the built-in font lacks, in order of appearance."""
+    return "".join(dict.fromkeys(ch for _, text in texts for ch in text
+                                 if not ch.isspace() and not fonts.covers(ch)))
+
+
+def check_text(settings: BookSettings, sections: Sequence[BookSection], fonts: Fonts,
+               more: Sequence[tuple[str, str]] = ()) -> None:
+    """Raise :class:`LayoutError` when some text of the book (or ``more`` text, such as
+    the cover's) has characters no book font can show."""
+    for what, text in [*book_texts(settings, sections), *more]:
+        missing = lacking([(what, text)], fonts)
+        if not missing:
             continue
         if fonts.cjk is None:
-            missing = next(ch for ch in text if not fonts.covers(ch))
-            raise LayoutError(f"the {what} {text!r} has {missing!r}, which the built-in font "
-                              "lacks; name a TrueType font that has it in book.cjk_font")
-        glyphs = pdfmetrics.getFont(fonts.cjk).face.charToGlyph
-        lacking = [ch for ch in text if not ch.isspace() and ord(ch) not in glyphs
-                   and not fonts.covers(ch)]
-        if lacking:
-            raise LayoutError(f"the {what} {text!r} has {lacking[0]!r}, which neither the "
+            raise LayoutError(f"the {what} {text!r} has {missing[0]!r}, which the built-in "
+                              f"font lacks, and no installed TrueType font has it: install "
+                              f"one (Debian: apt-get install {CJK_PACKAGE}) or name a .ttf "
+                              "file in book.cjk_font")
+        lacks = [ch for ch in missing if not fonts.cjk_covers(ch)]
+        if lacks:
+            raise LayoutError(f"the {what} {text!r} has {lacks[0]!r}, which neither the "
                               f"built-in font nor {settings.cjk_font} has")
 
 
+def digit_sizes(plan: BookPlan) -> tuple[float, float]:
+    """The sizes, in points, of the digits on the book's Sudoku puzzle and answer pages."""
+    kind = Type.for_settings(plan.settings)
+    box = _body(live_area(3, plan.size, plan.margins), kind)
+    puzzles = _grid_side(box, PUZZLE_TEMPLATES[plan.settings.puzzles_per_page], kind.label)
+    answers = _grid_side(box, ANSWER_TEMPLATES[plan.settings.answers_per_page], kind.small)
+    return digit_size(puzzles), digit_size(answers)
+
+
 def min_digit_size(plan: BookPlan) -> float:
-    """The size, in points, of the digits on the book's Sudoku pages."""
-    drawer_type = Type.for_settings(plan.settings)
-    cols, rows = PUZZLE_TEMPLATES[plan.settings.puzzles_per_page]
-    box = _body(live_area(3, plan.size, plan.margins), drawer_type)
-    gap = drawer_type.label * 2.2
-    slot = slots(box, cols, rows, gap)[0]
-    return digit_size(min(slot.width, slot.height - drawer_type.label * 1.7))
+    """The size, in points, of the smallest digits of the book, puzzles or answers."""
+    return min(digit_sizes(plan))
 
 
 def render_book(plan: BookPlan, out: str | BinaryIO) -> None:
@@ -847,9 +973,17 @@ def render_book(plan: BookPlan, out: str | BinaryIO) -> None:
     """
     settings = plan.settings
     fonts = load_fonts(settings.cjk_font)
-    if settings.large_print and min_digit_size(plan) < LARGE_PRINT_DIGITS:
-        raise LayoutError(f"large print needs {LARGE_PRINT_DIGITS:g} pt digits, which do not "
-                          f"fit on {settings.page_size} pages")
+    if settings.large_print:
+        puzzles, answers = digit_sizes(plan)
+        if puzzles < LARGE_PRINT_DIGITS:
+            raise LayoutError(f"large print needs {LARGE_PRINT_DIGITS:g} pt digits, which do "
+                              f"not fit on {settings.page_size} pages")
+        if answers < LARGE_PRINT_DIGITS:
+            most = default_densities(settings.page_size, True)[1]
+            raise LayoutError(f"large print needs {LARGE_PRINT_DIGITS:g} pt digits in the "
+                              f"answers too, which do not fit {settings.answers_per_page} to a "
+                              f"{settings.page_size} page; set answers_per_page = {most} or "
+                              "leave it out")
     # Streams are compressed but not ASCII85-wrapped: binary PDFs are smaller, and
     # reportlab's pure-Python ASCII85 encoder is a large share of the drawing time.
     saved_a85 = rl_config.useA85
@@ -862,7 +996,7 @@ def render_book(plan: BookPlan, out: str | BinaryIO) -> None:
 
 def _render(plan: BookPlan, fonts: Fonts, out: str | BinaryIO) -> None:
     settings = plan.settings
-    canvas = Canvas(out, pagesize=plan.size, invariant=1, pageCompression=1,
+    canvas = Canvas(out, pagesize=plan.media_size, invariant=1, pageCompression=1,
                     initialFontName=fonts.regular, initialFontSize=10)
     canvas.setTitle(settings.title)
     canvas.setAuthor(settings.author)
@@ -874,6 +1008,12 @@ def _render(plan: BookPlan, fonts: Fonts, out: str | BinaryIO) -> None:
             key = f"p{page.number}"
             canvas.bookmarkPage(key)
             canvas.addOutlineEntry(page.heading, key, level=0)
+        if settings.bleed:
+            # every page is drawn in trim coordinates, moved onto its page with bleed
+            trim = trim_box(page.number, plan.size)
+            canvas.setTrimBox((trim.x0, trim.y0, trim.x1, trim.y1))
+            canvas.setBleedBox((0, 0, *plan.media_size))
+            canvas.translate(trim.x0, trim.y0)
         drawer.draw(page)
         canvas.showPage()
     canvas.save()

@@ -31,6 +31,7 @@ INCH = 72.0  #: PDF points per inch
 PAGE_SIZES: dict[str, tuple[float, float]] = {
     "6x9in": (6 * INCH, 9 * INCH),
     "8.5x11in": (8.5 * INCH, 11 * INCH),
+    "8.25x11in": (8.25 * INCH, 11 * INCH),
     "letter": pagesizes.letter,
     "A4": pagesizes.A4,
     "A5": pagesizes.A5,
@@ -39,8 +40,17 @@ PAGE_SIZES: dict[str, tuple[float, float]] = {
 
 #: Puzzles per page -> (columns, rows) of the grid slots.
 PUZZLE_TEMPLATES: dict[int, tuple[int, int]] = {1: (1, 1), 2: (1, 2), 4: (2, 2), 6: (2, 3)}
-#: Solutions per answer page -> (columns, rows).
-ANSWER_TEMPLATES: dict[int, tuple[int, int]] = {4: (2, 2), 6: (2, 3), 9: (3, 3), 12: (3, 4)}
+#: Solutions per answer page -> (columns, rows); 1 and 2 are for large print.
+ANSWER_TEMPLATES: dict[int, tuple[int, int]] = {1: (1, 1), 2: (1, 2), 4: (2, 2), 6: (2, 3),
+                                                9: (3, 3), 12: (3, 4)}
+#: Puzzles and answers a page when a book does not say: two puzzles of about 3.5 in on the
+#: small trims, four on the large ones, each with answers of about half their size.
+DENSITIES: dict[str, tuple[int, int]] = {
+    "6x9in": (2, 6), "A5": (2, 6), "B5": (2, 6),
+    "8.5x11in": (4, 9), "8.25x11in": (4, 9), "letter": (4, 9), "A4": (4, 9),
+}
+#: Printed beyond the trim on every side that is cut (0.125 in, as print services ask).
+BLEED = 0.125 * INCH
 
 #: Print services' gutter table: (most pages, inside margin in inches).
 GUTTERS: tuple[tuple[int, float], ...] = ((150, 0.375), (300, 0.5), (500, 0.625), (700, 0.75))
@@ -58,10 +68,40 @@ def page_size(name: str) -> tuple[float, float]:
     >>> page_size("a5") == PAGE_SIZES["A5"]
     True
     """
-    for known, size in PAGE_SIZES.items():
+    return PAGE_SIZES[size_name(name)]
+
+
+def size_name(name: str) -> str:
+    """The name of a trim size as :data:`PAGE_SIZES` spells it; a KeyError if unknown.
+
+    >>> size_name("a4")
+    'A4'
+    """
+    for known in PAGE_SIZES:
         if known.lower() == name.lower():
-            return size
+            return known
     raise KeyError(name)
+
+
+def bleed_size(size: tuple[float, float]) -> tuple[float, float]:
+    """The page size of a book printed with bleed: :data:`BLEED` beyond the outside edge,
+    the top and the bottom, none at the binding.
+
+    >>> [v / INCH for v in bleed_size(PAGE_SIZES["6x9in"])]
+    [6.125, 9.25]
+    """
+    return size[0] + BLEED, size[1] + 2 * BLEED
+
+
+def trim_box(page: int, size: tuple[float, float]) -> Box:
+    """Where the trim of page ``page`` lies on its page with bleed: the bleed is on the
+    right of a right-hand page and on the left of a left-hand one.
+
+    >>> trim_box(1, (100, 200)).x0, trim_box(2, (100, 200)).x0 == BLEED
+    (0.0, True)
+    """
+    x0 = 0.0 if is_recto(page) else BLEED
+    return Box(x0, BLEED, x0 + size[0], BLEED + size[1])
 
 
 def gutter_for(pages: int) -> float:
@@ -147,6 +187,9 @@ def slots(area: Box, columns: int, rows: int, gap: float) -> list[Box]:
 REGULAR = "NanpureSans"
 BOLD = "NanpureSans-Bold"
 CJK = "NanpureCJK"
+#: The Debian package of a Japanese TrueType font that can be embedded (Noto CJK cannot:
+#: its outlines are PostScript, which the PDF library does not embed).
+CJK_PACKAGE = "fonts-ipafont-gothic"
 #: Height of Vera's figures as a fraction of the font size, for centring digits in cells.
 FIGURE_HEIGHT = 0.729
 
@@ -177,6 +220,13 @@ class Fonts:
     def covers(self, text: str) -> bool:
         """True when the Latin font has a glyph for every character of ``text``."""
         glyphs = pdfmetrics.getFont(self.regular).face.charToGlyph
+        return all(ord(ch) in glyphs for ch in text if not ch.isspace())
+
+    def cjk_covers(self, text: str) -> bool:
+        """True when there is a CJK font and it has every character of ``text``."""
+        if self.cjk is None:
+            return False
+        glyphs = pdfmetrics.getFont(self.cjk).face.charToGlyph
         return all(ord(ch) in glyphs for ch in text if not ch.isspace())
 
     def runs(self, text: str, bold: bool = False) -> list[tuple[str, str]]:

@@ -3,10 +3,17 @@
 The checks read the file itself (with pypdf), not the plan that made it, so they catch
 whatever went wrong between the two:
 
-- page size: every page's media box (and trim box, if any) is the book's trim size;
+- page size: every page's media box (and trim box, if any) is the book's trim size; with
+  bleed, the media box is 0.125 in wider and 0.25 in taller, the trim box is the trim size
+  and lies against the binding edge, and the bleed box is the whole page;
 - page count: even, and at least the service's minimum;
 - fonts: every font on every page is embedded (a TrueType, CFF or Type 1 font file, or a
   Type 3 font, which is drawn by the PDF itself).
+
+A cover (:func:`preflight_cover`) is one page whose size follows the spine formula of
+:mod:`.cover`, with embedded fonts, and nothing but background (filled shapes) within
+0.125 in of the trim or the spine folds or in the barcode's corner: every piece of text,
+picture and stroked line, read from the page's content stream, must lie in a safe area.
 """
 
 from __future__ import annotations
@@ -17,7 +24,8 @@ from pathlib import Path
 from pypdf import PdfReader
 from pypdf.errors import PdfReadError
 
-from .pages import INCH
+from .cover import CoverGeometry
+from .pages import BLEED, INCH, Box, bleed_size, trim_box
 
 #: Points two sizes may differ by and still be the same trim size.
 SIZE_TOLERANCE = 0.5
@@ -58,20 +66,29 @@ class PreflightReport:
 
 
 def _inches(points: float) -> str:
-    return f"{points / INCH:.3g}"
+    return f"{points / INCH:.4g}"
 
 
-def preflight(path: str | Path, size: tuple[float, float], min_pages: int = 24) -> PreflightReport:
-    """Check the PDF at ``path`` against a trim ``size`` (points) and a page minimum."""
+def _read(path: str | Path) -> tuple[list, PreflightReport]:
+    """The pages of the PDF at ``path`` and a report to fill (with a failed check and no
+    pages when the file cannot be read)."""
     try:
-        reader = PdfReader(str(path))
-        pages = list(reader.pages)
+        pages = list(PdfReader(str(path)).pages)
     except (OSError, PdfReadError) as exc:
         report = PreflightReport(str(path), 0)
         report.checks.append(Check("readable", False, f"cannot read the PDF: {exc}"))
+        return [], report
+    return pages, PreflightReport(str(path), len(pages))
+
+
+def preflight(path: str | Path, size: tuple[float, float], min_pages: int = 24,
+              bleed: bool = False) -> PreflightReport:
+    """Check the PDF at ``path`` against a trim ``size`` (points) and a page minimum;
+    ``bleed``: its pages carry bleed beyond the trim."""
+    pages, report = _read(path)
+    if not pages:
         return report
-    report = PreflightReport(str(path), len(pages))
-    report.checks.append(_check_size(pages, size))
+    report.checks.append(_check_bleed(pages, size) if bleed else _check_size(pages, size))
     n = len(pages)
     parity = "even" if n % 2 == 0 else "odd; print services need an even count"
     minimum = f"at least {min_pages}" if n >= min_pages else f"below the minimum {min_pages}"
@@ -92,6 +109,206 @@ def _check_size(pages: list, size: tuple[float, float]) -> Check:
                              f"expected {_inches(want_w)} x {_inches(want_h)} in")
     return Check("page size", True,
                  f"{_inches(want_w)} x {_inches(want_h)} in on every page")
+
+
+def _same(box, want: tuple[float, float, float, float]) -> bool:
+    return all(abs(float(v) - w) <= SIZE_TOLERANCE for v, w in zip(box, want, strict=True))
+
+
+def _show_box(box) -> str:
+    return "[" + " ".join(_inches(float(v)) for v in box) + "] in"
+
+
+def _check_bleed(pages: list, size: tuple[float, float]) -> Check:
+    media = bleed_size(size)
+    for number, page in enumerate(pages, start=1):
+        trim = trim_box(number, size)
+        want = {"media box": (0, 0, *media), "bleed box": (0, 0, *media),
+                "trim box": (trim.x0, trim.y0, trim.x1, trim.y1)}
+        for name, box in (("media box", page.mediabox), ("bleed box", page.bleedbox),
+                          ("trim box", page.trimbox)):
+            if not _same(box, want[name]):
+                return Check("page size", False,
+                             f"page {number} {name} is {_show_box(box)}, expected "
+                             f"{_show_box(want[name])}")
+    return Check("page size", True,
+                 f"{_inches(size[0])} x {_inches(size[1])} in trimmed, "
+                 f"{_inches(media[0])} x {_inches(media[1])} in with bleed, on every page")
+
+
+def preflight_cover(path: str | Path, trim: tuple[float, float], pages: int,
+                    paper: str) -> PreflightReport:
+    """Check a cover PDF for a book of ``pages`` interior pages of ``trim`` size on
+    ``paper``: its size, its fonts, and that nothing but background lies outside the
+    safe areas of :meth:`CoverGeometry.safe_areas` or in the barcode's corner."""
+    sheets, report = _read(path)
+    if not sheets:
+        return report
+    geometry = CoverGeometry.of(trim, pages, paper)
+    want = (0, 0, geometry.width, geometry.height)
+    box = sheets[0].mediabox
+    ok = len(sheets) == 1 and _same(box, want)
+    spine = (f"spine {_inches(geometry.spine)} in for {pages} pages on {paper} paper")
+    report.checks.append(Check(
+        "cover size", ok,
+        f"{_inches(geometry.width)} x {_inches(geometry.height)} in, {spine}" if ok else
+        f"{len(sheets)} page(s) of {_show_box(box)}, expected one of {_show_box(want)} "
+        f"({spine})"))
+    report.checks.append(_check_fonts(sheets))
+    report.checks.append(_check_clear(sheets[0], geometry))
+    return report
+
+
+def _check_clear(page, geometry: CoverGeometry) -> Check:
+    areas = geometry.safe_areas()
+    barcode = geometry.barcode
+    for what, box in marks(page):
+        where = (f"{what} at {_inches(box.x0)}..{_inches(box.x1)} x "
+                 f"{_inches(box.y0)}..{_inches(box.y1)} in")
+        if not any(_inside(box, area) for area in areas):
+            return Check("safe areas", False, f"{where} is within {_inches(BLEED)} in of the "
+                                              "trim or a spine fold")
+        if _overlap(box, barcode):
+            return Check("safe areas", False, f"{where} is in the barcode's corner")
+    return Check("safe areas", True, "text and pictures clear of the trim, the spine folds "
+                                     "and the barcode's corner")
+
+
+def _inside(box: Box, area: Box, tolerance: float = 0.01) -> bool:
+    return (box.x0 >= area.x0 - tolerance and box.x1 <= area.x1 + tolerance
+            and box.y0 >= area.y0 - tolerance and box.y1 <= area.y1 + tolerance)
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+# ----------------------------------------------------------------------------- marks
+
+Matrix = tuple[float, float, float, float, float, float]
+_IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+
+
+def _times(m: Matrix, n: Matrix) -> Matrix:
+    """The matrix product m x n (m applied first), as PDF writes matrices."""
+    a, b, c, d, e, f = m
+    p, q, r, s, t, u = n
+    return (a * p + b * r, a * q + b * s, c * p + d * r, c * q + d * s,
+            e * p + f * r + t, e * q + f * s + u)
+
+
+def _bounds(points: list[tuple[float, float]], m: Matrix) -> Box:
+    xs = [m[0] * x + m[2] * y + m[4] for x, y in points]
+    ys = [m[1] * x + m[3] * y + m[5] for x, y in points]
+    return Box(min(xs), min(ys), max(xs), max(ys))
+
+
+def marks(page) -> list[tuple[str, Box]]:
+    """What ``page`` draws besides filled shapes, each as (what, box in page points):
+    text ("text 'Nightly'"), pictures and stroked lines. Text boxes run from the font's
+    descent to its ascent over the advance of the shown characters.
+
+    Filled shapes are background by this definition; a cover draws its pictures as images
+    and its words as text, so that is where anything near an edge would be."""
+    resources = page.get("/Resources")
+    resources = resources.get_object() if resources is not None else {}
+    fonts = resources.get("/Font")
+    fonts = fonts.get_object() if fonts is not None else {}
+    xobjects = resources.get("/XObject")
+    xobjects = xobjects.get_object() if xobjects is not None else {}
+    found: list[tuple[str, Box]] = []
+    ctm, stack = _IDENTITY, []
+    path: list[tuple[float, float]] = []
+    tm = tlm = _IDENTITY
+    font, size, leading = None, 0.0, 0.0
+
+    def show(data: bytes, text: str) -> None:
+        nonlocal tm
+        widths, ascent, descent = _metrics(font)
+        advance = sum(widths(code) for code in data) * size / 1000
+        box = _bounds([(0, descent * size), (advance, descent * size),
+                       (0, ascent * size), (advance, ascent * size)], _times(tm, ctm))
+        found.append((f"text {text!r}", box))
+        tm = _times((1, 0, 0, 1, advance, 0), tm)
+
+    for operands, op in page.get_contents().operations:
+        if op == b"q":
+            stack.append(ctm)
+        elif op == b"Q":
+            ctm = stack.pop() if stack else _IDENTITY
+        elif op == b"cm":
+            ctm = _times(tuple(map(float, operands)), ctm)
+        elif op in (b"m", b"l"):
+            path.append((float(operands[0]), float(operands[1])))
+        elif op in (b"c", b"v", b"y"):
+            values = list(map(float, operands))
+            path += list(zip(values[::2], values[1::2], strict=True))
+        elif op == b"re":
+            x, y, w, h = map(float, operands)
+            path += [(x, y), (x + w, y + h)]
+        elif op in (b"S", b"s", b"B", b"B*", b"b", b"b*"):
+            if path:
+                found.append(("a line", _bounds(path, ctm)))
+            path = []
+        elif op in (b"f", b"F", b"f*", b"n"):
+            path = []
+        elif op == b"Do":
+            xobject = xobjects[operands[0]].get_object()
+            if xobject.get("/Subtype") == "/Form":
+                bbox = [float(v) for v in xobject["/BBox"]]
+                matrix = tuple(map(float, xobject.get("/Matrix", _IDENTITY)))
+                box = _bounds([(bbox[0], bbox[1]), (bbox[2], bbox[3]), (bbox[0], bbox[3]),
+                               (bbox[2], bbox[1])], _times(matrix, ctm))
+            else:
+                box = _bounds([(0, 0), (1, 1), (0, 1), (1, 0)], ctm)
+            found.append(("a picture", box))
+        elif op == b"BT":
+            tm = tlm = _IDENTITY
+        elif op == b"Tm":
+            tm = tlm = tuple(map(float, operands))
+        elif op in (b"Td", b"TD"):
+            tx, ty = map(float, operands)
+            if op == b"TD":
+                leading = -ty
+            tm = tlm = _times((1, 0, 0, 1, tx, ty), tlm)
+        elif op == b"TL":
+            leading = float(operands[0])
+        elif op == b"T*":
+            tm = tlm = _times((1, 0, 0, 1, 0, -leading), tlm)
+        elif op == b"Tf":
+            font, size = fonts[operands[0]].get_object(), float(operands[1])
+        elif op == b"Tj":
+            show(_bytes(operands[0]), str(operands[0]))
+        elif op == b"TJ":
+            for item in operands[0]:
+                if isinstance(item, int | float) or hasattr(item, "as_numeric"):
+                    tm = _times((1, 0, 0, 1, -float(item) * size / 1000, 0), tm)
+                else:
+                    show(_bytes(item), str(item))
+    return found
+
+
+def _bytes(string) -> bytes:
+    """The character codes of a PDF string, as written (pypdf may have decoded them)."""
+    original = getattr(string, "original_bytes", None)
+    return original if original is not None else bytes(string)
+
+
+def _metrics(font):
+    """A font's width of a character code (1000 units to the point size), ascent and
+    descent (fractions of the size)."""
+    first = int(font.get("/FirstChar", 0))
+    table = [float(w) for w in font.get("/Widths", [])]
+    descriptor = font.get("/FontDescriptor")
+    descriptor = descriptor.get_object() if descriptor is not None else {}
+    ascent = float(descriptor.get("/Ascent", 1000)) / 1000
+    descent = float(descriptor.get("/Descent", -250)) / 1000
+
+    def width(code: int) -> float:
+        k = code - first
+        return table[k] if 0 <= k < len(table) else 1000.0
+
+    return width, ascent, descent
 
 
 def _embedded(font) -> bool:

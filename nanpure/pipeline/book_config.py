@@ -8,9 +8,16 @@ file and key::
     store = "output/nanpure.db"
     run = "nightly"              # optional: only puzzles of this run
     out = "output/nightly.pdf"
-    page_size = "6x9in"          # 8.5x11in, A4, A5, letter, B5
-    puzzles_per_page = 2         # 1, 2, 4 or 6
-    answers_per_page = 6         # 4, 6, 9 or 12
+    page_size = "6x9in"          # default 8.5x11in; 8.25x11in, A4, A5, letter, B5
+    puzzles_per_page = 2         # 1, 2, 4 or 6; default by page size
+    answers_per_page = 6         # 1, 2, 4, 6, 9 or 12; default by page size
+    order = "score"              # within a section: "tier" (default) or "score"
+    stars = true                 # 1-5 stars beside each puzzle
+    bleed = true                 # pages 0.125 in larger on the cut edges
+
+    [book.cover]                 # a full-wrap cover: output/nightly-cover.pdf
+    back = ["Sixty puzzles ..."]
+    paper = "white"              # or "cream": the spine is wider
 
     [[book.section]]
     title = "Easy"
@@ -29,13 +36,14 @@ file and key::
 ... tier = "easy"
 ... count = 10
 ... ''', "b.toml"), "b.toml")
->>> c.layout.page_size, c.sections[0].tiers, c.out
-('6x9in', ('easy',), 'output/book.pdf')
+>>> c.layout.page_size, c.layout.puzzles_per_page, c.sections[0].tiers, c.out, c.cover
+('8.5x11in', 4, ('easy',), 'output/book.pdf', None)
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
@@ -43,6 +51,7 @@ from typing import Any
 
 from ..generator.kinds import KINDS
 from ..generator.tiers import TIERS
+from ..layouts.book import default_densities
 from ..layouts.pages import ANSWER_TEMPLATES, PAGE_SIZES, PUZZLE_TEMPLATES
 from .config import DEFAULT_STORE, ConfigError, Section, load_toml, parse_toml
 
@@ -56,12 +65,36 @@ class LayoutSpec:
     title: str
     subtitle: str = ""
     author: str = ""
-    page_size: str = "6x9in"
-    puzzles_per_page: int = 2
-    answers_per_page: int = 6
+    page_size: str = "8.5x11in"
+    puzzles_per_page: int | None = None  # None: the page size's
+    answers_per_page: int | None = None
     large_print: bool = False
     cjk_font: str | None = None
     imprint: tuple[str, ...] = ()  # extra lines for the imprint page (copyright, ISBN)
+    bleed: bool = False
+    stars: bool = False
+
+
+#: How the puzzles of a section are ordered: tier first, then score; or score alone.
+ORDERS = ("tier", "score")
+#: Paper for the interior, which sets the cover's spine width.
+PAPERS = ("white", "cream")
+
+
+@dataclass(frozen=True)
+class CoverSpec:
+    """``[book.cover]``: the words, colours and picture of the full-wrap cover; the
+    renderer takes them with ``layouts.cover.CoverSettings.of``. Colours are "#rrggbb"."""
+
+    title: str
+    subtitle: str = ""
+    author: str = ""
+    back: tuple[str, ...] = ()  # paragraphs of the back cover
+    paper: str = "white"
+    background: str = "#1d3557"
+    text_colour: str = "#ffffff"
+    accent: str = "#e9c46a"
+    image: str | None = None  # a picture for the front (PNG, JPEG, ...)
 
 
 @dataclass(frozen=True)
@@ -81,9 +114,18 @@ class SectionSpec:
     puzzles_per_page: int | None = None
 
 
-#: Section keys added with puzzle kinds: left out of the config's JSON while unset, so
-#: the JSON of a book without them (its manifest, its record in the store) is unchanged.
-_LATER_SECTION_KEYS = ("kind", "puzzles_per_page")
+#: Keys added after the first books, with the value at which they are left out of the
+#: config's JSON, so the JSON of a book without them (its manifest, its record in the
+#: store) is unchanged: the section's, the layout's and the book's own.
+_LATER_SECTION_KEYS = {"kind": None, "puzzles_per_page": None}
+_LATER_LAYOUT_KEYS = {"bleed": False, "stars": False}
+_LATER_BOOK_KEYS = {"order": "tier", "cover": None}
+
+
+def _drop_unset(data: dict[str, Any], later: dict[str, Any]) -> None:
+    for key, unset in later.items():
+        if data[key] == unset:
+            del data[key]
 
 
 @dataclass(frozen=True)
@@ -97,16 +139,28 @@ class BookConfig:
     out: str = "output/book.pdf"
     reuse: bool = False
     source: str = "<config>"
+    order: str = "tier"
+    cover: CoverSpec | None = None  # printed beside the book: cover_path(out)
 
     def to_json(self) -> str:
         """The config as JSON, as the store's ``books.config`` keeps it."""
         data = asdict(self)
         del data["source"]
+        _drop_unset(data, _LATER_BOOK_KEYS)
+        _drop_unset(data["layout"], _LATER_LAYOUT_KEYS)
         for section in data["sections"]:
-            for key in _LATER_SECTION_KEYS:
-                if section[key] is None:
-                    del section[key]
+            _drop_unset(section, _LATER_SECTION_KEYS)
         return json.dumps(data, sort_keys=True, ensure_ascii=False)
+
+
+def cover_path(pdf: str | Path) -> Path:
+    """The cover beside a book: ``book.pdf`` -> ``book-cover.pdf``.
+
+    >>> cover_path("output/nightly.pdf").as_posix()
+    'output/nightly-cover.pdf'
+    """
+    pdf = Path(pdf)
+    return pdf.with_name(pdf.stem + "-cover.pdf")
 
 
 def load_book_config(path: str | Path) -> BookConfig:
@@ -143,21 +197,26 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     if not out.lower().endswith(".pdf"):
         raise book.error("out", f"expected a file name ending in .pdf, got {out!r}")
     names = {name.lower(): name for name in PAGE_SIZES}
-    size = book.str("page_size", "6x9in")
+    size = book.str("page_size", "8.5x11in")
     if size.lower() not in names:
         raise book.error("page_size", "expected one of "
                          + ", ".join(f'"{n}"' for n in PAGE_SIZES) + f"; got {size!r}")
     large_print = book.bool("large_print", False)
-    per_page = _one_of(book, "puzzles_per_page", PUZZLE_TEMPLATES, 1 if large_print else 2)
+    puzzles, answers = default_densities(size, large_print)
+    per_page = _one_of(book, "puzzles_per_page", PUZZLE_TEMPLATES, puzzles)
     if large_print and per_page != 1:
         raise book.error("puzzles_per_page", "large_print puts one puzzle on a page; "
                          "set puzzles_per_page = 1 or leave it out")
-    answers = _one_of(book, "answers_per_page", ANSWER_TEMPLATES, 4 if large_print else 6)
+    answers = _one_of(book, "answers_per_page", ANSWER_TEMPLATES, answers)
     cjk_font = book.str("cjk_font", None)
     if cjk_font is not None and not Path(cjk_font).is_file():
         raise book.error("cjk_font", f"no such font file: {cjk_font}")
     imprint = book.str_list("imprint", ())
     reuse = book.bool("reuse", False)
+    bleed = book.bool("bleed", False)
+    stars = book.bool("stars", False)
+    order = book.choice("order", ORDERS, "tier")
+    cover = _cover(book.table("cover"), title, subtitle, author) if book.has("cover") else None
     tables = book.tables("section", required=True)
     sections = tuple(_section(s) for s in tables)
     for table, section in zip(tables, sections, strict=True):
@@ -174,9 +233,35 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     layout = LayoutSpec(title=title, subtitle=subtitle, author=author,
                         page_size=names[size.lower()], puzzles_per_page=per_page,
                         answers_per_page=answers, large_print=large_print,
-                        cjk_font=cjk_font, imprint=imprint)
+                        cjk_font=cjk_font, imprint=imprint, bleed=bleed, stars=stars)
     return BookConfig(layout=layout, sections=sections, store=store, run=run, out=out,
-                      reuse=reuse, source=source)
+                      reuse=reuse, source=source, order=order, cover=cover)
+
+
+def _cover(s: Section, title: str, subtitle: str, author: str) -> CoverSpec:
+    """``[book.cover]``; its words default to the book's."""
+    spec = CoverSpec(
+        title=s.str("title", title),
+        subtitle=s.str("subtitle", subtitle, nonempty=False),
+        author=s.str("author", author, nonempty=False),
+        back=(s.str_list("back", ()) if not isinstance(s.data.get("back"), str)
+              else (s.str("back"),)),
+        paper=s.choice("paper", PAPERS, "white"),
+        background=_colour(s, "background", CoverSpec.background),
+        text_colour=_colour(s, "text_colour", CoverSpec.text_colour),
+        accent=_colour(s, "accent", CoverSpec.accent),
+        image=s.str("image", None))
+    if spec.image is not None and not Path(spec.image).is_file():
+        raise s.error("image", f"no such image file: {spec.image}")
+    s.finish()
+    return spec
+
+
+def _colour(s: Section, key: str, default: str) -> str:
+    value = s.str(key, default)
+    if not re.fullmatch(r"#[0-9a-fA-F]{6}", value):
+        raise s.error(key, f'expected a colour as "#rrggbb", got {value!r}')
+    return value.lower()
 
 
 def _section(s: Section) -> SectionSpec:

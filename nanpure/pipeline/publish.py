@@ -1,10 +1,13 @@
 """The ``book`` job: stored puzzles in, a checked, print-ready PDF and its manifest out.
 
 1. select each section's puzzles from the store (skipping puzzles already in a book
-   unless the config says ``reuse = true``), easiest first;
+   unless the config says ``reuse = true``), easiest first (``order``: by tier, then
+   score; or by score alone);
 2. re-check every puzzle: exactly one solution, equal to the stored one;
-3. plan and draw the book (``layouts.book``), then write the manifest beside it;
-4. preflight the PDF as a print service would;
+3. find a font for text the built-in font lacks (:mod:`.fonts`), plan and draw the book
+   (``layouts.book``) and its cover if it has one (``layouts.cover``), then write the
+   manifest beside it;
+4. preflight the PDF, and the cover, as a print service would;
 5. record in the store which puzzle went on which page.
 
 A problem anywhere stops the job with a :class:`PublishError` that says what to change;
@@ -17,7 +20,7 @@ import json
 import os
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..generator.kinds import kind_of
@@ -29,15 +32,20 @@ from ..layouts.book import (
     BookSettings,
     LayoutError,
     Placement,
+    book_texts,
     check_text,
+    lacking,
     nonogram_of,
     plan_book,
     render_book,
+    star_count,
 )
-from ..layouts.pages import FontError, load_fonts
-from ..layouts.preflight import PreflightReport, preflight
+from ..layouts.cover import CoverError, CoverGeometry, CoverSettings, render_cover
+from ..layouts.pages import BLEED, FontError, Fonts, load_fonts
+from ..layouts.preflight import PreflightReport, preflight, preflight_cover
 from ..record import PuzzleRecord, columns, row
-from .book_config import BookConfig, SectionSpec
+from .book_config import BookConfig, SectionSpec, cover_path
+from .fonts import find_font
 from .store import Store
 
 #: What the manifest says of each puzzle, besides where it went.
@@ -57,6 +65,8 @@ class PublishedBook:
     plan: BookPlan
     report: PreflightReport
     book_id: int | None  # None when not recorded in the store
+    cover: Path | None = None  # the cover's PDF, when the book has one
+    cover_report: PreflightReport | None = None
 
 
 def manifest_path(pdf: str | Path) -> Path:
@@ -75,6 +85,14 @@ def _easiest_first(puzzle: PuzzleRecord) -> tuple[int, int, int]:
     return tier_rank(puzzle.tier), puzzle.score, puzzle.id
 
 
+def _lowest_score_first(puzzle: PuzzleRecord) -> tuple[int, int]:
+    return puzzle.score, puzzle.id
+
+
+#: How ``order`` sorts the puzzles of a section.
+ORDER_KEYS = {"tier": _easiest_first, "score": _lowest_score_first}
+
+
 def _difficulty(section: BookSection) -> tuple[float, float]:
     ranks = [tier_rank(p.tier) for p in section.puzzles]
     return statistics.median(ranks), statistics.median(p.score for p in section.puzzles)
@@ -91,8 +109,9 @@ def _describe(spec: SectionSpec, run: str | None) -> str:
 
 
 def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
-    """Each section's puzzles from the store, easiest first; sections ordered easiest
-    first too (stably, so sections of equal difficulty keep the config's order).
+    """Each section's puzzles from the store, easiest first as the config's ``order``
+    says; sections ordered easiest first too (stably, so sections of equal difficulty
+    keep the config's order).
 
     A puzzle goes in at most one section. A section that wants more puzzles than the store
     holds is a :class:`PublishError` naming the section and what was found.
@@ -126,7 +145,7 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
                                f"{_describe(spec, run)}{hint}")
         chosen = fresh[:want]
         taken.update(r.id for r in chosen)
-        puzzles = sorted(chosen, key=_easiest_first)
+        puzzles = sorted(chosen, key=ORDER_KEYS[config.order])
         sections.append(BookSection(spec.title, tuple(puzzles), spec.puzzles_per_page))
     return sorted(sections, key=_difficulty)
 
@@ -148,11 +167,14 @@ def verify_puzzles(puzzles: Sequence[PuzzleRecord]) -> None:
 
 # ----------------------------------------------------------------------------- writing
 
-def manifest(plan: BookPlan, config: BookConfig, pdf: Path) -> dict:
+def manifest(plan: BookPlan, config: BookConfig, pdf: Path,
+             cover: Path | None = None) -> dict:
     """The manifest: the book's settings, and every puzzle with its pages and seed.
 
     A book with nonograms says each section's and puzzle's kind, and each nonogram's width
     and height; a manifest without kinds is all Sudoku (as manifests were before kinds).
+    A book with stars gives each puzzle's, one with bleed the bleed, one with a cover its
+    file, paper and spine width.
     """
     kinds = any(p.puzzle.kind != "sudoku" for p in plan.placements)
     sections: list[dict] = []
@@ -167,7 +189,7 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path) -> dict:
         numbers = entry.pop("numbers")
         entry["first"], entry["last"] = numbers[0], numbers[-1]
     settings = json.loads(config.to_json())
-    return {
+    data = {
         "title": plan.settings.title,
         "pdf": pdf.name,
         "pages": plan.page_count,
@@ -176,12 +198,22 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path) -> dict:
         "gutter_in": round(plan.margins.inside / 72, 3),
         "settings": settings,
         "sections": sections,
-        "puzzles": [_entry(p, kinds) for p in plan.placements],
+        "puzzles": [_entry(p, kinds, plan.settings.stars) for p in plan.placements],
     }
+    if plan.settings.bleed:
+        data["bleed_in"] = round(BLEED / 72, 3)
+    if cover is not None and config.cover is not None:
+        geometry = cover_geometry(plan, config)
+        data["cover"] = {"pdf": cover.name, "paper": config.cover.paper,
+                         "spine_in": round(geometry.spine / 72, 4),
+                         "size_in": [round(geometry.width / 72, 4),
+                                     round(geometry.height / 72, 4)]}
+    return data
 
 
-def _entry(placement: Placement, kinds: bool) -> dict:
-    """A puzzle's manifest entry; with ``kinds`` its kind, and a nonogram's size."""
+def _entry(placement: Placement, kinds: bool, stars: bool) -> dict:
+    """A puzzle's manifest entry; with ``kinds`` its kind, and a nonogram's size; with
+    ``stars`` its stars."""
     p = placement
     entry = {"number": p.number, "section": p.section, "page": p.page,
              "answer_page": p.answer_page}
@@ -190,7 +222,15 @@ def _entry(placement: Placement, kinds: bool) -> dict:
         if p.puzzle.kind == "nonogram":
             nonogram = nonogram_of(p.puzzle)
             entry["width"], entry["height"] = nonogram.width, nonogram.height
+    if stars:
+        entry["stars"] = star_count(p.puzzle.kind, p.puzzle.score)
     return {**entry, **row(p.puzzle, MANIFEST_COLUMNS)}
+
+
+def cover_geometry(plan: BookPlan, config: BookConfig) -> CoverGeometry:
+    """Where the parts of the book's cover lie (the book must have a cover)."""
+    assert config.cover is not None
+    return CoverGeometry.of(plan.size, plan.page_count, config.cover.paper)
 
 
 def _write_atomically(path: Path, write) -> None:
@@ -211,31 +251,62 @@ def publish_book(config: BookConfig, out: str | None = None,
     if not Path(config.store).exists():
         raise PublishError(f"no store at {config.store}; make puzzles first "
                            "(nanpure run) or set book.store")
+    cover = cover_path(pdf) if config.cover is not None else None
     with Store(config.store, create=False) as store:
         sections = select_sections(store, config)
         verify_puzzles([p for s in sections for p in s.puzzles])
         try:
+            cover_settings = (CoverSettings.of(config.cover) if config.cover is not None
+                              else None)
+            more = cover_settings.texts() if cover_settings is not None else []
             settings = BookSettings.of(config.layout)
-            check_text(settings, sections, load_fonts(settings.cjk_font))
+            settings, fonts = _fonts_for(settings, book_texts(settings, sections) + more)
+            check_text(settings, sections, fonts, more)
             plan = plan_book(sections, settings)
             pdf.parent.mkdir(parents=True, exist_ok=True)
             _write_atomically(pdf, lambda tmp: render_book(plan, str(tmp)))
-        except (LayoutError, FontError) as exc:
+            if cover is not None and cover_settings is not None:
+                sample = next((p.puzzle.puzzle for p in plan.placements
+                               if p.puzzle.kind == "sudoku"), None)
+                _write_atomically(cover, lambda tmp: render_cover(
+                    cover_settings, fonts, plan.size, plan.page_count, str(tmp), sample))
+        except (LayoutError, FontError, CoverError) as exc:
             raise PublishError(f"{config.source}: {exc}") from exc
-        data = manifest(plan, config, pdf)
+        data = manifest(plan, config, pdf, cover)
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
         _write_atomically(manifest_path(pdf), lambda tmp: tmp.write_text(text, "utf-8"))
-        report = preflight(pdf, plan.size, MIN_PAGES)
+        report = preflight(pdf, plan.size, MIN_PAGES, bleed=settings.bleed)
         if not report.ok:
             raise PublishError(f"{pdf} failed preflight; not recorded in the store\n"
                                + report.format())
+        cover_report = None
+        if cover is not None and config.cover is not None:
+            cover_report = preflight_cover(cover, plan.size, plan.page_count,
+                                           config.cover.paper)
+            if not cover_report.ok:
+                raise PublishError(f"{cover} failed preflight; not recorded in the store\n"
+                                   + cover_report.format())
         book_id = None
         if record:
             book_id = store.record_book(
                 config.layout.title, str(pdf), config.to_json(),
                 [(p.puzzle.id, p.number, p.section, p.page, p.answer_page)
                  for p in plan.placements])
-    return PublishedBook(pdf, manifest_path(pdf), plan, report, book_id)
+    return PublishedBook(pdf, manifest_path(pdf), plan, report, book_id, cover, cover_report)
+
+
+def _fonts_for(settings: BookSettings,
+               texts: Sequence[tuple[str, str]]) -> tuple[BookSettings, Fonts]:
+    """The book's settings and fonts: with a font found through fontconfig when some
+    text needs more than the built-in font and the config names none."""
+    fonts = load_fonts(settings.cjk_font)
+    missing = lacking(texts, fonts)
+    if missing and settings.cjk_font is None:
+        found = find_font(missing)
+        if found is not None:
+            path, fonts = found
+            settings = replace(settings, cjk_font=path)
+    return settings, fonts
 
 
 def summary(book: PublishedBook) -> str:
@@ -246,6 +317,11 @@ def summary(book: PublishedBook) -> str:
         for title in dict.fromkeys(p.section for p in plan.placements))
     recorded = (f"recorded as book {book.book_id}" if book.book_id is not None
                 else "not recorded in the store")
-    return (f"wrote {book.pdf}: {len(plan.placements)} puzzles ({sections}), "
-            f"{plan.page_count} pages, {plan.settings.page_size}; {recorded}\n"
-            f"wrote {book.manifest}\n{book.report.format()}")
+    lines = [f"wrote {book.pdf}: {len(plan.placements)} puzzles ({sections}), "
+             f"{plan.page_count} pages, {plan.settings.page_size}; {recorded}"]
+    if book.cover is not None:
+        lines.append(f"wrote {book.cover}")
+    lines += [f"wrote {book.manifest}", book.report.format()]
+    if book.cover_report is not None:
+        lines.append(book.cover_report.format())
+    return "\n".join(lines)
