@@ -263,7 +263,14 @@ class _CoverDrawer:
     def back(self) -> None:
         box = self.g.back.shrink(*(SAFE + 0.375 * INCH,) * 4)
         size = 11 * self.unit
-        y = box.y1 - size
+        heading = self.fitted(self.s.title, 20 * self.unit, box.width, 2)
+        y = self.lines(box, box.y1 - heading, self.s.title, heading, bold=True,
+                       align="left")
+        self.c.setStrokeColor(HexColor(self.s.accent))
+        self.c.setLineWidth(1.5 * self.unit)
+        rule = y + heading * 0.55
+        self.c.line(box.x0, rule, box.x0 + box.width * 0.3, rule)
+        y = rule - size * 2.2
         for paragraph in self.s.back:
             y = self.lines(box, y, paragraph, size, align="left", leading=1.4) - size * 0.6
         if y + size * 0.6 < self.g.barcode.y1 + size:

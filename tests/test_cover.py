@@ -1,0 +1,183 @@
+"""The full-wrap cover (layouts/cover.py) and its preflight, and the interior's bleed."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+from reportlab.pdfgen.canvas import Canvas
+
+from nanpure.layouts.book import BookSection, BookSettings, build_book
+from nanpure.layouts.cover import (
+    CoverGeometry,
+    CoverSettings,
+    render_cover,
+)
+from nanpure.layouts.pages import INCH, PAGE_SIZES, load_fonts
+from nanpure.layouts.preflight import marks, preflight, preflight_cover
+from nanpure.record import PuzzleRecord
+
+SIX_BY_NINE = PAGE_SIZES["6x9in"]
+SETTINGS = CoverSettings(title="Nightly Sudoku", subtitle="Easy to hard", author="nanpure",
+                         back=("Sixty puzzles, each with one solution.",))
+
+
+def cover_pdf(path: Path, pages: int, paper: str = "white", trim=SIX_BY_NINE,
+              settings: CoverSettings = SETTINGS, sample: str | None = None) -> Path:
+    render_cover(settings, load_fonts(), trim, pages, str(path), sample)
+    return path
+
+
+@pytest.mark.parametrize("paper, per_page", [("white", 0.002252), ("cream", 0.0025)])
+@pytest.mark.parametrize("pages", [24, 100, 300])
+def test_cover_width_is_two_trims_the_spine_and_the_bleed(tmp_path, pages, paper, per_page):
+    settings = CoverSettings(title="T", paper=paper)
+    pdf = cover_pdf(tmp_path / "cover.pdf", pages, paper, settings=settings)
+    box = PdfReader(str(pdf)).pages[0].mediabox
+    assert float(box.width) / INCH == pytest.approx(0.125 + 6 + pages * per_page + 6 + 0.125,
+                                                    abs=1e-3)
+    assert float(box.height) / INCH == pytest.approx(9.25, abs=1e-3)
+    report = preflight_cover(pdf, SIX_BY_NINE, pages, paper)
+    assert report.ok, report.format()
+
+
+def test_cover_widths_for_24_100_300_pages_as_numbers():
+    widths = {(pages, paper): round(CoverGeometry.of(SIX_BY_NINE, pages, paper).width / INCH, 4)
+              for pages in (24, 100, 300) for paper in ("white", "cream")}
+    assert widths == {(24, "white"): 12.304, (24, "cream"): 12.31,
+                      (100, "white"): 12.4752, (100, "cream"): 12.5,
+                      (300, "white"): 12.9256, (300, "cream"): 13.0}
+
+
+def texts_of(pdf: Path) -> list[str]:
+    return [what for what, _ in marks(PdfReader(str(pdf)).pages[0]) if what.startswith("text")]
+
+
+def test_spine_text_only_from_80_pages(tmp_path):
+    thin = texts_of(cover_pdf(tmp_path / "thin.pdf", 78))
+    thick = texts_of(cover_pdf(tmp_path / "thick.pdf", 80))
+    assert thin.count("text 'Nightly Sudoku'") == 2  # front and back
+    assert thick.count("text 'Nightly Sudoku'") == 3  # and the spine
+    assert preflight_cover(tmp_path / "thick.pdf", SIX_BY_NINE, 80, "white").ok
+
+
+def test_cover_preflight_finds_the_wrong_size(tmp_path):
+    pdf = cover_pdf(tmp_path / "cover.pdf", 100)
+    report = preflight_cover(pdf, SIX_BY_NINE, 120, "white")
+    assert [c.name for c in report.checks if not c.ok] == ["cover size"]
+    assert "expected one of" in report.format()
+
+
+def raw_cover(path: Path, pages: int, x: float, y: float, image: bool = False) -> Path:
+    """A cover of the right size with a background and one word (or picture) at (x, y)."""
+    geometry = CoverGeometry.of(SIX_BY_NINE, pages, "white")
+    fonts = load_fonts()
+    canvas = Canvas(str(path), pagesize=(geometry.width, geometry.height), invariant=1)
+    canvas.setFillColorRGB(0.2, 0.3, 0.4)
+    canvas.rect(0, 0, geometry.width, geometry.height, stroke=0, fill=1)  # background
+    canvas.setFillColorRGB(1, 1, 1)
+    canvas.setFont(fonts.regular, 10)
+    canvas.drawString(x, y, "Word")
+    canvas.showPage()
+    canvas.save()
+    return path
+
+
+@pytest.mark.parametrize("where, problem", [
+    ("middle of the front", None),
+    ("near the trim", "of the trim or a spine fold"),
+    ("across the spine fold", "of the trim or a spine fold"),
+    ("near the fold on the front", "of the trim or a spine fold"),
+    ("barcode", "barcode"),
+])
+def test_cover_preflight_keeps_marks_in_the_safe_areas(tmp_path, where, problem):
+    g = CoverGeometry.of(SIX_BY_NINE, 100, "white")
+    x, y = {"middle of the front": ((g.front.x0 + g.front.x1) / 2, g.height / 2),
+            "near the trim": (g.front.x0 + INCH, g.height - 0.15 * INCH),
+            "across the spine fold": (g.folds[0] - 5, g.height / 2),
+            "near the fold on the front": (g.folds[1] + 0.1 * INCH, g.height / 2),
+            "barcode": ((g.barcode.x0 + g.barcode.x1) / 2, g.barcode.y0 + 10)}[where]
+    pdf = raw_cover(tmp_path / "cover.pdf", 100, x, y)
+    check = next(c for c in preflight_cover(pdf, SIX_BY_NINE, 100, "white").checks
+                 if c.name == "safe areas")
+    assert check.ok == (problem is None), check.detail
+    if problem:
+        assert problem in check.detail and "text 'Word'" in check.detail
+
+
+def test_the_cover_image_is_drawn_inside_the_front(tmp_path):
+    from PIL import Image
+
+    picture = tmp_path / "picture.png"
+    Image.new("RGB", (300, 200), (200, 40, 40)).save(picture)
+    settings = CoverSettings(title="T", image=str(picture))
+    pdf = cover_pdf(tmp_path / "cover.pdf", 100, settings=settings)
+    pictures = [box for what, box in marks(PdfReader(str(pdf)).pages[0]) if what == "a picture"]
+    front = CoverGeometry.of(SIX_BY_NINE, 100, "white").front
+    assert len(pictures) == 1
+    box = pictures[0]
+    assert front.x0 < box.x0 < box.x1 < front.x1
+    assert box.width / box.height == pytest.approx(1.5, rel=1e-3)
+    assert preflight_cover(pdf, SIX_BY_NINE, 100, "white").ok
+
+
+def test_an_unreadable_image_is_one_clear_error(tmp_path):
+    from nanpure.layouts.cover import CoverError
+
+    bad = tmp_path / "bad.png"
+    bad.write_text("not a picture")
+    with pytest.raises(CoverError, match="cannot read the cover image"):
+        cover_pdf(tmp_path / "c.pdf", 100, settings=CoverSettings(title="T", image=str(bad)))
+
+
+def test_too_much_back_text_is_refused():
+    from nanpure.layouts.cover import CoverError
+
+    long = CoverSettings(title="T", back=("word " * 2000,))
+    with pytest.raises(CoverError, match="barcode"):
+        render_cover(long, load_fonts(), SIX_BY_NINE, 100, io.BytesIO())
+
+
+def test_same_cover_twice_gives_the_same_bytes(tmp_path):
+    sample = "." * 40 + "123456789" + "." * 32
+    first = cover_pdf(tmp_path / "a.pdf", 120, sample=sample).read_bytes()
+    second = cover_pdf(tmp_path / "b.pdf", 120, sample=sample).read_bytes()
+    assert first == second
+
+
+# ----------------------------------------------------------------------------- bleed
+
+def one_section(qqwing_rows) -> list[BookSection]:
+    rows = [r["puzzle"] for r in qqwing_rows if r["difficulty"] == "simple"][:4]
+    from nanpure.generator import format_line, solve
+    from nanpure.generator.board import parse_line
+
+    return [BookSection("Easy", tuple(
+        PuzzleRecord(id=k, puzzle=p, solution=format_line(solve(parse_line(p))), tier="easy",
+                     score=200 + k, hardest="", techniques="", symmetry="none",
+                     blanks=p.count("."), seed=k) for k, p in enumerate(rows)))]
+
+
+def test_bleed_pages_have_trim_and_bleed_boxes(tmp_path, qqwing_rows):
+    pdf = tmp_path / "book.pdf"
+    build_book(one_section(qqwing_rows), BookSettings(title="T", page_size="6x9in",
+                                                      bleed=True), str(pdf))
+    pages = PdfReader(str(pdf)).pages
+    # 6.125 x 9.25 in; the trim against the binding: left on right-hand pages
+    b = 0.125 * INCH
+    for number in (1, 2, 3, 4):
+        page = pages[number - 1]
+        assert [float(v) for v in page.mediabox] == [0, 0, 441, 666]
+        assert [float(v) for v in page.bleedbox] == [0, 0, 441, 666]
+        x0 = 0 if number % 2 else b
+        assert [float(v) for v in page.trimbox] == [x0, b, x0 + 432, b + 648]
+    report = preflight(pdf, SIX_BY_NINE, bleed=True)
+    assert report.ok, report.format()
+    # without bleed the pages are the trim size, which the bleed check refuses
+    plain = tmp_path / "plain.pdf"
+    build_book(one_section(qqwing_rows), BookSettings(title="T", page_size="6x9in"),
+               str(plain))
+    assert not preflight(plain, SIX_BY_NINE, bleed=True).ok
+    assert preflight(plain, SIX_BY_NINE).ok

@@ -1,0 +1,191 @@
+"""`nanpure book` for print: trim presets, order by score, stars, bleed, the cover, fonts
+found through fontconfig, and byte-identical rebuilds with all of them on."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+from test_book import make_store, write_config
+
+from nanpure.cli import main
+from nanpure.layouts.book import star_count
+from nanpure.layouts.pages import INCH
+from nanpure.pipeline import publish
+from nanpure.pipeline.book_config import (
+    book_config_from_toml,
+    default_book_config,
+    load_book_config,
+)
+from nanpure.pipeline.config import ConfigError, parse_toml
+from nanpure.pipeline.fonts import find_font
+from nanpure.pipeline.publish import PublishError, manifest_path, publish_book
+
+EVERYTHING = """
+page_size = "8.5x11in"
+order = "score"
+stars = true
+bleed = true
+reuse = true
+[book.cover]
+back = ["Twenty-six puzzles.", "Each has one solution."]
+paper = "cream"
+background = "#203040"
+"""
+MIXED_TIERS = """
+[[book.section]]
+title = "Warm-up"
+tiers = ["easy", "medium"]
+"""
+
+
+@pytest.fixture
+def store(tmp_path, qqwing_rows) -> Path:
+    return make_store(tmp_path / "nanpure.db", qqwing_rows)
+
+
+def config_of(text: str):
+    return book_config_from_toml(parse_toml(text, "b.toml"), "b.toml")
+
+
+def test_a_book_without_a_size_is_8_5_by_11_with_four_puzzles_a_page():
+    config = config_of('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\ntier = "easy"\n')
+    layout = config.layout
+    assert (layout.page_size, layout.puzzles_per_page, layout.answers_per_page) == \
+        ("8.5x11in", 4, 9)
+    small = config_of('[book]\ntitle = "T"\npage_size = "6x9in"\n[[book.section]]\n'
+                      'title = "E"\ntier = "easy"\n')
+    assert (small.layout.puzzles_per_page, small.layout.answers_per_page) == (2, 6)
+
+
+def test_the_packaged_book_stays_6_by_9_and_its_json_has_no_new_keys():
+    config = default_book_config()
+    assert config.layout.page_size == "6x9in"
+    data = json.loads(config.to_json())
+    assert not {"order", "cover"} & set(data)
+    assert not {"bleed", "stars"} & set(data["layout"])
+
+
+@pytest.mark.parametrize("text, message", [
+    ('order = "random"', 'book.order: expected one of "tier", "score"'),
+    ('stars = "yes"', "book.stars: expected true or false"),
+    ('[book.cover]\npaper = "glossy"', 'book.cover.paper: expected one of "white", "cream"'),
+    ('[book.cover]\nbackground = "blue"', 'book.cover.background: expected a colour as'),
+    ('[book.cover]\nimage = "/no/such.png"', "book.cover.image: no such image file"),
+    ('[book.cover]\nback = 3', "book.cover.back: expected a list of strings"),
+    ('[book.cover]\nspine = "x"', "book.cover.spine: unknown key"),
+])
+def test_new_keys_are_checked_in_one_line(text, message):
+    with pytest.raises(ConfigError) as exc:
+        config_of(f'[book]\ntitle = "T"\n{text}\n[[book.section]]\ntitle = "E"\n'
+                  'tier = "easy"\n')
+    assert message in str(exc.value)
+    assert "\n" not in str(exc.value)
+
+
+def test_the_cover_takes_the_book_words_unless_given():
+    config = config_of('[book]\ntitle = "T"\nsubtitle = "S"\n[book.cover]\nback = "B"\n'
+                       'author = "A"\n[[book.section]]\ntitle = "E"\ntier = "easy"\n')
+    cover = config.cover
+    assert (cover.title, cover.subtitle, cover.author, cover.back, cover.paper) == \
+        ("T", "S", "A", ("B",), "white")
+
+
+def section_numbers(book) -> list[tuple[str, int]]:
+    return [(p.puzzle.tier, p.puzzle.score) for p in book.plan.placements]
+
+
+def test_order_score_sorts_a_section_by_score_alone(tmp_path, store):
+    # an easy puzzle that scores above every medium one
+    with sqlite3.connect(store) as db:
+        db.execute("UPDATE puzzles SET score = 5000 WHERE quota = 'easy' AND task = 0")
+    by_tier = publish_book(load_book_config(write_config(
+        tmp_path, store, "reuse = true", sections=MIXED_TIERS)), record=False)
+    by_score = publish_book(load_book_config(write_config(
+        tmp_path, store, 'reuse = true\norder = "score"', sections=MIXED_TIERS)),
+        record=False)
+    tiers = section_numbers(by_tier)
+    assert [t for t, _ in tiers] == ["easy"] * 16 + ["medium"] * 10
+    assert tiers[15] == ("easy", 5000)
+    scores = [s for _, s in section_numbers(by_score)]
+    assert scores == sorted(scores) and scores[-1] == 5000
+
+
+def test_stars_are_in_the_manifest_on_the_fixed_scale(tmp_path, store):
+    book = publish_book(load_book_config(write_config(tmp_path, store, "stars = true")),
+                        record=False)
+    data = json.loads(manifest_path(book.pdf).read_text())
+    assert [p["stars"] for p in data["puzzles"]] == \
+        [star_count("sudoku", p["score"]) for p in data["puzzles"]]
+    assert {p["stars"] for p in data["puzzles"]} >= {1, 2}  # scores run 0 .. 609
+
+
+def test_a_book_with_everything_on_is_printable_and_rebuilds_byte_identical(tmp_path, store):
+    from PIL import Image
+
+    picture = tmp_path / "front.png"
+    Image.new("RGB", (400, 300), (230, 180, 60)).save(picture)
+    body = EVERYTHING + f'image = "{picture}"\n'
+    config = load_book_config(write_config(tmp_path, store, body))
+    one = tmp_path / "one"
+    two = tmp_path / "two"
+    first = publish_book(config, out=str(one / "book.pdf"), record=False)
+    publish_book(config, out=str(two / "book.pdf"), record=False)
+    assert first.report.ok and first.cover_report is not None and first.cover_report.ok
+    assert first.cover == one / "book-cover.pdf"
+    for name in ("book.pdf", "book-cover.pdf", "book.manifest.json"):
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+    data = json.loads((one / "book.manifest.json").read_text())
+    pages = data["pages"]
+    assert data["bleed_in"] == 0.125
+    assert data["cover"]["spine_in"] == pytest.approx(pages * 0.0025, abs=1e-4)
+    cover = PdfReader(str(one / "book-cover.pdf")).pages[0].mediabox
+    assert float(cover.width) / INCH == pytest.approx(17 + 0.25 + pages * 0.0025, abs=1e-3)
+    interior = PdfReader(str(one / "book.pdf")).pages[0]
+    assert (float(interior.mediabox.width), float(interior.mediabox.height)) == \
+        (8.625 * INCH, 11.25 * INCH)
+
+
+def test_cli_reports_the_cover_and_its_preflight(tmp_path, store, capsys):
+    path = write_config(tmp_path, store, EVERYTHING)
+    assert main(["book", str(path), "--no-record"]) == 0
+    out = capsys.readouterr().out
+    assert f"wrote {tmp_path / 'book-cover.pdf'}" in out
+    assert "cover size: 17.3" in out and "safe areas" in out
+
+
+def test_the_running_head_gives_the_numbers_not_the_tier_again(tmp_path, store):
+    sections = '[[book.section]]\ntitle = "Easy"\nquota = "easy"\n'
+    book = publish_book(load_book_config(write_config(
+        tmp_path, store, 'page_size = "6x9in"', sections=sections)), record=False)
+    reader = PdfReader(str(book.pdf))
+    first = next(p for p in book.plan.pages if p.kind == "puzzles")
+    lines = reader.pages[first.number - 1].extract_text().splitlines()
+    assert lines[:2] == ["Easy", "puzzles 1\u20132"] or lines[:2] == ["puzzles 1\u20132", "Easy"]
+
+
+JAPANESE = '[book]\ntitle = "ナンプレ"\nstore = "{store}"\nrun = "nightly"\nout = "{out}"\n' \
+           '[book.cover]\n[[book.section]]\ntitle = "やさしい"\nquota = "easy"\n'
+
+
+def test_japanese_without_a_font_names_the_debian_package(tmp_path, store, monkeypatch):
+    monkeypatch.setattr(publish, "find_font", lambda chars: None)
+    path = tmp_path / "ja.toml"
+    path.write_text(JAPANESE.format(store=store, out=tmp_path / "ja.pdf"))
+    with pytest.raises(PublishError, match=r"apt-get install fonts-ipafont-gothic") as exc:
+        publish_book(load_book_config(path), record=False)
+    assert "\n" not in str(exc.value)
+
+
+@pytest.mark.skipif(find_font("ナ") is None, reason="no CJK TrueType font installed "
+                    "(apt-get install fonts-ipafont-gothic)")
+def test_japanese_title_works_with_the_font_fontconfig_finds(tmp_path, store):
+    path = tmp_path / "ja.toml"
+    path.write_text(JAPANESE.format(store=store, out=tmp_path / "ja.pdf"))
+    book = publish_book(load_book_config(path), record=False)
+    assert book.report.ok and book.cover_report.ok
+    assert "ナンプレ" in PdfReader(str(book.pdf)).pages[0].extract_text()
+    assert "ナンプレ" in PdfReader(str(book.cover)).pages[0].extract_text()
