@@ -304,6 +304,12 @@ def _number_span(first: int, last: int) -> str:
     return f"{first}" if first == last else f"{first}\u2013{last}"
 
 
+def _puzzle_numbers(items: Sequence[Placement]) -> str:
+    """The running head's numbers of a page's puzzles: "puzzle 7" or "puzzles 7–10"."""
+    first, last = items[0].number, items[-1].number
+    return f"puzzle {first}" if first == last else f"puzzles {first}\u2013{last}"
+
+
 def plan_book(sections: Sequence[BookSection], settings: BookSettings) -> BookPlan:
     """Decide every page of the book; puzzles are numbered 1.. in the order given.
 
@@ -792,8 +798,7 @@ class _Drawer:
     def page_puzzles(self, page: Page) -> None:
         # the numbers, not the tiers: a section is often named for its tier, and each
         # puzzle's label gives its own
-        first, last = page.items[0].number, page.items[-1].number
-        self.header(page, page.heading, f"puzzles {_number_span(first, last)}")
+        self.header(page, page.heading, _puzzle_numbers(page.items))
         template = PUZZLE_TEMPLATES[page.per_page]
         if page.puzzle_kind == "nonogram":
             self._nonograms(page, template, solutions=False)
@@ -817,8 +822,7 @@ class _Drawer:
             y -= self.type.body * 0.6
 
     def page_answers(self, page: Page) -> None:
-        first, last = page.items[0].number, page.items[-1].number
-        self.header(page, "Answers", f"puzzles {_number_span(first, last)}")
+        self.header(page, "Answers", _puzzle_numbers(page.items))
         template = ANSWER_TEMPLATES[page.per_page]
         if page.puzzle_kind == "nonogram":
             self._nonograms(page, template, solutions=True)
