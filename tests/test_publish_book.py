@@ -189,3 +189,16 @@ def test_japanese_title_works_with_the_font_fontconfig_finds(tmp_path, store):
     assert book.report.ok and book.cover_report.ok
     assert "ナンプレ" in PdfReader(str(book.pdf)).pages[0].extract_text()
     assert "ナンプレ" in PdfReader(str(book.cover)).pages[0].extract_text()
+
+
+def test_the_example_book_configs_are_valid():
+    root = Path(__file__).parents[1] / "examples"
+    books = [p for p in sorted(root.glob("*.toml"))
+             if p.name.startswith("book") or p.stem.endswith("-book")]
+    assert root / "publish-book.toml" in books
+    for path in books:
+        assert load_book_config(path).sections
+    publish = load_book_config(root / "publish-book.toml")
+    assert (publish.layout.page_size, publish.order, publish.layout.stars) == \
+        ("8.5x11in", "score", True)
+    assert publish.cover is not None and publish.layout.bleed
