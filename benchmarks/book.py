@@ -111,7 +111,8 @@ def main() -> None:
           f"{len(out.getvalue()) / 1024:.0f} KiB")
     print(f"  render  median {statistics.median(renders):6.2f} s   "
           f"(runs: {', '.join(f'{t:.2f}' for t in renders)})")
-    print(f"  publish{' (hints)' if args.hints else ''} median {statistics.median(publishes):6.2f} s   "
+    print(f"  publish{' (hints)' if args.hints else ''} median "
+          f"{statistics.median(publishes):6.2f} s   "
           f"(runs: {', '.join(f'{t:.2f}' for t in publishes)})   target < 10 s")
 
 

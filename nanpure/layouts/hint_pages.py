@@ -1,10 +1,10 @@
-"""The hints section of a book: for each puzzle that needs more than singles, its number,
-its page, the technique of the first step beyond singles and where to look
+"""The hints section of a book: for each puzzle that needs more than singles, its number
+and page, the technique of the first step beyond singles and where to look
 (:class:`~nanpure.output.hints.Hint`), two lines a puzzle, in the book's order.
 
 The section comes after the puzzles and before the answers, so a reader looking for a
 hint does not see a solution first. Its first page opens with a short explanation. Each
-entry is two lines high whatever its text (a long "look at" line is set smaller), so how
+entry is two lines high whatever its text (a line too long is set smaller), so how
 many fit a page follows from the page alone: :func:`hint_chunks`.
 
 >>> [len(c) for c in hint_chunks(40, height=500, size=10)]
@@ -70,23 +70,28 @@ def draw_hints_page(drawer: Any, page: Any, hints: dict[str, HintText]) -> None:
     if drawer.plan.first_page("hints") == page.number:
         drawer.paragraph(box.x0, y, box.width, INTRO, drawer.type.small)
         y -= INTRO_LINES * LEADING * size
-    indent = drawer.fonts.width("0000  ", size, bold=True)
+    small = drawer.type.small
+    # the number and, under it, the page in a column of their own; the text beside them
+    indent = max(drawer.fonts.width("0000", size, bold=True),
+                 drawer.fonts.width("page 0000", small)) + size
     for item in page.items:
         hint = hints[item.puzzle.puzzle]
         drawer.text(box.x0, y, str(item.number), size, bold=True)
-        drawer.text(box.x0 + indent, y, hint.technique, size, bold=True)
-        drawer.text(box.x1, y, f"page {item.page}", size, align="right", grey=True)
+        text, fitted = _fit(drawer.fonts, hint.technique, size, box.width - indent, bold=True)
+        drawer.text(box.x0 + indent, y, text, fitted, bold=True)
         y -= LEADING * size
-        text, fitted = _fit(drawer, hint.text(), size, box.width - indent)
+        drawer.text(box.x0, y, f"page {item.page}", small, grey=True)
+        text, fitted = _fit(drawer.fonts, hint.text(), size, box.width - indent)
         drawer.text(box.x0 + indent, y, text, fitted)
         y -= LEADING * size + GAP * size
 
 
-def _fit(drawer: Any, text: str, size: float, width: float) -> tuple[str, float]:
+def _fit(fonts: Any, text: str, size: float, width: float,
+         bold: bool = False) -> tuple[str, float]:
     """``text`` and the size it fits ``width`` at: smaller, down to :data:`MIN_SIZE`,
     then cut short."""
-    while size > MIN_SIZE and drawer.fonts.width(text, size) > width:
+    while size > MIN_SIZE and fonts.width(text, size, bold) > width:
         size -= 0.5
-    while len(text) > 1 and drawer.fonts.width(text, size) > width:
+    while len(text) > 1 and fonts.width(text, size, bold) > width:
         text = text[:-2] + "\u2026"
     return text, size
