@@ -20,7 +20,7 @@ from ..generator.nonogram.formats import parse_line
 from ..output.datasets import IMAGE_FORMATS
 from ..record import PuzzleRecord
 from .grid import draw_grid
-from .nonogram import draw_nonogram, smallest_box
+from .nonogram import draw_nonogram, puzzle_layout, smallest_box
 from .pages import INCH, Fonts, load_fonts
 from .raster import write_png
 from .shapes import ShapesCanvas
@@ -29,10 +29,8 @@ from .shapes import ShapesCanvas
 GRID_SIDE = 3.75 * INCH
 #: White space around a picture, in points: the border's thick line stays whole.
 MARGIN = 6.0
-#: Clue numbers of a nonogram picture, in points; the grid follows from them.
+#: Clue numbers of a nonogram picture, in points; the grid (and its answer's) follows.
 CLUE_SIZE = 10.0
-#: A nonogram answer's cell side, in points.
-ANSWER_CELL = 10.0
 #: Pixels per inch of a PNG unless asked otherwise.
 PNG_DPI = 150
 #: What SVG text asks for, in place of the font names registered with reportlab.
@@ -53,10 +51,10 @@ def puzzle_drawing(record: PuzzleRecord, answer: bool = False,
 
 def _nonogram_drawing(record: PuzzleRecord, answer: bool, fonts: Fonts) -> Drawing:
     nonogram = parse_line(record.puzzle)
-    if answer:
-        width, height = nonogram.width * ANSWER_CELL, nonogram.height * ANSWER_CELL
-    else:
-        width, height = smallest_box(nonogram, fonts, CLUE_SIZE)
+    width, height = smallest_box(nonogram, fonts, CLUE_SIZE)
+    if answer:  # the picture as large as the puzzle's grid
+        cell = puzzle_layout(0, 0, width, height, nonogram, fonts).cell
+        width, height = nonogram.width * cell, nonogram.height * cell
     drawing = Drawing(width + 2 * MARGIN, height + 2 * MARGIN)
     draw_nonogram(ShapesCanvas(drawing), MARGIN, MARGIN, width, height, nonogram, fonts,
                   solution=record.solution if answer else None)

@@ -4,8 +4,8 @@ reportlab's own PNG renderer needs a separate compiled package; Pillow, which na
 already needs, does the job for the shapes nanpure draws: groups (with their transforms),
 widgets such as charts (as the shapes they provide), lines, rectangles, polylines,
 polygons, straight-line paths, circles and strings (TrueType fonts registered with
-reportlab, upright). The picture is drawn at :data:`SUPERSAMPLE` times the resolution and
-scaled down, which smooths the edges that Pillow's own drawing leaves jagged.
+reportlab, upright). The picture is drawn at up to :data:`SUPERSAMPLE` times the resolution
+and scaled down, which smooths the edges that Pillow's own drawing leaves jagged.
 
 >>> from reportlab.graphics.shapes import Drawing, Rect
 >>> from reportlab.lib.colors import black
@@ -39,8 +39,10 @@ from reportlab.graphics.shapes import (
 )
 from reportlab.pdfbase import pdfmetrics
 
-#: Drawn at this many times the resolution asked for, then scaled down.
+#: Drawn at up to this many times the resolution asked for, then scaled down; less when
+#: the enlarged picture would have more than MAX_PIXELS pixels (a page of charts).
 SUPERSAMPLE = 4
+MAX_PIXELS = 16_000_000
 #: A font reportlab knows by name only (its standard Type 1 fonts) is drawn with Vera.
 _FALLBACK = ("Vera.ttf", "VeraBd.ttf")
 
@@ -50,11 +52,11 @@ Rgb = tuple[int, int, int]
 
 def to_image(drawing: Drawing, dpi: float = 150) -> Image.Image:
     """``drawing`` as an RGB image on white, ``dpi`` pixels per inch."""
-    scale = dpi / 72 * SUPERSAMPLE
     width = max(1, round(drawing.width * dpi / 72))
     height = max(1, round(drawing.height * dpi / 72))
-    big = Image.new("RGB", (width * SUPERSAMPLE, height * SUPERSAMPLE), "white")
-    painter = _Painter(ImageDraw.Draw(big), scale, height * SUPERSAMPLE)
+    factor = max(1, min(SUPERSAMPLE, math.isqrt(MAX_PIXELS // (width * height))))
+    big = Image.new("RGB", (width * factor, height * factor), "white")
+    painter = _Painter(ImageDraw.Draw(big), dpi / 72 * factor, height * factor)
     painter.group(drawing, (1, 0, 0, 1, 0, 0))
     return big.resize((width, height), Image.Resampling.LANCZOS)
 

@@ -134,6 +134,19 @@ def stats_drawing(summary: dict[str, Any], scores: dict[str, list[int]]) -> Draw
     return drawing
 
 
+def count_step(top: int) -> int:
+    """A whole step between the count axis's ticks: 1, 2 or 5 times a power of ten, at most
+    eight ticks up to ``top``.
+
+    >>> count_step(1), count_step(7), count_step(16), count_step(120)
+    (1, 1, 2, 20)
+    """
+    step = 1
+    while top / step > 8:
+        step = step * 5 // 2 if str(step)[0] == "2" else step * 2
+    return step
+
+
 def _histogram(fonts: Fonts, categories: list[str], series: dict[str, list[int]],
                axis: str) -> Group:
     """Stacked bars, one colour per tier, with a legend and the axis named below."""
@@ -152,6 +165,7 @@ def _histogram(fonts: Fonts, categories: list[str], series: dict[str, list[int]]
     chart.valueAxis.labels.fontName = fonts.regular
     chart.valueAxis.labels.fontSize = LABEL_SIZE
     chart.valueAxis.valueMin = 0
+    chart.valueAxis.valueStep = count_step(max(map(sum, zip(*series.values(), strict=True))))
     chart.valueAxis.visibleGrid = True
     chart.valueAxis.gridStrokeColor = Color(0.85, 0.85, 0.85)
     chart.valueAxis.gridStrokeWidth = 0.5
