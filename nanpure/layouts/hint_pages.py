@@ -13,6 +13,7 @@ many fit a page follows from the page alone: :func:`hint_chunks`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 #: What the first hints page says before the entries.
@@ -29,6 +30,8 @@ MIN_SIZE = 6.5
 
 
 class HintText(Protocol):
+    """What a hints page prints of a hint (:class:`~nanpure.output.hints.Hint`)."""
+
     technique: str
 
     def text(self) -> str: ...
@@ -57,7 +60,7 @@ def hint_chunks(count: int, height: float, size: float) -> list[range]:
     return chunks
 
 
-def draw_hints_page(drawer: Any, page: Any, hints: dict[str, HintText]) -> None:
+def draw_hints_page(drawer: Any, page: Any, hints: Mapping[str, HintText]) -> None:
     """Draw a hints page of a book with ``drawer`` (the book's page drawer, whose text
     helpers, type sizes and running head it uses): ``page.items`` are the placements of
     the puzzles whose hints it shows, ``hints`` the hints by puzzle text."""
