@@ -143,6 +143,7 @@ class BookSettings:
     large_print: bool = False
     cjk_font: str | None = None
     imprint: tuple[str, ...] = ()  # extra lines for the imprint page (copyright, ISBN)
+    hints: bool = False  # a hints section, from the hints given to plan_book
 
     def __post_init__(self) -> None:
         if self.puzzles_per_page not in PUZZLE_TEMPLATES:
@@ -247,8 +248,8 @@ def _number_span(first: int, last: int) -> str:
 def plan_book(sections: Sequence[BookSection], settings: BookSettings,
               hints: Mapping[str, Any] | None = None) -> BookPlan:
     """Decide every page of the book; puzzles are numbered 1.. in the order given.
-    With ``hints`` (:class:`~nanpure.output.hints.Hint` by puzzle text), a hints section
-    (:mod:`.hint_pages`) comes before the answers.
+    When ``settings.hints``, a hints section (:mod:`.hint_pages`) with ``hints``
+    (:class:`~nanpure.output.hints.Hint` by puzzle text) comes before the answers.
 
     How many nonograms fit a page depends on the gutter, and the gutter on the page count:
     the book is planned again with the gutter of its own page count until the two agree
@@ -259,7 +260,7 @@ def plan_book(sections: Sequence[BookSection], settings: BookSettings,
         raise LayoutError("the book has no puzzles")
     margins = Margins.for_pages(MIN_PAGES)
     while True:
-        plan = _plan(sections, settings, margins, hints or {})
+        plan = _plan(sections, settings, margins, (hints or {}) if settings.hints else {})
         if plan.margins == margins:
             return plan
         margins = plan.margins

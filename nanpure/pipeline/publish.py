@@ -224,7 +224,7 @@ def publish_book(config: BookConfig, out: str | None = None,
             settings = BookSettings.of(config.layout)
             check_text(settings, sections, load_fonts(settings.cjk_font))
             hints = (hints_for(p for s in sections for p in s.puzzles)
-                     if config.layout.hints else None)
+                     if settings.hints else None)
             plan = plan_book(sections, settings, hints)
             pdf.parent.mkdir(parents=True, exist_ok=True)
             _write_atomically(pdf, lambda tmp: render_book(plan, str(tmp)))
