@@ -168,3 +168,19 @@ def test_export_steps(tmp_path, puzzles, capsys):
     # without --steps, no steps column
     assert main(["export", "--store", str(store)]) == 0
     assert "steps" not in capsys.readouterr().out.splitlines()[0]
+
+
+def test_export_steps_of_nonograms(tmp_path, capsys):
+    from nanpure.generator.nonogram.formats import format_line as nonogram_line
+    from nanpure.generator.nonogram.formats import nonogram_from_picture
+
+    picture = "0110" "1111" "1001" "0110"
+    record = PuzzleRecord(puzzle=nonogram_line(nonogram_from_picture(picture, 4, 4),
+                                               goal=False),
+                          solution=picture, tier="easy", score=4, hardest="", techniques="",
+                          symmetry="none", blanks=0, seed=1, kind="nonogram")
+    store = make_store(tmp_path / "n.db", [record])
+    assert main(["export", "--store", str(store), "--steps", "--format", "jsonl"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["steps"] == solution_path(record) and len(row["steps"]) > 0
+    assert all(isinstance(step, str) for step in row["steps"])

@@ -138,3 +138,12 @@ def test_export_pictures_cli(store, tmp_path, capsys):
     assert "give a directory with --out DIR" in capsys.readouterr().err
     assert main(args + ["--kind", "sudoku", "--answers"]) == 2
     assert "--answers is for the pictures" in capsys.readouterr().err
+
+
+def test_pictures_are_the_same_bytes_every_time(tmp_path):
+    first = write_puzzle_images([SUDOKU, NONOGRAM], "png", tmp_path / "a", answers=True)
+    again = write_puzzle_images([SUDOKU, NONOGRAM], "png", tmp_path / "b", answers=True)
+    svgs = write_puzzle_images([SUDOKU, NONOGRAM], "svg", tmp_path / "a", answers=True)
+    svgs_again = write_puzzle_images([SUDOKU, NONOGRAM], "svg", tmp_path / "b", answers=True)
+    for a, b in zip(first + svgs, again + svgs_again, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
