@@ -11,6 +11,7 @@ file and key::
     page_size = "6x9in"          # 8.5x11in, A4, A5, letter, B5
     puzzles_per_page = 2         # 1, 2, 4 or 6
     answers_per_page = 6         # 4, 6, 9 or 12
+    hints = true                 # a hints section before the answers
 
     [[book.section]]
     title = "Easy"
@@ -62,6 +63,7 @@ class LayoutSpec:
     large_print: bool = False
     cjk_font: str | None = None
     imprint: tuple[str, ...] = ()  # extra lines for the imprint page (copyright, ISBN)
+    hints: bool = False  # a hints section: the first step beyond singles of each puzzle
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,8 @@ class SectionSpec:
 #: Section keys added with puzzle kinds: left out of the config's JSON while unset, so
 #: the JSON of a book without them (its manifest, its record in the store) is unchanged.
 _LATER_SECTION_KEYS = ("kind", "puzzles_per_page")
+#: Book keys added later, left out of the JSON while off, for the same reason.
+_LATER_LAYOUT_KEYS = ("hints",)
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,9 @@ class BookConfig:
             for key in _LATER_SECTION_KEYS:
                 if section[key] is None:
                     del section[key]
+        for key in _LATER_LAYOUT_KEYS:
+            if not data["layout"][key]:
+                del data["layout"][key]
         return json.dumps(data, sort_keys=True, ensure_ascii=False)
 
 
@@ -157,6 +164,7 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     if cjk_font is not None and not Path(cjk_font).is_file():
         raise book.error("cjk_font", f"no such font file: {cjk_font}")
     imprint = book.str_list("imprint", ())
+    hints = book.bool("hints", False)
     reuse = book.bool("reuse", False)
     tables = book.tables("section", required=True)
     sections = tuple(_section(s) for s in tables)
@@ -174,7 +182,7 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     layout = LayoutSpec(title=title, subtitle=subtitle, author=author,
                         page_size=names[size.lower()], puzzles_per_page=per_page,
                         answers_per_page=answers, large_print=large_print,
-                        cjk_font=cjk_font, imprint=imprint)
+                        cjk_font=cjk_font, imprint=imprint, hints=hints)
     return BookConfig(layout=layout, sections=sections, store=store, run=run, out=out,
                       reuse=reuse, source=source)
 

@@ -36,6 +36,7 @@ from ..layouts.book import (
 )
 from ..layouts.pages import FontError, load_fonts
 from ..layouts.preflight import PreflightReport, preflight
+from ..output.hints import Hint, hints_for
 from ..record import PuzzleRecord, columns, row
 from .book_config import BookConfig, SectionSpec
 from .store import Store
@@ -176,12 +177,14 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path) -> dict:
         "gutter_in": round(plan.margins.inside / 72, 3),
         "settings": settings,
         "sections": sections,
-        "puzzles": [_entry(p, kinds) for p in plan.placements],
+        "puzzles": [_entry(p, kinds, plan.hints.get(p.puzzle.puzzle))
+                    for p in plan.placements],
     }
 
 
-def _entry(placement: Placement, kinds: bool) -> dict:
-    """A puzzle's manifest entry; with ``kinds`` its kind, and a nonogram's size."""
+def _entry(placement: Placement, kinds: bool, hint: Hint | None = None) -> dict:
+    """A puzzle's manifest entry; with ``kinds`` its kind, and a nonogram's size; its
+    ``hint`` when the book has one for it."""
     p = placement
     entry = {"number": p.number, "section": p.section, "page": p.page,
              "answer_page": p.answer_page}
@@ -190,7 +193,10 @@ def _entry(placement: Placement, kinds: bool) -> dict:
         if p.puzzle.kind == "nonogram":
             nonogram = nonogram_of(p.puzzle)
             entry["width"], entry["height"] = nonogram.width, nonogram.height
-    return {**entry, **row(p.puzzle, MANIFEST_COLUMNS)}
+    entry.update(row(p.puzzle, MANIFEST_COLUMNS))
+    if hint is not None:
+        entry["hint"] = hint.to_json()
+    return entry
 
 
 def _write_atomically(path: Path, write) -> None:
@@ -217,7 +223,9 @@ def publish_book(config: BookConfig, out: str | None = None,
         try:
             settings = BookSettings.of(config.layout)
             check_text(settings, sections, load_fonts(settings.cjk_font))
-            plan = plan_book(sections, settings)
+            hints = (hints_for(p for s in sections for p in s.puzzles)
+                     if settings.hints else None)
+            plan = plan_book(sections, settings, hints)
             pdf.parent.mkdir(parents=True, exist_ok=True)
             _write_atomically(pdf, lambda tmp: render_book(plan, str(tmp)))
         except (LayoutError, FontError) as exc:
