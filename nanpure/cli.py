@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from . import __version__
 from .generator.tiers import TIERS
-from .output.datasets import EXPORT_FORMATS, INPUT_FORMATS
+from .output.datasets import EXPORT_FORMATS, IMAGE_FORMATS, INPUT_FORMATS
 
 
 class UsageError(Exception):
@@ -448,7 +448,9 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
         "Parquet and CSV, split so that equivalent puzzles stay on one side, and a "
         "README.md dataset card). Every export records the nanpure version and the "
         "ladder's fingerprint: Parquet in its metadata, sdk and opensudoku inside, the "
-        "card in its header, other files written with --out in PATH.meta.json.",
+        "card in its header, other files written with --out in PATH.meta.json. "
+        "svg and png write one picture a puzzle (ID.svg, ID.png; with --answers also "
+        "ID-answer.svg) into the --out directory, drawn as in the book.",
     )
     p.add_argument("--store", metavar="DB", default="output/nanpure.db",
                    help="store file (default: output/nanpure.db)")
@@ -456,14 +458,22 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kind", choices=("sudoku", "nonogram"),
                    help="export the puzzles of this kind (default: the kind of the puzzles "
                    "selected; a selection of both kinds is refused without it)")
-    p.add_argument("--format", choices=EXPORT_FORMATS + ("non",), default="csv",
-                   help="file format (default: csv; non: nonograms only; csv, jsonl, parquet "
-                   "and lines: either kind; the others Sudoku only)")
+    p.add_argument("--format", choices=EXPORT_FORMATS + ("non",) + IMAGE_FORMATS,
+                   default="csv",
+                   help="file format (default: csv; non: nonograms only; csv, jsonl, parquet, "
+                   "lines, svg and png: either kind; the others Sudoku only)")
     p.add_argument("--out", metavar="PATH", default="-",
                    help="output file (a directory for hf and non); '-' or nothing writes "
                    "standard output")
     p.add_argument("--license", default="cc0-1.0", metavar="ID",
                    help="licence the hf dataset card declares (default: cc0-1.0)")
+    p.add_argument("--steps", action="store_true",
+                   help="add a steps column: each puzzle's solution path as the rater finds "
+                   "it (csv: steps separated by '; ', jsonl: a list; as rate --steps)")
+    p.add_argument("--answers", action="store_true",
+                   help="svg and png: also write each puzzle's answer, ID-answer.svg")
+    p.add_argument("--dpi", type=_positive_int, metavar="N",
+                   help="png: pixels per inch (default: 150; a Sudoku is 3.9 in wide)")
     p.set_defaults(func=_run_export)
 
 
@@ -474,7 +484,8 @@ def _run_export(args: argparse.Namespace) -> int:
 
     try:
         return export_command(args.store, args.run, args.format, args.out, args.kind,
-                              license=args.license)
+                              license=args.license, steps=args.steps, answers=args.answers,
+                              dpi=args.dpi)
     except (StoreError, ExportError) as exc:
         raise UsageError(str(exc)) from exc
     except BrokenPipeError:
@@ -497,6 +508,9 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
                    help="store file (default: output/nanpure.db)")
     p.add_argument("--run", metavar="NAME", help="only this run")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.add_argument("--plot", metavar="FILE",
+                   help="also draw the statistics into FILE.pdf or FILE.png: blank counts "
+                   "and scores by tier, technique usage, acceptance per quota")
     p.set_defaults(func=_run_stats)
 
 
@@ -505,7 +519,7 @@ def _run_stats(args: argparse.Namespace) -> int:
     from .pipeline.store import StoreError
 
     try:
-        return stats_command(args.store, args.run, args.json)
+        return stats_command(args.store, args.run, args.json, plot=args.plot)
     except StoreError as exc:
         raise UsageError(str(exc)) from exc
 

@@ -26,6 +26,7 @@ from nanpure.pipeline.publish import PublishError, manifest_path, publish_book
 
 EVERYTHING = """
 page_size = "8.5x11in"
+hints = true
 order = "score"
 stars = true
 bleed = true

@@ -11,6 +11,7 @@ file and key::
     page_size = "6x9in"          # default 8.5x11in; 8.25x11in, A4, A5, letter, B5
     puzzles_per_page = 2         # 1, 2, 4 or 6; default by page size
     answers_per_page = 6         # 1, 2, 4, 6, 9 or 12; default by page size
+    hints = true                 # a hints section before the answers
     order = "score"              # within a section: "tier" (default) or "score"
     stars = true                 # 1-5 stars beside each puzzle
     bleed = true                 # pages 0.125 in larger on the cut edges
@@ -71,6 +72,7 @@ class LayoutSpec:
     large_print: bool = False
     cjk_font: str | None = None
     imprint: tuple[str, ...] = ()  # extra lines for the imprint page (copyright, ISBN)
+    hints: bool = False  # a hints section: the first step beyond singles of each puzzle
     bleed: bool = False
     stars: bool = False
 
@@ -118,7 +120,7 @@ class SectionSpec:
 #: config's JSON, so the JSON of a book without them (its manifest, its record in the
 #: store) is unchanged: the section's, the layout's and the book's own.
 _LATER_SECTION_KEYS = {"kind": None, "puzzles_per_page": None}
-_LATER_LAYOUT_KEYS = {"bleed": False, "stars": False}
+_LATER_LAYOUT_KEYS = {"hints": False, "bleed": False, "stars": False}
 _LATER_BOOK_KEYS = {"order": "tier", "cover": None}
 
 
@@ -212,6 +214,7 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     if cjk_font is not None and not Path(cjk_font).is_file():
         raise book.error("cjk_font", f"no such font file: {cjk_font}")
     imprint = book.str_list("imprint", ())
+    hints = book.bool("hints", False)
     reuse = book.bool("reuse", False)
     bleed = book.bool("bleed", False)
     stars = book.bool("stars", False)
@@ -233,7 +236,8 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     layout = LayoutSpec(title=title, subtitle=subtitle, author=author,
                         page_size=names[size.lower()], puzzles_per_page=per_page,
                         answers_per_page=answers, large_print=large_print,
-                        cjk_font=cjk_font, imprint=imprint, bleed=bleed, stars=stars)
+                        cjk_font=cjk_font, imprint=imprint, hints=hints, bleed=bleed,
+                        stars=stars)
     return BookConfig(layout=layout, sections=sections, store=store, run=run, out=out,
                       reuse=reuse, source=source, order=order, cover=cover)
 

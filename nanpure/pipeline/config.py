@@ -388,11 +388,16 @@ class RunConfig:
     # "exact" or "equivalent"; None when the config does not say, which means
     # "equivalent" for a new run and what it was made with for a stored one
     dedup: str | None = None
+    # a PDF or PNG of the run's statistics, written when it finishes; a relative path is
+    # taken from the directory of the run's log (--log), else from the current one
+    plot: str | None = None
 
     def to_json(self) -> str:
         """The config as JSON, as it is kept in the store's ``runs.config``."""
         data = asdict(self)
         del data["source"]
+        if data["plot"] is None:  # as stored before runs had plots
+            del data["plot"]
         return json.dumps(data, sort_keys=True)
 
     def identity(self) -> dict[str, Any]:
@@ -460,6 +465,9 @@ def run_config_from_toml(data: dict[str, Any], source: str,
         executor = "dask"
     max_seconds = run.number("max_seconds", None, positive=True)
     dedup = run.choice("dedup", DEDUP_MODES, None)
+    plot = run.str("plot", None)
+    if plot is not None and Path(plot).suffix.lower() not in (".pdf", ".png"):
+        raise run.error("plot", f"expected a file name ending in .pdf or .png, got {plot!r}")
     run.finish()
     quotas = tuple(_quota(q) for q in top.tables("quota", required=True))
     seen: dict[str, int] = {}
@@ -471,7 +479,7 @@ def run_config_from_toml(data: dict[str, Any], source: str,
         seen[q.name] = i
     return RunConfig(name=name, seed=seed, quotas=quotas, store=store, workers=workers,
                      executor=executor, scheduler=scheduler, max_seconds=max_seconds,
-                     source=source, dedup=dedup)
+                     source=source, dedup=dedup, plot=plot)
 
 
 #: Puzzle kinds a quota may make (``kind = ...``; sudoku when not given).

@@ -43,6 +43,7 @@ from ..layouts.book import (
 from ..layouts.cover import CoverError, CoverGeometry, CoverSettings, render_cover
 from ..layouts.pages import BLEED, FontError, Fonts, load_fonts
 from ..layouts.preflight import PreflightReport, preflight, preflight_cover
+from ..output.hints import Hint, hints_for
 from ..record import PuzzleRecord, columns, row
 from .book_config import BookConfig, SectionSpec, cover_path
 from .fonts import find_font
@@ -198,7 +199,8 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path,
         "gutter_in": round(plan.margins.inside / 72, 3),
         "settings": settings,
         "sections": sections,
-        "puzzles": [_entry(p, kinds, plan.settings.stars) for p in plan.placements],
+        "puzzles": [_entry(p, kinds, plan.settings.stars, plan.hints.get(p.puzzle.puzzle))
+                    for p in plan.placements],
     }
     if plan.settings.bleed:
         data["bleed_in"] = round(BLEED / 72, 3)
@@ -211,9 +213,10 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path,
     return data
 
 
-def _entry(placement: Placement, kinds: bool, stars: bool) -> dict:
+def _entry(placement: Placement, kinds: bool, stars: bool = False,
+           hint: Hint | None = None) -> dict:
     """A puzzle's manifest entry; with ``kinds`` its kind, and a nonogram's size; with
-    ``stars`` its stars."""
+    ``stars`` its stars; its ``hint`` when the book has one for it."""
     p = placement
     entry = {"number": p.number, "section": p.section, "page": p.page,
              "answer_page": p.answer_page}
@@ -222,9 +225,12 @@ def _entry(placement: Placement, kinds: bool, stars: bool) -> dict:
         if p.puzzle.kind == "nonogram":
             nonogram = nonogram_of(p.puzzle)
             entry["width"], entry["height"] = nonogram.width, nonogram.height
+    entry.update(row(p.puzzle, MANIFEST_COLUMNS))
     if stars:
         entry["stars"] = star_count(p.puzzle.kind, p.puzzle.score)
-    return {**entry, **row(p.puzzle, MANIFEST_COLUMNS)}
+    if hint is not None:
+        entry["hint"] = hint.to_json()
+    return entry
 
 
 def cover_geometry(plan: BookPlan, config: BookConfig) -> CoverGeometry:
@@ -262,7 +268,9 @@ def publish_book(config: BookConfig, out: str | None = None,
             settings = BookSettings.of(config.layout)
             settings, fonts = _fonts_for(settings, book_texts(settings, sections) + more)
             check_text(settings, sections, fonts, more)
-            plan = plan_book(sections, settings)
+            hints = (hints_for(p for s in sections for p in s.puzzles)
+                     if settings.hints else None)
+            plan = plan_book(sections, settings, hints)
             pdf.parent.mkdir(parents=True, exist_ok=True)
             _write_atomically(pdf, lambda tmp: render_book(plan, str(tmp)))
             if cover is not None and cover_settings is not None:

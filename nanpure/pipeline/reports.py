@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import TextIO
 
 from ..output import stats
-from ..output.datasets import KIND_FORMATS, ExportError, write_file_export, write_hf
+from ..output.datasets import (
+    IMAGE_FORMATS,
+    KIND_FORMATS,
+    ExportError,
+    check_steps,
+    write_file_export,
+    write_hf,
+)
+from ..output.hints import solution_path
 from .store import Store, StoreError, canonical_forms
 
 
@@ -26,13 +34,16 @@ def _check_run(store: Store, run: str | None) -> None:
 
 
 def export_command(store_path: str, run: str | None, fmt: str, out: str,
-                   kind: str | None = None, *, license: str = "cc0-1.0") -> int:
+                   kind: str | None = None, *, license: str = "cc0-1.0", steps: bool = False,
+                   answers: bool = False, dpi: float | None = None) -> int:
     """``nanpure export``: write the store's puzzles (of one run, or all) of one kind to
-    ``out`` (``-`` for standard output, except Parquet; a directory for ``non`` and
-    ``hf``); returns the exit status.
+    ``out`` (``-`` for standard output, except Parquet; a directory for ``non``, ``hf``
+    and the pictures, ``svg`` and ``png``); returns the exit status.
 
     An export holds one kind, ``kind``; without it, the kind of the puzzles selected (a
-    selection of several kinds is refused, naming them).
+    selection of several kinds is refused, naming them). ``steps`` adds each puzzle's
+    solution path (csv and jsonl); ``answers`` writes each picture's answer beside it,
+    ``dpi`` is a PNG's resolution (None: :data:`~nanpure.layouts.images.PNG_DPI`).
     """
     with Store(store_path, create=False) as store:
         _check_run(store, run)
@@ -45,6 +56,20 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
                 f"an export holds one kind: add --kind {' or --kind '.join(kinds)}")
         kind = kinds[0] if kinds else "sudoku"
     records = [r for r in records if r.kind == kind]
+    if fmt in IMAGE_FORMATS:
+        if out == "-":
+            raise ExportError(f"--format {fmt} writes one file a puzzle; give a directory "
+                              "with --out DIR")
+        from ..layouts.images import write_puzzle_images
+
+        written = write_puzzle_images(records, fmt, out, answers=answers, dpi=dpi)
+        print(f"wrote {len(written)} pictures of {len(records)} puzzles to {out}",
+              file=sys.stderr)
+        return 0
+    if answers:
+        raise ExportError("--answers is for the pictures, --format svg or png")
+    check_steps(fmt, True if steps else None)
+    paths = [solution_path(r) for r in records] if steps else None
     if fmt not in KIND_FORMATS[kind]:
         raise ExportError(f"--format {fmt} is not for {kind} puzzles; {kind} exports are "
                           f"{', '.join(KIND_FORMATS[kind])}")
@@ -62,19 +87,59 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
         if fmt == "non":
             raise ExportError("--format non writes one .non file a puzzle; give a directory "
                               "with --out DIR")
-        write_file_export(records, fmt, sys.stdout, kind)
+        write_file_export(records, fmt, sys.stdout, kind, paths)
         return 0
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    n = write_file_export(records, fmt, out, kind)
+    n = write_file_export(records, fmt, out, kind, paths)
     print(f"wrote {n} puzzles to {out}", file=sys.stderr)
     return 0
 
 
 def stats_command(store_path: str, run: str | None = None, as_json: bool = False,
-                  out: TextIO | None = None) -> int:
+                  out: TextIO | None = None, plot: str | None = None) -> int:
     """``nanpure stats``: blank counts per tier, technique usage, acceptance per quota
-    and throughput of the stored puzzles (of one run, or all); returns the exit status."""
+    and throughput of the stored puzzles (of one run, or all); returns the exit status.
+    ``plot`` also draws them into that file (:func:`plot_command`)."""
     out = out or sys.stdout
+    summary, records, tallies = _gather(store_path, run)
+    if plot is not None:
+        _write_plot(summary, records, plot)
+    if as_json:
+        print(json.dumps(summary, indent=2), file=out)
+        return 0
+    rows = [[r, q, str(n), str(t), stats.percent(n, t)] for r, q, n, t in tallies]
+    quota_table = "quotas\n" + stats.table(["run", "quota", "puzzles", "tasks", "accepted"],
+                                            rows, align="llrrr")
+    eq = summary["equivalence"]
+    classes_line = (f"equivalence classes: {eq['classes']} among {eq['puzzles']} Sudoku "
+                    "puzzles (equivalent: the same up to relabelling, rotation, reflection, "
+                    "...)")
+    print(stats.format_tables(summary) + "\n\n" + quota_table + "\n\n" + classes_line,
+          file=out)
+    return 0
+
+
+def plot_command(store_path: str, run: str | None, path: str | Path) -> Path:
+    """Draw the statistics of the store (of one run, or all) into ``path``, a PDF or PNG
+    (:mod:`nanpure.output.plots`): blank counts and scores by tier, technique usage and
+    acceptance per quota; returns the path."""
+    summary, records, _ = _gather(store_path, run)
+    return _write_plot(summary, records, path)
+
+
+def _write_plot(summary: dict, records: list, path: str | Path) -> Path:
+    from ..output.plots import score_distribution, write_plot
+
+    try:
+        written = write_plot(summary, score_distribution(records), path)
+    except ValueError as exc:
+        raise StoreError(f"--plot: {exc}") from None
+    print(f"wrote {written}", file=sys.stderr)
+    return written
+
+
+def _gather(store_path: str, run: str | None) -> tuple[dict, list, list]:
+    """The summary ``stats`` shows, the records it is made from and the quota tallies."""
     with Store(store_path, create=False) as store:
         _check_run(store, run)
         runs = [r for r in store.runs() if run is None or r.name == run]
@@ -97,14 +162,4 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
                         "started_at": r.started_at, "finished_at": r.finished_at}
                        for r in runs]
     summary["equivalence"] = {"puzzles": puzzles, "classes": classes}
-    if as_json:
-        print(json.dumps(summary, indent=2), file=out)
-        return 0
-    rows = [[r, q, str(n), str(t), stats.percent(n, t)] for r, q, n, t in tallies]
-    quota_table = "quotas\n" + stats.table(["run", "quota", "puzzles", "tasks", "accepted"],
-                                            rows, align="llrrr")
-    classes_line = (f"equivalence classes: {classes} among {puzzles} Sudoku puzzles "
-                    "(equivalent: the same up to relabelling, rotation, reflection, ...)")
-    print(stats.format_tables(summary) + "\n\n" + quota_table + "\n\n" + classes_line,
-          file=out)
-    return 0
+    return summary, records, tallies

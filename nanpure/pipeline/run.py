@@ -387,4 +387,11 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     with run_logging(log_file) as log_queue:
         summary = execute(config, fresh=fresh, progress=progress, log_queue=log_queue)
     print(summary.format(), file=out or sys.stdout)
+    if config.plot is not None:
+        from pathlib import Path
+
+        from .reports import plot_command
+
+        plot_command(config.store, config.name,
+                     Path(log_file).parent / config.plot if log_file else config.plot)
     return summary.exit_status
