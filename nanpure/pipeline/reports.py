@@ -11,7 +11,7 @@ import json
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..output import stats
 from ..output.datasets import KIND_FORMATS, ExportError, write_file_export, write_hf
@@ -70,17 +70,15 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
     return 0
 
 
-def stats_command(store_path: str, run: str | None = None, as_json: bool = False,
-                  out: TextIO | None = None) -> int:
-    """``nanpure stats``: blank counts per tier, technique usage, acceptance per quota
-    and throughput of the stored puzzles (of one run, or all); returns the exit status."""
-    out = out or sys.stdout
-    with Store(store_path, create=False) as store:
-        _check_run(store, run)
-        runs = [r for r in store.runs() if run is None or r.name == run]
-        records = store.select_puzzles(run=run, unused_only=False)
-        tallies = store.quota_tallies(run)
-        puzzles, classes = store.equivalence_classes(run)
+def store_summary(store: Store, run: str | None = None) -> dict[str, Any]:
+    """What ``nanpure stats --json`` prints for the store (or one run): blank counts per
+    tier, technique usage, per quota the puzzles, tasks and acceptance, the runs with
+    their throughput, the equivalence classes. Run reports embed the same dict."""
+    _check_run(store, run)
+    runs = [r for r in store.runs() if run is None or r.name == run]
+    records = store.select_puzzles(run=run, unused_only=False)
+    tallies = store.quota_tallies(run)
+    puzzles, classes = store.equivalence_classes(run)
     seconds: float | None = 0.0
     for r in runs:
         if r.finished_at is None:
@@ -97,14 +95,78 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
                         "started_at": r.started_at, "finished_at": r.finished_at}
                        for r in runs]
     summary["equivalence"] = {"puzzles": puzzles, "classes": classes}
+    return summary
+
+
+def stats_command(store_path: str, run: str | None = None, as_json: bool = False,
+                  out: TextIO | None = None, inventory: bool = False) -> int:
+    """``nanpure stats``: blank counts per tier, technique usage, acceptance per quota
+    and throughput of the stored puzzles (of one run, or all); with ``inventory`` the
+    unused puzzles instead (:func:`inventory_rows`). Returns the exit status."""
+    out = out or sys.stdout
+    with Store(store_path, create=False) as store:
+        if inventory:
+            _check_run(store, run)
+            rows = inventory_rows(store, run)
+            print(json.dumps({"inventory": rows}, indent=2) if as_json
+                  else format_inventory(rows), file=out)
+            return 0
+        summary = store_summary(store, run)
     if as_json:
         print(json.dumps(summary, indent=2), file=out)
         return 0
-    rows = [[r, q, str(n), str(t), stats.percent(n, t)] for r, q, n, t in tallies]
+    rows = [[q["run"], q["quota"], str(q["puzzles"]), str(q["tasks"]),
+             stats.percent(q["puzzles"], q["tasks"])] for q in summary["quotas"]]
     quota_table = "quotas\n" + stats.table(["run", "quota", "puzzles", "tasks", "accepted"],
                                             rows, align="llrrr")
-    classes_line = (f"equivalence classes: {classes} among {puzzles} Sudoku puzzles "
-                    "(equivalent: the same up to relabelling, rotation, reflection, ...)")
+    classes = summary["equivalence"]
+    classes_line = (f"equivalence classes: {classes['classes']} among {classes['puzzles']} "
+                    "Sudoku puzzles (equivalent: the same up to relabelling, rotation, "
+                    "reflection, ...)")
     print(stats.format_tables(summary) + "\n\n" + quota_table + "\n\n" + classes_line,
           file=out)
     return 0
+
+
+# --- inventory ---------------------------------------------------------------------------
+
+
+def inventory_rows(store: Store, run: str | None = None) -> list[dict[str, Any]]:
+    """The unused puzzles per family of runs (``nightly-{date}``, or a run's own name),
+    quota, kind and tier: stored, printed in books, unused, and the quota's
+    ``keep_unused`` in the family's latest run (None for a quota with a count). Quotas
+    come in the order of that run's config, tiers easiest first."""
+    from ..generator.nonogram import TIERS as NONOGRAM_TIERS
+    from ..generator.tiers import TIERS
+
+    tiers = {"sudoku": list(TIERS), "nonogram": list(NONOGRAM_TIERS)}
+    families: dict[str, list[dict[str, Any]]] = {}  # each family's latest quotas
+    rows = []
+    for family, quota, kind, tier, stored, printed in store.inventory(run):
+        if family not in families:
+            families[family] = json.loads(store.family_config(family)).get("quotas", [])
+        quotas = [q["name"] for q in families[family]]
+        keep = next((q.get("keep_unused") for q in families[family] if q["name"] == quota),
+                    None)
+        rows.append({"family": family, "quota": quota, "kind": kind, "tier": tier,
+                     "keep_unused": keep, "stored": stored, "printed": printed,
+                     "unused": stored - printed,
+                     "_order": (list(families).index(family),
+                                quotas.index(quota) if quota in quotas else len(quotas),
+                                quota, kind, tiers[kind].index(tier))})
+    rows.sort(key=lambda r: r.pop("_order"))
+    return rows
+
+
+def format_inventory(rows: list[dict[str, Any]]) -> str:
+    """The inventory as an aligned table, with the unused puzzles per kind below it."""
+    table = [[r["family"], r["quota"], r["kind"], r["tier"],
+              "-" if r["keep_unused"] is None else str(r["keep_unused"]), str(r["stored"]),
+              str(r["printed"]), str(r["unused"])] for r in rows]
+    totals: dict[str, int] = {}
+    for r in rows:
+        totals[r["kind"]] = totals.get(r["kind"], 0) + r["unused"]
+    lines = ", ".join(f"{kind} {n}" for kind, n in totals.items()) or "none"
+    return ("inventory\n" + stats.table(["runs", "quota", "kind", "tier", "keep", "stored",
+                                          "printed", "unused"], table, align="llllrrrr")
+            + f"\n\nunused: {lines}")
