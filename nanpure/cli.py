@@ -429,10 +429,10 @@ def _seed(text: str) -> int:
     from .pipeline.config import MAX_SEED
 
     try:
-        value = int(text)
+        value: int | None = int(text)
     except ValueError:
-        value = -1
-    if not 0 <= value <= MAX_SEED:
+        value = None
+    if value is None or not 0 <= value <= MAX_SEED:
         raise argparse.ArgumentTypeError(f"expected an integer from 0 to {MAX_SEED}, "
                                          f"got {text}")
     return value

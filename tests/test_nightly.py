@@ -265,6 +265,7 @@ def test_cli_run_by_date_writes_report_and_json_log(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith("run nightly-2026-11-24: complete")
     assert "stock easy: 0 unused + 5 made = 5 (keep_unused 5)" in out
+    assert out.endswith(f"report {tmp_path / 'reports' / 'nightly-2026-11-24.json'}\n")
     records = [json.loads(line) for line in log.read_text().splitlines()]
     assert records and all(r["run"] == "nightly-2026-11-24" for r in records)
     assert {"time", "level", "logger", "process", "message"} <= set(records[0])

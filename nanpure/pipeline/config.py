@@ -481,8 +481,8 @@ def has_date(template: str) -> bool:
 
 
 def seed_of_name(name: str) -> int:
-    """The seed of a run whose config gives none: the first 8 bytes of the BLAKE2b hash of
-    the run name (UTF-8), read big-endian, with the top bit cleared. The same name gives
+    """The seed of a run whose config gives none: the BLAKE2b hash of the run name (UTF-8)
+    with an 8-byte digest, read big-endian, with the top bit cleared. The same name gives
     the same seed on every machine and Python version.
 
     >>> seed_of_name("nightly-2026-11-24")
@@ -536,8 +536,8 @@ def run_config_from_toml(data: dict[str, Any], source: str, default_name: str = 
         top.has(key)
     top.finish()
     run = top.table("run")
-    template = run.str("name", default_name)
-    template = template if name is None else name
+    written = run.str("name", default_name)
+    template = written if name is None else name
     name_key = "run.name" if name is None else "--name"
     if day is not None and not has_date(template):
         raise ConfigError(source, name_key, f"--date {day.isoformat()} needs a {{date}} in "

@@ -86,8 +86,10 @@ def _describe(spec: SectionSpec, run: Runs) -> str:
         parts.append("quota " + " or ".join(spec.quotas))
     if spec.tiers:
         parts.append("tier " + " or ".join(spec.tiers))
-    parts.append(f"run {run!r}" if isinstance(run, str) else
-                 "runs " + ", ".join(map(repr, run)) if run else "any run")
+    if isinstance(run, str):
+        parts.append(f"run {run!r}")
+    else:
+        parts.append("runs " + ", ".join(map(repr, run)) if run else "any run")
     return ", ".join(parts)
 
 

@@ -140,22 +140,22 @@ def inventory_rows(store: Store, run: str | None = None) -> list[dict[str, Any]]
     from ..generator.tiers import TIERS
 
     tiers = {"sudoku": list(TIERS), "nonogram": list(NONOGRAM_TIERS)}
-    families: dict[str, list[dict[str, Any]]] = {}  # each family's latest quotas
+    families: dict[str, list[str]] = {}  # each family's quota names, in its latest config
+    keeps: dict[tuple[str, str], int | None] = {}
     rows = []
     for family, quota, kind, tier, stored, printed in store.inventory(run):
         if family not in families:
-            families[family] = json.loads(store.family_config(family)).get("quotas", [])
-        quotas = [q["name"] for q in families[family]]
-        keep = next((q.get("keep_unused") for q in families[family] if q["name"] == quota),
-                    None)
-        rows.append({"family": family, "quota": quota, "kind": kind, "tier": tier,
-                     "keep_unused": keep, "stored": stored, "printed": printed,
-                     "unused": stored - printed,
-                     "_order": (list(families).index(family),
-                                quotas.index(quota) if quota in quotas else len(quotas),
-                                quota, kind, tiers[kind].index(tier))})
-    rows.sort(key=lambda r: r.pop("_order"))
-    return rows
+            quotas = json.loads(store.family_config(family)).get("quotas", [])
+            families[family] = [q["name"] for q in quotas]
+            keeps.update({(family, q["name"]): q.get("keep_unused") for q in quotas})
+        names = families[family]
+        order = (list(families).index(family),
+                 names.index(quota) if quota in names else len(names), quota, kind,
+                 tiers[kind].index(tier))
+        rows.append((order, {"family": family, "quota": quota, "kind": kind, "tier": tier,
+                             "keep_unused": keeps.get((family, quota)), "stored": stored,
+                             "printed": printed, "unused": stored - printed}))
+    return [row for _, row in sorted(rows, key=lambda r: r[0])]
 
 
 def format_inventory(rows: list[dict[str, Any]]) -> str:

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 from tqdm import tqdm
@@ -153,10 +154,12 @@ class JsonLines(logging.Formatter):
 def run_logging(log_file: str | None = None, stream: TextIO | None = None,
                 log_format: str = "text", fields: dict[str, Any] | None = None
                 ) -> Iterator[Any]:
-    """Send this process's and the workers' log records to ``log_file`` (INFO and up) or,
-    without one, warnings to ``stream`` (stderr), as text lines or JSON lines
-    (:class:`JsonLines`, with ``fields``); yields the relay queue for workers."""
+    """Send this process's and the workers' log records to ``log_file`` (INFO and up,
+    appended; its directory made as needed) or, without one, warnings to ``stream``
+    (stderr), as text lines or JSON lines (:class:`JsonLines`, with ``fields``); yields
+    the relay queue for workers."""
     if log_file:
+        Path(log_file).parent.mkdir(parents=True, exist_ok=True)
         handler: logging.Handler = logging.FileHandler(log_file, encoding="utf-8")
         level = logging.INFO
     else:
@@ -434,8 +437,9 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
                 day: date | None = None, name: str | None = None, seed: int | None = None,
                 log_format: str = "text") -> int:
     """``nanpure run``: load the config (the shipped default without a path) for ``day``
-    (default today) with the command-line overrides, run, write the report the config
-    asks for, print the summary; returns the exit status."""
+    (default today) with the command-line overrides, run, print the summary, write the
+    report the config asks for; returns the run's exit status (a report that cannot be
+    written is said on stderr but does not change it)."""
     from .config import default_run_config, load_run_config
     from .run_report import write_run_report
 
@@ -454,7 +458,12 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     config = config.replace(**changes)
     with run_logging(log_file, log_format=log_format, fields={"run": config.name}) as queue:
         summary = execute(config, fresh=fresh, progress=progress, log_queue=queue)
+    out = out or sys.stdout
+    print(summary.format(), file=out)
     if config.report:
-        write_run_report(config, summary)
-    print(summary.format(), file=out or sys.stdout)
+        try:
+            print(f"report {write_run_report(config, summary)}", file=out)
+        except OSError as exc:
+            print(f"nanpure: cannot write the report {config.report}: "
+                  f"{exc.strerror or exc}", file=sys.stderr)
     return summary.exit_status
