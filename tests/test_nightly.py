@@ -23,7 +23,7 @@ from nanpure.pipeline.config import (
     run_config_from_toml,
     seed_of_name,
 )
-from nanpure.pipeline.publish import publish_book
+from nanpure.pipeline.publish import publish_book, select_sections
 from nanpure.pipeline.reports import inventory_rows
 from nanpure.pipeline.run import execute
 from nanpure.pipeline.run_report import write_run_report
@@ -231,7 +231,22 @@ def test_three_nights_top_up_the_stock_with_new_puzzles(tmp_path, capsys):
         assert {q["quota"]: q["made"] for q in report["quotas"]} == night
         assert all(q["unused_after"] == q["keep_unused"] for q in report["quotas"])
         assert main(["stats", "--store", str(db), "--run", name, "--json"]) == 0
-        assert report["stats"] == json.loads(capsys.readouterr().out)
+        stats = json.loads(capsys.readouterr().out)
+        assert report["stats"] == stats
+        # a night's first session judged exactly the tasks stats counts for its quotas
+        assert {q["quota"]: (q["tasks"], q["acceptance"]) for q in report["quotas"]
+                if q["made"]} == {q["quota"]: (q["tasks"], q["acceptance"])
+                                  for q in stats["quotas"]}
+    # a book may name its runs in a list: only their unprinted puzzles are taken
+    listed = book_config_from_toml(parse_toml(
+        f'[book]\ntitle = "T"\nstore = "{db}"\nrun = ["{names[0]}", "{names[2]}"]\n'
+        '[[book.section]]\ntitle = "S"\nquota = "easy"\n', "b.toml"), "b.toml")
+    with Store(db, create=False) as store:
+        (section,) = select_sections(store, listed)
+        unused = store.select_puzzles(quotas=["easy"])
+    # (the books took night 1's easy puzzles, so only night 3's are left of the two)
+    assert {p.run for p in unused} == {names[1], names[2]}
+    assert {p.id for p in section.puzzles} == {p.id for p in unused if p.run == names[2]}
 
 
 def test_stats_inventory_shows_unused_per_quota_tier_and_kind(tmp_path, capsys):
@@ -287,3 +302,26 @@ def test_cli_refuses_bad_dates_and_seeds(args, expected, capsys):
         main(["run", *args])
     assert caught.value.code == 2
     assert expected in capsys.readouterr().err
+
+
+def test_reports_keep_the_exit_status_of_runs_that_stop_early(tmp_path, capsys):
+    db = tmp_path / "s.db"
+    config_path = tmp_path / "nightly.toml"
+    config_path.write_text(NIGHTLY.replace("STORE", str(db)).replace("REPORTS", str(tmp_path))
+                           .replace("keep_unused = 5", "keep_unused = 100000"))
+    config = load_run_config(config_path, day=DAY).replace(max_seconds=0.3)
+    write_run_report(config, execute(config, executor=InlineExecutor()))
+    report = json.loads((tmp_path / "nightly-2026-11-24.json").read_text())
+    assert (report["status"], report["exit_status"]) == ("out-of-time", 3)
+    easy = report["quotas"][0]
+    assert easy["unused_after"] == easy["made"] < easy["count"] == 100000
+    # a report that cannot be written is said on stderr; the run's status stands (with
+    # both stocks full, this session makes nothing and starts no workers)
+    (tmp_path / "file").write_text("")
+    config_path.write_text(config_path.read_text().replace(
+        f'report = "{tmp_path}/{{name}}.json"', f'report = "{tmp_path}/file/{{name}}.json"')
+        .replace("keep_unused = 100000", "keep_unused = 1"))
+    assert main(["run", str(config_path), "--date", "2026-11-24"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("run nightly-2026-11-24: complete")
+    assert captured.err.startswith(f"nanpure: cannot write the report {tmp_path}/file/")
