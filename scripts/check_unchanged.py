@@ -119,7 +119,9 @@ def _runs_and_books(out: Path, work: Path) -> list[str]:
     _nanpure(["run", "examples/nightly.toml", "--no-progress", "--workers", "1",
               "--name", "nightly", "--seed", "20261122"], work)
     book = work / "examples" / "book.toml"
-    book.write_text(book.read_text().replace('run = "nightly-*"', 'run = "nightly"', 1))
+    text = book.read_text()
+    assert 'run = "nightly-*"' in text, "examples/book.toml no longer takes nightly-*"
+    book.write_text(text.replace('run = "nightly-*"', 'run = "nightly"', 1))
     for run in ("default", "nightly"):
         for fmt in ("csv", "jsonl", "lines", "parquet"):
             target = work / f"export-{run}.{fmt}"

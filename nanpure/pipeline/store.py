@@ -464,8 +464,8 @@ class Store:
         family, quota, kind and tier in the store (or in one run), in the order they were
         first made."""
         sql = (f"SELECT {_FAMILY}, quota, kind, tier, count(DISTINCT puzzles.id), "
-               "count(DISTINCT book_puzzles"
-               ".puzzle_id) FROM puzzles JOIN runs ON runs.id = run_id "
+               "count(DISTINCT book_puzzles.puzzle_id) FROM puzzles "
+               "JOIN runs ON runs.id = run_id "
                "LEFT JOIN book_puzzles ON book_puzzles.puzzle_id = puzzles.id "
                + ("WHERE runs.name = ? " if run is not None else "")
                + f"GROUP BY {_FAMILY}, quota, kind, tier "
