@@ -402,7 +402,40 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
                    help="write the log of the run and its workers to FILE")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bars on stderr (default: only on a terminal)")
+    p.add_argument("--date", type=_date, metavar="YYYY-MM-DD",
+                   help="the date {date} in the run name stands for (default: today, local "
+                   "time), to redo or reproduce a past night")
+    p.add_argument("--name", metavar="NAME",
+                   help="run name instead of the config's (may hold {date})")
+    p.add_argument("--seed", type=_seed, metavar="K",
+                   help="run seed instead of the config's (without either, the seed is "
+                   "derived from the run name)")
+    p.add_argument("--log-format", choices=("text", "json"), default="text",
+                   help="text lines (default) or JSON lines (one object a record) for the "
+                   "log (--log FILE, else warnings on stderr)")
     p.set_defaults(func=_run_run)
+
+
+def _date(text: str):
+    from datetime import datetime
+
+    try:
+        return datetime.strptime(text, "%Y-%m-%d").date()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, got {text!r}") from None
+
+
+def _seed(text: str) -> int:
+    from .pipeline.config import MAX_SEED
+
+    try:
+        value: int | None = int(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {MAX_SEED}, "
+                                         f"got {text}")
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -422,7 +455,8 @@ def _run_run(args: argparse.Namespace) -> int:
         return run_command(args.config, workers=args.workers, fresh=args.fresh,
                            store=args.store, scheduler=args.scheduler,
                            max_seconds=args.max_seconds, log_file=args.log,
-                           progress=args.progress)
+                           progress=args.progress, day=args.date, name=args.name,
+                           seed=args.seed, log_format=args.log_format)
     except (ConfigError, StoreError, RunError, ExecutorError) as exc:
         raise UsageError(str(exc)) from exc
     except OSError as exc:  # e.g. the --log file cannot be written
@@ -511,6 +545,9 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plot", metavar="FILE",
                    help="also draw the statistics into FILE.pdf or FILE.png: blank counts "
                    "and scores by tier, technique usage, acceptance per quota")
+    p.add_argument("--inventory", action="store_true",
+                   help="the puzzles no book has printed yet, per family of runs "
+                   "(nightly-{date}), quota, kind and tier, with each quota's keep_unused")
     p.set_defaults(func=_run_stats)
 
 
@@ -519,7 +556,8 @@ def _run_stats(args: argparse.Namespace) -> int:
     from .pipeline.store import StoreError
 
     try:
-        return stats_command(args.store, args.run, args.json, plot=args.plot)
+        return stats_command(args.store, args.run, args.json, inventory=args.inventory,
+                             plot=args.plot)
     except StoreError as exc:
         raise UsageError(str(exc)) from exc
 

@@ -6,7 +6,7 @@ file and key::
     [book]
     title = "Nightly Sudoku"
     store = "output/nanpure.db"
-    run = "nightly"              # optional: only puzzles of this run
+    run = "nightly-*"            # optional: only puzzles of these runs (a glob or a list)
     out = "output/nightly.pdf"
     page_size = "6x9in"          # default 8.5x11in; 8.25x11in, A4, A5, letter, B5
     puzzles_per_page = 2         # 1, 2, 4 or 6; default by page size
@@ -55,6 +55,19 @@ from ..generator.tiers import TIERS
 from ..layouts.book import default_densities
 from ..layouts.pages import ANSWER_TEMPLATES, PAGE_SIZES, PUZZLE_TEMPLATES
 from .config import DEFAULT_STORE, ConfigError, Section, load_toml, parse_toml
+
+#: Which runs a book or section takes puzzles from: a run name or glob pattern
+#: (``"nightly-*"``), a list of them, or None for any run.
+Runs = str | tuple[str, ...] | None
+
+
+def run_globs(runs: Runs) -> tuple[str, ...] | None:
+    """The glob patterns of ``runs`` (a name is a pattern matching itself).
+
+    >>> run_globs("nightly-*"), run_globs(("a", "b")), run_globs(None)
+    (('nightly-*',), ('a', 'b'), None)
+    """
+    return (runs,) if isinstance(runs, str) else runs
 
 
 @dataclass(frozen=True)
@@ -110,7 +123,7 @@ class SectionSpec:
     title: str
     quotas: tuple[str, ...] | None = None
     tiers: tuple[str, ...] | None = None
-    run: str | None = None  # overrides the book's run
+    run: Runs = None  # overrides the book's run
     count: int | None = None  # None: every matching puzzle
     kind: str | None = None
     puzzles_per_page: int | None = None
@@ -137,7 +150,7 @@ class BookConfig:
     layout: LayoutSpec
     sections: tuple[SectionSpec, ...]
     store: str = DEFAULT_STORE
-    run: str | None = None
+    run: Runs = None
     out: str = "output/book.pdf"
     reuse: bool = False
     source: str = "<config>"
@@ -194,7 +207,7 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     subtitle = book.str("subtitle", "", nonempty=False)
     author = book.str("author", "", nonempty=False)
     store = book.str("store", DEFAULT_STORE)
-    run = book.str("run", None)
+    run = _runs(book)
     out = book.str("out", "output/book.pdf")
     if not out.lower().endswith(".pdf"):
         raise book.error("out", f"expected a file name ending in .pdf, got {out!r}")
@@ -268,6 +281,16 @@ def _colour(s: Section, key: str, default: str) -> str:
     return value.lower()
 
 
+def _runs(s: Section) -> Runs:
+    """``run``: a run name or glob pattern (``*``, ``?``, ``[...]``), or a list of them."""
+    if isinstance(s.data.get("run"), list):
+        runs = s.str_list("run")
+        if not runs or not all(r.strip() for r in runs):
+            raise s.error("run", "expected a run name or glob, or a non-empty list of them")
+        return runs
+    return s.str("run", None)
+
+
 def _section(s: Section) -> SectionSpec:
     title = s.str("title")
     quotas = s.str_list("quotas", None)
@@ -280,7 +303,7 @@ def _section(s: Section) -> SectionSpec:
         if tiers is not None:
             raise s.error("tier", "give either tier or tiers, not both")
         tiers = (s.choice("tier", TIERS),)
-    run = s.str("run", None)
+    run = _runs(s)
     count = s.int("count", None, minimum=1)
     kind = s.choice("kind", sorted(KINDS), None)
     per_page = _one_of(s, "puzzles_per_page", PUZZLE_TEMPLATES, None)

@@ -45,7 +45,7 @@ from ..layouts.pages import BLEED, FontError, Fonts, load_fonts
 from ..layouts.preflight import PreflightReport, preflight, preflight_cover
 from ..output.hints import Hint, hints_for
 from ..record import PuzzleRecord, columns, row
-from .book_config import BookConfig, SectionSpec, cover_path
+from .book_config import BookConfig, Runs, SectionSpec, cover_path, run_globs
 from .fonts import find_font
 from .store import Store
 
@@ -99,13 +99,16 @@ def _difficulty(section: BookSection) -> tuple[float, float]:
     return statistics.median(ranks), statistics.median(p.score for p in section.puzzles)
 
 
-def _describe(spec: SectionSpec, run: str | None) -> str:
+def _describe(spec: SectionSpec, run: Runs) -> str:
     parts = [f"kind {spec.kind}"] if spec.kind else []
     if spec.quotas:
         parts.append("quota " + " or ".join(spec.quotas))
     if spec.tiers:
         parts.append("tier " + " or ".join(spec.tiers))
-    parts.append(f"run {run!r}" if run else "any run")
+    if isinstance(run, str):
+        parts.append(f"run {run!r}")
+    else:
+        parts.append("runs " + ", ".join(map(repr, run)) if run else "any run")
     return ", ".join(parts)
 
 
@@ -121,13 +124,15 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
     sections = []
     for i, spec in enumerate(config.sections):
         run = spec.run or config.run
-        if run is not None and store.find_run(run) is None:
-            known = ", ".join(r.name for r in store.runs()) or "none"
-            raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} has "
-                               f"no run {run!r} (runs: {known})")
-        records = store.select_puzzles(run=run, quotas=spec.quotas, tiers=spec.tiers,
+        for glob in run_globs(run) or ():
+            if not store.run_names(glob):
+                known = ", ".join(r.name for r in store.runs()) or "none"
+                raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} "
+                                   f"has no run {glob!r} (runs: {known})")
+        records = store.select_puzzles(quotas=spec.quotas, tiers=spec.tiers,
                                        unused_only=not config.reuse,
-                                       kinds=(spec.kind,) if spec.kind else None)
+                                       kinds=(spec.kind,) if spec.kind else None,
+                                       run_globs=run_globs(run))
         fresh = [r for r in records if r.id not in taken]
         kinds = sorted({r.kind for r in fresh})
         if len(kinds) > 1:

@@ -11,7 +11,7 @@ import json
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..output import stats
 from ..output.datasets import (
@@ -95,35 +95,19 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
     return 0
 
 
-def stats_command(store_path: str, run: str | None = None, as_json: bool = False,
-                  out: TextIO | None = None, plot: str | None = None) -> int:
-    """``nanpure stats``: blank counts per tier, technique usage, acceptance per quota
-    and throughput of the stored puzzles (of one run, or all); returns the exit status.
-    ``plot`` also draws them into that file (:func:`plot_command`)."""
-    out = out or sys.stdout
-    summary, records, tallies = _gather(store_path, run)
-    if plot is not None:
-        _write_plot(summary, records, plot)
-    if as_json:
-        print(json.dumps(summary, indent=2), file=out)
-        return 0
-    rows = [[r, q, str(n), str(t), stats.percent(n, t)] for r, q, n, t in tallies]
-    quota_table = "quotas\n" + stats.table(["run", "quota", "puzzles", "tasks", "accepted"],
-                                            rows, align="llrrr")
-    eq = summary["equivalence"]
-    classes_line = (f"equivalence classes: {eq['classes']} among {eq['puzzles']} Sudoku "
-                    "puzzles (equivalent: the same up to relabelling, rotation, reflection, "
-                    "...)")
-    print(stats.format_tables(summary) + "\n\n" + quota_table + "\n\n" + classes_line,
-          file=out)
-    return 0
+def store_summary(store: Store, run: str | None = None) -> dict[str, Any]:
+    """What ``nanpure stats --json`` prints for the store (or one run): blank counts per
+    tier, technique usage, per quota the puzzles, tasks and acceptance, the runs with
+    their throughput, the equivalence classes. Run reports embed the same dict."""
+    return _summary_and_records(store, run)[0]
 
 
 def plot_command(store_path: str, run: str | None, path: str | Path) -> Path:
     """Draw the statistics of the store (of one run, or all) into ``path``, a PDF or PNG
     (:mod:`nanpure.output.plots`): blank counts and scores by tier, technique usage and
     acceptance per quota; returns the path."""
-    summary, records, _ = _gather(store_path, run)
+    with Store(store_path, create=False) as store:
+        summary, records = _summary_and_records(store, run)
     return _write_plot(summary, records, path)
 
 
@@ -138,14 +122,13 @@ def _write_plot(summary: dict, records: list, path: str | Path) -> Path:
     return written
 
 
-def _gather(store_path: str, run: str | None) -> tuple[dict, list, list]:
-    """The summary ``stats`` shows, the records it is made from and the quota tallies."""
-    with Store(store_path, create=False) as store:
-        _check_run(store, run)
-        runs = [r for r in store.runs() if run is None or r.name == run]
-        records = store.select_puzzles(run=run, unused_only=False)
-        tallies = store.quota_tallies(run)
-        puzzles, classes = store.equivalence_classes(run)
+def _summary_and_records(store: Store, run: str | None) -> tuple[dict[str, Any], list]:
+    """:func:`store_summary` and the records it is made from."""
+    _check_run(store, run)
+    runs = [r for r in store.runs() if run is None or r.name == run]
+    records = store.select_puzzles(run=run, unused_only=False)
+    tallies = store.quota_tallies(run)
+    puzzles, classes = store.equivalence_classes(run)
     seconds: float | None = 0.0
     for r in runs:
         if r.finished_at is None:
@@ -162,4 +145,82 @@ def _gather(store_path: str, run: str | None) -> tuple[dict, list, list]:
                         "started_at": r.started_at, "finished_at": r.finished_at}
                        for r in runs]
     summary["equivalence"] = {"puzzles": puzzles, "classes": classes}
-    return summary, records, tallies
+    return summary, records
+
+
+def stats_command(store_path: str, run: str | None = None, as_json: bool = False,
+                  out: TextIO | None = None, inventory: bool = False,
+                  plot: str | None = None) -> int:
+    """``nanpure stats``: blank counts per tier, technique usage, acceptance per quota
+    and throughput of the stored puzzles (of one run, or all); with ``inventory`` the
+    unused puzzles instead (:func:`inventory_rows`). ``plot`` also draws the statistics
+    into that file (:func:`plot_command`). Returns the exit status."""
+    out = out or sys.stdout
+    with Store(store_path, create=False) as store:
+        if inventory:
+            _check_run(store, run)
+            rows = inventory_rows(store, run)
+            print(json.dumps({"inventory": rows}, indent=2) if as_json
+                  else format_inventory(rows), file=out)
+            return 0
+        summary, records = _summary_and_records(store, run)
+    if plot is not None:
+        _write_plot(summary, records, plot)
+    if as_json:
+        print(json.dumps(summary, indent=2), file=out)
+        return 0
+    rows = [[q["run"], q["quota"], str(q["puzzles"]), str(q["tasks"]),
+             stats.percent(q["puzzles"], q["tasks"])] for q in summary["quotas"]]
+    quota_table = "quotas\n" + stats.table(["run", "quota", "puzzles", "tasks", "accepted"],
+                                            rows, align="llrrr")
+    classes = summary["equivalence"]
+    classes_line = (f"equivalence classes: {classes['classes']} among {classes['puzzles']} "
+                    "Sudoku puzzles (equivalent: the same up to relabelling, rotation, "
+                    "reflection, ...)")
+    print(stats.format_tables(summary) + "\n\n" + quota_table + "\n\n" + classes_line,
+          file=out)
+    return 0
+
+
+# --- inventory ---------------------------------------------------------------------------
+
+
+def inventory_rows(store: Store, run: str | None = None) -> list[dict[str, Any]]:
+    """The unused puzzles per family of runs (``nightly-{date}``, or a run's own name),
+    quota, kind and tier: stored, printed in books, unused, and the quota's
+    ``keep_unused`` in the family's latest run (None for a quota with a count). Quotas
+    come in the order of that run's config, tiers easiest first."""
+    from ..generator.nonogram import TIERS as NONOGRAM_TIERS
+    from ..generator.tiers import TIERS
+
+    tiers = {"sudoku": list(TIERS), "nonogram": list(NONOGRAM_TIERS)}
+    families: dict[str, list[str]] = {}  # each family's quota names, in its latest config
+    keeps: dict[tuple[str, str], int | None] = {}
+    rows = []
+    for family, quota, kind, tier, stored, printed in store.inventory(run):
+        if family not in families:
+            quotas = json.loads(store.family_config(family)).get("quotas", [])
+            families[family] = [q["name"] for q in quotas]
+            keeps.update({(family, q["name"]): q.get("keep_unused") for q in quotas})
+        names = families[family]
+        order = (list(families).index(family),
+                 names.index(quota) if quota in names else len(names), quota, kind,
+                 tiers[kind].index(tier))
+        rows.append((order, {"family": family, "quota": quota, "kind": kind, "tier": tier,
+                             "keep_unused": keeps.get((family, quota)), "stored": stored,
+                             "printed": printed, "unused": stored - printed}))
+    return [row for _, row in sorted(rows, key=lambda r: r[0])]
+
+
+def format_inventory(rows: list[dict[str, Any]]) -> str:
+    """The inventory as an aligned table, with the unused puzzles per kind below it."""
+    table = [[r["family"], r["quota"], r["kind"], r["tier"],
+              "-" if r["keep_unused"] is None else str(r["keep_unused"]), str(r["stored"]),
+              str(r["printed"]), str(r["unused"])] for r in rows]
+    totals: dict[str, int] = {}
+    for r in rows:
+        totals[r["kind"]] = totals.get(r["kind"], 0) + r["unused"]
+    lines = ", ".join(f"{kind} {n}" for kind, n in totals.items()) or "none"
+    return ("inventory\n" + stats.table(["runs", "quota", "kind", "tier", "keep", "stored",
+                                          "printed", "unused"], table, align="llllrrrr")
+            + f"\n\nunused: {lines}")
