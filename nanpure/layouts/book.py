@@ -28,7 +28,8 @@ more, unless the section fixes ``puzzles_per_page`` (in large print: one a page,
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from itertools import groupby
@@ -607,6 +608,14 @@ def _contents_rows_per_page(settings: BookSettings) -> int:
     return max(1, int(usable // (kind.body * 2.8)))
 
 
+def fitted_size(text: str, fonts: Fonts, size: float, width: float, lines: int = 3) -> float:
+    """The largest size up to ``size`` (but not under 8 pt) at which bold ``text`` fits
+    ``width`` in ``lines`` lines or fewer."""
+    while size > 8 and len(wrap(text, fonts, size, width, bold=True)) > lines:
+        size -= 1
+    return size
+
+
 def wrap(text: str, fonts: Fonts, size: float, width: float, bold: bool = False) -> list[str]:
     """Break ``text`` into lines no wider than ``width``: at spaces, and between any two
     characters of a word too long for a line (as CJK text, which has no spaces, needs).
@@ -672,14 +681,8 @@ class _Drawer:
             y -= size * leading
         return y
 
-    def fitted(self, text: str, size: float, width: float, bold: bool = True) -> float:
-        """The largest size up to ``size`` at which ``text`` fits ``width`` in three
-        lines or fewer."""
-        while size > 8:
-            if len(wrap(text, self.fonts, size, width, bold)) <= 3:
-                break
-            size -= 1
-        return size
+    def fitted(self, text: str, size: float, width: float) -> float:
+        return fitted_size(text, self.fonts, size, width)
 
     # page furniture -----------------------------------------------------------
     def area(self, page: Page) -> Box:
@@ -1019,12 +1022,19 @@ def render_book(plan: BookPlan, out: str | BinaryIO) -> None:
                               f"answers too, which do not fit {settings.answers_per_page} to a "
                               f"{settings.page_size} page; set answers_per_page = {most} or "
                               "leave it out")
-    # Streams are compressed but not ASCII85-wrapped: binary PDFs are smaller, and
-    # reportlab's pure-Python ASCII85 encoder is a large share of the drawing time.
+    with binary_streams():
+        _render(plan, fonts, out)
+
+
+@contextmanager
+def binary_streams() -> Iterator[None]:
+    """While drawing, PDF streams are compressed but not ASCII85-wrapped: binary PDFs are
+    smaller, and reportlab's pure-Python ASCII85 encoder is a large share of the drawing
+    time."""
     saved_a85 = rl_config.useA85
     rl_config.useA85 = 0
     try:
-        _render(plan, fonts, out)
+        yield
     finally:
         rl_config.useA85 = saved_a85
 

@@ -23,14 +23,13 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, BinaryIO
 
-from reportlab import rl_config
 from reportlab.lib.colors import HexColor
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 from .. import __version__
-from .book import wrap
+from .book import binary_streams, fitted_size, wrap
 from .grid import draw_grid
 from .pages import BLEED, INCH, Box, Fonts
 
@@ -153,9 +152,7 @@ def render_cover(settings: CoverSettings, fonts: Fonts, trim: tuple[float, float
     or stream ``out``; ``sample``, a Sudoku puzzle line, decorates a front without a
     picture. Returns the cover's geometry. The same arguments give the same bytes."""
     geometry = CoverGeometry.of(trim, pages, settings.paper)
-    saved_a85 = rl_config.useA85
-    rl_config.useA85 = 0
-    try:
+    with binary_streams():
         canvas = Canvas(out, pagesize=(geometry.width, geometry.height), invariant=1,
                         pageCompression=1, initialFontName=fonts.regular,
                         initialFontSize=10)
@@ -167,8 +164,6 @@ def render_cover(settings: CoverSettings, fonts: Fonts, trim: tuple[float, float
         canvas.setBleedBox((0, 0, geometry.width, geometry.height))
         canvas.showPage()
         canvas.save()
-    finally:
-        rl_config.useA85 = saved_a85
     return geometry
 
 
@@ -209,16 +204,10 @@ class _CoverDrawer:
             y -= size * leading
         return y
 
-    def fitted(self, text: str, size: float, width: float, most_lines: int) -> float:
-        """The largest size up to ``size`` at which bold ``text`` fits ``most_lines``."""
-        while size > 9 and len(wrap(text, self.fonts, size, width, True)) > most_lines:
-            size -= 1
-        return size
-
     # the parts ---------------------------------------------------------------------
     def front(self, sample: str | None) -> None:
         box = self.g.front.shrink(*(SAFE + 0.375 * INCH,) * 4)
-        title = self.fitted(self.s.title, 40 * self.unit, box.width, 3)
+        title = fitted_size(self.s.title, self.fonts, 40 * self.unit, box.width)
         y = self.lines(box, box.y1 - title, self.s.title, title, bold=True)
         self.c.setStrokeColor(HexColor(self.s.accent))
         self.c.setLineWidth(2.5 * self.unit)
@@ -263,7 +252,7 @@ class _CoverDrawer:
     def back(self) -> None:
         box = self.g.back.shrink(*(SAFE + 0.375 * INCH,) * 4)
         size = 11 * self.unit
-        heading = self.fitted(self.s.title, 20 * self.unit, box.width, 2)
+        heading = fitted_size(self.s.title, self.fonts, 20 * self.unit, box.width, lines=2)
         y = self.lines(box, box.y1 - heading, self.s.title, heading, bold=True,
                        align="left")
         self.c.setStrokeColor(HexColor(self.s.accent))

@@ -219,15 +219,11 @@ class Fonts:
 
     def covers(self, text: str) -> bool:
         """True when the Latin font has a glyph for every character of ``text``."""
-        glyphs = pdfmetrics.getFont(self.regular).face.charToGlyph
-        return all(ord(ch) in glyphs for ch in text if not ch.isspace())
+        return _has_glyphs(self.regular, text)
 
     def cjk_covers(self, text: str) -> bool:
         """True when there is a CJK font and it has every character of ``text``."""
-        if self.cjk is None:
-            return False
-        glyphs = pdfmetrics.getFont(self.cjk).face.charToGlyph
-        return all(ord(ch) in glyphs for ch in text if not ch.isspace())
+        return self.cjk is not None and _has_glyphs(self.cjk, text)
 
     def runs(self, text: str, bold: bool = False) -> list[tuple[str, str]]:
         """Split ``text`` into (run, font) pieces: Latin runs in the Latin font, the rest
@@ -250,6 +246,11 @@ class Fonts:
         """The width of ``text`` at ``size`` points, run by run."""
         return sum(pdfmetrics.stringWidth(run, font, size)
                    for run, font in self.runs(text, bold))
+
+
+def _has_glyphs(font: str, text: str) -> bool:
+    glyphs = pdfmetrics.getFont(font).face.charToGlyph
+    return all(ord(ch) in glyphs for ch in text if not ch.isspace())
 
 
 def load_fonts(cjk_path: str | None = None) -> Fonts:

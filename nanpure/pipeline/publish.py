@@ -210,7 +210,7 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path,
     if plan.settings.bleed:
         data["bleed_in"] = round(BLEED / 72, 3)
     if cover is not None and config.cover is not None:
-        geometry = cover_geometry(plan, config)
+        geometry = CoverGeometry.of(plan.size, plan.page_count, config.cover.paper)
         data["cover"] = {"pdf": cover.name, "paper": config.cover.paper,
                          "spine_in": round(geometry.spine / 72, 4),
                          "size_in": [round(geometry.width / 72, 4),
@@ -236,12 +236,6 @@ def _entry(placement: Placement, kinds: bool, stars: bool = False,
     if hint is not None:
         entry["hint"] = hint.to_json()
     return entry
-
-
-def cover_geometry(plan: BookPlan, config: BookConfig) -> CoverGeometry:
-    """Where the parts of the book's cover lie (the book must have a cover)."""
-    assert config.cover is not None
-    return CoverGeometry.of(plan.size, plan.page_count, config.cover.paper)
 
 
 def _write_atomically(path: Path, write) -> None:
