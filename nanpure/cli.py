@@ -227,6 +227,14 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
                    "--blanks is given); limit: dig until no more givens can go, within "
                    "--blanks (the default without --blanks)")
     p.add_argument("--score", metavar="MIN-MAX", help="accepted range of the rating score")
+    p.add_argument("--require", action="append", metavar="NAMES",
+                   help="techniques the solution path must use, as the ladder names them "
+                   "(comma-separated or repeated; a technique's name covers its variants), "
+                   "e.g. --require X-Wing")
+    p.add_argument("--exclude", action="append", metavar="NAMES",
+                   help="techniques the solution path must not use (as --require)")
+    p.add_argument("--hardest", metavar="NAME",
+                   help="the technique the hardest step of the path must be")
     p.add_argument("--attempts", type=int, metavar="N",
                    help="full grids (nonograms: pictures) each task tries before it counts "
                    "as rejected (default 50; nonograms 200)")
@@ -257,7 +265,7 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
 
 
 #: generate's options that only one kind takes.
-_KIND_OPTIONS = {"sudoku": ("blanks", "dig", "score"),
+_KIND_OPTIONS = {"sudoku": ("blanks", "dig", "score", "require", "exclude", "hardest"),
                  "nonogram": ("size", "density", "smoothing", "out")}
 
 
@@ -307,7 +315,23 @@ def _sudoku_spec(args: argparse.Namespace):
         dig=args.dig or ("target" if args.blanks else "limit"),
         score=_int_range(args.score, "--score") if args.score else None,
         attempts=args.attempts,
+        require=_technique_names(args.require, "--require"),
+        exclude=_technique_names(args.exclude, "--exclude"),
+        hardest=_technique_names([args.hardest], "--hardest")[0] if args.hardest else None,
     )
+
+
+def _technique_names(values: list[str] | None, option: str) -> tuple[str, ...]:
+    """The technique names of a repeatable, comma-separated option, checked."""
+    from .generator.ladder import counted_names
+
+    names = tuple(n.strip() for v in values or () for n in v.split(",") if n.strip())
+    for name in names:
+        try:
+            counted_names(name)
+        except ValueError as exc:
+            raise UsageError(f"{option}: {exc}") from None
+    return names
 
 
 def _nonogram_spec(args: argparse.Namespace):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,14 @@ def _quota_error(lines, run="seed = 1"):
         (["colour = \"red\""], "quota[0].colour: unknown key; allowed keys: name, count"),
         (["symmetry = \"dihedral\"", "blanks = [64, 64]"], "quota[0]: impossible quota 'q'"),
         (["tier = \"easy\"", "score = [2000, 3000]"], "quota[0]: impossible quota 'q'"),
+        (["require = [\"X-Wing\", \"X-wing\"]"],
+         "quota[0].require[1]: unknown technique 'X-wing'; did you mean 'X-Wing'"),
+        (["exclude = \"Forcing Chain\""], "quota[0].exclude: expected a list of strings"),
+        (["hardest = \"Swordfishh\""], "quota[0].hardest: unknown technique 'Swordfishh'"),
+        (["tier = \"medium\"", "require = [\"X-Wing\"]"],
+         "impossible quota 'q': require: X-Wing is a hard technique"),
+        (["kind = \"nonogram\"", "require = [\"X-Wing\"]"],
+         "quota[0].require: only sudoku quotas take this key"),
     ],
 )
 def test_bad_quotas_name_the_key(lines, expected):
@@ -216,3 +225,20 @@ def test_resume_identity_ignores_counts():
     assert bigger.same_puzzles_as(stored)
     assert not config.replace(seed=5).same_puzzles_as(stored)
     assert not _run_config(ISSUE_EXAMPLE.replace("[50, 60]", "[50, 58]")).same_puzzles_as(stored)
+
+
+def test_technique_keys_reach_the_spec_and_old_stored_runs_still_resume():
+    config = _run_config(ISSUE_EXAMPLE.replace(
+        'tier = "hard"', 'tier = "hard"\nrequire = ["X-Wing"]\nexclude = ["Swordfish"]\n'
+                         'hardest = "X-Wing"'))
+    spec = config.quotas[1].spec()
+    assert (spec.require, spec.exclude, spec.hardest) == (("X-Wing",), ("Swordfish",), "X-Wing")
+    assert config.same_puzzles_as(config.to_json())
+    assert not _run_config(ISSUE_EXAMPLE).same_puzzles_as(config.to_json())
+    # a run stored before the keys existed has no such keys in its stored config
+    old = _run_config(ISSUE_EXAMPLE)
+    stored = json.loads(old.to_json())
+    for quota in stored["quotas"]:
+        for key in ("require", "exclude", "hardest"):
+            del quota[key]
+    assert old.same_puzzles_as(json.dumps(stored))

@@ -16,6 +16,11 @@ Each attempt draws a full grid and digs it, steered by the spec's tier range:
   above ``easy`` and is told apart without running the ladder; one that is too easy but
   still has room under the blank range is dug further before it is given up, since
   fewer givens make a puzzle harder, never easier;
+- technique requests (``require``, ``exclude``, ``hardest``) are checked on the same
+  whole-ladder rating, in the worker, so a candidate that misses them costs nothing
+  beyond its rating; one that lacks a required technique (or whose hardest step is
+  easier than asked) is dug further like a too-easy one, since fewer givens call for
+  more techniques;
 - the rating a candidate carries is always the whole ladder's, the one ``nanpure rate``
   gives. The ladder tries its rungs in HoDoKu's order, which puts a few rungs above
   ``hard`` (finned Swordfish, Sue de Coq, ...) before the colouring rungs, so a puzzle the
@@ -30,6 +35,7 @@ and seed give the same candidate on any machine.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 
@@ -38,7 +44,7 @@ import numpy as np
 from ..record import PuzzleRecord
 from .board import format_line
 from .dig import dig_orbits, random_order, solvable_by_singles
-from .ladder import LADDER, SCORE_LIMITS, Rating, rate
+from .ladder import LADDER, SCORE_LIMITS, TECHNIQUE_OF, Rating, counted_names, rate
 from .rng import new_state, random_below
 from .solver import random_solution_kernel
 from .symmetry import MIN_GIVENS, SYMMETRIES, blank_counts, orbit_table
@@ -69,6 +75,10 @@ class Spec:
     dig: str = "limit"
     score: tuple[int, int] | None = None
     attempts: int = 50  # bounded attempts before make_candidate returns None
+    # technique names as the ladder prints them (a technique's name covers its variants)
+    require: tuple[str, ...] = ()  # the path uses each of these
+    exclude: tuple[str, ...] = ()  # the path uses none of these
+    hardest: str | None = None  # the hardest step is this technique
 
 
 #: What :func:`make_candidate` returns: the one puzzle record every layer passes on, with
@@ -124,6 +134,45 @@ def _check_spec(spec: Spec) -> None:
         if rank < len(SCORE_LIMITS) and s_lo > SCORE_LIMITS[rank]:
             raise SpecError(f"a {spec.max_tier} puzzle scores at most {SCORE_LIMITS[rank]}, "
                             f"below the requested minimum score {s_lo}")
+    _check_techniques(spec)
+
+
+def _check_techniques(spec: Spec) -> None:
+    """Unknown technique names, and technique requests that contradict each other or the
+    tier range.
+
+    >>> check_spec(Spec(max_tier="medium", require=("X-Wing",)))
+    Traceback (most recent call last):
+    ...
+    nanpure.generator.candidate.SpecError: require: X-Wing is a hard technique; a puzzle \
+of at most medium never uses it
+    """
+    wanted = [("require", n) for n in spec.require] + [("exclude", n) for n in spec.exclude]
+    if spec.hardest is not None:
+        wanted.append(("hardest", spec.hardest))
+    for key, name in wanted:
+        try:
+            counted_names(name)
+        except ValueError as exc:
+            raise SpecError(f"{key}: {exc}") from None
+    top = TIERS.index(spec.max_tier)
+    for key, name in wanted:
+        tech = TECHNIQUE_OF[name]
+        if key != "exclude" and tech.rank > top:
+            raise SpecError(f"{key}: {name} is a{'n' if tech.tier[0] in 'aeiou' else ''} "
+                            f"{tech.tier} technique; a puzzle of at most {spec.max_tier} "
+                            "never uses it")
+    excluded = set().union(*(counted_names(n) for n in spec.exclude))
+    for key, name in wanted:
+        if key != "exclude" and counted_names(name) <= excluded:
+            raise SpecError(f"{key}: {name} is also excluded")
+    if spec.hardest is not None:
+        top_tech = TECHNIQUE_OF[spec.hardest]
+        for name in spec.require:
+            tech = TECHNIQUE_OF[name]
+            if (tech.rank, tech.score) > (top_tech.rank, top_tech.score):
+                raise SpecError(f"require: {name} is harder than {spec.hardest}, the "
+                                "requested hardest technique")
 
 
 def _range(lo: int, hi: int) -> str:
@@ -190,6 +239,8 @@ def _judge(puzzle: np.ndarray, solution: np.ndarray, blanks: int, spec: Spec,
     if verdict == _ACCEPT and not _same_on_whole_ladder(rating, spec.max_tier):
         rating = rate(puzzle, solution=solution)
         verdict = _fits(rating, spec, floor)
+    if verdict == _ACCEPT:
+        verdict = _technique_verdict(rating.counts, rating.hardest, spec)
     return verdict, rating
 
 
@@ -206,6 +257,39 @@ def _fits(rating: Rating, spec: Spec, floor: int) -> int:
         if rating.score > spec.score[1]:
             return _TOO_HARD
     return _ACCEPT
+
+
+def _technique_verdict(used: Collection[str], hardest: str, spec: Spec) -> int:
+    """Whether a path that used the techniques named ``used`` (as a rating counts them),
+    the hardest being ``hardest``, meets the spec's technique requests: too easy when a
+    required technique is missing or the hardest step is easier than asked for."""
+    for name in spec.require:
+        if counted_names(name).isdisjoint(used):
+            return _TOO_EASY
+    for name in spec.exclude:
+        if not counted_names(name).isdisjoint(used):
+            return _TOO_HARD
+    if spec.hardest is not None and hardest not in counted_names(spec.hardest):
+        mine, wanted = TECHNIQUE_OF.get(hardest), TECHNIQUE_OF[spec.hardest]
+        if mine is None or (mine.rank, mine.score) < (wanted.rank, wanted.score):
+            return _TOO_EASY
+        return _TOO_HARD
+    return _ACCEPT
+
+
+def uses_techniques(made: PuzzleRecord, spec: Spec) -> bool:
+    """Whether a made puzzle's path meets the spec's ``require``, ``exclude`` and
+    ``hardest``.
+
+    >>> r = PuzzleRecord(puzzle="", solution="", tier="hard", score=1200,
+    ...                  hardest="X-Wing", techniques="Naked Single:30;X-Wing:1",
+    ...                  symmetry="rot180", blanks=55, seed=1)
+    >>> uses_techniques(r, Spec(require=("X-Wing",), exclude=("Swordfish",)))
+    True
+    >>> uses_techniques(r, Spec(hardest="Swordfish"))
+    False
+    """
+    return _technique_verdict(made.technique_counts, made.hardest, spec) == _ACCEPT
 
 
 def _same_on_whole_ladder(rating: Rating, max_tier: str) -> bool:

@@ -25,9 +25,11 @@ needs a kernel id and a branch of the switch in :mod:`.techniques.climb`.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
@@ -189,6 +191,41 @@ LADDER: tuple[Technique, ...] = (
 _SINGLES = ("find_full_house", "find_naked_single", "find_hidden_single")
 
 BY_CODE = {t.code: t for t in LADDER}
+#: Every name a rating may count or call its hardest (a technique's name and the names of
+#: its variants) -> the ladder technique it belongs to.
+TECHNIQUE_OF: dict[str, Technique] = {n: t for t in LADDER for n in (t.name, *t.variants)}
+
+
+@cache
+def counted_names(name: str) -> frozenset[str]:
+    """The names a rating counts that ``name`` stands for: a technique's name covers its
+    variants, a variant's name only itself. An unknown name raises ValueError with the
+    names it may have meant (:func:`unknown_technique`).
+
+    >>> sorted(counted_names("Locked Candidates"))
+    ['Locked Candidates Type 1 (Pointing)', 'Locked Candidates Type 2 (Claiming)']
+    >>> sorted(counted_names("X-Wing"))
+    ['X-Wing']
+    """
+    tech = TECHNIQUE_OF.get(name)
+    if tech is None:
+        raise ValueError(unknown_technique(name))
+    if name == tech.name and tech.variants:
+        return frozenset(tech.variants)
+    return frozenset((name,))
+
+
+def unknown_technique(name: str) -> str:
+    """What to say about a technique name the ladder does not have: the close matches,
+    or every name when none is close.
+
+    >>> unknown_technique("X-wing")
+    "unknown technique 'X-wing'; did you mean 'X-Wing', 'XY-Wing', 'XYZ-Wing'?"
+    """
+    close = difflib.get_close_matches(name, TECHNIQUE_OF, n=3, cutoff=0.6)
+    if close:
+        return f"unknown technique {name!r}; did you mean {', '.join(map(repr, close))}?"
+    return f"unknown technique {name!r}; the ladder's names: {', '.join(TECHNIQUE_OF)}"
 
 
 class NotUniqueError(BoardError):

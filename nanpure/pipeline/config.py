@@ -321,6 +321,9 @@ class Quota:
     dig: str = "target"
     score: tuple[int, int] | None = None
     attempts: int = 50
+    require: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    hardest: str | None = None
 
     def spec(self):
         """The generator's ``Spec`` for this quota."""
@@ -328,7 +331,8 @@ class Quota:
 
         return Spec(min_tier=self.min_tier, max_tier=self.max_tier, symmetry=self.symmetry,
                     blanks=self.blanks, dig=self.dig, score=self.score,
-                    attempts=self.attempts)
+                    attempts=self.attempts, require=self.require, exclude=self.exclude,
+                    hardest=self.hardest)
 
     def identity(self) -> dict[str, Any]:
         """Everything but the count: what must not change when a stored run resumes."""
@@ -366,10 +370,19 @@ class NonogramQuota:
         return _identity(self)
 
 
+#: Quota keys added after runs were first stored: one left empty is left out of a
+#: quota's identity, so runs stored before it existed still resume.
+_LATER_KEYS = ("require", "exclude", "hardest")
+
+
 def _identity(quota: Quota | NonogramQuota) -> dict[str, Any]:
     kind = asdict(quota)
     del kind["count"]
-    return kind
+    return _without_later_defaults(kind)
+
+
+def _without_later_defaults(quota: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in quota.items() if k not in _LATER_KEYS or v not in (None, (), [])}
 
 
 @dataclass(frozen=True)
@@ -408,7 +421,7 @@ class RunConfig:
         """Whether a stored config (``runs.config``) has this seed and these quota kinds,
         so that resuming it makes the puzzles this config would make."""
         stored = json.loads(config_json)
-        quotas = [{k: v for k, v in q.items() if k != "count"}
+        quotas = [_without_later_defaults({k: v for k, v in q.items() if k != "count"})
                   for q in stored.get("quotas", [])]
         mine = json.loads(json.dumps(self.identity()))  # tuples become lists, as stored
         return mine == {"seed": stored.get("seed"), "quotas": quotas}
@@ -477,7 +490,8 @@ def run_config_from_toml(data: dict[str, Any], source: str,
 #: Puzzle kinds a quota may make (``kind = ...``; sudoku when not given).
 KINDS = ("sudoku", "nonogram")
 #: The keys only one kind's quotas take, refused on the other's with a line saying so.
-KIND_KEYS = {"sudoku": ("blanks", "dig", "score"), "nonogram": ("size", "density", "smoothing")}
+KIND_KEYS = {"sudoku": ("blanks", "dig", "score", "require", "exclude", "hardest"),
+             "nonogram": ("size", "density", "smoothing")}
 
 
 def _quota(s: Section) -> Quota | NonogramQuota:
@@ -521,7 +535,30 @@ def _sudoku_quota(s: Section, name: str, count: int) -> Quota:
     dig = s.choice("dig", DIG_MODES, "target" if "blanks" in s.data else "limit")
     score = s.int_range("score", None, minimum=0)
     attempts = s.int("attempts", 50, minimum=1)
-    return Quota(name, count, min_tier, max_tier, symmetry, blanks, dig, score, attempts)
+    require = _techniques(s, "require")
+    exclude = _techniques(s, "exclude")
+    hardest = s.str("hardest", None)
+    if hardest is not None:
+        _check_technique(s, "hardest", hardest)
+    return Quota(name, count, min_tier, max_tier, symmetry, blanks, dig, score, attempts,
+                 require, exclude, hardest)
+
+
+def _techniques(s: Section, key: str) -> tuple[str, ...]:
+    """A list of technique names as the ladder prints them (empty when absent)."""
+    names = s.str_list(key, ())
+    for i, name in enumerate(names):
+        _check_technique(s, f"{key}[{i}]", name)
+    return names
+
+
+def _check_technique(s: Section, key: str, name: str) -> None:
+    from ..generator.ladder import counted_names
+
+    try:
+        counted_names(name)
+    except ValueError as exc:
+        raise s.error(key, str(exc)) from None
 
 
 def _nonogram_quota(s: Section, name: str, count: int) -> NonogramQuota:
