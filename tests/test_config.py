@@ -185,6 +185,8 @@ def _quota_error(lines, run="seed = 1"):
          "impossible quota 'q': require: X-Wing is a hard technique"),
         (["kind = \"nonogram\"", "require = [\"X-Wing\"]"],
          "quota[0].require: only sudoku quotas take this key"),
+        (["se = [7.2, 6.6]"], "quota[0].se: expected [lo, hi], two numbers from 1 to 12 with"),
+        (["se = \"hard\""], "quota[0].se: expected [lo, hi]"),
     ],
 )
 def test_bad_quotas_name_the_key(lines, expected):
@@ -233,12 +235,15 @@ def test_technique_keys_reach_the_spec_and_old_stored_runs_still_resume():
                          'hardest = "X-Wing"'))
     spec = config.quotas[1].spec()
     assert (spec.require, spec.exclude, spec.hardest) == (("X-Wing",), ("Swordfish",), "X-Wing")
+    se = _run_config(ISSUE_EXAMPLE.replace('tier = "hard"', 'tier = "hard"\nse = [4.2, 5]'))
+    assert se.quotas[1].spec().se == (4.2, 5.0)
+    assert se.same_puzzles_as(se.to_json()) and not config.same_puzzles_as(se.to_json())
     assert config.same_puzzles_as(config.to_json())
     assert not _run_config(ISSUE_EXAMPLE).same_puzzles_as(config.to_json())
     # a run stored before the keys existed has no such keys in its stored config
     old = _run_config(ISSUE_EXAMPLE)
     stored = json.loads(old.to_json())
     for quota in stored["quotas"]:
-        for key in ("require", "exclude", "hardest"):
+        for key in ("require", "exclude", "hardest", "se"):
             del quota[key]
     assert old.same_puzzles_as(json.dumps(stored))

@@ -17,10 +17,11 @@ Each attempt draws a full grid and digs it, steered by the spec's tier range:
   still has room under the blank range is dug further before it is given up, since
   fewer givens make a puzzle harder, never easier;
 - technique requests (``require``, ``exclude``, ``hardest``) are checked on the same
-  whole-ladder rating, in the worker, so a candidate that misses them costs nothing
-  beyond its rating; one that lacks a required technique (or whose hardest step is
-  easier than asked) is dug further like a too-easy one, since fewer givens call for
-  more techniques;
+  whole-ladder rating, and then an ``se`` range on the puzzle's Sudoku Explainer rating
+  (:mod:`.se_rating`, computed only when asked for), in the worker, so a candidate that
+  misses them costs nothing beyond its ratings; one that lacks a required technique (or
+  whose hardest step or ER is lower than asked) is dug further like a too-easy one,
+  since fewer givens call for more techniques;
 - the rating a candidate carries is always the whole ladder's, the one ``nanpure rate``
   gives. The ladder tries its rungs in HoDoKu's order, which puts a few rungs above
   ``hard`` (finned Swordfish, Sue de Coq, ...) before the colouring rungs, so a puzzle the
@@ -46,11 +47,14 @@ from .board import format_line
 from .dig import dig_orbits, random_order, solvable_by_singles
 from .ladder import LADDER, SCORE_LIMITS, TECHNIQUE_OF, Rating, counted_names, rate
 from .rng import new_state, random_below
+from .se_rating import SERating, se_rate
 from .solver import random_solution_kernel
 from .symmetry import MIN_GIVENS, SYMMETRIES, blank_counts, orbit_table
 from .tiers import TIERS
 
 DIG_MODES = ("target", "limit")
+#: The top of the SE scale a request may name (SE's hardest ratings stay below it).
+SE_MAX = 12.0
 #: The largest blank count of any proper puzzle (17 givens is the proven minimum).
 MAX_BLANKS = 81 - 17
 #: A puzzle solved by singles alone scores at most 14 per blank (hidden singles), so with
@@ -79,6 +83,9 @@ class Spec:
     require: tuple[str, ...] = ()  # the path uses each of these
     exclude: tuple[str, ...] = ()  # the path uses none of these
     hardest: str | None = None  # the hardest step is this technique
+    # the Sudoku Explainer rating (ER) lies in this range; the made puzzle then carries
+    # its ER, EP and ED
+    se: tuple[float, float] | None = None
 
 
 #: What :func:`make_candidate` returns: the one puzzle record every layer passes on, with
@@ -134,6 +141,11 @@ def _check_spec(spec: Spec) -> None:
         if rank < len(SCORE_LIMITS) and s_lo > SCORE_LIMITS[rank]:
             raise SpecError(f"a {spec.max_tier} puzzle scores at most {SCORE_LIMITS[rank]}, "
                             f"below the requested minimum score {s_lo}")
+    if spec.se is not None:
+        se_lo, se_hi = spec.se
+        if not 1.0 <= se_lo <= se_hi <= SE_MAX:
+            raise SpecError(f"SE rating range {se_lo:g}-{se_hi:g} is empty or outside "
+                            f"1.0-{SE_MAX:g}")
     _check_techniques(spec)
 
 
@@ -212,14 +224,15 @@ def make_candidate(spec: Spec, seed: int) -> PuzzleRecord | None:
             digs += 1
             if blanks < lo or blanks == judged:
                 break  # stuck below the range, or nothing more could be removed
-            verdict, rating = _judge(puzzle, solution, blanks, spec, floor)
+            verdict, rating, se = _judge(puzzle, solution, blanks, spec, floor)
             judged = blanks
             if verdict == _ACCEPT:
                 return PuzzleRecord(
                     puzzle=format_line(puzzle), solution="".join(map(str, solution.tolist())),
                     tier=rating.tier, score=rating.score, hardest=rating.hardest,
                     techniques=rating.techniques, symmetry=spec.symmetry, blanks=blanks,
-                    seed=seed, grids=grids, digs=digs)
+                    seed=seed, er=se and se.er, ep=se and se.ep, ed=se and se.ed,
+                    grids=grids, digs=digs)
             if verdict == _TOO_HARD or target >= hi:
                 break  # digging further cannot help
             target = hi
@@ -227,21 +240,32 @@ def make_candidate(spec: Spec, seed: int) -> PuzzleRecord | None:
 
 
 def _judge(puzzle: np.ndarray, solution: np.ndarray, blanks: int, spec: Spec,
-           floor: int) -> tuple[int, Rating | None]:
-    """Whether the dug puzzle fits the spec's tiers and score, and its whole-ladder
-    rating if rated."""
+           floor: int) -> tuple[int, Rating | None, SERating | None]:
+    """Whether the dug puzzle fits the spec's tiers, score, techniques and SE range, its
+    whole-ladder rating if rated, and its SE rating if the spec asks for one."""
     if floor > 0 and blanks <= _SURELY_EASY_BLANKS and solvable_by_singles(puzzle):
-        return _TOO_EASY, None
+        return _TOO_EASY, None, None
     rating = rate(puzzle, max_tier=spec.max_tier, solution=solution)
     if not rating.solved:
-        return _TOO_HARD, rating
+        return _TOO_HARD, rating, None
     verdict = _fits(rating, spec, floor)
     if verdict == _ACCEPT and not _same_on_whole_ladder(rating, spec.max_tier):
         rating = rate(puzzle, solution=solution)
         verdict = _fits(rating, spec, floor)
     if verdict == _ACCEPT:
         verdict = _technique_verdict(rating.counts, rating.hardest, spec)
-    return verdict, rating
+    se = None
+    if verdict == _ACCEPT and spec.se is not None:
+        se = se_rate(puzzle, solution=solution)
+        verdict = _se_verdict(se.er, spec.se)
+    return verdict, rating, se
+
+
+def _se_verdict(er: float | None, bounds: tuple[float, float]) -> int:
+    """Whether an ER lies in ``bounds`` (compared in tenths, SE's unit)."""
+    if er is None or round(er * 10) < round(bounds[0] * 10):
+        return _TOO_EASY
+    return _TOO_HARD if round(er * 10) > round(bounds[1] * 10) else _ACCEPT
 
 
 def _fits(rating: Rating, spec: Spec, floor: int) -> int:
@@ -290,6 +314,11 @@ def uses_techniques(made: PuzzleRecord, spec: Spec) -> bool:
     False
     """
     return _technique_verdict(made.technique_counts, made.hardest, spec) == _ACCEPT
+
+
+def in_se_range(made: PuzzleRecord, spec: Spec) -> bool:
+    """Whether a made puzzle's ER meets the spec's ``se`` range (True without one)."""
+    return spec.se is None or _se_verdict(made.er, spec.se) == _ACCEPT
 
 
 def _same_on_whole_ladder(rating: Rating, max_tier: str) -> bool:

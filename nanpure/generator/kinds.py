@@ -88,7 +88,7 @@ def _sudoku_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
 
 
 def _sudoku_fits(made: PuzzleRecord, spec: Any) -> bool:
-    from .candidate import uses_techniques
+    from .candidate import in_se_range, uses_techniques
     from .tiers import TIERS
 
     lo, hi = spec.blanks
@@ -100,6 +100,7 @@ def _sudoku_fits(made: PuzzleRecord, spec: Any) -> bool:
         and made.symmetry == spec.symmetry
         and (spec.score is None or spec.score[0] <= made.score <= spec.score[1])
         and uses_techniques(made, spec)
+        and in_se_range(made, spec)
     )
 
 

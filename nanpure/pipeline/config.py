@@ -10,9 +10,9 @@ Traceback (most recent call last):
 nanpure.pipeline.config.ConfigError: nightly.toml: run.workers: expected an integer >= 1, got 'two'
 
 A :class:`Section` wraps one TOML table. Its readers (``str``, ``int``, ``number``,
-``bool``, ``choice``, ``int_range``, ``str_list``, ``table``, ``tables``) check one key each
-and remember it; :meth:`Section.finish` then rejects any key nobody asked for, listing the
-keys that are allowed.
+``bool``, ``choice``, ``int_range``, ``number_range``, ``str_list``, ``table``, ``tables``)
+check one key each and remember it; :meth:`Section.finish` then rejects any key nobody
+asked for, listing the keys that are allowed.
 """
 
 from __future__ import annotations
@@ -231,6 +231,24 @@ class Section:
             raise self.error(key, f"expected [lo, hi] with lo <= hi, got {_show(value)}")
         return (lo, hi)
 
+    def number_range(self, key: str, default: Any = REQUIRED, *, minimum: float,
+                     maximum: float) -> Any:
+        """A ``[lo, hi]`` pair of numbers with ``minimum <= lo <= hi <= maximum``.
+
+        >>> Section({"se": [4.5, 6]}, "quota[0]", "r.toml").number_range("se", minimum=1,
+        ...                                                            maximum=12)
+        (4.5, 6.0)
+        """
+        value = self._get(key, default)
+        if value is default and key not in self.data:
+            return value
+        if not (isinstance(value, list) and len(value) == 2 and all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+                and minimum <= value[0] <= value[1] <= maximum):
+            raise self.error(key, f"expected [lo, hi], two numbers from {minimum:g} to "
+                                  f"{maximum:g} with lo <= hi, got {_show(value)}")
+        return (float(value[0]), float(value[1]))
+
     def str_list(self, key: str, default: Any = REQUIRED, *,
                  choices: Sequence[str] | None = None) -> Any:
         """A list of strings, each optionally from a fixed set; returned as a tuple."""
@@ -324,6 +342,7 @@ class Quota:
     require: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     hardest: str | None = None
+    se: tuple[float, float] | None = None
 
     def spec(self):
         """The generator's ``Spec`` for this quota."""
@@ -332,7 +351,7 @@ class Quota:
         return Spec(min_tier=self.min_tier, max_tier=self.max_tier, symmetry=self.symmetry,
                     blanks=self.blanks, dig=self.dig, score=self.score,
                     attempts=self.attempts, require=self.require, exclude=self.exclude,
-                    hardest=self.hardest)
+                    hardest=self.hardest, se=self.se)
 
     def identity(self) -> dict[str, Any]:
         """Everything but the count: what must not change when a stored run resumes."""
@@ -372,7 +391,7 @@ class NonogramQuota:
 
 #: Quota keys added after runs were first stored: one left empty is left out of a
 #: quota's identity, so runs stored before it existed still resume.
-_LATER_KEYS = ("require", "exclude", "hardest")
+_LATER_KEYS = ("require", "exclude", "hardest", "se")
 
 
 def _identity(quota: Quota | NonogramQuota) -> dict[str, Any]:
@@ -490,7 +509,7 @@ def run_config_from_toml(data: dict[str, Any], source: str,
 #: Puzzle kinds a quota may make (``kind = ...``; sudoku when not given).
 KINDS = ("sudoku", "nonogram")
 #: The keys only one kind's quotas take, refused on the other's with a line saying so.
-KIND_KEYS = {"sudoku": ("blanks", "dig", "score", "require", "exclude", "hardest"),
+KIND_KEYS = {"sudoku": ("blanks", "dig", "score", "require", "exclude", "hardest", "se"),
              "nonogram": ("size", "density", "smoothing")}
 
 
@@ -540,8 +559,9 @@ def _sudoku_quota(s: Section, name: str, count: int) -> Quota:
     hardest = s.str("hardest", None)
     if hardest is not None:
         _check_technique(s, "hardest", hardest)
+    se = s.number_range("se", None, minimum=1.0, maximum=12.0)
     return Quota(name, count, min_tier, max_tier, symmetry, blanks, dig, score, attempts,
-                 require, exclude, hardest)
+                 require, exclude, hardest, se)
 
 
 def _techniques(s: Section, key: str) -> tuple[str, ...]:
