@@ -157,3 +157,24 @@ def test_export_se_adds_the_columns_and_rates_what_was_stored_without(tmp_path, 
     assert main(["export", "--store", str(path)]) == 0
     assert list(csv.DictReader(io.StringIO(capsys.readouterr().out)).fieldnames) == list(
         COLUMNS)
+
+
+def test_a_run_quota_with_an_se_range_stores_the_ratings(tmp_path, capsys):
+    from nanpure.pipeline.store import Store
+
+    config = tmp_path / "se.toml"
+    config.write_text('[run]\nname = "se"\nseed = 3\n[[quota]]\nname = "chains"\n'
+                      'count = 2\ntier = "hard"\nse = [4.2, 4.5]\n'
+                      '[[quota]]\nname = "plain"\ncount = 1\ntier = "easy"\n')
+    store = tmp_path / "s.db"
+    assert main(["run", str(config), "--store", str(store), "--workers", "1",
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    with Store(store, create=False) as s:
+        made = s.select_puzzles(unused_only=False)
+    chains = [r for r in made if r.quota == "chains"]
+    assert len(chains) == 2 and all(4.2 <= r.er <= 4.5 for r in chains)
+    for r in chains:
+        again = se_rate(parse(r.puzzle))
+        assert (again.er, again.ep, again.ed) == (r.er, r.ep, r.ed)
+    assert [r.er for r in made if r.quota == "plain"] == [None]
