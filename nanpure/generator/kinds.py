@@ -12,7 +12,8 @@ small, and :data:`KINDS` holds it:
   (``has no solution``, ``cannot be read: ...``); books and checks call it before
   trusting a stored puzzle;
 - ``fits(record, spec)``: whether a fresh record really meets the spec it was made for
-  (tier range, symmetry, size or blank count, techniques): the run's guard against generator bugs.
+  (tier range, symmetry, size or blank count, techniques, SE range): the run's guard
+  against generator bugs.
 
 What ``puzzle``, ``solution`` and ``blanks`` hold is the kind's:
 

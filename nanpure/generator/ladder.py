@@ -420,7 +420,7 @@ def _path_step(ladder: tuple[Technique, ...], row: np.ndarray, records: np.ndarr
 
 
 def false_step(ladder: tuple[Technique, ...], row: np.ndarray, step: np.ndarray,
-                solution: np.ndarray) -> LadderError:
+               solution: np.ndarray) -> LadderError:
     """The error for a logged step that contradicts the solution (a rater bug)."""
     name = ladder[int(row[0])].variant_name(int(row[1]))
     kind, cell, d = climb.check_step(step, solution)

@@ -387,7 +387,11 @@ def step_rating(tech: Technique, variant: int, record: np.ndarray) -> int:
 
 def se_rate(board: np.ndarray, *, solution: np.ndarray | None = None,
             ladder: tuple[Technique, ...] = SE_LADDER) -> SERating:
-    """ER, EP and ED of a puzzle on Sudoku Explainer's scale (see the module text)."""
+    """ER, EP and ED of a puzzle on Sudoku Explainer's scale (see the module text).
+
+    ``solution`` may be passed when known (else the puzzle must have exactly one, or
+    :class:`~.ladder.NotUniqueError`); ``ladder`` is the table climbed, SE's order of the
+    ladder unless given."""
     board = np.ascontiguousarray(board, dtype=np.uint8).reshape(81)
     solution = known_solution(board, solution)
     alone = singles_only(board)
@@ -399,6 +403,9 @@ def se_rate(board: np.ndarray, *, solution: np.ndarray | None = None,
         raise false_step(ladder, log[n_log - 1], step, solution)
     phases = singles_levels(board, log, records, n_log)
     er = int(phases[:, 0].max())
+    # the first step is a placement when the puzzle starts with one (then EP = ED);
+    # otherwise EP takes every step up to the first that places a digit, or after which
+    # one is placed
     ed = int(phases[0, 1])
     ep = ed
     placed = ed > 0

@@ -170,11 +170,11 @@ def rate_file(
     ``fmt="text"`` prints ``puzzle tier score hardest`` per puzzle (with ``steps``, the
     solution path follows, one step a line, indented); ``fmt="csv"`` prints a header and
     the :data:`RATE_COLUMNS`, techniques as ``name:count;name:count``; ``fmt="jsonl"``
-    prints one object a puzzle, techniques as ``{name: count}``. Both add the puzzle's
-    Sudoku Explainer ratings ``er``, ``ep`` and ``ed``. ``max_tier`` stops the
-    ladder above that tier (not SE's); such a puzzle is printed with ``solved`` false. A puzzle with
-    no solution or several is reported on ``err`` and not rated. The status is 1 if any
-    line was malformed or not uniquely solvable, else 0.
+    prints one object a puzzle, techniques as ``{name: count}``; both add the puzzle's
+    Sudoku Explainer ratings ``er``, ``ep`` and ``ed``. ``max_tier`` stops the ladder
+    above that tier (not SE's); such a puzzle is printed with ``solved`` false. A puzzle
+    with no solution or several is reported on ``err`` and not rated. The status is 1 if
+    any line was malformed or not uniquely solvable, else 0.
     """
     if fmt not in RATE_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(RATE_FORMATS)}")
