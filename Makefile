@@ -31,6 +31,7 @@ test-all: lint
 bench: $(STAMP)
 	$(BIN)/python benchmarks/solver.py
 	$(BIN)/python benchmarks/rater.py
+	$(BIN)/python benchmarks/se_rating.py
 	$(BIN)/python benchmarks/generator.py
 	$(BIN)/python benchmarks/book.py
 	$(BIN)/python benchmarks/pipeline.py

@@ -13,7 +13,11 @@ Prints three tables:
    - ``blind``: dig for uniqueness to a target drawn from the range, rate with the whole
      ladder, keep the puzzle if its tier matches (plain rejection sampling);
 3. the blank-count distribution of ``--book`` puzzles made with ``--tier easy --dig limit
-   --symmetry none`` (singles-only dug to the limit).
+   --symmetry none`` (singles-only dug to the limit);
+4. technique requests, rot180: accepted puzzles per second for "hard, X-Wing needed"
+   (``require``) and for "hard, the hardest step an X-Wing" (``hardest``), with the share
+   of tasks accepted, the median of at least 5 runs (``--techniques-only`` prints just
+   this table).
 
 Run from the repository root: ``python benchmarks/generator.py``.
 """
@@ -86,6 +90,28 @@ def median_rate(maker: Maker, spec: Spec, seconds: float, runs: int) -> float:
         rate_per_second(maker, spec, seconds, first_task=k * 1_000_000) for k in range(runs))
 
 
+#: The technique requests of table 4: (what, spec).
+REQUESTS = (
+    ("hard, X-Wing needed", Spec(min_tier="hard", max_tier="hard", require=("X-Wing",))),
+    ("hard, hardest step X-Wing", Spec(min_tier="hard", max_tier="hard", hardest="X-Wing")),
+)
+
+
+def technique_requests(seconds: float, runs: int) -> None:
+    """Table 4: accepted puzzles per second for :data:`REQUESTS`."""
+    rows = []
+    for what, spec in REQUESTS:
+        tasks = 200
+        share = sum(make_candidate(spec, task_seed(99, k)) is not None
+                    for k in range(tasks)) / tasks
+        rate = median_rate(make_candidate, spec, seconds, max(runs, 5))
+        rows.append([what, f"{rate:.1f}", f"{100 * share:.0f}%"])
+    print(f"\ntechnique requests, rot180, accepted puzzles per second, one core (median of "
+          f"{max(runs, 5)} x {seconds:g} s; tasks accepted of 200, {REQUESTS[0][1].attempts} "
+          "grids each)")
+    print(table(["request", "accepted/s", "tasks accepted"], rows, align="lrr"))
+
+
 def warm_up() -> None:
     """Compile (or load) every kernel first: the generator's, and every technique's by
     rating a sample of the reference puzzles, so no run pays for compilation."""
@@ -105,12 +131,17 @@ def main() -> None:
     parser.add_argument("--book", type=int, default=2000,
                         help="puzzles for the blank-count distribution")
     parser.add_argument("--skip-strategies", action="store_true")
+    parser.add_argument("--techniques-only", action="store_true",
+                        help="print only the table of technique requests")
     parser.add_argument("--tiers", default=",".join(TIERS),
                         help="comma-separated tiers of the first table (default: all)")
     parser.add_argument("--symmetries", default="rot180,none",
                         help="comma-separated symmetries of the first table")
     args = parser.parse_args()
     warm_up()
+    if args.techniques_only:
+        technique_requests(args.seconds, args.runs)
+        return
     symmetries = args.symmetries.split(",")
 
     rows = []
@@ -159,6 +190,7 @@ def main() -> None:
           f"({made / seconds:.0f} puzzles/s; median {statistics.median(values):g}, "
           f"mean {statistics.mean(values):.2f} blanks)")
     print(table(["blanks", "puzzles", "share", ""], rows, align="rrrl"))
+    technique_requests(args.seconds, args.runs)
 
 
 if __name__ == "__main__":

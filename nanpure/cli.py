@@ -129,7 +129,8 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("text", "csv", "jsonl"), default="text",
                    help="text: 'puzzle tier score hardest' lines (default; nonograms: "
                    "'FILE[:LINE] WxH tier score hardest'); csv: a header "
-                   "puzzle,tier,score,hardest,techniques,solved,logic_only (nonograms: "
+                   "puzzle,tier,score,hardest,techniques,solved,logic_only,er,ep,ed (er, "
+                   "ep, ed: Sudoku Explainer's ratings; nonograms: "
                    "file,width,height,tier,score,hardest,techniques,solved) and a row a puzzle, "
                    "techniques as name:count;name:count; jsonl: one object a puzzle")
     _add_input_format(p)
@@ -227,6 +228,17 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
                    "--blanks is given); limit: dig until no more givens can go, within "
                    "--blanks (the default without --blanks)")
     p.add_argument("--score", metavar="MIN-MAX", help="accepted range of the rating score")
+    p.add_argument("--require", action="append", metavar="NAMES",
+                   help="techniques the solution path must use, as the ladder names them "
+                   "(comma-separated or repeated; a technique's name covers its variants), "
+                   "e.g. --require X-Wing")
+    p.add_argument("--exclude", action="append", metavar="NAMES",
+                   help="techniques the solution path must not use (as --require)")
+    p.add_argument("--hardest", metavar="NAME",
+                   help="the technique the hardest step of the path must be")
+    p.add_argument("--se", metavar="MIN-MAX",
+                   help="range of the Sudoku Explainer rating ER, e.g. 6.6-7.2; csv and "
+                   "jsonl then add the columns er, ep, ed")
     p.add_argument("--attempts", type=int, metavar="N",
                    help="full grids (nonograms: pictures) each task tries before it counts "
                    "as rejected (default 50; nonograms 200)")
@@ -257,7 +269,7 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
 
 
 #: generate's options that only one kind takes.
-_KIND_OPTIONS = {"sudoku": ("blanks", "dig", "score"),
+_KIND_OPTIONS = {"sudoku": ("blanks", "dig", "score", "require", "exclude", "hardest", "se"),
                  "nonogram": ("size", "density", "smoothing", "out")}
 
 
@@ -307,7 +319,33 @@ def _sudoku_spec(args: argparse.Namespace):
         dig=args.dig or ("target" if args.blanks else "limit"),
         score=_int_range(args.score, "--score") if args.score else None,
         attempts=args.attempts,
+        require=_technique_names(args.require, "--require"),
+        exclude=_technique_names(args.exclude, "--exclude"),
+        hardest=_technique_names([args.hardest], "--hardest")[0] if args.hardest else None,
+        se=_number_range(args.se, "--se") if args.se else None,
     )
+
+
+def _number_range(text: str, option: str) -> tuple[float, float]:
+    """``"6.6-7.2"`` -> (6.6, 7.2); ``"7.1"`` -> (7.1, 7.1)."""
+    lo, sep, hi = text.strip().partition("-")
+    try:
+        return (float(lo), float(hi) if sep else float(lo))
+    except ValueError:
+        raise UsageError(f"{option} expects MIN-MAX or one number, got {text!r}") from None
+
+
+def _technique_names(values: list[str] | None, option: str) -> tuple[str, ...]:
+    """The technique names of a repeatable, comma-separated option, checked."""
+    from .generator.ladder import counted_names
+
+    names = tuple(n.strip() for v in values or () for n in v.split(",") if n.strip())
+    for name in names:
+        try:
+            counted_names(name)
+        except ValueError as exc:
+            raise UsageError(f"{option}: {exc}") from None
+    return names
 
 
 def _nonogram_spec(args: argparse.Namespace):
@@ -508,6 +546,9 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
                    help="svg and png: also write each puzzle's answer, ID-answer.svg")
     p.add_argument("--dpi", type=_positive_int, metavar="N",
                    help="png: pixels per inch (default: 150; a Sudoku is 3.9 in wide)")
+    p.add_argument("--se", action="store_true",
+                   help="Sudoku csv, jsonl and parquet: add the columns er, ep, ed, Sudoku "
+                   "Explainer's ratings (puzzles stored without them are rated now)")
     p.set_defaults(func=_run_export)
 
 
@@ -519,7 +560,7 @@ def _run_export(args: argparse.Namespace) -> int:
     try:
         return export_command(args.store, args.run, args.format, args.out, args.kind,
                               license=args.license, steps=args.steps, answers=args.answers,
-                              dpi=args.dpi)
+                              dpi=args.dpi, se=args.se)
     except (StoreError, ExportError) as exc:
         raise UsageError(str(exc)) from exc
     except BrokenPipeError:

@@ -49,6 +49,11 @@ class PuzzleRecord(NamedTuple):
     blanks: int
     seed: int  # the task seed the generator made it from
     kind: str = "sudoku"  # the puzzle kind: "sudoku" or "nonogram"
+    # Sudoku Explainer's ratings (hardest step, up to the first placement, first step),
+    # when they were computed
+    er: float | None = None
+    ep: float | None = None
+    ed: float | None = None
     # what making it cost; known only fresh from the generator, never stored
     grids: int | None = None  # full grids drawn
     digs: int | None = None  # dig passes made

@@ -3,6 +3,8 @@ its accepted tier; the same spec and seed give the same candidate; impossible sp
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,6 +18,7 @@ from nanpure.generator.candidate import (
     check_spec,
     make_candidate,
 )
+from nanpure.generator.kinds import kind_of
 from nanpure.generator.ladder import rate
 from nanpure.generator.solver import count_solutions
 from nanpure.generator.symmetry import SYMMETRIES, is_symmetric
@@ -117,3 +120,41 @@ def test_specs_that_can_hold_pass():
     for symmetry in SYMMETRIES:
         check_spec(Spec(symmetry=symmetry))
     check_spec(Spec(symmetry="none", blanks=(64, 64)))
+
+
+def test_technique_requests_hold_on_the_whole_ladders_path():
+    spec = Spec(min_tier="hard", max_tier="hard", require=("X-Wing",),
+                exclude=("Skyscraper",), attempts=200)
+    c = make_candidate(spec, 11)
+    assert c is not None
+    assert_sound(c, spec)
+    assert "X-Wing" in c.technique_counts and "Skyscraper" not in c.technique_counts
+    assert kind_of("sudoku").fits(c, spec)
+    assert not kind_of("sudoku").fits(c, Spec(min_tier="hard", max_tier="hard",
+                                              exclude=("X-Wing",)))
+
+
+def test_a_hardest_request_names_the_hardest_step():
+    spec = Spec(min_tier="medium", max_tier="medium", hardest="Locked Candidates",
+                attempts=200)
+    c = make_candidate(spec, 3)
+    assert c is not None
+    assert c.hardest.startswith("Locked Candidates Type")
+    assert kind_of("sudoku").fits(c, spec)
+    assert not kind_of("sudoku").fits(c, Spec(min_tier="medium", max_tier="medium",
+                                              hardest="Naked Triple"))
+
+
+@pytest.mark.parametrize(
+    ("spec", "why"),
+    [
+        (Spec(require=("X-wing",)), "require: unknown technique 'X-wing'; did you mean 'X-Wing'"),
+        (Spec(hardest="Nonsense Net"), "hardest: unknown technique 'Nonsense Net'; the ladder's"),
+        (Spec(max_tier="hard", require=("Forcing Chain",)), "an extreme technique; a puzzle of"),
+        (Spec(require=("AIC",), exclude=("Nice Loop/AIC",)), "require: AIC is also excluded"),
+        (Spec(hardest="X-Wing", require=("XY-Wing",)), "XY-Wing is harder than X-Wing"),
+    ],
+)
+def test_impossible_technique_requests_are_refused(spec, why):
+    with pytest.raises(SpecError, match=re.escape(why)):
+        check_spec(spec)

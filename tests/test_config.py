@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,16 @@ def _quota_error(lines, run="seed = 1"):
         (["colour = \"red\""], "quota[0].colour: unknown key; allowed keys: name, count"),
         (["symmetry = \"dihedral\"", "blanks = [64, 64]"], "quota[0]: impossible quota 'q'"),
         (["tier = \"easy\"", "score = [2000, 3000]"], "quota[0]: impossible quota 'q'"),
+        (["require = [\"X-Wing\", \"X-wing\"]"],
+         "quota[0].require[1]: unknown technique 'X-wing'; did you mean 'X-Wing'"),
+        (["exclude = \"Forcing Chain\""], "quota[0].exclude: expected a list of strings"),
+        (["hardest = \"Swordfishh\""], "quota[0].hardest: unknown technique 'Swordfishh'"),
+        (["tier = \"medium\"", "require = [\"X-Wing\"]"],
+         "impossible quota 'q': require: X-Wing is a hard technique"),
+        (["kind = \"nonogram\"", "require = [\"X-Wing\"]"],
+         "quota[0].require: only sudoku quotas take this key"),
+        (["se = [7.2, 6.6]"], "quota[0].se: expected [lo, hi], two numbers from 1 to 12 with"),
+        (["se = \"hard\""], "quota[0].se: expected [lo, hi]"),
     ],
 )
 def test_bad_quotas_name_the_key(lines, expected):
@@ -218,3 +229,23 @@ def test_resume_identity_ignores_counts():
     assert bigger.same_puzzles_as(stored)
     assert not config.replace(seed=5).same_puzzles_as(stored)
     assert not _run_config(ISSUE_EXAMPLE.replace("[50, 60]", "[50, 58]")).same_puzzles_as(stored)
+
+
+def test_technique_keys_reach_the_spec_and_old_stored_runs_still_resume():
+    config = _run_config(ISSUE_EXAMPLE.replace(
+        'tier = "hard"', 'tier = "hard"\nrequire = ["X-Wing"]\nexclude = ["Swordfish"]\n'
+                         'hardest = "X-Wing"'))
+    spec = config.quotas[1].spec()
+    assert (spec.require, spec.exclude, spec.hardest) == (("X-Wing",), ("Swordfish",), "X-Wing")
+    se = _run_config(ISSUE_EXAMPLE.replace('tier = "hard"', 'tier = "hard"\nse = [4.2, 5]'))
+    assert se.quotas[1].spec().se == (4.2, 5.0)
+    assert se.same_puzzles_as(se.to_json()) and not config.same_puzzles_as(se.to_json())
+    assert config.same_puzzles_as(config.to_json())
+    assert not _run_config(ISSUE_EXAMPLE).same_puzzles_as(config.to_json())
+    # unset, the keys are left out of the stored config, as in runs stored before them
+    old = _run_config(ISSUE_EXAMPLE)
+    stored = json.loads(old.to_json())
+    assert not any(key in quota for quota in stored["quotas"]
+                   for key in ("require", "exclude", "hardest", "se"))
+    assert old.same_puzzles_as(old.to_json())
+    assert json.loads(config.to_json())["quotas"][1]["require"] == ["X-Wing"]

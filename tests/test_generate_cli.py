@@ -145,3 +145,31 @@ def test_generate_is_a_run_of_one_quota_seeded_by_task_number():
 def test_task_seeds_are_63_bit_and_distinct():
     seeds = {task_seed(1, k) for k in range(100)}
     assert len(seeds) == 100 and all(0 <= s < 2**63 for s in seeds)
+
+
+def test_technique_options_reach_every_puzzle(capsys):
+    status, out, err = run(capsys, "--count", "3", "--tier", "hard", "--require", "X-Wing",
+                           "--exclude", "Skyscraper,2-String Kite", "--seed", "2",
+                           "--format", "csv")
+    assert status == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 3
+    for row in rows:
+        names = {item.rsplit(":", 1)[0] for item in row["techniques"].split(";")}
+        assert "X-Wing" in names and not names & {"Skyscraper", "2-String Kite"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "why"),
+    [
+        (["--require", "X-wing"], "--require: unknown technique 'X-wing'; did you mean"),
+        (["--exclude", "X-Wing,Sword fish"], "--exclude: unknown technique 'Sword fish'"),
+        (["--hardest", "Jelly"], "--hardest: unknown technique 'Jelly'"),
+        (["--tier", "easy", "--require", "X-Wing"], "require: X-Wing is a hard technique"),
+        (["--kind", "nonogram", "--require", "X-Wing"], "--require is for --kind sudoku"),
+    ],
+)
+def test_bad_technique_names_fail_in_one_line(capsys, argv, why):
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and why in err

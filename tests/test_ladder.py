@@ -197,24 +197,24 @@ def test_setup_places_givens_like_hodoku():
 
 
 def test_the_climb_tries_the_enabled_rungs_within_the_tier_limit_in_ladder_order():
-    from nanpure.generator.ladder import _rungs
+    from nanpure.generator.ladder import rungs_of
     from nanpure.generator.techniques.climb import INDEX
 
     for ceiling, tier in enumerate(TIERS):
-        rungs = _rungs(LADDER, ceiling)
+        rungs = rungs_of(LADDER, ceiling)
         assert rungs[:, INDEX].tolist() == [i for i, t in enumerate(LADDER)
                                             if i >= 3 and t.rank <= ceiling], tier
     fewer = tuple(replace(t, enabled=t.code not in ("n2", "axy")) for t in LADDER)
-    assert [LADDER[i].code for i in _rungs(fewer, 4)[:, INDEX]] == [
+    assert [LADDER[i].code for i in rungs_of(fewer, 4)[:, INDEX]] == [
         t.code for t in LADDER[3:] if t.code not in ("n2", "axy")]
 
 
 def test_rungs_one_kernel_finds_together_are_grouped_while_in_its_order():
-    from nanpure.generator.ladder import _rungs
+    from nanpure.generator.ladder import rungs_of
     from nanpure.generator.techniques.climb import END, INDEX
 
     def groups(ladder):
-        rungs = _rungs(ladder, len(TIERS) - 1)
+        rungs = rungs_of(ladder, len(TIERS) - 1)
         return [[ladder[i].code for i in rungs[r:end, INDEX]]
                 for r, end in enumerate(rungs[:, END]) if end - r > 1]
 

@@ -44,7 +44,7 @@ def test_schema_pragmas_and_wal(tmp_path):
     columns = [r[1] for r in db.execute("PRAGMA table_info(puzzles)")]
     assert columns == ["id", "puzzle", "solution", "tier", "score", "hardest", "techniques",
                        "symmetry", "blanks", "seed", "kind", "run_id", "quota", "task",
-                       "created_at", "canon"]
+                       "created_at", "canon", "er", "ep", "ed"]
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     assert tables == {"runs", "puzzles", "books", "book_puzzles"}
     db.close()
@@ -204,3 +204,26 @@ def test_store_of_a_newer_schema_is_refused_and_left_alone(tmp_path):
     with pytest.raises(StoreError, match="newer than this nanpure"):
         Store(path, create=False)
     assert path.read_bytes() == before
+
+
+def test_store_of_schema_3_gains_empty_se_ratings_and_keeps_new_ones(tmp_path):
+    path = tmp_path / "old.db"
+    db = old_store(path, 3)
+    db.execute("INSERT INTO runs VALUES (1, 'old', 7, '{}', 'then', NULL, 'complete')")
+    db.execute("INSERT INTO puzzles (puzzle, solution, tier, score, hardest, techniques, "
+               "symmetry, blanks, seed, run_id, quota, task, created_at) VALUES "
+               f"('{PUZZLE}', '{SOLUTION}', 'easy', 4, 'Full House', 'Full House:1', "
+               "'rot180', 50, 3, 1, 'easy', 0, 'then')")
+    db.commit()
+    db.close()
+    with Store(path, create=False) as store:
+        (rec,) = store.select_puzzles(unused_only=False)
+        assert (rec.puzzle, rec.er, rec.ep, rec.ed) == (PUZZLE, None, None, None)
+        run = store.begin_run("new", 1, "{}")
+        made = rec._replace(puzzle="2" + PUZZLE[1:], er=2.3, ep=1.2, ed=1.2)
+        assert store.add_puzzle(run.id, "q", 0, made)
+        got = store.select_puzzles(run="new", unused_only=False)
+        assert [(r.er, r.ep, r.ed) for r in got] == [(2.3, 1.2, 1.2)]
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+    db.close()

@@ -14,7 +14,7 @@ _HOMES = {
     "BoardError": "board", "format_grid": "board", "format_line": "board", "parse": "board",
     "Candidate": "candidate", "Spec": "candidate", "SpecError": "candidate",
     "check_spec": "candidate", "make_candidate": "candidate",
-    "Rating": "ladder", "rate": "ladder",
+    "Rating": "ladder", "rate": "ladder", "SERating": "se_rating", "se_rate": "se_rating",
     "count_solutions": "solver", "count_solutions_batch": "solver",
     "random_solution": "solver", "solve": "solver",
 }
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .board import BoardError, format_grid, format_line, parse
     from .candidate import Candidate, Spec, SpecError, check_spec, make_candidate
     from .ladder import Rating, rate
+    from .se_rating import SERating, se_rate
     from .solver import count_solutions, count_solutions_batch, random_solution, solve
 
 
@@ -38,6 +39,7 @@ __all__ = [
     "BoardError",
     "Candidate",
     "Rating",
+    "SERating",
     "Spec",
     "SpecError",
     "check_spec",
@@ -49,5 +51,6 @@ __all__ = [
     "parse",
     "random_solution",
     "rate",
+    "se_rate",
     "solve",
 ]

@@ -16,6 +16,12 @@ Each attempt draws a full grid and digs it, steered by the spec's tier range:
   above ``easy`` and is told apart without running the ladder; one that is too easy but
   still has room under the blank range is dug further before it is given up, since
   fewer givens make a puzzle harder, never easier;
+- technique requests (``require``, ``exclude``, ``hardest``) are checked on the same
+  whole-ladder rating, and then an ``se`` range on the puzzle's Sudoku Explainer rating
+  (:mod:`.se_rating`, computed only when asked for), in the worker, so a candidate that
+  misses them costs nothing beyond its ratings; one that lacks a required technique (or
+  whose hardest step or ER is lower than asked) is dug further like a too-easy one,
+  since fewer givens call for more techniques;
 - the rating a candidate carries is always the whole ladder's, the one ``nanpure rate``
   gives. The ladder tries its rungs in HoDoKu's order, which puts a few rungs above
   ``hard`` (finned Swordfish, Sue de Coq, ...) before the colouring rungs, so a puzzle the
@@ -30,6 +36,7 @@ and seed give the same candidate on any machine.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 
@@ -38,13 +45,16 @@ import numpy as np
 from ..record import PuzzleRecord
 from .board import format_line
 from .dig import dig_orbits, random_order, solvable_by_singles
-from .ladder import LADDER, SCORE_LIMITS, Rating, rate
+from .ladder import LADDER, SCORE_LIMITS, TECHNIQUE_OF, Rating, counted_names, rate
 from .rng import new_state, random_below
+from .se_rating import SERating, se_rate
 from .solver import random_solution_kernel
 from .symmetry import MIN_GIVENS, SYMMETRIES, blank_counts, orbit_table
 from .tiers import TIERS
 
 DIG_MODES = ("target", "limit")
+#: The top of the SE scale a request may name (SE's hardest ratings stay below it).
+SE_MAX = 12.0
 #: The largest blank count of any proper puzzle (17 givens is the proven minimum).
 MAX_BLANKS = 81 - 17
 #: A puzzle solved by singles alone scores at most 14 per blank (hidden singles), so with
@@ -69,6 +79,13 @@ class Spec:
     dig: str = "limit"
     score: tuple[int, int] | None = None
     attempts: int = 50  # bounded attempts before make_candidate returns None
+    # technique names as the ladder prints them (a technique's name covers its variants)
+    require: tuple[str, ...] = ()  # the path uses each of these
+    exclude: tuple[str, ...] = ()  # the path uses none of these
+    hardest: str | None = None  # the hardest step is this technique
+    # the Sudoku Explainer rating (ER) lies in this range; the made puzzle then carries
+    # its ER, EP and ED
+    se: tuple[float, float] | None = None
 
 
 #: What :func:`make_candidate` returns: the one puzzle record every layer passes on, with
@@ -124,6 +141,50 @@ def _check_spec(spec: Spec) -> None:
         if rank < len(SCORE_LIMITS) and s_lo > SCORE_LIMITS[rank]:
             raise SpecError(f"a {spec.max_tier} puzzle scores at most {SCORE_LIMITS[rank]}, "
                             f"below the requested minimum score {s_lo}")
+    if spec.se is not None:
+        se_lo, se_hi = spec.se
+        if not 1.0 <= se_lo <= se_hi <= SE_MAX:
+            raise SpecError(f"SE rating range {se_lo:g}-{se_hi:g} is empty or outside "
+                            f"1.0-{SE_MAX:g}")
+    _check_techniques(spec)
+
+
+def _check_techniques(spec: Spec) -> None:
+    """Unknown technique names, and technique requests that contradict each other or the
+    tier range.
+
+    >>> check_spec(Spec(max_tier="medium", require=("X-Wing",)))
+    Traceback (most recent call last):
+    ...
+    nanpure.generator.candidate.SpecError: require: X-Wing is a hard technique; a puzzle \
+of at most medium never uses it
+    """
+    wanted = [("require", n) for n in spec.require] + [("exclude", n) for n in spec.exclude]
+    if spec.hardest is not None:
+        wanted.append(("hardest", spec.hardest))
+    for key, name in wanted:
+        try:
+            counted_names(name)
+        except ValueError as exc:
+            raise SpecError(f"{key}: {exc}") from None
+    top = TIERS.index(spec.max_tier)
+    for key, name in wanted:
+        tech = TECHNIQUE_OF[name]
+        if key != "exclude" and tech.rank > top:
+            raise SpecError(f"{key}: {name} is a{'n' if tech.tier[0] in 'aeiou' else ''} "
+                            f"{tech.tier} technique; a puzzle of at most {spec.max_tier} "
+                            "never uses it")
+    excluded = set().union(*(counted_names(n) for n in spec.exclude))
+    for key, name in wanted:
+        if key != "exclude" and counted_names(name) <= excluded:
+            raise SpecError(f"{key}: {name} is also excluded")
+    if spec.hardest is not None:
+        top_tech = TECHNIQUE_OF[spec.hardest]
+        for name in spec.require:
+            tech = TECHNIQUE_OF[name]
+            if (tech.rank, tech.score) > (top_tech.rank, top_tech.score):
+                raise SpecError(f"require: {name} is harder than {spec.hardest}, the "
+                                "requested hardest technique")
 
 
 def _range(lo: int, hi: int) -> str:
@@ -163,14 +224,15 @@ def make_candidate(spec: Spec, seed: int) -> PuzzleRecord | None:
             digs += 1
             if blanks < lo or blanks == judged:
                 break  # stuck below the range, or nothing more could be removed
-            verdict, rating = _judge(puzzle, solution, blanks, spec, floor)
+            verdict, rating, se = _judge(puzzle, solution, blanks, spec, floor)
             judged = blanks
             if verdict == _ACCEPT:
                 return PuzzleRecord(
                     puzzle=format_line(puzzle), solution="".join(map(str, solution.tolist())),
                     tier=rating.tier, score=rating.score, hardest=rating.hardest,
                     techniques=rating.techniques, symmetry=spec.symmetry, blanks=blanks,
-                    seed=seed, grids=grids, digs=digs)
+                    seed=seed, er=se and se.er, ep=se and se.ep, ed=se and se.ed,
+                    grids=grids, digs=digs)
             if verdict == _TOO_HARD or target >= hi:
                 break  # digging further cannot help
             target = hi
@@ -178,19 +240,32 @@ def make_candidate(spec: Spec, seed: int) -> PuzzleRecord | None:
 
 
 def _judge(puzzle: np.ndarray, solution: np.ndarray, blanks: int, spec: Spec,
-           floor: int) -> tuple[int, Rating | None]:
-    """Whether the dug puzzle fits the spec's tiers and score, and its whole-ladder
-    rating if rated."""
+           floor: int) -> tuple[int, Rating | None, SERating | None]:
+    """Whether the dug puzzle fits the spec's tiers, score, techniques and SE range, its
+    whole-ladder rating if rated, and its SE rating if the spec asks for one."""
     if floor > 0 and blanks <= _SURELY_EASY_BLANKS and solvable_by_singles(puzzle):
-        return _TOO_EASY, None
+        return _TOO_EASY, None, None
     rating = rate(puzzle, max_tier=spec.max_tier, solution=solution)
     if not rating.solved:
-        return _TOO_HARD, rating
+        return _TOO_HARD, rating, None
     verdict = _fits(rating, spec, floor)
     if verdict == _ACCEPT and not _same_on_whole_ladder(rating, spec.max_tier):
         rating = rate(puzzle, solution=solution)
         verdict = _fits(rating, spec, floor)
-    return verdict, rating
+    if verdict == _ACCEPT:
+        verdict = _technique_verdict(rating.counts, rating.hardest, spec)
+    se = None
+    if verdict == _ACCEPT and spec.se is not None:
+        se = se_rate(puzzle, solution=solution)
+        verdict = _se_verdict(se.er, spec.se)
+    return verdict, rating, se
+
+
+def _se_verdict(er: float | None, bounds: tuple[float, float]) -> int:
+    """Whether an ER lies in ``bounds`` (compared in tenths, SE's unit)."""
+    if er is None or round(er * 10) < round(bounds[0] * 10):
+        return _TOO_EASY
+    return _TOO_HARD if round(er * 10) > round(bounds[1] * 10) else _ACCEPT
 
 
 def _fits(rating: Rating, spec: Spec, floor: int) -> int:
@@ -206,6 +281,44 @@ def _fits(rating: Rating, spec: Spec, floor: int) -> int:
         if rating.score > spec.score[1]:
             return _TOO_HARD
     return _ACCEPT
+
+
+def _technique_verdict(used: Collection[str], hardest: str, spec: Spec) -> int:
+    """Whether a path that used the techniques named ``used`` (as a rating counts them),
+    the hardest being ``hardest``, meets the spec's technique requests: too easy when a
+    required technique is missing or the hardest step is easier than asked for."""
+    for name in spec.require:
+        if counted_names(name).isdisjoint(used):
+            return _TOO_EASY
+    for name in spec.exclude:
+        if not counted_names(name).isdisjoint(used):
+            return _TOO_HARD
+    if spec.hardest is not None and hardest not in counted_names(spec.hardest):
+        mine, wanted = TECHNIQUE_OF.get(hardest), TECHNIQUE_OF[spec.hardest]
+        if mine is None or (mine.rank, mine.score) < (wanted.rank, wanted.score):
+            return _TOO_EASY
+        return _TOO_HARD
+    return _ACCEPT
+
+
+def uses_techniques(made: PuzzleRecord, spec: Spec) -> bool:
+    """Whether a made puzzle's path meets the spec's ``require``, ``exclude`` and
+    ``hardest``.
+
+    >>> r = PuzzleRecord(puzzle="", solution="", tier="hard", score=1200,
+    ...                  hardest="X-Wing", techniques="Naked Single:30;X-Wing:1",
+    ...                  symmetry="rot180", blanks=55, seed=1)
+    >>> uses_techniques(r, Spec(require=("X-Wing",), exclude=("Swordfish",)))
+    True
+    >>> uses_techniques(r, Spec(hardest="Swordfish"))
+    False
+    """
+    return _technique_verdict(made.technique_counts, made.hardest, spec) == _ACCEPT
+
+
+def in_se_range(made: PuzzleRecord, spec: Spec) -> bool:
+    """Whether a made puzzle's ER meets the spec's ``se`` range (True without one)."""
+    return spec.se is None or _se_verdict(made.er, spec.se) == _ACCEPT
 
 
 def _same_on_whole_ladder(rating: Rating, max_tier: str) -> bool:

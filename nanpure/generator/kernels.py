@@ -106,14 +106,17 @@ def _solver() -> None:
 
 
 def _generator() -> None:
-    """What the generator runs besides the solver and the rater: digging holes."""
+    """What the generator runs besides the solver and the rater: digging holes, and the
+    SE rating's replay of the singles (its climb is the rater's)."""
     import numpy as np
 
     from .board import parse
     from .dig import dig_orbits, random_order, solvable_by_singles
     from .rng import new_state, random_below
+    from .se_rating import singles_levels, singles_only
     from .solver import random_solution_kernel
     from .symmetry import orbit_table
+    from .techniques.step import STEP_SIZE
 
     state = new_state(0)
     solution = random_solution_kernel(state)
@@ -123,6 +126,9 @@ def _generator() -> None:
     dig_orbits(solution.copy(), solution, cells, sizes, order,
                np.zeros(len(sizes), dtype=np.bool_), 50, False)
     solvable_by_singles(parse(_HARDEST))
+    singles_only(parse(_HARDEST))
+    singles_levels(parse(_HARDEST), np.zeros((1, 4), dtype=np.int32),
+                   np.zeros((1, STEP_SIZE), dtype=np.int32), 0)
 
 
 def _canon() -> None:

@@ -12,7 +12,8 @@ small, and :data:`KINDS` holds it:
   (``has no solution``, ``cannot be read: ...``); books and checks call it before
   trusting a stored puzzle;
 - ``fits(record, spec)``: whether a fresh record really meets the spec it was made for
-  (tier range, symmetry, size or blank count): the run's guard against generator bugs.
+  (tier range, symmetry, size or blank count, techniques, SE range): the run's guard
+  against generator bugs.
 
 What ``puzzle``, ``solution`` and ``blanks`` hold is the kind's:
 
@@ -88,6 +89,7 @@ def _sudoku_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
 
 
 def _sudoku_fits(made: PuzzleRecord, spec: Any) -> bool:
+    from .candidate import in_se_range, uses_techniques
     from .tiers import TIERS
 
     lo, hi = spec.blanks
@@ -98,6 +100,8 @@ def _sudoku_fits(made: PuzzleRecord, spec: Any) -> bool:
         and made.puzzle.count(".") == made.blanks
         and made.symmetry == spec.symmetry
         and (spec.score is None or spec.score[0] <= made.score <= spec.score[1])
+        and uses_techniques(made, spec)
+        and in_se_range(made, spec)
     )
 
 

@@ -25,9 +25,11 @@ needs a kernel id and a branch of the switch in :mod:`.techniques.climb`.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
@@ -189,6 +191,41 @@ LADDER: tuple[Technique, ...] = (
 _SINGLES = ("find_full_house", "find_naked_single", "find_hidden_single")
 
 BY_CODE = {t.code: t for t in LADDER}
+#: Every name a rating may count or call its hardest (a technique's name and the names of
+#: its variants) -> the ladder technique it belongs to.
+TECHNIQUE_OF: dict[str, Technique] = {n: t for t in LADDER for n in (t.name, *t.variants)}
+
+
+@cache
+def counted_names(name: str) -> frozenset[str]:
+    """The names a rating counts that ``name`` stands for: a technique's name covers its
+    variants, a variant's name only itself. An unknown name raises ValueError with the
+    names it may have meant (:func:`unknown_technique`).
+
+    >>> sorted(counted_names("Locked Candidates"))
+    ['Locked Candidates Type 1 (Pointing)', 'Locked Candidates Type 2 (Claiming)']
+    >>> sorted(counted_names("X-Wing"))
+    ['X-Wing']
+    """
+    tech = TECHNIQUE_OF.get(name)
+    if tech is None:
+        raise ValueError(unknown_technique(name))
+    if name == tech.name and tech.variants:
+        return frozenset(tech.variants)
+    return frozenset((name,))
+
+
+def unknown_technique(name: str) -> str:
+    """What to say about a technique name the ladder does not have: the close matches,
+    or every name when none is close.
+
+    >>> unknown_technique("X-wing")
+    "unknown technique 'X-wing'; did you mean 'X-Wing', 'XY-Wing', 'XYZ-Wing'?"
+    """
+    close = difflib.get_close_matches(name, TECHNIQUE_OF, n=3, cutoff=0.6)
+    if close:
+        return f"unknown technique {name!r}; did you mean {', '.join(map(repr, close))}?"
+    return f"unknown technique {name!r}; the ladder's names: {', '.join(TECHNIQUE_OF)}"
 
 
 class NotUniqueError(BoardError):
@@ -244,9 +281,10 @@ class Rating:
 _RUNGS: dict[tuple[int, int], tuple[tuple[Technique, ...], np.ndarray]] = {}
 
 
-def _rungs(ladder: tuple[Technique, ...], ceiling: int) -> np.ndarray:
+def rungs_of(ladder: tuple[Technique, ...], ceiling: int = len(TIERS) - 1) -> np.ndarray:
     """The climb's arrays for the rungs of ``ladder`` above the singles that are enabled
-    and within the tiers up to ``ceiling``, in ladder order (built once)."""
+    and within the tiers up to rank ``ceiling`` (all by default), in ladder order (built
+    once)."""
     known = _RUNGS.get((id(ladder), ceiling))
     if known is None or known[0] is not ladder:
         known = _RUNGS[id(ladder), ceiling] = ladder, _build_rungs(ladder, ceiling)
@@ -315,22 +353,28 @@ def rate(
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
     board = np.ascontiguousarray(board, dtype=np.uint8).reshape(81)
+    solution = known_solution(board, solution)
+    rungs = rungs_of(ladder, _RANK[max_tier])
+    n_log, status, log, records, step = climb.rate_puzzle(board, solution, rungs, path)
+    if status == climb.FALSE_STEP:
+        raise false_step(ladder, log[n_log - 1], step, solution)
+    rows = log[:n_log]
+    # one count per (ladder index, variant), in ladder order
+    tally = np.bincount(rows[:, 0] * 4 + rows[:, 1], minlength=4 * len(ladder))
+    steps = tuple(_path_step(ladder, row, records) for row in rows) if path else None
+    return _grade(ladder, tally, status == climb.SOLVED, steps)
+
+
+def known_solution(board: np.ndarray, solution: np.ndarray | None) -> np.ndarray:
+    """``solution`` as a ``uint8[81]`` array, or when None the solution of ``board``,
+    which must be unique (:class:`NotUniqueError` otherwise)."""
     if solution is None:
         counts, solutions = count_solutions_batch(board[None, :], 2)
         if counts[0] != 1:
             raise NotUniqueError("puzzle has no solution" if counts[0] == 0 else
                                  "puzzle has more than one solution")
         solution = solutions[0]
-    solution = np.ascontiguousarray(solution, dtype=np.uint8).reshape(81)
-    rungs = _rungs(ladder, _RANK[max_tier])
-    n_log, status, log, records, step = climb.rate_puzzle(board, solution, rungs, path)
-    if status == climb.FALSE_STEP:
-        raise _false_step(ladder, log[n_log - 1], step, solution)
-    rows = log[:n_log]
-    # one count per (ladder index, variant), in ladder order
-    tally = np.bincount(rows[:, 0] * 4 + rows[:, 1], minlength=4 * len(ladder))
-    steps = tuple(_path_step(ladder, row, records) for row in rows) if path else None
-    return _grade(ladder, tally, status == climb.SOLVED, steps)
+    return np.ascontiguousarray(solution, dtype=np.uint8).reshape(81)
 
 
 def _grade(ladder: tuple[Technique, ...], tally: np.ndarray, solved: bool, steps) -> Rating:
@@ -375,8 +419,8 @@ def _path_step(ladder: tuple[Technique, ...], row: np.ndarray, records: np.ndarr
                 format_tokens(tokens(record)))
 
 
-def _false_step(ladder: tuple[Technique, ...], row: np.ndarray, step: np.ndarray,
-                solution: np.ndarray) -> LadderError:
+def false_step(ladder: tuple[Technique, ...], row: np.ndarray, step: np.ndarray,
+               solution: np.ndarray) -> LadderError:
     """The error for a logged step that contradicts the solution (a rater bug)."""
     name = ladder[int(row[0])].variant_name(int(row[1]))
     kind, cell, d = climb.check_step(step, solution)

@@ -64,6 +64,9 @@ FORMATS = ("csv", "jsonl", "parquet", "lines")
 #: Formats that take a ``steps`` column (the solution path), on request: "; "-separated
 #: text in CSV, a list in JSON lines.
 STEPS_FORMATS = ("csv", "jsonl")
+#: Sudoku Explainer's ratings, the columns ``se`` adds after the others (csv, jsonl,
+#: parquet, and generate's formats).
+SE_COLUMNS = columns("er", "ep", "ed")
 
 #: ``nanpure generate``'s formats, the columns of its CSV and of its JSON lines.
 GENERATED_FORMATS = ("text", "csv", "jsonl")
@@ -95,17 +98,19 @@ def row_of(record: PuzzleRecord) -> dict[str, Any]:
 
 def write_export(records: Iterable[PuzzleRecord], fmt: str,
                  out: TextIO | BinaryIO | str | Path, kind: str = "sudoku",
-                 steps: list[list[str]] | None = None) -> int:
+                 steps: list[list[str]] | None = None, se: bool = False) -> int:
     """Write the records (all of ``kind``) in ``fmt`` to a stream or a path (for ``non``
     a directory); returns how many rows. ``steps``, each record's solution path, adds a
-    last column ``steps`` (:data:`STEPS_FORMATS` only)."""
+    last column ``steps`` (:data:`STEPS_FORMATS` only); ``se`` adds :data:`SE_COLUMNS`
+    after the others (Sudoku's csv, jsonl and Parquet)."""
     check_steps(fmt, steps)
     if kind != "sudoku":
         return _write_nonograms(list(records), fmt, out, steps)
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    rows = _with_steps([row_of(r) for r in records], fmt, steps)
-    return _emit(rows, fmt, out, _write_rows, write_parquet)
+    names = COLUMNS + SE_COLUMNS if se else COLUMNS
+    rows = _with_steps([row(r, names) for r in records], fmt, steps)
+    return _emit(rows, fmt, out, _write_rows, lambda rows, out: write_parquet(rows, out, se))
 
 
 def check_steps(fmt: str, steps: object) -> None:
@@ -162,7 +167,7 @@ class PuzzleWriter:
     """
 
     def __init__(self, out: TextIO, fmt: str, kind: str = "sudoku",
-                 directory: str | Path | None = None):
+                 directory: str | Path | None = None, se: bool = False):
         formats = GENERATED_FORMATS + (("non",) if kind == "nonogram" else ())
         if fmt not in formats:
             raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(formats)}")
@@ -173,9 +178,11 @@ class PuzzleWriter:
         self.kind = kind
         self.directory = directory
         self.written = 0
+        # with se, Sudoku rows end with SE's ratings
+        self.columns = GENERATED_COLUMNS + SE_COLUMNS if se else GENERATED_COLUMNS
+        self.json_columns = GENERATED_JSON + SE_COLUMNS if se else GENERATED_JSON
         if fmt == "csv":
-            self._csv_row(GENERATED_COLUMNS if kind == "sudoku"
-                          else GENERATED_NONOGRAM_COLUMNS)
+            self._csv_row(self.columns if kind == "sudoku" else GENERATED_NONOGRAM_COLUMNS)
 
     def _csv_row(self, values: Iterable[Any]) -> None:
         buf = io.StringIO()
@@ -189,9 +196,9 @@ class PuzzleWriter:
         elif self.fmt == "text":
             self.out.write(record.puzzle + "\n")
         elif self.fmt == "csv":
-            self._csv_row(row(record, GENERATED_COLUMNS).values())
+            self._csv_row(row(record, self.columns).values())
         else:
-            fields = row(record, GENERATED_JSON)
+            fields = row(record, self.json_columns)
             fields["techniques"] = record.technique_counts
             self.out.write(json.dumps(fields) + "\n")
         self.out.flush()
@@ -339,9 +346,9 @@ def _pyarrow():
     return pyarrow
 
 
-def parquet_schema():
+def parquet_schema(se: bool = False):
     """The Parquet schema: 64-bit integers, tiers and symmetries as dictionary (category)
-    columns, ``created_at`` as a UTC timestamp."""
+    columns, ``created_at`` as a UTC timestamp; with ``se``, SE's ratings as doubles."""
     pa = _pyarrow()
     category = pa.dictionary(pa.int8(), pa.string())
     return pa.schema([
@@ -350,13 +357,14 @@ def parquet_schema():
         ("techniques", pa.string()), ("symmetry", category), ("blanks", pa.int64()),
         ("run", pa.string()), ("quota", pa.string()), ("seed", pa.int64()),
         ("created_at", pa.timestamp("ms", tz="UTC")),
-    ])
+    ] + ([(name, pa.float64()) for name in SE_COLUMNS] if se else []))
 
 
-def write_parquet(rows: list[Mapping[str, Any]], out: BinaryIO | str | Path) -> None:
-    """Write rows (as :func:`row_of` gives them) to a Parquet file, with
-    :func:`provenance` in the file's metadata (keys ``nanpure.*``)."""
-    _write_parquet_rows(rows, out, parquet_schema(), provenance())
+def write_parquet(rows: list[Mapping[str, Any]], out: BinaryIO | str | Path,
+                  se: bool = False) -> None:
+    """Write rows (as :func:`row_of` gives them, with ``se`` and SE's ratings) to a
+    Parquet file, with :func:`provenance` in the file's metadata (keys ``nanpure.*``)."""
+    _write_parquet_rows(rows, out, parquet_schema(se), provenance())
 
 
 def read_export(source: TextIO | BinaryIO | str | Path, fmt: str) -> list[dict[str, Any]]:
@@ -495,12 +503,13 @@ def write_meta(path: str | Path, fmt: str, rows: int) -> Path:
 
 
 def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | str | Path,
-                      kind: str = "sudoku", steps: list[list[str]] | None = None) -> int:
+                      kind: str = "sudoku", steps: list[list[str]] | None = None,
+                      se: bool = False) -> int:
     """Write the records (all of ``kind``) in any format of ``KIND_FORMATS[kind]`` but
     ``hf`` to a stream or a path; returns how many rows. Sudoku's Parquet carries
     :func:`provenance` in its metadata, sdk and opensudoku inside the file; a file path in
     another format gets :func:`write_meta` beside it (the file itself stays exactly as
-    before); a directory of ``.non`` files gets none. ``steps`` as for
+    before); a directory of ``.non`` files gets none. ``steps`` and ``se`` as for
     :func:`write_export`."""
     records = list(records)
     check_steps(fmt, steps)
@@ -510,7 +519,7 @@ def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | s
             write_meta(out, fmt, n)
         return n
     if fmt not in INTERCHANGE_FORMATS:
-        n = write_export(records, fmt, out, steps=steps)
+        n = write_export(records, fmt, out, steps=steps, se=se)
     else:
         _sudoku_only(records, fmt)
         if isinstance(out, str | Path):

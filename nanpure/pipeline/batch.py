@@ -30,6 +30,7 @@ from ..output.datasets import INPUT_FORMATS, read_puzzle_texts
 
 if TYPE_CHECKING:
     from ..generator.ladder import Rating
+    from ..generator.se_rating import SERating
 
 
 @dataclass
@@ -147,8 +148,10 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
 
 
 RATE_FORMATS = ("text", "csv", "jsonl")
-#: Columns of ``nanpure rate --format csv`` (``steps`` is added with ``--steps``).
-RATE_COLUMNS = ("puzzle", "tier", "score", "hardest", "techniques", "solved", "logic_only")
+#: Columns of ``nanpure rate --format csv`` (``steps`` is added with ``--steps``): the
+#: ladder's rating, then Sudoku Explainer's (:mod:`nanpure.generator.se_rating`).
+RATE_COLUMNS = ("puzzle", "tier", "score", "hardest", "techniques", "solved", "logic_only",
+                "er", "ep", "ed")
 
 
 def rate_file(
@@ -167,14 +170,16 @@ def rate_file(
     ``fmt="text"`` prints ``puzzle tier score hardest`` per puzzle (with ``steps``, the
     solution path follows, one step a line, indented); ``fmt="csv"`` prints a header and
     the :data:`RATE_COLUMNS`, techniques as ``name:count;name:count``; ``fmt="jsonl"``
-    prints one object a puzzle, techniques as ``{name: count}``. ``max_tier`` stops the
-    ladder above that tier; such a puzzle is printed with ``solved`` false. A puzzle with
-    no solution or several is reported on ``err`` and not rated. The status is 1 if any
-    line was malformed or not uniquely solvable, else 0.
+    prints one object a puzzle, techniques as ``{name: count}``; both add the puzzle's
+    Sudoku Explainer ratings ``er``, ``ep`` and ``ed``. ``max_tier`` stops the ladder
+    above that tier (not SE's); such a puzzle is printed with ``solved`` false. A puzzle
+    with no solution or several is reported on ``err`` and not rated. The status is 1 if
+    any line was malformed or not uniquely solvable, else 0.
     """
     if fmt not in RATE_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(RATE_FORMATS)}")
     from ..generator.ladder import rate
+    from ..generator.se_rating import se_rate
     from ..generator.tiers import TIERS
 
     if max_tier not in TIERS:
@@ -194,7 +199,8 @@ def rate_file(
             status = 1
             continue
         rating = rate(board, max_tier=max_tier, path=steps, solution=solution)
-        _write_rating(out, fmt, text, rating, max_tier)
+        se = se_rate(board, solution=solution) if fmt != "text" else None
+        _write_rating(out, fmt, text, rating, max_tier, se)
     return status
 
 
@@ -209,13 +215,17 @@ def _csv_row(out: TextIO, values: Sequence[object]) -> None:
     out.write(csv_line(values))
 
 
-def _write_rating(out: TextIO, fmt: str, text: str, rating: Rating, max_tier: str) -> None:
+def _write_rating(out: TextIO, fmt: str, text: str, rating: Rating, max_tier: str,
+                  se: SERating | None) -> None:
+    ers = {"er": se.er, "ep": se.ep, "ed": se.ed} if se is not None else {}
     write_rating(out, fmt, rating, max_tier, label=text,
                  csv_values=[text, rating.tier, rating.score, rating.hardest,
-                             rating.techniques, rating.solved, rating.logic_only],
+                             rating.techniques, rating.solved, rating.logic_only,
+                             *ers.values()],
                  json_fields={"puzzle": text, "tier": rating.tier, "score": rating.score,
                               "hardest": rating.hardest, "techniques": rating.counts,
-                              "solved": rating.solved, "logic_only": rating.logic_only})
+                              "solved": rating.solved, "logic_only": rating.logic_only,
+                              **ers})
 
 
 def write_rating(out: TextIO, fmt: str, rating: Any, max_tier: str, *, label: str,

@@ -10,9 +10,9 @@ Traceback (most recent call last):
 nanpure.pipeline.config.ConfigError: nightly.toml: run.workers: expected an integer >= 1, got 'two'
 
 A :class:`Section` wraps one TOML table. Its readers (``str``, ``int``, ``number``,
-``bool``, ``choice``, ``int_range``, ``str_list``, ``table``, ``tables``) check one key each
-and remember it; :meth:`Section.finish` then rejects any key nobody asked for, listing the
-keys that are allowed.
+``bool``, ``choice``, ``int_range``, ``number_range``, ``str_list``, ``table``, ``tables``)
+check one key each and remember it; :meth:`Section.finish` then rejects any key nobody
+asked for, listing the keys that are allowed.
 """
 
 from __future__ import annotations
@@ -234,6 +234,24 @@ class Section:
             raise self.error(key, f"expected [lo, hi] with lo <= hi, got {_show(value)}")
         return (lo, hi)
 
+    def number_range(self, key: str, default: Any = REQUIRED, *, minimum: float,
+                     maximum: float) -> Any:
+        """A ``[lo, hi]`` pair of numbers with ``minimum <= lo <= hi <= maximum``.
+
+        >>> Section({"se": [4.5, 6]}, "quota[0]", "r.toml").number_range("se", minimum=1,
+        ...                                                            maximum=12)
+        (4.5, 6.0)
+        """
+        value = self._get(key, default)
+        if value is default and key not in self.data:
+            return value
+        if not (isinstance(value, list) and len(value) == 2 and all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+                and minimum <= value[0] <= value[1] <= maximum):
+            raise self.error(key, f"expected [lo, hi], two numbers from {minimum:g} to "
+                                  f"{maximum:g} with lo <= hi, got {_show(value)}")
+        return (float(value[0]), float(value[1]))
+
     def str_list(self, key: str, default: Any = REQUIRED, *,
                  choices: Sequence[str] | None = None) -> Any:
         """A list of strings, each optionally from a fixed set; returned as a tuple."""
@@ -325,6 +343,10 @@ class Quota:
     score: tuple[int, int] | None = None
     attempts: int = 50
     keep_unused: int | None = None  # an inventory quota: count is decided at run time
+    require: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    hardest: str | None = None
+    se: tuple[float, float] | None = None
 
     def spec(self):
         """The generator's ``Spec`` for this quota."""
@@ -332,7 +354,8 @@ class Quota:
 
         return Spec(min_tier=self.min_tier, max_tier=self.max_tier, symmetry=self.symmetry,
                     blanks=self.blanks, dig=self.dig, score=self.score,
-                    attempts=self.attempts)
+                    attempts=self.attempts, require=self.require, exclude=self.exclude,
+                    hardest=self.hardest, se=self.se)
 
     def identity(self) -> dict[str, Any]:
         """Everything but the count: what must not change when a stored run resumes."""
@@ -374,10 +397,20 @@ class NonogramQuota:
 #: Quota keys that say how many puzzles to make, not which: they may change between the
 #: sessions of a run.
 _HOW_MANY = ("count", "keep_unused")
+#: Quota keys added after runs were first stored: one left empty is left out of a
+#: quota's identity, so runs stored before it existed still resume.
+_LATER_KEYS = ("require", "exclude", "hardest", "se")
 
 
 def _identity(quota: Quota | NonogramQuota) -> dict[str, Any]:
-    return {k: v for k, v in asdict(quota).items() if k not in _HOW_MANY}
+    return _which_puzzles(asdict(quota))
+
+
+def _which_puzzles(quota: dict[str, Any]) -> dict[str, Any]:
+    """A quota's keys that decide which puzzles it makes (those added later only when
+    set)."""
+    return {k: v for k, v in quota.items() if k not in _HOW_MANY
+            and (k not in _LATER_KEYS or v not in (None, (), []))}
 
 
 @dataclass(frozen=True)
@@ -407,15 +440,17 @@ class RunConfig:
 
     def to_json(self) -> str:
         """The config as JSON, as it is kept in the store's ``runs.config``; the keys added
-        with nightly runs are left out while unset, so older configs keep their JSON."""
+        with nightly runs and the quotas' technique and SE requests are left out while
+        unset, so older configs keep their JSON."""
         data = asdict(self)
         del data["source"]
         for key in _LATER_RUN_KEYS:
             if data[key] is None:
                 del data[key]
         for quota in data["quotas"]:
-            if quota["keep_unused"] is None:
-                del quota["keep_unused"]
+            for key in ("keep_unused", *_LATER_KEYS):
+                if quota.get(key, 0) in (None, ()):
+                    del quota[key]
         return json.dumps(data, sort_keys=True)
 
     def identity(self) -> dict[str, Any]:
@@ -431,8 +466,7 @@ class RunConfig:
         """Whether a stored config (``runs.config``) has this seed and these quota kinds,
         so that resuming it makes the puzzles this config would make."""
         stored = json.loads(config_json)
-        quotas = [{k: v for k, v in q.items() if k not in _HOW_MANY}
-                  for q in stored.get("quotas", [])]
+        quotas = [_which_puzzles(q) for q in stored.get("quotas", [])]
         mine = json.loads(json.dumps(self.identity()))  # tuples become lists, as stored
         return mine == {"seed": stored.get("seed"), "quotas": quotas}
 
@@ -595,7 +629,8 @@ def run_config_from_toml(data: dict[str, Any], source: str, default_name: str = 
 #: Puzzle kinds a quota may make (``kind = ...``; sudoku when not given).
 KINDS = ("sudoku", "nonogram")
 #: The keys only one kind's quotas take, refused on the other's with a line saying so.
-KIND_KEYS = {"sudoku": ("blanks", "dig", "score"), "nonogram": ("size", "density", "smoothing")}
+KIND_KEYS = {"sudoku": ("blanks", "dig", "score", "require", "exclude", "hardest", "se"),
+             "nonogram": ("size", "density", "smoothing")}
 
 
 def _quota(s: Section) -> Quota | NonogramQuota:
@@ -647,7 +682,31 @@ def _sudoku_quota(s: Section, name: str, count: int) -> Quota:
     dig = s.choice("dig", DIG_MODES, "target" if "blanks" in s.data else "limit")
     score = s.int_range("score", None, minimum=0)
     attempts = s.int("attempts", 50, minimum=1)
-    return Quota(name, count, min_tier, max_tier, symmetry, blanks, dig, score, attempts)
+    require = _techniques(s, "require")
+    exclude = _techniques(s, "exclude")
+    hardest = s.str("hardest", None)
+    if hardest is not None:
+        _check_technique(s, "hardest", hardest)
+    se = s.number_range("se", None, minimum=1.0, maximum=12.0)
+    return Quota(name, count, min_tier, max_tier, symmetry, blanks, dig, score, attempts,
+                 require=require, exclude=exclude, hardest=hardest, se=se)
+
+
+def _techniques(s: Section, key: str) -> tuple[str, ...]:
+    """A list of technique names as the ladder prints them (empty when absent)."""
+    names = s.str_list(key, ())
+    for i, name in enumerate(names):
+        _check_technique(s, f"{key}[{i}]", name)
+    return names
+
+
+def _check_technique(s: Section, key: str, name: str) -> None:
+    from ..generator.ladder import counted_names
+
+    try:
+        counted_names(name)
+    except ValueError as exc:
+        raise s.error(key, str(exc)) from None
 
 
 def _nonogram_quota(s: Section, name: str, count: int) -> NonogramQuota:

@@ -122,7 +122,9 @@ def generate(
         print(f"nanpure: seed {seed}", file=err)
     if directory is not None:
         Path(directory).mkdir(parents=True, exist_ok=True)
-    printer = _Printer(spec, count, PuzzleWriter(out, fmt, kind, directory), err,
+    # a spec with an SE range gives each puzzle its SE ratings, written as columns too
+    se = getattr(spec, "se", None) is not None
+    printer = _Printer(spec, count, PuzzleWriter(out, fmt, kind, directory, se), err,
                        _progress_bar(count, err), report_every)
     executor: Executor = (InlineExecutor() if workers <= 1
                           else LocalExecutor(workers, warm=[spec], warm_kinds=[kind]))

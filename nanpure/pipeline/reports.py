@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from ..output import stats
 from ..output.datasets import (
+    FORMATS,
     IMAGE_FORMATS,
     KIND_FORMATS,
     ExportError,
@@ -23,6 +24,7 @@ from ..output.datasets import (
     write_hf,
 )
 from ..output.hints import solution_path
+from ..record import PuzzleRecord
 from .store import Store, StoreError, canonical_forms
 
 
@@ -35,7 +37,7 @@ def _check_run(store: Store, run: str | None) -> None:
 
 def export_command(store_path: str, run: str | None, fmt: str, out: str,
                    kind: str | None = None, *, license: str = "cc0-1.0", steps: bool = False,
-                   answers: bool = False, dpi: float | None = None) -> int:
+                   answers: bool = False, dpi: float | None = None, se: bool = False) -> int:
     """``nanpure export``: write the store's puzzles (of one run, or all) of one kind to
     ``out`` (``-`` for standard output, except Parquet; a directory for ``non``, ``hf``
     and the pictures, ``svg`` and ``png``); returns the exit status.
@@ -43,7 +45,9 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
     An export holds one kind, ``kind``; without it, the kind of the puzzles selected (a
     selection of several kinds is refused, naming them). ``steps`` adds each puzzle's
     solution path (csv and jsonl); ``answers`` writes each picture's answer beside it,
-    ``dpi`` is a PNG's resolution (None: :data:`~nanpure.layouts.images.PNG_DPI`).
+    ``dpi`` is a PNG's resolution (None: :data:`~nanpure.layouts.images.PNG_DPI`); ``se``
+    adds Sudoku Explainer's ratings (Sudoku csv, jsonl and Parquet), rating the puzzles
+    stored without them.
     """
     with Store(store_path, create=False) as store:
         _check_run(store, run)
@@ -73,6 +77,11 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
     if fmt not in KIND_FORMATS[kind]:
         raise ExportError(f"--format {fmt} is not for {kind} puzzles; {kind} exports are "
                           f"{', '.join(KIND_FORMATS[kind])}")
+    if se:
+        if kind != "sudoku" or fmt not in FORMATS[:3]:
+            raise ExportError(f"--se adds Sudoku Explainer's ratings to Sudoku exports in "
+                              f"{', '.join(FORMATS[:3])}, not to {kind} {fmt}")
+        records = [_with_se(r) for r in records]
     if fmt == "hf":
         if out == "-":
             raise ExportError("hf writes a directory; give it with --out DIR")
@@ -87,12 +96,23 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
         if fmt == "non":
             raise ExportError("--format non writes one .non file a puzzle; give a directory "
                               "with --out DIR")
-        write_file_export(records, fmt, sys.stdout, kind, paths)
+        write_file_export(records, fmt, sys.stdout, kind, paths, se)
         return 0
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    n = write_file_export(records, fmt, out, kind, paths)
+    n = write_file_export(records, fmt, out, kind, paths, se)
     print(f"wrote {n} puzzles to {out}", file=sys.stderr)
     return 0
+
+
+def _with_se(record: PuzzleRecord) -> PuzzleRecord:
+    """The record with its SE ratings, rated now if it was stored without them."""
+    if record.er is not None:
+        return record
+    from ..generator.board import parse
+    from ..generator.se_rating import se_rate
+
+    se = se_rate(parse(record.puzzle), solution=parse(record.solution))
+    return record._replace(er=se.er, ep=se.ep, ed=se.ed)
 
 
 def store_summary(store: Store, run: str | None = None) -> dict[str, Any]:

@@ -39,7 +39,7 @@ from ..record import MADE_FIELDS, PuzzleRecord
 from .config import DEDUP_MODES
 
 #: Bumped whenever the schema changes; kept in ``PRAGMA user_version``.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: ``PRAGMA application_id`` of a nanpure store (the bytes "nanp").
 APPLICATION_ID = 0x6E616E70
 
@@ -69,7 +69,10 @@ CREATE TABLE puzzles (
     quota TEXT NOT NULL,
     task INTEGER NOT NULL,
     created_at TEXT NOT NULL,
-    canon TEXT
+    canon TEXT,
+    er REAL,
+    ep REAL,
+    ed REAL
 );
 CREATE INDEX puzzles_by_run ON puzzles(run_id, quota, task);
 CREATE INDEX puzzles_by_tier ON puzzles(tier);
@@ -138,6 +141,9 @@ MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = 
     # version 2 -> 3: puzzles gain their canonical form, for dedup = "equivalent"
     2: ("ALTER TABLE puzzles ADD COLUMN canon TEXT", _fill_canon,
         "CREATE INDEX puzzles_by_canon ON puzzles(canon)"),
+    # version 3 -> 4: Sudoku Explainer ratings, where a run computed them (NULL before)
+    3: ("ALTER TABLE puzzles ADD COLUMN er REAL", "ALTER TABLE puzzles ADD COLUMN ep REAL",
+        "ALTER TABLE puzzles ADD COLUMN ed REAL"),
 }
 
 #: Run statuses: still going (or killed), all quotas filled, stopped by Ctrl-C, out of time.
