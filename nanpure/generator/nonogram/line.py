@@ -361,17 +361,25 @@ def _forward(filled, empty, n, runs, k, reverse, starts, gaps) -> None:
 
 
 @njit(cache=True)
-def bits_line(cells, n, runs, k, tables) -> int:
-    """:func:`dp_line` for lines of up to 64 cells, on bit masks."""
+def line_masks(cells, first, stride, n):
+    """Bit masks (filled, empty) of the known cells ``cells[first + i * stride]``,
+    ``i < n <= 64``."""
     filled = _NONE
     empty = _NONE
     for i in range(n):
-        if cells[i] == FILLED:
+        value = cells[first + i * stride]
+        if value == FILLED:
             filled |= _ONE << np.uint64(i)
-        elif cells[i] == EMPTY:
+        elif value == EMPTY:
             empty |= _ONE << np.uint64(i)
+    return filled, empty
+
+
+@njit(cache=True)
+def bits_news(filled, empty, n, runs, k, tables):
+    """Exact line logic on masks: (possible, newly filled cells, newly empty cells)."""
     if k == 0 and filled:
-        return -1
+        return False, _NONE, _NONE
     starts, gaps, back_starts, back_gaps = tables[0], tables[1], tables[2], tables[3]
     _forward(filled, empty, n, runs, k, False, starts, gaps)
     _forward(_reverse(filled, n), _reverse(empty, n), n, runs, k, True, back_starts, back_gaps)
@@ -380,17 +388,30 @@ def bits_line(cells, n, runs, k, tables) -> int:
         length = runs[j]
         valid = starts[j] & (_reverse(back_starts[k - 1 - j], n) >> np.uint64(length - 1))
         if not valid:
-            return -1
+            return False, _NONE, _NONE
         can_fill |= _spread(valid, length)
     can_empty = _NONE
     for j in range(k + 1):
         can_empty |= gaps[j] & _reverse(back_gaps[k - j], n)
     unknown = (_shl(_ONE, n) - _ONE) & ~(filled | empty)
-    news = unknown & (can_fill ^ can_empty)
+    return True, unknown & can_fill & ~can_empty, unknown & can_empty & ~can_fill
+
+
+@njit(cache=True)
+def bits_line(cells, n, runs, k, tables) -> int:
+    """:func:`dp_line` for lines of up to 64 cells, on bit masks."""
+    filled, empty = line_masks(cells, 0, 1, n)
+    ok, new_filled, new_empty = bits_news(filled, empty, n, runs, k, tables)
+    if not ok:
+        return -1
     fixed = 0
     for i in range(n):
-        if (news >> np.uint64(i)) & _ONE:
-            cells[i] = FILLED if (can_fill >> np.uint64(i)) & _ONE else EMPTY
+        bit = _ONE << np.uint64(i)
+        if new_filled & bit:
+            cells[i] = FILLED
+            fixed += 1
+        elif new_empty & bit:
+            cells[i] = EMPTY
             fixed += 1
     return fixed
 
