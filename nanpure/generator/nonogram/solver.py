@@ -78,14 +78,17 @@ def line_geometry(line, height, width):
 
 
 @njit(cache=True)
+def mark_lines(cell, height, width, dirty) -> None:
+    """Mark the row and column through ``cell``."""
+    dirty[cell // width] = 1
+    dirty[height + cell % width] = 1
+
+
+@njit(cache=True)
 def mark_cell(cell, height, width, pending, dirty) -> None:
     """Mark the row and column through ``cell`` in both flag arrays."""
-    row = cell // width
-    column = height + cell % width
-    pending[row] = 1
-    pending[column] = 1
-    dirty[row] = 1
-    dirty[column] = 1
+    mark_lines(cell, height, width, pending)
+    mark_lines(cell, height, width, dirty)
 
 
 @njit(cache=True)
@@ -105,13 +108,6 @@ def apply_line(grid, height, width, line, runs, nruns, exact, pending, dirty, bu
                 cell_step[cell] = step
                 mark_cell(cell, height, width, pending, dirty)
     return fixed
-
-
-@njit(cache=True)
-def mark_lines(cell, height, width, dirty) -> None:
-    """Mark the row and column through ``cell``."""
-    dirty[cell // width] = 1
-    dirty[height + cell % width] = 1
 
 
 @njit(cache=True)
