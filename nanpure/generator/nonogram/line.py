@@ -17,6 +17,11 @@ empty when it ends a run at a valid start or some ``j`` has ``fw[j, i]`` and
 ``bw[j, i+1]`` (a gap step); it can be filled when a valid
 start of some run covers it. Both tables cost ``O(cells x runs)``.
 
+Lines of up to 64 cells keep the same tables as bit masks, one ``uint64`` per run
+(:func:`bits_line`): a run's starts are shifted windows of the cells that may be filled,
+and the gap steps of a table row are one addition, whose carry runs through the cells
+that may be empty; the backward table is the forward one of the reversed line.
+
 That is ``exact`` deduction: every cell all placements agree on (complete single-line
 reasoning). The weaker rules a person applies first need no tables: pack the runs as far
 left as they go, then as far right, keeping them off known empty cells (and the edge rule:
