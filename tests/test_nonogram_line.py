@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nanpure.generator.nonogram.line import deduce
+from nanpure.generator.nonogram.line import (
+    SYMBOLS,
+    WORD,
+    bits_line,
+    deduce,
+    dp_line,
+    new_workspace,
+)
 
 
 def runs_of(cells: str) -> tuple[int, ...]:
@@ -69,3 +77,87 @@ def test_empty_clue_empties_the_line_and_rejects_filled_cells():
 def test_lines_up_to_99_cells():
     assert deduce((50, 48), "?" * 99) == "#" * 50 + "." + "#" * 48
     assert deduce((60,), "?" * 99) == "?" * 39 + "#" * 21 + "?" * 39
+
+
+def placements(clue: tuple[int, ...], known: str, start: int = 0) -> list[str]:
+    """Every placement of ``clue`` in ``known[start:]`` agreeing with its known cells."""
+    rest = known[start:]
+    if not clue:
+        return ["." * len(rest)] if "#" not in rest else []
+    first, more = clue[0], clue[1:]
+    found = []
+    for s in range(len(rest) - first + 1):
+        if "#" in rest[:s]:
+            break
+        end = s + first
+        run = rest[s:end]
+        if "." in run or (end < len(rest) and rest[end] == "#"):
+            continue
+        tail = [""] if end == len(rest) and not more else [
+            "." + p for p in placements(more, known, start + end + 1)] if end < len(rest) else []
+        found += ["." * s + "#" * first + p for p in tail]
+    return found
+
+
+def by_placements(clue: tuple[int, ...], known: str) -> str | None:
+    fits = placements(clue, known)
+    if not fits:
+        return None
+    return "".join(c if all(f[i] == c for f in fits) else "?" for i, c in enumerate(fits[0]))
+
+
+def solved_by(solver, clue: tuple[int, ...], known: str) -> str | None:
+    """``known`` after ``solver`` (:func:`bits_line` or :func:`dp_line`), None on a
+    contradiction."""
+    cells = np.array([SYMBOLS.index(c) for c in known], dtype=np.uint8)
+    runs = np.array(list(clue) or [0], dtype=np.int32)
+    ws = new_workspace(len(cells), len(runs))
+    tables = ws[6]
+    fixed = solver(cells, len(cells), runs, len(clue), tables if solver is bits_line else ws)
+    result = "".join(SYMBOLS[c] for c in cells)
+    assert fixed < 0 or fixed == sum(a != b for a, b in zip(known, result, strict=True))
+    return None if fixed < 0 else result
+
+
+@st.composite
+def long_lines(draw, longest: int = WORD):
+    """Like :func:`lines`, up to ``longest`` cells, from pictures of runs (not only noise)
+    and with a drawn share of the cells revealed."""
+    size = draw(st.integers(1, longest))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    fill, shown = rng.random(2)
+    picture = "".join("#" if x else "." for x in rng.random(size) < fill)
+    if rng.random() < 0.5:  # smooth: runs rather than specks
+        picture = "".join(picture[max(0, i - 1)] if rng.random() < 0.6 else c
+                          for i, c in enumerate(picture))
+    clue = runs_of(picture)
+    if rng.random() < 0.25:  # a clue the cells may contradict
+        clue = runs_of("".join("#" if x else "." for x in rng.random(size) < fill))
+    known = "".join(c if x else "?" for c, x in zip(picture, rng.random(size) < shown * 0.8,
+                                                     strict=True))
+    return clue, known
+
+
+@settings(max_examples=1500, deadline=None)
+@given(long_lines())
+def test_bit_parallel_line_logic_matches_the_tables(line):
+    clue, known = line
+    assert solved_by(bits_line, clue, known) == solved_by(dp_line, clue, known)
+
+
+@settings(max_examples=600, deadline=None)
+@given(long_lines(longest=18))
+def test_bit_parallel_line_logic_matches_every_placement(line):
+    clue, known = line
+    assert solved_by(bits_line, clue, known) == by_placements(clue, known)
+
+
+def test_bit_parallel_line_logic_at_the_word_edges():
+    for n in (1, 63, 64):
+        for clue in ((n,), (1,) * ((n + 1) // 2), (n - 1,) if n > 1 else (), ()):
+            for known in ("?" * n, "#" + "?" * (n - 1), "?" * (n - 1) + ".",
+                          ("#." * n)[:n]):
+                assert solved_by(bits_line, clue, known) == solved_by(dp_line, clue, known)
+                if n == 1:
+                    assert solved_by(bits_line, clue, known) == by_placements(clue, known)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from nanpure.generator.nonogram.formats import nonogram_from_picture, parse_line
@@ -70,3 +71,14 @@ def test_steps_print_one_per_line_and_cover_every_cell():
 def test_unknown_tier_is_refused():
     with pytest.raises(ValueError, match="unknown tier 'expert'"):
         rate(DIAGONAL, max_tier="expert")
+
+
+@pytest.mark.parametrize("width, height", [(70, 40), (40, 70), (64, 64), (99, 99)])
+def test_lines_longer_and_shorter_than_a_word_solve_together(width, height):
+    # rows of 70 take the tables, columns of 40 the bit masks (and the other way round)
+    rng = np.random.default_rng(3)
+    picture = "".join("1" if x else "0" for x in rng.random(width * height) < 0.85)
+    puzzle = nonogram_from_picture(picture, width, height)
+    assert count_solutions(puzzle, limit=3) == 1
+    assert solve(puzzle) == picture
+    assert rate(puzzle).solved

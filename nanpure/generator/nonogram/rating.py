@@ -101,27 +101,24 @@ class Rating:
 
 
 @njit(cache=True)
-def _deep_assume(grid, cell, value, nested, height, width, runs, nruns, pending, dirty, buf,
-                 ws, scratch):
-    ok, trial = assume(grid, cell, value, height, width, runs, nruns, pending, dirty, buf, ws,
-                       scratch)
+def _deep_assume(grid, cell, value, nested, height, width, runs, nruns, dirty, buf, ws):
+    ok, trial = assume(grid, cell, value, height, width, runs, nruns, dirty, buf, ws)
     if ok and nested:
-        ok = probe_all(trial, height, width, runs, nruns, pending, dirty, buf, ws, scratch) >= 0
+        ok = probe_all(trial, height, width, runs, nruns, dirty, buf, ws) >= 0
     return ok, trial
 
 
 @njit(cache=True)
-def _probe_step(grid, nested, height, width, runs, nruns, pending, dirty, buf, ws, scratch,
-                cell_step, step):
+def _probe_step(grid, nested, height, width, runs, nruns, dirty, buf, ws, cell_step, step):
     """The first probe (nested or not) that fixes something: (cells fixed, probed cell);
     (0, -1) when none does, (-1, cell) when both assumptions contradict."""
     for cell in range(height * width):
         if grid[cell] != UNKNOWN:
             continue
         ok_f, filled = _deep_assume(grid, cell, FILLED, nested, height, width, runs, nruns,
-                                    pending, dirty, buf, ws, scratch)
+                                    dirty, buf, ws)
         ok_e, empty = _deep_assume(grid, cell, EMPTY, nested, height, width, runs, nruns,
-                                   pending, dirty, buf, ws, scratch)
+                                   dirty, buf, ws)
         if not ok_f and not ok_e:
             return -1, cell
         if not ok_f or not ok_e:
@@ -151,9 +148,7 @@ def rate_kernel(runs, nruns, height, width, ceiling, grid, cell_step, steps) -> 
     buf = np.zeros(max(height, width), dtype=np.uint8)
     pending = np.ones(lines, dtype=np.uint8)  # lines to try simple rules on
     dirty = np.ones(lines, dtype=np.uint8)  # lines changed since line logic last saw them
-    trial_pending = np.zeros(lines, dtype=np.uint8)
     trial_dirty = np.zeros(lines, dtype=np.uint8)
-    scratch = np.zeros(cells, dtype=np.int32)
     unknown = 0
     for cell in range(cells):
         unknown += grid[cell] == UNKNOWN
@@ -184,8 +179,7 @@ def rate_kernel(runs, nruns, height, width, ceiling, grid, cell_step, steps) -> 
             if found == 0 and ceiling >= PROBE + nested:
                 technique = PROBE + nested
                 found, target = _probe_step(grid, nested == 1, height, width, runs, nruns,
-                                            trial_pending, trial_dirty, buf, ws, scratch,
-                                            cell_step, count)
+                                            trial_dirty, buf, ws, cell_step, count)
                 if found > 0:
                     for cell in range(cells):
                         if cell_step[cell] == count:

@@ -4,9 +4,10 @@ A grid is ``uint8[height * width]``, row-major, of :data:`~.line.UNKNOWN`,
 :data:`~.line.FILLED` and :data:`~.line.EMPTY`. Line ``i < height`` is row ``i``, line
 ``height + c`` is column ``c``; a puzzle's clues are ``runs[line, :nruns[line]]``.
 
-1. Propagation: lines marked pending get the simple rules, then changed lines complete
-   line logic (:func:`~.line.solve_line`); a cell that changes marks its row and column,
-   until no line is marked.
+1. Propagation: changed lines get complete line logic (bit-parallel for lines of up to
+   64 cells), taken in turn round the grid; a cell that changes marks the line crossing
+   it, until no line is marked. (The rating ladder steps through lines itself, simple
+   rules first, with :func:`apply_line`.)
 2. Probing: for each unknown cell, assume it filled and propagate, then empty and
    propagate. If one assumption contradicts, the other holds; cells both agree on hold.
 3. Branching: depth-first on the first unknown cell, filled before empty, each node
@@ -27,7 +28,17 @@ import numpy as np
 from numba import njit
 
 from .formats import Nonogram
-from .line import EMPTY, FILLED, UNKNOWN, new_workspace, solve_line
+from .line import (
+    EMPTY,
+    FILLED,
+    UNKNOWN,
+    WORD,
+    bits_news,
+    dp_line,
+    line_masks,
+    new_workspace,
+    solve_line,
+)
 
 
 def puzzle_arrays(puzzle: Nonogram) -> tuple[np.ndarray, np.ndarray]:
@@ -67,14 +78,17 @@ def line_geometry(line, height, width):
 
 
 @njit(cache=True)
+def mark_lines(cell, height, width, dirty) -> None:
+    """Mark the row and column through ``cell``."""
+    dirty[cell // width] = 1
+    dirty[height + cell % width] = 1
+
+
+@njit(cache=True)
 def mark_cell(cell, height, width, pending, dirty) -> None:
     """Mark the row and column through ``cell`` in both flag arrays."""
-    row = cell // width
-    column = height + cell % width
-    pending[row] = 1
-    pending[column] = 1
-    dirty[row] = 1
-    dirty[column] = 1
+    mark_lines(cell, height, width, pending)
+    mark_lines(cell, height, width, dirty)
 
 
 @njit(cache=True)
@@ -97,45 +111,77 @@ def apply_line(grid, height, width, line, runs, nruns, exact, pending, dirty, bu
 
 
 @njit(cache=True)
-def propagate(grid, height, width, runs, nruns, pending, dirty, buf, ws, cell_step) -> int:
-    """Solve lines until nothing changes: simple rules on ``pending`` lines first (they
-    are cheap), then complete line logic on ``dirty`` ones; cells fixed, or -1 on a
-    contradiction (the flags are then left as they were)."""
+def deduce_line(grid, height, width, line, runs, nruns, dirty, buf, ws) -> int:
+    """Complete line logic on one line of ``grid``, in place, on bit masks when the line
+    fits a word; the lines crossing the cells it fixes are marked in ``dirty`` (not the
+    line itself: line logic finds everything at once). Cells fixed, or -1 on a
+    contradiction."""
+    first, stride, n = line_geometry(line, height, width)
+    crossing = height if line < height else 0  # line of the cell i steps along
+    fixed = 0
+    if n <= WORD:
+        filled, empty = line_masks(grid, first, stride, n)
+        ok, new_filled, new_empty = bits_news(filled, empty, n, runs[line], nruns[line],
+                                              ws[6])
+        if not ok:
+            return -1
+        news = new_filled | new_empty
+        for i in range(n if news else 0):
+            bit = np.uint64(1) << np.uint64(i)
+            if news & bit:
+                grid[first + i * stride] = FILLED if new_filled & bit else EMPTY
+                dirty[crossing + i] = 1
+                fixed += 1
+        return fixed
+    for i in range(n):
+        buf[i] = grid[first + i * stride]
+    fixed = dp_line(buf, n, runs[line], nruns[line], ws)
+    for i in range(n if fixed > 0 else 0):
+        cell = first + i * stride
+        if grid[cell] != buf[i]:
+            grid[cell] = buf[i]
+            dirty[crossing + i] = 1
+    return fixed
+
+
+@njit(cache=True)
+def propagate(grid, height, width, runs, nruns, dirty, buf, ws) -> int:
+    """Complete line logic on ``dirty`` lines, taken in turn round the grid, until a whole
+    round finds none: every line then agrees with its clue as far as line logic can tell
+    (the same grid whatever the order). Cells fixed, or -1 on a contradiction (``dirty``
+    is then left part done)."""
     lines = height + width
     total = 0
-    busy = True
-    while busy:
-        busy = False
-        for exact in (False, True):
-            flags = dirty if exact else pending
-            for line in range(lines):
-                if flags[line]:
-                    flags[line] = 0
-                    fixed = apply_line(grid, height, width, line, runs, nruns, exact, pending,
-                                       dirty, buf, ws, -1, cell_step)
-                    if fixed < 0:
-                        return -1
-                    total += fixed
-                    if fixed > 0 and exact:
-                        busy = True  # the simple rules may now see more
+    line = 0
+    quiet = 0  # lines in a row found clean
+    while quiet < lines:
+        if dirty[line]:
+            dirty[line] = 0
+            quiet = 0
+            fixed = deduce_line(grid, height, width, line, runs, nruns, dirty, buf, ws)
+            if fixed < 0:
+                return -1
+            total += fixed
+        else:
+            quiet += 1
+        line = line + 1 if line + 1 < lines else 0
     return total
 
 
 @njit(cache=True)
-def assume(grid, cell, value, height, width, runs, nruns, pending, dirty, buf, ws, cell_step):
+def assume(grid, cell, value, height, width, runs, nruns, dirty, buf, ws):
     """A copy of ``grid`` with ``cell`` set to ``value`` and propagated, and whether that
     stayed free of contradiction."""
     trial = grid.copy()
     trial[cell] = value
-    pending[:] = 0
     dirty[:] = 0
-    mark_cell(cell, height, width, pending, dirty)
-    ok = propagate(trial, height, width, runs, nruns, pending, dirty, buf, ws, cell_step) >= 0
+    mark_lines(cell, height, width, dirty)
+    ok = propagate(trial, height, width, runs, nruns, dirty, buf, ws) >= 0
     return ok, trial
 
 
 @njit(cache=True)
-def probe_all(grid, height, width, runs, nruns, pending, dirty, buf, ws, cell_step) -> int:
+def probe_all(grid, height, width, runs, nruns, dirty, buf, ws) -> int:
     """Probe every unknown cell (depth 1) until nothing more follows; cells fixed, or -1
     when both assumptions about some cell contradict."""
     total = 0
@@ -145,10 +191,9 @@ def probe_all(grid, height, width, runs, nruns, pending, dirty, buf, ws, cell_st
         for cell in range(height * width):
             if grid[cell] != UNKNOWN:
                 continue
-            ok_f, filled = assume(grid, cell, FILLED, height, width, runs, nruns, pending,
-                                  dirty, buf, ws, cell_step)
-            ok_e, empty = assume(grid, cell, EMPTY, height, width, runs, nruns, pending,
-                                 dirty, buf, ws, cell_step)
+            ok_f, filled = assume(grid, cell, FILLED, height, width, runs, nruns, dirty, buf,
+                                  ws)
+            ok_e, empty = assume(grid, cell, EMPTY, height, width, runs, nruns, dirty, buf, ws)
             if not ok_f and not ok_e:
                 return -1
             if not ok_f or not ok_e:  # the survivor is grid plus sound deductions
@@ -159,19 +204,17 @@ def probe_all(grid, height, width, runs, nruns, pending, dirty, buf, ws, cell_st
                         total += 1
                 busy = True
                 continue
-            pending[:] = 0
             dirty[:] = 0
             agreed = 0
             for other in range(height * width):
                 if grid[other] == UNKNOWN and filled[other] == empty[other] != UNKNOWN:
                     grid[other] = filled[other]
-                    mark_cell(other, height, width, pending, dirty)
+                    mark_lines(other, height, width, dirty)
                     agreed += 1
             if agreed:
                 busy = True
                 total += agreed
-                if propagate(grid, height, width, runs, nruns, pending, dirty, buf, ws,
-                             cell_step) < 0:
+                if propagate(grid, height, width, runs, nruns, dirty, buf, ws) < 0:
                     return -1
     return total
 
@@ -192,9 +235,7 @@ def count_kernel(runs, nruns, height, width, limit, solution) -> int:
     lines = height + width
     ws = new_workspace(max(height, width), runs.shape[1])
     buf = np.zeros(max(height, width), dtype=np.uint8)
-    pending = np.zeros(lines, dtype=np.uint8)
     dirty = np.zeros(lines, dtype=np.uint8)
-    cell_step = np.zeros(cells, dtype=np.int32)
     # grids still to explore, and the cell each was branched on (-1: the root)
     stack = np.zeros((16, cells), dtype=np.uint8)
     branched = np.full(16, -1, dtype=np.int32)
@@ -205,18 +246,15 @@ def count_kernel(runs, nruns, height, width, limit, solution) -> int:
         grid = stack[depth].copy()
         cell = branched[depth]
         if cell < 0:
-            pending[:] = 1
             dirty[:] = 1
         else:
-            pending[:] = 0
             dirty[:] = 0
-            mark_cell(cell, height, width, pending, dirty)
-        if propagate(grid, height, width, runs, nruns, pending, dirty, buf, ws, cell_step) < 0:
+            mark_lines(cell, height, width, dirty)
+        if propagate(grid, height, width, runs, nruns, dirty, buf, ws) < 0:
             continue
         cell = first_unknown(grid)
         if cell >= 0:
-            if probe_all(grid, height, width, runs, nruns, pending, dirty, buf, ws,
-                         cell_step) < 0:
+            if probe_all(grid, height, width, runs, nruns, dirty, buf, ws) < 0:
                 continue
             cell = first_unknown(grid)
         if cell < 0:
