@@ -47,10 +47,11 @@ BOX_IN_BAND = 0x1C0E07  #: the first box of a band; shift left by 3 for the next
 # State layout: one int64 vector per search level.
 _DIGIT_BANDS = 0  # [0, 27): candidates of digit d in band b at index d*3 + b
 _UNSOLVED = 27  # [27, 30): unsolved cells of band b
-_SEEN = 32  # [32, 59): each digit band as last worked; work is redone when it changed
-_CELL = 60  # the cell this level branches on
-_CHOICES = 61  # the digits (9-bit mask) not yet tried there
-STATE_SIZE = 64
+_DIRTY = 30  # the digit bands (bit d*3 + b) changed since they were last worked
+_KEPT = 31  # a child level copies the words below this from its parent
+_CELL = 32  # the cell this level branches on
+_CHOICES = 33  # the digits (9-bit mask) not yet tried there
+STATE_SIZE = 34
 
 
 def _row_boxes(w: int) -> int:
@@ -85,64 +86,72 @@ PATTERN_CELLS = np.array([_expand(p) for p in range(512)], dtype=np.int64)
 # --- state kernels --------------------------------------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def _clear(st: np.ndarray, e: int, cells: int) -> int:
+    """Take ``cells`` out of digit band ``e``; its dirty bit if that changed it, else 0."""
+    x = st[e]
+    kept = x & ~cells
+    st[e] = kept
+    return (kept != x) << e
+
+
 @njit(cache=True)
 def _assign(st: np.ndarray, d: int, b: int, bit: int) -> bool:
     """Put digit ``d`` in the cell ``bit`` of band ``b``; False if it cannot go there."""
     idx = d * 3 + b
-    if st[idx] & bit == 0:
+    x = st[idx]
+    if x & bit == 0:
         return False
     row = ROW if bit <= ROW else (ROW << 9 if bit <= ROW << 9 else ROW << 18)
     col = (bit | bit >> 9 | bit >> 18) & ROW
     box = BOX_IN_BAND if col < 8 else (BOX_IN_BAND << 3 if col < 64 else BOX_IN_BAND << 6)
-    st[idx] = (st[idx] & ~(row | box)) | bit
+    # the digit leaves the cell's row, box and column, the other digits leave the cell
+    dirty = 0
     column = col * COLUMN_SPREAD
-    base = d * 3
     for other in range(3):
-        if other != b:
-            st[base + other] &= ~column
-    for e in range(b, 27, 3):
-        if e != idx:
-            st[e] &= ~bit
+        dirty |= _clear(st, d * 3 + other, column)
+    for k in range(9):
+        dirty |= _clear(st, b + 3 * k, bit)
+    kept = x & ~(row | box | column) | bit
+    st[idx] = kept
+    dirty = dirty & ~(1 << idx) | (kept != x) << idx
     st[_UNSOLVED + b] &= ~bit
+    st[_DIRTY] |= dirty
     return True
 
 
 @njit(cache=True)
-def _work_bands(st: np.ndarray) -> int:
+def _work_bands(st: np.ndarray) -> bool:
     """Bring every changed digit band in line with its rows and boxes and place its row
-    singles, until nothing changes. Returns 1 if anything changed, 0 if not, -1 on a
-    contradiction."""
-    changed = 0
-    while True:
-        again = False
-        for idx in range(27):
-            x = st[idx]
-            if x == st[_SEEN + idx]:
-                continue
-            again = True
-            pattern = ROW_BOXES[x & ROW] | ROW_BOXES[(x >> 9) & ROW] << 3 | ROW_BOXES[x >> 18] << 6
-            keep = KEEP_PATTERN[pattern]
-            if keep == 0:
-                return -1
-            x &= PATTERN_CELLS[keep]
+    singles, until nothing changes. False on a contradiction."""
+    dirty = st[_DIRTY]
+    while dirty:
+        idx = low_bit_index(dirty)
+        dirty &= dirty - 1
+        x = st[idx]
+        pattern = ROW_BOXES[x & ROW] | ROW_BOXES[(x >> 9) & ROW] << 3 | ROW_BOXES[x >> 18] << 6
+        keep = KEEP_PATTERN[pattern]
+        if keep == 0:
+            return False
+        x &= PATTERN_CELLS[keep]
+        st[idx] = x
+        b = idx % 3
+        singles = ROW_SINGLE[x & ROW] | ROW_SINGLE[(x >> 9) & ROW] << 9
+        singles = (singles | ROW_SINGLE[x >> 18] << 18) & st[_UNSOLVED + b]
+        if singles:
+            st[_UNSOLVED + b] &= ~singles
+            # the singles leave every digit band of this band and their columns leave
+            # every band of this digit; then this digit band is put back as it was
+            for k in range(9):
+                dirty |= _clear(st, b + 3 * k, singles)
+            column = ((singles | singles >> 9 | singles >> 18) & ROW) * COLUMN_SPREAD
+            base = idx - b
+            for other in range(3):
+                dirty |= _clear(st, base + other, column)
             st[idx] = x
-            st[_SEEN + idx] = x
-            b = idx % 3
-            singles = ROW_SINGLE[x & ROW] | ROW_SINGLE[(x >> 9) & ROW] << 9
-            singles = (singles | ROW_SINGLE[x >> 18] << 18) & st[_UNSOLVED + b]
-            if singles:
-                st[_UNSOLVED + b] &= ~singles
-                for e in range(b, 27, 3):
-                    if e != idx:
-                        st[e] &= ~singles
-                column = ((singles | singles >> 9 | singles >> 18) & ROW) * COLUMN_SPREAD
-                base = idx - b
-                for other in range(3):
-                    if other != b:
-                        st[base + other] &= ~column
-        if not again:
-            return changed
-        changed = 1
+            dirty &= ~(1 << idx)
+    st[_DIRTY] = 0
+    return True
 
 
 @njit(cache=True)
@@ -209,7 +218,7 @@ def _propagate_bands(st: np.ndarray) -> bool:
     """Apply the band rules, naked singles and column singles to a fixpoint; False on a
     contradiction."""
     while True:
-        if _work_bands(st) < 0:
+        if not _work_bands(st):
             return False
         n = _place_naked_singles(st)
         if n < 0:
@@ -228,7 +237,7 @@ def _start_bands(board: np.ndarray, st: np.ndarray) -> bool:
     """Fill ``st`` with the candidates of ``board`` and propagate; False if contradictory."""
     for idx in range(27):
         st[_DIGIT_BANDS + idx] = 0
-        st[_SEEN + idx] = -1
+    st[_DIRTY] = (1 << 27) - 1
     for b in range(3):
         given = 0
         for k in range(27):
@@ -404,7 +413,7 @@ def _search_in(
                 depth -= 1
                 continue
             nxt = stack[depth + 1]
-            nxt[:] = st
+            nxt[:_KEPT] = st[:_KEPT]
             if _assign(nxt, d, cell // 27, 1 << (cell % 27)) and _propagate_bands(nxt):
                 depth += 1
                 break
