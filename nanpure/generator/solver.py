@@ -81,6 +81,8 @@ ROW_SINGLE = np.array([w if w and w & (w - 1) == 0 else 0 for w in range(512)], 
 KEEP_PATTERN = np.array([_permutations_within(p) for p in range(512)], dtype=np.int64)
 #: PATTERN_CELLS[p]: the 27-bit band cells of a row-by-box pattern.
 PATTERN_CELLS = np.array([_expand(p) for p in range(512)], dtype=np.int64)
+#: KEEP_CELLS[p]: PATTERN_CELLS[KEEP_PATTERN[p]], one lookup instead of two.
+KEEP_CELLS = PATTERN_CELLS[KEEP_PATTERN]
 
 
 # --- state kernels --------------------------------------------------------------------------
@@ -130,10 +132,10 @@ def _work_bands(st: np.ndarray) -> bool:
         dirty &= dirty - 1
         x = st[idx]
         pattern = ROW_BOXES[x & ROW] | ROW_BOXES[(x >> 9) & ROW] << 3 | ROW_BOXES[x >> 18] << 6
-        keep = KEEP_PATTERN[pattern]
+        keep = KEEP_CELLS[pattern]
         if keep == 0:
             return False
-        x &= PATTERN_CELLS[keep]
+        x &= keep
         st[idx] = x
         b = idx % 3
         singles = ROW_SINGLE[x & ROW] | ROW_SINGLE[(x >> 9) & ROW] << 9
@@ -189,14 +191,17 @@ def _place_column_singles(st: np.ndarray) -> int:
     or -1 when a digit has no place left in some column."""
     placed = 0
     for d in range(9):
-        once = 0
-        twice = 0
-        for b in range(3):
-            x = st[d * 3 + b]
-            for shift in range(0, 27, 9):
-                w = (x >> shift) & ROW
-                twice |= once & w
-                once |= w
+        x0 = st[d * 3]
+        x1 = st[d * 3 + 1]
+        x2 = st[d * 3 + 2]
+        # by cell position in a band: in one band or more, in two or more; then the rows
+        across = x0 | x1 | x2
+        twice_across = (x0 & x1) | (x2 & (x0 | x1))
+        once = (across | across >> 9 | across >> 18) & ROW
+        twice = (
+            twice_across | twice_across >> 9 | twice_across >> 18
+            | (across & across >> 9) | (across >> 18 & (across | across >> 9))
+        ) & ROW
         if once != ROW:
             return -1
         columns = (once & ~twice) * COLUMN_SPREAD
@@ -382,11 +387,10 @@ def _search_in(
         else:
             st[_CELL] = cell
             b = cell // 27
-            bit = 1 << (cell % 27)
+            pos = cell % 27
             digits = 0
             for d in range(9):
-                if st[d * 3 + b] & bit:
-                    digits |= 1 << d
+                digits |= (st[d * 3 + b] >> pos & 1) << d
             st[_CHOICES] = digits
         # take the next untried digit, backing up through exhausted levels
         while depth >= 0:
