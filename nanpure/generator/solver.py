@@ -51,7 +51,8 @@ _DIRTY = 30  # the digit bands (bit d*3 + b) changed since they were last worked
 _KEPT = 31  # a child level copies the words below this from its parent
 _CELL = 32  # the cell this level branches on
 _CHOICES = 33  # the digits (9-bit mask) not yet tried there
-STATE_SIZE = 34
+_SPARE = 34  # where the start puts the bits of blank cells
+STATE_SIZE = 35
 
 
 def _row_boxes(w: int) -> int:
@@ -97,6 +98,12 @@ def _clear(st: np.ndarray, e: int, cells: int) -> int:
     return (kept != x) << e
 
 
+@njit(cache=True, inline="always")
+def _row_box_pattern(x: int) -> int:
+    """The row-by-box pattern of a digit band (bit r*3 + x: row r meets box x)."""
+    return ROW_BOXES[x & ROW] | ROW_BOXES[(x >> 9) & ROW] << 3 | ROW_BOXES[(x >> 18) & ROW] << 6
+
+
 @njit(cache=True)
 def _assign(st: np.ndarray, d: int, b: int, bit: int) -> bool:
     """Put digit ``d`` in the cell ``bit`` of band ``b``; False if it cannot go there."""
@@ -128,30 +135,34 @@ def _work_bands(st: np.ndarray) -> bool:
     singles, until nothing changes. False on a contradiction."""
     dirty = st[_DIRTY]
     while dirty:
-        idx = low_bit_index(dirty)
-        dirty &= dirty - 1
-        x = st[idx]
-        pattern = ROW_BOXES[x & ROW] | ROW_BOXES[(x >> 9) & ROW] << 3 | ROW_BOXES[x >> 18] << 6
-        keep = KEEP_CELLS[pattern]
-        if keep == 0:
-            return False
-        x &= keep
-        st[idx] = x
-        b = idx % 3
-        singles = ROW_SINGLE[x & ROW] | ROW_SINGLE[(x >> 9) & ROW] << 9
-        singles = (singles | ROW_SINGLE[x >> 18] << 18) & st[_UNSOLVED + b]
-        if singles:
-            st[_UNSOLVED + b] &= ~singles
-            # the singles leave every digit band of this band and their columns leave
-            # every band of this digit; then this digit band is put back as it was
-            for k in range(9):
-                dirty |= _clear(st, b + 3 * k, singles)
-            column = ((singles | singles >> 9 | singles >> 18) & ROW) * COLUMN_SPREAD
-            base = idx - b
-            for other in range(3):
-                dirty |= _clear(st, base + other, column)
-            st[idx] = x
+        # work the bands dirty now in one pass, so which band comes next does not wait
+        # for the previous one's clears (the processor overlaps them)
+        todo = dirty
+        while todo:
+            idx = low_bit_index(todo)
+            todo &= todo - 1
             dirty &= ~(1 << idx)
+            x = st[idx]
+            keep = KEEP_CELLS[_row_box_pattern(x)]
+            if keep == 0:
+                return False
+            x &= keep
+            st[idx] = x
+            b = idx % 3
+            singles = ROW_SINGLE[x & ROW] | ROW_SINGLE[(x >> 9) & ROW] << 9
+            singles = (singles | ROW_SINGLE[(x >> 18) & ROW] << 18) & st[_UNSOLVED + b]
+            if singles:
+                st[_UNSOLVED + b] &= ~singles
+                # the singles leave every digit band of this band and their columns leave
+                # every band of this digit; then this digit band is put back as it was
+                for k in range(9):
+                    dirty |= _clear(st, b + 3 * k, singles)
+                column = ((singles | singles >> 9 | singles >> 18) & ROW) * COLUMN_SPREAD
+                base = idx - b
+                for other in range(3):
+                    dirty |= _clear(st, base + other, column)
+                st[idx] = x
+                dirty &= ~(1 << idx)
     st[_DIRTY] = 0
     return True
 
@@ -242,14 +253,17 @@ def _start_bands(board: np.ndarray, st: np.ndarray) -> bool:
     """Fill ``st`` with the candidates of ``board`` and propagate; False if contradictory."""
     for idx in range(27):
         st[_DIGIT_BANDS + idx] = 0
+    st[_SPARE] = 0
     st[_DIRTY] = (1 << 27) - 1
+    # branch-free throughout: blanks and givens interleave unpredictably
+    for b in range(3):
+        for k in range(27):
+            d = np.int64(board[b * 27 + k])
+            st[(d - 1) * 3 + b if d else _SPARE] |= 1 << k  # a blank's bit goes spare
     for b in range(3):
         given = 0
-        for k in range(27):
-            d = board[b * 27 + k]
-            if d:
-                st[(d - 1) * 3 + b] |= 1 << k
-                given |= 1 << k
+        for d in range(9):
+            given |= st[d * 3 + b]
         st[_UNSOLVED + b] = BAND & ~given
     # each digit's givens take their rows, boxes and columns; two in one house contradict
     for d in range(9):
@@ -268,13 +282,15 @@ def _start_bands(board: np.ndarray, st: np.ndarray) -> bool:
             x = st[d * 3 + b]
             rows = 0
             boxes = 0
+            clash = 0
             for r in range(3):
                 w = (x >> (9 * r)) & ROW
-                if w:
-                    if ROW_SINGLE[w] == 0 or boxes & ROW_BOXES[w]:
-                        return False
-                    rows |= 7 << (3 * r)
-                    boxes |= ROW_BOXES[w]
+                in_boxes = ROW_BOXES[w]
+                clash |= (ROW_SINGLE[w] ^ w) | (boxes & in_boxes)
+                rows |= (w != 0) * (7 << (3 * r))
+                boxes |= in_boxes
+            if clash:
+                return False
             taken = PATTERN_CELLS[rows | boxes * 0b1001001] | columns
             st[d * 3 + b] = (st[_UNSOLVED + b] & ~taken) | x
     return _propagate_bands(st)
@@ -338,9 +354,7 @@ def _is_solved_grid(st: np.ndarray) -> bool:
                 if ROW_SINGLE[w] == 0:
                     return False
                 columns |= w
-            if KEEP_PATTERN[
-                ROW_BOXES[x & ROW] | ROW_BOXES[(x >> 9) & ROW] << 3 | ROW_BOXES[x >> 18] << 6
-            ] == 0:
+            if KEEP_PATTERN[_row_box_pattern(x)] == 0:
                 return False
         if columns != ROW:
             return False
