@@ -407,8 +407,11 @@ def scan_puzzle_text(
     """
     buf = np.frombuffer(data, dtype=np.uint8)
     boards, numbers, starts, lengths, ok = _scan_lines(buf)
+    bad = np.flatnonzero(~ok).tolist()
+    if not bad:  # the usual case: no copies
+        return boards, numbers.tolist(), starts, []
     problems = []
-    for k in np.flatnonzero(~ok).tolist():
+    for k in bad:
         line = data[starts[k] : starts[k] + lengths[k]].decode("utf-8", "replace")
         problems.append((int(numbers[k]), _error_of(line)))
     return boards[ok], numbers[ok].tolist(), starts[ok], problems
