@@ -149,6 +149,19 @@ def test_counts_match_plain_backtracking(seed, blanks):
         assert count_solutions(board, limit=limit) == _plain_count(board, limit)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 80), st.integers(1, 9)), min_size=1, max_size=24))
+def test_scattered_givens_count_like_plain_backtracking(givens):
+    # givens anywhere, repeats in a house included: the start must reject those exactly
+    board = np.zeros(81, dtype=np.uint8)
+    for cell, digit in givens:
+        board[cell] = digit
+    clash = any(board[i] and board[i] in board[PEERS[i]] for i in range(81))
+    expected = 0 if clash else _plain_count(board, 2)
+    assert count_solutions(board) == expected
+    assert (solve(board) is None) == (expected == 0)
+
+
 def test_a_wrong_digit_in_a_proper_puzzle_leaves_no_solution(qqwing_rows):
     expert = [r["puzzle"] for r in qqwing_rows if r["difficulty"] == "expert"][:40]
     assert expert

@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .bits import POPCOUNT
+
 ALL_DIGITS = 0x1FF  #: candidate mask with all nine digits
 
 # --- geometry -------------------------------------------------------------------------------
@@ -329,7 +331,7 @@ def _scan_lines(buf: np.ndarray):
     starts = np.empty(n_lines, dtype=np.int64)
     lengths = np.empty(n_lines, dtype=np.int64)
     ok = np.zeros(n_lines, dtype=np.bool_)
-    seen = np.zeros(27, dtype=np.int64)
+    columns = np.zeros(9, dtype=np.int64)
     count = 0
     line_start = 0
     lineno = 0
@@ -351,23 +353,38 @@ def _scan_lines(buf: np.ndarray):
             lengths[count] = hi - lo
             good = hi - lo == 81
             if good:
-                # branch-free: blanks and digits interleave unpredictably in a puzzle
-                seen[:] = 0
-                clash = 0
+                # branch-free: blanks and digits interleave unpredictably. Each house
+                # gathers the set of its digits (a band's three boxes in one word, 9 bits
+                # each); a digit repeated in a house makes that set smaller than the
+                # house's givens, so the sizes summed over rows, over columns and over
+                # boxes all equal the number of givens exactly when nothing repeats
+                columns[:] = 0
                 odd = 0
-                for i in range(81):
-                    v = _CELL_VALUE[buf[lo + i]]
-                    odd |= v  # only a character that is not a cell sets bit 4 (value 16)
-                    bit = (1 << v) >> 1  # 0 for a blank
-                    r = ROW_OF[i]
-                    c = COL_OF[i] + 9
-                    x = BOX_OF[i] + 18
-                    clash |= (seen[r] | seen[c] | seen[x]) & bit
-                    seen[r] |= bit
-                    seen[c] |= bit
-                    seen[x] |= bit
-                    boards[count, i] = v
-                good = clash == 0 and odd & 16 == 0
+                givens = 0
+                in_rows = 0
+                in_boxes = 0
+                for band in range(3):
+                    boxes = 0  # the band's three boxes, 9 bits each
+                    for r in range(3):
+                        row = 0
+                        at = lo + band * 27 + r * 9
+                        for c in range(9):
+                            v = _CELL_VALUE[buf[at + c]]
+                            odd |= v  # only a character that is not a cell sets bit 4
+                            givens += (v + 15) >> 4  # 1 unless a blank
+                            bit = (1 << v) >> 1  # 0 for a blank
+                            row |= bit
+                            columns[c] |= bit
+                            boxes |= bit << (c // 3 * 9)
+                            boards[count, band * 27 + r * 9 + c] = v
+                        in_rows += POPCOUNT[row & 511]
+                    in_boxes += (POPCOUNT[boxes & 511] + POPCOUNT[(boxes >> 9) & 511]
+                                 + POPCOUNT[(boxes >> 18) & 511])
+                in_columns = 0
+                for c in range(9):
+                    in_columns += POPCOUNT[columns[c] & 511]
+                good = (odd & 16 == 0 and in_rows == givens and in_columns == givens
+                        and in_boxes == givens)
             ok[count] = good
             count += 1
         line_start = end + 1
@@ -390,8 +407,11 @@ def scan_puzzle_text(
     """
     buf = np.frombuffer(data, dtype=np.uint8)
     boards, numbers, starts, lengths, ok = _scan_lines(buf)
+    bad = np.flatnonzero(~ok).tolist()
+    if not bad:  # the usual case: no copies
+        return boards, numbers.tolist(), starts, []
     problems = []
-    for k in np.flatnonzero(~ok).tolist():
+    for k in bad:
         line = data[starts[k] : starts[k] + lengths[k]].decode("utf-8", "replace")
         problems.append((int(numbers[k]), _error_of(line)))
     return boards[ok], numbers[ok].tolist(), starts[ok], problems

@@ -47,10 +47,12 @@ BOX_IN_BAND = 0x1C0E07  #: the first box of a band; shift left by 3 for the next
 # State layout: one int64 vector per search level.
 _DIGIT_BANDS = 0  # [0, 27): candidates of digit d in band b at index d*3 + b
 _UNSOLVED = 27  # [27, 30): unsolved cells of band b
-_SEEN = 32  # [32, 59): each digit band as last worked; work is redone when it changed
-_CELL = 60  # the cell this level branches on
-_CHOICES = 61  # the digits (9-bit mask) not yet tried there
-STATE_SIZE = 64
+_DIRTY = 30  # the digit bands (bit d*3 + b) changed since they were last worked
+_KEPT = 31  # a child level copies the words below this from its parent
+_CELL = 32  # the cell this level branches on
+_CHOICES = 33  # the digits (9-bit mask) not yet tried there
+_SPARE = 34  # where the start puts the bits of blank cells
+STATE_SIZE = 35
 
 
 def _row_boxes(w: int) -> int:
@@ -80,69 +82,89 @@ ROW_SINGLE = np.array([w if w and w & (w - 1) == 0 else 0 for w in range(512)], 
 KEEP_PATTERN = np.array([_permutations_within(p) for p in range(512)], dtype=np.int64)
 #: PATTERN_CELLS[p]: the 27-bit band cells of a row-by-box pattern.
 PATTERN_CELLS = np.array([_expand(p) for p in range(512)], dtype=np.int64)
+#: KEEP_CELLS[p]: PATTERN_CELLS[KEEP_PATTERN[p]], one lookup instead of two.
+KEEP_CELLS = PATTERN_CELLS[KEEP_PATTERN]
 
 
 # --- state kernels --------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _clear(st: np.ndarray, e: int, cells: int) -> int:
+    """Take ``cells`` out of digit band ``e``; its dirty bit if that changed it, else 0."""
+    x = st[e]
+    kept = x & ~cells
+    st[e] = kept
+    return (kept != x) << e
+
+
+@njit(cache=True, inline="always")
+def _row_box_pattern(x: int) -> int:
+    """The row-by-box pattern of a digit band (bit r*3 + x: row r meets box x)."""
+    return ROW_BOXES[x & ROW] | ROW_BOXES[(x >> 9) & ROW] << 3 | ROW_BOXES[(x >> 18) & ROW] << 6
 
 
 @njit(cache=True)
 def _assign(st: np.ndarray, d: int, b: int, bit: int) -> bool:
     """Put digit ``d`` in the cell ``bit`` of band ``b``; False if it cannot go there."""
     idx = d * 3 + b
-    if st[idx] & bit == 0:
+    x = st[idx]
+    if x & bit == 0:
         return False
     row = ROW if bit <= ROW else (ROW << 9 if bit <= ROW << 9 else ROW << 18)
     col = (bit | bit >> 9 | bit >> 18) & ROW
     box = BOX_IN_BAND if col < 8 else (BOX_IN_BAND << 3 if col < 64 else BOX_IN_BAND << 6)
-    st[idx] = (st[idx] & ~(row | box)) | bit
+    # the digit leaves the cell's row, box and column, the other digits leave the cell
+    dirty = 0
     column = col * COLUMN_SPREAD
-    base = d * 3
     for other in range(3):
-        if other != b:
-            st[base + other] &= ~column
-    for e in range(b, 27, 3):
-        if e != idx:
-            st[e] &= ~bit
+        dirty |= _clear(st, d * 3 + other, column)
+    for k in range(9):
+        dirty |= _clear(st, b + 3 * k, bit)
+    kept = x & ~(row | box | column) | bit
+    st[idx] = kept
+    dirty = dirty & ~(1 << idx) | (kept != x) << idx
     st[_UNSOLVED + b] &= ~bit
+    st[_DIRTY] |= dirty
     return True
 
 
 @njit(cache=True)
-def _work_bands(st: np.ndarray) -> int:
+def _work_bands(st: np.ndarray) -> bool:
     """Bring every changed digit band in line with its rows and boxes and place its row
-    singles, until nothing changes. Returns 1 if anything changed, 0 if not, -1 on a
-    contradiction."""
-    changed = 0
-    while True:
-        again = False
-        for idx in range(27):
+    singles, until nothing changes. False on a contradiction."""
+    dirty = st[_DIRTY]
+    while dirty:
+        # work the bands dirty now in one pass, so which band comes next does not wait
+        # for the previous one's clears (the processor overlaps them)
+        todo = dirty
+        while todo:
+            idx = low_bit_index(todo)
+            todo &= todo - 1
+            dirty &= ~(1 << idx)
             x = st[idx]
-            if x == st[_SEEN + idx]:
-                continue
-            again = True
-            pattern = ROW_BOXES[x & ROW] | ROW_BOXES[(x >> 9) & ROW] << 3 | ROW_BOXES[x >> 18] << 6
-            keep = KEEP_PATTERN[pattern]
+            keep = KEEP_CELLS[_row_box_pattern(x)]
             if keep == 0:
-                return -1
-            x &= PATTERN_CELLS[keep]
+                return False
+            x &= keep
             st[idx] = x
-            st[_SEEN + idx] = x
             b = idx % 3
             singles = ROW_SINGLE[x & ROW] | ROW_SINGLE[(x >> 9) & ROW] << 9
-            singles = (singles | ROW_SINGLE[x >> 18] << 18) & st[_UNSOLVED + b]
+            singles = (singles | ROW_SINGLE[(x >> 18) & ROW] << 18) & st[_UNSOLVED + b]
             if singles:
                 st[_UNSOLVED + b] &= ~singles
-                for e in range(b, 27, 3):
-                    if e != idx:
-                        st[e] &= ~singles
+                # the singles leave every digit band of this band and their columns leave
+                # every band of this digit; then this digit band is put back as it was
+                for k in range(9):
+                    dirty |= _clear(st, b + 3 * k, singles)
                 column = ((singles | singles >> 9 | singles >> 18) & ROW) * COLUMN_SPREAD
                 base = idx - b
                 for other in range(3):
-                    if other != b:
-                        st[base + other] &= ~column
-        if not again:
-            return changed
-        changed = 1
+                    dirty |= _clear(st, base + other, column)
+                st[idx] = x
+                dirty &= ~(1 << idx)
+    st[_DIRTY] = 0
+    return True
 
 
 @njit(cache=True)
@@ -180,14 +202,17 @@ def _place_column_singles(st: np.ndarray) -> int:
     or -1 when a digit has no place left in some column."""
     placed = 0
     for d in range(9):
-        once = 0
-        twice = 0
-        for b in range(3):
-            x = st[d * 3 + b]
-            for shift in range(0, 27, 9):
-                w = (x >> shift) & ROW
-                twice |= once & w
-                once |= w
+        x0 = st[d * 3]
+        x1 = st[d * 3 + 1]
+        x2 = st[d * 3 + 2]
+        # by cell position in a band: in one band or more, in two or more; then the rows
+        across = x0 | x1 | x2
+        twice_across = (x0 & x1) | (x2 & (x0 | x1))
+        once = (across | across >> 9 | across >> 18) & ROW
+        twice = (
+            twice_across | twice_across >> 9 | twice_across >> 18
+            | (across & across >> 9) | (across >> 18 & (across | across >> 9))
+        ) & ROW
         if once != ROW:
             return -1
         columns = (once & ~twice) * COLUMN_SPREAD
@@ -209,7 +234,7 @@ def _propagate_bands(st: np.ndarray) -> bool:
     """Apply the band rules, naked singles and column singles to a fixpoint; False on a
     contradiction."""
     while True:
-        if _work_bands(st) < 0:
+        if not _work_bands(st):
             return False
         n = _place_naked_singles(st)
         if n < 0:
@@ -228,14 +253,17 @@ def _start_bands(board: np.ndarray, st: np.ndarray) -> bool:
     """Fill ``st`` with the candidates of ``board`` and propagate; False if contradictory."""
     for idx in range(27):
         st[_DIGIT_BANDS + idx] = 0
-        st[_SEEN + idx] = -1
+    st[_SPARE] = 0
+    st[_DIRTY] = (1 << 27) - 1
+    # branch-free throughout: blanks and givens interleave unpredictably
+    for b in range(3):
+        for k in range(27):
+            d = np.int64(board[b * 27 + k])
+            st[(d - 1) * 3 + b if d else _SPARE] |= 1 << k  # a blank's bit goes spare
     for b in range(3):
         given = 0
-        for k in range(27):
-            d = board[b * 27 + k]
-            if d:
-                st[(d - 1) * 3 + b] |= 1 << k
-                given |= 1 << k
+        for d in range(9):
+            given |= st[d * 3 + b]
         st[_UNSOLVED + b] = BAND & ~given
     # each digit's givens take their rows, boxes and columns; two in one house contradict
     for d in range(9):
@@ -254,13 +282,15 @@ def _start_bands(board: np.ndarray, st: np.ndarray) -> bool:
             x = st[d * 3 + b]
             rows = 0
             boxes = 0
+            clash = 0
             for r in range(3):
                 w = (x >> (9 * r)) & ROW
-                if w:
-                    if ROW_SINGLE[w] == 0 or boxes & ROW_BOXES[w]:
-                        return False
-                    rows |= 7 << (3 * r)
-                    boxes |= ROW_BOXES[w]
+                in_boxes = ROW_BOXES[w]
+                clash |= (ROW_SINGLE[w] ^ w) | (boxes & in_boxes)
+                rows |= (w != 0) * (7 << (3 * r))
+                boxes |= in_boxes
+            if clash:
+                return False
             taken = PATTERN_CELLS[rows | boxes * 0b1001001] | columns
             st[d * 3 + b] = (st[_UNSOLVED + b] & ~taken) | x
     return _propagate_bands(st)
@@ -324,9 +354,7 @@ def _is_solved_grid(st: np.ndarray) -> bool:
                 if ROW_SINGLE[w] == 0:
                     return False
                 columns |= w
-            if KEEP_PATTERN[
-                ROW_BOXES[x & ROW] | ROW_BOXES[(x >> 9) & ROW] << 3 | ROW_BOXES[x >> 18] << 6
-            ] == 0:
+            if KEEP_PATTERN[_row_box_pattern(x)] == 0:
                 return False
         if columns != ROW:
             return False
@@ -373,11 +401,10 @@ def _search_in(
         else:
             st[_CELL] = cell
             b = cell // 27
-            bit = 1 << (cell % 27)
+            pos = cell % 27
             digits = 0
             for d in range(9):
-                if st[d * 3 + b] & bit:
-                    digits |= 1 << d
+                digits |= (st[d * 3 + b] >> pos & 1) << d
             st[_CHOICES] = digits
         # take the next untried digit, backing up through exhausted levels
         while depth >= 0:
@@ -404,7 +431,7 @@ def _search_in(
                 depth -= 1
                 continue
             nxt = stack[depth + 1]
-            nxt[:] = st
+            nxt[:_KEPT] = st[:_KEPT]
             if _assign(nxt, d, cell // 27, 1 << (cell % 27)) and _propagate_bands(nxt):
                 depth += 1
                 break
