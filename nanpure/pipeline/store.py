@@ -107,15 +107,26 @@ def canonical_forms(kinds: Sequence[str], puzzles: Sequence[str]) -> list[str | 
     >>> canonical_forms(["sudoku", "nonogram"], ["." * 80 + "7", "x"])
     ['................................................................................1', None]
     """
-    from ..generator.board import format_line, parse
-    from ..generator.canon import canonical_batch
+    from ..generator.board import parse, scan_puzzle_text
+    from ..generator.canon import canonical_batch, canonical_batch_kernel
 
     sudoku = [k for k, kind in enumerate(kinds) if kind == "sudoku"]
     forms: list[str | None] = [None] * len(puzzles)
-    if sudoku:
-        boards = canonical_batch(np.stack([parse(puzzles[k]) for k in sudoku]))
-        for k, board in zip(sudoku, boards, strict=True):
-            forms[k] = format_line(board)
+    if not sudoku:
+        return forms
+    # one pass of the line scanner reads and checks them all (a run stores one puzzle at a
+    # time, and parse's per-house checks in Python were most of the store's work per
+    # puzzle); a line it does not take is parsed on its own for parse's message
+    texts = [puzzles[k] for k in sudoku]
+    boards, numbers, _, problems = scan_puzzle_text("\n".join(texts).encode())
+    if problems or len(numbers) != len(texts):
+        canonical = canonical_batch(np.stack([parse(t) for t in texts]))
+    else:  # the scan checked digits and houses, as canonical_batch would again
+        canonical = canonical_batch_kernel(np.ascontiguousarray(boards, dtype=np.uint8))
+    chars = np.where(canonical == 0, 46, canonical + 48).astype(np.uint8)  # 46: "."
+    text = chars.tobytes().decode("ascii")
+    for n, k in enumerate(sudoku):
+        forms[k] = text[81 * n : 81 * n + 81]
     return forms
 
 
