@@ -158,15 +158,18 @@ def assert_family_keeps_true_candidates(family: str, rows: list[dict[str, str]])
 
 
 def old_store(path, version: int) -> sqlite3.Connection:
-    """An empty store of an older schema ``version`` (1 or 2) at ``path``, open, for
+    """An empty store of an older schema ``version`` (1, 2 or 3) at ``path``, open, for
     migration tests: today's schema without what later versions added."""
     from nanpure.pipeline.store import APPLICATION_ID, SCHEMA
 
-    schema = SCHEMA.replace(",\n    canon TEXT\n", "\n").replace(
-        "CREATE INDEX puzzles_by_canon ON puzzles(canon);", "")  # added by version 3
+    schema = SCHEMA.replace(",\n    ladders TEXT\n", "\n")  # added by version 4
+    if version < 3:
+        schema = schema.replace(",\n    canon TEXT\n", "\n").replace(
+            "CREATE INDEX puzzles_by_canon ON puzzles(canon);", "")  # added by version 3
     if version < 2:
         schema = schema.replace("    kind TEXT NOT NULL DEFAULT 'sudoku',\n", "")
-    assert "canon" not in schema and ("kind" in schema) == (version >= 2)
+    assert "ladders" not in schema and ("canon" in schema) == (version >= 3)
+    assert ("kind" in schema) == (version >= 2)
     db = sqlite3.connect(path)
     db.executescript(schema)
     db.execute(f"PRAGMA application_id = {APPLICATION_ID}")

@@ -39,6 +39,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 from .. import __version__
+from ..files import atomic_path
 from ..generator.nonogram.formats import FormatError, Nonogram, parse_line
 from ..generator.tiers import tier_rank
 from ..record import PuzzleRecord
@@ -855,7 +856,11 @@ def render_book(plan: BookPlan, out: str | BinaryIO) -> None:
     saved_a85 = rl_config.useA85
     rl_config.useA85 = 0
     try:
-        _render(plan, fonts, out)
+        if isinstance(out, str):
+            with atomic_path(out) as tmp:
+                _render(plan, fonts, str(tmp))
+        else:
+            _render(plan, fonts, out)
     finally:
         rl_config.useA85 = saved_a85
 
