@@ -566,8 +566,12 @@ def check_file(path: str, new_ok: bool = True) -> None:
     page_size = int.from_bytes(header[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
     pages = int.from_bytes(header[28:32], "big")
-    # the page count in the header is valid when its version stamp matches the counter
-    if header[92:96] == header[24:28] and info.st_size < pages * page_size:
+    # The page count in the header is valid when its version stamp matches the counter.
+    # A write-ahead log beside the file may hold the pages a checkpoint could not yet
+    # write (a full disk stops it half-way); SQLite then reads them from there.
+    wal = Path(path + "-wal")
+    pending = wal.exists() and wal.stat().st_size > 0
+    if header[92:96] == header[24:28] and info.st_size < pages * page_size and not pending:
         raise StoreError(f"{path}: store file is truncated ({info.st_size} bytes, its header "
                          f"says {pages * page_size}); restore it from a backup")
     if not info.st_mode & stat.S_IWUSR or not os.access(path, os.W_OK):

@@ -13,7 +13,7 @@ Each puzzle is checked by its kind (:mod:`nanpure.generator.kinds`):
 
 >>> record = PuzzleRecord(
 ...     puzzle="..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4.459.....",
-...     solution="926587143473192865581634729194826537862375491357419682718243956639758214245961378",
+...   solution="926587143473192865581634729194826537862375491357419682718243956639758214245961378",
 ...     tier="easy", score=400, hardest="x", techniques="", symmetry="none", blanks=56, seed=1)
 >>> check_puzzles([record, record._replace(symmetry="dihedral")]).problems
 [None, 'is not symmetric as recorded (dihedral)']
