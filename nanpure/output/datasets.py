@@ -694,11 +694,15 @@ def _read_rows(data: bytes, fmt: str, problems: list[tuple[int, str]]
         pa = _pyarrow()
         try:
             table = pa.parquet.read_table(io.BytesIO(data))
-        except pa.ArrowException as exc:
-            raise ExportError(f"not a Parquet file: {exc}") from exc
-        rows = table.to_pylist()
-        name = _puzzle_column(table.column_names)
-        return [(k, {**r, "puzzle": r[name]}) for k, r in enumerate(rows, start=1)]
+            name = _puzzle_column(table.column_names)
+            if not pa.types.is_string(table.schema.field(name).type):
+                raise ExportError(f"the {name} column holds {table.schema.field(name).type}, "
+                                  "not text")
+            rows = table.to_pylist()
+        except (pa.ArrowException, OSError) as exc:  # pyarrow's messages span lines
+            first = (str(exc).splitlines() or [type(exc).__name__])[0]
+            raise ExportError(f"not a Parquet file: {first}") from exc
+        return [(k, {**r, "puzzle": r[name] or ""}) for k, r in enumerate(rows, start=1)]
     text = data.decode("utf-8", "replace")
     if fmt == "csv":
         return _read_csv_rows(text)
@@ -716,7 +720,8 @@ def _puzzle_column(names: list[str]) -> str:
     for name in ("quizzes", "puzzle", "puzzles", "quiz"):
         if name in names:
             return name
-    raise ExportError(f"no puzzle column (quizzes or puzzle) among {', '.join(names)}")
+    shown = ", ".join(name if name.isprintable() else repr(name) for name in names)
+    raise ExportError(f"no puzzle column (quizzes or puzzle) among {shown}")
 
 
 def _read_csv_rows(text: str) -> list[tuple[int, dict[str, Any]]]:
