@@ -226,6 +226,7 @@ def test_a_store_at_its_size_limit_keeps_every_commit(tmp_path):
                 store.add_puzzle(run.id, "easy", task, record)
                 committed.append(record.puzzle)
     assert 0 < len(committed) < len(made)
+    print(f"\nstore full after {len(committed)} of {len(made)} puzzles; all kept")
     assert puzzles_of(tmp_path / "s.db") == {"n/easy": committed}
 
 
@@ -239,7 +240,9 @@ def _check_run_after_fault(result, store: Path, reference: Path, resume) -> None
     assert got, "nothing was committed before the fault"
     for quota, puzzles in got.items():
         assert puzzles == want[quota][: len(puzzles)]
-    assert sum(map(len, got.values())) < sum(map(len, want.values()))
+    kept, total = sum(map(len, got.values())), sum(map(len, want.values()))
+    assert kept < total
+    print(f"\nfault after {kept} of {total} puzzles committed; all kept, none twice")
     assert nanpure("verify", "--store", str(store)).returncode == 0
     resumed = resume()
     assert resumed.returncode == 0, resumed.stderr
