@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from . import __version__
 from .generator.tiers import TIERS
-from .output.datasets import EXPORT_FORMATS, INPUT_FORMATS
+from .output.datasets import EXPORT_FORMATS, IMAGE_FORMATS, INPUT_FORMATS
 
 
 class UsageError(Exception):
@@ -402,7 +402,40 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
                    help="write the log of the run and its workers to FILE")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bars on stderr (default: only on a terminal)")
+    p.add_argument("--date", type=_date, metavar="YYYY-MM-DD",
+                   help="the date {date} in the run name stands for (default: today, local "
+                   "time), to redo or reproduce a past night")
+    p.add_argument("--name", metavar="NAME",
+                   help="run name instead of the config's (may hold {date})")
+    p.add_argument("--seed", type=_seed, metavar="K",
+                   help="run seed instead of the config's (without either, the seed is "
+                   "derived from the run name)")
+    p.add_argument("--log-format", choices=("text", "json"), default="text",
+                   help="text lines (default) or JSON lines (one object a record) for the "
+                   "log (--log FILE, else warnings on stderr)")
     p.set_defaults(func=_run_run)
+
+
+def _date(text: str):
+    from datetime import datetime
+
+    try:
+        return datetime.strptime(text, "%Y-%m-%d").date()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, got {text!r}") from None
+
+
+def _seed(text: str) -> int:
+    from .pipeline.config import MAX_SEED
+
+    try:
+        value: int | None = int(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {MAX_SEED}, "
+                                         f"got {text}")
+    return value
 
 
 def _positive_int(text: str) -> int:
@@ -422,7 +455,8 @@ def _run_run(args: argparse.Namespace) -> int:
         return run_command(args.config, workers=args.workers, fresh=args.fresh,
                            store=args.store, scheduler=args.scheduler,
                            max_seconds=args.max_seconds, log_file=args.log,
-                           progress=args.progress)
+                           progress=args.progress, day=args.date, name=args.name,
+                           seed=args.seed, log_format=args.log_format)
     except (ConfigError, StoreError, RunError, ExecutorError) as exc:
         raise UsageError(str(exc)) from exc
     except OSError as exc:  # e.g. the --log file cannot be written
@@ -448,7 +482,9 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
         "Parquet and CSV, split so that equivalent puzzles stay on one side, and a "
         "README.md dataset card). Every export records the nanpure version and the "
         "ladder's fingerprint: Parquet in its metadata, sdk and opensudoku inside, the "
-        "card in its header, other files written with --out in PATH.meta.json.",
+        "card in its header, other files written with --out in PATH.meta.json. "
+        "svg and png write one picture a puzzle (ID.svg, ID.png; with --answers also "
+        "ID-answer.svg) into the --out directory, drawn as in the book.",
     )
     p.add_argument("--store", metavar="DB", default="output/nanpure.db",
                    help="store file (default: output/nanpure.db)")
@@ -456,14 +492,22 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kind", choices=("sudoku", "nonogram"),
                    help="export the puzzles of this kind (default: the kind of the puzzles "
                    "selected; a selection of both kinds is refused without it)")
-    p.add_argument("--format", choices=EXPORT_FORMATS + ("non",), default="csv",
-                   help="file format (default: csv; non: nonograms only; csv, jsonl, parquet "
-                   "and lines: either kind; the others Sudoku only)")
+    p.add_argument("--format", choices=EXPORT_FORMATS + ("non",) + IMAGE_FORMATS,
+                   default="csv",
+                   help="file format (default: csv; non: nonograms only; csv, jsonl, parquet, "
+                   "lines, svg and png: either kind; the others Sudoku only)")
     p.add_argument("--out", metavar="PATH", default="-",
                    help="output file (a directory for hf and non); '-' or nothing writes "
                    "standard output")
     p.add_argument("--license", default="cc0-1.0", metavar="ID",
                    help="licence the hf dataset card declares (default: cc0-1.0)")
+    p.add_argument("--steps", action="store_true",
+                   help="add a steps column: each puzzle's solution path as the rater finds "
+                   "it (csv: steps separated by '; ', jsonl: a list; as rate --steps)")
+    p.add_argument("--answers", action="store_true",
+                   help="svg and png: also write each puzzle's answer, ID-answer.svg")
+    p.add_argument("--dpi", type=_positive_int, metavar="N",
+                   help="png: pixels per inch (default: 150; a Sudoku is 3.9 in wide)")
     p.set_defaults(func=_run_export)
 
 
@@ -474,7 +518,8 @@ def _run_export(args: argparse.Namespace) -> int:
 
     try:
         return export_command(args.store, args.run, args.format, args.out, args.kind,
-                              license=args.license)
+                              license=args.license, steps=args.steps, answers=args.answers,
+                              dpi=args.dpi)
     except (StoreError, ExportError) as exc:
         raise UsageError(str(exc)) from exc
     except BrokenPipeError:
@@ -497,6 +542,12 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
                    help="store file (default: output/nanpure.db)")
     p.add_argument("--run", metavar="NAME", help="only this run")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.add_argument("--plot", metavar="FILE",
+                   help="also draw the statistics into FILE.pdf or FILE.png: blank counts "
+                   "and scores by tier, technique usage, acceptance per quota")
+    p.add_argument("--inventory", action="store_true",
+                   help="the puzzles no book has printed yet, per family of runs "
+                   "(nightly-{date}), quota, kind and tier, with each quota's keep_unused")
     p.set_defaults(func=_run_stats)
 
 
@@ -505,7 +556,8 @@ def _run_stats(args: argparse.Namespace) -> int:
     from .pipeline.store import StoreError
 
     try:
-        return stats_command(args.store, args.run, args.json)
+        return stats_command(args.store, args.run, args.json, inventory=args.inventory,
+                             plot=args.plot)
     except StoreError as exc:
         raise UsageError(str(exc)) from exc
 

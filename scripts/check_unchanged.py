@@ -12,9 +12,11 @@ The artifacts:
   rated with the whole ladder and with the ladder capped at ``hard`` (skipped, and said,
   when ``../shared`` is absent);
 - ``nanpure generate`` output for a few fixed seeds and tiers;
-- the packaged default run and ``examples/nightly.toml`` run into a fresh store, exported
+- the packaged default run and ``examples/nightly.toml`` run into a fresh store (the
+  latter under its former name and seed, ``--name nightly --seed 20261122``), exported
   as CSV, JSONL, lines and Parquet;
-- the default book and ``examples/book.toml`` as PDFs (bytes) and manifests.
+- the default book and ``examples/book.toml`` (taking the run ``nightly``) as PDFs
+  (bytes) and manifests.
 
 Two columns are left out of exports and manifests: ``created_at`` (the clock) and ``id``,
 which the store assigns in the order batches of different quotas arrive; batch sizes
@@ -111,7 +113,15 @@ def _runs_and_books(out: Path, work: Path) -> list[str]:
     names = []
     shutil.copytree(ROOT / "examples", work / "examples")
     _nanpure(["run", "--no-progress", "--workers", "1"], work)
-    _nanpure(["run", "examples/nightly.toml", "--no-progress", "--workers", "1"], work)
+    # examples/nightly.toml names each night's run nightly-{date}, seeded from that name;
+    # the snapshot holds the run it made before, named "nightly" with seed 20261122, and
+    # the book of examples/book.toml printed from that run by name
+    _nanpure(["run", "examples/nightly.toml", "--no-progress", "--workers", "1",
+              "--name", "nightly", "--seed", "20261122"], work)
+    book = work / "examples" / "book.toml"
+    text = book.read_text()
+    assert 'run = "nightly-*"' in text, "examples/book.toml no longer takes nightly-*"
+    book.write_text(text.replace('run = "nightly-*"', 'run = "nightly"', 1))
     for run in ("default", "nightly"):
         for fmt in ("csv", "jsonl", "lines", "parquet"):
             target = work / f"export-{run}.{fmt}"

@@ -190,7 +190,9 @@ def test_bad_quotas_name_the_key(lines, expected):
         ("seed = 1\nexecutor = \"slurm\"", "run.executor: expected one of \"local\", \"dask\""),
         ("seed = 1\nmax_seconds = 0", "run.max_seconds: expected a number > 0"),
         ("seed = 1\nwrokers = 2", "run.wrokers: unknown key"),
-        ("name = \"x\"", "run.seed: missing"),
+        ("name = \"x-{day}\"", "run.name: unknown placeholder {day}; use {date}"),
+        ("seed = 1\nreport = \"r/{nmae}.json\"", "run.report: unknown placeholder {nmae}; "
+                                                 "use {name}, {date}"),
         ("seed = 1\nexecutor = \"local\"\nscheduler = \"tcp://h:1\"", "run.scheduler: a sched"),
     ],
 )

@@ -10,7 +10,7 @@ The order of the book::
 
     1 title · 2 imprint · contents · how to play (a page for each kind of puzzle)
     for each section: a section title page, then its puzzle pages
-    answers title page · answer pages · notes pages
+    hints pages (when asked for) · answers title page · answer pages · notes pages
 
 Puzzles are numbered through the book in the order given; the caller decides that order.
 A puzzle is a :class:`~nanpure.record.PuzzleRecord` (the book reads its id, kind, puzzle,
@@ -28,7 +28,7 @@ more, unless the section fixes ``puzzles_per_page`` (in large print: one a page,
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from itertools import groupby
@@ -44,6 +44,7 @@ from ..generator.nonogram.formats import FormatError, Nonogram, parse_line
 from ..generator.tiers import tier_rank
 from ..record import PuzzleRecord
 from .grid import BLACK, FILLED_GREY, digit_size, draw_grid
+from .hint_pages import draw_hints_page, hint_chunks
 from .nonogram import MIN_CLUE_SIZE, draw_nonogram, smallest_box
 from .pages import (
     ANSWER_TEMPLATES,
@@ -143,6 +144,7 @@ class BookSettings:
     large_print: bool = False
     cjk_font: str | None = None
     imprint: tuple[str, ...] = ()  # extra lines for the imprint page (copyright, ISBN)
+    hints: bool = False  # a hints section, from the hints given to plan_book
 
     def __post_init__(self) -> None:
         if self.puzzles_per_page not in PUZZLE_TEMPLATES:
@@ -182,8 +184,8 @@ class Page:
     """One planned page: what kind it is and what it shows."""
 
     number: int
-    kind: str  # title, imprint, contents, how-to-play, section, puzzles, answers-title,
-    #            answers, notes
+    kind: str  # title, imprint, contents, how-to-play, section, puzzles, hints,
+    #            answers-title, answers, notes
     heading: str = ""
     items: tuple[Placement, ...] = ()
     lines: tuple[tuple[str, str, int], ...] = ()  # contents rows: (title, detail, page)
@@ -198,6 +200,7 @@ class BookPlan:
     settings: BookSettings
     pages: list[Page] = field(default_factory=list)
     placements: list[Placement] = field(default_factory=list)
+    hints: Mapping[str, Any] = field(default_factory=dict)  # by puzzle text
 
     @property
     def page_count(self) -> int:
@@ -243,8 +246,11 @@ def _number_span(first: int, last: int) -> str:
     return f"{first}" if first == last else f"{first}\u2013{last}"
 
 
-def plan_book(sections: Sequence[BookSection], settings: BookSettings) -> BookPlan:
+def plan_book(sections: Sequence[BookSection], settings: BookSettings,
+              hints: Mapping[str, Any] | None = None) -> BookPlan:
     """Decide every page of the book; puzzles are numbered 1.. in the order given.
+    When ``settings.hints``, a hints section (:mod:`.hint_pages`) with ``hints``
+    (:class:`~nanpure.output.hints.Hint` by puzzle text) comes before the answers.
 
     How many nonograms fit a page depends on the gutter, and the gutter on the page count:
     the book is planned again with the gutter of its own page count until the two agree
@@ -255,28 +261,43 @@ def plan_book(sections: Sequence[BookSection], settings: BookSettings) -> BookPl
         raise LayoutError("the book has no puzzles")
     margins = Margins.for_pages(MIN_PAGES)
     while True:
-        plan = _plan(sections, settings, margins)
+        plan = _plan(sections, settings, margins, (hints or {}) if settings.hints else {})
         if plan.margins == margins:
             return plan
         margins = plan.margins
 
 
-def _plan(sections: Sequence[BookSection], settings: BookSettings,
-          margins: Margins) -> BookPlan:
+def _plan(sections: Sequence[BookSection], settings: BookSettings, margins: Margins,
+          hints: Mapping[str, Any]) -> BookPlan:
     kinds = list(dict.fromkeys(s.kind for s in sections))
     body = [_puzzle_pages(s, settings, margins) for s in sections]
-    answers = _answer_ranges([p for s in sections for p in s.puzzles], settings.answers_per_page)
+    puzzles = [p for s in sections for p in s.puzzles]
+    answers = _answer_ranges(puzzles, settings.answers_per_page)
+    hint_pages = _hint_pages(puzzles, hints, settings, margins)
     # The contents always has room for a "Notes" row, so padding with notes pages never
     # changes the length of the contents (and so never the page count it was sized for).
     rows_per_contents_page = _contents_rows_per_page(settings)
     body_pages = sum(1 + len(pages) for pages in body)
     answer_pages = 1 + len(answers)
     contents_rows = len(kinds) + len(sections) + 2  # how to play, sections, answers, notes
+    contents_rows += 1 if hint_pages else 0
     contents_pages = math.ceil(contents_rows / rows_per_contents_page)
-    total = 2 + contents_pages + len(kinds) + body_pages + answer_pages
+    total = 2 + contents_pages + len(kinds) + body_pages + len(hint_pages) + answer_pages
     notes = max(MIN_PAGES, total + total % 2) - total
-    return _lay_out(sections, body, answers, kinds, settings, contents_pages, notes,
-                    rows_per_contents_page)
+    plan = _lay_out(sections, body, answers, kinds, settings, contents_pages, notes,
+                    rows_per_contents_page, hint_pages)
+    plan.hints = hints
+    return plan
+
+
+def _hint_pages(puzzles: Sequence[PuzzleRecord], hints: Mapping[str, Any],
+                settings: BookSettings, margins: Margins) -> list[list[int]]:
+    """The hints pages, as the indices into ``puzzles`` of the hints each shows."""
+    hinted = [k for k, p in enumerate(puzzles) if p.puzzle in hints]
+    kind = Type.for_settings(settings)
+    body = _body(live_area(3, page_size(settings.page_size), margins), kind)
+    return [[hinted[i] for i in chunk]
+            for chunk in hint_chunks(len(hinted), body.height, kind.body)]
 
 
 def _answer_ranges(puzzles: Sequence[PuzzleRecord], per_page: int) -> list[tuple[int, int]]:
@@ -293,7 +314,8 @@ def _answer_ranges(puzzles: Sequence[PuzzleRecord], per_page: int) -> list[tuple
 
 def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]],
              answers: list[tuple[int, int]], kinds: list[str], settings: BookSettings,
-             contents_pages: int, notes: int, rows_per_contents_page: int) -> BookPlan:
+             contents_pages: int, notes: int, rows_per_contents_page: int,
+             hint_pages: Sequence[Sequence[int]] = ()) -> BookPlan:
     first_how_to = 2 + contents_pages + 1
     # where each puzzle goes
     page = first_how_to + len(kinds)
@@ -312,7 +334,8 @@ def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]
             layout.append((page, per_page, len(chunk)))
             page += 1
         section_pages.append((section, on, first, number - 1, layout))
-    answers_title = page
+    hints_first = page
+    answers_title = page + len(hint_pages)
     answer_page = {i: answers_title + 1 + k
                    for k, (start, end) in enumerate(answers) for i in range(start, end)}
     placements = [Placement(num, title, puzzle, on, answer_page[i])
@@ -326,6 +349,8 @@ def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]
         detail = " \u00b7 ".join(_section_detail(section.kind, section.puzzles, first, last,
                                                  len(kinds) > 1))
         rows.append((section.title, detail, on))
+    if hint_pages:
+        rows.append(("Hints", "", hints_first))
     rows.append(("Answers", "", answers_title))
     if notes:
         rows.append(("Notes", "", notes_first))
@@ -345,6 +370,9 @@ def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]
                               items=tuple(placements[start:start + count]),
                               puzzle_kind=section.kind, per_page=per_page))
             start += count
+    for k, chunk in enumerate(hint_pages):
+        pages.append(Page(hints_first + k, "hints", "Hints",
+                          items=tuple(placements[i] for i in chunk)))
     pages.append(Page(answers_title, "answers-title", "Answers"))
     for start, end in answers:
         pages.append(Page(placements[start].answer_page, "answers", "Answers",
@@ -722,6 +750,9 @@ class _Drawer:
             self._nonograms(page, template, solutions=False)
         else:
             self._grids(page, *template, solutions=False)
+
+    def page_hints(self, page: Page) -> None:
+        draw_hints_page(self, page, self.plan.hints)
 
     def page_answers_title(self, page: Page) -> None:
         box = self.area(page)

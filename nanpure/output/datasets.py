@@ -62,6 +62,9 @@ COLUMNS = columns("id", "puzzle", "solution", "tier", "score", "hardest", "techn
                   "symmetry", "blanks", "run", "quota", "seed", "created_at")
 INTEGER_COLUMNS = columns("id", "score", "blanks", "seed")
 FORMATS = ("csv", "jsonl", "parquet", "lines")
+#: Formats that take a ``steps`` column (the solution path), on request: "; "-separated
+#: text in CSV, a list in JSON lines.
+STEPS_FORMATS = ("csv", "jsonl")
 
 #: ``nanpure generate``'s formats, the columns of its CSV and of its JSON lines.
 GENERATED_FORMATS = ("text", "csv", "jsonl")
@@ -92,14 +95,34 @@ def row_of(record: PuzzleRecord) -> dict[str, Any]:
 
 
 def write_export(records: Iterable[PuzzleRecord], fmt: str,
-                 out: TextIO | BinaryIO | str | Path, kind: str = "sudoku") -> int:
+                 out: TextIO | BinaryIO | str | Path, kind: str = "sudoku",
+                 steps: list[list[str]] | None = None) -> int:
     """Write the records (all of ``kind``) in ``fmt`` to a stream or a path (for ``non``
-    a directory); returns how many rows."""
+    a directory); returns how many rows. ``steps``, each record's solution path, adds a
+    last column ``steps`` (:data:`STEPS_FORMATS` only)."""
+    check_steps(fmt, steps)
     if kind != "sudoku":
-        return _write_nonograms(list(records), fmt, out)
+        return _write_nonograms(list(records), fmt, out, steps)
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    return _emit([row_of(r) for r in records], fmt, out, _write_rows, write_parquet)
+    rows = _with_steps([row_of(r) for r in records], fmt, steps)
+    return _emit(rows, fmt, out, _write_rows, write_parquet)
+
+
+def check_steps(fmt: str, steps: object) -> None:
+    """Refuse ``steps`` (anything but None) for a format without a steps column."""
+    if steps is not None and fmt not in STEPS_FORMATS:
+        raise ExportError(f"--steps adds a column to {' and '.join(STEPS_FORMATS)} exports, "
+                          f"not to {fmt}")
+
+
+def _with_steps(rows: list[dict[str, Any]], fmt: str,
+                steps: list[list[str]] | None) -> list[dict[str, Any]]:
+    """``rows`` with each one's solution path as a last column, when given."""
+    if steps is None:
+        return rows
+    return [{**r, "steps": "; ".join(path) if fmt == "csv" else path}
+            for r, path in zip(rows, steps, strict=True)]
 
 
 def _emit(rows: list[dict[str, Any]], fmt: str, out: Any, write_rows: Callable[..., None],
@@ -121,7 +144,8 @@ def _emit(rows: list[dict[str, Any]], fmt: str, out: Any, write_rows: Callable[.
 
 def _write_rows(rows: list[dict[str, Any]], fmt: str, out: Any) -> None:
     if fmt == "csv":
-        writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else COLUMNS,
+                                lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
     elif fmt == "jsonl":
@@ -225,7 +249,8 @@ def write_non(record: PuzzleRecord, path: Path) -> None:
 
 
 def _write_nonograms(records: list[PuzzleRecord], fmt: str,
-                     out: TextIO | BinaryIO | str | Path) -> int:
+                     out: TextIO | BinaryIO | str | Path,
+                     steps: list[list[str]] | None = None) -> int:
     formats = KIND_FORMATS["nonogram"]
     if fmt not in formats:
         raise ExportError(f"unknown format {fmt!r} for nonograms; expected one of "
@@ -242,13 +267,14 @@ def _write_nonograms(records: list[PuzzleRecord], fmt: str,
     if fmt == "lines":
         rows = [{"puzzle": r.puzzle} for r in records]
     else:
-        rows = [nonogram_row(r) for r in records]
+        rows = _with_steps([nonogram_row(r) for r in records], fmt, steps)
     return _emit(rows, fmt, out, _write_nonogram_rows, _write_nonogram_parquet)
 
 
 def _write_nonogram_rows(rows: list[dict[str, Any]], fmt: str, out: Any) -> None:
     if fmt == "csv":
-        writer = csv.DictWriter(out, fieldnames=NONOGRAM_COLUMNS, lineterminator="\n")
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else NONOGRAM_COLUMNS,
+                                lineterminator="\n")
         writer.writeheader()
         writer.writerows(_json_clues(r) for r in rows)
     elif fmt == "jsonl":
@@ -371,6 +397,8 @@ def read_export(source: TextIO | BinaryIO | str | Path, fmt: str) -> list[dict[s
 #: Export formats of single files (``hf`` writes a directory).
 INTERCHANGE_FORMATS = ("kaggle", "sdm", "sdk", "opensudoku")
 EXPORT_FORMATS = FORMATS + INTERCHANGE_FORMATS + ("hf",)
+#: Pictures, one file a puzzle (drawn by :mod:`nanpure.layouts.images`).
+IMAGE_FORMATS = ("svg", "png")
 #: Formats ``solve``, ``rate`` and ``canon`` read: puzzle lines, and the formats above
 #: (``csv`` is any CSV with a ``quizzes`` or ``puzzle`` column, as Kaggle's sets, the
 #: kaggle export and the csv export have).
@@ -471,20 +499,22 @@ def write_meta(path: str | Path, fmt: str, rows: int) -> Path:
 
 
 def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | str | Path,
-                      kind: str = "sudoku") -> int:
+                      kind: str = "sudoku", steps: list[list[str]] | None = None) -> int:
     """Write the records (all of ``kind``) in any format of ``KIND_FORMATS[kind]`` but
     ``hf`` to a stream or a path; returns how many rows. Sudoku's Parquet carries
     :func:`provenance` in its metadata, sdk and opensudoku inside the file; a file path in
     another format gets :func:`write_meta` beside it (the file itself stays exactly as
-    before); a directory of ``.non`` files gets none."""
+    before); a directory of ``.non`` files gets none. ``steps`` as for
+    :func:`write_export`."""
     records = list(records)
+    check_steps(fmt, steps)
     if kind != "sudoku":
-        n = write_export(records, fmt, out, kind)
+        n = write_export(records, fmt, out, kind, steps)
         if isinstance(out, str | Path) and fmt != "non":
             write_meta(out, fmt, n)
         return n
     if fmt not in INTERCHANGE_FORMATS:
-        n = write_export(records, fmt, out)
+        n = write_export(records, fmt, out, steps=steps)
     else:
         _sudoku_only(records, fmt)
         if isinstance(out, str | Path):

@@ -123,11 +123,11 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
     puzzles = read_puzzle_lines(stream, input_format)
     report_problems(puzzles.problems, name, err)
     counts, solutions = count_solutions_batch(puzzles.boards, 2)
-    lines = _lines_of(solutions)
     status = 1 if puzzles.problems else 0
     if fmt == "csv":
         rows = ["puzzle,solutions,solution"]
-        for text, n, sol in zip(puzzles.texts, counts.tolist(), lines, strict=True):
+        for text, n, sol in zip(puzzles.texts, counts.tolist(), _lines_of(solutions),
+                                strict=True):
             rows.append(f"{text},{n},{sol if n == 1 else ''}")
         out.write("\n".join(rows) + "\n")
         return status

@@ -6,11 +6,12 @@ file and key::
     [book]
     title = "Nightly Sudoku"
     store = "output/nanpure.db"
-    run = "nightly"              # optional: only puzzles of this run
+    run = "nightly-*"            # optional: only puzzles of these runs (a glob or a list)
     out = "output/nightly.pdf"
     page_size = "6x9in"          # 8.5x11in, A4, A5, letter, B5
     puzzles_per_page = 2         # 1, 2, 4 or 6
     answers_per_page = 6         # 4, 6, 9 or 12
+    hints = true                 # a hints section before the answers
 
     [[book.section]]
     title = "Easy"
@@ -46,6 +47,19 @@ from ..generator.tiers import TIERS
 from ..layouts.pages import ANSWER_TEMPLATES, PAGE_SIZES, PUZZLE_TEMPLATES
 from .config import DEFAULT_STORE, ConfigError, Section, load_toml, parse_toml
 
+#: Which runs a book or section takes puzzles from: a run name or glob pattern
+#: (``"nightly-*"``), a list of them, or None for any run.
+Runs = str | tuple[str, ...] | None
+
+
+def run_globs(runs: Runs) -> tuple[str, ...] | None:
+    """The glob patterns of ``runs`` (a name is a pattern matching itself).
+
+    >>> run_globs("nightly-*"), run_globs(("a", "b")), run_globs(None)
+    (('nightly-*',), ('a', 'b'), None)
+    """
+    return (runs,) if isinstance(runs, str) else runs
+
 
 @dataclass(frozen=True)
 class LayoutSpec:
@@ -62,6 +76,7 @@ class LayoutSpec:
     large_print: bool = False
     cjk_font: str | None = None
     imprint: tuple[str, ...] = ()  # extra lines for the imprint page (copyright, ISBN)
+    hints: bool = False  # a hints section: the first step beyond singles of each puzzle
 
 
 @dataclass(frozen=True)
@@ -75,7 +90,7 @@ class SectionSpec:
     title: str
     quotas: tuple[str, ...] | None = None
     tiers: tuple[str, ...] | None = None
-    run: str | None = None  # overrides the book's run
+    run: Runs = None  # overrides the book's run
     count: int | None = None  # None: every matching puzzle
     kind: str | None = None
     puzzles_per_page: int | None = None
@@ -84,6 +99,8 @@ class SectionSpec:
 #: Section keys added with puzzle kinds: left out of the config's JSON while unset, so
 #: the JSON of a book without them (its manifest, its record in the store) is unchanged.
 _LATER_SECTION_KEYS = ("kind", "puzzles_per_page")
+#: Book keys added later, left out of the JSON while off, for the same reason.
+_LATER_LAYOUT_KEYS = ("hints",)
 
 
 @dataclass(frozen=True)
@@ -93,7 +110,7 @@ class BookConfig:
     layout: LayoutSpec
     sections: tuple[SectionSpec, ...]
     store: str = DEFAULT_STORE
-    run: str | None = None
+    run: Runs = None
     out: str = "output/book.pdf"
     reuse: bool = False
     source: str = "<config>"
@@ -106,6 +123,9 @@ class BookConfig:
             for key in _LATER_SECTION_KEYS:
                 if section[key] is None:
                     del section[key]
+        for key in _LATER_LAYOUT_KEYS:
+            if not data["layout"][key]:
+                del data["layout"][key]
         return json.dumps(data, sort_keys=True, ensure_ascii=False)
 
 
@@ -138,7 +158,7 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     subtitle = book.str("subtitle", "", nonempty=False)
     author = book.str("author", "", nonempty=False)
     store = book.str("store", DEFAULT_STORE)
-    run = book.str("run", None)
+    run = _runs(book)
     out = book.str("out", "output/book.pdf")
     if not out.lower().endswith(".pdf"):
         raise book.error("out", f"expected a file name ending in .pdf, got {out!r}")
@@ -157,6 +177,7 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     if cjk_font is not None and not Path(cjk_font).is_file():
         raise book.error("cjk_font", f"no such font file: {cjk_font}")
     imprint = book.str_list("imprint", ())
+    hints = book.bool("hints", False)
     reuse = book.bool("reuse", False)
     tables = book.tables("section", required=True)
     sections = tuple(_section(s) for s in tables)
@@ -174,9 +195,19 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     layout = LayoutSpec(title=title, subtitle=subtitle, author=author,
                         page_size=names[size.lower()], puzzles_per_page=per_page,
                         answers_per_page=answers, large_print=large_print,
-                        cjk_font=cjk_font, imprint=imprint)
+                        cjk_font=cjk_font, imprint=imprint, hints=hints)
     return BookConfig(layout=layout, sections=sections, store=store, run=run, out=out,
                       reuse=reuse, source=source)
+
+
+def _runs(s: Section) -> Runs:
+    """``run``: a run name or glob pattern (``*``, ``?``, ``[...]``), or a list of them."""
+    if isinstance(s.data.get("run"), list):
+        runs = s.str_list("run")
+        if not runs or not all(r.strip() for r in runs):
+            raise s.error("run", "expected a run name or glob, or a non-empty list of them")
+        return runs
+    return s.str("run", None)
 
 
 def _section(s: Section) -> SectionSpec:
@@ -191,7 +222,7 @@ def _section(s: Section) -> SectionSpec:
         if tiers is not None:
             raise s.error("tier", "give either tier or tiers, not both")
         tiers = (s.choice("tier", TIERS),)
-    run = s.str("run", None)
+    run = _runs(s)
     count = s.int("count", None, minimum=1)
     kind = s.choice("kind", sorted(KINDS), None)
     per_page = _one_of(s, "puzzles_per_page", PUZZLE_TEMPLATES, None)

@@ -18,10 +18,13 @@ keys that are allowed.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
+import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import date
 from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
@@ -324,6 +327,7 @@ class Quota:
     dig: str = "target"
     score: tuple[int, int] | None = None
     attempts: int = 50
+    keep_unused: int | None = None  # an inventory quota: count is decided at run time
 
     def spec(self):
         """The generator's ``Spec`` for this quota."""
@@ -354,6 +358,7 @@ class NonogramQuota:
     density: float = 0.5
     smoothing: int = 2
     attempts: int = 200
+    keep_unused: int | None = None  # an inventory quota: count is decided at run time
 
     def spec(self):
         """The nonogram generator's ``Spec`` for this quota."""
@@ -369,10 +374,13 @@ class NonogramQuota:
         return _identity(self)
 
 
+#: Quota keys that say how many puzzles to make, not which: they may change between the
+#: sessions of a run.
+_HOW_MANY = ("count", "keep_unused")
+
+
 def _identity(quota: Quota | NonogramQuota) -> dict[str, Any]:
-    kind = asdict(quota)
-    del kind["count"]
-    return kind
+    return {k: v for k, v in asdict(quota).items() if k not in _HOW_MANY}
 
 
 @dataclass(frozen=True)
@@ -391,11 +399,26 @@ class RunConfig:
     # "exact" or "equivalent"; None when the config does not say, which means
     # "equivalent" for a new run and what it was made with for a stored one
     dedup: str | None = None
+    # a PDF or PNG of the run's statistics, written when it finishes; a relative path is
+    # taken from the directory of the run's log (--log), else from the current one
+    plot: str | None = None
+    # the name as written, when it has a {date}: the runs made from it form a family
+    # whose unused puzzles the inventory quotas count; and the date it was filled with
+    family: str | None = None
+    date: str | None = None
+    report: str | None = None  # where the run's JSON report goes
 
     def to_json(self) -> str:
-        """The config as JSON, as it is kept in the store's ``runs.config``."""
+        """The config as JSON, as it is kept in the store's ``runs.config``; the keys added
+        with nightly runs are left out while unset, so older configs keep their JSON."""
         data = asdict(self)
         del data["source"]
+        for key in _LATER_RUN_KEYS:
+            if data[key] is None:
+                del data[key]
+        for quota in data["quotas"]:
+            if quota["keep_unused"] is None:
+                del quota["keep_unused"]
         return json.dumps(data, sort_keys=True)
 
     def identity(self) -> dict[str, Any]:
@@ -411,28 +434,96 @@ class RunConfig:
         """Whether a stored config (``runs.config``) has this seed and these quota kinds,
         so that resuming it makes the puzzles this config would make."""
         stored = json.loads(config_json)
-        quotas = [{k: v for k, v in q.items() if k != "count"}
+        quotas = [{k: v for k, v in q.items() if k not in _HOW_MANY}
                   for q in stored.get("quotas", [])]
         mine = json.loads(json.dumps(self.identity()))  # tuples become lists, as stored
         return mine == {"seed": stored.get("seed"), "quotas": quotas}
 
 
-def load_run_config(path: str | Path) -> RunConfig:
-    """Read and validate a run config file."""
+_LATER_RUN_KEYS = ("plot", "family", "date", "report")
+
+
+# --- names by date, seeds by name ----------------------------------------------------------
+
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+
+
+def expand_name(template: str, day: date, **values: str) -> str:
+    """Fill ``{date}`` (``YYYY-MM-DD``), ``{date:FORMAT}`` (a ``strftime`` format) and the
+    names in ``values`` into ``template``; a ValueError says what else was found.
+
+    >>> expand_name("nightly-{date}", date(2026, 11, 24))
+    'nightly-2026-11-24'
+    >>> expand_name("reports/{name}-{date:%Y%m%d}.json", date(2026, 11, 24), name="n")
+    'reports/n-20261124.json'
+    >>> expand_name("nightly-{day}", date(2026, 11, 24))
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown placeholder {day}; use {date} or {date:%Y%m%d}-style formats
+    """
+    def fill(match: re.Match[str]) -> str:
+        key, colon, spec = match.group(1).partition(":")
+        if key == "date":
+            return day.strftime(spec) if colon else day.isoformat()
+        if key in values and not colon:
+            return values[key]
+        others = "".join(f"{{{k}}}, " for k in values)
+        raise ValueError(f"unknown placeholder {match.group(0)}; use {others}"
+                         "{date} or {date:%Y%m%d}-style formats")
+
+    rest = _PLACEHOLDER.sub("", template)
+    if "{" in rest or "}" in rest:
+        raise ValueError(f"unmatched brace in {template!r}")
+    return _PLACEHOLDER.sub(fill, template)
+
+
+def has_date(template: str) -> bool:
+    """Whether ``template`` holds a ``{date}`` placeholder (of any format).
+
+    >>> has_date("nightly-{date:%Y%m%d}"), has_date("nightly")
+    (True, False)
+    """
+    return any(m.group(1).partition(":")[0] == "date" for m in _PLACEHOLDER.finditer(template))
+
+
+def seed_of_name(name: str) -> int:
+    """The seed of a run whose config gives none: the BLAKE2b hash of the run name (UTF-8)
+    with an 8-byte digest, read big-endian, with the top bit cleared. The same name gives
+    the same seed on every machine and Python version.
+
+    >>> seed_of_name("nightly-2026-11-24")
+    3670118566933240837
+    """
+    digest = hashlib.blake2b(name.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") & MAX_SEED
+
+
+def load_run_config(path: str | Path, *, day: date | None = None, name: str | None = None,
+                    seed: int | None = None) -> RunConfig:
+    """Read and validate a run config file; ``day``, ``name`` and ``seed`` override it
+    (see :func:`run_config_from_toml`)."""
     path = Path(path)
-    return run_config_from_toml(load_toml(path), str(path), default_name=path.stem)
+    return run_config_from_toml(load_toml(path), str(path), default_name=path.stem,
+                                day=day, name=name, seed=seed)
 
 
-def default_run_config() -> RunConfig:
+def default_run_config(*, day: date | None = None, name: str | None = None,
+                       seed: int | None = None) -> RunConfig:
     """The small run config shipped with nanpure (``nanpure/data/default-run.toml``)."""
     text = resources.files("nanpure").joinpath("data/default-run.toml").read_text("utf-8")
     return run_config_from_toml(parse_toml(text, "default-run.toml"), "default-run.toml",
-                                default_name="default")
+                                default_name="default", day=day, name=name, seed=seed)
 
 
-def run_config_from_toml(data: dict[str, Any], source: str,
-                         default_name: str = "run") -> RunConfig:
+def run_config_from_toml(data: dict[str, Any], source: str, default_name: str = "run", *,
+                         day: date | None = None, name: str | None = None,
+                         seed: int | None = None) -> RunConfig:
     """Validate parsed TOML into a :class:`RunConfig`.
+
+    The run name may hold ``{date}`` placeholders (:func:`expand_name`), filled with
+    ``day`` (default: today, local time); ``day`` given for a name without one is an
+    error, since it would change nothing. ``name`` and ``seed`` replace the config's;
+    without a seed anywhere, the seed is :func:`seed_of_name` of the filled-in name.
 
     >>> c = run_config_from_toml(parse_toml('''
     ... [run]
@@ -451,8 +542,19 @@ def run_config_from_toml(data: dict[str, Any], source: str,
         top.has(key)
     top.finish()
     run = top.table("run")
-    name = run.str("name", default_name)
-    seed = run.int("seed", minimum=0, maximum=MAX_SEED)
+    written = run.str("name", default_name)
+    template = written if name is None else name
+    name_key = "run.name" if name is None else "--name"
+    if day is not None and not has_date(template):
+        raise ConfigError(source, name_key, f"--date {day.isoformat()} needs a {{date}} in "
+                          f'the run name, e.g. "nightly-{{date}}"; got {template!r}')
+    day = day or date.today()
+    try:
+        name = expand_name(template, day)
+    except ValueError as exc:
+        raise ConfigError(source, name_key, str(exc)) from exc
+    given = run.int("seed", None, minimum=0, maximum=MAX_SEED)
+    seed = seed if seed is not None else given if given is not None else seed_of_name(name)
     store = run.str("store", DEFAULT_STORE)
     workers = run.int("workers", None, minimum=1)
     executor = run.choice("executor", EXECUTORS, "local")
@@ -463,6 +565,20 @@ def run_config_from_toml(data: dict[str, Any], source: str,
         executor = "dask"
     max_seconds = run.number("max_seconds", None, positive=True)
     dedup = run.choice("dedup", DEDUP_MODES, None)
+    plot = run.str("plot", None)
+    if plot is not None:
+        if Path(plot).suffix.lower() not in (".pdf", ".png"):
+            raise run.error("plot", f"expected a file name ending in .pdf or .png, got {plot!r}")
+        try:
+            plot = expand_name(plot, day, name=name)
+        except ValueError as exc:
+            raise run.error("plot", str(exc)) from exc
+    report = run.str("report", None)
+    if report is not None:
+        try:
+            report = expand_name(report, day, name=name)
+        except ValueError as exc:
+            raise run.error("report", str(exc)) from exc
     run.finish()
     quotas = tuple(_quota(q) for q in top.tables("quota", required=True))
     seen: dict[str, int] = {}
@@ -472,9 +588,11 @@ def run_config_from_toml(data: dict[str, Any], source: str,
                               f"{q.name!r} is already the name of quota[{seen[q.name]}]; "
                               "quota names must be unique")
         seen[q.name] = i
+    dated = has_date(template)
     return RunConfig(name=name, seed=seed, quotas=quotas, store=store, workers=workers,
                      executor=executor, scheduler=scheduler, max_seconds=max_seconds,
-                     source=source, dedup=dedup)
+                     source=source, dedup=dedup, plot=plot, family=template if dated else None,
+                     date=day.isoformat() if dated else None, report=report)
 
 
 #: Puzzle kinds a quota may make (``kind = ...``; sudoku when not given).
@@ -485,14 +603,22 @@ KIND_KEYS = {"sudoku": ("blanks", "dig", "score"), "nonogram": ("size", "density
 
 def _quota(s: Section) -> Quota | NonogramQuota:
     name = s.str("name")
-    count = s.int("count", minimum=1)
+    count = s.int("count", None, minimum=1)
     kind = s.choice("kind", KINDS, "sudoku")
     for key in s.data:
         other = next((k for k in KINDS if k != kind and key in KIND_KEYS[k]), None)
         if other is not None:
             raise s.error(key, f"only {other} quotas take this key; this quota has "
                                f'kind = "{kind}"')
-    quota = _QUOTA_READERS[kind](s, name, count)
+    quota = _QUOTA_READERS[kind](s, name, 0 if count is None else count)
+    keep = s.int("keep_unused", None, minimum=1)
+    if (count is None) == (keep is None):
+        raise s.error("count" if count is None else "keep_unused",
+                      "missing; give count (the puzzles this run makes) or keep_unused (the "
+                      "unused puzzles to keep in stock)" if count is None else
+                      "give either count or keep_unused, not both")
+    if keep is not None:
+        quota = dataclasses.replace(quota, keep_unused=keep)
     s.finish()
     _check_possible(quota, s)
     return quota

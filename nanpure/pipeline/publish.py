@@ -37,8 +37,9 @@ from ..layouts.book import (
 )
 from ..layouts.pages import FontError, load_fonts
 from ..layouts.preflight import PreflightReport, preflight
+from ..output.hints import Hint, hints_for
 from ..record import PuzzleRecord, columns, row
-from .book_config import BookConfig, SectionSpec
+from .book_config import BookConfig, Runs, SectionSpec, run_globs
 from .store import Store
 from .verify import check_puzzles, run_ladders
 
@@ -82,13 +83,16 @@ def _difficulty(section: BookSection) -> tuple[float, float]:
     return statistics.median(ranks), statistics.median(p.score for p in section.puzzles)
 
 
-def _describe(spec: SectionSpec, run: str | None) -> str:
+def _describe(spec: SectionSpec, run: Runs) -> str:
     parts = [f"kind {spec.kind}"] if spec.kind else []
     if spec.quotas:
         parts.append("quota " + " or ".join(spec.quotas))
     if spec.tiers:
         parts.append("tier " + " or ".join(spec.tiers))
-    parts.append(f"run {run!r}" if run else "any run")
+    if isinstance(run, str):
+        parts.append(f"run {run!r}")
+    else:
+        parts.append("runs " + ", ".join(map(repr, run)) if run else "any run")
     return ", ".join(parts)
 
 
@@ -103,13 +107,15 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
     sections = []
     for i, spec in enumerate(config.sections):
         run = spec.run or config.run
-        if run is not None and store.find_run(run) is None:
-            known = ", ".join(r.name for r in store.runs()) or "none"
-            raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} has "
-                               f"no run {run!r} (runs: {known})")
-        records = store.select_puzzles(run=run, quotas=spec.quotas, tiers=spec.tiers,
+        for glob in run_globs(run) or ():
+            if not store.run_names(glob):
+                known = ", ".join(r.name for r in store.runs()) or "none"
+                raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} "
+                                   f"has no run {glob!r} (runs: {known})")
+        records = store.select_puzzles(quotas=spec.quotas, tiers=spec.tiers,
                                        unused_only=not config.reuse,
-                                       kinds=(spec.kind,) if spec.kind else None)
+                                       kinds=(spec.kind,) if spec.kind else None,
+                                       run_globs=run_globs(run))
         fresh = [r for r in records if r.id not in taken]
         kinds = sorted({r.kind for r in fresh})
         if len(kinds) > 1:
@@ -176,12 +182,14 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path) -> dict:
         "gutter_in": round(plan.margins.inside / 72, 3),
         "settings": settings,
         "sections": sections,
-        "puzzles": [_entry(p, kinds) for p in plan.placements],
+        "puzzles": [_entry(p, kinds, plan.hints.get(p.puzzle.puzzle))
+                    for p in plan.placements],
     }
 
 
-def _entry(placement: Placement, kinds: bool) -> dict:
-    """A puzzle's manifest entry; with ``kinds`` its kind, and a nonogram's size."""
+def _entry(placement: Placement, kinds: bool, hint: Hint | None = None) -> dict:
+    """A puzzle's manifest entry; with ``kinds`` its kind, and a nonogram's size; its
+    ``hint`` when the book has one for it."""
     p = placement
     entry = {"number": p.number, "section": p.section, "page": p.page,
              "answer_page": p.answer_page}
@@ -190,7 +198,10 @@ def _entry(placement: Placement, kinds: bool) -> dict:
         if p.puzzle.kind == "nonogram":
             nonogram = nonogram_of(p.puzzle)
             entry["width"], entry["height"] = nonogram.width, nonogram.height
-    return {**entry, **row(p.puzzle, MANIFEST_COLUMNS)}
+    entry.update(row(p.puzzle, MANIFEST_COLUMNS))
+    if hint is not None:
+        entry["hint"] = hint.to_json()
+    return entry
 
 
 @contextmanager
@@ -217,7 +228,9 @@ def publish_book(config: BookConfig, out: str | None = None,
         try:
             settings = BookSettings.of(config.layout)
             check_text(settings, sections, load_fonts(settings.cjk_font))
-            plan = plan_book(sections, settings)
+            hints = (hints_for(p for s in sections for p in s.puzzles)
+                     if settings.hints else None)
+            plan = plan_book(sections, settings, hints)
             with _writing(pdf):
                 pdf.parent.mkdir(parents=True, exist_ok=True)
                 render_book(plan, str(pdf))

@@ -19,7 +19,7 @@ A
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -201,3 +201,31 @@ def pick_quota(states: list[QuotaState]) -> QuotaState | None:
     if not open_:
         return None
     return max(open_, key=lambda s: (s.demand(), -s.index))
+
+
+# --- inventory quotas ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stock:
+    """An inventory quota (``keep_unused``) as a session of its run starts: the unused
+    puzzles it keeps in stock and how many the store held then.
+
+    >>> Stock("easy", keep=40, unused=33).shortfall, Stock("easy", 40, 45).shortfall
+    (7, 0)
+    """
+
+    quota: str
+    keep: int
+    unused: int
+
+    @property
+    def shortfall(self) -> int:
+        """How many puzzles this session makes to fill the stock again."""
+        return max(0, self.keep - self.unused)
+
+
+def matching(records: Iterable[PuzzleRecord], spec: Any, kind: str = "sudoku") -> int:
+    """How many of ``records`` fit a quota's ``spec`` (of ``kind``): the puzzles that count
+    towards its stock. A quota whose spec changed keeps counting only what fits it now."""
+    return sum(fits(r, spec, kind) for r in records)

@@ -11,10 +11,18 @@ import json
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..output import stats
-from ..output.datasets import KIND_FORMATS, ExportError, write_file_export, write_hf
+from ..output.datasets import (
+    IMAGE_FORMATS,
+    KIND_FORMATS,
+    ExportError,
+    check_steps,
+    write_file_export,
+    write_hf,
+)
+from ..output.hints import solution_path
 from .store import Store, StoreError, canonical_forms
 
 
@@ -26,13 +34,16 @@ def _check_run(store: Store, run: str | None) -> None:
 
 
 def export_command(store_path: str, run: str | None, fmt: str, out: str,
-                   kind: str | None = None, *, license: str = "cc0-1.0") -> int:
+                   kind: str | None = None, *, license: str = "cc0-1.0", steps: bool = False,
+                   answers: bool = False, dpi: float | None = None) -> int:
     """``nanpure export``: write the store's puzzles (of one run, or all) of one kind to
-    ``out`` (``-`` for standard output, except Parquet; a directory for ``non`` and
-    ``hf``); returns the exit status.
+    ``out`` (``-`` for standard output, except Parquet; a directory for ``non``, ``hf``
+    and the pictures, ``svg`` and ``png``); returns the exit status.
 
     An export holds one kind, ``kind``; without it, the kind of the puzzles selected (a
-    selection of several kinds is refused, naming them).
+    selection of several kinds is refused, naming them). ``steps`` adds each puzzle's
+    solution path (csv and jsonl); ``answers`` writes each picture's answer beside it,
+    ``dpi`` is a PNG's resolution (None: :data:`~nanpure.layouts.images.PNG_DPI`).
     """
     with Store(store_path, create=False) as store:
         _check_run(store, run)
@@ -45,6 +56,20 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
                 f"an export holds one kind: add --kind {' or --kind '.join(kinds)}")
         kind = kinds[0] if kinds else "sudoku"
     records = [r for r in records if r.kind == kind]
+    if fmt in IMAGE_FORMATS:
+        if out == "-":
+            raise ExportError(f"--format {fmt} writes one file a puzzle; give a directory "
+                              "with --out DIR")
+        from ..layouts.images import write_puzzle_images
+
+        written = write_puzzle_images(records, fmt, out, answers=answers, dpi=dpi)
+        print(f"wrote {len(written)} pictures of {len(records)} puzzles to {out}",
+              file=sys.stderr)
+        return 0
+    if answers:
+        raise ExportError("--answers is for the pictures, --format svg or png")
+    check_steps(fmt, True if steps else None)
+    paths = [solution_path(r) for r in records] if steps else None
     if fmt not in KIND_FORMATS[kind]:
         raise ExportError(f"--format {fmt} is not for {kind} puzzles; {kind} exports are "
                           f"{', '.join(KIND_FORMATS[kind])}")
@@ -62,25 +87,48 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
         if fmt == "non":
             raise ExportError("--format non writes one .non file a puzzle; give a directory "
                               "with --out DIR")
-        write_file_export(records, fmt, sys.stdout, kind)
+        write_file_export(records, fmt, sys.stdout, kind, paths)
         return 0
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    n = write_file_export(records, fmt, out, kind)
+    n = write_file_export(records, fmt, out, kind, paths)
     print(f"wrote {n} puzzles to {out}", file=sys.stderr)
     return 0
 
 
-def stats_command(store_path: str, run: str | None = None, as_json: bool = False,
-                  out: TextIO | None = None) -> int:
-    """``nanpure stats``: blank counts per tier, technique usage, acceptance per quota
-    and throughput of the stored puzzles (of one run, or all); returns the exit status."""
-    out = out or sys.stdout
+def store_summary(store: Store, run: str | None = None) -> dict[str, Any]:
+    """What ``nanpure stats --json`` prints for the store (or one run): blank counts per
+    tier, technique usage, per quota the puzzles, tasks and acceptance, the runs with
+    their throughput, the equivalence classes. Run reports embed the same dict."""
+    return _summary_and_records(store, run)[0]
+
+
+def plot_command(store_path: str, run: str | None, path: str | Path) -> Path:
+    """Draw the statistics of the store (of one run, or all) into ``path``, a PDF or PNG
+    (:mod:`nanpure.output.plots`): blank counts and scores by tier, technique usage and
+    acceptance per quota; returns the path."""
     with Store(store_path, create=False) as store:
-        _check_run(store, run)
-        runs = [r for r in store.runs() if run is None or r.name == run]
-        records = store.select_puzzles(run=run, unused_only=False)
-        tallies = store.quota_tallies(run)
-        puzzles, classes = store.equivalence_classes(run)
+        summary, records = _summary_and_records(store, run)
+    return _write_plot(summary, records, path)
+
+
+def _write_plot(summary: dict, records: list, path: str | Path) -> Path:
+    from ..output.plots import score_distribution, write_plot
+
+    try:
+        written = write_plot(summary, score_distribution(records), path)
+    except ValueError as exc:
+        raise StoreError(f"--plot: {exc}") from None
+    print(f"wrote {written}", file=sys.stderr)
+    return written
+
+
+def _summary_and_records(store: Store, run: str | None) -> tuple[dict[str, Any], list]:
+    """:func:`store_summary` and the records it is made from."""
+    _check_run(store, run)
+    runs = [r for r in store.runs() if run is None or r.name == run]
+    records = store.select_puzzles(run=run, unused_only=False)
+    tallies = store.quota_tallies(run)
+    puzzles, classes = store.equivalence_classes(run)
     seconds: float | None = 0.0
     for r in runs:
         if r.finished_at is None:
@@ -97,14 +145,82 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
                         "started_at": r.started_at, "finished_at": r.finished_at}
                        for r in runs]
     summary["equivalence"] = {"puzzles": puzzles, "classes": classes}
+    return summary, records
+
+
+def stats_command(store_path: str, run: str | None = None, as_json: bool = False,
+                  out: TextIO | None = None, inventory: bool = False,
+                  plot: str | None = None) -> int:
+    """``nanpure stats``: blank counts per tier, technique usage, acceptance per quota
+    and throughput of the stored puzzles (of one run, or all); with ``inventory`` the
+    unused puzzles instead (:func:`inventory_rows`). ``plot`` also draws the statistics
+    into that file (:func:`plot_command`). Returns the exit status."""
+    out = out or sys.stdout
+    with Store(store_path, create=False) as store:
+        if inventory:
+            _check_run(store, run)
+            rows = inventory_rows(store, run)
+            print(json.dumps({"inventory": rows}, indent=2) if as_json
+                  else format_inventory(rows), file=out)
+            return 0
+        summary, records = _summary_and_records(store, run)
+    if plot is not None:
+        _write_plot(summary, records, plot)
     if as_json:
         print(json.dumps(summary, indent=2), file=out)
         return 0
-    rows = [[r, q, str(n), str(t), stats.percent(n, t)] for r, q, n, t in tallies]
+    rows = [[q["run"], q["quota"], str(q["puzzles"]), str(q["tasks"]),
+             stats.percent(q["puzzles"], q["tasks"])] for q in summary["quotas"]]
     quota_table = "quotas\n" + stats.table(["run", "quota", "puzzles", "tasks", "accepted"],
                                             rows, align="llrrr")
-    classes_line = (f"equivalence classes: {classes} among {puzzles} Sudoku puzzles "
-                    "(equivalent: the same up to relabelling, rotation, reflection, ...)")
+    classes = summary["equivalence"]
+    classes_line = (f"equivalence classes: {classes['classes']} among {classes['puzzles']} "
+                    "Sudoku puzzles (equivalent: the same up to relabelling, rotation, "
+                    "reflection, ...)")
     print(stats.format_tables(summary) + "\n\n" + quota_table + "\n\n" + classes_line,
           file=out)
     return 0
+
+
+# --- inventory ---------------------------------------------------------------------------
+
+
+def inventory_rows(store: Store, run: str | None = None) -> list[dict[str, Any]]:
+    """The unused puzzles per family of runs (``nightly-{date}``, or a run's own name),
+    quota, kind and tier: stored, printed in books, unused, and the quota's
+    ``keep_unused`` in the family's latest run (None for a quota with a count). Quotas
+    come in the order of that run's config, tiers easiest first."""
+    from ..generator.nonogram import TIERS as NONOGRAM_TIERS
+    from ..generator.tiers import TIERS
+
+    tiers = {"sudoku": list(TIERS), "nonogram": list(NONOGRAM_TIERS)}
+    families: dict[str, list[str]] = {}  # each family's quota names, in its latest config
+    keeps: dict[tuple[str, str], int | None] = {}
+    rows = []
+    for family, quota, kind, tier, stored, printed in store.inventory(run):
+        if family not in families:
+            quotas = json.loads(store.family_config(family)).get("quotas", [])
+            families[family] = [q["name"] for q in quotas]
+            keeps.update({(family, q["name"]): q.get("keep_unused") for q in quotas})
+        names = families[family]
+        order = (list(families).index(family),
+                 names.index(quota) if quota in names else len(names), quota, kind,
+                 tiers[kind].index(tier))
+        rows.append((order, {"family": family, "quota": quota, "kind": kind, "tier": tier,
+                             "keep_unused": keeps.get((family, quota)), "stored": stored,
+                             "printed": printed, "unused": stored - printed}))
+    return [row for _, row in sorted(rows, key=lambda r: r[0])]
+
+
+def format_inventory(rows: list[dict[str, Any]]) -> str:
+    """The inventory as an aligned table, with the unused puzzles per kind below it."""
+    table = [[r["family"], r["quota"], r["kind"], r["tier"],
+              "-" if r["keep_unused"] is None else str(r["keep_unused"]), str(r["stored"]),
+              str(r["printed"]), str(r["unused"])] for r in rows]
+    totals: dict[str, int] = {}
+    for r in rows:
+        totals[r["kind"]] = totals.get(r["kind"], 0) + r["unused"]
+    lines = ", ".join(f"{kind} {n}" for kind, n in totals.items()) or "none"
+    return ("inventory\n" + stats.table(["runs", "quota", "kind", "tier", "keep", "stored",
+                                          "printed", "unused"], table, align="llllrrrr")
+            + f"\n\nunused: {lines}")

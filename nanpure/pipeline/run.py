@@ -19,6 +19,7 @@ SIGKILL gives no status (the run stays ``running``); only batches in flight are 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import math
@@ -29,6 +30,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 from tqdm import tqdm
@@ -36,7 +39,7 @@ from tqdm import tqdm
 from ..output.stats import percent
 from .config import RunConfig
 from .executors import BatchFuture, Executor, LogRelay, make_executor
-from .quotas import Batch, QuotaState, TaskResult, pick_quota
+from .quotas import Batch, QuotaState, Stock, TaskResult, matching, pick_quota
 from .store import COMPLETE, FAILED, INTERRUPTED, OUT_OF_TIME, RunRecord, Store, StoreError
 from .verify import ladder_fingerprints
 
@@ -67,6 +70,7 @@ class RunSummary:
     store: str
     error: str = ""
     resumed: bool = False
+    stock: list[Stock] = field(default_factory=list)  # the inventory quotas at the start
 
     @property
     def exit_status(self) -> int:
@@ -100,6 +104,10 @@ class RunSummary:
             lines.append("  ".join(cells).rstrip())
         rate = self.made / self.seconds if self.seconds > 0 else 0.0
         lines.append(f"{rate:.1f} puzzles/s")
+        made = {q.name: q.accepted for q in self.quotas}
+        for s in self.stock:
+            lines.append(f"stock {s.quota}: {s.unused} unused + {made[s.quota]} made = "
+                         f"{s.unused + made[s.quota]} (keep_unused {s.keep})")
         if self.error:
             lines.append(f"error: {self.error}")
         return "\n".join(lines)
@@ -114,17 +122,51 @@ def _when(q: QuotaState) -> str:
 # --- logging ------------------------------------------------------------------------------
 
 
+LOG_FORMATS = ("text", "json")
+
+
+class JsonLines(logging.Formatter):
+    """Formats each log record as one JSON object (a line), for log collectors: ``time``
+    (ISO-8601 UTC), ``level``, ``logger``, ``process``, ``message``, the ``fields`` given
+    (such as the run's name) and, after an exception, ``exception`` (the traceback).
+
+    >>> record = logging.makeLogRecord({"msg": "quota %s filled", "args": ("easy",),
+    ...                                 "levelname": "INFO", "name": "nanpure", "created": 0})
+    >>> line = JsonLines({"run": "nightly"}).format(record)
+    >>> json.loads(line)["time"], json.loads(line)["message"], json.loads(line)["run"]
+    ('1970-01-01T00:00:00.000+00:00', 'quota easy filled', 'nightly')
+    """
+
+    def __init__(self, fields: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.fields = fields or {}
+
+    def format(self, record: logging.LogRecord) -> str:
+        data = {"time": datetime.fromtimestamp(record.created, UTC).isoformat(
+                    timespec="milliseconds"),
+                "level": record.levelname, "logger": record.name,
+                "process": record.processName, "message": record.getMessage(), **self.fields}
+        if record.exc_info:
+            data["exception"] = self.formatException(record.exc_info)
+        return json.dumps(data)
+
+
 @contextlib.contextmanager
-def run_logging(log_file: str | None = None, stream: TextIO | None = None) -> Iterator[Any]:
-    """Send this process's and the workers' log records to ``log_file`` (INFO and up) or,
-    without one, warnings to ``stream`` (stderr); yields the relay queue for workers."""
+def run_logging(log_file: str | None = None, stream: TextIO | None = None,
+                log_format: str = "text", fields: dict[str, Any] | None = None
+                ) -> Iterator[Any]:
+    """Send this process's and the workers' log records to ``log_file`` (INFO and up,
+    appended; its directory made as needed) or, without one, warnings to ``stream``
+    (stderr), as text lines or JSON lines (:class:`JsonLines`, with ``fields``); yields
+    the relay queue for workers."""
     if log_file:
+        Path(log_file).parent.mkdir(parents=True, exist_ok=True)
         handler: logging.Handler = logging.FileHandler(log_file, encoding="utf-8")
         level = logging.INFO
     else:
         handler = logging.StreamHandler(stream or sys.stderr)
         level = logging.WARNING
-    handler.setFormatter(logging.Formatter(
+    handler.setFormatter(JsonLines(fields) if log_format == "json" else logging.Formatter(
         "%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s"))
     relay = LogRelay(handler)
     root = logging.getLogger()
@@ -182,16 +224,17 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                 "quota kinds (counts may change, nothing else); run with --fresh to discard "
                 "it, or give the run another name")
         config = config.replace(dedup=_dedup_of(config, stored))
+        done = store.progress(stored.id) if stored is not None else {}
+        config, stock = _top_up(store, config, done)
         run = store.begin_run(config.name, config.seed, config.to_json(),
                               ladders=ladder_fingerprints())
-        done = store.progress(run.id)
         states = []
         for i, q in enumerate(config.quotas):
             p = done.get(q.name)
             states.append(QuotaState.resume(i, q.name, q.count, p.stored, p.last_task, q.kind)
                           if p else QuotaState(i, q.name, q.count, kind=q.kind))
         summary = RunSummary(config.name, COMPLETE, states, 0.0, 0, "local", config.store,
-                             resumed=stored is not None)
+                             resumed=stored is not None, stock=stock)
         if all(s.full for s in states):
             store.finish_run(run.id, COMPLETE)
             summary.seconds = time.monotonic() - started
@@ -236,6 +279,28 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         log.info("run %s %s: %d puzzles made in %.1f s", config.name, summary.status,
                  summary.made, summary.seconds)
         return summary
+
+
+def unused_stock(store: Store, config: RunConfig, quota: Any) -> int:
+    """The unused puzzles in stock for an inventory quota of ``config``: those its run's
+    family (the runs of its dated name, or the run alone) stored for a quota of that
+    name, that fit the quota and that no book has printed."""
+    records = store.unused_in_family(config.family or config.name, quota.name, quota.kind)
+    return matching(records, quota.spec(), quota.kind)
+
+
+def _top_up(store: Store, config: RunConfig, done: dict[str, Any]
+            ) -> tuple[RunConfig, list[Stock]]:
+    """Give each inventory quota (``keep_unused``) its count for this session: what the
+    run stored for it already, plus what the stock lacks now."""
+    quotas, stock = [], []
+    for q in config.quotas:
+        if q.keep_unused is not None:
+            stock.append(Stock(q.name, q.keep_unused, unused_stock(store, config, q)))
+            stored = done[q.name].stored if q.name in done else 0
+            q = dataclasses.replace(q, count=stored + stock[-1].shortfall)
+        quotas.append(q)
+    return config.replace(quotas=tuple(quotas)), stock
 
 
 def _dedup_of(config: RunConfig, stored: RunRecord | None) -> str:
@@ -375,12 +440,19 @@ class _Bars:
 def run_command(config_path: str | None, *, workers: int | None = None, fresh: bool = False,
                 store: str | None = None, scheduler: str | None = None,
                 max_seconds: float | None = None, log_file: str | None = None,
-                progress: bool | None = None, out: TextIO | None = None) -> int:
-    """``nanpure run``: load the config (the shipped default without a path), apply the
-    command-line overrides, run, print the summary; returns the exit status."""
+                progress: bool | None = None, out: TextIO | None = None,
+                day: date | None = None, name: str | None = None, seed: int | None = None,
+                log_format: str = "text") -> int:
+    """``nanpure run``: load the config (the shipped default without a path) for ``day``
+    (default today) with the command-line overrides, run, print the summary, write the
+    report the config asks for; returns the run's exit status (a report that cannot be
+    written is said on stderr but does not change it)."""
     from .config import default_run_config, load_run_config
+    from .run_report import write_run_report
 
-    config = load_run_config(config_path) if config_path else default_run_config()
+    chosen = {"day": day, "name": name, "seed": seed}
+    config = (load_run_config(config_path, **chosen) if config_path
+              else default_run_config(**chosen))
     changes: dict[str, Any] = {}
     if workers is not None:
         changes["workers"] = workers
@@ -391,7 +463,19 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     if max_seconds is not None:
         changes["max_seconds"] = max_seconds
     config = config.replace(**changes)
-    with run_logging(log_file) as log_queue:
-        summary = execute(config, fresh=fresh, progress=progress, log_queue=log_queue)
-    print(summary.format(), file=out or sys.stdout)
+    with run_logging(log_file, log_format=log_format, fields={"run": config.name}) as queue:
+        summary = execute(config, fresh=fresh, progress=progress, log_queue=queue)
+    out = out or sys.stdout
+    print(summary.format(), file=out)
+    if config.report:
+        try:
+            print(f"report {write_run_report(config, summary)}", file=out)
+        except OSError as exc:
+            print(f"nanpure: cannot write the report {config.report}: "
+                  f"{exc.strerror or exc}", file=sys.stderr)
+    if config.plot is not None:
+        from .reports import plot_command
+
+        plot_command(config.store, config.name,
+                     Path(log_file).parent / config.plot if log_file else config.plot)
     return summary.exit_status

@@ -171,6 +171,10 @@ _INSERT_COLUMNS = PUZZLE_COLUMNS[1:]
 _SELECT_COLUMNS = ", ".join(f"puzzles.{c}" for c in PUZZLE_COLUMNS)
 
 
+#: SQL for a run's family (:meth:`Store.unused_in_family`).
+_FAMILY = "coalesce(json_extract(runs.config, '$.family'), runs.name)"
+
+
 class StoreError(Exception):
     """The store cannot be used: not a nanpure store, newer schema, locked, or missing."""
 
@@ -444,9 +448,11 @@ class Store:
     def select_puzzles(self, run: str | None = None, quotas: Sequence[str] | None = None,
                        tiers: Sequence[str] | None = None,
                        unused_only: bool = True,
-                       kinds: Sequence[str] | None = None) -> list[PuzzleRecord]:
-        """Stored puzzles, filtered by run name, quota names, tiers and puzzle kinds; with
-        ``unused_only`` only those not yet placed in any book.
+                       kinds: Sequence[str] | None = None,
+                       run_globs: Sequence[str] | None = None) -> list[PuzzleRecord]:
+        """Stored puzzles, filtered by run name (or runs whose names match any of
+        ``run_globs``), quota names, tiers and puzzle kinds; with ``unused_only`` only
+        those not yet placed in any book.
 
         The order is fixed by what was asked for, not by timing: run, quota, task.
         """
@@ -454,6 +460,9 @@ class Store:
         if run is not None:
             where.append("runs.name = ?")
             params.append(run)
+        if run_globs is not None:
+            where.append("(" + " OR ".join("runs.name GLOB ?" for _ in run_globs) + ")")
+            params.extend(run_globs)
         if quotas is not None:
             where.append(f"puzzles.quota IN ({', '.join('?' * len(quotas))})")
             params.extend(quotas)
@@ -477,6 +486,46 @@ class Store:
             return self._rows("SELECT count(*) FROM puzzles")[0][0]
         return self._rows("SELECT count(*) FROM puzzles JOIN runs ON runs.id = run_id "
                           "WHERE runs.name = ?", (run,))[0][0]
+
+    def run_names(self, glob: str) -> list[str]:
+        """The names of the runs matching a glob pattern (``*``, ``?``, ``[...]``, case
+        sensitive), oldest first."""
+        return [r[0] for r in self.db.execute(
+            "SELECT name FROM runs WHERE name GLOB ? ORDER BY id", (glob,))]
+
+    # --- inventory ------------------------------------------------------------------------
+
+    def unused_in_family(self, family: str, quota: str, kind: str) -> list[PuzzleRecord]:
+        """The puzzles of ``kind`` that runs of ``family`` stored for a quota named
+        ``quota`` and that no book has printed, oldest run first.
+
+        A run's family is the name its config was written with when that holds a
+        ``{date}`` (``nightly-{date}``, kept in ``runs.config``), else its own name.
+        """
+        sql = (f"SELECT {_SELECT_COLUMNS}, runs.name AS run FROM puzzles "
+               f"JOIN runs ON runs.id = run_id WHERE {_FAMILY} = ? AND puzzles.quota = ? "
+               "AND puzzles.kind = ? AND NOT EXISTS "
+               "(SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id) "
+               "ORDER BY run_id, task")
+        return [PuzzleRecord(**dict(r)) for r in self.db.execute(sql, (family, quota, kind))]
+
+    def inventory(self, run: str | None = None) -> list[tuple[str, str, str, str, int, int]]:
+        """(family, quota, kind, tier, puzzles stored, puzzles printed in books) for every
+        family, quota, kind and tier in the store (or in one run), in the order they were
+        first made."""
+        sql = (f"SELECT {_FAMILY}, quota, kind, tier, count(DISTINCT puzzles.id), "
+               "count(DISTINCT book_puzzles.puzzle_id) FROM puzzles "
+               "JOIN runs ON runs.id = run_id "
+               "LEFT JOIN book_puzzles ON book_puzzles.puzzle_id = puzzles.id "
+               + ("WHERE runs.name = ? " if run is not None else "")
+               + f"GROUP BY {_FAMILY}, quota, kind, tier "
+               "ORDER BY min(run_id), min(puzzles.id)")
+        return [tuple(r) for r in self.db.execute(sql, () if run is None else (run,))]
+
+    def family_config(self, family: str) -> str:
+        """The config (``runs.config``) of the latest run of ``family``."""
+        return self.db.execute(f"SELECT config FROM runs WHERE {_FAMILY} = ? "
+                               "ORDER BY id DESC LIMIT 1", (family,)).fetchone()[0]
 
     # --- books ----------------------------------------------------------------------------
 

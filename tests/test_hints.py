@@ -1,0 +1,186 @@
+"""Hints and solution paths: the first step beyond singles, the hints section of a book,
+the manifest's hints and ``export --steps``."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from nanpure.cli import main
+from nanpure.generator import format_line
+from nanpure.generator.board import parse
+from nanpure.generator.ladder import BY_CODE, rate
+from nanpure.output.hints import first_hint, hint_from, hints_for, solution_path
+from nanpure.pipeline.batch import rate_file
+from nanpure.pipeline.book_config import load_book_config
+from nanpure.pipeline.publish import publish_book
+from nanpure.pipeline.store import Store
+from nanpure.record import PuzzleRecord
+
+
+def rated(puzzle: str, seed: int = 0) -> PuzzleRecord:
+    """A record of ``puzzle`` with its real rating."""
+    from nanpure.generator.solver import solve
+
+    solution = solve(parse(puzzle))
+    r = rate(parse(puzzle), solution=solution)
+    return PuzzleRecord(puzzle=puzzle, solution=format_line(solution), tier=r.tier,
+                        score=r.score, hardest=r.hardest, techniques=r.techniques,
+                        symmetry="none", blanks=puzzle.count("."), seed=seed)
+
+
+@pytest.fixture(scope="module")
+def puzzles(ratings_rows) -> list[PuzzleRecord]:
+    """Ten reference puzzles of each HoDoKu level up to Unfair, rated by nanpure."""
+    chosen = []
+    for level in ("Easy", "Medium", "Hard", "Unfair"):
+        rows = [r for r in ratings_rows if r["hodoku_level"] == level][:10]
+        chosen += [rated(r["puzzle"], seed=len(chosen) + k) for k, r in enumerate(rows)]
+    return chosen
+
+
+def test_hint_names_the_first_step_beyond_singles(puzzles):
+    hinted = 0
+    for record in puzzles:
+        hint = first_hint(record.puzzle, record.solution)
+        steps = rate(parse(record.puzzle), path=True).steps
+        families = [BY_CODE[s.code].family for s in steps]
+        if "singles" == families[0] and set(families) == {"singles"}:
+            assert hint is None and record.tier in ("easy", "medium")
+            continue
+        hinted += 1
+        assert hint is not None
+        step = steps[hint.step - 1]
+        # a real step of the path: its technique, the first that is not a single
+        assert step.technique == hint.technique
+        assert set(families[:hint.step - 1]) <= {"singles"}
+        assert families[hint.step - 1] != "singles"
+        # where to look, but not what the step removes
+        assert hint.look_at and "<>" not in hint.look_at and "=>" not in hint.look_at
+    assert hinted >= 25
+
+
+def test_hint_texts():
+    assert hint_from("Locked Candidates Type 1 (Pointing)", 9, "8 b4 c3").look_at == \
+        "the 8s in box 4"
+    assert hint_from("Naked Pair", 2, "3 7 r1c2,r1c5").look_at == \
+        "the 3s and 7s in r1c2 and r1c5"
+    chain = hint_from("XY-Chain", 23, "(8)r8c6=(2)r8c6-(2)r6c6=(1)r6c6-(1)r6c8=(6)r6c8-"
+                      "(6)r9c8=(8)r9c8")
+    assert chain.look_at == "the 1s, 2s, 6s and 8s in r8c6, r6c6, r6c8 and r9c8"
+    longer = hint_from("X-Chain", 5, "(4)r1c1=(4)r1c5-(4)r3c4=(4)r7c4-(4)r8c6=(4)r8c9")
+    assert longer.look_at == "the chain that starts at r1c1 (6 cells), with the 4s"
+    assert hint_from("Bivalue Universal Grave + 1", 30, "r4c5").text() == "Look at r4c5."
+
+
+def test_hints_for_skips_singles_and_nonograms(puzzles):
+    easy = [p for p in puzzles if p.tier == "easy"]
+    hints = hints_for(easy + [puzzles[-1]._replace(kind="nonogram")])
+    assert hints == {}
+    hints = hints_for(puzzles)
+    assert all(p.tier != "easy" for p in puzzles if p.puzzle in hints)
+
+
+def test_solution_path_is_what_rate_steps_prints(puzzles):
+    record = puzzles[-1]
+    out = io.StringIO()
+    rate_file(io.StringIO(record.puzzle + "\n"), "-", out, io.StringIO(), "csv", steps=True)
+    printed = next(csv.DictReader(io.StringIO(out.getvalue())))["steps"]
+    assert "; ".join(solution_path(record)) == printed
+
+
+def make_store(path: Path, records: list[PuzzleRecord]) -> Path:
+    with Store(path) as store:
+        run = store.begin_run("nightly", 7, "{}")
+        for task, record in enumerate(records):
+            store.add_puzzle(run.id, record.tier, task, record)
+    return path
+
+
+def write_book(tmp_path: Path, store: Path, extra: str = "", name: str = "book") -> Path:
+    config = tmp_path / f"{name}.toml"
+    config.write_text(f"""
+[book]
+title = "Hints"
+store = "{store}"
+run = "nightly"
+out = "{tmp_path / name}.pdf"
+{extra}
+[[book.section]]
+title = "All"
+tiers = ["easy", "medium", "hard", "unfair"]
+""")
+    return config
+
+
+def test_book_with_hints(tmp_path, puzzles):
+    store = make_store(tmp_path / "s.db", puzzles)
+    plain = publish_book(load_book_config(write_book(tmp_path, store, name="plain")),
+                         record=False)
+    book = publish_book(load_book_config(write_book(tmp_path, store, "hints = true")),
+                        record=False)
+    pages = [p for p in book.plan.pages if p.kind == "hints"]
+    hinted = [p for p in book.plan.placements if p.puzzle.puzzle in book.plan.hints]
+    assert pages and [i for p in pages for i in p.items] == hinted
+    # after the last puzzle page, before the answers; the answers move by as many pages
+    assert pages[0].number == book.plan.first_page("answers-title") - len(pages)
+    assert (book.plan.first_page("answers-title")
+            == plain.plan.first_page("answers-title") + len(pages))
+    text = PdfReader(book.pdf).pages[pages[0].number - 1].extract_text()
+    first = hinted[0]
+    hint = book.plan.hints[first.puzzle.puzzle]
+    assert hint.technique in text and f"page {first.page}" in text
+    contents = PdfReader(book.pdf).pages[2].extract_text()
+    assert "Hints" in contents and "Hints" not in PdfReader(plain.pdf).pages[2].extract_text()
+    manifest = json.loads(book.manifest.read_text())
+    entries = {e["puzzle"]: e for e in manifest["puzzles"]}
+    assert manifest["settings"]["layout"]["hints"] is True
+    assert "hints" not in json.loads(plain.manifest.read_text())["settings"]["layout"]
+    for placement in book.plan.placements:
+        entry = entries[placement.puzzle.puzzle]
+        if placement in hinted:
+            assert entry["hint"] == book.plan.hints[placement.puzzle.puzzle].to_json()
+        else:
+            assert "hint" not in entry and placement.puzzle.tier in ("easy", "medium")
+    # the same store and config give the same bytes
+    again = publish_book(load_book_config(write_book(tmp_path, store, "hints = true")),
+                         out=str(tmp_path / "again.pdf"), record=False)
+    assert again.pdf.read_bytes() == book.pdf.read_bytes()
+
+
+def test_export_steps(tmp_path, puzzles, capsys):
+    store = make_store(tmp_path / "s.db", puzzles[-3:])
+    out = tmp_path / "p.csv"
+    assert main(["export", "--store", str(store), "--steps", "--out", str(out)]) == 0
+    rows = list(csv.DictReader(out.open()))
+    assert list(rows[0])[-1] == "steps"
+    assert [r["steps"] for r in rows] == ["; ".join(solution_path(p)) for p in puzzles[-3:]]
+    assert main(["export", "--store", str(store), "--steps", "--format", "jsonl"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert json.loads(lines[0])["steps"] == solution_path(puzzles[-3])
+    assert main(["export", "--store", str(store), "--steps", "--format", "sdk"]) == 2
+    assert "--steps adds a column to csv and jsonl" in capsys.readouterr().err
+    # without --steps, no steps column
+    assert main(["export", "--store", str(store)]) == 0
+    assert "steps" not in capsys.readouterr().out.splitlines()[0]
+
+
+def test_export_steps_of_nonograms(tmp_path, capsys):
+    from nanpure.generator.nonogram.formats import format_line as nonogram_line
+    from nanpure.generator.nonogram.formats import nonogram_from_picture
+
+    picture = "0110" "1111" "1001" "0110"
+    record = PuzzleRecord(puzzle=nonogram_line(nonogram_from_picture(picture, 4, 4),
+                                               goal=False),
+                          solution=picture, tier="easy", score=4, hardest="", techniques="",
+                          symmetry="none", blanks=0, seed=1, kind="nonogram")
+    store = make_store(tmp_path / "n.db", [record])
+    assert main(["export", "--store", str(store), "--steps", "--format", "jsonl"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["steps"] == solution_path(record) and len(row["steps"]) > 0
+    assert all(isinstance(step, str) for step in row["steps"])

@@ -1,0 +1,122 @@
+"""Plots of the statistics: ``nanpure stats --plot`` and a run's ``[run] plot``."""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+from pypdf import PdfReader
+
+from nanpure.cli import main
+from nanpure.layouts.pages import load_fonts
+from nanpure.output.plots import charts, score_distribution, stats_drawing, write_plot
+from nanpure.output.stats import summarize
+from nanpure.pipeline.config import ConfigError, parse_toml, run_config_from_toml
+from nanpure.pipeline.store import PUZZLE, SOLUTION, Store
+from nanpure.record import PuzzleRecord
+
+ROWS = [{"tier": tier, "blanks": blanks, "score": score, "techniques": techniques}
+        for tier, blanks, score, techniques in [
+            ("easy", 50, 300, "Full House:9;Hidden Single:20"),
+            ("easy", 52, 420, "Hidden Single:30"),
+            ("medium", 54, 900, "Hidden Single:30;Naked Pair:1"),
+            ("hard", 56, 1400, "Hidden Single:30;X-Wing:1")]]
+
+
+def test_charts_follow_the_summary():
+    summary = summarize(ROWS)
+    found = charts(summary, score_distribution(ROWS), load_fonts())
+    assert [t for t, _ in found] == ["Blank counts by tier", "Scores by tier",
+                                     "Technique usage (share of puzzles)"]
+    summary["quotas"] = [{"run": "n", "quota": "easy", "puzzles": 2, "tasks": 4,
+                          "acceptance": 0.5}]
+    found = charts(summary, score_distribution(ROWS), load_fonts())
+    assert found[-1][0] == "Acceptance per quota"
+    # the blank histogram holds the blank counts, stacked by tier: 50..56, one bar each
+    bars = found[0][1].contents[0]
+    assert bars.categoryAxis.categoryNames == ["50", "51", "52", "53", "54", "55", "56"]
+    assert bars.data == [[1, 0, 1, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 0, 0, 1]]
+    assert charts(summarize([]), {}, load_fonts()) == []
+
+
+@pytest.mark.parametrize("suffix", [".pdf", ".png"])
+def test_plot_files_are_written(tmp_path, suffix):
+    summary = summarize(ROWS)
+    path = write_plot(summary, score_distribution(ROWS), tmp_path / f"stats{suffix}")
+    assert path.stat().st_size > 1000
+    height = stats_drawing(summary, score_distribution(ROWS)).height
+    if suffix == ".pdf":
+        page = PdfReader(path).pages[0]
+        assert float(page.mediabox.height) == pytest.approx(height)
+        assert "Blank counts by tier" in page.extract_text()
+        again = write_plot(summary, score_distribution(ROWS), tmp_path / "again.pdf")
+        assert again.read_bytes() == path.read_bytes()
+    else:
+        image = Image.open(path).convert("L")
+        assert image.height == round(height / 72 * 150)
+        lo, hi = image.getextrema()
+        assert lo < 64 and hi == 255  # ink on white
+    with pytest.raises(ValueError, match="as .pdf or .png"):
+        write_plot(summary, {}, tmp_path / "stats.svg")
+
+
+@pytest.fixture
+def store(tmp_path):
+    path = tmp_path / "s.db"
+    with Store(path) as s:
+        run = s.begin_run("nightly", 1, "{}")
+        s.add_puzzle(run.id, "easy", 0, PuzzleRecord(
+            puzzle=PUZZLE, solution=SOLUTION, tier="easy", score=412, hardest="Hidden Single",
+            techniques="Full House:19;Hidden Single:20", symmetry="rot180",
+            blanks=PUZZLE.count("."), seed=5))
+    return path
+
+
+def test_stats_plot_cli(store, tmp_path, capsys):
+    out = tmp_path / "plots" / "stats.png"
+    assert main(["stats", "--store", str(store), "--plot", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "blank counts by tier" in captured.out and f"wrote {out}" in captured.err
+    assert Image.open(out).format == "PNG"
+    assert main(["stats", "--store", str(store), "--plot", str(tmp_path / "s.txt")]) == 2
+    assert "--plot: a plot is written as .pdf or .png" in capsys.readouterr().err
+
+
+def test_run_config_plot_key():
+    text = """
+[run]
+seed = 1
+plot = "nightly.pdf"
+[[quota]]
+name = "easy"
+tier = "easy"
+count = 2
+"""
+    config = run_config_from_toml(parse_toml(text, "r.toml"), "r.toml")
+    assert config.plot == "nightly.pdf"
+    assert "plot" in config.to_json()
+    plain = run_config_from_toml(parse_toml(text.replace('plot = "nightly.pdf"', ""),
+                                            "r.toml"), "r.toml")
+    assert "plot" not in plain.to_json()
+    with pytest.raises(ConfigError, match=r"run.plot: expected a file name ending in \.pdf"):
+        run_config_from_toml(parse_toml(text.replace(".pdf", ".svg"), "r.toml"), "r.toml")
+
+
+def test_run_writes_its_plot_next_to_its_log(tmp_path, capsys):
+    config = tmp_path / "r.toml"
+    config.write_text(f"""
+[run]
+name = "small"
+seed = 3
+store = "{tmp_path / 's.db'}"
+workers = 1
+plot = "small.png"
+[[quota]]
+name = "easy"
+tier = "easy"
+count = 2
+""")
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    assert main(["run", str(config), "--log", str(logs / "run.log")]) == 0
+    assert Image.open(logs / "small.png").format == "PNG"
+    assert f"wrote {logs / 'small.png'}" in capsys.readouterr().err
