@@ -490,7 +490,7 @@ class Store:
     def run_names(self, glob: str) -> list[str]:
         """The names of the runs matching a glob pattern (``*``, ``?``, ``[...]``, case
         sensitive), oldest first."""
-        return [r[0] for r in self.db.execute(
+        return [r[0] for r in self._rows(
             "SELECT name FROM runs WHERE name GLOB ? ORDER BY id", (glob,))]
 
     # --- inventory ------------------------------------------------------------------------
@@ -507,7 +507,7 @@ class Store:
                "AND puzzles.kind = ? AND NOT EXISTS "
                "(SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id) "
                "ORDER BY run_id, task")
-        return [PuzzleRecord(**dict(r)) for r in self.db.execute(sql, (family, quota, kind))]
+        return [PuzzleRecord(**dict(r)) for r in self._rows(sql, (family, quota, kind))]
 
     def inventory(self, run: str | None = None) -> list[tuple[str, str, str, str, int, int]]:
         """(family, quota, kind, tier, puzzles stored, puzzles printed in books) for every
@@ -520,12 +520,12 @@ class Store:
                + ("WHERE runs.name = ? " if run is not None else "")
                + f"GROUP BY {_FAMILY}, quota, kind, tier "
                "ORDER BY min(run_id), min(puzzles.id)")
-        return [tuple(r) for r in self.db.execute(sql, () if run is None else (run,))]
+        return [tuple(r) for r in self._rows(sql, () if run is None else (run,))]
 
     def family_config(self, family: str) -> str:
         """The config (``runs.config``) of the latest run of ``family``."""
-        return self.db.execute(f"SELECT config FROM runs WHERE {_FAMILY} = ? "
-                               "ORDER BY id DESC LIMIT 1", (family,)).fetchone()[0]
+        return self._rows(f"SELECT config FROM runs WHERE {_FAMILY} = ? "
+                          "ORDER BY id DESC LIMIT 1", (family,))[0][0]
 
     # --- books ----------------------------------------------------------------------------
 
