@@ -20,10 +20,10 @@ True
 The file uses WAL journaling (readers never block the writer) and a busy timeout, so a
 second process may read or write the same store. Whatever goes wrong is a
 :class:`StoreError` naming the file and the problem, and the file is left as it was: a
-file that is not a nanpure store (random bytes, another program's database, an empty
-file), a truncated one, one of a newer schema, a read-only one, one that stays locked,
-and a full disk or an I/O error while writing (which rolls back the transaction in
-progress; everything committed before stays).
+file that is not a nanpure store (random bytes, another program's database; an empty file
+for a command that only reads), a truncated one, one of a newer schema, a read-only one,
+one that stays locked, and a full disk or an I/O error while writing (which rolls back the
+transaction in progress; everything committed before stays).
 
 Each run records the fingerprints of the ladders that rated its puzzles (``ladders``, JSON
 ``{kind: fingerprint}``; NULL for runs stored before schema 4), so ``nanpure verify`` knows
