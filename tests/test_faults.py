@@ -18,7 +18,10 @@ from faults import book_config, nanpure, one_line_error, puzzles_of, run_config
 from nanpure import files
 from nanpure.cli import main
 from nanpure.generator.candidate import Spec, make_candidate
+from nanpure.pipeline.config import load_run_config
+from nanpure.pipeline.executors import InlineExecutor
 from nanpure.pipeline.publish import PublishError, verify_puzzles
+from nanpure.pipeline.run import execute
 from nanpure.pipeline.store import SCHEMA_VERSION, Store, StoreError
 from nanpure.pipeline.verify import ladder_fingerprints
 
@@ -28,23 +31,26 @@ REFERENCE = 400
 SMALL = 24
 
 
-def _made(base: Path, count: int) -> Path:
-    """A store with the run "r": ``count`` easy Sudoku and 4 nonograms, made without
-    faults."""
-    config = run_config(base / "r.toml", "r", count, nonograms=4)
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> Path:
+    """A store with the run "r": REFERENCE easy Sudoku and 4 nonograms, made by
+    ``nanpure run`` without faults."""
+    base = tmp_path_factory.mktemp("reference")
+    config = run_config(base / "r.toml", "r", REFERENCE, nonograms=4)
     result = nanpure("run", str(config), "--store", str(base / "ref.db"))
     assert result.returncode == 0, result.stderr
     return base / "ref.db"
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory) -> Path:
-    return _made(tmp_path_factory.mktemp("reference"), REFERENCE)
-
-
-@pytest.fixture(scope="module")
 def small(tmp_path_factory) -> Path:
-    return _made(tmp_path_factory.mktemp("small"), SMALL)
+    """A store with the run "r": SMALL easy Sudoku and 4 nonograms, made in this process."""
+    base = tmp_path_factory.mktemp("small")
+    config = load_run_config(run_config(base / "r.toml", "r", SMALL, nonograms=4))
+    summary = execute(config.replace(store=str(base / "small.db")), progress=False,
+                      executor=InlineExecutor())
+    assert summary.status == "complete"
+    return base / "small.db"
 
 
 def _main(*args: str, capsys) -> subprocess.CompletedProcess:
