@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import old_store
 from faults import book_config, nanpure, one_line_error, puzzles_of, run_config
 
 from nanpure import files
@@ -348,3 +349,24 @@ def test_full_tmpfs_during_run_export_and_book(reference, tmp_path, small_disk):
         return nanpure(command, *where, *args)
 
     _check_outputs_after_fault(write, disk)
+
+
+def test_a_store_of_schema_3_gains_the_ladder_column_and_its_ratings_are_not_rechecked(
+        tmp_path, capsys):
+    db = old_store(tmp_path / "v3.db", 3)
+    made = make_candidate(Spec(max_tier="easy", blanks=(40, 50)), 3)
+    db.execute("INSERT INTO runs (name, seed, config, started_at, status) "
+               "VALUES ('old', 1, '{}', 'then', 'complete')")
+    db.execute("INSERT INTO puzzles (puzzle, solution, tier, score, hardest, techniques, "
+               "symmetry, blanks, seed, kind, run_id, quota, task, created_at) VALUES "
+               "(?, ?, ?, ?, ?, ?, ?, ?, ?, 'sudoku', 1, 'easy', 0, 'then')",
+               (made.puzzle, made.solution, made.tier, made.score + 7, made.hardest,
+                made.techniques, made.symmetry, made.blanks, made.seed))
+    db.commit()
+    db.close()
+    assert main(["verify", "--store", str(tmp_path / "v3.db")]) == 0
+    assert "1 passed, 0 failed; 0 ratings re-checked; 1 ratings not re-checked (the run " \
+           "recorded no ladder)" in capsys.readouterr().out
+    with Store(tmp_path / "v3.db", create=False) as store:
+        assert store.find_run("old").ladders is None
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
