@@ -59,11 +59,11 @@ class Checked:
 
 
 def check_puzzles(records: Sequence[PuzzleRecord],
-                  ladders: Mapping[str, str | None] | None = None) -> Checked:
-    """Check every record (see the module docstring). ``ladders`` maps a record's run name
-    to the fingerprint of the ladder its puzzles of that record's kind were rated with
-    (see :meth:`~nanpure.pipeline.store.RunRecord.ladder`); ratings are re-checked only
-    where it equals today's."""
+                  ladders: Mapping[tuple[str, str], str | None] | None = None) -> Checked:
+    """Check every record (see the module docstring). ``ladders`` maps (run name, kind)
+    to the fingerprint of the ladder that rated the run's puzzles of that kind (see
+    :meth:`~nanpure.pipeline.store.RunRecord.ladder`); ratings are re-checked only where
+    it equals today's."""
     today = ladder_fingerprints()
     checked = Checked([None] * len(records))
     by_kind: dict[str, list[int]] = {}
@@ -75,7 +75,7 @@ def check_puzzles(records: Sequence[PuzzleRecord],
             record = records[k]
             problem = problem or _symmetry_problem(record)
             if problem is None:
-                stored = (ladders or {}).get(f"{record.run}/{kind}")
+                stored = (ladders or {}).get((record.run or "", kind))
                 if stored == today[kind]:
                     problem = _rating_problem(record)
                     checked.rated += 1
@@ -87,10 +87,10 @@ def check_puzzles(records: Sequence[PuzzleRecord],
     return checked
 
 
-def run_ladders(store: Store) -> dict[str, str | None]:
-    """``{"run/kind": fingerprint}`` for every run of the store and every kind, the
+def run_ladders(store: Store) -> dict[tuple[str, str], str | None]:
+    """``{(run name, kind): fingerprint}`` for every run of the store and every kind, the
     ``ladders`` argument of :func:`check_puzzles`."""
-    return {f"{run.name}/{kind}": run.ladder(kind)
+    return {(run.name, kind): run.ladder(kind)
             for run in store.runs() for kind in ladder_fingerprints()}
 
 
