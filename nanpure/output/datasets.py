@@ -729,7 +729,7 @@ def _read_rows(data: bytes, fmt: str, problems: list[tuple[int, str]]
                 raise ExportError(f"the {name} column holds {table.schema.field(name).type}, "
                                   "not text")
             rows = table.to_pylist()
-        except (pa.ArrowException, OSError) as exc:  # pyarrow's messages span lines
+        except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # messages span lines
             first = (str(exc).splitlines() or [type(exc).__name__])[0]
             raise ExportError(f"not a Parquet file: {first}") from exc
         return [(k, {**r, "puzzle": r[name] or ""}) for k, r in enumerate(rows, start=1)]
