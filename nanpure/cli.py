@@ -603,6 +603,34 @@ def _run_stats(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
 
 
+def _add_verify(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "verify",
+        help="re-check every stored puzzle",
+        description="Re-check the puzzles of a store (all, or one run's) as a book does "
+        "before printing them: each has exactly one solution, equal to the stored one; its "
+        "givens (nonograms: its picture) have the symmetry recorded; and, when the run "
+        "recorded the fingerprint of the ladder that rated it and that ladder is today's, "
+        "rating it again gives the stored tier, score, hardest technique and techniques. "
+        "Each failure is printed on stderr as 'puzzle ID (run R, quota Q): problem', then a "
+        "summary. Exit status: 0 all passed, 1 some failed, 2 the store cannot be read.",
+    )
+    p.add_argument("--store", metavar="DB", default="output/nanpure.db",
+                   help="store file (default: output/nanpure.db)")
+    p.add_argument("--run", metavar="NAME", help="only this run's puzzles")
+    p.set_defaults(func=_run_verify)
+
+
+def _run_verify(args: argparse.Namespace) -> int:
+    from .pipeline.store import StoreError
+    from .pipeline.verify import verify_command
+
+    try:
+        return verify_command(args.store, args.run)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from exc
+
+
 def _add_nonogram(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "nonogram",
@@ -704,6 +732,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_book,
     _add_export,
     _add_stats,
+    _add_verify,
     _add_nonogram,
     _add_compile,
 ]

@@ -40,6 +40,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 from .. import __version__
+from ..files import atomic_path
 from ..generator.nonogram.formats import FormatError, Nonogram, parse_line
 from ..generator.tiers import tier_rank
 from ..record import PuzzleRecord
@@ -1023,7 +1024,11 @@ def render_book(plan: BookPlan, out: str | BinaryIO) -> None:
                               f"{settings.page_size} page; set answers_per_page = {most} or "
                               "leave it out")
     with binary_streams():
-        _render(plan, fonts, out)
+        if isinstance(out, str):
+            with atomic_path(out) as tmp:
+                _render(plan, fonts, str(tmp))
+        else:
+            _render(plan, fonts, out)
 
 
 @contextmanager

@@ -16,6 +16,7 @@ from xml.sax.saxutils import escape
 
 from reportlab.graphics.shapes import Drawing
 
+from ..files import write_text_atomic
 from ..generator.nonogram.formats import parse_line
 from ..output.datasets import IMAGE_FORMATS
 from ..record import PuzzleRecord
@@ -78,7 +79,7 @@ def write_image(drawing: Drawing, path: str | Path, fmt: str, *, title: str = ""
                 dpi: float = PNG_DPI) -> None:
     """Write ``drawing`` to ``path`` as ``fmt`` (:data:`IMAGE_FORMATS`)."""
     if fmt == "svg":
-        Path(path).write_text(svg_text(drawing, title), encoding="utf-8")
+        write_text_atomic(path, svg_text(drawing, title))
     elif fmt == "png":
         write_png(drawing, path, dpi)
     else:

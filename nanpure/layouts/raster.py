@@ -39,6 +39,8 @@ from reportlab.graphics.shapes import (
 )
 from reportlab.pdfbase import pdfmetrics
 
+from ..files import atomic_path
+
 #: Drawn at up to this many times the resolution asked for, then scaled down; less when
 #: the enlarged picture would have more than MAX_PIXELS pixels (a page of charts).
 SUPERSAMPLE = 4
@@ -63,7 +65,8 @@ def to_image(drawing: Drawing, dpi: float = 150) -> Image.Image:
 
 def write_png(drawing: Drawing, path: str | FilePath, dpi: float = 150) -> None:
     """Write ``drawing`` to ``path`` as a PNG of ``dpi`` pixels per inch."""
-    to_image(drawing, dpi).save(path, format="PNG", dpi=(dpi, dpi))
+    with atomic_path(path) as tmp:
+        to_image(drawing, dpi).save(tmp, format="PNG", dpi=(dpi, dpi))
 
 
 def _rgb(color) -> Rgb | None:

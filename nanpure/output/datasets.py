@@ -54,6 +54,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
+from ..files import atomic_open, atomic_path, write_text_atomic
 from ..generator.tiers import TIERS
 from ..record import PuzzleRecord, columns, row
 
@@ -133,10 +134,13 @@ def _emit(rows: list[dict[str, Any]], fmt: str, out: Any, write_rows: Callable[.
           write_parquet: Callable[..., None]) -> int:
     """Write ``rows`` in ``fmt`` to a path or a stream: Parquet by ``write_parquet``, the
     text formats by ``write_rows(rows, fmt, stream)``; returns how many rows."""
-    if fmt == "parquet":
+    if fmt == "parquet" and isinstance(out, str | Path):
+        with atomic_path(out) as tmp:
+            write_parquet(rows, tmp)
+    elif fmt == "parquet":
         write_parquet(rows, out)
     elif isinstance(out, str | Path):
-        with open(out, "w", encoding="utf-8", newline="") as stream:
+        with atomic_open(out) as stream:
             write_rows(rows, fmt, stream)
     else:
         write_rows(rows, fmt, out)
@@ -248,7 +252,7 @@ def write_non(record: PuzzleRecord, path: Path) -> None:
     from ..generator.nonogram import format_non, parse_line
 
     puzzle = parse_line(f"{record.puzzle} {record.solution}")
-    path.write_text(format_non(puzzle), encoding="utf-8")
+    write_text_atomic(path, format_non(puzzle))
 
 
 def _write_nonograms(records: list[PuzzleRecord], fmt: str,
@@ -498,7 +502,7 @@ def write_meta(path: str | Path, fmt: str, rows: int) -> Path:
     :func:`provenance`; returns its path."""
     meta_path = Path(f"{path}.meta.json")
     meta = {"format": fmt, "rows": rows, **provenance()}
-    meta_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    write_text_atomic(meta_path, json.dumps(meta, indent=2) + "\n")
     return meta_path
 
 
@@ -523,7 +527,7 @@ def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | s
     else:
         _sudoku_only(records, fmt)
         if isinstance(out, str | Path):
-            with open(out, "w", encoding="utf-8", newline="") as stream:
+            with atomic_open(out) as stream:
                 _write_interchange(records, fmt, stream)
         else:
             _write_interchange(records, fmt, out)
@@ -567,14 +571,15 @@ def write_hf(records: Iterable[PuzzleRecord], canonical: list[str], out_dir: str
         splits[split_of(form, test_percent)].append({**row_of(record), "canonical": form})
     schema = parquet_schema().append(pa.field("canonical", pa.string()))
     for name, rows in splits.items():
-        _write_parquet_rows(rows, out_dir / "data" / f"{name}.parquet", schema, meta)
-        with open(out_dir / "data" / f"{name}.csv", "w", encoding="utf-8", newline="") as f:
+        with atomic_path(out_dir / "data" / f"{name}.parquet") as tmp:
+            _write_parquet_rows(rows, tmp, schema, meta)
+        with atomic_open(out_dir / "data" / f"{name}.csv") as f:
             writer = csv.DictWriter(f, fieldnames=HF_COLUMNS, lineterminator="\n")
             writer.writeheader()
             writer.writerows(rows)
     tiers = {name: _tier_counts(rows) for name, rows in splits.items()}
-    (out_dir / "README.md").write_text(
-        _dataset_card(schema, tiers, license, test_percent, meta), encoding="utf-8")
+    write_text_atomic(out_dir / "README.md",
+                      _dataset_card(schema, tiers, license, test_percent, meta))
     return {name: len(rows) for name, rows in splits.items()}
 
 
@@ -728,11 +733,15 @@ def _read_rows(data: bytes, fmt: str, problems: list[tuple[int, str]]
         pa = _pyarrow()
         try:
             table = pa.parquet.read_table(io.BytesIO(data))
-        except pa.ArrowException as exc:
-            raise ExportError(f"not a Parquet file: {exc}") from exc
-        rows = table.to_pylist()
-        name = _puzzle_column(table.column_names)
-        return [(k, {**r, "puzzle": r[name]}) for k, r in enumerate(rows, start=1)]
+            name = _puzzle_column(table.column_names)
+            if not pa.types.is_string(table.schema.field(name).type):
+                raise ExportError(f"the {name} column holds {table.schema.field(name).type}, "
+                                  "not text")
+            rows = table.to_pylist()
+        except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # messages span lines
+            first = (str(exc).splitlines() or [type(exc).__name__])[0]
+            raise ExportError(f"not a Parquet file: {first}") from exc
+        return [(k, {**r, "puzzle": r[name] or ""}) for k, r in enumerate(rows, start=1)]
     text = data.decode("utf-8", "replace")
     if fmt == "csv":
         return _read_csv_rows(text)
@@ -750,7 +759,8 @@ def _puzzle_column(names: list[str]) -> str:
     for name in ("quizzes", "puzzle", "puzzles", "quiz"):
         if name in names:
             return name
-    raise ExportError(f"no puzzle column (quizzes or puzzle) among {', '.join(names)}")
+    shown = ", ".join(name if name.isprintable() else repr(name) for name in names)
+    raise ExportError(f"no puzzle column (quizzes or puzzle) among {shown}")
 
 
 def _read_csv_rows(text: str) -> list[tuple[int, dict[str, Any]]]:

@@ -29,6 +29,7 @@ from reportlab.graphics.charts.legends import Legend
 from reportlab.graphics.shapes import Drawing, Group, String
 from reportlab.lib.colors import Color
 
+from ..files import atomic_path
 from ..generator.tiers import tier_rank
 from ..layouts.pages import Fonts, load_fonts
 
@@ -237,10 +238,11 @@ def write_plot(summary: dict[str, Any], scores: dict[str, list[int]], path: str 
         from reportlab.graphics import renderPDF
         from reportlab.pdfgen.canvas import Canvas
 
-        canvas = Canvas(str(path), pagesize=(drawing.width, drawing.height), invariant=1,
-                        pageCompression=1)
-        canvas.setTitle("nanpure statistics")
-        renderPDF.draw(drawing, canvas, 0, 0)
-        canvas.showPage()
-        canvas.save()
+        with atomic_path(path) as tmp:
+            canvas = Canvas(str(tmp), pagesize=(drawing.width, drawing.height), invariant=1,
+                            pageCompression=1)
+            canvas.setTitle("nanpure statistics")
+            renderPDF.draw(drawing, canvas, 0, 0)
+            canvas.showPage()
+            canvas.save()
     return path

@@ -59,6 +59,9 @@ def load_toml(path: str | Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(str(path), "", f"cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(str(path), "", f"not UTF-8 text (byte {exc.start + 1}); save the "
+                          "config as UTF-8") from exc
     return parse_toml(text, str(path))
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from ..files import write_text_atomic
 from ..generator.nonogram import FormatError, Nonogram, parse_line, parse_non
 from .batch import csv_line, write_rating
 
@@ -245,7 +246,7 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
         titled = Nonogram(puzzle.width, puzzle.height, puzzle.rows, puzzle.columns,
                           puzzle.goal, title=Path(image_path).stem)
         try:
-            Path(non_path).write_text(format_non(titled), encoding="utf-8")
+            write_text_atomic(non_path, format_non(titled))
         except OSError as exc:
             print(f"{non_path}: cannot write: {exc.strerror or exc}", file=err)
             return 2

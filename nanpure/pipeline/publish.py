@@ -3,7 +3,8 @@
 1. select each section's puzzles from the store (skipping puzzles already in a book
    unless the config says ``reuse = true``), easiest first (``order``: by tier, then
    score; or by score alone);
-2. re-check every puzzle: exactly one solution, equal to the stored one;
+2. re-check every puzzle as ``nanpure verify`` does: exactly one solution, equal to the
+   stored one, the recorded symmetry, the stored rating;
 3. find a font for text the built-in font lacks (:mod:`.fonts`), plan and draw the book
    (``layouts.book``) and its cover if it has one (``layouts.cover``), then write the
    manifest beside it;
@@ -17,13 +18,13 @@ the store records a book only when its PDF passed preflight.
 from __future__ import annotations
 
 import json
-import os
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..generator.kinds import kind_of
+from ..files import atomic_path, write_text_atomic
 from ..generator.tiers import tier_rank
 from ..layouts.book import (
     MIN_PAGES,
@@ -48,6 +49,7 @@ from ..record import PuzzleRecord, columns, row
 from .book_config import BookConfig, Runs, SectionSpec, cover_path, run_globs
 from .fonts import find_font
 from .store import Store
+from .verify import check_puzzles, run_ladders
 
 #: What the manifest says of each puzzle, besides where it went.
 MANIFEST_COLUMNS = columns("id", "puzzle", "solution", "tier", "score", "seed")
@@ -158,17 +160,15 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
 
 # ----------------------------------------------------------------------------- checking
 
-def verify_puzzles(puzzles: Sequence[PuzzleRecord]) -> None:
-    """Raise :class:`PublishError` unless every puzzle has exactly one solution and it is
-    the stored one (checked by its kind, :mod:`nanpure.generator.kinds`)."""
-    by_kind: dict[str, list[PuzzleRecord]] = {}
-    for puzzle in puzzles:
-        by_kind.setdefault(puzzle.kind, []).append(puzzle)
-    for kind, records in by_kind.items():
-        for puzzle, problem in zip(records, kind_of(kind).verify(records), strict=True):
-            if problem is not None:
-                raise PublishError(f"puzzle id {puzzle.id} in the store {problem}; it cannot "
-                                   "be printed")
+def verify_puzzles(store: Store, puzzles: Sequence[PuzzleRecord]) -> None:
+    """Raise :class:`PublishError` unless every puzzle passes the check ``nanpure verify``
+    makes (:func:`nanpure.pipeline.verify.check_puzzles`): one solution, the stored one,
+    the recorded symmetry, and the stored rating when the ladder is the same."""
+    problems = check_puzzles(puzzles, run_ladders(store)).problems
+    for puzzle, problem in zip(puzzles, problems, strict=True):
+        if problem is not None:
+            raise PublishError(f"puzzle id {puzzle.id} in the store {problem}; it cannot "
+                               "be printed")
 
 
 # ----------------------------------------------------------------------------- writing
@@ -238,15 +238,15 @@ def _entry(placement: Placement, kinds: bool, stars: bool = False,
     return entry
 
 
-def _write_atomically(path: Path, write) -> None:
-    """Write through a temporary file beside ``path`` so a reader never sees half a file."""
-    tmp = path.with_name(path.name + ".part")
+@contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """Turn a failed write (full disk, I/O error) into a :class:`PublishError`; the file
+    is written atomically, so nothing is left under its name."""
     try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+        yield
+    except OSError as exc:
+        raise PublishError(f"cannot write {path}: {exc.strerror or exc}; nothing was "
+                           "written under that name and the store records no book") from exc
 
 
 def publish_book(config: BookConfig, out: str | None = None,
@@ -259,7 +259,7 @@ def publish_book(config: BookConfig, out: str | None = None,
     cover = cover_path(pdf) if config.cover is not None else None
     with Store(config.store, create=False) as store:
         sections = select_sections(store, config)
-        verify_puzzles([p for s in sections for p in s.puzzles])
+        verify_puzzles(store, [p for s in sections for p in s.puzzles])
         try:
             cover_settings = (CoverSettings.of(config.cover) if config.cover is not None
                               else None)
@@ -271,17 +271,20 @@ def publish_book(config: BookConfig, out: str | None = None,
                      if settings.hints else None)
             plan = plan_book(sections, settings, hints)
             pdf.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomically(pdf, lambda tmp: render_book(plan, str(tmp)))
+            with _writing(pdf):
+                render_book(plan, str(pdf))
             if cover is not None and cover_settings is not None:
                 sample = next((p.puzzle.puzzle for p in plan.placements
                                if p.puzzle.kind == "sudoku"), None)
-                _write_atomically(cover, lambda tmp: render_cover(
-                    cover_settings, fonts, plan.size, plan.page_count, str(tmp), sample))
+                with _writing(cover), atomic_path(cover) as tmp:
+                    render_cover(cover_settings, fonts, plan.size, plan.page_count, str(tmp),
+                                 sample)
         except (LayoutError, FontError, CoverError) as exc:
             raise PublishError(f"{config.source}: {exc}") from exc
         data = manifest(plan, config, pdf, cover)
         text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-        _write_atomically(manifest_path(pdf), lambda tmp: tmp.write_text(text, "utf-8"))
+        with _writing(manifest_path(pdf)):
+            write_text_atomic(manifest_path(pdf), text)
         report = preflight(pdf, plan.size, MIN_PAGES, bleed=settings.bleed)
         if not report.ok:
             raise PublishError(f"{pdf} failed preflight; not recorded in the store\n"

@@ -40,7 +40,8 @@ from ..output.stats import percent
 from .config import RunConfig
 from .executors import BatchFuture, Executor, LogRelay, make_executor
 from .quotas import Batch, QuotaState, Stock, TaskResult, matching, pick_quota
-from .store import COMPLETE, FAILED, INTERRUPTED, OUT_OF_TIME, RunRecord, Store
+from .store import COMPLETE, FAILED, INTERRUPTED, OUT_OF_TIME, RunRecord, Store, StoreError
+from .verify import ladder_fingerprints
 
 log = logging.getLogger(__name__)
 
@@ -225,7 +226,8 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         config = config.replace(dedup=_dedup_of(config, stored))
         done = store.progress(stored.id) if stored is not None else {}
         config, stock = _top_up(store, config, done)
-        run = store.begin_run(config.name, config.seed, config.to_json())
+        run = store.begin_run(config.name, config.seed, config.to_json(),
+                              ladders=ladder_fingerprints())
         states = []
         for i, q in enumerate(config.quotas):
             p = done.get(q.name)
@@ -257,6 +259,11 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                 summary.status = loop.run()
         except (KeyboardInterrupt, _Stop):
             summary.status = INTERRUPTED
+        except StoreError:  # full disk, I/O error: what was committed stays; exit 2
+            summary.status = FAILED
+            with contextlib.suppress(StoreError):
+                store.finish_run(run.id, FAILED)
+            raise
         except Exception as exc:  # a worker's failure: keep what is stored, say what broke
             log.exception("run %s failed", config.name)
             summary.status = FAILED

@@ -12,10 +12,10 @@ blank-count distribution per tier, technique usage and the store's per-quota tot
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
+from ..files import write_text_atomic
 from ..output.datasets import provenance
 from .config import RunConfig
 from .reports import store_summary
@@ -77,7 +77,5 @@ def write_run_report(config: RunConfig, summary: RunSummary) -> Path:
     with Store(config.store, create=False) as store:
         text = json.dumps(run_report(config, summary, store), indent=2) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    part = path.with_name(path.name + ".part")
-    part.write_text(text, encoding="utf-8")
-    os.replace(part, path)
+    write_text_atomic(path, text)
     return path

@@ -18,17 +18,27 @@ True
 [('easy', 'nightly', 'easy', 0)]
 
 The file uses WAL journaling (readers never block the writer) and a busy timeout, so a
-second process may read or write the same store; a file that is not a nanpure store, or
-one that stays locked, is reported as a :class:`StoreError` that says so.
+second process may read or write the same store. Whatever goes wrong is a
+:class:`StoreError` naming the file and the problem, and the file is left as it was: a
+file that is not a nanpure store (random bytes, another program's database; an empty file
+for a command that only reads), a truncated one, one of a newer schema, a read-only one,
+one that stays locked, and a full disk or an I/O error while writing (which rolls back the
+transaction in progress; everything committed before stays).
+
+Each run records the fingerprints of the ladders that rated its puzzles (``ladders``, JSON
+``{kind: fingerprint}``; NULL for runs stored before schema 5), so ``nanpure verify`` knows
+whether rating a puzzle again must give its stored rating.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
+import stat
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,7 +49,7 @@ from ..record import MADE_FIELDS, PuzzleRecord
 from .config import DEDUP_MODES
 
 #: Bumped whenever the schema changes; kept in ``PRAGMA user_version``.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: ``PRAGMA application_id`` of a nanpure store (the bytes "nanp").
 APPLICATION_ID = 0x6E616E70
 
@@ -51,7 +61,8 @@ CREATE TABLE runs (
     config TEXT NOT NULL,
     started_at TEXT NOT NULL,
     finished_at TEXT,
-    status TEXT NOT NULL
+    status TEXT NOT NULL,
+    ladders TEXT
 );
 CREATE TABLE puzzles (
     id INTEGER PRIMARY KEY,
@@ -155,7 +166,14 @@ MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = 
     # version 3 -> 4: Sudoku Explainer ratings, where a run computed them (NULL before)
     3: ("ALTER TABLE puzzles ADD COLUMN er REAL", "ALTER TABLE puzzles ADD COLUMN ep REAL",
         "ALTER TABLE puzzles ADD COLUMN ed REAL"),
+    # version 4 -> 5: runs record the fingerprints of the ladders that rated them (NULL:
+    # unknown, so ratings of older runs are not re-checked)
+    4: ("ALTER TABLE runs ADD COLUMN ladders TEXT",),
 }
+
+#: What a run whose sessions used different ladders records for that kind.
+LADDER_CHANGED = "changed"
+
 
 #: Run statuses: still going (or killed), all quotas filled, stopped by Ctrl-C, out of time.
 RUNNING, COMPLETE, INTERRUPTED, OUT_OF_TIME, FAILED = (
@@ -189,6 +207,12 @@ class RunRecord:
     started_at: str
     finished_at: str | None
     status: str
+    ladders: str | None = None  # JSON {kind: ladder fingerprint}; None: not recorded
+
+    def ladder(self, kind: str) -> str | None:
+        """The fingerprint of the ladder that rated this run's puzzles of ``kind``: None
+        when not recorded, :data:`LADDER_CHANGED` when sessions used different ones."""
+        return json.loads(self.ladders).get(kind) if self.ladders else None
 
 
 @dataclass(frozen=True)
@@ -216,8 +240,14 @@ class Store:
         memory = self.path == ":memory:"
         if not memory and not create and not Path(self.path).exists():
             raise StoreError(f"{self.path}: no such store")
+        if not memory and Path(self.path).exists():
+            check_file(self.path, new_ok=create)
         if not memory and create:
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{self.path}: cannot make its directory: "
+                                 f"{exc.strerror or exc}") from exc
         try:
             self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
         except sqlite3.Error as exc:
@@ -287,45 +317,65 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back on error); locks are reported."""
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error; an SQLite error
+        (locked, disk full, I/O error, corrupt file) becomes a :class:`StoreError`."""
         try:
             self.db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
+        except sqlite3.Error as exc:
             raise _store_error(self.path, exc) from exc
         try:
             yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        try:
             self.db.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
-            self.db.execute("ROLLBACK")
+        except BaseException as exc:
+            if self.db.in_transaction:  # SQLite may have rolled back already (disk full)
+                with suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise _store_error(self.path, exc) from exc
+            raise
+
+    def _rows(self, sql: str, params: Sequence = ()) -> list[sqlite3.Row]:
+        """Every row of a query; a corrupt file is a :class:`StoreError`."""
+        try:
+            return self.db.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
             raise _store_error(self.path, exc) from exc
 
     # --- runs -----------------------------------------------------------------------------
 
     def find_run(self, name: str) -> RunRecord | None:
         """The run called ``name``, or None."""
-        row = self.db.execute("SELECT * FROM runs WHERE name = ?", (name,)).fetchone()
-        return RunRecord(**dict(row)) if row else None
+        rows = self._rows("SELECT * FROM runs WHERE name = ?", (name,))
+        return RunRecord(**dict(rows[0])) if rows else None
 
     def runs(self) -> list[RunRecord]:
         """Every run, oldest first."""
-        return [RunRecord(**dict(r)) for r in self.db.execute("SELECT * FROM runs ORDER BY id")]
+        return [RunRecord(**dict(r)) for r in self._rows("SELECT * FROM runs ORDER BY id")]
 
-    def begin_run(self, name: str, seed: int, config: str) -> RunRecord:
+    def begin_run(self, name: str, seed: int, config: str,
+                  ladders: dict[str, str] | None = None) -> RunRecord:
         """Create the run ``name`` (status ``running``), or mark the stored one running
-        again; the caller checks that a stored run's seed and config still match."""
+        again; the caller checks that a stored run's seed and config still match.
+
+        ``ladders`` are the fingerprints of the ladders rating this session's puzzles
+        (``{kind: fingerprint}``); a resumed run that recorded others for a kind records
+        :data:`LADDER_CHANGED` for it, one that recorded none keeps none."""
         with self.transaction():
             run = self.find_run(name)
             if run is None:
                 self.db.execute(
-                    "INSERT INTO runs (name, seed, config, started_at, status) "
-                    "VALUES (?, ?, ?, ?, ?)", (name, seed, config, utc_now(), RUNNING))
+                    "INSERT INTO runs (name, seed, config, started_at, status, ladders) "
+                    "VALUES (?, ?, ?, ?, ?, ?)", (name, seed, config, utc_now(), RUNNING,
+                                                  json.dumps(ladders) if ladders else None))
             else:
-                self.db.execute("UPDATE runs SET status = ?, finished_at = NULL, config = ? "
-                                "WHERE id = ?", (RUNNING, config, run.id))
+                known = json.loads(run.ladders) if run.ladders else None
+                if known is not None and ladders is not None:
+                    known = {k: v if ladders.get(k, v) == v else LADDER_CHANGED
+                             for k, v in {**ladders, **known}.items()}
+                self.db.execute("UPDATE runs SET status = ?, finished_at = NULL, config = ?, "
+                                "ladders = ? WHERE id = ?",
+                                (RUNNING, config, json.dumps(known) if known else None,
+                                 run.id))
         run = self.find_run(name)
         assert run is not None
         return run
@@ -355,7 +405,7 @@ class Store:
 
     def progress(self, run_id: int) -> dict[str, QuotaProgress]:
         """Per quota name, what the run has stored so far (the resume point)."""
-        rows = self.db.execute(
+        rows = self._rows(
             "SELECT quota, count(*), max(task) FROM puzzles WHERE run_id = ? GROUP BY quota",
             (run_id,))
         return {q: QuotaProgress(n, last) for q, n, last in rows}
@@ -371,7 +421,7 @@ class Store:
                "JOIN runs ON runs.id = run_id "
                + ("WHERE runs.name = ? " if run is not None else "")
                + "GROUP BY run_id, quota ORDER BY run_id, min(puzzles.id)")
-        return [tuple(r) for r in self.db.execute(sql, () if run is None else (run,))]
+        return [tuple(r) for r in self._rows(sql, () if run is None else (run,))]
 
     # --- puzzles --------------------------------------------------------------------------
 
@@ -409,7 +459,7 @@ class Store:
         puzzles."""
         sql = ("SELECT count(canon), count(DISTINCT canon) FROM puzzles "
                "JOIN runs ON runs.id = run_id" + (" WHERE runs.name = ?" if run else ""))
-        n, classes = self.db.execute(sql, (run,) if run else ()).fetchone()
+        n, classes = self._rows(sql, (run,) if run else ())[0]
         return n, classes
 
     def select_puzzles(self, run: str | None = None, quotas: Sequence[str] | None = None,
@@ -445,19 +495,19 @@ class Store:
                "JOIN runs ON runs.id = run_id"
                + (" WHERE " + " AND ".join(where) if where else "")
                + " ORDER BY run_id, quota, task, puzzles.id")
-        return [PuzzleRecord(**dict(r)) for r in self.db.execute(sql, params)]
+        return [PuzzleRecord(**dict(r)) for r in self._rows(sql, params)]
 
     def count_puzzles(self, run: str | None = None) -> int:
         """How many puzzles are stored (in one run, or in all)."""
         if run is None:
-            return self.db.execute("SELECT count(*) FROM puzzles").fetchone()[0]
-        return self.db.execute("SELECT count(*) FROM puzzles JOIN runs ON runs.id = run_id "
-                               "WHERE runs.name = ?", (run,)).fetchone()[0]
+            return self._rows("SELECT count(*) FROM puzzles")[0][0]
+        return self._rows("SELECT count(*) FROM puzzles JOIN runs ON runs.id = run_id "
+                          "WHERE runs.name = ?", (run,))[0][0]
 
     def run_names(self, glob: str) -> list[str]:
         """The names of the runs matching a glob pattern (``*``, ``?``, ``[...]``, case
         sensitive), oldest first."""
-        return [r[0] for r in self.db.execute(
+        return [r[0] for r in self._rows(
             "SELECT name FROM runs WHERE name GLOB ? ORDER BY id", (glob,))]
 
     # --- inventory ------------------------------------------------------------------------
@@ -474,7 +524,7 @@ class Store:
                "AND puzzles.kind = ? AND NOT EXISTS "
                "(SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id) "
                "ORDER BY run_id, task")
-        return [PuzzleRecord(**dict(r)) for r in self.db.execute(sql, (family, quota, kind))]
+        return [PuzzleRecord(**dict(r)) for r in self._rows(sql, (family, quota, kind))]
 
     def inventory(self, run: str | None = None) -> list[tuple[str, str, str, str, int, int]]:
         """(family, quota, kind, tier, puzzles stored, puzzles printed in books) for every
@@ -487,12 +537,12 @@ class Store:
                + ("WHERE runs.name = ? " if run is not None else "")
                + f"GROUP BY {_FAMILY}, quota, kind, tier "
                "ORDER BY min(run_id), min(puzzles.id)")
-        return [tuple(r) for r in self.db.execute(sql, () if run is None else (run,))]
+        return [tuple(r) for r in self._rows(sql, () if run is None else (run,))]
 
     def family_config(self, family: str) -> str:
         """The config (``runs.config``) of the latest run of ``family``."""
-        return self.db.execute(f"SELECT config FROM runs WHERE {_FAMILY} = ? "
-                               "ORDER BY id DESC LIMIT 1", (family,)).fetchone()[0]
+        return self._rows(f"SELECT config FROM runs WHERE {_FAMILY} = ? "
+                          "ORDER BY id DESC LIMIT 1", (family,))[0][0]
 
     # --- books ----------------------------------------------------------------------------
 
@@ -548,11 +598,70 @@ class Store:
             os.close(fd)
 
 
+#: What every SQLite file starts with.
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def check_file(path: str, new_ok: bool = True) -> None:
+    """Raise :class:`StoreError` for an existing file that cannot be a store to open:
+    not an SQLite file, shorter than its header says (truncated), read-only, or (unless
+    ``new_ok``) empty.
+
+    An empty file is a store being made by another process that has not yet written its
+    schema (SQLite makes the file first), so a command that may create a store takes it.
+    """
+    try:
+        info = os.stat(path)
+        with open(path, "rb") as f:
+            header = f.read(100)
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError(f"{path}: not a file; give the path of a store file")
+    if info.st_size == 0 and new_ok:
+        return
+    if info.st_size == 0:
+        raise StoreError(f"{path}: empty file, not a nanpure store; make puzzles into it with "
+                         "nanpure run, or give another --store path")
+    if len(header) < 100 and SQLITE_MAGIC.startswith(header[:16]):
+        raise StoreError(f"{path}: store file is truncated ({info.st_size} bytes, shorter "
+                         "than its header); restore it from a backup")
+    if not header.startswith(SQLITE_MAGIC):
+        raise StoreError(f"{path}: not a nanpure store (not an SQLite database file); "
+                         "choose another --store path")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    # The page count in the header is valid when its version stamp matches the counter.
+    # A write-ahead log beside the file may hold the pages a checkpoint could not yet
+    # write (a full disk stops it half-way); SQLite then reads them from there.
+    wal = Path(path + "-wal")
+    pending = wal.exists() and wal.stat().st_size > 0
+    if header[92:96] == header[24:28] and info.st_size < pages * page_size and not pending:
+        raise StoreError(f"{path}: store file is truncated ({info.st_size} bytes, its header "
+                         f"says {pages * page_size}); restore it from a backup")
+    if not info.st_mode & stat.S_IWUSR or not os.access(path, os.W_OK):
+        raise StoreError(f"{path}: store file is read-only; nanpure writes to a store even "
+                         f"to read it (its journal): make it writable (chmod u+w {path}) or "
+                         "copy it")
+
+
 def _store_error(path: str, exc: sqlite3.Error) -> StoreError:
     text = str(exc)
     if "locked" in text or "busy" in text:
         return StoreError(f"{path}: store is locked by another process (gave up waiting); "
                           "try again when it has finished")
-    if "not a database" in text or "malformed" in text:
+    if "full" in text:
+        return StoreError(f"{path}: the disk is full ({text}); everything committed before "
+                          "is kept: free some space and run the command again")
+    if "I/O error" in text:
+        return StoreError(f"{path}: I/O error while using the store ({text}); everything "
+                          "committed before is kept: check the disk and run the command again")
+    if "readonly" in text or "read-only" in text:
+        return StoreError(f"{path}: store is read-only ({text}); make it (and its directory) "
+                          "writable")
+    if "not a database" in text:
         return StoreError(f"{path}: not a nanpure store ({text})")
+    if "malformed" in text or "corrupt" in text:
+        return StoreError(f"{path}: store file is damaged ({text}); restore it from a backup")
     return StoreError(f"{path}: {text}")

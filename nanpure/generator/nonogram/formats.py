@@ -192,7 +192,7 @@ def parse_non(text: str) -> Nonogram:
         key, _, value = raw.partition(" ")
         key, value = key.lower(), value.strip()
         if key in ("width", "height"):
-            if not value.isdigit():
+            if not value.isdecimal():
                 raise FormatError(f"{key} must be a whole number, got {value!r}", number)
             sizes[key] = int(value)
         elif key in ("rows", "columns"):
@@ -238,7 +238,7 @@ def _unquote(value: str) -> str:
 
 def _parse_clue(text: str, line: int | None, separator: str) -> Clue:
     parts = [p for p in re.split(rf"[\s{re.escape(separator)}]+", text.strip()) if p]
-    if not all(p.isdigit() for p in parts):
+    if not all(p.isdecimal() for p in parts):
         raise FormatError(f"clue {text!r} is not a list of numbers", line)
     runs = tuple(int(p) for p in parts)
     if runs == (0,) or not runs:

@@ -1,0 +1,173 @@
+"""Re-checking stored puzzles: ``nanpure verify``, and the check a book makes before it
+prints a puzzle (one code path for both).
+
+Each puzzle is checked by its kind (:mod:`nanpure.generator.kinds`):
+
+- it has exactly one solution, and that is the stored one;
+- its pattern has the symmetry recorded for it (Sudoku: the givens; nonograms: the
+  picture), and a Sudoku's blank count is the stored one;
+- rated again, it gets the stored rating (tier, score, hardest technique and the
+  techniques used), when the run that made it recorded the fingerprint of the ladder it
+  was rated with and that is today's ladder. Otherwise the rating is not re-checked
+  (older runs, or a ladder changed since), and the check says how many were not.
+
+>>> record = PuzzleRecord(
+...     puzzle="..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4.459.....",
+...   solution="926587143473192865581634729194826537862375491357419682718243956639758214245961378",
+...     tier="easy", score=400, hardest="x", techniques="", symmetry="none", blanks=56, seed=1)
+>>> check_puzzles([record, record._replace(symmetry="dihedral")]).problems
+[None, 'is not symmetric as recorded (dihedral)']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from ..generator.kinds import kind_of
+from ..record import PuzzleRecord
+from .store import Store, StoreError
+
+
+def ladder_fingerprints() -> dict[str, str]:
+    """The fingerprint of each kind's ladder today: ``{kind: 16 hex digits}``. Sudoku's
+    is the one every export records (:func:`nanpure.output.datasets.ladder_fingerprint`).
+
+    >>> sorted(ladder_fingerprints())
+    ['nonogram', 'sudoku']
+    """
+    from ..generator.nonogram import TECHNIQUES
+    from ..output.datasets import ladder_fingerprint
+
+    rungs = [[t.name, t.tier, t.score] for t in TECHNIQUES]
+    nonogram = hashlib.sha256(json.dumps(rungs).encode()).hexdigest()[:16]
+    return {"sudoku": ladder_fingerprint(), "nonogram": nonogram}
+
+
+@dataclass
+class Checked:
+    """What :func:`check_puzzles` found: per puzzle None or what is wrong (the end of a
+    sentence about the puzzle), and how many ratings were re-checked."""
+
+    problems: list[str | None]
+    rated: int = 0
+    not_rated: dict[str, int] = field(default_factory=dict)  # why -> how many
+
+
+def check_puzzles(records: Sequence[PuzzleRecord],
+                  ladders: Mapping[tuple[str, str], str | None] | None = None) -> Checked:
+    """Check every record (see the module docstring). ``ladders`` maps (run name, kind)
+    to the fingerprint of the ladder that rated the run's puzzles of that kind (see
+    :meth:`~nanpure.pipeline.store.RunRecord.ladder`); ratings are re-checked only where
+    it equals today's."""
+    today = ladder_fingerprints()
+    checked = Checked([None] * len(records))
+    by_kind: dict[str, list[int]] = {}
+    for k, record in enumerate(records):
+        by_kind.setdefault(record.kind, []).append(k)
+    for kind, places in by_kind.items():
+        found = kind_of(kind).verify([records[k] for k in places])
+        for k, problem in zip(places, found, strict=True):
+            record = records[k]
+            problem = problem or _symmetry_problem(record)
+            if problem is None:
+                stored = (ladders or {}).get((record.run or "", kind))
+                if stored == today[kind]:
+                    problem = _rating_problem(record)
+                    checked.rated += 1
+                else:
+                    why = ("the run recorded no ladder" if stored is None else
+                           "the ladder changed since the run")
+                    checked.not_rated[why] = checked.not_rated.get(why, 0) + 1
+            checked.problems[k] = problem
+    return checked
+
+
+def run_ladders(store: Store) -> dict[tuple[str, str], str | None]:
+    """``{(run name, kind): fingerprint}`` for every run of the store and every kind, the
+    ``ladders`` argument of :func:`check_puzzles`."""
+    return {(run.name, kind): run.ladder(kind)
+            for run in store.runs() for kind in ladder_fingerprints()}
+
+
+def _symmetry_problem(record: PuzzleRecord) -> str | None:
+    """None when the puzzle has the recorded symmetry (and a Sudoku its blank count)."""
+    if record.kind == "sudoku":
+        from ..generator.board import parse_line
+        from ..generator.symmetry import SYMMETRIES, is_symmetric
+
+        if record.symmetry not in SYMMETRIES:
+            return f"records an unknown symmetry {record.symmetry!r}"
+        if record.puzzle.count(".") != record.blanks:
+            return (f"has {record.puzzle.count('.')} blanks, but the store says "
+                    f"{record.blanks}")
+        symmetric = is_symmetric(parse_line(record.puzzle), record.symmetry)
+    else:
+        from ..generator.nonogram import parse_line
+        from ..generator.nonogram.generate import SYMMETRIES, is_symmetric
+
+        if record.symmetry not in SYMMETRIES:
+            return f"records an unknown symmetry {record.symmetry!r}"
+        puzzle = parse_line(record.puzzle)
+        symmetric = is_symmetric(record.solution, puzzle.width, puzzle.height,
+                                 record.symmetry)
+    return None if symmetric else f"is not symmetric as recorded ({record.symmetry})"
+
+
+def _rating_problem(record: PuzzleRecord) -> str | None:
+    """None when rating the puzzle again gives its stored rating."""
+    if record.kind == "sudoku":
+        from ..generator.board import parse_line
+        from ..generator.ladder import rate
+
+        rating = rate(parse_line(record.puzzle))
+        again = (rating.tier, rating.score, rating.hardest, rating.techniques)
+    else:
+        from ..generator.nonogram import parse_line
+        from ..generator.nonogram import rate as rate_nonogram
+
+        found = rate_nonogram(parse_line(record.puzzle))
+        again = (found.tier, found.score, found.hardest,
+                 ";".join(f"{name}:{n}" for name, n in found.counts.items()))
+    stored = (record.tier, record.score, record.hardest, record.techniques)
+    if again == stored:
+        return None
+    return (f"rates {_rating(again)} today, but the store says {_rating(stored)} with the "
+            "same ladder")
+
+
+def _rating(rating: tuple) -> str:
+    tier, score, hardest, _ = rating
+    return f"{tier} {score} ({hardest})"
+
+
+def verify_command(store_path: str, run: str | None = None,
+                   out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """``nanpure verify``: check every stored puzzle (of one run, or all); print each
+    problem as ``puzzle ID (run R, quota Q): problem`` on ``err`` and a summary on
+    ``out``. Returns 0 when all pass, 1 when any fails."""
+    out, err = out or sys.stdout, err or sys.stderr
+    with Store(store_path, create=False) as store:
+        if run is not None and store.find_run(run) is None:
+            names = ", ".join(r.name for r in store.runs()) or "none"
+            raise StoreError(f"{store.path}: no run named {run!r} (runs: {names})")
+        records = store.select_puzzles(run=run, unused_only=False)
+        ladders = run_ladders(store)
+    checked = check_puzzles(records, ladders)
+    failed = 0
+    for record, problem in zip(records, checked.problems, strict=True):
+        if problem is not None:
+            failed += 1
+            print(f"puzzle {record.id} (run {record.run}, quota {record.quota}): {problem}",
+                  file=err)
+    runs = len({r.run for r in records})
+    skipped = "".join(f"; {n} ratings not re-checked ({why})"
+                      for why, n in checked.not_rated.items())
+    print(f"{store_path}: {len(records)} puzzles of {runs} run{'s' * (runs != 1)} checked: "
+          f"{len(records) - failed} passed, {failed} failed; {checked.rated} ratings "
+          f"re-checked{skipped}", file=out)
+    return 1 if failed else 0

@@ -1,0 +1,72 @@
+"""Helpers of the fault tests: run ``nanpure`` as a separate process (optionally with a
+file-size limit, the portable way to make every write past a size fail), write run and
+book configs, and read a store's puzzles per run."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from nanpure.pipeline.store import Store
+
+
+def nanpure(*args: str, file_limit: int | None = None, timeout: float = 300,
+            cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m nanpure.cli ARGS``; with ``file_limit`` no file it writes may grow
+    past that many bytes (RLIMIT_FSIZE: the write fails with EFBIG, as on a full disk)."""
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # fail the write, do not kill
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
+
+    return subprocess.run([sys.executable, "-m", "nanpure.cli", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=cwd, env=os.environ.copy(),
+                          preexec_fn=limit if file_limit is not None else None)
+
+
+def run_config(path: Path, name: str, count: int, seed: int = 5, nonograms: int = 0,
+               store: Path | None = None) -> Path:
+    """A run config: ``count`` easy rot180 Sudoku and ``nonograms`` easy 8x8 nonograms."""
+    text = (f'[run]\nname = "{name}"\nseed = {seed}\nworkers = 1\n'
+            + (f'store = "{store}"\n' if store else "")
+            + f'[[quota]]\nname = "easy"\ntier = "easy"\ncount = {count}\n'
+            'symmetry = "rot180"\nblanks = [40, 50]\n')
+    if nonograms:
+        text += (f'[[quota]]\nname = "pictures"\nkind = "nonogram"\ntier = "easy"\n'
+                 f'count = {nonograms}\nsize = [8, 8]\n')
+    path.write_text(text)
+    return path
+
+
+def book_config(path: Path, store: Path, out: Path, run: str, count: int = 24) -> Path:
+    """A book config printing ``count`` easy Sudoku of ``run``."""
+    path.write_text(f'[book]\ntitle = "Faults"\nstore = "{store}"\nrun = "{run}"\n'
+                    f'out = "{out}"\nreuse = true\n'
+                    f'[[book.section]]\ntitle = "Easy"\nquota = "easy"\ncount = {count}\n')
+    return path
+
+
+def puzzles_of(store: Path, run: str | None = None) -> dict[str, list[str]]:
+    """Per quota, the puzzle texts the store holds (of one run or all), in task order."""
+    with Store(store, create=False) as s:
+        records = s.select_puzzles(run=run, unused_only=False)
+    found: dict[str, list[str]] = {}
+    for r in records:
+        found.setdefault(f"{r.run}/{r.quota}", []).append(r.puzzle)
+    return found
+
+
+def one_line_error(result: subprocess.CompletedProcess, *words: str) -> str:
+    """The error a failed command printed: exit status 2, one line starting ``nanpure:``
+    with each of ``words``, no traceback."""
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("nanpure: "), result.stderr
+    assert "Traceback" not in result.stderr
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+    return lines[0]

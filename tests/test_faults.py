@@ -1,0 +1,372 @@
+"""Faults: a full disk or I/O errors while the store commits, an export writes and a book
+renders; corrupt stores; ``nanpure verify``. Each test fails if the guarantee breaks:
+nothing committed is lost, nothing is stored twice, no half-written file under a final
+name, a one-line error and exit status 2 instead of a traceback."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import old_store
+from faults import book_config, nanpure, one_line_error, puzzles_of, run_config
+
+from nanpure import files
+from nanpure.cli import main
+from nanpure.generator.candidate import Spec, make_candidate
+from nanpure.pipeline.config import load_run_config
+from nanpure.pipeline.executors import InlineExecutor
+from nanpure.pipeline.publish import PublishError, verify_puzzles
+from nanpure.pipeline.run import execute
+from nanpure.pipeline.store import SCHEMA_VERSION, Store, StoreError
+from nanpure.pipeline.verify import ladder_fingerprints
+
+#: Puzzles of the reference run the slow tests' faults are compared with (the fast tests
+#: use a store of SMALL).
+REFERENCE = 400
+SMALL = 24
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> Path:
+    """A store with the run "r": REFERENCE easy Sudoku and 4 nonograms, made by
+    ``nanpure run`` without faults."""
+    base = tmp_path_factory.mktemp("reference")
+    config = run_config(base / "r.toml", "r", REFERENCE, nonograms=4)
+    result = nanpure("run", str(config), "--store", str(base / "ref.db"))
+    assert result.returncode == 0, result.stderr
+    return base / "ref.db"
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> Path:
+    """A store with the run "r": SMALL easy Sudoku and 4 nonograms, made in this process."""
+    base = tmp_path_factory.mktemp("small")
+    config = load_run_config(run_config(base / "r.toml", "r", SMALL, nonograms=4))
+    summary = execute(config.replace(store=str(base / "small.db")), progress=False,
+                      executor=InlineExecutor())
+    assert summary.status == "complete"
+    return base / "small.db"
+
+
+def _main(*args: str, capsys) -> subprocess.CompletedProcess:
+    """``nanpure ARGS`` in this process, as a finished process."""
+    status = main(list(args))
+    captured = capsys.readouterr()
+    return subprocess.CompletedProcess(args, status, captured.out, captured.err)
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _leftovers(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.rglob(f"*{files.PART_SUFFIX}"))
+
+
+# --- nanpure verify -------------------------------------------------------------------------
+
+
+def test_verify_passes_a_run_and_lists_every_tampered_puzzle(small, tmp_path, capsys):
+    store = tmp_path / "s.db"
+    shutil.copy(small, store)
+    assert main(["verify", "--store", str(store)]) == 0
+    out = capsys.readouterr().out
+    total = SMALL + 4
+    assert f"{total} passed, 0 failed; {total} ratings re-checked" in out
+
+    db = sqlite3.connect(store)
+    ids = [r[0] for r in db.execute("SELECT id FROM puzzles WHERE kind = 'sudoku' "
+                                    "ORDER BY id LIMIT 4")]
+    nonogram = db.execute("SELECT id FROM puzzles WHERE kind = 'nonogram'").fetchone()[0]
+    solution = db.execute("SELECT solution FROM puzzles WHERE id = ?", (ids[0],)).fetchone()[0]
+    swapped = solution.translate(str.maketrans("12", "21"))
+    db.execute("UPDATE puzzles SET solution = ? WHERE id = ?", (swapped, ids[0]))
+    db.execute("UPDATE puzzles SET symmetry = 'rot90' WHERE id = ?", (ids[1],))
+    db.execute("UPDATE puzzles SET score = score + 1 WHERE id = ?", (ids[2],))
+    puzzle = db.execute("SELECT puzzle FROM puzzles WHERE id = ?", (ids[3],)).fetchone()[0]
+    given = next(k for k, c in enumerate(puzzle) if c != ".")
+    db.execute("UPDATE puzzles SET puzzle = ? WHERE id = ?",
+               (puzzle[:given] + "." + puzzle[given + 1:], ids[3]))
+    db.execute("UPDATE puzzles SET tier = 'hard' WHERE id = ?", (nonogram,))
+    db.commit()
+    assert main(["verify", "--store", str(store), "--run", "r"]) == 1
+    captured = capsys.readouterr()
+    failures = captured.err.strip().splitlines()
+    assert [line.split()[1] for line in failures] == [str(i) for i in sorted([*ids, nonogram])]
+    assert "differs from the stored solution" in failures[0]
+    assert "is not symmetric as recorded (rot90)" in failures[1]
+    assert "but the store says easy" in failures[2] and "same ladder" in failures[2]
+    assert "blanks, but the store says" in failures[3]
+    assert "rates easy" in failures[4] and "store says hard" in failures[4]
+    assert f"{total - 5} passed, 5 failed" in captured.out
+
+    # a book runs the same check on what it prints
+    with Store(store, create=False) as s:
+        tampered = [p for p in s.select_puzzles(unused_only=False) if p.id == ids[2]]
+        with pytest.raises(PublishError, match=f"puzzle id {ids[2]} in the store rates"):
+            verify_puzzles(s, tampered)
+
+    # without the ladder's fingerprint the rating cannot be re-checked, and says so
+    db.execute("UPDATE runs SET ladders = NULL")
+    db.commit()
+    db.close()
+    assert main(["verify", "--store", str(store)]) == 1
+    captured = capsys.readouterr()
+    assert len(captured.err.strip().splitlines()) == 3  # the score and tier changes pass
+    assert f"{total - 3} passed, 3 failed; 0 ratings re-checked; {total - 3} ratings not " \
+           "re-checked (the run recorded no ladder)" in captured.out
+
+
+def test_verify_refuses_an_unknown_run_and_a_missing_store(small, tmp_path, capsys):
+    assert main(["verify", "--store", str(small), "--run", "nope"]) == 2
+    assert "no run named 'nope' (runs: r)" in capsys.readouterr().err
+    assert main(["verify", "--store", str(tmp_path / "none.db")]) == 2
+    assert "no such store" in capsys.readouterr().err
+
+
+def test_a_resumed_run_with_another_ladder_records_that_it_changed(tmp_path):
+    today = ladder_fingerprints()
+    with Store(tmp_path / "s.db") as store:
+        store.begin_run("n", 1, "{}", ladders=today)
+        assert store.find_run("n").ladder("sudoku") == today["sudoku"]
+        store.begin_run("n", 1, "{}", ladders={**today, "sudoku": "0" * 16})
+        run = store.find_run("n")
+        assert run.ladder("sudoku") == "changed"
+        assert run.ladder("nonogram") == today["nonogram"]
+
+
+# --- corrupt stores -------------------------------------------------------------------------
+
+
+def _truncated(path: Path) -> str:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    return "truncated"
+
+
+def _random_bytes(path: Path) -> str:
+    size = path.stat().st_size
+    path.write_bytes(hashlib.shake_256(b"noise").digest(size))
+    return "not an SQLite database file"
+
+
+def _damaged_pages(path: Path) -> str:
+    data = bytearray(path.read_bytes())
+    data[4096:] = hashlib.shake_256(b"damage").digest(len(data) - 4096)
+    path.write_bytes(bytes(data))
+    return "store file is damaged"
+
+
+def _newer_schema(path: Path) -> str:
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.commit()
+    db.close()
+    return "newer than this nanpure"
+
+
+def _read_only(path: Path) -> str:
+    path.chmod(0o444)
+    return "read-only"
+
+
+def _foreign(path: Path) -> str:
+    path.unlink()
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+    db.commit()
+    db.close()
+    return "not a nanpure store"
+
+
+CORRUPTIONS = [_truncated, _random_bytes, _damaged_pages, _newer_schema, _read_only, _foreign]
+
+
+@pytest.mark.parametrize("corrupt", CORRUPTIONS, ids=lambda f: f.__name__.strip("_"))
+def test_a_corrupt_store_is_refused_by_every_command_and_never_written(
+        corrupt, small, tmp_path, capsys):
+    store = tmp_path / "s.db"
+    shutil.copy(small, store)
+    problem = corrupt(store)
+    before = _digest(store)
+    config = run_config(tmp_path / "r.toml", "more", 5, store=store)
+    book = book_config(tmp_path / "b.toml", store, tmp_path / "b.pdf", "r")
+    commands = {
+        "run": ("run", str(config)),
+        "export": ("export", "--store", str(store), "--out", str(tmp_path / "e.csv")),
+        "stats": ("stats", "--store", str(store)),
+        "verify": ("verify", "--store", str(store)),
+        "book": ("book", str(book)),
+    }
+    for args in commands.values():
+        one_line_error(_main(*args, capsys=capsys), str(store), problem)
+        assert _digest(store) == before
+    assert not (tmp_path / "e.csv").exists() and not (tmp_path / "b.pdf").exists()
+
+
+def test_an_empty_file_is_no_store_to_read(tmp_path, capsys):
+    (tmp_path / "empty.db").touch()
+    assert main(["export", "--store", str(tmp_path / "empty.db")]) == 2
+    assert "empty file, not a nanpure store" in capsys.readouterr().err
+    assert (tmp_path / "empty.db").stat().st_size == 0
+
+
+# --- a full disk while the store commits ----------------------------------------------------
+
+
+def test_a_store_at_its_size_limit_keeps_every_commit(tmp_path):
+    """SQLite's page limit makes the store's file full at an exact point."""
+    made = [make_candidate(Spec(max_tier="easy", blanks=(40, 50)), seed) for seed in range(400)]
+    with Store(tmp_path / "s.db") as store:
+        run = store.begin_run("n", 1, "{}")
+        pages = store.db.execute("PRAGMA page_count").fetchone()[0]
+        store.db.execute(f"PRAGMA max_page_count = {pages + 8}")
+        committed = []
+        with pytest.raises(StoreError, match="disk is full.*committed before is kept"):
+            for task, record in enumerate(made):
+                store.add_puzzle(run.id, "easy", task, record)
+                committed.append(record.puzzle)
+    assert 0 < len(committed) < len(made)
+    print(f"\nstore full after {len(committed)} of {len(made)} puzzles; all kept")
+    assert puzzles_of(tmp_path / "s.db") == {"n/easy": committed}
+
+
+def _check_run_after_fault(result, store: Path, reference: Path, resume) -> None:
+    """A run stopped by a write fault: one line, exit 2; the store opens and holds a
+    prefix of the reference run (nothing committed lost, nothing twice), every puzzle
+    passes verify; resumed without the fault, the run equals the reference."""
+    one_line_error(result, str(store))
+    want = puzzles_of(reference)
+    got = puzzles_of(store)
+    assert got, "nothing was committed before the fault"
+    for quota, puzzles in got.items():
+        assert puzzles == want[quota][: len(puzzles)]
+    kept, total = sum(map(len, got.values())), sum(map(len, want.values()))
+    assert kept < total
+    print(f"\nfault after {kept} of {total} puzzles committed; all kept, none twice")
+    assert nanpure("verify", "--store", str(store)).returncode == 0
+    resumed = resume()
+    assert resumed.returncode == 0, resumed.stderr
+    assert puzzles_of(store) == want
+
+
+def _check_outputs_after_fault(write, out: Path) -> None:
+    """Exports and a book that fail to write: one line, exit 2, the file that was under
+    the final name is still there unchanged (or none), no temporary file left."""
+    for fmt in ("csv", "parquet", "sdk"):
+        target = out / f"export.{fmt}"
+        target.write_text("the export of yesterday\n")
+        one_line_error(write("export", "--format", fmt, "--out", str(target)),
+                       f"cannot write {target}")
+        assert target.read_text() == "the export of yesterday\n"
+    pdf = out / "book.pdf"
+    one_line_error(write("book", "--out", str(pdf)), f"cannot write {pdf}")
+    assert not pdf.exists()
+    assert _leftovers(out) == []
+
+
+@pytest.mark.slow
+def test_file_size_limit_during_run_export_and_book(reference, tmp_path):
+    """RLIMIT_FSIZE: every write past the limit fails (EFBIG), in SQLite, pyarrow and
+    reportlab alike; needs no privileges."""
+    store = tmp_path / "s.db"
+    config = run_config(tmp_path / "r.toml", "r", REFERENCE, nonograms=4)
+    result = nanpure("run", str(config), "--store", str(store), file_limit=160_000)
+    _check_run_after_fault(result, store, reference,
+                           lambda: nanpure("run", str(config), "--store", str(store)))
+
+    book = book_config(tmp_path / "b.toml", reference, tmp_path / "unused.pdf", "r")
+
+    def write(command: str, *args: str) -> subprocess.CompletedProcess:
+        where = (str(book),) if command == "book" else ("--store", str(reference),
+                                                          "--run", "r", "--kind", "sudoku")
+        return nanpure(command, *where, *args, file_limit=40_000)
+
+    _check_outputs_after_fault(write, tmp_path)
+
+
+def test_write_error_as_a_file_is_finished(small, tmp_path, monkeypatch, capsys):
+    """An error injected where every finished file is flushed (ENOSPC from fsync)."""
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files.os, "fsync", full)
+    book = book_config(tmp_path / "b.toml", small, tmp_path / "unused.pdf", "r")
+
+    def write(command: str, *args: str) -> subprocess.CompletedProcess:
+        where = (str(book),) if command == "book" else ("--store", str(small), "--run", "r",
+                                                          "--kind", "sudoku")
+        return _main(command, *where, *args, capsys=capsys)
+
+    _check_outputs_after_fault(write, tmp_path)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 192 KiB tmpfs mounted at ``tmp_path / "disk"`` (skips where mounting is not
+    allowed); yields a function that resizes it."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mount = shutil.which("mount")
+    if mount is None or subprocess.run([mount, "-t", "tmpfs", "-o", "size=192k", "tmpfs",
+                                        str(disk)], capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs mount rights)")
+
+    def resize(size: str) -> None:
+        subprocess.run([mount, "-o", f"remount,size={size}", str(disk)], check=True)
+
+    try:
+        yield disk, resize
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+@pytest.mark.slow
+def test_full_tmpfs_during_run_export_and_book(reference, tmp_path, small_disk):
+    disk, resize = small_disk
+    store = disk / "s.db"
+    config = run_config(tmp_path / "r.toml", "r", REFERENCE, nonograms=4)
+    result = nanpure("run", str(config), "--store", str(store))
+    resize("64m")  # space freed: the store opens and the run resumes
+    _check_run_after_fault(result, store, reference,
+                           lambda: nanpure("run", str(config), "--store", str(store)))
+
+    store.unlink()
+    for name in ("s.db-wal", "s.db-shm"):
+        (disk / name).unlink(missing_ok=True)
+    resize("16k")  # room for the small files of yesterday, not for new exports or books
+    book = book_config(tmp_path / "b.toml", reference, tmp_path / "unused.pdf", "r")
+
+    def write(command: str, *args: str) -> subprocess.CompletedProcess:
+        where = (str(book),) if command == "book" else ("--store", str(reference),
+                                                          "--run", "r", "--kind", "sudoku")
+        return nanpure(command, *where, *args)
+
+    _check_outputs_after_fault(write, disk)
+
+
+def test_a_store_of_schema_3_gains_the_ladder_column_and_its_ratings_are_not_rechecked(
+        tmp_path, capsys):
+    db = old_store(tmp_path / "v3.db", 3)
+    made = make_candidate(Spec(max_tier="easy", blanks=(40, 50)), 3)
+    db.execute("INSERT INTO runs (name, seed, config, started_at, status) "
+               "VALUES ('old', 1, '{}', 'then', 'complete')")
+    db.execute("INSERT INTO puzzles (puzzle, solution, tier, score, hardest, techniques, "
+               "symmetry, blanks, seed, kind, run_id, quota, task, created_at) VALUES "
+               "(?, ?, ?, ?, ?, ?, ?, ?, ?, 'sudoku', 1, 'easy', 0, 'then')",
+               (made.puzzle, made.solution, made.tier, made.score + 7, made.hardest,
+                made.techniques, made.symmetry, made.blanks, made.seed))
+    db.commit()
+    db.close()
+    assert main(["verify", "--store", str(tmp_path / "v3.db")]) == 0
+    assert "1 passed, 0 failed; 0 ratings re-checked; 1 ratings not re-checked (the run " \
+           "recorded no ladder)" in capsys.readouterr().out
+    with Store(tmp_path / "v3.db", create=False) as store:
+        assert store.find_run("old").ladders is None
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
