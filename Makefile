@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/canon.py
 	$(BIN)/python benchmarks/nonogram.py
 	$(BIN)/python benchmarks/compile.py
+	$(BIN)/python benchmarks/scale.py
 
 # The main job from the packaged defaults: a small run into output/nanpure.db, then the
 # default book (nanpure/data/default-book.toml) as output/book.pdf with its manifest.

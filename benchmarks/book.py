@@ -6,7 +6,9 @@ Prints the median of ``--runs`` timings of
 2. publish: the whole ``nanpure book`` job on a store holding the same puzzles: select,
    re-check every solution, render, write the manifest, preflight (nothing recorded);
 
-plus the page count and file size. Target: under 10 s for the 200-puzzle book.
+plus the page count and file size. Target: under 10 s for the 200-puzzle book; with
+``--page-size 8.5x11in --per-page 4 --answers 9 --hints --cover`` (a book a self-publisher
+uploads: hints, answers and the full-wrap cover with its preflight) under 5 s.
 Puzzles are the QQWing reference set, in three sections.
 
 Run from the repository root: ``python benchmarks/book.py``.
@@ -79,6 +81,8 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=6)
     parser.add_argument("--hints", action="store_true",
                         help="publish with a hints section (each puzzle rated again for it)")
+    parser.add_argument("--cover", action="store_true",
+                        help="publish with a [book.cover] (the cover PDF and its preflight)")
     args = parser.parse_args()
 
     sections = sections_of(args.puzzles)
@@ -102,7 +106,9 @@ def main() -> None:
             f'[book]\ntitle = "Benchmark"\nstore = "{store}"\nout = "{tmp}/b.pdf"\n'
             f'page_size = "{args.page_size}"\npuzzles_per_page = {args.per_page}\n'
             f'answers_per_page = {args.answers}\nhints = {str(args.hints).lower()}\n'
-            f'{section_toml}', "bench"), "bench")
+            f'{section_toml}'
+            + ('[book.cover]\ntitle = "Benchmark"\nback = "200 puzzles."\n' if args.cover
+               else ""), "bench"), "bench")
         publishes = [timed(lambda: publish_book(config, record=False))
                      for _ in range(args.runs)]
 
@@ -111,9 +117,11 @@ def main() -> None:
           f"{len(out.getvalue()) / 1024:.0f} KiB")
     print(f"  render  median {statistics.median(renders):6.2f} s   "
           f"(runs: {', '.join(f'{t:.2f}' for t in renders)})")
-    print(f"  publish{' (hints)' if args.hints else ''} median "
+    extras = " and ".join(e for e, on in (("hints", args.hints), ("cover", args.cover)) if on)
+    print(f"  publish{f' ({extras})' if extras else ''} median "
           f"{statistics.median(publishes):6.2f} s   "
-          f"(runs: {', '.join(f'{t:.2f}' for t in publishes)})   target < 10 s")
+          f"(runs: {', '.join(f'{t:.2f}' for t in publishes)})   "
+          f"target < {5 if args.cover else 10} s")
 
 
 if __name__ == "__main__":
