@@ -52,9 +52,9 @@ def test_schema_pragmas_and_wal(tmp_path):
         pass
 
 
-def test_store_of_schema_1_is_migrated_and_its_puzzles_are_sudoku(tmp_path):
-    path = tmp_path / "old.db"
-    db = old_store(path, 1)
+def _one_old_puzzle(path, version: int) -> None:
+    """A closed store of schema ``version`` holding one easy puzzle of run 'old'."""
+    db = old_store(path, version)
     db.execute("INSERT INTO runs VALUES (1, 'old', 7, '{}', 'then', NULL, 'complete')")
     db.execute("INSERT INTO puzzles (puzzle, solution, tier, score, hardest, techniques, "
                "symmetry, blanks, seed, run_id, quota, task, created_at) VALUES "
@@ -62,6 +62,11 @@ def test_store_of_schema_1_is_migrated_and_its_puzzles_are_sudoku(tmp_path):
                "'rot180', 50, 3, 1, 'easy', 0, 'then')")
     db.commit()
     db.close()
+
+
+def test_store_of_schema_1_is_migrated_and_its_puzzles_are_sudoku(tmp_path):
+    path = tmp_path / "old.db"
+    _one_old_puzzle(path, 1)
     with Store(path, create=False) as store:
         (rec,) = store.select_puzzles(unused_only=False)
         assert (rec.kind, rec.puzzle, rec.run) == ("sudoku", PUZZLE, "old")
@@ -208,14 +213,7 @@ def test_store_of_a_newer_schema_is_refused_and_left_alone(tmp_path):
 
 def test_store_of_schema_3_gains_empty_se_ratings_and_keeps_new_ones(tmp_path):
     path = tmp_path / "old.db"
-    db = old_store(path, 3)
-    db.execute("INSERT INTO runs VALUES (1, 'old', 7, '{}', 'then', NULL, 'complete')")
-    db.execute("INSERT INTO puzzles (puzzle, solution, tier, score, hardest, techniques, "
-               "symmetry, blanks, seed, run_id, quota, task, created_at) VALUES "
-               f"('{PUZZLE}', '{SOLUTION}', 'easy', 4, 'Full House', 'Full House:1', "
-               "'rot180', 50, 3, 1, 'easy', 0, 'then')")
-    db.commit()
-    db.close()
+    _one_old_puzzle(path, 3)
     with Store(path, create=False) as store:
         (rec,) = store.select_puzzles(unused_only=False)
         assert (rec.puzzle, rec.er, rec.ep, rec.ed) == (PUZZLE, None, None, None)
