@@ -50,7 +50,7 @@ import csv
 import hashlib
 import io
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
@@ -147,12 +147,16 @@ def _emit(rows: list[dict[str, Any]], fmt: str, out: Any, write_rows: Callable[.
     return len(rows)
 
 
-def _write_rows(rows: list[dict[str, Any]], fmt: str, out: Any) -> None:
+def _write_rows(rows: list[dict[str, Any]], fmt: str, out: Any,
+                columns: Sequence[str] = COLUMNS,
+                csv_row: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
+    """Write export rows as CSV (``columns`` head an empty file; ``csv_row`` turns a row
+    into its CSV form), JSON lines or puzzle lines."""
     if fmt == "csv":
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else COLUMNS,
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else columns,
                                 lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(rows if csv_row is None else map(csv_row, rows))
     elif fmt == "jsonl":
         for r in rows:
             out.write(json.dumps(r, ensure_ascii=False) + "\n")
@@ -279,17 +283,7 @@ def _write_nonograms(records: list[PuzzleRecord], fmt: str,
 
 
 def _write_nonogram_rows(rows: list[dict[str, Any]], fmt: str, out: Any) -> None:
-    if fmt == "csv":
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else NONOGRAM_COLUMNS,
-                                lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(_json_clues(r) for r in rows)
-    elif fmt == "jsonl":
-        for r in rows:
-            out.write(json.dumps(r, ensure_ascii=False) + "\n")
-    else:
-        for r in rows:
-            out.write(r["puzzle"] + "\n")
+    _write_rows(rows, fmt, out, NONOGRAM_COLUMNS, _json_clues)
 
 
 def nonogram_parquet_schema():
