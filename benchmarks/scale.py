@@ -5,16 +5,21 @@ and the time to export the whole store.
 
 One run of ``--count`` puzzles (easy and medium, rot180, equivalent-dedup as a new run
 would) into a fresh store with a local pool, then ``nanpure export`` of the whole store
-to Parquet and CSV. The run process's resident memory is sampled every half second; the
-figures at 10%, 50% and 100% of the run show whether it grows with the run (the workers'
-memory is reported beside it). A run this long is measured once; quote it with the
-machine's load.
+to Parquet and CSV, each export in a process of its own whose peak memory is reported
+(an export reads and writes the store a chunk at a time, so it should not grow with the
+store). The run process's resident memory is sampled every half second; the figures at
+10%, 50% and 100% of the run show whether it grows with the run (the workers' memory is
+reported beside it). A run this long is measured once; quote it with the machine's load.
+
+    .venv/bin/python benchmarks/scale.py --export-only STORE   # only export a store
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -22,7 +27,6 @@ from pathlib import Path
 
 from nanpure.pipeline.config import Quota, RunConfig
 from nanpure.pipeline.executors import LocalExecutor
-from nanpure.pipeline.reports import export_command
 from nanpure.pipeline.run import execute
 
 
@@ -79,7 +83,17 @@ def main() -> None:
                         help="share of easy puzzles; the rest are medium")
     parser.add_argument("--dir", help="where to put the store (default: a temporary "
                         "directory, removed afterwards)")
+    parser.add_argument("--export-only", metavar="STORE",
+                        help="make no run: export this store (its puzzles) and stop")
     args = parser.parse_args()
+    if args.export_only:
+        from nanpure.pipeline.store import Store
+
+        with Store(args.export_only, create=False) as existing:
+            count = existing.count_puzzles()
+        with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+            export_all(Path(args.export_only), count, Path(tmp))
+        return
 
     easy = round(args.count * args.easy_share)
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
@@ -112,13 +126,33 @@ def main() -> None:
         print(f"peak memory of the run process: {peak:.1f} MiB")
         size = store.stat().st_size
         print(f"store: {size / 2**20:.1f} MiB, {size / summary.made:.0f} bytes per puzzle")
-        for fmt in ("parquet", "csv"):
-            out = Path(tmp) / f"all.{fmt}"
-            start = time.perf_counter()
-            export_command(str(store), None, fmt, str(out))
-            seconds = time.perf_counter() - start
-            print(f"export {fmt}: {seconds:.1f} s ({summary.made / seconds:,.0f} puzzles/s, "
-                  f"{out.stat().st_size / 2**20:.1f} MiB)")
+        export_all(store, summary.made, Path(tmp))
+
+
+#: Run in a process of its own: ``nanpure export`` with the arguments given, then its
+#: peak resident memory (KiB, Linux) on the last line of standard output.
+_EXPORT = """
+import resource, sys
+from nanpure.cli import main
+status = main(sys.argv[1:])
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+sys.exit(status)
+"""
+
+
+def export_all(store: Path, count: int, tmp: Path) -> None:
+    """Export the whole store to Parquet and to CSV, each in a fresh process: seconds,
+    rate, file size and the process's peak memory."""
+    for fmt in ("parquet", "csv"):
+        out = tmp / f"all.{fmt}"
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", _EXPORT, "export", "--store", str(store),
+                               "--format", fmt, "--out", str(out)],
+                              capture_output=True, text=True, check=True)
+        seconds = time.perf_counter() - start
+        peak = int(done.stdout.split()[-1]) / 1024
+        print(f"export {fmt}: {seconds:.1f} s ({count / seconds:,.0f} puzzles/s, "
+              f"{out.stat().st_size / 2**20:.1f} MiB), peak memory {peak:.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -106,3 +106,44 @@ def test_cli_stats(store, capsys):
     assert main(["stats", "--store", str(store), "--run", "nightly"]) == 0
     text = capsys.readouterr().out
     assert "blank counts by tier" in text and "Hidden Single" in text and "X-Wing" not in text
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "lines"])
+def test_text_exports_write_each_row_before_reading_the_next(store, fmt):
+    import io
+
+    records = _records(store) * 3
+    out = io.StringIO()
+
+    def lazily():
+        for i, record in enumerate(records):
+            assert out.getvalue().count("\n") >= i  # the rows before it (and a CSV head)
+            yield record
+
+    assert write_export(lazily(), fmt, out) == len(records)
+    whole = io.StringIO()
+    write_export(records, fmt, whole)
+    assert out.getvalue() == whole.getvalue()
+
+
+def test_parquet_is_written_a_row_group_a_chunk(store, tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    from nanpure.output import datasets
+
+    records = [r._replace(id=i) for i in range(5) for r in _records(store)[:1]]
+    whole = tmp_path / "whole.parquet"
+    write_export(records, "parquet", whole)
+    monkeypatch.setattr(datasets, "CHUNK_ROWS", 2)
+    chunked = tmp_path / "chunked.parquet"
+    assert write_export(iter(records), "parquet", chunked) == 5
+    assert pq.ParquetFile(chunked).num_row_groups == 3
+    assert pq.ParquetFile(whole).num_row_groups == 1
+    assert read_export(chunked, "parquet") == read_export(whole, "parquet")
+
+
+def test_store_reads_a_selection_in_batches(store):
+    with Store(store, create=False) as s:
+        assert list(s.iter_puzzles(unused_only=False, batch=1)) == \
+            s.select_puzzles(unused_only=False)
+        assert s.puzzle_kinds() == ["sudoku"] and s.puzzle_kinds("weekly") == ["sudoku"]

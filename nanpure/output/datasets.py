@@ -9,7 +9,9 @@ seed, created_at``
 
 ``puzzle`` is 81 characters with ``.`` for a blank, ``techniques`` is
 ``name:count;name:count`` in ladder order, ``created_at`` ISO-8601 UTC. The rows come in
-the store's fixed order (run, quota, task), so the same run exports the same file.
+the store's fixed order (run, quota, task), so the same run exports the same file. Rows
+are made and written :data:`CHUNK_ROWS` at a time, so an export of any size holds only a
+chunk in memory (a Parquet file gets a row group a chunk).
 
 >>> import io
 >>> record = PuzzleRecord(id=1, puzzle="." * 81, solution="1" * 81, tier="easy", score=4,
@@ -50,7 +52,8 @@ import csv
 import hashlib
 import io
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
@@ -88,6 +91,10 @@ GENERATED_NONOGRAM_COLUMNS = ("puzzle", "width", "height", "rows", "columns", "s
                               "tier", "score", "hardest", "symmetry", "seed", "techniques")
 
 
+#: Export rows made and written at a time (and rows in a Parquet row group).
+CHUNK_ROWS = 32_768
+
+
 class ExportError(Exception):
     """An export cannot be written (e.g. pyarrow missing for Parquet)."""
 
@@ -99,18 +106,19 @@ def row_of(record: PuzzleRecord) -> dict[str, Any]:
 
 def write_export(records: Iterable[PuzzleRecord], fmt: str,
                  out: TextIO | BinaryIO | str | Path, kind: str = "sudoku",
-                 steps: list[list[str]] | None = None, se: bool = False) -> int:
+                 steps: Iterable[list[str]] | None = None, se: bool = False) -> int:
     """Write the records (all of ``kind``) in ``fmt`` to a stream or a path (for ``non``
     a directory); returns how many rows. ``steps``, each record's solution path, adds a
     last column ``steps`` (:data:`STEPS_FORMATS` only); ``se`` adds :data:`SE_COLUMNS`
-    after the others (Sudoku's csv, jsonl and Parquet)."""
+    after the others (Sudoku's csv, jsonl and Parquet). Records and steps are read as
+    the rows are written (iterators are fine, and are not held whole)."""
     check_steps(fmt, steps)
     if kind != "sudoku":
-        return _write_nonograms(list(records), fmt, out, steps)
+        return _write_nonograms(records, fmt, out, steps)
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     names = COLUMNS + SE_COLUMNS if se else COLUMNS
-    rows = _with_steps([row(r, names) for r in records], fmt, steps)
+    rows = _with_steps((row(r, names) for r in records), fmt, steps)
     return _emit(rows, fmt, out, _write_rows, lambda rows, out: write_parquet(rows, out, se))
 
 
@@ -121,41 +129,71 @@ def check_steps(fmt: str, steps: object) -> None:
                           f"not to {fmt}")
 
 
-def _with_steps(rows: list[dict[str, Any]], fmt: str,
-                steps: list[list[str]] | None) -> list[dict[str, Any]]:
+def _with_steps(rows: Iterable[dict[str, Any]], fmt: str,
+                steps: Iterable[list[str]] | None) -> Iterable[dict[str, Any]]:
     """``rows`` with each one's solution path as a last column, when given."""
     if steps is None:
         return rows
-    return [{**r, "steps": "; ".join(path) if fmt == "csv" else path}
-            for r, path in zip(rows, steps, strict=True)]
+    return ({**r, "steps": "; ".join(path) if fmt == "csv" else path}
+            for r, path in zip(rows, steps, strict=True))
 
 
-def _emit(rows: list[dict[str, Any]], fmt: str, out: Any, write_rows: Callable[..., None],
-          write_parquet: Callable[..., None]) -> int:
+def chunks(items: Iterable[Any], size: int | None = None) -> Iterator[list[Any]]:
+    """``items`` as lists of ``size`` (:data:`CHUNK_ROWS` when None; the last one
+    shorter), read one list at a time.
+
+    >>> list(chunks(range(5), 2))
+    [[0, 1], [2, 3], [4]]
+    """
+    size = size or CHUNK_ROWS
+    items = iter(items)
+    while chunk := list(islice(items, size)):
+        yield chunk
+
+
+class _Counted:
+    """An iterable that counts what has been taken from it."""
+
+    def __init__(self, items: Iterable[Any]) -> None:
+        self._items = iter(items)
+        self.n = 0
+
+    def __iter__(self) -> Iterator[Any]:
+        for item in self._items:
+            self.n += 1
+            yield item
+
+
+def _emit(rows: Iterable[dict[str, Any]], fmt: str, out: Any,
+          write_rows: Callable[..., None], write_parquet: Callable[..., None]) -> int:
     """Write ``rows`` in ``fmt`` to a path or a stream: Parquet by ``write_parquet``, the
     text formats by ``write_rows(rows, fmt, stream)``; returns how many rows."""
+    counted = _Counted(rows)
     if fmt == "parquet" and isinstance(out, str | Path):
         with atomic_path(out) as tmp:
-            write_parquet(rows, tmp)
+            write_parquet(counted, tmp)
     elif fmt == "parquet":
-        write_parquet(rows, out)
+        write_parquet(counted, out)
     elif isinstance(out, str | Path):
         with atomic_open(out) as stream:
-            write_rows(rows, fmt, stream)
+            write_rows(counted, fmt, stream)
     else:
-        write_rows(rows, fmt, out)
-    return len(rows)
+        write_rows(counted, fmt, out)
+    return counted.n
 
 
-def _write_rows(rows: list[dict[str, Any]], fmt: str, out: Any,
+def _write_rows(rows: Iterable[dict[str, Any]], fmt: str, out: Any,
                 columns: Sequence[str] = COLUMNS,
                 csv_row: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> None:
-    """Write export rows as CSV (``columns`` head an empty file; ``csv_row`` turns a row
-    into its CSV form), JSON lines or puzzle lines."""
+    """Write export rows as CSV (its head the first row's names, ``columns`` for an empty
+    file; ``csv_row`` turns a row into its CSV form), JSON lines or puzzle lines."""
     if fmt == "csv":
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else columns,
+        rows = iter(rows)
+        first = next(rows, None)
+        writer = csv.DictWriter(out, fieldnames=columns if first is None else list(first),
                                 lineterminator="\n")
         writer.writeheader()
+        rows = rows if first is None else chain((first,), rows)
         writer.writerows(rows if csv_row is None else map(csv_row, rows))
     elif fmt == "jsonl":
         for r in rows:
@@ -259,9 +297,9 @@ def write_non(record: PuzzleRecord, path: Path) -> None:
     write_text_atomic(path, format_non(puzzle))
 
 
-def _write_nonograms(records: list[PuzzleRecord], fmt: str,
+def _write_nonograms(records: Iterable[PuzzleRecord], fmt: str,
                      out: TextIO | BinaryIO | str | Path,
-                     steps: list[list[str]] | None = None) -> int:
+                     steps: Iterable[list[str]] | None = None) -> int:
     formats = KIND_FORMATS["nonogram"]
     if fmt not in formats:
         raise ExportError(f"unknown format {fmt!r} for nonograms; expected one of "
@@ -272,17 +310,19 @@ def _write_nonograms(records: list[PuzzleRecord], fmt: str,
                               "directory with --out")
         directory = Path(out)
         directory.mkdir(parents=True, exist_ok=True)
+        n = 0
         for r in records:
             write_non(r, directory / f"{r.id}.non")
-        return len(records)
+            n += 1
+        return n
     if fmt == "lines":
-        rows = [{"puzzle": r.puzzle} for r in records]
+        rows: Iterable[dict[str, Any]] = ({"puzzle": r.puzzle} for r in records)
     else:
-        rows = _with_steps([nonogram_row(r) for r in records], fmt, steps)
+        rows = _with_steps((nonogram_row(r) for r in records), fmt, steps)
     return _emit(rows, fmt, out, _write_nonogram_rows, _write_nonogram_parquet)
 
 
-def _write_nonogram_rows(rows: list[dict[str, Any]], fmt: str, out: Any) -> None:
+def _write_nonogram_rows(rows: Iterable[dict[str, Any]], fmt: str, out: Any) -> None:
     _write_rows(rows, fmt, out, NONOGRAM_COLUMNS, _json_clues)
 
 
@@ -301,14 +341,9 @@ def nonogram_parquet_schema():
     ])
 
 
-def _write_nonogram_parquet(rows: list[dict[str, Any]], out: BinaryIO | str | Path) -> None:
-    pa = _pyarrow()
-    from datetime import datetime
-
-    columns = {c: [r[c] for r in rows] for c in NONOGRAM_COLUMNS}
-    columns["created_at"] = [datetime.fromisoformat(t) for t in columns["created_at"]]
-    table = pa.Table.from_pydict(columns, schema=nonogram_parquet_schema())
-    pa.parquet.write_table(table, out)
+def _write_nonogram_parquet(rows: Iterable[dict[str, Any]],
+                            out: BinaryIO | str | Path) -> None:
+    _write_parquet_rows(rows, out, nonogram_parquet_schema())
 
 
 def read_nonogram_export(source: TextIO | BinaryIO | str | Path,
@@ -358,7 +393,7 @@ def parquet_schema(se: bool = False):
     ] + ([(name, pa.float64()) for name in SE_COLUMNS] if se else []))
 
 
-def write_parquet(rows: list[Mapping[str, Any]], out: BinaryIO | str | Path,
+def write_parquet(rows: Iterable[Mapping[str, Any]], out: BinaryIO | str | Path,
                   se: bool = False) -> None:
     """Write rows (as :func:`row_of` gives them, with ``se`` and SE's ratings) to a
     Parquet file, with :func:`provenance` in the file's metadata (keys ``nanpure.*``)."""
@@ -501,15 +536,15 @@ def write_meta(path: str | Path, fmt: str, rows: int) -> Path:
 
 
 def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | str | Path,
-                      kind: str = "sudoku", steps: list[list[str]] | None = None,
+                      kind: str = "sudoku", steps: Iterable[list[str]] | None = None,
                       se: bool = False) -> int:
     """Write the records (all of ``kind``) in any format of ``KIND_FORMATS[kind]`` but
     ``hf`` to a stream or a path; returns how many rows. Sudoku's Parquet carries
     :func:`provenance` in its metadata, sdk and opensudoku inside the file; a file path in
     another format gets :func:`write_meta` beside it (the file itself stays exactly as
     before); a directory of ``.non`` files gets none. ``steps`` and ``se`` as for
-    :func:`write_export`."""
-    records = list(records)
+    :func:`write_export`; only sdk and opensudoku, which count the puzzles first, hold
+    the records whole."""
     check_steps(fmt, steps)
     if kind != "sudoku":
         n = write_export(records, fmt, out, kind, steps)
@@ -519,6 +554,7 @@ def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | s
     if fmt not in INTERCHANGE_FORMATS:
         n = write_export(records, fmt, out, steps=steps, se=se)
     else:
+        records = list(records)
         _sudoku_only(records, fmt)
         if isinstance(out, str | Path):
             with atomic_open(out) as stream:
@@ -582,15 +618,29 @@ def _tier_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
     return {t: n for t, n in counts.items() if n}
 
 
-def _write_parquet_rows(rows: list[Mapping[str, Any]], out: BinaryIO | str | Path, schema,
-                        meta: dict[str, str]) -> None:
+def _write_parquet_rows(rows: Iterable[Mapping[str, Any]], out: BinaryIO | str | Path,
+                        schema, meta: dict[str, str] | None = None) -> None:
+    """Write rows with ``schema`` (and ``meta`` as ``nanpure.*`` keys in the file's
+    metadata), a row group of at most :data:`CHUNK_ROWS` rows at a time; an empty file
+    still has the schema."""
     pa = _pyarrow()
     from datetime import datetime
 
-    columns = {c: [r[c] for r in rows] for c in schema.names}
-    columns["created_at"] = [datetime.fromisoformat(t) for t in columns["created_at"]]
-    table = pa.Table.from_pydict(columns, schema=schema.with_metadata(_parquet_meta(meta)))
-    pa.parquet.write_table(table, out)
+    if meta is not None:
+        schema = schema.with_metadata(_parquet_meta(meta))
+
+    def table(chunk: list[Mapping[str, Any]]):
+        columns = {c: [r[c] for r in chunk] for c in schema.names}
+        columns["created_at"] = [datetime.fromisoformat(t) for t in columns["created_at"]]
+        return pa.Table.from_pydict(columns, schema=schema)
+
+    with pa.parquet.ParquetWriter(out, schema) as writer:
+        written = False
+        for chunk in chunks(rows):
+            writer.write_table(table(chunk))
+            written = True
+        if not written:
+            writer.write_table(table([]))
 
 
 def _parquet_meta(meta: dict[str, str]) -> dict[bytes, bytes]:

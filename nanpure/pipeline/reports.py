@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from datetime import datetime
+from itertools import tee
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -51,29 +53,38 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
     """
     with Store(store_path, create=False) as store:
         _check_run(store, run)
-        records = store.select_puzzles(run=run, unused_only=False)
-    kinds = sorted({r.kind for r in records})
-    if kind is None:
-        if len(kinds) > 1:
-            raise ExportError(
-                f"{store_path}: the puzzles selected are of the kinds {' and '.join(kinds)}; "
-                f"an export holds one kind: add --kind {' or --kind '.join(kinds)}")
-        kind = kinds[0] if kinds else "sudoku"
-    records = [r for r in records if r.kind == kind]
+        kinds = store.puzzle_kinds(run)
+        if kind is None:
+            if len(kinds) > 1:
+                raise ExportError(
+                    f"{store_path}: the puzzles selected are of the kinds "
+                    f"{' and '.join(kinds)}; an export holds one kind: add --kind "
+                    f"{' or --kind '.join(kinds)}")
+            kind = kinds[0] if kinds else "sudoku"
+        # Read as written, so that an export of any size holds only what is being written.
+        records = store.iter_puzzles(run=run, unused_only=False, kinds=[kind])
+        return _write_export(records, store_path, fmt, out, kind, license=license,
+                             steps=steps, answers=answers, dpi=dpi, se=se)
+
+
+def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, out: str,
+                  kind: str, *, license: str, steps: bool, answers: bool, dpi: float | None,
+                  se: bool) -> int:
+    """:func:`export_command`'s writing, ``records`` all of ``kind``."""
     if fmt in IMAGE_FORMATS:
         if out == "-":
             raise ExportError(f"--format {fmt} writes one file a puzzle; give a directory "
                               "with --out DIR")
         from ..layouts.images import write_puzzle_images
 
-        written = write_puzzle_images(records, fmt, out, answers=answers, dpi=dpi)
-        print(f"wrote {len(written)} pictures of {len(records)} puzzles to {out}",
+        chosen = list(records)
+        written = write_puzzle_images(chosen, fmt, out, answers=answers, dpi=dpi)
+        print(f"wrote {len(written)} pictures of {len(chosen)} puzzles to {out}",
               file=sys.stderr)
         return 0
     if answers:
         raise ExportError("--answers is for the pictures, --format svg or png")
     check_steps(fmt, True if steps else None)
-    paths = [solution_path(r) for r in records] if steps else None
     if fmt not in KIND_FORMATS[kind]:
         raise ExportError(f"--format {fmt} is not for {kind} puzzles; {kind} exports are "
                           f"{', '.join(KIND_FORMATS[kind])}")
@@ -81,12 +92,17 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
         if kind != "sudoku" or fmt not in FORMATS[:3]:
             raise ExportError(f"--se adds Sudoku Explainer's ratings to Sudoku exports in "
                               f"{', '.join(FORMATS[:3])}, not to {kind} {fmt}")
-        records = [_with_se(r) for r in records]
+        records = map(_with_se, records)
+    paths = None
+    if steps:  # the two copies are read in step, so tee holds a record or two
+        records, for_paths = tee(records)
+        paths = map(solution_path, for_paths)
     if fmt == "hf":
         if out == "-":
             raise ExportError("hf writes a directory; give it with --out DIR")
-        forms = canonical_forms([r.kind for r in records], [r.puzzle for r in records])
-        splits = write_hf(records, forms, out, license=license)
+        chosen = list(records)
+        forms = canonical_forms([r.kind for r in chosen], [r.puzzle for r in chosen])
+        splits = write_hf(chosen, forms, out, license=license)
         print(f"wrote {sum(splits.values())} puzzles to {out} "
               f"(train {splits['train']}, test {splits['test']})", file=sys.stderr)
         return 0

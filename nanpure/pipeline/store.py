@@ -473,6 +473,16 @@ class Store:
 
         The order is fixed by what was asked for, not by timing: run, quota, task.
         """
+        return list(self.iter_puzzles(run, quotas, tiers, unused_only, kinds, run_globs))
+
+    def iter_puzzles(self, run: str | None = None, quotas: Sequence[str] | None = None,
+                     tiers: Sequence[str] | None = None,
+                     unused_only: bool = True,
+                     kinds: Sequence[str] | None = None,
+                     run_globs: Sequence[str] | None = None,
+                     batch: int = 4096) -> Iterator[PuzzleRecord]:
+        """:meth:`select_puzzles`, read from the file ``batch`` rows at a time as they
+        are taken (for exports of any size); the store must stay open meanwhile."""
         where, params = [], []
         if run is not None:
             where.append("runs.name = ?")
@@ -495,7 +505,18 @@ class Store:
                "JOIN runs ON runs.id = run_id"
                + (" WHERE " + " AND ".join(where) if where else "")
                + " ORDER BY run_id, quota, task, puzzles.id")
-        return [PuzzleRecord(**dict(r)) for r in self._rows(sql, params)]
+        try:
+            cursor = self.db.execute(sql, params)
+            while rows := cursor.fetchmany(batch):
+                yield from (PuzzleRecord(**dict(r)) for r in rows)
+        except sqlite3.Error as exc:
+            raise _store_error(self.path, exc) from exc
+
+    def puzzle_kinds(self, run: str | None = None) -> list[str]:
+        """The kinds of the puzzles stored (in one run, or in all), sorted."""
+        sql = ("SELECT DISTINCT kind FROM puzzles JOIN runs ON runs.id = run_id"
+               + (" WHERE runs.name = ?" if run is not None else "") + " ORDER BY kind")
+        return [r[0] for r in self._rows(sql, () if run is None else (run,))]
 
     def count_puzzles(self, run: str | None = None) -> int:
         """How many puzzles are stored (in one run, or in all)."""
