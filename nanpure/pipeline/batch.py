@@ -152,6 +152,7 @@ def _write_csv_rows(out: TextIO, puzzles: PuzzleLines, counts: np.ndarray,
     """Write a ``puzzle,solutions,solution`` row (no header) for each puzzle: the puzzle as
     written, its count, and its solution where the count is 1."""
     windows = puzzles.windows()
+    all_unique = bool((counts == 1).all())
     block = np.empty((min(len(counts), _ROWS_AT_A_TIME), 166), dtype=np.uint8)
     block[:, 81] = block[:, 83] = ord(",")
     block[:, 165] = 10  # newline
@@ -162,8 +163,8 @@ def _write_csv_rows(out: TextIO, puzzles: PuzzleLines, counts: np.ndarray,
         rows[:, :81] = windows[puzzles.starts[part]]
         rows[:, 82] = n + 48
         np.add(solutions[part], 48, out=rows[:, 84:165])
-        unique = n == 1
-        if not unique.all():  # those rows end after the count's comma
+        if not all_unique:  # rows without a unique solution end after the count's comma
+            unique = n == 1
             rows[~unique, 84] = 10
             kept = np.ones(rows.shape, dtype=np.bool_)
             kept[~unique, 85:] = False
