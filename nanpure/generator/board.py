@@ -311,15 +311,13 @@ def is_valid_solution(grid: np.ndarray) -> bool:
 def _decode_cells(text: np.ndarray, board: np.ndarray) -> bool:
     """Decode the 81 characters of ``text`` into ``board`` (0 for a blank); False when one
     of them is not ``.`` or a digit."""
-    # no table and no branch, so the loop runs on vectors: '.' and every byte below '0'
-    # wrap around past 9
+    # no table and no branch, so that the loop runs on vectors
     bad = np.uint8(0)
     for i in range(81):
         ch = text[i]
-        d = np.uint8(ch - np.uint8(48))
-        digit = d <= np.uint8(9)
+        digit = (ch >= np.uint8(48)) & (ch <= np.uint8(57))
         bad |= np.uint8(not digit) & np.uint8(ch != np.uint8(46))
-        board[i] = d if digit else np.uint8(0)
+        board[i] = np.uint8(ch - np.uint8(48)) if digit else np.uint8(0)
     return bad == 0
 
 
@@ -404,7 +402,7 @@ def _scan_lines(buf: np.ndarray, houses: bool):
         lengths[count] = hi - lo
         ok[count] = good and (not houses or _no_repeats(boards[count], columns))
         count += 1
-        line_start = hi + 1 if usual else end + 1
+        line_start = end + 1
     return boards[:count], numbers[:count], starts[:count], lengths[:count], ok[:count]
 
 
