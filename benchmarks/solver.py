@@ -6,9 +6,10 @@ Prints three tables:
    puzzles by difficulty and on the HoDoKu-rated puzzles by level (median of ``--runs``);
 2. cold start (a fresh process with an empty numba cache: import plus the first
    ``count_solutions``) and warm start (the same, with the cache filled);
-3. ``nanpure solve`` on a file of 10,000 puzzles, as a command and as the same work in a
-   warm process, against the solver kernel alone on the same boards: the share of the
-   time spent outside the kernel (start-up, reading, parsing, writing).
+3. ``nanpure solve`` on a file of 10,000 puzzles in a warm process (``solve_file``), for
+   each output format, against the solver kernel alone on the same boards: the time
+   outside the kernel (reading, parsing, writing) and its share of the kernel's; then the
+   whole command in a fresh process, which start-up dominates.
 
 Run from the repository root: ``python benchmarks/solver.py`` (``make bench``).
 """
@@ -26,9 +27,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 
+from nanpure.generator import solver
 from nanpure.generator.board import parse
 from nanpure.generator.solver import count_batch_kernel, count_solutions_batch
 from nanpure.pipeline.batch import solve_file
@@ -118,30 +121,76 @@ def _median_pair(pairs: list[tuple[float, float]]) -> tuple[float, float]:
     return statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
 
 
+#: The output formats of ``nanpure solve`` (``--format``).
+SOLVE_FORMATS = ("lines", "csv")
+
+
 def solve_command(runs: int, size: int = 10_000) -> dict[str, float]:
-    """Median CPU seconds of ``nanpure solve`` on ``size`` puzzles as a command, of the
-    same work in this process (``solve_file``, no start-up), and of the solver kernel."""
+    """Median CPU seconds on ``size`` puzzles of the solver kernel (``kernel``), of the
+    rest of ``solve_file`` in this process for each output format (``outside lines``,
+    ``outside csv``), and of ``nanpure solve`` as a command (``command``).
+
+    ``solve_file`` reads the file's bytes and writes to a text file, as the command does
+    with its FILE and standard output. The kernel is timed inside each ``solve_file`` call
+    and taken off that call's time, so the kernel's own variation on a busy machine does
+    not blur the small remainder."""
     lines = [p for group in read_groups("qqwing-2000.csv", "difficulty").values() for p in group]
     lines = (lines * (size // len(lines) + 1))[:size]
-    boards = np.stack([parse(p) for p in lines])
     command = [str(Path(sys.executable).with_name("nanpure")), "solve"]
-    times: dict[str, list[float]] = {"command": [], "solve_file": [], "kernel": []}
+    times: dict[str, list[float]] = {"command": [], "kernel": []}
     clock = time.process_time
-    with tempfile.TemporaryDirectory() as tmp:
+
+    def timed_kernel(boards: np.ndarray, limit: int, solutions: np.ndarray) -> np.ndarray:
+        start = clock()
+        counts = count_batch_kernel(boards, limit, solutions)
+        times["kernel"].append(clock() - start)
+        return counts
+
+    with tempfile.TemporaryDirectory() as tmp, open(os.devnull, "w") as sink, \
+            mock.patch.object(solver, "count_batch_kernel", timed_kernel):
         path = Path(tmp) / "puzzles.txt"
         path.write_text("\n".join(lines) + "\n")
+        for run in range(runs + 1):  # the first run warms up and is not counted
+            for fmt in SOLVE_FORMATS:
+                with path.open("rb") as stream:
+                    start = clock()
+                    solve_file(stream, str(path), sink, io.StringIO(), fmt)
+                    spent = clock() - start - times["kernel"][-1]
+                times.setdefault(f"outside {fmt}", []).append(spent)
+            if run == 0:
+                for values in times.values():
+                    values.clear()
         subprocess.run(command + [str(path)], check=True, capture_output=True)  # warm the cache
         for _ in range(runs):
             times["command"].append(run_timed(command + [str(path)])[1])
-            with path.open() as stream:
-                start = clock()
-                solve_file(stream, str(path), io.StringIO(), io.StringIO())
-                times["solve_file"].append(clock() - start)
-            solutions = np.zeros_like(boards)
-            start = clock()
-            count_batch_kernel(boards, 2, solutions)
-            times["kernel"].append(clock() - start)
     return {key: statistics.median(values) for key, values in times.items()}
+
+
+def throughput_and_start(runs: int, start_runs: int) -> None:
+    print(f"Uniqueness checks (count to 2) per CPU second, one process, median of {runs}")
+    print(f"{'file':<16} {'level':<13} {'puzzles':>7} {'checks/s':>10} {'us/check':>9}")
+    for name, level, n, rate, median in throughput_table(runs):
+        print(f"{name:<16} {level:<13} {n:>7} {rate:>10,.0f} {median / n * 1e6:>9.1f}")
+
+    starts = start_times(start_runs)
+    print(f"\nStart-up: import + first count_solutions, median of {start_runs} processes")
+    print(f"{'':<28} {'wall s':>7} {'CPU s':>7}")
+    for label, key in [("cold (empty numba cache)", "cold"), ("warm (cached)", "warm")]:
+        wall, cpu = starts[key]
+        print(f"{label:<28} {wall:>7.2f} {cpu:>7.2f}")
+
+
+def solve_table(runs: int) -> None:
+    t = solve_command(runs)
+    print(f"\n`nanpure solve` on 10,000 QQWing puzzles, CPU ms, median of {runs} runs")
+    print(f"{'solve_file in a warm process':<30} {'kernel':>7} {'outside':>8} {'share':>6}")
+    for fmt in SOLVE_FORMATS:
+        outside = t[f"outside {fmt}"]
+        print(f"{'--format ' + fmt:<30} {t['kernel'] * 1e3:>7.1f} {outside * 1e3:>8.2f} "
+              f"{outside / t['kernel']:>6.1%}")
+    print("share: the time outside the kernel (reading, parsing, writing) as a share of the "
+          "kernel's; target under 10%")
+    print(f"whole command in a fresh process (start-up included): {t['command']:.2f} CPU s")
 
 
 def main() -> None:
@@ -149,31 +198,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="timed runs per measurement")
     parser.add_argument("--start-runs", type=int, default=3,
                         help="fresh processes for the start-up times (a cold one compiles)")
+    parser.add_argument("--solve-only", action="store_true",
+                        help="only the `nanpure solve` table")
     args = parser.parse_args()
+    if not args.solve_only:
+        throughput_and_start(args.runs, args.start_runs)
+    solve_table(args.runs)
 
-    print(f"Uniqueness checks (count to 2) per CPU second, one process, median of {args.runs}")
-    print(f"{'file':<16} {'level':<13} {'puzzles':>7} {'checks/s':>10} {'us/check':>9}")
-    for name, level, n, rate, median in throughput_table(args.runs):
-        print(f"{name:<16} {level:<13} {n:>7} {rate:>10,.0f} {median / n * 1e6:>9.1f}")
-
-    starts = start_times(args.start_runs)
-    print(f"\nStart-up: import + first count_solutions, median of {args.start_runs} processes")
-    print(f"{'':<28} {'wall s':>7} {'CPU s':>7}")
-    for label, key in [("cold (empty numba cache)", "cold"), ("warm (cached)", "warm")]:
-        wall, cpu = starts[key]
-        print(f"{label:<28} {wall:>7.2f} {cpu:>7.2f}")
-
-    t = solve_command(args.runs)
-    print(f"\n`nanpure solve` on 10,000 QQWing puzzles, median of {args.runs} runs")
-    print(f"{'':<36} {'CPU s':>7} {'outside kernel':>15}")
-    for label, key in [
-        ("whole command (fresh process)", "command"),
-        ("solve_file in a warm process", "solve_file"),
-        ("solver kernel alone", "kernel"),
-    ]:
-        outside = (t[key] - t["kernel"]) / t[key]
-        print(f"{label:<36} {t[key]:>7.3f} {outside:>15.1%}")
-    print("target: under 10% of the whole command outside the kernel")
 
 if __name__ == "__main__":
     main()

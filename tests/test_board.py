@@ -17,6 +17,8 @@ from nanpure.generator.board import (
     format_grid,
     format_line,
     parse,
+    parse_line,
+    repeated_givens,
     scan_puzzle_text,
 )
 
@@ -91,6 +93,20 @@ def test_batch_scan_matches_single_parse():
             parse(lines[i])
         expected.append((i + 1, str(exc.value)))
     assert problems == expected
+
+
+def test_scan_can_leave_repeated_givens_to_the_caller():
+    row = "11" + "." * 79
+    column = "1" + "." * 8 + "1" + "." * 71
+    box = "1" + "." * 9 + "1" + "." * 70
+    apart = "1" + "." * 11 + "1" + "." * 68  # r1c1 and r2c4: no house in common
+    data = "\n".join([PUZZLE, row, column, box, apart, "x" * 81]).encode()
+    boards, numbers, _, problems = scan_puzzle_text(data, houses=False)
+    assert numbers == [1, 2, 3, 4, 5] and [n for n, _ in problems] == [6]
+    assert repeated_givens(boards).tolist() == [False, True, True, True, False]
+    assert scan_puzzle_text(data)[1] == [1, 5]
+    assert (repeated_givens(np.stack([parse_line(t) for t in (row, apart)]))
+            == [True, False]).all()
 
 
 def test_batch_scan_of_empty_and_unterminated_text():

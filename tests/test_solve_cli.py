@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from nanpure.generator.board import BoardError, format_line, parse
+from nanpure.generator.solver import count_solutions, solve
+from nanpure.pipeline.batch import solve_file
 
 PUZZLE = "..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4.459....."
 
@@ -63,6 +68,37 @@ def test_bad_lines_are_reported_and_the_rest_answered():
     assert err[1].startswith("<stdin>:3: character 'x' at position 81 (r9c9)")
     assert err[2] == "<stdin>:4: digit 1 appears twice in row 1 (r1c1 and r1c2)"
     assert "Traceback" not in out.stderr
+
+
+def test_solve_file_answers_as_one_puzzle_at_a_time():
+    # more lines than are written at a time, with every kind of answer among them
+    lines = [PUZZLE, PUZZLE.replace(".", "0"), "." * 81, "12345678." + "........9" + "." * 63,
+             "11" + "." * 79, "1" + "." * 8 + "1" + "." * 71, "1" + "." * 9 + "1" + "." * 70,
+             PUZZLE[:-1] + "x", "# comment", "", " " + PUZZLE + "\r"] * 300
+    problems, messages, solutions, rows = [], [], [], ["puzzle,solutions,solution"]
+    for number, line in enumerate(lines, start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        try:
+            board = parse(line)
+        except BoardError as exc:
+            problems.append(f"x:{number}: {exc}")
+            continue
+        count = count_solutions(board)
+        solution = format_line(solve(board)) if count else ""
+        if count == 0:
+            messages.append(f"x:{number}: puzzle has no solution")
+        if count == 2:
+            messages.append(f"x:{number}: puzzle has more than one solution; printed one")
+        solutions += [solution] if count else []
+        rows.append(f"{line.strip()},{count},{solution if count == 1 else ''}")
+    data = ("\n".join(lines) + "\n").encode()
+    for fmt, expected_out, expected_err in [("lines", solutions, problems + messages),
+                                            ("csv", rows, problems)]:
+        out, err = io.StringIO(), io.StringIO()
+        assert solve_file(io.BytesIO(data), "x", out, err, fmt) == 1
+        assert out.getvalue() == "\n".join(expected_out) + "\n"
+        assert err.getvalue() == "\n".join(expected_err) + "\n"
 
 
 def test_unsolvable_puzzle_fails_with_message():

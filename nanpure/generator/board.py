@@ -307,118 +307,152 @@ def is_valid_solution(grid: np.ndarray) -> bool:
     )
 
 
-#: _CELL_VALUE[byte]: 0 for '.' or '0', the digit for '1'..'9', 16 for anything else.
-_CELL_VALUE = np.full(256, 16, dtype=np.int64)
-_CELL_VALUE[ord(".")] = 0
-_CELL_VALUE[ord("0")] = 0
-_CELL_VALUE[ord("1") : ord("9") + 1] = np.arange(1, 10)
+@njit(cache=True, inline="always")
+def _decode_cells(text: np.ndarray, board: np.ndarray) -> bool:
+    """Decode the 81 characters of ``text`` into ``board`` (0 for a blank); False when one
+    of them is not ``.`` or a digit."""
+    # no table and no branch, so that the loop runs on vectors
+    bad = np.uint8(0)
+    for i in range(81):
+        ch = text[i]
+        digit = (ch >= np.uint8(48)) & (ch <= np.uint8(57))
+        bad |= np.uint8(not digit) & np.uint8(ch != np.uint8(46))
+        board[i] = np.uint8(ch - np.uint8(48)) if digit else np.uint8(0)
+    return bad == 0
+
+
+@njit(cache=True, inline="always")
+def _no_repeats(board: np.ndarray, columns: np.ndarray) -> bool:
+    """True when no digit is given twice in one house of ``board`` (``columns``: scratch
+    space for 9)."""
+    # branch-free: blanks and digits interleave unpredictably. Each house gathers the set
+    # of its digits (a band's three boxes in one word, 9 bits each); a digit repeated in a
+    # house makes that set smaller than the house's givens, so the sizes summed over rows,
+    # over columns and over boxes all equal the number of givens exactly when nothing repeats
+    columns[:] = 0
+    givens = 0
+    in_rows = 0
+    in_boxes = 0
+    for band in range(3):
+        boxes = 0  # the band's three boxes, 9 bits each
+        for r in range(3):
+            row = 0
+            for c in range(9):
+                v = np.int64(board[band * 27 + r * 9 + c])
+                givens += (v + 15) >> 4  # 1 unless a blank
+                bit = (1 << v) >> 1  # 0 for a blank
+                row |= bit
+                columns[c] |= bit
+                boxes |= bit << (c // 3 * 9)
+            in_rows += POPCOUNT[row]
+        in_boxes += (POPCOUNT[boxes & 511] + POPCOUNT[(boxes >> 9) & 511]
+                     + POPCOUNT[boxes >> 18])
+    in_columns = 0
+    for c in range(9):
+        in_columns += POPCOUNT[columns[c]]
+    return in_rows == givens and in_columns == givens and in_boxes == givens
 
 
 @njit(cache=True)
-def _scan_lines(buf: np.ndarray):
+def _scan_lines(buf: np.ndarray, houses: bool):
     """Split a text buffer into puzzle lines: skip blank lines and ``#`` comments, strip
-    spaces, tabs and CRs, and decode the lines of 81 characters.
+    spaces, tabs and CRs, and decode the lines of 81 characters (checking their houses
+    for repeated digits when ``houses``).
 
     Returns ``(boards, line_numbers, starts, lengths, ok)`` with one entry per puzzle
     line; ``ok`` is False where the line needs a closer look (and an error message).
     """
     n_lines = 1
     for ch in buf:
-        if ch == 10:
-            n_lines += 1
-    boards = np.zeros((n_lines, 81), dtype=np.uint8)
+        n_lines += ch == 10
+    boards = np.empty((n_lines, 81), dtype=np.uint8)
     numbers = np.empty(n_lines, dtype=np.int64)
     starts = np.empty(n_lines, dtype=np.int64)
     lengths = np.empty(n_lines, dtype=np.int64)
-    ok = np.zeros(n_lines, dtype=np.bool_)
-    columns = np.zeros(9, dtype=np.int64)
+    ok = np.empty(n_lines, dtype=np.bool_)
+    columns = np.empty(9, dtype=np.int64)
     count = 0
     line_start = 0
     lineno = 0
     size = buf.shape[0]
     while line_start < size:
         lineno += 1
-        end = line_start
-        while end < size and buf[end] != 10:
-            end += 1
         lo = line_start
-        hi = end
-        while lo < hi and (buf[lo] == 32 or buf[lo] == 9 or buf[lo] == 13):
-            lo += 1
-        while hi > lo and (buf[hi - 1] == 32 or buf[hi - 1] == 9 or buf[hi - 1] == 13):
-            hi -= 1
-        if hi > lo and buf[lo] != 35:
-            numbers[count] = lineno
-            starts[count] = lo
-            lengths[count] = hi - lo
-            good = hi - lo == 81
-            if good:
-                # branch-free: blanks and digits interleave unpredictably. Each house
-                # gathers the set of its digits (a band's three boxes in one word, 9 bits
-                # each); a digit repeated in a house makes that set smaller than the
-                # house's givens, so the sizes summed over rows, over columns and over
-                # boxes all equal the number of givens exactly when nothing repeats
-                columns[:] = 0
-                odd = 0
-                givens = 0
-                in_rows = 0
-                in_boxes = 0
-                for band in range(3):
-                    boxes = 0  # the band's three boxes, 9 bits each
-                    for r in range(3):
-                        row = 0
-                        at = lo + band * 27 + r * 9
-                        for c in range(9):
-                            v = _CELL_VALUE[buf[at + c]]
-                            odd |= v  # only a character that is not a cell sets bit 4
-                            givens += (v + 15) >> 4  # 1 unless a blank
-                            bit = (1 << v) >> 1  # 0 for a blank
-                            row |= bit
-                            columns[c] |= bit
-                            boxes |= bit << (c // 3 * 9)
-                            boards[count, band * 27 + r * 9 + c] = v
-                        in_rows += POPCOUNT[row & 511]
-                    in_boxes += (POPCOUNT[boxes & 511] + POPCOUNT[(boxes >> 9) & 511]
-                                 + POPCOUNT[(boxes >> 18) & 511])
-                in_columns = 0
-                for c in range(9):
-                    in_columns += POPCOUNT[columns[c] & 511]
-                good = (odd & 16 == 0 and in_rows == givens and in_columns == givens
-                        and in_boxes == givens)
-            ok[count] = good
-            count += 1
+        hi = line_start + 81
+        end = hi
+        # the usual line, 81 cells and its newline (or the end), needs no search for the
+        # newline: a newline, space or '#' among the 81 would not decode as a cell
+        usual = hi <= size and (hi == size or buf[hi] == 10)
+        if not (usual and _decode_cells(buf[lo:hi], boards[count])):
+            end = line_start
+            while end < size and buf[end] != 10:
+                end += 1
+            hi = end
+            while lo < hi and (buf[lo] == 32 or buf[lo] == 9 or buf[lo] == 13):
+                lo += 1
+            while hi > lo and (buf[hi - 1] == 32 or buf[hi - 1] == 9 or buf[hi - 1] == 13):
+                hi -= 1
+            if hi == lo or buf[lo] == 35:
+                line_start = end + 1
+                continue
+            usual = False
+        good = usual or hi - lo == 81 and _decode_cells(buf[lo:hi], boards[count])
+        numbers[count] = lineno
+        starts[count] = lo
+        lengths[count] = hi - lo
+        ok[count] = good and (not houses or _no_repeats(boards[count], columns))
+        count += 1
         line_start = end + 1
     return boards[:count], numbers[:count], starts[:count], lengths[:count], ok[:count]
 
 
 def scan_puzzle_text(
-    data: bytes,
+    data: bytes, houses: bool = True
 ) -> tuple[np.ndarray, list[int], np.ndarray, list[tuple[int, str]]]:
     r"""Read a text of one puzzle per line, as fast as the bytes allow.
 
     Blank lines and lines starting with ``#`` are skipped. Returns ``(boards, numbers,
     starts, problems)``: the valid boards as an ``(N, 81)`` array, their 1-based line
     numbers, the offset of each one's 81 characters in ``data``, and ``(line number,
-    message)`` for each malformed line.
+    message)`` for each malformed line. With ``houses`` False, a digit given twice in a
+    house is left for the caller to find (:func:`repeated_givens`): a solver does anyway.
 
     >>> boards, numbers, starts, problems = scan_puzzle_text(b"# two\n" + b"." * 81 + b"\nxy\n")
     >>> boards.shape, numbers, starts.tolist(), problems
     ((1, 81), [2], [6], [(3, 'expected 81 characters, got 2')])
     """
     buf = np.frombuffer(data, dtype=np.uint8)
-    boards, numbers, starts, lengths, ok = _scan_lines(buf)
+    boards, numbers, starts, lengths, ok = _scan_lines(buf, houses)
     bad = np.flatnonzero(~ok).tolist()
     if not bad:  # the usual case: no copies
         return boards, numbers.tolist(), starts, []
     problems = []
     for k in bad:
         line = data[starts[k] : starts[k] + lengths[k]].decode("utf-8", "replace")
-        problems.append((int(numbers[k]), _error_of(line)))
+        problems.append((int(numbers[k]), board_error(line)))
     return boards[ok], numbers[ok].tolist(), starts[ok], problems
 
 
-def _error_of(text: str) -> str:
-    """The message :func:`parse` gives for a malformed line."""
+@njit(cache=True)
+def _repeats_batch(boards: np.ndarray) -> np.ndarray:
+    repeats = np.empty(boards.shape[0], dtype=np.bool_)
+    columns = np.empty(9, dtype=np.int64)
+    for k in range(boards.shape[0]):
+        repeats[k] = not _no_repeats(boards[k], columns)
+    return repeats
+
+
+def repeated_givens(boards: np.ndarray) -> np.ndarray:
+    """Which boards of an ``(N, 81)`` array give a digit twice in one house.
+
+    >>> repeated_givens(np.stack([parse("1" + "." * 80), parse_line("11" + "." * 79)])).tolist()
+    [False, True]
+    """
+    return _repeats_batch(np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 81))
+
+
+def board_error(text: str) -> str:
+    """The message :func:`parse` gives for a malformed puzzle text."""
     try:
         parse(text)
     except BoardError as exc:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 import numpy as np
 
-from ..generator.board import scan_puzzle_text
+from ..generator.board import board_error, repeated_givens, scan_puzzle_text
 from ..generator.solver import count_solutions_batch
 from ..output.datasets import INPUT_FORMATS, read_puzzle_texts
 
@@ -51,15 +51,43 @@ class PuzzleLines:
         text = self.data.decode("ascii", "replace")
         return [text[s : s + 81] for s in self.starts.tolist()]
 
+    def windows(self) -> np.ndarray:
+        """The data's bytes seen 81 at a time, without a copy: row ``s`` holds the 81 bytes
+        from offset ``s``, so ``windows()[starts]`` are the puzzle texts as written."""
+        data = np.frombuffer(self.data, dtype=np.uint8)
+        if len(data) < 81:
+            return np.empty((0, 81), dtype=np.uint8)
+        return np.lib.stride_tricks.sliding_window_view(data, 81)
 
-def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines") -> PuzzleLines:
+    def drop_repeated_givens(self, among: np.ndarray) -> np.ndarray:
+        """Move the boards ``among`` (indices) that give a digit twice in a house to the
+        problems, as :func:`read_puzzle_lines` does; returns the mask of the boards kept."""
+        drop = among[repeated_givens(self.boards[among])].tolist()
+        keep = np.ones(len(self.boards), dtype=np.bool_)
+        if not drop:
+            return keep
+        keep[drop] = False
+        self.problems = sorted(self.problems + [
+            (self.line_numbers[k], board_error(self.data[s : s + 81].decode("utf-8", "replace")))
+            for k, s in zip(drop, self.starts[drop].tolist(), strict=True)])
+        self.boards = self.boards[keep]
+        self.line_numbers = [n for n, kept in zip(self.line_numbers, keep.tolist(), strict=True)
+                             if kept]
+        self.starts = self.starts[keep]
+        return keep
+
+
+def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines",
+                      houses: bool = True) -> PuzzleLines:
     """Read the puzzles of a file in ``fmt`` (:data:`INPUT_FORMATS`); for ``lines`` one
-    puzzle per line, skipping blank lines and ``#`` comments."""
+    puzzle per line, skipping blank lines and ``#`` comments. With ``houses`` False, boards
+    that give a digit twice in a house are kept (:meth:`PuzzleLines.drop_repeated_givens`
+    finds them later)."""
     data = stream.read()
     if isinstance(data, str):
         data = data.encode("utf-8", "replace")
     if fmt == "lines":
-        boards, numbers, starts, problems = scan_puzzle_text(data)
+        boards, numbers, starts, problems = scan_puzzle_text(data, houses)
         return PuzzleLines(boards, numbers, problems, data, starts)
     if fmt not in INPUT_FORMATS:
         raise ValueError(f"unknown input format {fmt!r}; expected one of "
@@ -73,7 +101,7 @@ def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines") -> PuzzleLi
                  for (n, t), ok in zip(found, usable, strict=True) if not ok]
     found = [entry for entry, ok in zip(found, usable, strict=True) if ok]
     lines = "\n".join(t for _, t in found).encode("utf-8", "replace")
-    boards, numbers, starts, bad = scan_puzzle_text(lines)
+    boards, numbers, starts, bad = scan_puzzle_text(lines, houses)
     problems += [(found[k - 1][0], msg) for k, msg in bad]
     problems.sort()
     return PuzzleLines(boards, [found[k - 1][0] for k in numbers], problems, lines, starts)
@@ -102,12 +130,46 @@ def report_problems(problems: list[tuple[int, str]], name: str, err: TextIO) -> 
         print(f"{name}:{lineno}: {msg}", file=err)
 
 
-def _lines_of(grids: np.ndarray) -> list[str]:
-    """81-digit lines for an (N, 81) array of full grids, without a Python loop per cell."""
-    if len(grids) == 0:
-        return []
-    text = (grids + 48).astype(np.uint8).tobytes().decode("ascii")
-    return [text[k : k + 81] for k in range(0, len(text), 81)]
+#: Rows made and written at a time. A block of this many stays in the CPU cache and is
+#: used again for the next rows; one block for the whole file, its text and the text's
+#: encoding would be fresh memory, which costs more to touch than the writing itself.
+_ROWS_AT_A_TIME = 1024
+
+
+def _write_grid_lines(out: TextIO, grids: np.ndarray) -> None:
+    """Write an 81-digit line for each row of an ``(N, 81)`` array of full grids."""
+    block = np.empty((min(len(grids), _ROWS_AT_A_TIME), 82), dtype=np.uint8)
+    block[:, 81] = 10  # newline
+    for at in range(0, len(grids), _ROWS_AT_A_TIME):
+        part = grids[at : at + _ROWS_AT_A_TIME]
+        rows = block[: len(part)]
+        np.add(part, 48, out=rows[:, :81])
+        out.write(str(rows.data, "ascii"))
+
+
+def _write_csv_rows(out: TextIO, puzzles: PuzzleLines, counts: np.ndarray,
+                    solutions: np.ndarray) -> None:
+    """Write a ``puzzle,solutions,solution`` row (no header) for each puzzle: the puzzle as
+    written, its count, and its solution where the count is 1."""
+    windows = puzzles.windows()
+    all_unique = bool((counts == 1).all())
+    block = np.empty((min(len(counts), _ROWS_AT_A_TIME), 166), dtype=np.uint8)
+    block[:, 81] = block[:, 83] = ord(",")
+    block[:, 165] = 10  # newline
+    for at in range(0, len(counts), _ROWS_AT_A_TIME):
+        part = slice(at, at + _ROWS_AT_A_TIME)
+        n = counts[part]
+        rows = block[: len(n)]
+        rows[:, :81] = windows[puzzles.starts[part]]
+        rows[:, 82] = n + 48
+        np.add(solutions[part], 48, out=rows[:, 84:165])
+        if not all_unique:  # rows without a unique solution end after the count's comma
+            unique = n == 1
+            rows[~unique, 84] = 10
+            kept = np.ones(rows.shape, dtype=np.bool_)
+            kept[~unique, 85:] = False
+            rows = rows[kept]
+        out.write(str(rows.data, "ascii"))
 
 
 def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "lines",
@@ -121,16 +183,19 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
     any line was malformed or had no solution, else 0. ``input_format`` is one of
     :data:`INPUT_FORMATS`.
     """
-    puzzles = read_puzzle_lines(stream, input_format)
-    report_problems(puzzles.problems, name, err)
+    # a board that gives a digit twice in a house has no solution: only those the solver
+    # finds none for need that check (the solver makes it anyway, reading would repeat it)
+    puzzles = read_puzzle_lines(stream, input_format, houses=False)
     counts, solutions = count_solutions_batch(puzzles.boards, 2)
+    unsolved = np.flatnonzero(counts == 0)
+    if len(unsolved):
+        kept = puzzles.drop_repeated_givens(unsolved)
+        counts, solutions = counts[kept], solutions[kept]
+    report_problems(puzzles.problems, name, err)
     status = 1 if puzzles.problems else 0
     if fmt == "csv":
-        rows = ["puzzle,solutions,solution"]
-        for text, n, sol in zip(puzzles.texts, counts.tolist(), _lines_of(solutions),
-                                strict=True):
-            rows.append(f"{text},{n},{sol if n == 1 else ''}")
-        out.write("\n".join(rows) + "\n")
+        out.write("puzzle,solutions,solution\n")
+        _write_csv_rows(out, puzzles, counts, solutions)
         return status
     for k in np.flatnonzero(counts != 1).tolist():
         lineno = puzzles.line_numbers[k]
@@ -139,11 +204,7 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
             status = 1
         else:
             print(f"{name}:{lineno}: puzzle has more than one solution; printed one", file=err)
-    solved = solutions[counts > 0]
-    if len(solved):
-        block = np.full((len(solved), 82), 10, dtype=np.uint8)  # 10: newline
-        block[:, :81] = solved + 48
-        out.write(block.tobytes().decode("ascii"))
+    _write_grid_lines(out, solutions if len(unsolved) == 0 else solutions[counts > 0])
     return status
 
 
