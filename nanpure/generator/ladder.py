@@ -256,8 +256,7 @@ class Rating:
     ``counts`` maps technique names to how often each was applied, in ladder order.
     ``solved`` is False when the ladder, limited to ``max_tier``, got stuck (or passed the
     ``score_limit`` of :func:`rate`); the tier and score then describe the steps taken so
-    far. ``logic_only`` is False when trial
-    (Brute Force) was needed.
+    far. ``logic_only`` is False when trial (Brute Force) was needed.
     """
 
     tier: str
