@@ -133,6 +133,8 @@ def main() -> None:
     parser.add_argument("--skip-strategies", action="store_true")
     parser.add_argument("--techniques-only", action="store_true",
                         help="print only the table of technique requests")
+    parser.add_argument("--tiers-only", action="store_true",
+                        help="print only the first table (accepted puzzles per second)")
     parser.add_argument("--tiers", default=",".join(TIERS),
                         help="comma-separated tiers of the first table (default: all)")
     parser.add_argument("--symmetries", default="rot180,none",
@@ -155,6 +157,8 @@ def main() -> None:
     print(f"\naccepted puzzles per second, one core (median of {args.runs} x "
           f"{args.seconds:g} s)")
     print(table(["tier", *symmetries], rows, align="l" + "r" * len(symmetries)))
+    if args.tiers_only:
+        return
 
     if not args.skip_strategies:
         rows = []

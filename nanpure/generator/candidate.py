@@ -11,7 +11,8 @@ Each attempt draws a full grid and digs it, steered by the spec's tier range:
 - the ceiling is kept while digging when that is cheap: for ``easy`` every removal must
   leave the puzzle solvable by singles, so the dug puzzle is easy by construction;
   above ``easy`` removals keep the solution unique and the ladder, limited to the
-  ceiling, rates the result (a puzzle it cannot finish is above the ceiling);
+  ceiling, rates the result (a puzzle it cannot finish is above the ceiling, and so is
+  one whose steps so far score more than the ceiling allows: the ladder stops there);
 - the floor is checked afterwards. A puzzle that singles solve is too easy for any floor
   above ``easy`` and is told apart without running the ladder; one that is too easy but
   still has room under the blank range is dug further before it is given up, since
@@ -57,9 +58,9 @@ DIG_MODES = ("target", "limit")
 SE_MAX = 12.0
 #: The largest blank count of any proper puzzle (17 givens is the proven minimum).
 MAX_BLANKS = 81 - 17
-#: A puzzle solved by singles alone scores at most 14 per blank (hidden singles), so with
-#: this many blanks or fewer its tier is surely ``easy``.
-_SURELY_EASY_BLANKS = SCORE_LIMITS[0] // 14
+#: A puzzle solved by singles alone scores at most this much per blank (a hidden single),
+#: so with few enough blanks its tier is surely below a floor.
+_MOST_PER_SINGLE = max(t.score for t in LADDER[:3])
 
 
 class SpecError(ValueError):
@@ -243,9 +244,11 @@ def _judge(puzzle: np.ndarray, solution: np.ndarray, blanks: int, spec: Spec,
            floor: int) -> tuple[int, Rating | None, SERating | None]:
     """Whether the dug puzzle fits the spec's tiers, score, techniques and SE range, its
     whole-ladder rating if rated, and its SE rating if the spec asks for one."""
-    if floor > 0 and blanks <= _SURELY_EASY_BLANKS and solvable_by_singles(puzzle):
+    if (floor > 0 and blanks * _MOST_PER_SINGLE <= SCORE_LIMITS[floor - 1]
+            and solvable_by_singles(puzzle)):
         return _TOO_EASY, None, None
-    rating = rate(puzzle, max_tier=spec.max_tier, solution=solution)
+    rating = rate(puzzle, max_tier=spec.max_tier, solution=solution,
+                  score_limit=_score_limit(spec))
     if not rating.solved:
         return _TOO_HARD, rating, None
     verdict = _fits(rating, spec, floor)
@@ -259,6 +262,29 @@ def _judge(puzzle: np.ndarray, solution: np.ndarray, blanks: int, spec: Spec,
         se = se_rate(puzzle, solution=solution)
         verdict = _se_verdict(se.er, spec.se)
     return verdict, rating, se
+
+
+@cache
+def _score_limit(spec: Spec) -> int | None:
+    """A score past which a puzzle is surely too hard for ``spec`` (the capped ladder need
+    not climb on), or None.
+
+    Past the ceiling's score limit the tier is above it; past the top of the score range
+    too, when every score above that lies in the floor's tier or higher, so that such a
+    score cannot make the puzzle too easy instead.
+
+    >>> _score_limit(Spec(min_tier="unfair", max_tier="unfair"))
+    1800
+    >>> _score_limit(Spec(min_tier="hard", max_tier="unfair", score=(1200, 1500)))
+    1500
+    >>> _score_limit(Spec(min_tier="unfair", max_tier="extreme", score=(0, 1000))) is None
+    True
+    """
+    rank, floor = TIERS.index(spec.max_tier), TIERS.index(spec.min_tier)
+    limits = [SCORE_LIMITS[rank]] if rank < len(SCORE_LIMITS) else []
+    if spec.score is not None and (floor == 0 or spec.score[1] >= SCORE_LIMITS[floor - 1]):
+        limits.append(spec.score[1])
+    return min(limits, default=None)
 
 
 def _se_verdict(er: float | None, bounds: tuple[float, float]) -> int:

@@ -254,9 +254,9 @@ class Rating:
     """What the rater needed for one puzzle.
 
     ``counts`` maps technique names to how often each was applied, in ladder order.
-    ``solved`` is False when the ladder, limited to ``max_tier``, got stuck; the tier and
-    score then describe the steps taken so far. ``logic_only`` is False when trial
-    (Brute Force) was needed.
+    ``solved`` is False when the ladder, limited to ``max_tier``, got stuck (or passed the
+    ``score_limit`` of :func:`rate`); the tier and score then describe the steps taken so
+    far. ``logic_only`` is False when trial (Brute Force) was needed.
     """
 
     tier: str
@@ -276,19 +276,36 @@ class Rating:
 # --- resolving finders ------------------------------------------------------------------------
 
 
-#: (id of a ladder, tier limit) -> (the ladder, its rungs): hashing the whole table at
-#: every call would cost more than rating an easy puzzle takes.
-_RUNGS: dict[tuple[int, int], tuple[tuple[Technique, ...], np.ndarray]] = {}
+#: (id of a ladder, tier limit) -> (the ladder, its rungs, its scores): hashing the whole
+#: table at every call would cost more than rating an easy puzzle takes.
+_TABLES: dict[tuple[int, int], tuple[tuple[Technique, ...], np.ndarray, np.ndarray]] = {}
+#: The score limit of a climb that is not to stop before the end.
+NO_LIMIT = 2**62
 
 
 def rungs_of(ladder: tuple[Technique, ...], ceiling: int = len(TIERS) - 1) -> np.ndarray:
     """The climb's arrays for the rungs of ``ladder`` above the singles that are enabled
     and within the tiers up to rank ``ceiling`` (all by default), in ladder order (built
     once)."""
-    known = _RUNGS.get((id(ladder), ceiling))
+    return _tables(ladder, ceiling)[0]
+
+
+def _tables(ladder: tuple[Technique, ...], ceiling: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`rungs_of` and the score of every ladder index, built once."""
+    known = _TABLES.get((id(ladder), ceiling))
     if known is None or known[0] is not ladder:
-        known = _RUNGS[id(ladder), ceiling] = ladder, _build_rungs(ladder, ceiling)
-    return known[1]
+        scores = np.array([t.score for t in ladder], dtype=np.int64)
+        known = _TABLES[id(ladder), ceiling] = ladder, _build_rungs(ladder, ceiling), scores
+    return known[1], known[2]
+
+
+def run_climb(board: np.ndarray, solution: np.ndarray, ladder: tuple[Technique, ...], *,
+              ceiling: int = len(TIERS) - 1, path: bool = False, limit: int = NO_LIMIT):
+    """:func:`techniques.climb.rate_puzzle` on the rungs of ``ladder`` up to rank
+    ``ceiling``, stopping once the steps taken score more than ``limit``: its ``(n_log,
+    status, log, records, step)``."""
+    rungs, scores = _tables(ladder, ceiling)
+    return climb.rate_puzzle(board, solution, rungs, path, scores, limit)
 
 
 def _build_rungs(ladder: tuple[Technique, ...], ceiling: int) -> np.ndarray:
@@ -338,6 +355,7 @@ def rate(
     path: bool = False,
     solution: np.ndarray | None = None,
     ladder: tuple[Technique, ...] = LADDER,
+    score_limit: int | None = None,
 ) -> Rating:
     """Rate a puzzle by solving it with the ladder, up to ``max_tier``.
 
@@ -349,13 +367,19 @@ def rate(
     the rungs in the order of ``ladder`` (a table like :data:`LADDER`, which it is unless
     given). Every step is checked against the solution (:class:`LadderError` if it
     contradicts it).
+
+    With a ``score_limit`` the climb stops as soon as the steps taken score more than
+    that: the rating is then not ``solved`` and its tier and score are those of the steps
+    taken, for a caller that only asks whether a puzzle stays within a score (a tier's
+    :data:`SCORE_LIMITS`, say).
     """
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
     board = np.ascontiguousarray(board, dtype=np.uint8).reshape(81)
     solution = known_solution(board, solution)
-    rungs = rungs_of(ladder, _RANK[max_tier])
-    n_log, status, log, records, step = climb.rate_puzzle(board, solution, rungs, path)
+    n_log, status, log, records, step = run_climb(
+        board, solution, ladder, ceiling=_RANK[max_tier], path=path,
+        limit=NO_LIMIT if score_limit is None else score_limit)
     if status == climb.FALSE_STEP:
         raise false_step(ladder, log[n_log - 1], step, solution)
     rows = log[:n_log]

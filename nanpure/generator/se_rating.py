@@ -49,7 +49,7 @@ import numpy as np
 from numba import njit
 
 from .board import ALL_DIGITS, CELL_HOUSES, HOUSES, PEERS
-from .ladder import LADDER, Technique, false_step, known_solution, rungs_of
+from .ladder import LADDER, Technique, false_step, known_solution, run_climb
 from .techniques import climb
 from .techniques.step import (
     N_PLACE,
@@ -397,8 +397,7 @@ def se_rate(board: np.ndarray, *, solution: np.ndarray | None = None,
     alone = singles_only(board)
     if alone[0]:
         return SERating(alone[1] / 10, alone[2] / 10, alone[2] / 10)
-    n_log, status, log, records, step = climb.rate_puzzle(board, solution,
-                                                          rungs_of(ladder), True)
+    n_log, status, log, records, step = run_climb(board, solution, ladder, path=True)
     if status == climb.FALSE_STEP:
         raise false_step(ladder, log[n_log - 1], step, solution)
     phases = singles_levels(board, log, records, n_log)

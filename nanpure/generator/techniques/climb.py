@@ -6,8 +6,9 @@ order, and runs :func:`rate_puzzle` on it. The climb (:func:`climb`) solves like
 a person: singles first, from HoDoKu's queues (:func:`.singles.run_singles`); when none is
 left, the rungs in order (:func:`try_rungs`), and the first step found is checked against
 the solution, logged and applied (:func:`take_step`); then from the bottom again, until
-the grid is full or no rung applies. Staying in compiled code between steps saves a call
-from Python per finder and per step.
+the grid is full, no rung applies or the steps taken score more than the caller's
+limit. Staying in compiled code between steps saves a call from Python per finder and per
+step.
 
 Each rung names its finder's kernel id (:data:`KERNEL_OF`) and up to two arguments;
 :func:`_run` switches on the kernel id. The row's ``units`` says how the finder searches
@@ -130,6 +131,7 @@ _EVERY_UNIT = -1  # the unit mask of a finder searching everything
 SOLVED = 0  # the grid is full
 STUCK = 1  # no rung applies
 FALSE_STEP = 2  # the last logged step contradicts the solution (a technique bug)
+OVER = 3  # the steps taken score more than the limit the climb was given
 
 #: More rows than any solution path has: each step places a digit or removes a candidate.
 MAX_LOG = 81 + 729
@@ -398,31 +400,39 @@ def take_step(
 
 
 @njit(cache=True)
-def rate_puzzle(board: np.ndarray, solution: np.ndarray, rungs: np.ndarray, path: bool):
+def rate_puzzle(board: np.ndarray, solution: np.ndarray, rungs: np.ndarray, path: bool,
+                scores: np.ndarray, limit: int):
     """:func:`climb` from the puzzle ``board`` as HoDoKu loads it (see
     :func:`.singles.setup`). Returns ``(n_log, status, log, records, step)``: the log (see
     the module text), with a record of every step when ``path`` is set, and the last step
-    found."""
+    found. ``scores`` holds the score of each ladder index, ``limit`` the score past which
+    the climb stops."""
     grid, cand, free, qcells, qdigits, ends = setup_kernel(board)
     step = np.zeros(STEP_SIZE, dtype=np.int32)
     log = np.zeros((MAX_LOG, 4), dtype=np.int32)
     records = np.zeros((MAX_LOG if path else 0, STEP_SIZE), dtype=np.int32)
     n_log, status = climb(grid, cand, free, qcells, qdigits, ends, solution, rungs, step, log,
-                          records, new_memo(rungs))
+                          records, new_memo(rungs), scores, limit)
     return n_log, status, log, records, step
 
 
 @njit(cache=True, inline="always")
 def climb(grid, cand, free, qcells, qdigits, ends, solution, rungs, step, log, records,
-          memo) -> tuple[int, int]:
+          memo, scores, limit) -> tuple[int, int]:
     """Rate from the current position on: singles, then ``rungs``, from the bottom again
-    after every step. Returns the log length and :data:`SOLVED`, :data:`STUCK` or
-    :data:`FALSE_STEP` (the last logged step contradicts the solution). ``memo`` is the
-    puzzle's :func:`new_memo`."""
+    after every step. Returns the log length and :data:`SOLVED`, :data:`STUCK`,
+    :data:`FALSE_STEP` (the last logged step contradicts the solution) or :data:`OVER`
+    (the grid is not full and the steps taken, scored by ladder index from ``scores``,
+    score more than ``limit``: a caller that only asks whether a puzzle stays within a
+    score need not climb on). ``memo`` is the puzzle's :func:`new_memo`."""
     counts = np.zeros(3, dtype=np.int64)
     n_log = 0
+    score = 0
     while True:
+        start = n_log
         n_log = run_singles(grid, cand, free, qcells, qdigits, ends, counts, log, n_log)
+        for row in range(start, n_log):
+            score += scores[log[row, 0]]
         full = True
         for cell in range(81):
             if grid[cell] == 0:
@@ -430,6 +440,8 @@ def climb(grid, cand, free, qcells, qdigits, ends, solution, rungs, step, log, r
                 break
         if full:
             return n_log, SOLVED
+        if score > limit:
+            return n_log, OVER
         r = try_rungs(grid, cand, step, solution, rungs, memo)
         if r < 0:
             return n_log, STUCK
@@ -437,3 +449,4 @@ def climb(grid, cand, free, qcells, qdigits, ends, solution, rungs, step, log, r
                           step, log, records, n_log)
         if n_log < 0:
             return -n_log, FALSE_STEP
+        score += scores[rungs[r, INDEX]]
