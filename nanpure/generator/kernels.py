@@ -1,13 +1,13 @@
 """Compiling the numba kernels ahead of use, group by group, in parallel processes.
 
 numba compiles a kernel the first time it runs and caches the machine code (in the
-directory :mod:`nanpure.kernel_cache` names for the kernel sources), so only the first
-command after installing, upgrading or changing a kernel pays for it; a run with several
-workers would pay it in each of them at once. :func:`compile_all` pays it once, up front
-(``make install`` calls it through ``nanpure compile``): it runs the warm-up of each
-group of :data:`GROUPS`, the groups spread over worker processes, largest first. What
-one process compiles goes to the shared cache, where the others and every later command
-find it (a kernel two processes reach at the same time is compiled by both).
+directory :mod:`nanpure.kernel_cache` names for its module and what that imports), so
+only the first command after installing, upgrading or changing a kernel pays for it; a
+run with several workers would pay it in each of them at once. :func:`compile_all` pays
+it once, up front (``make install`` calls it through ``nanpure compile``): it runs the
+warm-up of each group of :data:`GROUPS`, the groups spread over worker processes, largest
+first. What one process compiles goes to the shared cache, where the others and every
+later command find it (a kernel two processes reach at the same time is compiled by both).
 
 >>> sorted(GROUPS) == sorted(SUDOKU + ("canon", "nonogram"))
 True
