@@ -76,10 +76,9 @@ def _digest(parts: list[bytes]) -> str:
 
 
 def installation(package: Path = PACKAGE) -> str:
-    """What one installation directory is for: the place ``package`` is installed, the
-    Python and the numba version, one per line (the place first)."""
-    return "\n".join([str(package), sys.version.replace("\n", " "),
-                      hashlib.sha256(_numba_version_file()).hexdigest()[:16]])
+    """A short hex digest naming one installation: the place ``package`` is installed, the
+    Python and the numba version."""
+    return _digest([str(package).encode(), sys.version.encode(), _numba_version_file()])
 
 
 def module_name(path: Path, package: Path = PACKAGE) -> str:
@@ -197,14 +196,17 @@ def prune(root: Path, current: Path, keep: int = KEEP) -> list[Path]:
     ``current`` but not among the ``keep`` most recently used, and those whose place no
     longer exists. Directories of other installations are left alone. Returns what was
     deleted."""
-    place = (current / _ORIGIN).read_text().split("\n")[0]
-    return _prune_by_use(root.glob(_PREFIX + "*"), current, keep, place)
+    place = Path((current / _ORIGIN).read_text())
+    # older nanpure versions named the generator folder, in one directory for all modules
+    return _prune_by_use(root.glob(_PREFIX + "*"), current, keep,
+                         (place, place / "generator"))
 
 
-def _prune_by_use(paths, current: Path, keep: int, place: str | None) -> list[Path]:
+def _prune_by_use(paths, current: Path, keep: int,
+                  places: tuple[Path, ...] = ()) -> list[Path]:
     """Delete those of ``paths`` beyond the ``keep`` most recently used (``current``
-    never). With a ``place``, only the installation directories for it count, and those
-    of places that no longer exist are deleted too."""
+    never). With ``places``, only the installation directories for one of them count, and
+    those of places that no longer exist are deleted too."""
     import shutil
 
     mine: list[tuple[float, Path]] = []
@@ -212,12 +214,12 @@ def _prune_by_use(paths, current: Path, keep: int, place: str | None) -> list[Pa
     for path in paths:
         try:
             used = path.stat().st_mtime
-            other = (path / _ORIGIN).read_text().split("\n")[0] if place else ""
+            place = Path((path / _ORIGIN).read_text()) if places else None
         except OSError:
             continue  # not finished by its maker, or not one of ours: leave it
-        if other == (place or ""):
+        if place is None or place in places:
             mine.append((used, path))
-        elif not Path(other).is_dir():
+        elif not place.is_dir():
             gone.append(path)
     mine.sort(reverse=True)
     stale = gone + [path for _, path in mine[keep:] if path != current]
@@ -228,14 +230,17 @@ def _prune_by_use(paths, current: Path, keep: int, place: str | None) -> list[Pa
 
 def installation_dir(root: Path, package: Path = PACKAGE) -> Path:
     """The directory under ``root`` for this installation (made, and older ones pruned,
-    when it is new)."""
-    origin = installation(package)
-    kernels = root / (_PREFIX + _digest([origin.encode()]))
+    when it is new; marked used otherwise). Its ``origin`` file names the place, alone
+    on its line, as older nanpure versions wrote it (they delete a directory whose origin
+    is not a directory)."""
+    kernels = root / (_PREFIX + installation(package))
     marker = kernels / _ORIGIN
-    if not marker.is_file():
+    if marker.is_file():
+        os.utime(kernels)  # marks it used, for pruning
+    else:
         kernels.mkdir(parents=True, exist_ok=True)
         draft = kernels / f"{_ORIGIN}.{os.getpid()}"  # renamed, so never read half-written
-        draft.write_text(origin)
+        draft.write_text(str(package))
         os.replace(draft, marker)
         prune(root, kernels)
     return kernels
@@ -250,7 +255,7 @@ def module_dir(path: Path, root: Path, package: Path = PACKAGE) -> Path:
         os.utime(kernels)  # marks it used, for pruning
     else:
         kernels.mkdir()
-        _prune_by_use(kernels.parent.glob(f"{name}-*"), kernels, KEEP, None)
+        _prune_by_use(kernels.parent.glob(f"{name}-*"), kernels, KEEP)
     return kernels
 
 
@@ -258,6 +263,26 @@ def _root(environ: MutableMapping[str, str] = os.environ) -> Path:
     """``NUMBA_CACHE_DIR`` when set, else :func:`cache_root`."""
     chosen = environ.get("NUMBA_CACHE_DIR", "")
     return Path(chosen) if chosen else cache_root(environ)
+
+
+def kernel_home() -> Path:
+    """This process's installation directory (see :func:`installation_dir`)."""
+    return installation_dir(_root())
+
+
+def loaded_modules() -> dict[str, str]:
+    """Module name -> :func:`module_hash`, for the package's modules this process has
+    imported: what the kernels it has compiled or loaded were made from."""
+    return {name: module_hash(path) for name, path in modules().items()
+            if name in sys.modules}
+
+
+def unchanged(recorded: dict[str, str]) -> bool:
+    """Whether every module of ``recorded`` (a :func:`loaded_modules` of some process)
+    still has its hash."""
+    known = modules()
+    return bool(recorded) and all(name in known and module_hash(known[name]) == digest
+                                  for name, digest in recorded.items())
 
 
 @cache

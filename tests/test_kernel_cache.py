@@ -136,12 +136,13 @@ def test_pruning_keeps_the_newest_of_this_installation_and_other_installations(t
     def made(name: str, origin: Path | None, used: int) -> Path:
         path = root / f"kernels-{name}"
         path.mkdir(parents=True)
-        if origin is not None:  # the place, then the Python and numba versions
-            (path / "origin").write_text(f"{origin}\nPython {name}\nnumba")
+        if origin is not None:
+            (path / "origin").write_text(str(origin))
         os.utime(path, (used, used))
         return path
 
-    mine = [made(f"mine{k}", here, 1000 + k) for k in range(5)]
+    mine = [made("older", here / "generator", 1000)]  # as older versions wrote it
+    mine += [made(f"mine{k}", here, 1001 + k) for k in range(4)]
     kept = [made("other", other, 10), made("unmarked", None, 10)]
     lost = made("gone", gone, 2000)
     deleted = prune(root, mine[-1], keep=3)
