@@ -14,8 +14,8 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q -e .
 	@# numba kernels compile on first use; do it once here rather than in every worker,
-	@# in parallel processes. What Sudoku needs: canon and nonogram compile on first use
-	@# (or with a plain `nanpure compile`).
+	@# in parallel processes. What Sudoku needs (the store's canonical forms included):
+	@# nonograms compile on first use (or with a plain `nanpure compile`).
 	$(BIN)/nanpure compile sudoku
 	touch $(STAMP)
 
