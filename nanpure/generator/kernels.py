@@ -222,9 +222,9 @@ def compile_group(name: str) -> float:
     start = time.process_time()
     GROUPS[name]()
     seconds = time.process_time() - start
-    done = _done_file(name)
-    draft = done.with_name(f"{done.name}.{os.getpid()}")  # renamed: never read half-written
     try:
+        done = _done_file(name)
+        draft = done.with_name(f"{done.name}.{os.getpid()}")  # renamed: never half-read
         draft.write_text(json.dumps(loaded_modules()))
         os.replace(draft, done)
     except OSError:
