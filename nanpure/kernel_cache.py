@@ -117,7 +117,7 @@ def imported_names(source: str, name: str, is_package: bool = False) -> set[str]
     """The absolute names a module's :data:`_IMPORT` statements import (for ``from m
     import x``: ``m`` and ``m.x``), relative ones resolved against module ``name``.
 
-    >>> sorted(imported_names("from ..board import HOUSES\nimport numpy as np", "a.b.c"))
+    >>> sorted(imported_names("from ..board import HOUSES\\nimport numpy as np", "a.b.c"))
     ['a.board', 'a.board.HOUSES', 'numpy']
     """
     here = name if is_package else name.rpartition(".")[0]
@@ -140,11 +140,7 @@ def imported_names(source: str, name: str, is_package: bool = False) -> set[str]
 def imports(path: Path, package: Path = PACKAGE) -> set[Path]:
     """The source files of the ``package`` modules that file ``path`` imports when it is
     imported (``from . import x`` and ``from .x import y`` both count ``x`` when it is a
-    module).
-
-    >>> sorted(p.name for p in imports(PACKAGE / "generator" / "techniques" / "trial.py"))
-    ['step.py']
-    """
+    module)."""
     named = imported_names(_source(path).decode(), module_name(path, package),
                            path.name == "__init__.py")
     known = modules(package)
