@@ -1,24 +1,31 @@
-# The README's commands. Every target builds the local virtualenv first if needed.
+# The README's commands. Every target builds the local virtualenv first if needed: nanpure
+# and what it needs to run for `make book`, the test, lint and parquet extras as well for
+# the others (downloading those is most of a fresh install's time, and a book needs none).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+DEV    := $(VENV)/.dev-stamp
 
 .PHONY: install test test-all fuzz lint bench book clean
 
+# The venv's own pip (23.2 or later with Python 3.11) installs pyproject projects editable.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,parquet]'
+	$(BIN)/python -m pip install -q -e .
 	@# numba kernels compile on first use; do it once here rather than in every worker,
-	@# in parallel processes. What Sudoku needs: canon and nonogram compile on first use
-	@# (or with a plain `nanpure compile`).
+	@# in parallel processes. What Sudoku needs (the store's canonical forms included):
+	@# nonograms compile on first use (or with a plain `nanpure compile`).
 	$(BIN)/nanpure compile sudoku
 	touch $(STAMP)
 
-install: $(STAMP)
+$(DEV): $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[test,parquet]'
+	touch $(DEV)
 
-lint: $(STAMP)
+install: $(DEV)
+
+lint: $(DEV)
 	$(BIN)/ruff check nanpure tests benchmarks scripts
 
 # Fast suite. pytest exits 5 when it collected nothing, which fails this target too.
@@ -29,10 +36,10 @@ test-all: lint
 	$(BIN)/python -m pytest -q -m 'not fuzz'
 
 # Every parser a user feeds gets 100,000 generated inputs (NANPURE_FUZZ_EXAMPLES to change).
-fuzz: $(STAMP)
+fuzz: $(DEV)
 	$(BIN)/python -m pytest -q -s -m fuzz tests/test_fuzz.py
 
-bench: $(STAMP)
+bench: $(DEV)
 	$(BIN)/python benchmarks/solver.py
 	$(BIN)/python benchmarks/rater.py
 	$(BIN)/python benchmarks/se_rating.py
@@ -47,14 +54,15 @@ bench: $(STAMP)
 # The main job from the packaged defaults: a small run into output/nanpure.db, then the
 # default book (nanpure/data/default-book.toml) as output/book.pdf with its manifest.
 # `nanpure compile sudoku` first: after a change to a kernel it compiles in parallel what
-# the run's workers would each compile on their own (with nothing to do: a few seconds).
+# the run's workers would each compile on their own (a group whose modules are unchanged
+# since it was compiled is skipped, so with nothing to do it takes a moment).
 book: $(STAMP)
 	$(BIN)/nanpure compile sudoku
 	$(BIN)/nanpure run
 	$(BIN)/nanpure book
 
 # Compiled kernels live in ~/.cache/nanpure (nanpure/kernel_cache.py), one directory per
-# version of the kernel sources; older ones are pruned when a new one is made.
+# module and version of it and what it imports; older ones are pruned when a new one is made.
 clean:
 	rm -rf $(VENV) output .pytest_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -14,6 +14,11 @@ a chain of calls is paid for once per level of the chain.
     python benchmarks/compile.py                   # every group, with their kernels
     python benchmarks/compile.py --groups rater    # only some (see --help)
     python benchmarks/compile.py --top 0           # totals only
+    python benchmarks/compile.py --changed generator/techniques/wings.py
+
+The last lists the modules whose kernels a change to that file recompiles (each module's
+kernels are cached for its source and all it imports, :mod:`nanpure.kernel_cache`), and
+compiles nothing.
 
 CPU time (``time.process_time``), not wall time: the machine may be shared. A group's
 time is that of its warm-up (:func:`nanpure.generator.kernels.compile_group`), which runs
@@ -73,6 +78,19 @@ def run_group(group: str) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
+def _changed(name: str) -> int:
+    """Print the modules with kernels whose directories a change to ``name`` moves."""
+    from nanpure.kernel_cache import PACKAGE, dependencies, modules
+
+    changed = (PACKAGE / name).resolve()
+    if not changed.is_file():
+        raise SystemExit(f"no file {name} under {PACKAGE}")
+    for module, path in sorted(modules().items()):
+        if "@njit" in path.read_text() and changed in dependencies(path):
+            print(module)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--groups", default=",".join(GROUPS),
@@ -80,8 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=12,
                         help="kernels listed per group, largest share first (default 12)")
     parser.add_argument("--json", action="store_true", help="one JSON line per group")
+    parser.add_argument("--changed", metavar="FILE",
+                        help="list the modules a change to FILE (under nanpure/) recompiles")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.changed:
+        return _changed(args.changed)
     if args.child:
         print(json.dumps(measure(args.child)))
         return 0

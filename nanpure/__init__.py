@@ -8,5 +8,5 @@ from .kernel_cache import use_kernel_dir
 
 __version__ = "0.1.0"
 
-# Before any kernel module imports numba: numba reads NUMBA_CACHE_DIR when it starts.
+# Before any kernel is defined: numba is told where each module's kernels are cached.
 use_kernel_dir()

@@ -698,6 +698,9 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
                    f"for {', '.join(SUDOKU)} (default: all)")
     p.add_argument("-j", "--jobs", type=int, default=None,
                    help="processes compiling at once (default: the number of CPUs)")
+    p.add_argument("--force", action="store_true",
+                   help="run every group's warm-up, even those compiled already from the "
+                   "same sources (a group is skipped otherwise)")
     p.set_defaults(func=_run_compile)
 
 
@@ -715,9 +718,9 @@ def _run_compile(args: argparse.Namespace) -> int:
     groups = [g for name in args.groups or GROUPS
               for g in (SUDOKU if name == "sudoku" else (name,))]
     start = time.perf_counter()
-    compile_all(lambda group, cpu: print(f"compiled: {group} ({cpu:.0f} s CPU)",
-                                         file=sys.stderr, flush=True),
-                groups, args.jobs)
+    compile_all(lambda group, cpu: print(
+        f"compiled: {group} " + ("(already)" if cpu is None else f"({cpu:.0f} s CPU)"),
+        file=sys.stderr, flush=True), groups, args.jobs, args.force)
     print(f"kernels ready in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     return 0
 

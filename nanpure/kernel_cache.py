@@ -1,55 +1,60 @@
-"""Where numba keeps the compiled kernels: a directory named for the kernel sources.
+"""Where numba keeps the compiled kernels: a directory per module and version of what it uses.
 
 numba checks a cached kernel only against the kernel's own source file, so after a change
 in a kernel it calls (the rater's climb calls every finder) it could load stale machine
-code. Here the whole cache directory is named for a hash of every kernel source (all of
-``nanpure/generator``, where every kernel and everything they call lives), the place they
-are installed, and the Python and numba versions: any change starts an empty directory,
-which is compiled into once. It lives under the user's cache directory
-(``$XDG_CACHE_HOME`` or ``~/.cache``, then ``nanpure/kernels-<hash>``), never beside the
-package, so read-only installs cache too.
+code. Here the kernels of each module are cached in a directory named for a hash of the
+module's source and of the source of every nanpure module it imports, directly or not
+(found from its import statements, :func:`dependencies`): a change to one module moves its
+kernels and those of every module that imports it to new, empty directories, compiled
+into once, and leaves the kernels of every other module where they are. Touching a file
+without changing it changes nothing.
 
-:func:`use_kernel_dir` runs when ``nanpure`` is imported, before numba is: it sets
-``NUMBA_CACHE_DIR``, which worker processes inherit and (importing ``nanpure`` themselves)
-arrive at again. A ``NUMBA_CACHE_DIR`` the user set is left alone. When a new directory is
-made, the directories of the same installation beyond the :data:`KEEP` most recently used,
-and those of installations that no longer exist, are deleted.
+The directories, ``<module>-<hash>``, are in one directory per installation (the place
+``nanpure`` is installed, the Python and the numba version): ``kernels-<hash>`` under the
+user's cache directory (``$XDG_CACHE_HOME`` or ``~/.cache``, then ``nanpure``), never
+beside the package, so read-only installs cache too; or under ``NUMBA_CACHE_DIR`` when the
+user set it. When a new directory is made, the module's directories beyond the
+:data:`KEEP` most recently used are deleted, and so are the installation directories of
+installations that no longer exist.
+
+numba finds where to cache a function through its cache locators; :func:`use_kernel_dir`
+runs when ``nanpure`` is imported and, as soon as numba's cache module is imported, puts a
+locator of its own first in numba's list, one that answers for nanpure's modules only
+(worker processes import ``nanpure`` too, and arrive at the same directories). The hashes
+are computed when the first kernel is defined, once per process: 40 ms of CPU for all of
+them. A ``NUMBA_CACHE_LOCATOR_CLASSES`` the user set replaces numba's list, and ours with
+it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.abc
 import importlib.util
 import os
+import re
 import sys
-from collections.abc import Iterable, MutableMapping
+from collections.abc import MutableMapping
+from functools import cache
 from pathlib import Path
 
-#: The kernel sources: every module that defines or is called by a numba kernel.
-KERNEL_SOURCES = Path(__file__).resolve().parent / "generator"
+#: The package whose modules' kernels are cached here.
+PACKAGE = Path(__file__).resolve().parent
 
-#: How many kernel directories of one installation to keep (newest use first), so that
-#: switching between a few versions of the code does not recompile every time.
+#: How many directories to keep of one module (and of one installation: other Python or
+#: numba versions), newest use first, so that switching between a few versions of the
+#: code does not recompile every time.
 KEEP = 3
 
 _PREFIX = "kernels-"
-_ORIGIN = "origin"  # the file in each directory that names the installation it is for
+_ORIGIN = "origin"  # the file in each installation directory that names the installation
+_CACHING = "numba.core.caching"
 
 
 def cache_root(environ: MutableMapping[str, str] = os.environ) -> Path:
     """``$XDG_CACHE_HOME/nanpure``, or ``~/.cache/nanpure`` when that is unset."""
     base = environ.get("XDG_CACHE_HOME", "")
     return (Path(base) if os.path.isabs(base) else Path.home() / ".cache") / "nanpure"
-
-
-def kernel_sources(root: Path = KERNEL_SOURCES) -> list[Path]:
-    """The ``.py`` files under ``root``, in a fixed order."""
-    return sorted(
-        Path(folder, name)
-        for folder, _, names in os.walk(root)
-        for name in names
-        if name.endswith(".py")
-    )
 
 
 def _numba_version_file() -> bytes:
@@ -64,44 +69,154 @@ def _numba_version_file() -> bytes:
         return spec.origin.encode()
 
 
-def sources_hash(root: Path, files: Iterable[Path]) -> str:
-    """A short hex digest of ``files`` (names relative to ``root`` and contents), the place
-    ``root`` is installed, and the Python and numba versions."""
+def _digest(parts: list[bytes]) -> str:
     digest = hashlib.sha256()
-    for part in (str(root).encode(), sys.version.encode(), _numba_version_file()):
+    for part in parts:
         digest.update(len(part).to_bytes(8, "little") + part)
-    for path in files:
-        for part in (path.relative_to(root).as_posix().encode(), path.read_bytes()):
-            digest.update(len(part).to_bytes(8, "little") + part)
     return digest.hexdigest()[:16]
 
 
-def _is_ours(value: str, root: Path) -> bool:
-    """Whether a ``NUMBA_CACHE_DIR`` is one of nanpure's kernel directories (set by a
-    nanpure parent process and inherited, not chosen by the user)."""
-    path = Path(value)
-    return path.parent == root and path.name.startswith(_PREFIX)
+def installation(package: Path = PACKAGE) -> str:
+    """A short hex digest naming one installation: the place ``package`` is installed, the
+    Python and the numba version."""
+    return _digest([str(package).encode(), sys.version.encode(), _numba_version_file()])
+
+
+def module_name(path: Path, package: Path = PACKAGE) -> str:
+    """The dotted name of the module in source file ``path`` of ``package``.
+
+    >>> module_name(PACKAGE / "generator" / "techniques" / "climb.py")
+    'nanpure.generator.techniques.climb'
+    >>> module_name(PACKAGE / "generator" / "__init__.py")
+    'nanpure.generator'
+    """
+    parts = path.relative_to(package.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def modules(package: Path = PACKAGE) -> dict[str, Path]:
+    """Module name -> source file, for every module of ``package``."""
+    found = {}
+    for folder, dirs, names in os.walk(package):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for name in names:
+            if name.endswith(".py"):
+                path = Path(folder, name)
+                found[module_name(path, package)] = path
+    return found
+
+
+#: An import statement at the start of a line, so run when the module is imported (the
+#: test suite checks that these are all of each module's imports outside functions and
+#: ``if TYPE_CHECKING:``; parsing every module instead would take a second).
+_IMPORT = re.compile(r"^(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)"
+                     r"|import[ \t]+([^\n]*))", re.MULTILINE)
+
+
+def imported_names(source: str, name: str, is_package: bool = False) -> set[str]:
+    """The absolute names a module's :data:`_IMPORT` statements import (for ``from m
+    import x``: ``m`` and ``m.x``), relative ones resolved against module ``name``.
+
+    >>> sorted(imported_names("from ..board import HOUSES\\nimport numpy as np", "a.b.c"))
+    ['a.board', 'a.board.HOUSES', 'numpy']
+    """
+    here = name if is_package else name.rpartition(".")[0]
+    named: set[str] = set()
+    for found in _IMPORT.finditer(source):
+        origin, names, modules = found.groups()
+        if modules is not None:
+            named.update(m.split()[0] for m in modules.split("#")[0].split(","))
+            continue
+        level = len(origin) - len(origin.lstrip("."))
+        base = here.rsplit(".", level - 1)[0] if level > 1 else here
+        module = ".".join(filter(None, (base if level else "", origin.lstrip("."))))
+        named.add(module)
+        for alias in re.sub(r"#[^\n]*", "", names).strip("()").split(","):
+            if alias.strip():
+                named.add(f"{module}.{alias.split()[0]}")
+    return named
+
+
+def imports(path: Path, package: Path = PACKAGE) -> set[Path]:
+    """The source files of the ``package`` modules that file ``path`` imports when it is
+    imported (``from . import x`` and ``from .x import y`` both count ``x`` when it is a
+    module)."""
+    named = imported_names(_source(path).decode(), module_name(path, package),
+                           path.name == "__init__.py")
+    known = modules(package)
+    return {known[module] for module in named if module in known} - {path}
+
+
+def dependencies(path: Path, package: Path = PACKAGE) -> list[Path]:
+    """``path``, every ``package`` source file it imports, directly or not, and the
+    ``__init__.py`` of the packages holding them (their own source: Python runs them
+    first, but what they import is not imported by the module), sorted."""
+    seen = {path}
+    todo = [path]
+    while todo:
+        for found in _imports(todo.pop(), package):
+            if found not in seen:
+                seen.add(found)
+                todo.append(found)
+    known = modules(package)
+    for source in list(seen):
+        parts = module_name(source, package).split(".")
+        seen.update(known[p] for k in range(1, len(parts))
+                    if (p := ".".join(parts[:k])) in known)
+    return sorted(seen)
+
+
+@cache
+def _imports(path: Path, package: Path) -> frozenset[Path]:
+    return frozenset(imports(path, package))
+
+
+@cache
+def _source(path: Path) -> bytes:
+    return path.read_bytes()
+
+
+@cache
+def module_hash(path: Path, package: Path = PACKAGE) -> str:
+    """A short hex digest of the sources of ``path`` and of all it imports (names
+    relative to ``package`` and contents). Read once per process: the hash is of the
+    code this process loaded."""
+    parts: list[bytes] = []
+    for source in dependencies(path, package):
+        parts += [source.relative_to(package.parent).as_posix().encode(), _source(source)]
+    return _digest(parts)
 
 
 def prune(root: Path, current: Path, keep: int = KEEP) -> list[Path]:
-    """Delete the kernel directories under ``root`` that are for the same installation as
-    ``current`` but not among the ``keep`` most recently used, and those whose installation
-    no longer exists. Directories of other installations are left alone. Returns what was
+    """Delete the installation directories under ``root`` that are for the same place as
+    ``current`` but not among the ``keep`` most recently used, and those whose place no
+    longer exists. Directories of other installations are left alone. Returns what was
     deleted."""
+    place = Path((current / _ORIGIN).read_text())
+    # older nanpure versions named the generator folder, in one directory for all modules
+    return _prune_by_use(root.glob(_PREFIX + "*"), current, keep,
+                         (place, place / "generator"))
+
+
+def _prune_by_use(paths, current: Path, keep: int,
+                  places: tuple[Path, ...] = ()) -> list[Path]:
+    """Delete those of ``paths`` beyond the ``keep`` most recently used (``current``
+    never). With ``places``, only the installation directories for one of them count, and
+    those of places that no longer exist are deleted too."""
     import shutil
 
-    origin = (current / _ORIGIN).read_text()
     mine: list[tuple[float, Path]] = []
     gone: list[Path] = []
-    for path in root.glob(_PREFIX + "*"):
+    for path in paths:
         try:
-            other = (path / _ORIGIN).read_text()
             used = path.stat().st_mtime
+            place = Path((path / _ORIGIN).read_text()) if places else None
         except OSError:
             continue  # not finished by its maker, or not one of ours: leave it
-        if other == origin:
+        if place is None or place in places:
             mine.append((used, path))
-        elif not Path(other).is_dir():
+        elif not place.is_dir():
             gone.append(path)
     mine.sort(reverse=True)
     stale = gone + [path for _, path in mine[keep:] if path != current]
@@ -110,29 +225,140 @@ def prune(root: Path, current: Path, keep: int = KEEP) -> list[Path]:
     return stale
 
 
-def use_kernel_dir(environ: MutableMapping[str, str] = os.environ,
-                   sources: Path = KERNEL_SOURCES) -> Path:
-    """Point numba's cache at the kernel directory for these sources (made, and older ones
-    pruned, when it is new), unless the user set ``NUMBA_CACHE_DIR``; returns the
-    directory numba will use."""
-    root = cache_root(environ)
-    chosen = environ.get("NUMBA_CACHE_DIR", "")
-    if chosen and not _is_ours(chosen, root):
-        return Path(chosen)
-    kernels = root / (_PREFIX + sources_hash(sources, kernel_sources(sources)))
-    origin = kernels / _ORIGIN
-    try:
-        if origin.is_file():
-            os.utime(kernels)  # marks it used, for pruning
-        else:
-            kernels.mkdir(parents=True, exist_ok=True)
-            draft = kernels / f"{_ORIGIN}.{os.getpid()}"  # renamed, so never read half-written
-            draft.write_text(str(sources))
-            os.replace(draft, origin)
-            prune(root, kernels)
-    except OSError:
-        pass  # an unwritable cache directory: numba falls back to its own locations
-    environ["NUMBA_CACHE_DIR"] = str(kernels)
-    if "numba" in sys.modules:  # imported before nanpure: have it read the variable again
-        sys.modules["numba"].core.config.reload_config()
+def installation_dir(root: Path, package: Path = PACKAGE) -> Path:
+    """The directory under ``root`` for this installation (made, and older ones pruned,
+    when it is new; marked used otherwise). Its ``origin`` file names the place, alone
+    on its line, as older nanpure versions wrote it (they delete a directory whose origin
+    is not a directory)."""
+    kernels = root / (_PREFIX + installation(package))
+    marker = kernels / _ORIGIN
+    if marker.is_file():
+        os.utime(kernels)  # marks it used, for pruning
+    else:
+        kernels.mkdir(parents=True, exist_ok=True)
+        draft = kernels / f"{_ORIGIN}.{os.getpid()}"  # renamed, so never read half-written
+        draft.write_text(str(package))
+        os.replace(draft, marker)
+        prune(root, kernels)
     return kernels
+
+
+def module_dir(path: Path, root: Path, package: Path = PACKAGE) -> Path:
+    """The directory under ``root`` for the kernels of source file ``path`` (made, and
+    the module's older ones pruned, when it is new; marked used otherwise)."""
+    name = module_name(path, package)
+    kernels = installation_dir(root, package) / f"{name}-{module_hash(path, package)}"
+    if kernels.is_dir():
+        os.utime(kernels)  # marks it used, for pruning
+    else:
+        kernels.mkdir()
+        _prune_by_use(kernels.parent.glob(f"{name}-*"), kernels, KEEP)
+    return kernels
+
+
+def _root(environ: MutableMapping[str, str] = os.environ) -> Path:
+    """``NUMBA_CACHE_DIR`` when set, else :func:`cache_root`."""
+    chosen = environ.get("NUMBA_CACHE_DIR", "")
+    return Path(chosen) if chosen else cache_root(environ)
+
+
+def kernel_home() -> Path:
+    """This process's installation directory (see :func:`installation_dir`)."""
+    return installation_dir(_root())
+
+
+def loaded_modules() -> dict[str, str]:
+    """Module name -> :func:`module_hash`, for the package's modules this process has
+    imported: what the kernels it has compiled or loaded were made from."""
+    return {name: module_hash(path) for name, path in modules().items()
+            if name in sys.modules}
+
+
+def unchanged(recorded: dict[str, str]) -> bool:
+    """Whether every module of ``recorded`` (a :func:`loaded_modules` of some process)
+    still has its hash."""
+    known = modules()
+    return bool(recorded) and all(name in known and module_hash(known[name]) == digest
+                                  for name, digest in recorded.items())
+
+
+@cache
+def _module_dir_here(path: Path) -> Path:
+    kernels = module_dir(path, _root())
+    import tempfile
+
+    tempfile.TemporaryFile(dir=kernels).close()  # writable, or OSError
+    return kernels
+
+
+def _locator_class(caching):
+    """:class:`KernelLocator`, made on numba's locator base class."""
+
+    class KernelLocator(caching._CacheLocator):
+        """Caches the kernels of a nanpure module in :func:`module_dir`; the module's hash
+        is the source stamp numba keeps with them."""
+
+        def __init__(self, py_func, kernels: Path) -> None:
+            self._lineno = py_func.__code__.co_firstlineno
+            self._path = str(kernels)
+            self._stamp = kernels.name
+
+        def ensure_cache_path(self) -> None:
+            pass  # made and checked by _module_dir_here
+
+        def get_cache_path(self) -> str:
+            return self._path
+
+        def get_source_stamp(self) -> str:
+            return self._stamp
+
+        def get_disambiguator(self) -> str:
+            return str(self._lineno)
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            path = Path(py_file).resolve()
+            if not path.is_relative_to(PACKAGE):
+                return None
+            try:
+                return cls(py_func, _module_dir_here(path))
+            except OSError:
+                return None  # not writable: numba's own locations
+
+    return KernelLocator
+
+
+def _register(caching) -> None:
+    """Put :class:`KernelLocator` first in numba's list of cache locators."""
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+    if not any(getattr(c, "__name__", "") == "KernelLocator" for c in impl._locator_classes):
+        impl._locator_classes.insert(0, _locator_class(caching))
+
+
+class _WhenNumbaCaches(importlib.abc.MetaPathFinder):
+    """Registers the locator right after numba's cache module is imported."""
+
+    def find_spec(self, name, path, target=None):
+        if name != _CACHING:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module) -> None:
+            run(module)
+            _register(module)
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+def use_kernel_dir() -> None:
+    """Have numba cache nanpure's kernels in their :func:`module_dir` (at once if numba is
+    imported, else as soon as it is)."""
+    if _CACHING in sys.modules:
+        _register(sys.modules[_CACHING])
+    elif not any(isinstance(f, _WhenNumbaCaches) for f in sys.meta_path):
+        sys.meta_path.insert(0, _WhenNumbaCaches())

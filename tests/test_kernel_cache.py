@@ -1,4 +1,4 @@
-"""Where compiled kernels are cached: a directory named for the kernel sources."""
+"""Where compiled kernels are cached: a directory per module and version of what it uses."""
 
 from __future__ import annotations
 
@@ -11,69 +11,114 @@ from pathlib import Path
 
 import pytest
 
-import nanpure
 from nanpure.generator import rng
 from nanpure.kernel_cache import (
-    KERNEL_SOURCES,
+    PACKAGE,
     cache_root,
-    kernel_sources,
+    dependencies,
+    imports,
+    installation_dir,
+    module_dir,
+    module_hash,
+    modules,
     prune,
-    sources_hash,
-    use_kernel_dir,
 )
-
-PACKAGE = Path(nanpure.__file__).resolve().parent
 
 
 @pytest.fixture
-def sources(tmp_path) -> Path:
-    """A copy of the kernel sources that a test may change."""
-    copy = tmp_path / "src" / "generator"
-    shutil.copytree(KERNEL_SOURCES, copy, ignore=shutil.ignore_patterns("__pycache__"))
+def package(tmp_path) -> Path:
+    """A copy of the nanpure package that a test may change."""
+    copy = tmp_path / "src" / "nanpure"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     return copy
 
 
-def _hash(root: Path) -> str:
-    return sources_hash(root, kernel_sources(root))
+def _hash(package: Path, module: str) -> str:
+    """The module's hash as a new process would compute it (nothing remembered)."""
+    for remembered in (modules, module_hash):
+        remembered.cache_clear()
+    from nanpure import kernel_cache
+
+    kernel_cache._imports.cache_clear()
+    kernel_cache._source.cache_clear()
+    return module_hash(modules(package)[module], package)
 
 
-def test_the_hash_changes_with_any_kernel_source_and_only_then(sources):
-    first = _hash(sources)
-    assert _hash(sources) == first
-    os.utime(sources / "board.py", (0, 0))  # touched, not changed
-    assert _hash(sources) == first
-    callee = sources / "techniques" / "step.py"
-    callee.write_text(callee.read_text() + "\n# a change in a callee\n")
-    changed = _hash(sources)
-    assert changed != first
-    (sources / "techniques" / "extra.py").write_text("")
-    assert _hash(sources) not in (first, changed)
+def test_a_change_moves_the_module_and_those_importing_it_and_only_those(package):
+    names = ("nanpure.generator.techniques.climb", "nanpure.generator.techniques.wings",
+             "nanpure.generator.techniques.fish", "nanpure.generator.rng")
+    first = {name: _hash(package, name) for name in names}
+    os.utime(package / "generator" / "board.py", (0, 0))  # touched, not changed
+    assert {name: _hash(package, name) for name in names} == first
+    wings = package / "generator" / "techniques" / "wings.py"
+    wings.write_text(wings.read_text() + "\n# a change in a callee\n")
+    after = {name: _hash(package, name) for name in names}
+    changed = {name for name in names if after[name] != first[name]}
+    assert changed == {"nanpure.generator.techniques.climb",
+                       "nanpure.generator.techniques.wings"}
+    step = package / "generator" / "techniques" / "step.py"  # imported by every finder
+    step.write_text(step.read_text() + "\n")
+    last = {name: _hash(package, name) for name in names}
+    assert {name for name in names if last[name] != after[name]} == set(names) - {
+        "nanpure.generator.rng"}
 
 
-def test_the_same_sources_elsewhere_get_their_own_hash(sources, tmp_path):
-    elsewhere = tmp_path / "other" / "generator"
-    shutil.copytree(sources, elsewhere)
-    assert _hash(elsewhere) != _hash(sources)
+def test_dependencies_hold_the_callees_and_the_packages_they_are_in():
+    climb = dependencies(PACKAGE / "generator" / "techniques" / "climb.py")
+    names = {p.relative_to(PACKAGE).as_posix() for p in climb}
+    assert {"generator/techniques/wings.py", "generator/board.py", "generator/bits.py",
+            "generator/__init__.py", "__init__.py"} <= names
+    assert "generator/solver.py" not in names and "cli.py" not in names
 
 
-def test_a_source_change_moves_numba_to_a_new_directory(sources, tmp_path):
-    environ = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
-    first = use_kernel_dir(environ, sources)
-    assert first.parent == tmp_path / "cache" / "nanpure" and first.is_dir()
-    assert environ["NUMBA_CACHE_DIR"] == str(first)
-    assert use_kernel_dir(dict(environ), sources) == first  # inherited by a worker
-    assert use_kernel_dir({"XDG_CACHE_HOME": str(tmp_path / "cache")}, sources) == first
-    (sources / "solver.py").write_text((sources / "solver.py").read_text() + "\n")
-    second = use_kernel_dir(environ, sources)
-    assert second != first and environ["NUMBA_CACHE_DIR"] == str(second)
+def _module_level_imports(path: Path) -> set[Path]:
+    """What :func:`imports` must find, from the parsed module: the package's modules
+    imported outside functions, classes and ``if TYPE_CHECKING:``."""
+    name = next(m for m, p in modules(PACKAGE).items() if p == path)
+    here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    named: set[str] = set()
+    todo = list(ast.parse(path.read_text()).body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Import):
+            named.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = here.rsplit(".", node.level - 1)[0] if node.level > 1 else here
+            module = ".".join(filter(None, (base if node.level else "", node.module or "")))
+            named.update([module] + [f"{module}.{alias.name}" for alias in node.names])
+        elif isinstance(node, ast.If):
+            if ast.unparse(node.test) != "TYPE_CHECKING":
+                todo += node.body
+            todo += node.orelse
+        elif isinstance(node, (ast.Try, ast.With)):
+            todo += [s for f in ("body", "orelse", "finalbody") for s in getattr(node, f, [])]
+            todo += [s for h in getattr(node, "handlers", []) for s in h.body]
+    known = modules(PACKAGE)
+    return {known[m] for m in named if m in known} - {path}
 
 
-def test_a_numba_cache_dir_set_by_the_user_is_kept(sources, tmp_path):
-    mine = str(tmp_path / "mine")
-    environ = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "NUMBA_CACHE_DIR": mine}
-    assert use_kernel_dir(environ, sources) == Path(mine)
-    assert environ["NUMBA_CACHE_DIR"] == mine
-    assert not (tmp_path / "cache").exists()
+@pytest.mark.parametrize("path", sorted(modules(PACKAGE).values()),
+                         ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_the_import_scan_finds_every_import_run_with_the_module(path):
+    # the scan reads import statements at the start of a line; one indented under a
+    # module-level `if` or `try` would escape it and could leave a stale kernel
+    assert imports(path) == _module_level_imports(path)
+
+
+def test_module_directories_are_per_module_and_pruned_per_module(package, tmp_path):
+    root = tmp_path / "cache"
+    rng_file = package / "generator" / "rng.py"
+    made = []
+    for k in range(5):
+        _hash(package, "nanpure.generator.rng")  # forget the remembered sources
+        made.append(module_dir(rng_file, root, package))
+        assert made[-1].parent == installation_dir(root, package)
+        assert made[-1].name.startswith("nanpure.generator.rng-")
+        os.utime(made[-1], (1000 + k, 1000 + k))
+        rng_file.write_text(rng_file.read_text() + "\n")
+    board = module_dir(package / "generator" / "board.py", root, package)
+    assert sorted(made[-1].parent.iterdir()) == sorted([*made[2:], board,
+                                                        made[-1].parent / "origin"])
 
 
 def test_the_cache_root_follows_xdg_cache_home(tmp_path):
@@ -96,7 +141,8 @@ def test_pruning_keeps_the_newest_of_this_installation_and_other_installations(t
         os.utime(path, (used, used))
         return path
 
-    mine = [made(f"mine{k}", here, 1000 + k) for k in range(5)]
+    mine = [made("older", here / "generator", 1000)]  # as older versions wrote it
+    mine += [made(f"mine{k}", here, 1001 + k) for k in range(4)]
     kept = [made("other", other, 10), made("unmarked", None, 10)]
     lost = made("gone", gone, 2000)
     deleted = prune(root, mine[-1], keep=3)
@@ -104,52 +150,59 @@ def test_pruning_keeps_the_newest_of_this_installation_and_other_installations(t
     assert sorted(root.iterdir()) == sorted([*mine[2:], *kept])
 
 
-def test_kernels_of_this_process_cache_in_numba_cache_dir():
-    cache = Path(os.environ["NUMBA_CACHE_DIR"])
-    assert Path(rng.next_u64._cache._cache_path).is_relative_to(cache)
+def test_kernels_of_this_process_cache_in_their_module_directory():
+    path = Path(rng.next_u64._cache._cache_path)
+    assert path.name == f"nanpure.generator.rng-{module_hash(PACKAGE / 'generator' / 'rng.py')}"
+
+
+def _run(code: str, env: dict[str, str]) -> str:
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=300, cwd=env["XDG_CACHE_HOME"])
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def _env(tmp_path: Path, src: Path = PACKAGE.parent) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "xdg")  # also the working directory
+    (tmp_path / "xdg").mkdir(exist_ok=True)
+    env["PYTHONPATH"] = os.pathsep.join([str(src), env.get("PYTHONPATH", "")])
+    return env
 
 
 @pytest.mark.parametrize("code", ["import nanpure.generator.rng as r",
                                   "import numba; import nanpure.generator.rng as r"])
 @pytest.mark.parametrize("user_dir", [False, True])
-def test_a_new_process_caches_in_the_directory_for_the_sources(tmp_path, code, user_dir):
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    env["XDG_CACHE_HOME"] = str(tmp_path)
-    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE.parent), env.get("PYTHONPATH", "")])
+def test_a_new_process_caches_in_the_directory_for_the_module(tmp_path, code, user_dir):
+    env = _env(tmp_path)
     if user_dir:
         env["NUMBA_CACHE_DIR"] = str(tmp_path / "mine")
-    done = subprocess.run([sys.executable, "-c", f"{code}; print(r.next_u64._cache._cache_path)"],
-                          env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    expected = (tmp_path / "mine" if user_dir else
-                tmp_path / "nanpure" / f"kernels-{_hash(PACKAGE / 'generator')}")
-    assert Path(done.stdout.strip()).parent == expected
+    out = Path(_run(f"{code}; print(r.next_u64._cache._cache_path)", env))
+    assert out.parent.parent == (tmp_path / "mine" if user_dir else
+                                 tmp_path / "xdg" / "nanpure")
+    assert out.name.startswith("nanpure.generator.rng-")
 
 
-def _imported_modules(path: Path) -> set[str]:
-    """The absolute module names a source file imports (relative ones resolved)."""
-    package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts[:-1])
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
-            module = ".".join(filter(None, (base, node.module)))
-            names.update([module] + [f"{module}.{alias.name}" for alias in node.names])
-    return names
+_CALLER = """
+import nanpure.generator.caller as c
+print(c.outer(), sum(c.outer.stats.cache_hits.values()),
+      sum(c.outer.stats.cache_misses.values()))
+"""
 
 
-def test_the_hashed_sources_hold_every_kernel_and_everything_kernels_use():
-    # numba is used only under nanpure/generator, and nothing there reaches outside it
-    # but for the puzzle record, a plain named tuple that only Python code builds (and
-    # that, like everything outside, imports no numba): otherwise a change could escape
-    # the hash and leave a stale kernel.
-    for path in sorted(PACKAGE.rglob("*.py")):
-        imports = _imported_modules(path)
-        if path.is_relative_to(KERNEL_SOURCES):
-            outside = {m for m in imports if m.startswith("nanpure")
-                       and not m.startswith(("nanpure.generator", "nanpure.record"))}
-            assert not outside, (path, outside)
-        else:
-            assert not any(m.split(".")[0] == "numba" for m in imports), path
+def test_a_changed_callee_recompiles_its_caller_and_nothing_else(package, tmp_path):
+    # numba alone would load the caller from its cache, with the old callee linked in
+    generator = package / "generator"
+    (generator / "callee.py").write_text(
+        "from numba import njit\n\n\n@njit(cache=True)\ndef inner():\n    return 1\n")
+    (generator / "caller.py").write_text(
+        "from numba import njit\n\nfrom .callee import inner\n\n\n"
+        "@njit(cache=True)\ndef outer():\n    return inner() + 10\n")
+    env = _env(tmp_path, package.parent)
+    assert _run(_CALLER, env).split() == ["11", "0", "1"]  # compiled
+    assert _run(_CALLER, env).split() == ["11", "1", "0"]  # from the cache
+    (generator / "rng.py").write_text((generator / "rng.py").read_text() + "\n# other\n")
+    assert _run(_CALLER, env).split() == ["11", "1", "0"]  # not its callee: still cached
+    (generator / "callee.py").write_text(
+        (generator / "callee.py").read_text().replace("return 1", "return 2"))
+    assert _run(_CALLER, env).split() == ["12", "0", "1"]  # compiled again, not stale

@@ -7,14 +7,28 @@ import sys
 
 import pytest
 
-from nanpure.generator.kernels import GROUPS, SUDOKU, compile_all
+from nanpure.generator.kernels import GROUPS, SUDOKU, compile_all, is_compiled
+from nanpure.kernel_cache import loaded_modules, unchanged
 
 
 def test_compile_all_reports_each_group_with_its_cpu_time():
-    done: list[tuple[str, float]] = []
-    compile_all(lambda group, cpu: done.append((group, cpu)), SUDOKU, jobs=1)
+    done: list[tuple[str, float | None]] = []
+    compile_all(lambda group, cpu: done.append((group, cpu)), SUDOKU, jobs=1, force=True)
     assert [group for group, _ in done] == list(SUDOKU)
-    assert all(cpu >= 0 for _, cpu in done)
+    assert all(cpu is not None and cpu >= 0 for _, cpu in done)
+
+
+def test_a_group_compiled_from_the_same_sources_is_skipped():
+    compile_all(groups=("solver",), jobs=1, force=True)
+    assert is_compiled("solver")
+    done: list[tuple[str, float | None]] = []
+    compile_all(lambda group, cpu: done.append((group, cpu)), ("solver",), jobs=1)
+    assert done == [("solver", None)]
+    recorded = loaded_modules()
+    assert unchanged(recorded)
+    assert not unchanged({**recorded, "nanpure.generator.rng": "0" * 16})  # a changed source
+    assert not unchanged({**recorded, "nanpure.generator.gone": "0" * 16})
+    assert not unchanged({})
 
 
 def test_compile_all_rejects_an_unknown_group():
@@ -23,7 +37,8 @@ def test_compile_all_rejects_an_unknown_group():
 
 
 def test_compile_command_compiles_in_parallel_and_reports_when_ready():
-    out = subprocess.run([sys.executable, "-m", "nanpure.cli", "compile", "-j", "2", "sudoku"],
+    out = subprocess.run([sys.executable, "-m", "nanpure.cli", "compile", "-j", "2", "--force",
+                          "sudoku"],
                          capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr
     assert sorted(line.split()[1] for line in out.stderr.splitlines()

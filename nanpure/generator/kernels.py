@@ -1,23 +1,25 @@
 """Compiling the numba kernels ahead of use, group by group, in parallel processes.
 
 numba compiles a kernel the first time it runs and caches the machine code (in the
-directory :mod:`nanpure.kernel_cache` names for the kernel sources), so only the first
-command after installing, upgrading or changing a kernel pays for it; a run with several
-workers would pay it in each of them at once. :func:`compile_all` pays it once, up front
-(``make install`` calls it through ``nanpure compile``): it runs the warm-up of each
-group of :data:`GROUPS`, the groups spread over worker processes, largest first. What
-one process compiles goes to the shared cache, where the others and every later command
-find it (a kernel two processes reach at the same time is compiled by both).
+directory :mod:`nanpure.kernel_cache` names for its module and what that imports), so
+only the first command after installing, upgrading or changing a kernel pays for it; a
+run with several workers would pay it in each of them at once. :func:`compile_all` pays
+it once, up front (``make install`` calls it through ``nanpure compile``): it runs the
+warm-up of each group of :data:`GROUPS`, the groups spread over worker processes, largest
+first. What one process compiles goes to the shared cache, where the others and every
+later command find it (a kernel two processes reach at the same time is compiled by both).
 
->>> sorted(GROUPS) == sorted(SUDOKU + ("canon", "nonogram"))
+>>> sorted(GROUPS) == sorted(SUDOKU + ("nonogram",))
 True
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 # A well-known very hard puzzle ("Easter Monster") and its solution: rating it climbs the
 # whole ladder, up to the forcing nets, so every finder gets compiled.
@@ -159,8 +161,9 @@ GROUPS: dict[str, Callable[[], None]] = {
     "nonogram": _nonogram,
 }
 
-#: The groups making and printing Sudoku needs (``nanpure run`` with Sudoku quotas).
-SUDOKU = ("rater", "finders", "solver", "generator")
+#: The groups making and printing Sudoku needs (``nanpure run`` with Sudoku quotas; its
+#: store keeps the canonical form of every puzzle).
+SUDOKU = ("rater", "finders", "solver", "generator", "canon")
 
 
 def lock_cache_writes() -> bool:
@@ -194,11 +197,39 @@ def lock_cache_writes() -> bool:
     return True
 
 
+def _done_file(group: str) -> Path:
+    from ..kernel_cache import kernel_home
+
+    return kernel_home() / f"compiled-{group}.json"
+
+
+def is_compiled(group: str) -> bool:
+    """Whether the warm-up of ``group`` ran to its end in some process with the modules
+    it loaded as they are now (so its kernels are in the cache, unless pruned since)."""
+    from ..kernel_cache import unchanged
+
+    try:
+        return unchanged(json.loads(_done_file(group).read_text()))
+    except (OSError, ValueError):
+        return False
+
+
 def compile_group(name: str) -> float:
-    """Run the warm-up of group ``name``; the CPU seconds it took (compiling, mostly)."""
+    """Run the warm-up of group ``name``; the CPU seconds it took (compiling, mostly).
+    Records the modules it was made from, for :func:`is_compiled`."""
+    from ..kernel_cache import loaded_modules
+
     start = time.process_time()
     GROUPS[name]()
-    return time.process_time() - start
+    seconds = time.process_time() - start
+    try:
+        done = _done_file(name)
+        draft = done.with_name(f"{done.name}.{os.getpid()}")  # renamed: never half-read
+        draft.write_text(json.dumps(loaded_modules()))
+        os.replace(draft, done)
+    except OSError:
+        pass  # not writable: the kernels are not cached either
+    return seconds
 
 
 def _compile_in_worker(name: str) -> float:
@@ -206,17 +237,26 @@ def _compile_in_worker(name: str) -> float:
     return compile_group(name)
 
 
-def compile_all(report: Callable[[str, float], None] | None = None,
-                groups: Sequence[str] = tuple(GROUPS), jobs: int | None = None) -> None:
+def compile_all(report: Callable[[str, float | None], None] | None = None,
+                groups: Sequence[str] = tuple(GROUPS), jobs: int | None = None,
+                force: bool = False) -> None:
     """Compile the kernels of ``groups`` (all by default), in up to ``jobs`` processes (the
-    number of CPUs by default; 1 compiles here, in this process). ``report(group,
-    seconds)`` is called as each group is done, with its CPU seconds."""
+    number of CPUs by default; 1 compiles here, in this process), skipping those
+    :func:`is_compiled` unless ``force``. ``report(group, seconds)`` is called as each
+    group is done, with its CPU seconds (None for one skipped)."""
     say = report or (lambda group, seconds: None)
     unknown = [g for g in groups if g not in GROUPS]
     if unknown:
         raise ValueError(f"no kernel group {unknown[0]!r}; expected some of "
                          f"{', '.join(GROUPS)}")
-    todo = [g for g in GROUPS if g in groups]  # largest first
+    todo = []
+    for group in (g for g in GROUPS if g in groups):  # largest first
+        if force or not is_compiled(group):
+            todo.append(group)
+        else:
+            say(group, None)
+    if not todo:
+        return
     jobs = min(len(todo), jobs or os.cpu_count() or 1)
     if jobs <= 1 or not lock_cache_writes():  # parallel writers only with the lock
         for group in todo:
