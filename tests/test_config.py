@@ -72,6 +72,19 @@ def test_unknown_key_lists_allowed_keys():
         s.finish()
 
 
+@pytest.mark.parametrize("key", ["\n", "a b", "\u2028", "日本"])
+def test_an_unknown_quoted_key_is_named_on_one_line(tmp_path, key):
+    path = tmp_path / "r.toml"
+    path.write_text(f"[run]\n{json.dumps(key)} = 0\n", encoding="utf-8")
+    from nanpure.pipeline.config import load_run_config
+
+    with pytest.raises(ConfigError) as caught:
+        load_run_config(path)
+    message = str(caught.value)
+    assert message.splitlines() == [message]
+    assert f"run.{json.dumps(key)}: unknown key" in message
+
+
 def test_toml_syntax_and_missing_file(tmp_path):
     with pytest.raises(ConfigError, match="bad.toml: not valid TOML"):
         parse_toml("[run\n", "bad.toml")

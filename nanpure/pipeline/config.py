@@ -101,6 +101,11 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
+#: A TOML bare key, with the array indices errors add (``quota[0]``); other keys are
+#: printed quoted.
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+(\[\d+\])*")
+
+
 class Section:
     """One TOML table being read: typed readers that name ``path.key`` in their errors.
 
@@ -121,7 +126,14 @@ class Section:
     # --- errors ---------------------------------------------------------------------------
 
     def key_path(self, key: str) -> str:
-        """The dotted path of ``key`` in this section, as errors print it."""
+        """The dotted path of ``key`` in this section, as errors print it; a key that is
+        not a bare TOML key is quoted, so a message stays one line.
+
+        >>> print(Section({}, "run", "r.toml").key_path("bad\\nkey"))
+        run."bad\\nkey"
+        """
+        if not _BARE_KEY.fullmatch(key):
+            key = json.dumps(key)
         return f"{self.path}.{key}" if self.path else key
 
     def error(self, key: str, message: str) -> ConfigError:
