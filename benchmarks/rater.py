@@ -10,6 +10,13 @@ Prints:
 3. the worst disagreements: tier furthest apart first, then the score ratio furthest
    from 1, with the hardest technique each rater used.
 
+``--by-technique`` prints instead where the CPU time goes: the climb is replayed from
+Python one call at a time (the uniqueness check, the singles, each group of rungs tried,
+each step applied), the same calls the climb's kernel makes, each timed; per HoDoKu level
+and overall, the milliseconds spent per puzzle and the calls made. A call from Python
+costs a few microseconds more than the same call inside the kernel (the ``calls`` column
+says how much that adds up to).
+
 Run from the repository root: ``.venv/bin/python benchmarks/rater.py`` (``--quick`` rates
 every fourth puzzle, once).
 """
@@ -23,8 +30,14 @@ import statistics
 import time
 from pathlib import Path
 
+import numpy as np
+
 from nanpure.generator.board import parse
-from nanpure.generator.ladder import Rating, rate
+from nanpure.generator.ladder import LADDER, Rating, known_solution, rate, rungs_of
+from nanpure.generator.techniques import climb
+from nanpure.generator.techniques.memo import digit_planes
+from nanpure.generator.techniques.singles import run_singles, setup_kernel
+from nanpure.generator.techniques.step import STEP_SIZE
 from nanpure.generator.tiers import TIERS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,6 +80,80 @@ def throughput(rows: list[dict], runs: int) -> list[Rating]:
     print(f"  {'overall':<8} {len(rows):>7} {len(rows) / total:>9.0f} "
           f"{1000 * total / len(rows):>9.2f}")
     return ratings
+
+
+def replay(board, spent: dict[str, float], calls: dict[str, int]) -> None:
+    """Rate ``board`` the way :func:`climb.rate_puzzle` does, one kernel call at a time,
+    adding the CPU seconds and calls of each part to ``spent`` and ``calls``."""
+    rungs = rungs_of(LADDER)
+    names = [LADDER[int(i)].code for i in rungs[:, climb.INDEX]]
+
+    def timed(part: str, kernel, *args):
+        t = time.process_time()
+        out = kernel(*args)
+        spent[part] = spent.get(part, 0.0) + time.process_time() - t
+        calls[part] = calls.get(part, 0) + 1
+        return out
+
+    board = board.reshape(81)
+    solution = timed("uniqueness", known_solution, board, None)
+    grid, cand, free, qcells, qdigits, ends = timed("setup", setup_kernel, board)
+    step = np.zeros(STEP_SIZE, dtype=np.int32)
+    log = np.zeros((climb.MAX_LOG, 4), dtype=np.int32)
+    records = np.zeros((0, STEP_SIZE), dtype=np.int32)
+    counts = np.zeros(3, dtype=np.int64)
+    memo = climb.new_memo(rungs)
+    n_log = 0
+    while True:
+        n_log = timed("singles", run_singles, grid, cand, free, qcells, qdigits, ends, counts,
+                      log, n_log)
+        if grid.all():
+            return
+        planes = timed("planes", digit_planes, cand)
+        r, found = 0, -1
+        while r < rungs.shape[0] and found < 0:
+            end = rungs[r, climb.END]
+            group = "+".join(names[r:end]) if end - r < 4 else f"{names[r]}..{names[end - 1]}"
+            kind = timed(group, climb._search, grid, cand, step, solution, rungs, r, memo,
+                         planes)
+            found = next((j for j in range(r, end) if kind and rungs[j, climb.KIND] == kind),
+                         -1)
+            r = end
+        if found < 0:
+            return
+        n_log = timed("apply", climb.take_step, grid, cand, free, qcells, qdigits, ends,
+                      solution, rungs[found, climb.INDEX], step, log, records, n_log)
+
+
+def by_technique(rows: list[dict]) -> None:
+    """Print where the rater's time goes, per level (see the module text)."""
+    for row in rows:  # warm-up: kernels loaded or compiled
+        replay(row["board"], {}, {})
+    spent = {lv: {} for lv in LEVELS}
+    calls = {lv: {} for lv in LEVELS}
+    for row in rows:
+        replay(row["board"], spent[row["hodoku_level"]], calls[row["hodoku_level"]])
+    count = {lv: sum(r["hodoku_level"] == lv for r in rows) for lv in LEVELS}
+    total_spent: dict[str, float] = {}
+    total_calls: dict[str, int] = {}
+    for lv in LEVELS:
+        for part, secs in spent[lv].items():
+            total_spent[part] = total_spent.get(part, 0.0) + secs
+            total_calls[part] = total_calls.get(part, 0) + calls[lv][part]
+    spent["overall"], calls["overall"], count["overall"] = total_spent, total_calls, len(rows)
+    order = sorted(total_spent, key=total_spent.get, reverse=True)
+    print("CPU ms per puzzle by part of the climb (calls per puzzle in brackets)")
+    print(f"  {'part':<16}" + "".join(f"{lv:>16}" for lv in (*LEVELS, "overall")))
+    for part in [*order, "total"]:
+        cells = []
+        for lv in (*LEVELS, "overall"):
+            n = count[lv]
+            if part == "total":
+                ms, k = 1000 * sum(spent[lv].values()) / n, 0.0
+            else:
+                ms, k = 1000 * spent[lv].get(part, 0.0) / n, calls[lv].get(part, 0) / n
+            cells.append(f"{ms:>8.3f} ({k:>5.1f})")
+        print(f"  {part:<16}" + "".join(cells))
 
 
 def agreement(rows: list[dict], ratings: list[Rating], worst: int) -> None:
@@ -113,8 +200,13 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="every fourth puzzle, one run")
     parser.add_argument("--runs", type=int, default=3, help="timed passes (default 3)")
     parser.add_argument("--worst", type=int, default=15, help="disagreements to list")
+    parser.add_argument("--by-technique", action="store_true",
+                        help="where the time goes, per part of the climb (see above)")
     args = parser.parse_args()
     rows = load(4 if args.quick else 1)
+    if args.by_technique:
+        by_technique(rows)
+        return
     ratings = throughput(rows, 1 if args.quick else args.runs)
     agreement(rows, ratings, args.worst)
 

@@ -528,26 +528,34 @@ def als_chain_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
                     reach[a] |= 1 << d
 
     # The links of ALS a that leave it on a digit other than d+1, in order, with their
-    # targets and RCCs copied out: fto/frc[fstart[a * 9 + d]:fstart[a * 9 + d + 1]]. A
-    # chain that entered a on d+1 alone (most do) can take only these, and most links of
-    # a set share that one digit.
+    # targets, the digits they leave on and the search state they reach worked out:
+    # fto/farc/fkey[fstart[a * 9 + d]:fstart[a * 9 + d + 1]]. A chain that entered a on
+    # d+1 alone (most do) can take only these, and most links of a set share that one
+    # digit.
     fstart = np.zeros(n * 9 + 1, dtype=np.int64)
     size = 0
     for a in range(n):
         size += (start[a + 1] - start[a]) * POPCOUNT[masks[a]]
     fto = np.empty(size, dtype=np.int64)
-    frc = np.empty(size, dtype=np.int64)
+    farc = np.empty(size, dtype=np.int64)
+    fkey = np.empty(size, dtype=np.int64)
     nf = 0
     for a in range(n):
         for d in range(9):
             fstart[a * 9 + d] = nf
             if (masks[a] >> d) & 1:
                 for e in range(start[a], start[a + 1]):
-                    if rcs[e] & ~(1 << d):
+                    arc = rcs[e] & ~(1 << d)
+                    if arc:
                         fto[nf] = to[e]
-                        frc[nf] = rcs[e]
+                        farc[nf] = arc
+                        fkey[nf] = to[e] * 46 + ARC_CODE[arc]
                         nf += 1
     fstart[n * 9] = nf
+    # zap[b]: the digits common to ALS b and the start zap_of[b] that some cell outside
+    # both sees in all their cells; taken when a chain from that start first ends at b
+    zap = np.zeros(n, dtype=np.int64)
+    zap_of = np.full(n, -1, dtype=np.int64)
 
     seen = np.zeros(n * 46, dtype=np.int32)  # BFS generation that reached (ALS, arc)
     q_als = np.empty(n * 46, dtype=np.int64)
@@ -560,6 +568,7 @@ def als_chain_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
     for s in range(n):
         if reach[s] == 0:
             continue
+        own = s * 46  # the keys of the start's own states: a chain never returns to it
         for x1 in range(9):
             first = 1 << x1
             if (masks[s] & first) == 0 or (reach[s] & ~first) == 0:
@@ -591,26 +600,44 @@ def als_chain_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
                     continue
                 arc_in = q_arc[i]
                 work += start[a + 1] - start[a]  # every link counts, skipped or not
-                if arc_in & (arc_in - 1) == 0:
+                single = arc_in & (arc_in - 1) == 0
+                if single:
                     lo = fstart[a * 9 + ARC_CODE[arc_in]]
                     hi = fstart[a * 9 + ARC_CODE[arc_in] + 1]
-                    l_to = fto
-                    l_rc = frc
                 else:
                     lo = start[a]
                     hi = start[a + 1]
-                    l_to = to
-                    l_rc = rcs
+                # A state on the last level leads nowhere: it matters only when it ends a
+                # chain (or holds its key against a later one that would, which one with
+                # one or two digits of arc never does, its arc being the same).
+                last = q_depth[i] + 1 == MAX_CHAIN_ALS
                 for e in range(lo, hi):
-                    arc = l_rc[e] & ~arc_in
-                    if arc == 0:
-                        continue
-                    b = l_to[e]
-                    if b == s:
-                        continue
-                    key = b * 46 + ARC_CODE[arc]
-                    if seen[key] == generation:
-                        continue  # (tested first: cheaper than the walk along the path)
+                    if single:
+                        key = fkey[e]
+                        if not last and (seen[key] == generation or own <= key < own + 46):
+                            continue  # (tested first: cheaper than the walk along the path)
+                        b = fto[e]
+                        arc = farc[e]
+                    else:
+                        arc = rcs[e] & ~arc_in
+                        if arc == 0:
+                            continue
+                        b = to[e]
+                        key = b * 46 + ARC_CODE[arc]
+                        if not last and (b == s or seen[key] == generation):
+                            continue
+                    if last:
+                        if b == s:
+                            continue
+                        if key - b * 46 != 45:
+                            if zap_of[b] != s:
+                                zap_of[b] = s
+                                zap[b] = _zap_digits(s, b, masks[s] & masks[b] & reach[s]
+                                                     & reach[b], buddies, dcand)
+                            if zap[b] & ~first & ~arc == 0:
+                                continue
+                        if seen[key] == generation:
+                            continue
                     on_path = False
                     t = i
                     while t >= 0 and not on_path:
@@ -626,22 +653,33 @@ def als_chain_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
                     tail += 1
                     if q_depth[i] + 1 < 4:
                         continue
-                    z = masks[s] & masks[b] & reach[s] & reach[b] & ~first & ~arc
-                    hit = False
-                    zz = z
-                    while zz and not hit:
-                        low = zz & -zz
-                        zz ^= low
-                        d = low_bit_index(low)
-                        hit = (buddies[s, d, 0] & buddies[b, d, 0] & dcand[d, 0]) != 0 or (
-                            buddies[s, d, 1] & buddies[b, d, 1] & dcand[d, 1]) != 0
-                    if hit:
+                    if zap_of[b] != s:
+                        zap_of[b] = s
+                        zap[b] = _zap_digits(s, b, masks[s] & masks[b] & reach[s] & reach[b],
+                                             buddies, dcand)
+                    if zap[b] & ~first & ~arc:
+                        z = masks[s] & masks[b] & reach[s] & reach[b] & ~first & ~arc
                         targets[:, :] = 0
                         _common_targets(s, b, z, dcand, buddies, targets)
                         _write_chain(step, s, tail - 1, q_als, q_arc, q_parent, cells)
                         _write_elims(step, targets)
                         return True
     return False
+
+
+@njit(cache=True)
+def _zap_digits(a: int, b: int, digits: int, buddies: np.ndarray, dcand: np.ndarray) -> int:
+    """The digits of the mask ``digits`` that some cell holding them sees in all their
+    cells of ALS a and of ALS b."""
+    out = 0
+    while digits:
+        low = digits & -digits
+        digits ^= low
+        d = low_bit_index(low)
+        if (buddies[a, d, 0] & buddies[b, d, 0] & dcand[d, 0]) != 0 or (
+                buddies[a, d, 1] & buddies[b, d, 1] & dcand[d, 1]) != 0:
+            out |= low
+    return out
 
 
 @njit(cache=True)
@@ -684,10 +722,11 @@ def find_sue_de_coq(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
     digit of V is placed exactly once in C, L and K.
     """
     # scratch space, allocated once: the crossing cells, then per crossing subset the
-    # open cells of the line and of the box outside it and the unions of their subsets
+    # open cells of the line and of the box outside it (and where each lies in the other
+    # list) and the unions of their subsets
     inter = np.empty(3, dtype=np.int64)
     in_c = np.zeros(81, dtype=np.bool_)
-    sources = np.empty((2, 8), dtype=np.int64)
+    sources = np.empty((4, 8), dtype=np.int64)
     unions = np.empty((2, 256), dtype=np.int64)
     by_need = np.empty((10, 256), dtype=np.int64)
     for i in range(CROSSINGS.shape[0]):
@@ -725,7 +764,8 @@ def _sue_de_coq_at(grid, cand, step, line: int, box: int, inter, in_c, sources,
         for p in range(n_inter):
             in_c[inter[p]] = (pick >> p) & 1 == 1
         found = _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plus,
-                                 in_c, sources[0], sources[1], unions[0], unions[1], by_need)
+                                 in_c, sources[0], sources[1], sources[2], sources[3],
+                                 unions[0], unions[1], by_need)
         for p in range(n_inter):
             in_c[inter[p]] = False
         if found:
@@ -735,9 +775,10 @@ def _sue_de_coq_at(grid, cand, step, line: int, box: int, inter, in_c, sources,
 
 @njit(cache=True)
 def _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plus, in_c,
-                     line_src, box_src, line_union, box_union, by_need) -> bool:
+                     line_src, box_src, in_box, in_line, line_union, box_union,
+                     by_need) -> bool:
     """Sue de Coq for the crossing cells ``in_c`` (the cells of ``inter`` picked by
-    ``pick``); the last five arguments are scratch space."""
+    ``pick``); the last seven arguments are scratch space."""
     # Sources: open cells of the line / the box outside the chosen crossing cells. A
     # crossing cell left out of C may join L or K (not both).
     n_line = 0
@@ -752,14 +793,15 @@ def _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plu
         if grid[c] == 0 and not in_c[c]:
             box_src[n_box] = c
             n_box += 1
-    in_box = np.zeros(8, dtype=np.int64)  # in_box[q]: line source q's place among the box's
+    # in_box[q]: line source q's place among the box's (a crossing cell outside C), as a
+    # bit; in_line[p] likewise for box source p
+    in_box[:] = 0
+    in_line[:] = 0
     for q in range(n_line):
         for p in range(n_box):
             if line_src[q] == box_src[p]:
                 in_box[q] = 1 << p
-    line_union[0] = 0
-    for s in range(1, 1 << n_line):
-        line_union[s] = line_union[s & (s - 1)] | cand[line_src[low_bit_index(s)]]
+                in_line[p] = 1 << q
     box_union[0] = 0
     for s in range(1, 1 << n_box):
         box_union[s] = box_union[s & (s - 1)] | cand[box_src[low_bit_index(s)]]
@@ -773,6 +815,14 @@ def _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plu
         if (vk & v) != 0 and used_k > 0:
             by_need[used_k, 0] += 1
             by_need[used_k, by_need[used_k, 0]] = sk
+    any_k = False  # an L needs at least one cell for V, so K at most n_plus - 1
+    for need in range(1, n_plus):
+        any_k = any_k or by_need[need, 0] > 0
+    if not any_k:
+        return False
+    line_union[0] = 0
+    for s in range(1, 1 << n_line):
+        line_union[s] = line_union[s & (s - 1)] | cand[line_src[low_bit_index(s)]]
 
     for sl in range(1, 1 << n_line):
         vl = line_union[sl]
@@ -785,6 +835,8 @@ def _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plu
         for q in range(n_line):
             if (sl >> q) & 1:
                 taken |= in_box[q]
+        line_rest = ((1 << n_line) - 1) & ~sl  # line sources outside L
+        box_rest = ((1 << n_box) - 1) & ~taken  # box sources outside L
         need = n_plus - used_l
         for j in range(1, by_need[need, 0] + 1):
             sk = by_need[need, j]
@@ -797,17 +849,13 @@ def _sue_de_coq_sets(grid, cand, step, line, box, inter, n_inter, pick, v, n_plu
             ek = vk & ~v
             line_digits = (v & ~pk) | el
             box_digits = (v & ~pl) | ek
-            found = False
-            for p in range(9):
-                c = HOUSES[line, p]
-                if grid[c] == 0 and not in_c[c] and not _picked(c, sl, line_src, n_line) \
-                        and not _picked(c, sk, box_src, n_box) and (cand[c] & line_digits):
-                    found = True
-                c = HOUSES[box, p]
-                if grid[c] == 0 and not in_c[c] and not _picked(c, sl, line_src, n_line) \
-                        and not _picked(c, sk, box_src, n_box) and (cand[c] & box_digits):
-                    found = True
-            if not found:
+            # the open cells of the line and of the box outside C, L and K hold them?
+            k_in_line = 0
+            for p in range(n_box):
+                if (sk >> p) & 1:
+                    k_in_line |= in_line[p]
+            if (line_union[line_rest & ~k_in_line] & line_digits) == 0 and (
+                    box_union[box_rest & ~sk] & box_digits) == 0:
                 continue
             clear(step)
             for p in range(n_inter):

@@ -329,7 +329,10 @@ def closing_starts(graph: LinkGraph):
     implication graph, whatever the length. Reachability comes from the graph's strongly
     connected components (Tarjan's algorithm numbers them sinks first) and, per component,
     the set of components it reaches. Most candidates close no loop, so the search need
-    not grow their (large) reachable sets one by one. Returns ``(closing, spare)``:
+    not grow their (large) reachable sets one by one. A false node without strong links
+    implies nothing: such states (most false ones) are left out of the components, and
+    "X false" of that kind is reached when "Y true" is for one of X's weak partners Y
+    (weak links go both ways). Returns ``(closing, spare)``:
     ``spare`` bounds the queue entries of the starts that cannot close, which keeps the
     search's MAX_QUEUE cut-off exact (see :func:`search_loops`).
     """
@@ -364,24 +367,39 @@ def closing_starts(graph: LinkGraph):
         depth = 1
         while depth > 0:
             v = call_state[depth - 1]
+            node = v >> 1
+            # a true node implies its weak partners false, a false one its strong partners
+            # true; the links of v are gone through here until one leads somewhere new
+            # (written out: a helper call per link costs a lot)
+            deg = n_weak[node] if v & 1 else n_strong[node]
             k = call_edge[depth - 1]
-            if k < (n_weak[v >> 1] if v & 1 else n_strong[v >> 1]):
-                call_edge[depth - 1] = k + 1
-                # a true node implies its weak partners false, a false one its strong
-                # partners true (written out here: a helper call per link costs a lot)
-                w = weak[v >> 1, k] * 2 if v & 1 else strong[v >> 1, k] * 2 + 1
+            w = -1
+            while k < deg:
+                if v & 1:
+                    w = weak[node, k] * 2
+                    k += 1
+                    if n_strong[w >> 1] == 0:
+                        w = -1
+                        continue  # a dead end: a component of its own, reaching nothing
+                else:
+                    w = strong[node, k] * 2 + 1
+                    k += 1
                 if index[w] < 0:
-                    index[w] = counter
-                    low[w] = counter
-                    counter += 1
-                    stack[top] = w
-                    top += 1
-                    on_stack[w] = True
-                    call_state[depth] = w
-                    call_edge[depth] = 0
-                    depth += 1
-                elif on_stack[w] and index[w] < low[v]:
+                    break
+                if on_stack[w] and index[w] < low[v]:
                     low[v] = index[w]
+                w = -1
+            if w >= 0:
+                call_edge[depth - 1] = k
+                index[w] = counter
+                low[w] = counter
+                counter += 1
+                stack[top] = w
+                top += 1
+                on_stack[w] = True
+                call_state[depth] = w
+                call_edge[depth] = 0
+                depth += 1
                 continue
             depth -= 1
             if low[v] == index[v]:
@@ -414,7 +432,7 @@ def closing_starts(graph: LinkGraph):
                 entries[c] += 1
             for k in range(n_weak[v >> 1] if v & 1 else n_strong[v >> 1]):
                 cw = comp[weak[v >> 1, k] * 2 if v & 1 else strong[v >> 1, k] * 2 + 1]
-                if cw != c and merged[cw] != c:
+                if cw >= 0 and cw != c and merged[cw] != c:
                     merged[cw] = c
                     for j in range(words):
                         reach[c, j] |= reach[cw, j]
@@ -425,12 +443,15 @@ def closing_starts(graph: LinkGraph):
         root = x * 2 + 1
         if n_weak[x] < 2:
             continue
-        goal = comp[x * 2]
         c = comp[root]
-        if goal >= 0 and reach[c, goal >> 6] >> np.uint64(goal & 63) & np.uint64(1):
-            closing[x] = True
+        if n_strong[x] > 0:
+            closing[x] = _reaches(reach, c, comp[x * 2])
         else:
-            n_open += 1
+            for k in range(n_weak[x]):
+                if _reaches(reach, c, comp[weak[x, k] * 2 + 1]):
+                    closing[x] = True
+                    break
+        n_open += not closing[x]
     # A start queues each state at most once: usually that bound is small enough.
     queueable = n_nodes
     for u in range(n_nodes):
@@ -456,6 +477,12 @@ def closing_starts(graph: LinkGraph):
             queued[c] = total
         spare += queued[c]
     return closing, spare
+
+
+@njit(cache=True, inline="always")
+def _reaches(reach: np.ndarray, c: int, goal: int) -> bool:
+    """Whether component ``c`` reaches component ``goal`` (-1: a state never reached)."""
+    return goal >= 0 and reach[c, goal >> 6] >> np.uint64(goal & 63) & np.uint64(1) != 0
 
 
 @njit(cache=True)

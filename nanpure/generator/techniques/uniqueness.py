@@ -79,6 +79,10 @@ def find_unique_rectangles(
     lowest = low_bit_index(kinds)
     best = HIDDEN + 1  # the lowest type found so far, and where
     best_at = np.empty(3, dtype=np.int64)  # top-left, bottom-right corner, bivalue corner
+    # every type needs a bivalue corner and a digit of it in every corner
+    bivalue = np.empty(81, dtype=np.bool_)
+    for cell in range(81):
+        bivalue[cell] = POPCOUNT[cand[cell]] == 2
     for r1 in range(9):
         for c1 in range(9):
             if cand[r1 * 9 + c1] == 0:
@@ -87,9 +91,13 @@ def find_unique_rectangles(
                 if cand[r2 * 9 + c1] == 0:
                     continue
                 same_band = r1 // 3 == r2 // 3
+                left = bivalue[r1 * 9 + c1] or bivalue[r2 * 9 + c1]
                 for c2 in range(c1 + 1, 9):
                     if (c1 // 3 == c2 // 3) == same_band:
                         continue  # the rectangle must span exactly two boxes
+                    if cand[r1 * 9 + c2] == 0 or cand[r2 * 9 + c2] == 0 or not (
+                            left or bivalue[r1 * 9 + c2] or bivalue[r2 * 9 + c2]):
+                        continue
                     _corners(corners, r1, c1, r2, c2)
                     for i in range(4):
                         if best > HIDDEN and kinds >> HIDDEN & 1 and _hidden_rectangle_at(
