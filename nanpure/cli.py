@@ -315,24 +315,15 @@ def _sudoku_spec(args: argparse.Namespace):
         min_tier=args.tier or args.min_tier or "easy",
         max_tier=args.tier or args.max_tier or "extreme",
         symmetry=args.symmetry or "rot180",
-        blanks=_int_range(args.blanks or "0-64", "--blanks"),
+        blanks=_range(args.blanks or "0-64", "--blanks"),
         dig=args.dig or ("target" if args.blanks else "limit"),
-        score=_int_range(args.score, "--score") if args.score else None,
+        score=_range(args.score, "--score") if args.score else None,
         attempts=args.attempts,
         require=_technique_names(args.require, "--require"),
         exclude=_technique_names(args.exclude, "--exclude"),
         hardest=_technique_names([args.hardest], "--hardest")[0] if args.hardest else None,
-        se=_number_range(args.se, "--se") if args.se else None,
+        se=_range(args.se, "--se", float) if args.se else None,
     )
-
-
-def _number_range(text: str, option: str) -> tuple[float, float]:
-    """``"6.6-7.2"`` -> (6.6, 7.2); ``"7.1"`` -> (7.1, 7.1)."""
-    lo, sep, hi = text.strip().partition("-")
-    try:
-        return (float(lo), float(hi) if sep else float(lo))
-    except ValueError:
-        raise UsageError(f"{option} expects MIN-MAX or one number, got {text!r}") from None
 
 
 def _technique_names(values: list[str] | None, option: str) -> tuple[str, ...]:
@@ -372,11 +363,12 @@ def _size(text: str, option: str, height_optional: bool = False) -> tuple[int, i
     raise UsageError(f"{option} expects {form}, e.g. 15x15; got {text!r}")
 
 
-def _int_range(text: str, option: str) -> tuple[int, int]:
-    """``"40-50"`` -> (40, 50); ``"45"`` -> (45, 45)."""
+def _range(text: str, option: str, number: type = int) -> tuple:
+    """``"40-50"`` -> (40, 50); ``"45"`` -> (45, 45); with ``number=float``, ``"6.6-7.2"``
+    -> (6.6, 7.2)."""
     lo, sep, hi = text.strip().partition("-")
     try:
-        return (int(lo), int(hi) if sep else int(lo))
+        return (number(lo), number(hi) if sep else number(lo))
     except ValueError:
         raise UsageError(f"{option} expects MIN-MAX or one number, got {text!r}") from None
 

@@ -236,11 +236,17 @@ def installation_dir(root: Path, package: Path = PACKAGE) -> Path:
         os.utime(kernels)  # marks it used, for pruning
     else:
         kernels.mkdir(parents=True, exist_ok=True)
-        draft = kernels / f"{_ORIGIN}.{os.getpid()}"  # renamed, so never read half-written
-        draft.write_text(str(package))
-        os.replace(draft, marker)
+        replace_text(marker, str(package))
         prune(root, kernels)
     return kernels
+
+
+def replace_text(path: Path, text: str) -> None:
+    """Write ``path`` through a draft named for this process, renamed over it: processes
+    writing it at once never read it half-written nor write into each other's draft."""
+    draft = path.with_name(f"{path.name}.{os.getpid()}")
+    draft.write_text(text)
+    os.replace(draft, path)
 
 
 def module_dir(path: Path, root: Path, package: Path = PACKAGE) -> Path:

@@ -217,16 +217,13 @@ def is_compiled(group: str) -> bool:
 def compile_group(name: str) -> float:
     """Run the warm-up of group ``name``; the CPU seconds it took (compiling, mostly).
     Records the modules it was made from, for :func:`is_compiled`."""
-    from ..kernel_cache import loaded_modules
+    from ..kernel_cache import loaded_modules, replace_text
 
     start = time.process_time()
     GROUPS[name]()
     seconds = time.process_time() - start
     try:
-        done = _done_file(name)
-        draft = done.with_name(f"{done.name}.{os.getpid()}")  # renamed: never half-read
-        draft.write_text(json.dumps(loaded_modules()))
-        os.replace(draft, done)
+        replace_text(_done_file(name), json.dumps(loaded_modules()))
     except OSError:
         pass  # not writable: the kernels are not cached either
     return seconds
