@@ -373,6 +373,14 @@ def _range(text: str, option: str, number: type = int) -> tuple:
         raise UsageError(f"{option} expects MIN-MAX or one number, got {text!r}") from None
 
 
+
+def _add_store_selection(p: argparse.ArgumentParser,
+                         run_help: str = "only this run's puzzles") -> None:
+    """``--store DB`` and ``--run NAME``, for the commands that read a store."""
+    p.add_argument("--store", metavar="DB", default="output/nanpure.db",
+                   help="store file (default: output/nanpure.db)")
+    p.add_argument("--run", metavar="NAME", help=run_help)
+
 def _add_book(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "book",
@@ -516,9 +524,7 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
         "svg and png write one picture a puzzle (ID.svg, ID.png; with --answers also "
         "ID-answer.svg) into the --out directory, drawn as in the book.",
     )
-    p.add_argument("--store", metavar="DB", default="output/nanpure.db",
-                   help="store file (default: output/nanpure.db)")
-    p.add_argument("--run", metavar="NAME", help="only this run's puzzles")
+    _add_store_selection(p)
     p.add_argument("--kind", choices=("sudoku", "nonogram"),
                    help="export the puzzles of this kind (default: the kind of the puzzles "
                    "selected; a selection of both kinds is refused without it)")
@@ -571,9 +577,7 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
         "tables of their own: puzzles per size and tier, and the nonogram ladder's "
         "technique usage.",
     )
-    p.add_argument("--store", metavar="DB", default="output/nanpure.db",
-                   help="store file (default: output/nanpure.db)")
-    p.add_argument("--run", metavar="NAME", help="only this run")
+    _add_store_selection(p, "only this run")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--plot", metavar="FILE",
                    help="also draw the statistics into FILE.pdf or FILE.png: blank counts "
@@ -607,9 +611,7 @@ def _add_verify(sub: argparse._SubParsersAction) -> None:
         "Each failure is printed on stderr as 'puzzle ID (run R, quota Q): problem', then a "
         "summary. Exit status: 0 all passed, 1 some failed, 2 the store cannot be read.",
     )
-    p.add_argument("--store", metavar="DB", default="output/nanpure.db",
-                   help="store file (default: output/nanpure.db)")
-    p.add_argument("--run", metavar="NAME", help="only this run's puzzles")
+    _add_store_selection(p)
     p.set_defaults(func=_run_verify)
 
 
