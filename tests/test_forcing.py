@@ -13,7 +13,10 @@ from nanpure.generator.techniques.forcing import (
     CONTRADICTION,
     W_OFF,
     W_VALUE,
+    WORDS,
+    _clash_free,
     _places,
+    chain_closures,
     find_forcing_chain,
     links,
     new_work,
@@ -209,3 +212,34 @@ def test_propagate_follows_every_premise_like_the_plain_definition(net, ratings_
             assert queue[:n].tolist() == [s for s, _ in expected]
             # and it leaves its scratch space as it found it
             assert (work[W_VALUE, :729] == -1).all() and (work[W_OFF, :324] == 0).all()
+
+
+def test_chain_closures_are_what_a_chain_reaches_unless_it_clashes(ratings_rows):
+    # the closures stand in for following each premise of a forcing chain
+    parent = np.empty(729, dtype=np.int64)
+    queue = np.empty(1460, dtype=np.int64)
+    work = new_work(queue.shape[0])
+    clashes = 0
+    for r in extreme_rows(ratings_rows, 3):
+        board = parse(r["puzzle"])
+        cand = candidates(board)
+        cand[board > 0] = 0
+        places = _places(cand)
+        link = links(cand, places)
+        codes = np.flatnonzero(cand[:, None] >> np.arange(9) & 1)
+        index = np.full(729, -1, dtype=np.int64)
+        index[codes] = np.arange(len(codes))
+        closures, group, closed = chain_closures(codes, len(codes), index, link)
+        free = _clash_free(cand, places, link, codes, index, closures, group, closed)
+        for i in range(2 * len(codes)):
+            premise = int(codes[i >> 1]) * 2 + 1 - (i & 1)
+            n, depth, _ = propagate(cand, places, link, premise, False, parent, queue, work)
+            closure = {((w % WORDS) * 64 + b) * 2 + (w < WORDS)
+                       for w in range(2 * WORDS) for b in range(64) if int(closures[i, w]) >> b & 1}
+            assert free[i] == (depth < 0)
+            if depth < 0:
+                assert closure == set(queue[:n].tolist())
+            else:
+                clashes += 1
+                assert set(queue[:n].tolist()) <= closure
+    assert clashes > 0

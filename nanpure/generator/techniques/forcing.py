@@ -21,6 +21,12 @@ Two kinds of conclusion follow (the step's variant):
 The contradiction reached in the fewest implications wins (ties by candidate order, "true"
 before "false"); then verities in the order cells, houses, single candidates. Only the
 found conclusion's premises are traced for display.
+
+A forcing chain's links do not depend on the premise, so what each premise implies is
+worked out once for all of them (:func:`chain_closures`); only the few premises whose
+implications clash are followed one implication at a time, for the depth of the clash.
+A net's implications depend on everything concluded before, so each premise of a net is
+followed on its own.
 """
 
 from __future__ import annotations
@@ -166,6 +172,181 @@ def links(cand: np.ndarray, places: np.ndarray) -> np.ndarray:
                     out[code, L_STRONG + n] = (p * 9 + d) * 2 + 1
             out[code, L_STRONG] = n
     return out
+
+
+@njit(cache=True, inline="always")
+def _node_bit(node: int, codes: np.ndarray) -> tuple[int, np.uint64]:
+    """Word and bit of premise ``node``'s state in a row of :func:`chain_closures`."""
+    code = codes[node >> 1]
+    return (code >> 6) + (node & 1) * WORDS, np.uint64(1) << np.uint64(code & 63)
+
+
+@njit(cache=True)
+def chain_closures(codes: np.ndarray, n_codes: int, index: np.ndarray,
+                   link: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """closures[i]: every state premise ``i`` implies in a forcing chain, itself included,
+    as bits: the candidates made true (first WORDS words), then false.
+
+    Premise ``i`` is candidate ``codes[i >> 1]``, true for even ``i``, false for odd (the
+    order :func:`find_forcing_chain` tries them in); ``index`` maps a candidate back to
+    its place in ``codes``. A chain's implications do not depend on what else is assumed,
+    so a state implies its own state and all that its links' ends imply: the closures
+    are built once for all premises, each strongly connected group of states (which
+    imply each other, so share one closure) from the groups it leads to, in Tarjan's
+    order. When following a premise finds no clash, it reaches exactly its closure.
+
+    Also returns ``group[i]``, the state that stands for premise ``i``'s group (-1 for a
+    false candidate without strong partners, which implies nothing more and is no
+    group's member), and ``closed``, the groups' members in the order the groups were
+    closed: a group leads only to groups closed before it.
+    """
+    n = 2 * n_codes
+    out = np.zeros((n, 2 * WORDS), dtype=np.uint64)
+    order = np.full(n, -1, dtype=np.int64)  # discovery number; -1 not yet seen
+    low = np.empty(n, dtype=np.int64)
+    group = np.full(n, -1, dtype=np.int64)  # the group's root, once the group is closed
+    stack = np.empty(n, dtype=np.int64)  # states whose group is still open
+    path = np.empty(n, dtype=np.int64)  # the depth-first path
+    edge = np.empty(n, dtype=np.int64)  # per state on the path, its next link to follow
+    closed = np.empty(n, dtype=np.int64)
+    n_closed = 0
+    for node in range(n):
+        w, bit = _node_bit(node, codes)
+        out[node, w] = bit
+    seen = 0
+    sp = 0
+    for root in range(n):
+        # a false candidate without strong partners implies nothing more: never a root
+        if order[root] >= 0 or (root & 1 and link[codes[root >> 1], L_STRONG] == 0):
+            continue
+        path[0] = root
+        edge[0] = 0
+        order[root] = low[root] = seen
+        seen += 1
+        stack[sp] = root
+        sp += 1
+        depth = 1
+        while depth:
+            v = path[depth - 1]
+            code = codes[v >> 1]
+            first = L_STRONG if v & 1 else L_WEAK
+            if edge[depth - 1] < link[code, first]:
+                t = link[code, first + 1 + edge[depth - 1]] >> 1
+                edge[depth - 1] += 1
+                u = index[t] * 2 + 1 - (v & 1)
+                if u & 1 and link[t, L_STRONG] == 0:
+                    continue  # its closure is its own bit, set above
+                if order[u] < 0:
+                    order[u] = low[u] = seen
+                    seen += 1
+                    stack[sp] = u
+                    sp += 1
+                    path[depth] = u
+                    edge[depth] = 0
+                    depth += 1
+                elif group[u] < 0:
+                    low[v] = min(low[v], order[u])
+                continue
+            depth -= 1
+            if depth:
+                low[path[depth - 1]] = min(low[path[depth - 1]], low[v])
+            if low[v] != order[v]:
+                continue
+            # v is the root of a group: stack[start:sp]; union the closures it leads to
+            start = sp - 1
+            while stack[start] != v:
+                start -= 1
+            for k in range(start, sp):
+                group[stack[k]] = v
+            for k in range(start, sp):
+                m = stack[k]
+                cm = codes[m >> 1]
+                first = L_STRONG if m & 1 else L_WEAK
+                for e in range(link[cm, first]):
+                    t = link[cm, first + 1 + e] >> 1
+                    u = index[t] * 2 + 1 - (m & 1)
+                    if group[u] == v:
+                        continue
+                    if u & 1 and link[t, L_STRONG] == 0:
+                        out[v, WORDS + (t >> 6)] |= np.uint64(1) << np.uint64(t & 63)
+                        continue
+                    for w in range(2 * WORDS):
+                        out[v, w] |= out[u, w]
+                if m != v:
+                    for w in range(2 * WORDS):
+                        out[v, w] |= out[m, w]
+            for k in range(start, sp):
+                if stack[k] != v:
+                    out[stack[k]] = out[v]
+                closed[n_closed] = stack[k]
+                n_closed += 1
+            sp = start
+    return out, group, closed[:n_closed]
+
+
+@njit(cache=True)
+def _clash_free(cand: np.ndarray, places: np.ndarray, link: np.ndarray, codes: np.ndarray,
+                index: np.ndarray, closures: np.ndarray, group: np.ndarray,
+                closed: np.ndarray) -> np.ndarray:
+    """free[i]: whether premise ``i``'s closure (see :func:`chain_closures`) holds no
+    clash. A state's closure holds the closures of its links' ends, and a clash stays
+    in any larger set of states: the groups are checked from the last closed (which no
+    other leads to) back, and the ends of a clash-free group's links need no check."""
+    n = closures.shape[0]
+    free = np.zeros(n, dtype=np.bool_)
+    checked = np.zeros(n, dtype=np.bool_)
+    count = np.zeros(81 + 27 * 9, dtype=np.int64)
+    for k in range(closed.shape[0] - 1, -1, -1):
+        m = closed[k]
+        v = group[m]
+        if not free[v] and not checked[v]:
+            checked[v] = True
+            free[v] = not _clashes(cand, places, closures[v], count)
+        if not free[v]:
+            continue
+        free[m] = True
+        cm = codes[m >> 1]
+        first = L_STRONG if m & 1 else L_WEAK
+        for e in range(link[cm, first]):
+            t = link[cm, first + 1 + e] >> 1
+            u = index[t] * 2 + 1 - (m & 1)
+            free[u if group[u] < 0 else group[u]] = True
+    for i in range(n):
+        if group[i] < 0 and not free[i]:
+            free[i] = not _clashes(cand, places, closures[i], count)
+    return free
+
+
+@njit(cache=True)
+def _clashes(cand: np.ndarray, places: np.ndarray, bits: np.ndarray, count: np.ndarray) -> bool:
+    """Whether the states in ``bits`` (a row of :func:`chain_closures`) clash: a candidate
+    both true and false, or every candidate of a cell or every place of a digit in a
+    house false. ``count`` is zeros (81 + 27 * 9) and left so."""
+    for w in range(WORDS):
+        if bits[w] & bits[WORDS + w]:
+            return True
+    hit = False
+    for sweep in range(2):
+        # count the false candidates per cell and per house and digit; then undo
+        for w in range(WORDS):
+            word = bits[WORDS + w]
+            while word:
+                code = w * 64 + low_bit_index(word)
+                word &= word - np.uint64(1)
+                cell = code // 9
+                d = code % 9
+                if sweep:
+                    count[cell] = 0
+                    for j in range(3):
+                        count[81 + CELL_HOUSES[cell, j] * 9 + d] = 0
+                    continue
+                count[cell] += 1
+                hit |= count[cell] == POPCOUNT[cand[cell]]
+                for j in range(3):
+                    h = CELL_HOUSES[cell, j]
+                    count[81 + h * 9 + d] += 1
+                    hit |= count[81 + h * 9 + d] == POPCOUNT[places[h, d]]
+    return hit
 
 
 @njit(cache=True)
@@ -316,15 +497,28 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
             if cand[cell] >> d & 1:
                 codes[n_codes] = cell * 9 + d
                 n_codes += 1
+    index = np.full(729, -1, dtype=np.int64)
+    for k in range(n_codes):
+        index[codes[k]] = k
     parent = np.empty(729, dtype=np.int64)
     queue = np.empty(1460, dtype=np.int64)
     work = new_work(queue.shape[0])
     # per premise, the candidates it makes true (first WORDS words), then false
-    bits = np.zeros((n_codes * 2, 2 * WORDS), dtype=np.uint64)
+    if net:
+        bits = np.zeros((n_codes * 2, 2 * WORDS), dtype=np.uint64)
+    else:
+        # a chain reaches its premise's closure unless it clashes: only premises whose
+        # closure clashes are followed, for the depth of the clash
+        bits, group, closed = chain_closures(codes, n_codes, index, link)
+        free = _clash_free(cand, places, link, codes, index, bits, group, closed)
     best = -1
     best_depth = NO_LIMIT
     for i in range(n_codes * 2):
         premise = codes[i >> 1] * 2 + 1 - (i & 1)  # "true" first, then "false"
+        if not net and free[i]:
+            w, bit = _node_bit(i, codes)
+            bits[i, w] &= ~bit  # the premise itself is no conclusion
+            continue
         # once a contradiction is known only a quicker one matters, and no verity is needed
         n, depth, clash = propagate(cand, places, link, premise, net, parent, queue, work,
                                     best_depth)
@@ -353,9 +547,6 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
         return True
 
     # Verities: a set of premises of which one must hold, all implying the same.
-    index = np.full(729, -1, dtype=np.int64)
-    for k in range(n_codes):
-        index[codes[k]] = k
     members = np.empty(9, dtype=np.int64)
     common = np.empty(2 * WORDS, dtype=np.uint64)
     for group in range(81 + 27 * 9 + n_codes):
