@@ -296,12 +296,14 @@ def _clash_free(cand: np.ndarray, places: np.ndarray, link: np.ndarray, codes: n
     free = np.zeros(n, dtype=np.bool_)
     checked = np.zeros(n, dtype=np.bool_)
     count = np.zeros(81 + 27 * 9, dtype=np.int64)
+    base = 0
     for k in range(closed.shape[0] - 1, -1, -1):
         m = closed[k]
         v = group[m]
         if not free[v] and not checked[v]:
             checked[v] = True
-            free[v] = not _clashes(cand, places, closures[v], count)
+            base += 16
+            free[v] = not _clashes(cand, places, closures[v], count, base)
         if not free[v]:
             continue
         free[m] = True
@@ -313,39 +315,37 @@ def _clash_free(cand: np.ndarray, places: np.ndarray, link: np.ndarray, codes: n
             free[u if group[u] < 0 else group[u]] = True
     for i in range(n):
         if group[i] < 0 and not free[i]:
-            free[i] = not _clashes(cand, places, closures[i], count)
+            base += 16
+            free[i] = not _clashes(cand, places, closures[i], count, base)
     return free
 
 
 @njit(cache=True)
-def _clashes(cand: np.ndarray, places: np.ndarray, bits: np.ndarray, count: np.ndarray) -> bool:
+def _clashes(cand: np.ndarray, places: np.ndarray, bits: np.ndarray, count: np.ndarray,
+             base: int) -> bool:
     """Whether the states in ``bits`` (a row of :func:`chain_closures`) clash: a candidate
     both true and false, or every candidate of a cell or every place of a digit in a
-    house false. ``count`` is zeros (81 + 27 * 9) and left so."""
+    house false. ``count`` (81 + 27 * 9) counts the false candidates per cell and per
+    house and digit from ``base`` on; entries below ``base`` count as none, so the next
+    call, with a base 16 higher, needs no clearing."""
     for w in range(WORDS):
         if bits[w] & bits[WORDS + w]:
             return True
     hit = False
-    for sweep in range(2):
-        # count the false candidates per cell and per house and digit; then undo
-        for w in range(WORDS):
-            word = bits[WORDS + w]
-            while word:
-                code = w * 64 + low_bit_index(word)
-                word &= word - np.uint64(1)
-                cell = code // 9
-                d = code % 9
-                if sweep:
-                    count[cell] = 0
-                    for j in range(3):
-                        count[81 + CELL_HOUSES[cell, j] * 9 + d] = 0
-                    continue
-                count[cell] += 1
-                hit |= count[cell] == POPCOUNT[cand[cell]]
-                for j in range(3):
-                    h = CELL_HOUSES[cell, j]
-                    count[81 + h * 9 + d] += 1
-                    hit |= count[81 + h * 9 + d] == POPCOUNT[places[h, d]]
+    for w in range(WORDS):
+        word = bits[WORDS + w]
+        while word:
+            code = w * 64 + low_bit_index(word)
+            word &= word - np.uint64(1)
+            cell = code // 9
+            d = code % 9
+            count[cell] = max(count[cell], base) + 1
+            hit |= count[cell] - base == POPCOUNT[cand[cell]]
+            for j in range(3):
+                h = CELL_HOUSES[cell, j]
+                k = 81 + h * 9 + d
+                count[k] = max(count[k], base) + 1
+                hit |= count[k] - base == POPCOUNT[places[h, d]]
     return hit
 
 
