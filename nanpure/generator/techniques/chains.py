@@ -23,11 +23,12 @@ becomes strong, removing what sees both its nodes.
 
 The search is breadth first from every candidate at once, so each candidate gets a
 shortest loop (a cheap reachability pass first drops the candidates that close no loop
-at all, most of them, which only saves time). Of those loops, the step reports the one
-that removes the most candidates (as HoDoKu prefers), then the shortest, then the first in
-candidate order. The three finders differ only in which links they allow: one digit at a
-time (X-Chain), bivalue cells only (XY-Chain), or everything (Nice Loop/AIC, optionally
-with grouped nodes).
+at all, most of them, which only saves time; for X- and XY-Chains a cheaper one still,
+on cell sets, first asks whether any candidate closes one, and most often none does). Of
+those loops, the step reports the one that removes the most candidates (as HoDoKu
+prefers), then the shortest, then the first in candidate order. The three finders differ
+only in which links they allow: one digit at a time (X-Chain), bivalue cells only
+(XY-Chain), or everything (Nice Loop/AIC, optionally with grouped nodes).
 
 >>> import numpy as np
 >>> from nanpure.generator.board import parse, candidates
@@ -47,7 +48,18 @@ import numpy as np
 from numba import njit
 
 from ..bits import POPCOUNT, low_bit_index
-from ..board import HOUSE_POS, HOUSE_SEGMENTS, HOUSES, IS_PEER, PEERS, SEGMENT_CELLS
+from ..board import (
+    CELL_BIT,
+    CELL_WORD,
+    HOUSE_POS,
+    HOUSE_SEGMENTS,
+    HOUSES,
+    IS_PEER,
+    PEER_SET,
+    PEERS,
+    SEGMENT_CELLS,
+)
+from .memo import digit_planes
 from .step import (
     N_ELIM,
     N_PLACE,
@@ -308,6 +320,207 @@ def _sees_all(node_cells: np.ndarray, node_size: np.ndarray, u: int, v: int) -> 
             if not IS_PEER[node_cells[u, i], node_cells[v, j]]:
                 return False
     return True
+
+
+# --- whether any loop closes, for X- and XY-Chains --------------------------------------------
+# A loop "X true -> ... -> X false" goes true -> false along a weak link and false -> true
+# along a strong one, so every true node after X has a strong link, and so has every false
+# node a loop goes on from. In the link graphs of one digit and of bivalue cells those
+# nodes are few: the closure of "Y true leads to Z true" over them (Warshall's algorithm on
+# bit sets) answers for every start at once, cheaper than building the link graph.
+
+
+@njit(cache=True, inline="always")
+def _two_or_more(a: int, b: int) -> bool:
+    """Whether the cell set (a, b) holds two cells or more."""
+    return (a & (a - 1)) != 0 or (b & (b - 1)) != 0 or (a != 0 and b != 0)
+
+
+@njit(cache=True)
+def _x_closes(cand: np.ndarray) -> bool:
+    """Whether some candidate starts a loop in the link graph of MODE_X (what
+    ``closing_starts(build_graph(cand, MODE_X, False))[0].any()`` says).
+
+    Per digit, on cell sets: ``conj[cell * 9 + d]`` is the conjugate partner of the
+    candidate, ``linked[d]`` the cells of d with one; ``reach[i]`` the cells that "cell i
+    true" makes true (itself too). A start X closes when some weak partner V (a peer of X
+    with d and a conjugate partner) makes true, through its partner, a cell that sees X.
+    """
+    plane = digit_planes(cand)
+    conj = np.zeros((729, 2), dtype=np.int64)
+    linked = np.zeros((9, 2), dtype=np.int64)
+    for h in range(27):
+        ones = 0
+        twos = 0
+        more = 0
+        for k in range(9):
+            m = np.int64(cand[HOUSES[h, k]])
+            more |= twos & m
+            twos |= ones & m
+            ones |= m
+        pairs = twos & ~more  # the digits with exactly two places in the house
+        while pairs:
+            d = low_bit_index(pairs)
+            pairs &= pairs - 1
+            a = -1
+            b = -1
+            for k in range(9):
+                c = HOUSES[h, k]
+                if cand[c] >> d & 1:
+                    if a < 0:
+                        a = c
+                    else:
+                        b = c
+            conj[a * 9 + d, CELL_WORD[b]] |= CELL_BIT[b]
+            conj[b * 9 + d, CELL_WORD[a]] |= CELL_BIT[a]
+            linked[d, CELL_WORD[a]] |= CELL_BIT[a]
+            linked[d, CELL_WORD[b]] |= CELL_BIT[b]
+    cells = np.empty(81, dtype=np.int64)
+    pos = np.empty(81, dtype=np.int64)
+    reach = np.empty((81, 2), dtype=np.int64)
+    for d in range(9):
+        ns = 0
+        for w in range(2):
+            bits = linked[d, w]
+            while bits:
+                c = w * 63 + low_bit_index(bits)
+                bits &= bits - 1
+                pos[c] = ns
+                cells[ns] = c
+                ns += 1
+        if ns == 0:
+            continue
+        for i in range(ns):
+            c = cells[i]
+            reach[i, 0] = 0
+            reach[i, 1] = 0
+            reach[i, CELL_WORD[c]] = CELL_BIT[c]
+            for w in range(2):
+                bits = PEER_SET[c, w] & linked[d, w]
+                while bits:
+                    v = w * 63 + low_bit_index(bits)
+                    bits &= bits - 1
+                    reach[i, 0] |= conj[v * 9 + d, 0]
+                    reach[i, 1] |= conj[v * 9 + d, 1]
+        for k in range(ns):
+            wk = CELL_WORD[cells[k]]
+            bk = CELL_BIT[cells[k]]
+            for i in range(ns):
+                if reach[i, wk] & bk:
+                    reach[i, 0] |= reach[k, 0]
+                    reach[i, 1] |= reach[k, 1]
+        for w in range(2):
+            bits = plane[d, w]
+            while bits:
+                x = w * 63 + low_bit_index(bits)
+                bits &= bits - 1
+                if not _two_or_more(PEER_SET[x, 0] & plane[d, 0], PEER_SET[x, 1] & plane[d, 1]):
+                    continue  # not a start: fewer than two weak links
+                r0 = 0
+                r1 = 0
+                for wv in range(2):
+                    vb = PEER_SET[x, wv] & linked[d, wv]
+                    while vb:
+                        v = wv * 63 + low_bit_index(vb)
+                        vb &= vb - 1
+                        for wt in range(2):
+                            tb = conj[v * 9 + d, wt]
+                            while tb:
+                                t = wt * 63 + low_bit_index(tb)
+                                tb &= tb - 1
+                                r0 |= reach[pos[t], 0]
+                                r1 |= reach[pos[t], 1]
+                if r0 & PEER_SET[x, 0] or r1 & PEER_SET[x, 1]:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _xy_closes(cand: np.ndarray) -> bool:
+    """Whether some candidate starts a loop in the link graph of MODE_XY (what
+    ``closing_starts(build_graph(cand, MODE_XY, False))[0].any()`` says).
+
+    The nodes are the candidates of bivalue cells, two per cell (``node_of``, ``other``
+    its cell's other one); ``reach[u]`` is the set of nodes that "u true" makes true
+    (itself too). A start X closes when, for some bivalue peers P and Q of X holding its
+    digit, "P's other candidate true" makes Q's candidate of that digit true, which sees X.
+    """
+    plane = digit_planes(cand)
+    bivalue = np.zeros((9, 2), dtype=np.int64)  # bivalue[d]: the bivalue cells holding d
+    node_of = np.empty(729, dtype=np.int64)
+    other = np.empty(729, dtype=np.int64)
+    nn = 0
+    for cell in range(81):
+        m = np.int64(cand[cell])
+        if POPCOUNT[m] != 2:
+            continue
+        a = low_bit_index(m)
+        b = low_bit_index(m & (m - 1))
+        node_of[cell * 9 + a] = nn
+        node_of[cell * 9 + b] = nn + 1
+        other[cell * 9 + a] = nn + 1
+        other[cell * 9 + b] = nn
+        bivalue[a, CELL_WORD[cell]] |= CELL_BIT[cell]
+        bivalue[b, CELL_WORD[cell]] |= CELL_BIT[cell]
+        nn += 2
+    if nn == 0:
+        return False
+    words = (nn + 63) // 64
+    one = np.uint64(1)
+    reach = np.zeros((nn, words), dtype=np.uint64)
+    for d in range(9):
+        for w in range(2):
+            bits = bivalue[d, w]
+            while bits:
+                c = w * 63 + low_bit_index(bits)
+                bits &= bits - 1
+                u = node_of[c * 9 + d]
+                reach[u, u >> 6] |= one << np.uint64(u & 63)
+                for wp in range(2):
+                    pb = PEER_SET[c, wp] & bivalue[d, wp]
+                    while pb:
+                        t = other[(wp * 63 + low_bit_index(pb)) * 9 + d]
+                        pb &= pb - 1
+                        reach[u, t >> 6] |= one << np.uint64(t & 63)
+    for k in range(nn):
+        wk = k >> 6
+        bk = one << np.uint64(k & 63)
+        for i in range(nn):
+            if reach[i, wk] & bk:
+                for j in range(words):
+                    reach[i, j] |= reach[k, j]
+    got = np.empty(words, dtype=np.uint64)
+    goal = np.empty(words, dtype=np.uint64)
+    for d in range(9):
+        for w in range(2):
+            bits = plane[d, w]
+            while bits:
+                x = w * 63 + low_bit_index(bits)
+                bits &= bits - 1
+                p0 = PEER_SET[x, 0] & bivalue[d, 0]
+                p1 = PEER_SET[x, 1] & bivalue[d, 1]
+                # a start needs two weak links: to any peer with d from a bivalue cell,
+                # else to bivalue ones
+                if bivalue[d, CELL_WORD[x]] & CELL_BIT[x]:
+                    if not _two_or_more(PEER_SET[x, 0] & plane[d, 0],
+                                        PEER_SET[x, 1] & plane[d, 1]):
+                        continue
+                elif not _two_or_more(p0, p1):
+                    continue
+                got[:] = 0
+                goal[:] = 0
+                for wp in range(2):
+                    pb = p0 if wp == 0 else p1
+                    while pb:
+                        p = (wp * 63 + low_bit_index(pb)) * 9 + d
+                        pb &= pb - 1
+                        goal[node_of[p] >> 6] |= one << np.uint64(node_of[p] & 63)
+                        for j in range(words):
+                            got[j] |= reach[other[p], j]
+                for j in range(words):
+                    if got[j] & goal[j]:
+                        return True
+    return False
 
 
 # --- the search -------------------------------------------------------------------------------
@@ -755,6 +968,10 @@ def record_loop(step: np.ndarray, path: np.ndarray, mode: int, graph: LinkGraph)
 def may_close(cand: np.ndarray, mode: int, grouped: bool) -> bool:
     """Whether some candidate starts a loop at all in the link graph of ``mode`` (see
     :func:`closing_starts`); without one, :func:`find_chain` finds nothing."""
+    if mode == MODE_X:
+        return _x_closes(cand)
+    if mode == MODE_XY:
+        return _xy_closes(cand)
     closing, _ = closing_starts(build_graph(cand, mode, grouped))
     return closing.any()
 
@@ -762,6 +979,9 @@ def may_close(cand: np.ndarray, mode: int, grouped: bool) -> bool:
 @njit(cache=True)
 def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> bool:
     """Find the best chain of the given mode and record it (see the module text)."""
+    if mode != MODE_NICE and not may_close(cand, mode, grouped):
+        clear(step)  # no start closes a loop: the search would find nothing
+        return False
     graph = build_graph(cand, mode, grouped)
     n, n_single, n_strong = graph.n, graph.n_single, graph.n_strong
     closing, spare = closing_starts(graph)
