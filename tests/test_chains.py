@@ -19,6 +19,9 @@ from nanpure.generator.techniques.chains import (
     MODE_NICE,
     MODE_X,
     MODE_XY,
+    _nice_closing,
+    _x_closes,
+    _xy_closes,
     build_graph,
     closing_starts,
     find_nice_loop,
@@ -276,3 +279,31 @@ def test_search_reports_when_skipped_starts_leave_the_queue_limit_open(ratings_r
     closing, _ = closing_starts(graph)
     *_, exact = search_loops(graph, MAX_LINKS, closing, MAX_QUEUE)
     assert not exact
+
+
+def _candidate_grids(count: int):
+    """Random candidate grids, sparse to dense, many with bivalue cells: link graphs of
+    every shape, with loops and without (any grid will do, solvable or not)."""
+    rng = np.random.default_rng(5)
+    for _ in range(count):
+        present = rng.random((81, 9)) < rng.uniform(0.01, 0.3)
+        cand = (present * (1 << np.arange(9))).sum(axis=1).astype(np.uint16)
+        for c in rng.choice(81, rng.integers(0, 30), replace=False):
+            a, b = rng.choice(9, 2, replace=False)
+            cand[c] = 1 << a | 1 << b
+        yield cand
+
+
+def test_cell_set_answers_are_those_of_closing_starts():
+    # The finders without grouped nodes ask the cell sets first and skip closing_starts
+    # when no start closes: the answers must be the same, start by start for nice loops.
+    seen = {mode: set() for mode in (MODE_X, MODE_XY, MODE_NICE)}
+    for cand in _candidate_grids(400):
+        for mode, fast in ((MODE_X, _x_closes), (MODE_XY, _xy_closes)):
+            closing, _ = closing_starts(build_graph(cand, mode, False))
+            assert fast(cand) == closing.any()
+            seen[mode].add(bool(closing.any()))
+        closing, _ = closing_starts(build_graph(cand, MODE_NICE, False))
+        assert (_nice_closing(cand) == closing).all()
+        seen[MODE_NICE].add(bool(closing.any()))
+    assert all(answers == {False, True} for answers in seen.values())

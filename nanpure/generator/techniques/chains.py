@@ -23,11 +23,12 @@ becomes strong, removing what sees both its nodes.
 
 The search is breadth first from every candidate at once, so each candidate gets a
 shortest loop (a cheap reachability pass first drops the candidates that close no loop
-at all, most of them, which only saves time). Of those loops, the step reports the one
-that removes the most candidates (as HoDoKu prefers), then the shortest, then the first in
-candidate order. The three finders differ only in which links they allow: one digit at a
-time (X-Chain), bivalue cells only (XY-Chain), or everything (Nice Loop/AIC, optionally
-with grouped nodes).
+at all, most of them, which only saves time; without grouped nodes a cheaper one still,
+on cell sets, answers before the link graph is built, which is then often not needed). Of
+those loops, the step reports the one that removes the most candidates (as HoDoKu
+prefers), then the shortest, then the first in candidate order. The three finders differ
+only in which links they allow: one digit at a time (X-Chain), bivalue cells only
+(XY-Chain), or everything (Nice Loop/AIC, optionally with grouped nodes).
 
 >>> import numpy as np
 >>> from nanpure.generator.board import parse, candidates
@@ -47,7 +48,18 @@ import numpy as np
 from numba import njit
 
 from ..bits import POPCOUNT, low_bit_index
-from ..board import HOUSE_POS, HOUSE_SEGMENTS, HOUSES, IS_PEER, PEERS, SEGMENT_CELLS
+from ..board import (
+    CELL_BIT,
+    CELL_WORD,
+    HOUSE_POS,
+    HOUSE_SEGMENTS,
+    HOUSES,
+    IS_PEER,
+    PEER_SET,
+    PEERS,
+    SEGMENT_CELLS,
+)
+from .memo import digit_planes
 from .step import (
     N_ELIM,
     N_PLACE,
@@ -310,6 +322,347 @@ def _sees_all(node_cells: np.ndarray, node_size: np.ndarray, u: int, v: int) -> 
     return True
 
 
+# --- which starts close a loop, from cell sets -------------------------------------------------
+# A loop "X true -> ... -> X false" goes true -> false along a weak link and false -> true
+# along a strong one, so every true node after X has a strong link, and so has every false
+# node a loop goes on from. Those nodes are few (without grouped nodes): the closure of
+# "Y true leads to Z true" over them (Warshall's algorithm on bit sets) answers for every
+# start at once, cheaper than building the link graph and :func:`closing_starts`.
+
+
+@njit(cache=True, inline="always")
+def _two_or_more(a: int, b: int) -> bool:
+    """Whether the cell set (a, b) holds two cells or more."""
+    return (a & (a - 1)) != 0 or (b & (b - 1)) != 0 or (a != 0 and b != 0)
+
+
+@njit(cache=True)
+def _conjugates(cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(conj, linked)``: ``conj[cell * 9 + d]`` the cells (a cell set) of the candidate's
+    conjugate partners, ``linked[d]`` the cells of digit d+1 that have one."""
+    conj = np.zeros((729, 2), dtype=np.int64)
+    linked = np.zeros((9, 2), dtype=np.int64)
+    for h in range(27):
+        ones = 0
+        twos = 0
+        more = 0
+        for k in range(9):
+            m = np.int64(cand[HOUSES[h, k]])
+            more |= twos & m
+            twos |= ones & m
+            ones |= m
+        pairs = twos & ~more  # the digits with exactly two places in the house
+        while pairs:
+            d = low_bit_index(pairs)
+            pairs &= pairs - 1
+            a = -1
+            b = -1
+            for k in range(9):
+                c = HOUSES[h, k]
+                if cand[c] >> d & 1:
+                    if a < 0:
+                        a = c
+                    else:
+                        b = c
+            conj[a * 9 + d, CELL_WORD[b]] |= CELL_BIT[b]
+            conj[b * 9 + d, CELL_WORD[a]] |= CELL_BIT[a]
+            linked[d, CELL_WORD[a]] |= CELL_BIT[a]
+            linked[d, CELL_WORD[b]] |= CELL_BIT[b]
+    return conj, linked
+
+
+@njit(cache=True)
+def _x_closes(cand: np.ndarray) -> bool:
+    """Whether some candidate starts a loop in the link graph of MODE_X (what
+    ``closing_starts(build_graph(cand, MODE_X, False))[0].any()`` says).
+
+    Per digit, on cell sets (see :func:`_conjugates`): ``reach[i]`` holds the cells that
+    "cell i true" makes true (itself too). A start X closes when some weak partner V (a
+    peer of X with d and a conjugate partner) makes true, through its partner, a cell that
+    sees X.
+    """
+    plane = digit_planes(cand)
+    conj, linked = _conjugates(cand)
+    cells = np.empty(81, dtype=np.int64)
+    pos = np.empty(81, dtype=np.int64)
+    reach = np.empty((81, 2), dtype=np.int64)
+    for d in range(9):
+        ns = 0
+        for w in range(2):
+            bits = linked[d, w]
+            while bits:
+                c = w * 63 + low_bit_index(bits)
+                bits &= bits - 1
+                pos[c] = ns
+                cells[ns] = c
+                ns += 1
+        if ns == 0:
+            continue
+        for i in range(ns):
+            c = cells[i]
+            reach[i, 0] = 0
+            reach[i, 1] = 0
+            reach[i, CELL_WORD[c]] = CELL_BIT[c]
+            for w in range(2):
+                bits = PEER_SET[c, w] & linked[d, w]
+                while bits:
+                    v = w * 63 + low_bit_index(bits)
+                    bits &= bits - 1
+                    reach[i, 0] |= conj[v * 9 + d, 0]
+                    reach[i, 1] |= conj[v * 9 + d, 1]
+        for k in range(ns):
+            wk = CELL_WORD[cells[k]]
+            bk = CELL_BIT[cells[k]]
+            for i in range(ns):
+                if reach[i, wk] & bk:
+                    reach[i, 0] |= reach[k, 0]
+                    reach[i, 1] |= reach[k, 1]
+        for w in range(2):
+            bits = plane[d, w]
+            while bits:
+                x = w * 63 + low_bit_index(bits)
+                bits &= bits - 1
+                if not _two_or_more(PEER_SET[x, 0] & plane[d, 0], PEER_SET[x, 1] & plane[d, 1]):
+                    continue  # not a start: fewer than two weak links
+                r0 = 0
+                r1 = 0
+                for wv in range(2):
+                    vb = PEER_SET[x, wv] & linked[d, wv]
+                    while vb:
+                        v = wv * 63 + low_bit_index(vb)
+                        vb &= vb - 1
+                        for wt in range(2):
+                            tb = conj[v * 9 + d, wt]
+                            while tb:
+                                t = wt * 63 + low_bit_index(tb)
+                                tb &= tb - 1
+                                r0 |= reach[pos[t], 0]
+                                r1 |= reach[pos[t], 1]
+                if r0 & PEER_SET[x, 0] or r1 & PEER_SET[x, 1]:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _xy_closes(cand: np.ndarray) -> bool:
+    """Whether some candidate starts a loop in the link graph of MODE_XY (what
+    ``closing_starts(build_graph(cand, MODE_XY, False))[0].any()`` says).
+
+    The nodes are the candidates of bivalue cells, two per cell (``node_of``, ``other``
+    its cell's other one); ``reach[u]`` is the set of nodes that "u true" makes true
+    (itself too). A start X closes when, for some bivalue peers P and Q of X holding its
+    digit, "P's other candidate true" makes Q's candidate of that digit true, which sees X.
+    """
+    plane = digit_planes(cand)
+    bivalue = np.zeros((9, 2), dtype=np.int64)  # bivalue[d]: the bivalue cells holding d
+    node_of = np.empty(729, dtype=np.int64)
+    other = np.empty(729, dtype=np.int64)
+    nn = 0
+    for cell in range(81):
+        m = np.int64(cand[cell])
+        if POPCOUNT[m] != 2:
+            continue
+        a = low_bit_index(m)
+        b = low_bit_index(m & (m - 1))
+        node_of[cell * 9 + a] = nn
+        node_of[cell * 9 + b] = nn + 1
+        other[cell * 9 + a] = nn + 1
+        other[cell * 9 + b] = nn
+        bivalue[a, CELL_WORD[cell]] |= CELL_BIT[cell]
+        bivalue[b, CELL_WORD[cell]] |= CELL_BIT[cell]
+        nn += 2
+    if nn == 0:
+        return False
+    words = (nn + 63) // 64
+    one = np.uint64(1)
+    reach = np.zeros((nn, words), dtype=np.uint64)
+    for d in range(9):
+        for w in range(2):
+            bits = bivalue[d, w]
+            while bits:
+                c = w * 63 + low_bit_index(bits)
+                bits &= bits - 1
+                u = node_of[c * 9 + d]
+                reach[u, u >> 6] |= one << np.uint64(u & 63)
+                for wp in range(2):
+                    pb = PEER_SET[c, wp] & bivalue[d, wp]
+                    while pb:
+                        t = other[(wp * 63 + low_bit_index(pb)) * 9 + d]
+                        pb &= pb - 1
+                        reach[u, t >> 6] |= one << np.uint64(t & 63)
+    _close_transitively(reach)
+    got = np.empty(words, dtype=np.uint64)
+    goal = np.empty(words, dtype=np.uint64)
+    for d in range(9):
+        for w in range(2):
+            bits = plane[d, w]
+            while bits:
+                x = w * 63 + low_bit_index(bits)
+                bits &= bits - 1
+                p0 = PEER_SET[x, 0] & bivalue[d, 0]
+                p1 = PEER_SET[x, 1] & bivalue[d, 1]
+                # a start needs two weak links: to any peer with d from a bivalue cell,
+                # else to bivalue ones
+                if bivalue[d, CELL_WORD[x]] & CELL_BIT[x]:
+                    if not _two_or_more(PEER_SET[x, 0] & plane[d, 0],
+                                        PEER_SET[x, 1] & plane[d, 1]):
+                        continue
+                elif not _two_or_more(p0, p1):
+                    continue
+                got[:] = 0
+                goal[:] = 0
+                for wp in range(2):
+                    pb = p0 if wp == 0 else p1
+                    while pb:
+                        p = (wp * 63 + low_bit_index(pb)) * 9 + d
+                        pb &= pb - 1
+                        goal[node_of[p] >> 6] |= one << np.uint64(node_of[p] & 63)
+                        for j in range(words):
+                            got[j] |= reach[other[p], j]
+                for j in range(words):
+                    if got[j] & goal[j]:
+                        return True
+    return False
+
+
+@njit(cache=True)
+def _nice_closing(cand: np.ndarray) -> np.ndarray:
+    """``closing[x]`` for every candidate x (in cell order, then digit): whether it starts
+    a loop in the link graph of MODE_NICE without grouped nodes, as :func:`closing_starts`
+    says.
+
+    The nodes are the candidates with a strong link (a conjugate partner or a bivalue
+    cell), ``node_of[cell * 9 + d]`` (-1 for the others); ``then[v]`` is what "v false"
+    makes true (its strong partners), ``reach[u]`` what "u true" makes true in the end
+    (itself too), ``fr[v]`` what "v false" does. A start X closes when, for some weak
+    partners V and Y of X with strong links, "V false" makes Y true, which makes X false.
+    """
+    plane = digit_planes(cand)
+    conj, linked = _conjugates(cand)
+    n_single = 0
+    for cell in range(81):
+        m = np.int64(cand[cell])
+        n_single += POPCOUNT[m]
+        if POPCOUNT[m] == 2:
+            linked[low_bit_index(m), CELL_WORD[cell]] |= CELL_BIT[cell]
+            linked[low_bit_index(m & (m - 1)), CELL_WORD[cell]] |= CELL_BIT[cell]
+    node_of = np.full(729, -1, dtype=np.int64)
+    node_code = np.empty(729, dtype=np.int64)
+    nn = 0
+    for cell in range(81):
+        m = np.int64(cand[cell])
+        while m:
+            d = low_bit_index(m)
+            m &= m - 1
+            if linked[d, CELL_WORD[cell]] & CELL_BIT[cell]:
+                node_of[cell * 9 + d] = nn
+                node_code[nn] = cell * 9 + d
+                nn += 1
+    closing = np.zeros(n_single, dtype=np.bool_)
+    if nn == 0:
+        return closing
+    words = (nn + 63) // 64
+    one = np.uint64(1)
+    then = np.zeros((nn, words), dtype=np.uint64)
+    for v in range(nn):
+        code = node_code[v]
+        cell = code // 9
+        d = code % 9
+        for w in range(2):
+            bits = conj[code, w]
+            while bits:
+                t = node_of[(w * 63 + low_bit_index(bits)) * 9 + d]
+                bits &= bits - 1
+                then[v, t >> 6] |= one << np.uint64(t & 63)
+        m = np.int64(cand[cell])
+        if POPCOUNT[m] == 2:
+            t = node_of[cell * 9 + low_bit_index(m & ~(1 << d))]
+            then[v, t >> 6] |= one << np.uint64(t & 63)
+    reach = np.zeros((nn, words), dtype=np.uint64)
+    for u in range(nn):
+        code = node_code[u]
+        cell = code // 9
+        d = code % 9
+        reach[u, u >> 6] |= one << np.uint64(u & 63)
+        for w in range(2):
+            bits = PEER_SET[cell, w] & linked[d, w]
+            while bits:
+                v = node_of[(w * 63 + low_bit_index(bits)) * 9 + d]
+                bits &= bits - 1
+                for j in range(words):
+                    reach[u, j] |= then[v, j]
+        m = np.int64(cand[cell]) & ~(1 << d)
+        while m:
+            v = node_of[cell * 9 + low_bit_index(m)]
+            m &= m - 1
+            if v >= 0:
+                for j in range(words):
+                    reach[u, j] |= then[v, j]
+    _close_transitively(reach)
+    fr = np.zeros((nn, words), dtype=np.uint64)
+    for v in range(nn):
+        for jt in range(words):
+            bits = then[v, jt]
+            while bits:
+                t = jt * 64 + low_bit_index(bits)
+                bits &= bits - one
+                for j in range(words):
+                    fr[v, j] |= reach[t, j]
+    got = np.empty(words, dtype=np.uint64)
+    goal = np.empty(words, dtype=np.uint64)
+    x = -1
+    for cell in range(81):
+        m = np.int64(cand[cell])
+        rest = m
+        while rest:
+            d = low_bit_index(rest)
+            rest &= rest - 1
+            x += 1
+            p0 = PEER_SET[cell, 0] & plane[d, 0]
+            p1 = PEER_SET[cell, 1] & plane[d, 1]
+            if POPCOUNT[m] == 1 and not _two_or_more(p0, p1) or (
+                    POPCOUNT[m] == 2 and p0 == 0 and p1 == 0):
+                continue  # not a start: fewer than two weak links
+            got[:] = 0
+            goal[:] = 0
+            for w in range(2):
+                bits = PEER_SET[cell, w] & linked[d, w]
+                while bits:
+                    v = node_of[(w * 63 + low_bit_index(bits)) * 9 + d]
+                    bits &= bits - 1
+                    goal[v >> 6] |= one << np.uint64(v & 63)
+                    for j in range(words):
+                        got[j] |= fr[v, j]
+            others = m & ~(1 << d)
+            while others:
+                v = node_of[cell * 9 + low_bit_index(others)]
+                others &= others - 1
+                if v >= 0:
+                    goal[v >> 6] |= one << np.uint64(v & 63)
+                    for j in range(words):
+                        got[j] |= fr[v, j]
+            for j in range(words):
+                if got[j] & goal[j]:
+                    closing[x] = True
+                    break
+    return closing
+
+
+@njit(cache=True)
+def _close_transitively(reach: np.ndarray) -> None:
+    """Close the relation ``reach`` (row u: the bit set of the nodes u leads to)
+    transitively, in place (Warshall's algorithm)."""
+    nn, words = reach.shape
+    one = np.uint64(1)
+    for k in range(nn):
+        wk = k >> 6
+        bk = one << np.uint64(k & 63)
+        for i in range(nn):
+            if reach[i, wk] & bk:
+                for j in range(words):
+                    reach[i, j] |= reach[k, j]
+
+
 # --- the search -------------------------------------------------------------------------------
 
 
@@ -438,7 +791,6 @@ def closing_starts(graph: LinkGraph):
                         reach[c, j] |= reach[cw, j]
 
     closing = np.zeros(n_single, dtype=np.bool_)
-    n_open = 0  # starts that cannot close
     for x in range(n_single):
         root = x * 2 + 1
         if n_weak[x] < 2:
@@ -451,13 +803,7 @@ def closing_starts(graph: LinkGraph):
                 if _reaches(reach, c, comp[weak[x, k] * 2 + 1]):
                     closing[x] = True
                     break
-        n_open += not closing[x]
-    # A start queues each state at most once: usually that bound is small enough.
-    queueable = n_nodes
-    for u in range(n_nodes):
-        if n_strong[u] > 0:
-            queueable += 1
-    spare = n_open * queueable
+    spare = _spare_bound(graph, closing)
     if spare < MAX_QUEUE // 2:
         return closing, spare
     queued = np.full(max(n_comp, 1), -1, dtype=np.int64)  # entries reachable from c
@@ -477,6 +823,19 @@ def closing_starts(graph: LinkGraph):
             queued[c] = total
         spare += queued[c]
     return closing, spare
+
+
+@njit(cache=True)
+def _spare_bound(graph: LinkGraph, closing: np.ndarray) -> int:
+    """A bound on the queue entries of the starts that cannot close (``closing`` False):
+    a start queues each state at most once, and usually that bound is small enough."""
+    n_open = 0
+    for x in range(graph.n_single):
+        n_open += graph.n_weak[x] >= 2 and not closing[x]
+    queueable = graph.n
+    for u in range(graph.n):
+        queueable += graph.n_strong[u] > 0
+    return n_open * queueable
 
 
 @njit(cache=True, inline="always")
@@ -755,6 +1114,12 @@ def record_loop(step: np.ndarray, path: np.ndarray, mode: int, graph: LinkGraph)
 def may_close(cand: np.ndarray, mode: int, grouped: bool) -> bool:
     """Whether some candidate starts a loop at all in the link graph of ``mode`` (see
     :func:`closing_starts`); without one, :func:`find_chain` finds nothing."""
+    if mode == MODE_X:
+        return _x_closes(cand)
+    if mode == MODE_XY:
+        return _xy_closes(cand)
+    if not grouped:
+        return _nice_closing(cand).any()
     closing, _ = closing_starts(build_graph(cand, mode, grouped))
     return closing.any()
 
@@ -762,9 +1127,23 @@ def may_close(cand: np.ndarray, mode: int, grouped: bool) -> bool:
 @njit(cache=True)
 def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> bool:
     """Find the best chain of the given mode and record it (see the module text)."""
-    graph = build_graph(cand, mode, grouped)
+    if mode != MODE_NICE and not may_close(cand, mode, grouped):
+        clear(step)  # no start closes a loop: the search would find nothing
+        return False
+    if mode == MODE_NICE and not grouped:
+        # the closing starts from cell sets, without the graph when none closes
+        closing = _nice_closing(cand)
+        if not closing.any():
+            clear(step)
+            return False
+        graph = build_graph(cand, mode, grouped)
+        spare = _spare_bound(graph, closing)
+        if spare >= MAX_QUEUE // 2:
+            closing, spare = closing_starts(graph)  # for its finer bound
+    else:
+        graph = build_graph(cand, mode, grouped)
+        closing, spare = closing_starts(graph)
     n, n_single, n_strong = graph.n, graph.n_single, graph.n_strong
-    closing, spare = closing_starts(graph)
     n_closing = 0
     for x in range(n_single):
         n_closing += closing[x]
