@@ -372,9 +372,10 @@ def propagate(
     both ways, or the last candidate of a cell or house made false). ``work`` is scratch
     space from :func:`new_work`.
     A contradiction is reported only if it takes fewer than ``limit`` implications: the
-    search stops before following a state ``limit`` implications deep, and skips the
-    last level it would follow when no state there can empty a cell or a house (the
-    only contradictions that level could add take ``limit`` implications).
+    search stops before following a state ``limit`` implications deep, skips the last
+    level it would follow when no state there can empty a cell or a house (the only
+    contradictions that level could add take ``limit`` implications), and does not
+    queue what the states one level up make true (they could only clash that deep).
     """
     # work is indexed in two dimensions throughout: a row view per call costs more than
     # a short premise's whole search
@@ -433,7 +434,9 @@ def propagate(
                 clash = state
         if found >= 0:
             break
-        if net:
+        if level + 2 >= limit:
+            pass  # what it makes true could only clash ``limit`` implications deep
+        elif net:
             for j in range(-1, 3):
                 # the one candidate left in the cell (j = -1), then in each house
                 if j < 0:
