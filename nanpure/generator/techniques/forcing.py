@@ -375,7 +375,8 @@ def propagate(
     search stops before following a state ``limit`` implications deep, skips the last
     level it would follow when no state there can empty a cell or a house (the only
     contradictions that level could add take ``limit`` implications), and does not
-    queue what the states one level up make true (they could only clash that deep).
+    queue what states two implications short of the limit make true (those could
+    only clash at the limit).
     """
     # work is indexed in two dimensions throughout: a row view per call costs more than
     # a short premise's whole search
@@ -435,7 +436,7 @@ def propagate(
         if found >= 0:
             break
         if level + 2 >= limit:
-            pass  # what it makes true could only clash ``limit`` implications deep
+            pass  # what it makes true could only clash at the limit
         elif net:
             for j in range(-1, 3):
                 # the one candidate left in the cell (j = -1), then in each house
@@ -512,8 +513,8 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
     else:
         # a chain reaches its premise's closure unless it clashes: only premises whose
         # closure clashes are followed, for the depth of the clash
-        bits, group, closed = chain_closures(codes, n_codes, index, link)
-        free = _clash_free(cand, places, link, codes, index, bits, group, closed)
+        bits, roots, closed = chain_closures(codes, n_codes, index, link)
+        free = _clash_free(cand, places, link, codes, index, bits, roots, closed)
     best = -1
     best_depth = NO_LIMIT
     for i in range(n_codes * 2):
