@@ -372,9 +372,11 @@ def propagate(
     both ways, or the last candidate of a cell or house made false). ``work`` is scratch
     space from :func:`new_work`.
     A contradiction is reported only if it takes fewer than ``limit`` implications: the
-    search stops before following a state ``limit`` implications deep, and skips the
-    last level it would follow when no state there can empty a cell or a house (the
-    only contradictions that level could add take ``limit`` implications).
+    search stops before following a state ``limit`` implications deep, skips the last
+    level it would follow when no state there can empty a cell or a house (the only
+    contradictions that level could add take ``limit`` implications), and does not
+    queue what states two implications short of the limit make true (those could
+    only clash at the limit).
     """
     # work is indexed in two dimensions throughout: a row view per call costs more than
     # a short premise's whole search
@@ -433,7 +435,9 @@ def propagate(
                 clash = state
         if found >= 0:
             break
-        if net:
+        if level + 2 >= limit:
+            pass  # what it makes true could only clash at the limit
+        elif net:
             for j in range(-1, 3):
                 # the one candidate left in the cell (j = -1), then in each house
                 if j < 0:
@@ -509,8 +513,8 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
     else:
         # a chain reaches its premise's closure unless it clashes: only premises whose
         # closure clashes are followed, for the depth of the clash
-        bits, group, closed = chain_closures(codes, n_codes, index, link)
-        free = _clash_free(cand, places, link, codes, index, bits, group, closed)
+        bits, roots, closed = chain_closures(codes, n_codes, index, link)
+        free = _clash_free(cand, places, link, codes, index, bits, roots, closed)
     best = -1
     best_depth = NO_LIMIT
     for i in range(n_codes * 2):
