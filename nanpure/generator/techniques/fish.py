@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..bits import POPCOUNT
+from ..bits import POPCOUNT, low_bit_index
 from ..board import ALL_DIGITS, POS_BAND
 from .step import T_CELL, T_DIGIT, T_HOUSE, T_SEP, add_elim, add_token, clear
 from .subsets import digit_places, next_subset
@@ -85,10 +85,12 @@ def _eliminate(cand, step, d, orient, base, targets, lines) -> bool:
 @njit(cache=True)
 def _has_target(places, d, orient, base, targets, lines) -> bool:
     """Whether some line of ``lines`` that is not a base line holds ``d`` at ``targets``."""
-    for line in range(9):
-        if lines >> line & 1 and not base >> line & 1:
-            if places[orient * 9 + line, d] & targets:
-                return True
+    rest = lines & ~base
+    while rest:
+        line = low_bit_index(rest)
+        rest &= rest - 1
+        if places[orient * 9 + line, d] & targets:
+            return True
     return False
 
 
@@ -97,7 +99,7 @@ def find_basic_fish(
     grid: np.ndarray, cand: np.ndarray, step: np.ndarray, size: int, digits: int = ALL_DIGITS
 ) -> bool:
     """A fish of ``size`` base lines without fins that removes something."""
-    places = digit_places(cand)
+    places = digit_places(cand, digits)
     vals = np.empty(9, dtype=np.int64)
     lines = np.empty(9, dtype=np.int64)
     pick = np.empty(size, dtype=np.int64)
@@ -159,7 +161,7 @@ def finned_fish(cand: np.ndarray, step: np.ndarray, size: int, kinds: int,
     ``SASHIMI`` or both): with both, the first finned one if there is one, else the first
     sashimi one, as trying one kind and then the other would find. Returns its kind, or 0
     when there is none."""
-    places = digit_places(cand)
+    places = digit_places(cand, digits)
     vals = np.empty(9, dtype=np.int64)
     lines = np.empty(9, dtype=np.int64)
     pick = np.empty(size, dtype=np.int64)
@@ -215,8 +217,8 @@ def finned_fish(cand: np.ndarray, step: np.ndarray, size: int, kinds: int,
                         n_req = POPCOUNT[required]
                         if n_req > size or n_req + POPCOUNT[inside] <= size:
                             continue
-                        _finned_covers(places, d, orient, base, required, inside, size,
-                                       band, g, best, best_box)
+                        _finned_covers(places, d, orient, base, vals, pick, required, inside,
+                                       size, band, g, best, best_box)
                 if best[0] >= 0 and kinds & FINNED:
                     _write_finned(cand, step, places, d, orient, base, best[0], best_box[0])
                     return FINNED
@@ -255,30 +257,27 @@ def _write_finned(cand, step, places, d, orient, base, cover, box) -> None:
 
 
 @njit(cache=True)
-def _finned_covers(places, d, orient, base, required, inside, size, band, g, best,
+def _finned_covers(places, d, orient, base, vals, pick, required, inside, size, band, g, best,
                    best_box) -> None:
     """Improve ``best[kind - 1]`` (and ``best_box``), the first cover in lexicographic
     order that makes the base lines a finned fish of that kind with eliminations, with
     the covers whose fins all lie in the box of line group ``band`` and position group
     ``g``. The cover holds every position in ``required`` and some of ``inside``; the
-    rest of ``inside`` are the fins."""
+    rest of ``inside`` are the fins. The base lines hold the digit at ``vals[pick[k]]``
+    (k < ``size``)."""
     need = size - POPCOUNT[required]
     for sub in range(8):
-        chosen = 0
-        for j in range(3):
-            if sub >> j & 1:
-                chosen |= 1 << (3 * g + j)
+        chosen = sub << 3 * g
         if chosen & ~inside or POPCOUNT[chosen] != need:
             continue
         cover = required | chosen
         fin_count = 0
         is_sashimi = False
-        for i in range(9):
-            if base >> i & 1:
-                m = places[orient * 9 + i, d]
-                fin_count += POPCOUNT[m & ~cover]
-                if POPCOUNT[m & cover] <= 1:
-                    is_sashimi = True
+        for k in range(size):
+            m = vals[pick[k]]
+            fin_count += POPCOUNT[m & ~cover]
+            if POPCOUNT[m & cover] <= 1:
+                is_sashimi = True
         kind = 1 if is_sashimi else 0
         if fin_count > MAX_FINS or (best[kind] >= 0 and not _earlier(cover, best[kind])):
             continue

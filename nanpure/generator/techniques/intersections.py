@@ -46,7 +46,7 @@ def find_locked_candidates(
     A digit with two or three places in the house, all inside one crossing house that has
     more places for it. Tokens: the digit, the house it is locked in, the house cleared.
     """
-    places = digit_places(cand)
+    places = digit_places(cand, digits)
     for b in range(9):
         for d in range(1, 10):
             if not digits >> (d - 1) & 1:

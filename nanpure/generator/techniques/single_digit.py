@@ -24,7 +24,17 @@ import numpy as np
 from numba import njit
 
 from ..bits import POPCOUNT, high_bit_index, low_bit_index
-from ..board import ALL_DIGITS, BOX_OF, COL_OF, HOUSES, IS_PEER, PEER_SET, PEERS, ROW_OF
+from ..board import (
+    ALL_DIGITS,
+    BOX_OF,
+    COL_OF,
+    HOUSE_POS,
+    HOUSES,
+    IS_PEER,
+    PEER_SET,
+    PEERS,
+    ROW_OF,
+)
 from .step import T_CAND, T_DIGIT, T_HOUSE, T_STRONG, T_WEAK, add_elim, add_token, clear
 
 
@@ -32,12 +42,12 @@ from .step import T_CAND, T_DIGIT, T_HOUSE, T_STRONG, T_WEAK, add_elim, add_toke
 def digit_places(cand: np.ndarray, digit: int, places: np.ndarray) -> None:
     """Fill ``places[h]`` (h = 0..26) with the 9-bit mask of where ``digit`` can go."""
     bit = 1 << (digit - 1)
-    for h in range(27):
-        m = 0
-        for k in range(9):
-            if cand[HOUSES[h, k]] & bit:
-                m |= 1 << k
-        places[h] = m
+    places[:27] = 0
+    for cell in range(81):
+        if cand[cell] & bit:
+            places[ROW_OF[cell]] |= 1 << COL_OF[cell]
+            places[9 + COL_OF[cell]] |= 1 << ROW_OF[cell]
+            places[18 + BOX_OF[cell]] |= 1 << HOUSE_POS[cell, 2]
 
 
 @njit(cache=True)
@@ -262,6 +272,10 @@ def find_turbot_fish(
             for o1 in range(2):
                 a = link_end[s1, o1]
                 b = link_end[s1, 1 - o1]
+                a_lo = on_lo & PEER_SET[a, 0]  # what a step could remove: peers of A
+                a_hi = on_hi & PEER_SET[a, 1]
+                if a_lo == 0 and a_hi == 0:
+                    continue
                 for s2 in range(n):
                     h2 = link_house[s2]
                     if s2 == s1 or _skyscraper_or_kite(h1, h2):
@@ -275,8 +289,8 @@ def find_turbot_fish(
                             continue  # a Skyscraper
                         if 9 <= h1 < 18 and 9 <= h2 < 18 and ROW_OF[b] == ROW_OF[c]:
                             continue  # a Skyscraper
-                        lo = on_lo & PEER_SET[a, 0] & PEER_SET[d, 0]
-                        hi = on_hi & PEER_SET[a, 1] & PEER_SET[d, 1]
+                        lo = a_lo & PEER_SET[d, 0]
+                        hi = a_hi & PEER_SET[d, 1]
                         if lo == 0 and hi == 0:
                             continue
                         clear(step)

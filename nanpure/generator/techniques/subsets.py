@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from ..bits import POPCOUNT, low_bit_index
-from ..board import BOX_OF, CELL_HOUSES, COL_OF, HOUSE_POS, HOUSES, ROW_OF, SCAN_ORDER
+from ..board import ALL_DIGITS, BOX_OF, CELL_HOUSES, COL_OF, HOUSE_POS, HOUSES, ROW_OF, SCAN_ORDER
 from .step import T_CELL, T_DIGIT, add_elim, add_token, clear
 
 NAKED_ONLY = 0
@@ -37,13 +37,15 @@ ALL_HOUSES = (1 << 27) - 1
 
 
 @njit(cache=True)
-def digit_places(cand: np.ndarray) -> np.ndarray:
+def digit_places(cand: np.ndarray, digits: int = ALL_DIGITS) -> np.ndarray:
     """``places[h, d]``: the positions (bit k for the k-th cell of house ``h``) of the open
     cells of house ``h`` that hold digit ``d``. For a row the positions are its columns,
-    for a column its rows; the table is what intersections, subsets and fish look at."""
+    for a column its rows; the table is what intersections, subsets and fish look at.
+    Only the digits of the mask ``digits`` are filled in (a finder searching a few
+    digits needs no more); the others have no positions."""
     places = np.zeros((27, 10), dtype=np.int64)
     for cell in range(81):
-        m = np.int64(cand[cell])
+        m = np.int64(cand[cell] & digits)
         r = ROW_OF[cell]
         c = COL_OF[cell]
         b = 18 + BOX_OF[cell]

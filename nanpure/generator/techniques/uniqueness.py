@@ -79,25 +79,33 @@ def find_unique_rectangles(
     lowest = low_bit_index(kinds)
     best = HIDDEN + 1  # the lowest type found so far, and where
     best_at = np.empty(3, dtype=np.int64)  # top-left, bottom-right corner, bivalue corner
-    # every type needs a bivalue corner and a digit of it in every corner
-    bivalue = np.empty(81, dtype=np.bool_)
+    # per row, its open and its bivalue cells (bit c for column c): every type needs a
+    # bivalue corner and a digit of it in every corner
+    open_cells = np.zeros(9, dtype=np.int64)
+    bivalue = np.zeros(9, dtype=np.int64)
     for cell in range(81):
-        bivalue[cell] = POPCOUNT[cand[cell]] == 2
+        m = cand[cell]
+        if m:
+            open_cells[cell // 9] |= 1 << cell % 9
+            if POPCOUNT[m] == 2:
+                bivalue[cell // 9] |= 1 << cell % 9
     for r1 in range(9):
-        for c1 in range(9):
-            if cand[r1 * 9 + c1] == 0:
-                continue
+        left_cols = open_cells[r1]
+        while left_cols:
+            c1 = low_bit_index(left_cols)
+            left_cols &= left_cols - 1
+            stack = 0b111 << (c1 // 3 * 3)
             for r2 in range(r1 + 1, 9):
-                if cand[r2 * 9 + c1] == 0:
+                if not open_cells[r2] >> c1 & 1:
                     continue
-                same_band = r1 // 3 == r2 // 3
-                left = bivalue[r1 * 9 + c1] or bivalue[r2 * 9 + c1]
-                for c2 in range(c1 + 1, 9):
-                    if (c1 // 3 == c2 // 3) == same_band:
-                        continue  # the rectangle must span exactly two boxes
-                    if cand[r1 * 9 + c2] == 0 or cand[r2 * 9 + c2] == 0 or not (
-                            left or bivalue[r1 * 9 + c2] or bivalue[r2 * 9 + c2]):
-                        continue
+                # c2 right of c1, the rectangle spanning exactly two boxes
+                right_cols = open_cells[r1] & open_cells[r2] & -(2 << c1)
+                right_cols &= ~stack if r1 // 3 == r2 // 3 else stack
+                if not (bivalue[r1] | bivalue[r2]) >> c1 & 1:
+                    right_cols &= bivalue[r1] | bivalue[r2]
+                while right_cols:
+                    c2 = low_bit_index(right_cols)
+                    right_cols &= right_cols - 1
                     _corners(corners, r1, c1, r2, c2)
                     for i in range(4):
                         if best > HIDDEN and kinds >> HIDDEN & 1 and _hidden_rectangle_at(
@@ -345,18 +353,22 @@ def _naked_subset_with_roof(
             others[n] = cell
             n += 1
     for size in range(1, 4):
-        for pick in range(1, 1 << n):
-            if POPCOUNT[pick] != size:
-                continue
+        # the subsets of ``size`` of the n cells, in increasing order of their masks
+        pick = (1 << size) - 1
+        while pick < 1 << n:
+            chosen = pick
+            low = pick & -pick
+            following = pick + low  # the next mask of as many bits (Gosper's hack)
+            pick = ((following ^ pick) >> 2) // low | following
             digits = extras
             for i in range(n):
-                if pick & (1 << i):
+                if chosen & (1 << i):
                     digits |= cand[others[i]]
             if POPCOUNT[digits] != size + 1:
                 continue
             found = False
             for i in range(n):
-                if not pick & (1 << i) and cand[others[i]] & digits:
+                if not chosen & (1 << i) and cand[others[i]] & digits:
                     for d in range(1, 10):
                         if cand[others[i]] & digits & (1 << (d - 1)):
                             add_elim(step, others[i], d)
@@ -364,7 +376,7 @@ def _naked_subset_with_roof(
             if found:
                 add_token(step, T_SEP, 0)
                 for i in range(n):
-                    if pick & (1 << i):
+                    if chosen & (1 << i):
                         add_token(step, T_CELL, others[i])
                 return True
     return False

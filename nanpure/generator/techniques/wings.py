@@ -21,7 +21,7 @@ from numba import njit
 
 from ..bits import POPCOUNT, low_bit_index
 from ..board import HOUSES, IS_PEER, PEERS
-from .single_digit import digit_places, eliminate_seeing_both
+from .single_digit import eliminate_seeing_both
 from .step import (
     T_CAND,
     T_CELL,
@@ -32,6 +32,7 @@ from .step import (
     add_token,
     clear,
 )
+from .subsets import digit_places as houses_places
 
 
 @njit(cache=True)
@@ -102,14 +103,18 @@ def find_remote_pair(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bo
 def find_w_wing(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """Two unconnected {a, b} cells joined by a strong link on a: common peers lose b.
     Cell pairs ascending, then the linking digit (lower first), then houses in order."""
-    places = np.zeros((10, 27), dtype=np.int64)
-    for digit in range(1, 10):
-        digit_places(cand, digit, places[digit])
-    for x in range(81):
+    places = np.empty((0, 10), dtype=np.int64)  # where the digits go, once needed
+    bivalue = np.empty(81, dtype=np.int64)  # the bivalue cells, ascending
+    n = 0
+    for cell in range(81):
+        if POPCOUNT[cand[cell]] == 2:
+            bivalue[n] = cell
+            n += 1
+    for i in range(n):
+        x = bivalue[i]
         pair = cand[x]
-        if POPCOUNT[pair] != 2:
-            continue
-        for y in range(x + 1, 81):
+        for j in range(i + 1, n):
+            y = bivalue[j]
             if cand[y] != pair or IS_PEER[x, y]:
                 continue
             lo, hi = _digits_of(pair)
@@ -118,8 +123,10 @@ def find_w_wing(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
                 other = lo if side else hi
                 if not _sees_both_with(cand, x, y, other):
                     continue
+                if places.shape[0] == 0:
+                    places = houses_places(cand)
                 for h in range(27):
-                    p = places[linked, h]
+                    p = places[h, linked]
                     if POPCOUNT[p] != 2:
                         continue
                     e1 = HOUSES[h, low_bit_index(p)]
