@@ -20,6 +20,7 @@ from nanpure.generator.techniques.chains import (
     MODE_X,
     MODE_XY,
     _cell_closing,
+    _x_closes,
     build_graph,
     closing_starts,
     find_nice_loop,
@@ -302,4 +303,5 @@ def test_cell_set_answers_are_those_of_closing_starts():
             closing, _ = closing_starts(build_graph(cand, mode, False))
             assert (_cell_closing(cand, mode) == closing).all()
             seen[mode].add(bool(closing.any()))
+        assert _x_closes(cand) == _cell_closing(cand, MODE_X).any()
     assert all(answers == {False, True} for answers in seen.values())
