@@ -374,7 +374,8 @@ def _conjugates(cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @njit(cache=True)
 def _x_closes(cand: np.ndarray) -> bool:
     """Whether some candidate starts a loop in the link graph of MODE_X (what
-    ``closing_starts(build_graph(cand, MODE_X, False))[0].any()`` says).
+    ``_cell_closing(cand, MODE_X).any()`` says, in half the time: X-Chains rarely close,
+    and the rater asks after every step).
 
     Per digit, on cell sets (see :func:`_conjugates`): ``reach[i]`` holds the cells that
     "cell i true" makes true (itself too). A start X closes when some weak partner V (a
@@ -444,120 +445,46 @@ def _x_closes(cand: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def _xy_closes(cand: np.ndarray) -> bool:
-    """Whether some candidate starts a loop in the link graph of MODE_XY (what
-    ``closing_starts(build_graph(cand, MODE_XY, False))[0].any()`` says).
-
-    The nodes are the candidates of bivalue cells, two per cell (``node_of``, ``other``
-    its cell's other one); ``reach[u]`` is the set of nodes that "u true" makes true
-    (itself too). A start X closes when, for some bivalue peers P and Q of X holding its
-    digit, "P's other candidate true" makes Q's candidate of that digit true, which sees X.
-    """
-    plane = digit_planes(cand)
-    bivalue = np.zeros((9, 2), dtype=np.int64)  # bivalue[d]: the bivalue cells holding d
-    node_of = np.empty(729, dtype=np.int64)
-    other = np.empty(729, dtype=np.int64)
-    nn = 0
-    for cell in range(81):
-        m = np.int64(cand[cell])
-        if POPCOUNT[m] != 2:
-            continue
-        a = low_bit_index(m)
-        b = low_bit_index(m & (m - 1))
-        node_of[cell * 9 + a] = nn
-        node_of[cell * 9 + b] = nn + 1
-        other[cell * 9 + a] = nn + 1
-        other[cell * 9 + b] = nn
-        bivalue[a, CELL_WORD[cell]] |= CELL_BIT[cell]
-        bivalue[b, CELL_WORD[cell]] |= CELL_BIT[cell]
-        nn += 2
-    if nn == 0:
-        return False
-    words = (nn + 63) // 64
-    one = np.uint64(1)
-    reach = np.zeros((nn, words), dtype=np.uint64)
-    for d in range(9):
-        for w in range(2):
-            bits = bivalue[d, w]
-            while bits:
-                c = w * 63 + low_bit_index(bits)
-                bits &= bits - 1
-                u = node_of[c * 9 + d]
-                reach[u, u >> 6] |= one << np.uint64(u & 63)
-                for wp in range(2):
-                    pb = PEER_SET[c, wp] & bivalue[d, wp]
-                    while pb:
-                        t = other[(wp * 63 + low_bit_index(pb)) * 9 + d]
-                        pb &= pb - 1
-                        reach[u, t >> 6] |= one << np.uint64(t & 63)
-    _close_transitively(reach)
-    got = np.empty(words, dtype=np.uint64)
-    goal = np.empty(words, dtype=np.uint64)
-    for d in range(9):
-        for w in range(2):
-            bits = plane[d, w]
-            while bits:
-                x = w * 63 + low_bit_index(bits)
-                bits &= bits - 1
-                p0 = PEER_SET[x, 0] & bivalue[d, 0]
-                p1 = PEER_SET[x, 1] & bivalue[d, 1]
-                # a start needs two weak links: to any peer with d from a bivalue cell,
-                # else to bivalue ones
-                if bivalue[d, CELL_WORD[x]] & CELL_BIT[x]:
-                    if not _two_or_more(PEER_SET[x, 0] & plane[d, 0],
-                                        PEER_SET[x, 1] & plane[d, 1]):
-                        continue
-                elif not _two_or_more(p0, p1):
-                    continue
-                got[:] = 0
-                goal[:] = 0
-                for wp in range(2):
-                    pb = p0 if wp == 0 else p1
-                    while pb:
-                        p = (wp * 63 + low_bit_index(pb)) * 9 + d
-                        pb &= pb - 1
-                        goal[node_of[p] >> 6] |= one << np.uint64(node_of[p] & 63)
-                        for j in range(words):
-                            got[j] |= reach[other[p], j]
-                for j in range(words):
-                    if got[j] & goal[j]:
-                        return True
-    return False
-
-
-@njit(cache=True)
-def _nice_closing(cand: np.ndarray) -> np.ndarray:
+def _cell_closing(cand: np.ndarray, mode: int) -> np.ndarray:
     """``closing[x]`` for every candidate x (in cell order, then digit): whether it starts
-    a loop in the link graph of MODE_NICE without grouped nodes, as :func:`closing_starts`
+    a loop in the link graph of ``mode`` without grouped nodes, as :func:`closing_starts`
     says.
 
-    The nodes are the candidates with a strong link (a conjugate partner or a bivalue
-    cell), ``node_of[cell * 9 + d]`` (-1 for the others); ``then[v]`` is what "v false"
-    makes true (its strong partners), ``reach[u]`` what "u true" makes true in the end
-    (itself too), ``fr[v]`` what "v false" does. A start X closes when, for some weak
+    The nodes are the candidates with a strong link of the mode (a conjugate partner, a
+    bivalue cell), ``node_of[cell * 9 + d]`` (-1 for the others); ``then[v]`` is what "v
+    false" makes true (its strong partners), ``reach[u]`` what "u true" makes true in the
+    end (itself too), ``fr[v]`` what "v false" does. A start X closes when, for some weak
     partners V and Y of X with strong links, "V false" makes Y true, which makes X false.
+    Weak links between nodes need no test of the mode: in MODE_XY both cells are bivalue.
     """
     plane = digit_planes(cand)
-    conj, linked = _conjugates(cand)
+    if mode == MODE_XY:
+        conj = np.zeros((729, 2), dtype=np.int64)
+        linked = np.zeros((9, 2), dtype=np.int64)
+    else:
+        conj, linked = _conjugates(cand)
     n_single = 0
     for cell in range(81):
         m = np.int64(cand[cell])
         n_single += POPCOUNT[m]
-        if POPCOUNT[m] == 2:
+        if mode != MODE_X and POPCOUNT[m] == 2:
             linked[low_bit_index(m), CELL_WORD[cell]] |= CELL_BIT[cell]
             linked[low_bit_index(m & (m - 1)), CELL_WORD[cell]] |= CELL_BIT[cell]
     node_of = np.full(729, -1, dtype=np.int64)
     node_code = np.empty(729, dtype=np.int64)
+    first = np.zeros(10, dtype=np.int64)  # digit d's nodes: first[d] .. first[d + 1] - 1
     nn = 0
-    for cell in range(81):
-        m = np.int64(cand[cell])
-        while m:
-            d = low_bit_index(m)
-            m &= m - 1
-            if linked[d, CELL_WORD[cell]] & CELL_BIT[cell]:
+    for d in range(9):
+        first[d] = nn
+        for w in range(2):
+            bits = linked[d, w]
+            while bits:
+                cell = w * 63 + low_bit_index(bits)
+                bits &= bits - 1
                 node_of[cell * 9 + d] = nn
                 node_code[nn] = cell * 9 + d
                 nn += 1
+    first[9] = nn
     closing = np.zeros(n_single, dtype=np.bool_)
     if nn == 0:
         return closing
@@ -575,7 +502,7 @@ def _nice_closing(cand: np.ndarray) -> np.ndarray:
                 bits &= bits - 1
                 then[v, t >> 6] |= one << np.uint64(t & 63)
         m = np.int64(cand[cell])
-        if POPCOUNT[m] == 2:
+        if mode != MODE_X and POPCOUNT[m] == 2:
             t = node_of[cell * 9 + low_bit_index(m & ~(1 << d))]
             then[v, t >> 6] |= one << np.uint64(t & 63)
     reach = np.zeros((nn, words), dtype=np.uint64)
@@ -591,14 +518,18 @@ def _nice_closing(cand: np.ndarray) -> np.ndarray:
                 bits &= bits - 1
                 for j in range(words):
                     reach[u, j] |= then[v, j]
-        m = np.int64(cand[cell]) & ~(1 << d)
+        m = np.int64(cand[cell]) & ~(1 << d) if mode == MODE_NICE else 0
         while m:
             v = node_of[cell * 9 + low_bit_index(m)]
             m &= m - 1
             if v >= 0:
                 for j in range(words):
                     reach[u, j] |= then[v, j]
-    _close_transitively(reach)
+    if mode == MODE_X:
+        for d in range(9):  # no link leaves a digit
+            _close_transitively(reach, first[d], first[d + 1])
+    else:
+        _close_transitively(reach, 0, nn)
     fr = np.zeros((nn, words), dtype=np.uint64)
     for v in range(nn):
         for jt in range(words):
@@ -618,11 +549,18 @@ def _nice_closing(cand: np.ndarray) -> np.ndarray:
             d = low_bit_index(rest)
             rest &= rest - 1
             x += 1
+            # a start has two weak links or more: to peers with d (in MODE_XY bivalue
+            # ones, unless its cell is bivalue) and, in MODE_NICE, to its cell's others
             p0 = PEER_SET[cell, 0] & plane[d, 0]
             p1 = PEER_SET[cell, 1] & plane[d, 1]
-            if POPCOUNT[m] == 1 and not _two_or_more(p0, p1) or (
-                    POPCOUNT[m] == 2 and p0 == 0 and p1 == 0):
-                continue  # not a start: fewer than two weak links
+            if mode == MODE_XY and POPCOUNT[m] != 2:
+                p0 &= linked[d, 0]
+                p1 &= linked[d, 1]
+            if mode == MODE_NICE and POPCOUNT[m] > 1:
+                if POPCOUNT[m] == 2 and p0 == 0 and p1 == 0:
+                    continue
+            elif not _two_or_more(p0, p1):
+                continue
             got[:] = 0
             goal[:] = 0
             for w in range(2):
@@ -633,7 +571,7 @@ def _nice_closing(cand: np.ndarray) -> np.ndarray:
                     goal[v >> 6] |= one << np.uint64(v & 63)
                     for j in range(words):
                         got[j] |= fr[v, j]
-            others = m & ~(1 << d)
+            others = m & ~(1 << d) if mode == MODE_NICE else 0
             while others:
                 v = node_of[cell * 9 + low_bit_index(others)]
                 others &= others - 1
@@ -649,17 +587,17 @@ def _nice_closing(cand: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _close_transitively(reach: np.ndarray) -> None:
-    """Close the relation ``reach`` (row u: the bit set of the nodes u leads to)
-    transitively, in place (Warshall's algorithm)."""
-    nn, words = reach.shape
+def _close_transitively(reach: np.ndarray, lo: int, hi: int) -> None:
+    """Close the relation ``reach`` (row u: the bit set of the nodes u leads to) over the
+    nodes ``lo .. hi-1`` transitively, in place (Warshall's algorithm); no other node
+    leads to them or from them."""
     one = np.uint64(1)
-    for k in range(nn):
+    for k in range(lo, hi):
         wk = k >> 6
         bk = one << np.uint64(k & 63)
-        for i in range(nn):
+        for i in range(lo, hi):
             if reach[i, wk] & bk:
-                for j in range(words):
+                for j in range(lo >> 6, (hi + 63) >> 6):
                     reach[i, j] |= reach[k, j]
 
 
@@ -1116,10 +1054,8 @@ def may_close(cand: np.ndarray, mode: int, grouped: bool) -> bool:
     :func:`closing_starts`); without one, :func:`find_chain` finds nothing."""
     if mode == MODE_X:
         return _x_closes(cand)
-    if mode == MODE_XY:
-        return _xy_closes(cand)
     if not grouped:
-        return _nice_closing(cand).any()
+        return _cell_closing(cand, mode).any()
     closing, _ = closing_starts(build_graph(cand, mode, grouped))
     return closing.any()
 
@@ -1127,14 +1063,14 @@ def may_close(cand: np.ndarray, mode: int, grouped: bool) -> bool:
 @njit(cache=True)
 def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> bool:
     """Find the best chain of the given mode and record it (see the module text)."""
-    if mode != MODE_NICE and not may_close(cand, mode, grouped):
+    if mode == MODE_X and not _x_closes(cand):
         clear(step)  # no start closes a loop: the search would find nothing
         return False
-    if mode == MODE_NICE and not grouped:
+    if not grouped:
         # the closing starts from cell sets, without the graph when none closes
-        closing = _nice_closing(cand)
+        closing = _cell_closing(cand, mode)
         if not closing.any():
-            clear(step)
+            clear(step)  # no start closes a loop: the search would find nothing
             return False
         graph = build_graph(cand, mode, grouped)
         spare = _spare_bound(graph, closing)
