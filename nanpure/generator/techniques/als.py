@@ -378,8 +378,8 @@ class AlsStructure(NamedTuple):
 @njit(cache=True)
 def als_structure(grid: np.ndarray, cand: np.ndarray) -> AlsStructure:
     """Everything the ALS finders need about one position, built once and shared by them:
-    the ALS (see :func:`_collect_als`), the cells of each digit, and the restricted
-    common candidates (see :func:`_links`)."""
+    the ALS (see :func:`_collect_als`), the cells of each digit, the restricted common
+    candidates (see :func:`_links`) and the digits each ALS can lose."""
     n, cells, masks, dcells, buddies = _collect_als(grid, cand)
     dcand = _digit_cells(grid, cand)
     start, to, rcs = _links(n, cells, masks, dcells, buddies, dcand)
