@@ -23,6 +23,7 @@ KERNEL_DEPS := $(BIN)/python -c 'import tomllib; print(*(d for d in tomllib.load
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) $$($(KERNEL_DEPS))
+	$(BYTECOMPILE)
 	($(PIP) -e . && $(BYTECOMPILE)) & pip=$$!; \
 	PYTHONPATH="$(CURDIR)" $(BIN)/python -m nanpure.cli compile sudoku || { wait $$pip; exit 1; }; \
 	wait $$pip
