@@ -6,21 +6,32 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 DEV    := $(VENV)/.dev-stamp
+# pip byte-compiles every module it installs, the packages' own test suites too, one at a
+# time; compileall does it afterwards without the tests, on every core (half the CPU).
+PIP         := $(BIN)/python -m pip install -q --no-compile
+BYTECOMPILE := $(BIN)/python -m compileall -q -j 0 -x '/tests?/' $(VENV)/lib >/dev/null
+# The dependencies the kernels compile with, as pyproject.toml gives them.
+KERNEL_DEPS := $(BIN)/python -c 'import tomllib; print(*(d for d in tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"] if d.startswith(("numba", "numpy"))))'
 
 .PHONY: install test test-all fuzz lint bench book clean
 
 # The venv's own pip (23.2 or later with Python 3.11) installs pyproject projects editable.
+# numba kernels compile on first use; do it once here rather than in every worker, in
+# parallel processes. What Sudoku needs (the store's canonical forms included): nonograms
+# compile on first use (or with a plain `nanpure compile`). numba and numpy are installed
+# first, and the kernels compile (from the source tree) while pip installs the rest.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q -e .
-	@# numba kernels compile on first use; do it once here rather than in every worker,
-	@# in parallel processes. What Sudoku needs (the store's canonical forms included):
-	@# nonograms compile on first use (or with a plain `nanpure compile`).
-	$(BIN)/nanpure compile sudoku
+	$(PIP) $$($(KERNEL_DEPS))
+	$(BYTECOMPILE)
+	($(PIP) -e . && $(BYTECOMPILE)) & pip=$$!; \
+	PYTHONPATH="$(CURDIR)" $(BIN)/python -m nanpure.cli compile sudoku || { wait $$pip; exit 1; }; \
+	wait $$pip
 	touch $(STAMP)
 
 $(DEV): $(STAMP)
-	$(BIN)/python -m pip install -q -e '.[test,parquet]'
+	$(PIP) -e '.[test,parquet]'
+	$(BYTECOMPILE)
 	touch $(DEV)
 
 install: $(DEV)

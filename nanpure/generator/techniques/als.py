@@ -134,14 +134,6 @@ def _write_elims(step: np.ndarray, targets: np.ndarray) -> None:
                 add_elim(step, c, d + 1)
 
 
-@njit(cache=True)
-def _any_target(targets: np.ndarray) -> bool:
-    for d in range(9):
-        if targets[d, 0] != 0 or targets[d, 1] != 0:
-            return True
-    return False
-
-
 # --- enumerating almost locked sets -------------------------------------------------------
 
 
@@ -155,7 +147,7 @@ def _collect_als(grid: np.ndarray, cand: np.ndarray):
     """
     hcells = np.zeros((27, 9), dtype=np.int64)
     hcount = np.zeros(27, dtype=np.int64)
-    unions = np.zeros((27, 512), dtype=np.int64)
+    unions = np.empty((27, 512), dtype=np.int64)  # of each house: only 1 << hcount[h] used
     for h in range(27):
         k = 0
         for p in range(9):
@@ -164,11 +156,12 @@ def _collect_als(grid: np.ndarray, cand: np.ndarray):
                 hcells[h, k] = c
                 k += 1
         hcount[h] = k
+        unions[h, 0] = 0
         for s in range(1, 1 << k):
             unions[h, s] = unions[h, s & (s - 1)] | cand[hcells[h, low_bit_index(s)]]
 
-    cells = np.zeros((MAX_ALS, 2), dtype=np.int64)
-    masks = np.zeros(MAX_ALS, dtype=np.int64)
+    cells = np.empty((MAX_ALS, 2), dtype=np.int64)  # rows [:n] written as they come
+    masks = np.empty(MAX_ALS, dtype=np.int64)
     n = 0
     for size in range(1, 9):
         for h in range(27):
@@ -188,6 +181,8 @@ def _collect_als(grid: np.ndarray, cand: np.ndarray):
                     continue  # already listed from that row or column
                 if n == MAX_ALS:
                     return _finish_als(grid, cand, n, cells, masks)
+                cells[n, 0] = 0
+                cells[n, 1] = 0
                 for p in range(k):
                     if (s >> p) & 1:
                         c = hcells[h, p]
@@ -250,10 +245,10 @@ def _links(n, cells, masks, dcells, buddies, dcand):
     """Every restricted common candidate, as adjacency lists: ``to[start[a]:start[a+1]]``
     are the ALS linked to ALS a (ascending) and ``rcs`` the RCC masks of those links."""
     # sees_all[d, c]: the ALS holding d+1 whose cells with it all see cell c, as a set of
-    # ALS numbers (32 to an int64 word). Digit d is an RCC of ALS a and b exactly when b
+    # ALS numbers (64 to an int64 word). Digit d is an RCC of ALS a and b exactly when b
     # is in sees_all[d, c] for every cell c of a holding d: one AND per cell of a (one to
     # four of them) finds all the partners of a at once, instead of a test per pair.
-    words = (n + 31) >> 5
+    words = (n + 63) >> 6
     sees_all = np.zeros((9, 81, words), dtype=np.int64)
     for b in range(n):
         for d in range(9):
@@ -263,7 +258,7 @@ def _links(n, cells, masks, dcells, buddies, dcand):
                     while m:
                         c = w * WORD_BITS + low_bit_index(m)
                         m &= m - 1
-                        sees_all[d, c, b >> 5] |= 1 << (b & 31)
+                        sees_all[d, c, b >> 6] |= 1 << (b & 63)
     linked = np.zeros((9, words), dtype=np.int64)  # per digit: the ALS b > a linked by it
     # the partners of one ALS go to row_b/row_rc first: growing the edge arrays inside
     # the inner loops makes numba's code for those loops twice as slow
@@ -275,7 +270,7 @@ def _links(n, cells, masks, dcells, buddies, dcand):
     em = np.empty(cap, dtype=np.int64)
     ne = 0
     for a in range(n):
-        first = a >> 5
+        first = a >> 6
         digits = 0
         for d in range(9):
             if (masks[a] >> d) & 1 == 0:
@@ -290,7 +285,7 @@ def _links(n, cells, masks, dcells, buddies, dcand):
                     m &= m - 1
                     for k in range(first, words):
                         linked[d, k] &= sees_all[d, c, k]
-            linked[d, first] &= ~((2 << (a & 31)) - 1)  # each pair once, as b > a
+            linked[d, first] &= ~((2 << (a & 63)) - 1)  # each pair once, as b > a
             digits |= 1 << d
         if digits == 0:
             continue
@@ -303,7 +298,7 @@ def _links(n, cells, masks, dcells, buddies, dcand):
             while any_b:
                 low = any_b & -any_b
                 any_b ^= low
-                b = k * 32 + low_bit_index(low)
+                b = k * 64 + low_bit_index(low)
                 if (cells[a, 0] & cells[b, 0]) != 0 or (cells[a, 1] & cells[b, 1]) != 0:
                     continue
                 rc = 0
@@ -375,17 +370,26 @@ class AlsStructure(NamedTuple):
     start: np.ndarray  #: to[start[a]:start[a+1]]: the ALS linked to a, ascending
     to: np.ndarray
     rcs: np.ndarray  #: rcs[e]: the restricted common candidates of link e (a digit mask)
+    #: reach[a]: the digits d+1 of ALS a for which some cell outside holds d+1 and sees all
+    #: of dcells[a, d] (the digits a pattern with a can remove)
+    reach: np.ndarray
 
 
 @njit(cache=True)
 def als_structure(grid: np.ndarray, cand: np.ndarray) -> AlsStructure:
     """Everything the ALS finders need about one position, built once and shared by them:
-    the ALS (see :func:`_collect_als`), the cells of each digit, and the restricted
-    common candidates (see :func:`_links`)."""
+    the ALS (see :func:`_collect_als`), the cells of each digit, the restricted common
+    candidates (see :func:`_links`) and the digits each ALS can lose."""
     n, cells, masks, dcells, buddies = _collect_als(grid, cand)
     dcand = _digit_cells(grid, cand)
     start, to, rcs = _links(n, cells, masks, dcells, buddies, dcand)
-    return AlsStructure(n, cells, masks, dcells, buddies, dcand, start, to, rcs)
+    reach = np.zeros(n, dtype=np.int64)
+    for a in range(n):
+        for d in range(9):
+            if (masks[a] >> d) & 1 and ((buddies[a, d, 0] & dcand[d, 0]) != 0
+                                        or (buddies[a, d, 1] & dcand[d, 1]) != 0):
+                reach[a] |= 1 << d
+    return AlsStructure(n, cells, masks, dcells, buddies, dcand, start, to, rcs, reach)
 
 
 @njit(cache=True)
@@ -398,7 +402,7 @@ def find_als_xz(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
 def als_xz_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, als: AlsStructure) -> bool:
     """:func:`find_als_xz` on a prepared :func:`als_structure`."""
     n, cells, masks, buddies, dcand = als.n, als.cells, als.masks, als.buddies, als.dcand
-    start, to, rcs = als.start, als.to, als.rcs
+    start, to, rcs, reach = als.start, als.to, als.rcs, als.reach
     targets = np.zeros((9, 2), dtype=np.int64)
     for a in range(n):
         for e in range(start[a], start[a + 1]):
@@ -409,23 +413,46 @@ def als_xz_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, als: AlsStru
             if POPCOUNT[common] < 2:
                 continue  # an RCC plus at least one digit to eliminate
             rc = rcs[e]
+            doubly = POPCOUNT[rc] >= 2
+            # Something to remove? Tested first, without building the targets: most
+            # pairs remove nothing.
+            hit = _zap_digits(a, b, common & ~rc & reach[a] & reach[b], buddies, dcand) != 0
+            if doubly and not hit:
+                hit = (_zap_digits(a, b, rc & reach[a] & reach[b], buddies, dcand) != 0
+                       or _zaps_outside(a, b, masks[a] & ~rc & reach[a], dcand, cells, buddies)
+                       or _zaps_outside(b, a, masks[b] & ~rc & reach[b], dcand, cells, buddies))
+            if not hit:
+                continue
             targets[:, :] = 0
             _common_targets(a, b, common & ~rc, dcand, buddies, targets)
-            if POPCOUNT[rc] >= 2:
+            if doubly:
                 # Doubly linked: each RCC is true in exactly one of the two sets, and each
                 # set holds all its other digits.
                 _common_targets(a, b, rc, dcand, buddies, targets)
                 _locked_rest(a, b, masks[a] & ~rc, dcand, cells, buddies, targets)
                 _locked_rest(b, a, masks[b] & ~rc, dcand, cells, buddies, targets)
-            if _any_target(targets):
-                clear(step)
-                _add_cell_run(step, cells[a])
-                add_token(step, T_SEP, 0)
-                _add_digits(step, rc)
-                add_token(step, T_SEP, 0)
-                _add_cell_run(step, cells[b])
-                _write_elims(step, targets)
-                return True
+            clear(step)
+            _add_cell_run(step, cells[a])
+            add_token(step, T_SEP, 0)
+            _add_digits(step, rc)
+            add_token(step, T_SEP, 0)
+            _add_cell_run(step, cells[b])
+            _write_elims(step, targets)
+            return True
+    return False
+
+
+@njit(cache=True)
+def _zaps_outside(a: int, b: int, digits: int, dcand, cells, buddies) -> bool:
+    """Whether a cell outside ALS b holding one of the digits ``digits`` sees all its
+    cells in ALS a."""
+    while digits:
+        low = digits & -digits
+        digits ^= low
+        d = low_bit_index(low)
+        if (buddies[a, d, 0] & dcand[d, 0] & ~cells[b, 0]) != 0 or (
+                buddies[a, d, 1] & dcand[d, 1] & ~cells[b, 1]) != 0:
+            return True
     return False
 
 
@@ -453,28 +480,31 @@ def als_xy_wing_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
                    als: AlsStructure) -> bool:
     """:func:`find_als_xy_wing` on a prepared :func:`als_structure`."""
     n, cells, masks, buddies, dcand = als.n, als.cells, als.masks, als.buddies, als.dcand
-    start, to, rcs = als.start, als.to, als.rcs
+    start, to, rcs, reach = als.start, als.to, als.rcs, als.reach
     targets = np.zeros((9, 2), dtype=np.int64)
+    # wing[e]: the digits of the ALS at the end of link e that a cell outside sees in all
+    # their cells there, the link's own RCCs left out: a wing's candidates for z
+    wing = np.empty(to.shape[0], dtype=np.int64)
+    for e in range(to.shape[0]):
+        wing[e] = masks[to[e]] & reach[to[e]] & ~rcs[e]
     for c in range(n):
         for p in range(start[c], start[c + 1]):
-            a = to[p]
-            rc1 = rcs[p]
+            za = wing[p]
+            if za == 0:
+                continue
             for q in range(p + 1, start[c + 1]):
+                z = za & wing[q]
+                if z == 0:
+                    continue  # (tested first: most pairs stop here)
+                a = to[p]
                 b = to[q]
+                rc1 = rcs[p]
                 rc2 = rcs[q]
                 if rc1 == rc2 and POPCOUNT[rc1] == 1:
                     continue  # the two links need different digits
                 if (cells[a, 0] & cells[b, 0]) != 0 or (cells[a, 1] & cells[b, 1]) != 0:
                     continue
-                z = masks[a] & masks[b] & ~rc1 & ~rc2
-                hit = False
-                while z and not hit:  # written out: this loop is the hot one
-                    low = z & -z
-                    z ^= low
-                    d = low_bit_index(low)
-                    hit = (buddies[a, d, 0] & buddies[b, d, 0] & dcand[d, 0]) != 0 or (
-                        buddies[a, d, 1] & buddies[b, d, 1] & dcand[d, 1]) != 0
-                if hit:
+                if _zap_digits(a, b, z, buddies, dcand):
                     targets[:, :] = 0
                     _common_targets(a, b, masks[a] & masks[b] & ~rc1 & ~rc2, dcand, buddies,
                                     targets)
@@ -513,19 +543,9 @@ def als_chain_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
                  als: AlsStructure) -> bool:
     """:func:`find_als_chain` on a prepared :func:`als_structure`."""
     n, cells, masks, buddies, dcand = als.n, als.cells, als.masks, als.buddies, als.dcand
-    start, to, rcs = als.start, als.to, als.rcs
+    start, to, rcs, reach = als.start, als.to, als.rcs, als.reach
     if n < 4:
         return False
-
-    # For each ALS and digit: does any cell outside hold the digit and see all its
-    # cells in the ALS? An end of a useful chain needs such a digit in common with the
-    # start.
-    reach = np.zeros(n, dtype=np.int64)
-    for a in range(n):
-        for d in range(9):
-            if (masks[a] >> d) & 1:
-                if (buddies[a, d, 0] & dcand[d, 0]) != 0 or (buddies[a, d, 1] & dcand[d, 1]) != 0:
-                    reach[a] |= 1 << d
 
     # The links of ALS a that leave it on a digit other than d+1, in order, with their
     # targets, the digits they leave on and the search state they reach worked out:
