@@ -1131,22 +1131,25 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
 
 
 # --- the finders the ladder calls -------------------------------------------------------------
+# They pass find_chain a plain int64 mode and bool, not the constants themselves: numba would
+# compile find_chain and every kernel it calls once per literal value (three times over, and
+# a fourth for may_close's plain types), for no measurable gain in speed.
 
 
 @njit(cache=True)
 def find_x_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """X-Chain: an alternating chain on one digit whose ends both see the eliminations."""
-    return find_chain(cand, step, MODE_X, False)
+    return find_chain(cand, step, np.int64(MODE_X), np.bool_(False))
 
 
 @njit(cache=True)
 def find_xy_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """XY-Chain: a chain of bivalue cells starting and ending on the same digit."""
-    return find_chain(cand, step, MODE_XY, False)
+    return find_chain(cand, step, np.int64(MODE_XY), np.bool_(False))
 
 
 @njit(cache=True)
 def find_nice_loop(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, grouped: bool) -> bool:
     """Nice Loop/AIC over every link (with grouped nodes when ``grouped``); the step's
     variant says continuous loop, discontinuous loop or AIC."""
-    return find_chain(cand, step, MODE_NICE, grouped)
+    return find_chain(cand, step, np.int64(MODE_NICE), grouped)
