@@ -283,7 +283,8 @@ def _x_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, seen: np.ndar
     digits = changed_digits(seen, planes)
     if digits == 0:
         return False
-    if may_close(cand & np.uint16(digits), MODE_X, False):
+    # a plain int64 and bool, as the chain finders pass: one compiled copy of may_close
+    if may_close(cand & np.uint16(digits), np.int64(MODE_X), np.bool_(False)):
         return find_x_chain(grid, cand, step)
     remember_digits(seen, planes, digits)
     return False
