@@ -126,6 +126,15 @@ def _add_digits(step: np.ndarray, mask: int) -> None:
 
 
 @njit(cache=True)
+def _add_link(step: np.ndarray, digits: int, cells: np.ndarray) -> None:
+    """Tokens ``| x | A`` after an ALS: the link's digits ``digits``, then the next ALS."""
+    add_token(step, T_SEP, 0)
+    _add_digits(step, digits)
+    add_token(step, T_SEP, 0)
+    _add_cell_run(step, cells)
+
+
+@njit(cache=True)
 def _write_elims(step: np.ndarray, targets: np.ndarray) -> None:
     """Record ``targets[d]`` (two-word cell sets) as eliminations of digit d+1."""
     for c in range(81):
@@ -433,10 +442,7 @@ def als_xz_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, als: AlsStru
                 _locked_rest(b, a, masks[b] & ~rc, dcand, cells, buddies, targets)
             clear(step)
             _add_cell_run(step, cells[a])
-            add_token(step, T_SEP, 0)
-            _add_digits(step, rc)
-            add_token(step, T_SEP, 0)
-            _add_cell_run(step, cells[b])
+            _add_link(step, rc, cells[b])
             _write_elims(step, targets)
             return True
     return False
@@ -510,14 +516,8 @@ def als_xy_wing_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
                                     targets)
                     clear(step)
                     _add_cell_run(step, cells[a])
-                    add_token(step, T_SEP, 0)
-                    _add_digits(step, rc1)
-                    add_token(step, T_SEP, 0)
-                    _add_cell_run(step, cells[c])
-                    add_token(step, T_SEP, 0)
-                    _add_digits(step, rc2)
-                    add_token(step, T_SEP, 0)
-                    _add_cell_run(step, cells[b])
+                    _add_link(step, rc1, cells[c])
+                    _add_link(step, rc2, cells[b])
                     _write_elims(step, targets)
                     return True
     return False
@@ -716,10 +716,7 @@ def _write_chain(step, s, last, q_als, q_arc, q_parent, cells) -> None:
     _add_cell_run(step, cells[s])
     for t in range(k - 1, -1, -1):
         i = order[t]
-        add_token(step, T_SEP, 0)
-        _add_digits(step, q_arc[i])
-        add_token(step, T_SEP, 0)
-        _add_cell_run(step, cells[q_als[i]])
+        _add_link(step, q_arc[i], cells[q_als[i]])
 
 
 # --- Sue de Coq ---------------------------------------------------------------------------
