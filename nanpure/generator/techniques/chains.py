@@ -58,6 +58,7 @@ from ..board import (
     PEER_SET,
     PEERS,
     SEGMENT_CELLS,
+    WORD_BITS,
 )
 from .memo import digit_planes
 from .step import (
@@ -392,7 +393,7 @@ def _x_closes(cand: np.ndarray) -> bool:
         for w in range(2):
             bits = linked[d, w]
             while bits:
-                c = w * 63 + low_bit_index(bits)
+                c = w * WORD_BITS + low_bit_index(bits)
                 bits &= bits - 1
                 pos[c] = ns
                 cells[ns] = c
@@ -407,7 +408,7 @@ def _x_closes(cand: np.ndarray) -> bool:
             for w in range(2):
                 bits = PEER_SET[c, w] & linked[d, w]
                 while bits:
-                    v = w * 63 + low_bit_index(bits)
+                    v = w * WORD_BITS + low_bit_index(bits)
                     bits &= bits - 1
                     reach[i, 0] |= conj[v * 9 + d, 0]
                     reach[i, 1] |= conj[v * 9 + d, 1]
@@ -421,7 +422,7 @@ def _x_closes(cand: np.ndarray) -> bool:
         for w in range(2):
             bits = plane[d, w]
             while bits:
-                x = w * 63 + low_bit_index(bits)
+                x = w * WORD_BITS + low_bit_index(bits)
                 bits &= bits - 1
                 if not _two_or_more(PEER_SET[x, 0] & plane[d, 0], PEER_SET[x, 1] & plane[d, 1]):
                     continue  # not a start: fewer than two weak links
@@ -430,12 +431,12 @@ def _x_closes(cand: np.ndarray) -> bool:
                 for wv in range(2):
                     vb = PEER_SET[x, wv] & linked[d, wv]
                     while vb:
-                        v = wv * 63 + low_bit_index(vb)
+                        v = wv * WORD_BITS + low_bit_index(vb)
                         vb &= vb - 1
                         for wt in range(2):
                             tb = conj[v * 9 + d, wt]
                             while tb:
-                                t = wt * 63 + low_bit_index(tb)
+                                t = wt * WORD_BITS + low_bit_index(tb)
                                 tb &= tb - 1
                                 r0 |= reach[pos[t], 0]
                                 r1 |= reach[pos[t], 1]
@@ -479,7 +480,7 @@ def _cell_closing(cand: np.ndarray, mode: int) -> np.ndarray:
         for w in range(2):
             bits = linked[d, w]
             while bits:
-                cell = w * 63 + low_bit_index(bits)
+                cell = w * WORD_BITS + low_bit_index(bits)
                 bits &= bits - 1
                 node_of[cell * 9 + d] = nn
                 node_code[nn] = cell * 9 + d
@@ -498,7 +499,7 @@ def _cell_closing(cand: np.ndarray, mode: int) -> np.ndarray:
         for w in range(2):
             bits = conj[code, w]
             while bits:
-                t = node_of[(w * 63 + low_bit_index(bits)) * 9 + d]
+                t = node_of[(w * WORD_BITS + low_bit_index(bits)) * 9 + d]
                 bits &= bits - 1
                 then[v, t >> 6] |= one << np.uint64(t & 63)
         m = np.int64(cand[cell])
@@ -514,7 +515,7 @@ def _cell_closing(cand: np.ndarray, mode: int) -> np.ndarray:
         for w in range(2):
             bits = PEER_SET[cell, w] & linked[d, w]
             while bits:
-                v = node_of[(w * 63 + low_bit_index(bits)) * 9 + d]
+                v = node_of[(w * WORD_BITS + low_bit_index(bits)) * 9 + d]
                 bits &= bits - 1
                 for j in range(words):
                     reach[u, j] |= then[v, j]
@@ -566,7 +567,7 @@ def _cell_closing(cand: np.ndarray, mode: int) -> np.ndarray:
             for w in range(2):
                 bits = PEER_SET[cell, w] & linked[d, w]
                 while bits:
-                    v = node_of[(w * 63 + low_bit_index(bits)) * 9 + d]
+                    v = node_of[(w * WORD_BITS + low_bit_index(bits)) * 9 + d]
                     bits &= bits - 1
                     goal[v >> 6] |= one << np.uint64(v & 63)
                     for j in range(words):
