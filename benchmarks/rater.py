@@ -97,7 +97,7 @@ def replay(board, spent: dict[str, float], calls: dict[str, int]) -> None:
 
     board = board.reshape(81)
     solution = timed("uniqueness", known_solution, board, None)
-    grid, cand, free, qcells, qdigits, ends = timed("setup", setup_kernel, board)
+    grid, cand, queues = timed("setup", setup_kernel, board)
     step = np.zeros(STEP_SIZE, dtype=np.int32)
     log = np.zeros((climb.MAX_LOG, 4), dtype=np.int32)
     records = np.zeros((0, STEP_SIZE), dtype=np.int32)
@@ -105,8 +105,7 @@ def replay(board, spent: dict[str, float], calls: dict[str, int]) -> None:
     memo = climb.new_memo(rungs)
     n_log = 0
     while True:
-        n_log = timed("singles", run_singles, grid, cand, free, qcells, qdigits, ends, counts,
-                      log, n_log)
+        n_log = timed("singles", run_singles, grid, cand, queues, counts, log, n_log)
         if grid.all():
             return
         planes = timed("planes", digit_planes, cand)
@@ -121,8 +120,8 @@ def replay(board, spent: dict[str, float], calls: dict[str, int]) -> None:
             r = end
         if found < 0:
             return
-        n_log = timed("apply", climb.take_step, grid, cand, free, qcells, qdigits, ends,
-                      solution, rungs[found, climb.INDEX], step, log, records, n_log)
+        n_log = timed("apply", climb.take_step, grid, cand, queues, solution,
+                      rungs[found, climb.INDEX], step, log, records, n_log)
 
 
 def by_technique(rows: list[dict]) -> None:

@@ -381,9 +381,7 @@ def check_step(step: np.ndarray, solution: np.ndarray) -> tuple[int, int, int]:
 
 
 @njit(cache=True, inline="always")
-def take_step(
-    grid, cand, free, qcells, qdigits, ends, solution, index, step, log, records, n_log
-) -> int:
+def take_step(grid, cand, queues, solution, index, step, log, records, n_log) -> int:
     """Log the found ``step`` of ladder technique ``index`` and apply it; returns the new
     log length, negated if the step is false (it is logged but not applied)."""
     row = n_log
@@ -396,7 +394,7 @@ def take_step(
         log[row, 3] = row
     if check_step(step, solution)[0] != 0:
         return -(row + 1)
-    apply_queued(grid, cand, free, qcells, qdigits, ends, step)
+    apply_queued(grid, cand, queues, step)
     return row + 1
 
 
@@ -408,18 +406,18 @@ def rate_puzzle(board: np.ndarray, solution: np.ndarray, rungs: np.ndarray, path
     the module text), with a record of every step when ``path`` is set, and the last step
     found. ``scores`` holds the score of each ladder index, ``limit`` the score past which
     the climb stops."""
-    grid, cand, free, qcells, qdigits, ends = setup_kernel(board)
+    grid, cand, queues = setup_kernel(board)
     step = np.zeros(STEP_SIZE, dtype=np.int32)
     log = np.zeros((MAX_LOG, 4), dtype=np.int32)
     records = np.zeros((MAX_LOG if path else 0, STEP_SIZE), dtype=np.int32)
-    n_log, status = climb(grid, cand, free, qcells, qdigits, ends, solution, rungs, step, log,
-                          records, new_memo(rungs), scores, limit)
+    n_log, status = climb(grid, cand, queues, solution, rungs, step, log, records,
+                          new_memo(rungs), scores, limit)
     return n_log, status, log, records, step
 
 
 @njit(cache=True, inline="always")
-def climb(grid, cand, free, qcells, qdigits, ends, solution, rungs, step, log, records,
-          memo, scores, limit) -> tuple[int, int]:
+def climb(grid, cand, queues, solution, rungs, step, log, records, memo, scores,
+          limit) -> tuple[int, int]:
     """Rate from the current position on: singles, then ``rungs``, from the bottom again
     after every step. Returns the log length and :data:`SOLVED`, :data:`STUCK`,
     :data:`FALSE_STEP` (the last logged step contradicts the solution) or :data:`OVER`
@@ -431,7 +429,7 @@ def climb(grid, cand, free, qcells, qdigits, ends, solution, rungs, step, log, r
     score = 0
     while True:
         start = n_log
-        n_log = run_singles(grid, cand, free, qcells, qdigits, ends, counts, log, n_log)
+        n_log = run_singles(grid, cand, queues, counts, log, n_log)
         for row in range(start, n_log):
             score += scores[log[row, 0]]
         full = True
@@ -446,8 +444,8 @@ def climb(grid, cand, free, qcells, qdigits, ends, solution, rungs, step, log, r
         r = try_rungs(grid, cand, step, solution, rungs, memo)
         if r < 0:
             return n_log, STUCK
-        n_log = take_step(grid, cand, free, qcells, qdigits, ends, solution, rungs[r, INDEX],
-                          step, log, records, n_log)
+        n_log = take_step(grid, cand, queues, solution, rungs[r, INDEX], step, log, records,
+                          n_log)
         if n_log < 0:
             return -n_log, FALSE_STEP
         score += scores[rungs[r, INDEX]]

@@ -127,100 +127,122 @@ def find_hidden_single(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> 
 
 # --- HoDoKu's singles queues ------------------------------------------------------------------
 
-NS = 0  # queue of naked singles (a full house is a naked single too)
-HS = 1  # queue of hidden singles
-GET = 0
-PUT = 1
-_QUEUE_LEN = 729  # more than either queue can ever hold
+# The queues' state is one int32 array, so that the helpers below, inlined into their
+# callers, pass two or three arrays rather than six (numba counts a reference to every
+# array an inlined call is given, an atomic operation each, and that cost more than the
+# placing itself). Its parts start at:
+FREE = 0  # free[h, d] at FREE + 10 h + d; at FREE + 10 h the digits of h with free[h, d] > 0
+NS = FREE + 270  # the naked singles queue (a full house is a naked single too)
+HS = NS + 81  # the hidden singles queue
+ENDS = HS + 243  # (get, put) of the naked singles queue, then of the hidden singles queue
+STATE_SIZE = ENDS + 4
+# A queue entry is ``cell << 4 | digit``. A cell is left with one candidate at most once,
+# and a digit with one place in a house at most once: the queues hold at most 81 and
+# 27 * 9 entries.
 
 
 class SinglesQueues(NamedTuple):
-    """What :func:`run_singles` needs beside the grid and candidates.
+    """What :func:`run_singles` needs beside the grid and candidates: ``state``, an int32
+    array holding how many open cells of each house hold each digit (:attr:`free`) and
+    the two queues of singles (see :data:`NS`)."""
 
-    ``free[h, d]``: how many open cells of house ``h`` hold digit ``d``;
-    ``cells[q, k]`` / ``digits[q, k]``: the k-th entry of queue ``q`` (``NS`` or ``HS``);
-    ``ends[q]``: ``(get, put)`` positions of queue ``q``.
-    """
+    state: np.ndarray
 
-    free: np.ndarray
-    cells: np.ndarray
-    digits: np.ndarray
-    ends: np.ndarray
+    @property
+    def free(self) -> np.ndarray:
+        """``free[h, d]``: how many open cells of house ``h`` hold digit ``d`` (a view);
+        ``free[h, 0]``: how many digits have a nonzero count in ``h``."""
+        return self.state[FREE: FREE + 270].reshape(27, 10)
 
 
 def setup(board: np.ndarray) -> tuple[np.ndarray, np.ndarray, SinglesQueues]:
     """Grid, candidates and singles queues for a puzzle, as HoDoKu has them after loading
     it: every cell starts with all nine candidates and the givens are placed in reading
     order."""
-    grid, cand, *queues = setup_kernel(np.ascontiguousarray(board, dtype=np.uint8).reshape(81))
-    return grid, cand, SinglesQueues(*queues)
+    grid, cand, state = setup_kernel(np.ascontiguousarray(board, dtype=np.uint8).reshape(81))
+    return grid, cand, SinglesQueues(state)
 
 
 @njit(cache=True)
 def setup_kernel(board):
-    """:func:`setup` for a ``uint8[81]`` board, as the tuple ``(grid, cand, free, cells,
-    digits, ends)``."""
+    """:func:`setup` for a ``uint8[81]`` board, as the tuple ``(grid, cand, state)``."""
     # allocated here rather than in Python: numpy's fills cost more than the placing
     grid = np.zeros(81, dtype=np.uint8)
     cand = np.full(81, ALL_DIGITS, dtype=np.uint16)
-    free = np.full((27, 10), 9, dtype=np.int32)
-    qcells = np.zeros((2, _QUEUE_LEN), dtype=np.int32)
-    qdigits = np.zeros((2, _QUEUE_LEN), dtype=np.int32)
-    ends = np.zeros((2, 2), dtype=np.int32)
+    state = np.zeros(STATE_SIZE, dtype=np.int32)
+    state[FREE: FREE + 270] = 9  # nine open cells hold each digit; nine digits per house
     for cell in range(81):
         if board[cell]:
-            set_cell(grid, cand, free, qcells, qdigits, ends, cell, board[cell])
-    return grid, cand, free, qcells, qdigits, ends
+            set_cell(grid, cand, state, cell, board[cell])
+    return grid, cand, state
 
 
-@njit(cache=True)
-def _push(qcells, qdigits, ends, q, cell, digit) -> None:
-    put = ends[q, PUT]
-    qcells[q, put] = cell
-    qdigits[q, put] = digit
-    ends[q, PUT] = put + 1
+@njit(cache=True, inline="always")
+def _ends(q: int) -> int:
+    """Where the ``(get, put)`` positions of queue ``q`` (``NS`` or ``HS``) are."""
+    return ENDS if q == NS else ENDS + 2
 
 
-@njit(cache=True)
-def _pop(ends, q) -> int:
-    """Position of the oldest entry of queue ``q`` (removing it), or -1 when empty."""
-    get = ends[q, GET]
-    if get >= ends[q, PUT]:
+@njit(cache=True, inline="always")
+def _push(state, q, cell, digit) -> None:
+    put = state[_ends(q) + 1]
+    state[q + put] = cell << 4 | digit
+    state[_ends(q) + 1] = put + 1
+
+
+@njit(cache=True, inline="always")
+def _pop(state, q) -> int:
+    """The oldest entry of queue ``q`` (removing it), or -1 when empty."""
+    at = _ends(q)
+    get = state[at]
+    put = state[at + 1]
+    if get >= put:
         return -1
-    ends[q, GET] = get + 1
-    if get + 1 >= ends[q, PUT]:
-        ends[q, GET] = 0
-        ends[q, PUT] = 0
-    return get
+    if get + 1 >= put:  # now empty: start from the front again
+        state[at] = 0
+        state[at + 1] = 0
+    else:
+        state[at] = get + 1
+    return state[q + get]
 
 
-@njit(cache=True)
-def _push_hidden(cand, qcells, qdigits, ends, h, digit) -> None:
+@njit(cache=True, inline="always")
+def _push_hidden(cand, state, h, digit) -> None:
     """Queue the hidden single of ``digit`` in house ``h``: its first cell holding it."""
     bit = 1 << (digit - 1)
     for k in range(9):
         cell = HOUSES[h, k]
         if cand[cell] & bit:
-            _push(qcells, qdigits, ends, HS, cell, digit)
+            _push(state, HS, cell, digit)
             return
 
 
-@njit(cache=True)
-def _drop_hidden(qdigits, qcells, ends, h, digit) -> None:
+@njit(cache=True, inline="always")
+def _drop_hidden(state, h, digit) -> None:
     """Remove the first queued hidden single of ``digit`` whose cell lies in house ``h``."""
-    put = ends[HS, PUT]
-    for i in range(ends[HS, GET], put):
-        cell = qcells[HS, i]
-        if qdigits[HS, i] == digit and CELL_HOUSES[cell, h // 9] == h:
+    put = HS + state[ENDS + 3]
+    for i in range(HS + state[ENDS + 2], put):
+        entry = state[i]
+        if entry & 15 == digit and CELL_HOUSES[entry >> 4, h // 9] == h:
             for j in range(i + 1, put):
-                qcells[HS, j - 1] = qcells[HS, j]
-                qdigits[HS, j - 1] = qdigits[HS, j]
-            ends[HS, PUT] = put - 1
+                state[j - 1] = state[j]
+            state[ENDS + 3] -= 1
             return
 
 
-@njit(cache=True)
-def remove_candidate(cand, free, qcells, qdigits, ends, cell, digit) -> None:
+@njit(cache=True, inline="always")
+def _leave(state, h, digit) -> int:
+    """Count one open cell of house ``h`` less holding ``digit``; the cells left."""
+    at = FREE + 10 * h
+    left = state[at + digit] - 1
+    state[at + digit] = left
+    if left == 0:
+        state[at] -= 1
+    return left
+
+
+@njit(cache=True, inline="always")
+def remove_candidate(cand, state, cell, digit) -> None:
     """Remove ``digit`` from ``cell``'s candidates, queueing the singles that appear."""
     bit = np.uint16(1 << (digit - 1))
     if cand[cell] & bit == 0:
@@ -228,88 +250,86 @@ def remove_candidate(cand, free, qcells, qdigits, ends, cell, digit) -> None:
     cand[cell] &= ~bit
     m = cand[cell]
     if m != 0 and m & (m - 1) == 0:
-        _push(qcells, qdigits, ends, NS, cell, low_bit_index(m) + 1)
+        _push(state, NS, cell, low_bit_index(m) + 1)
     for k in range(3):
         h = CELL_HOUSES[cell, k]
-        free[h, digit] -= 1
-        if free[h, digit] == 1:
-            _push_hidden(cand, qcells, qdigits, ends, h, digit)
-        elif free[h, digit] == 0:
-            _drop_hidden(qdigits, qcells, ends, h, digit)
+        left = _leave(state, h, digit)
+        if left == 1:
+            _push_hidden(cand, state, h, digit)
+        elif left == 0:
+            _drop_hidden(state, h, digit)
 
 
-@njit(cache=True)
-def set_cell(grid, cand, free, qcells, qdigits, ends, cell, digit) -> None:
+@njit(cache=True, inline="always")
+def set_cell(grid, cand, state, cell, digit) -> None:
     """Place ``digit`` in ``cell``: remove it from the peers (in index order), then let the
     cell's own candidates leave its houses, queueing the singles that appear."""
     own = cand[cell]
     grid[cell] = digit
     cand[cell] = 0
+    bit = 1 << (digit - 1)
     for k in range(20):
-        remove_candidate(cand, free, qcells, qdigits, ends, PEERS[cell, k], digit)
+        peer = PEERS[cell, k]
+        if cand[peer] & bit:  # tested here too: most peers do not hold it, and a call costs
+            remove_candidate(cand, state, peer, digit)
     for d in range(1, 10):
         if own >> (d - 1) & 1:
             for k in range(3):
                 h = CELL_HOUSES[cell, k]
-                free[h, d] -= 1
-                if free[h, d] == 1 and d != digit:
-                    _push_hidden(cand, qcells, qdigits, ends, h, d)
+                if _leave(state, h, d) == 1 and d != digit:
+                    _push_hidden(cand, state, h, d)
 
 
 @njit(cache=True)
-def apply_queued(grid, cand, free, qcells, qdigits, ends, step) -> None:
+def apply_queued(grid, cand, state, step) -> None:
     """Carry out a found step (placements, then eliminations in the order recorded) the
     way :func:`set_cell` and :func:`remove_candidate` do, keeping the queues true."""
     for k in range(step[N_PLACE]):
         code = step[PLACE_AT + k]
-        set_cell(grid, cand, free, qcells, qdigits, ends, code // 9, code % 9 + 1)
+        set_cell(grid, cand, state, code // 9, code % 9 + 1)
     for k in range(step[N_ELIM]):
         code = step[ELIM_AT + k]
-        remove_candidate(cand, free, qcells, qdigits, ends, code // 9, code % 9 + 1)
+        remove_candidate(cand, state, code // 9, code % 9 + 1)
 
 
-@njit(cache=True)
-def _queued_full_house(grid, free, qcells, qdigits, ends) -> tuple[int, int, int]:
+@njit(cache=True, inline="always")
+def _queued_full_house(grid, state) -> tuple[int, int, int]:
     """The oldest queued naked single that is the last open cell of one of its houses."""
-    for i in range(ends[NS, GET], ends[NS, PUT]):
-        cell = qcells[NS, i]
-        d = qdigits[NS, i]
+    for i in range(NS + state[ENDS], NS + state[ENDS + 1]):
+        cell = state[i] >> 4
+        d = state[i] & 15
         if grid[cell] != 0:
             continue
         for k in range(3):
-            h = CELL_HOUSES[cell, k]
-            alone = True
-            for j in range(1, 10):
-                if j != d and free[h, j] != 0:
-                    alone = False
-                    break
-            if alone:
-                return h, cell, d
+            at = FREE + 10 * CELL_HOUSES[cell, k]
+            # no digit but d has an open cell in the house
+            if state[at] == (state[at + d] != 0):
+                return CELL_HOUSES[cell, k], cell, d
     return -1, -1, 0
 
 
-@njit(cache=True)
-def _queued_naked_single(grid, qcells, qdigits, ends) -> tuple[int, int]:
+@njit(cache=True, inline="always")
+def _queued_naked_single(grid, state) -> tuple[int, int]:
     while True:
-        i = _pop(ends, NS)
-        if i < 0:
+        entry = _pop(state, NS)
+        if entry < 0:
             return -1, 0
-        if grid[qcells[NS, i]] == 0:
-            return qcells[NS, i], qdigits[NS, i]
+        if grid[entry >> 4] == 0:
+            return entry >> 4, entry & 15
 
 
-@njit(cache=True)
-def _queued_hidden_single(grid, free, qcells, qdigits, ends) -> tuple[int, int, int]:
+@njit(cache=True, inline="always")
+def _queued_hidden_single(grid, state) -> tuple[int, int, int]:
     while True:
-        i = _pop(ends, HS)
-        if i < 0:
+        entry = _pop(state, HS)
+        if entry < 0:
             return -1, -1, 0
-        cell = qcells[HS, i]
-        d = qdigits[HS, i]
+        cell = entry >> 4
+        d = entry & 15
         if grid[cell] == 0:
             for k in range(3):
                 h = CELL_HOUSES[cell, k]
-                if free[h, d] == 1:
+                if state[FREE + 10 * h + d] == 1:
                     return h, cell, d
             return -1, -1, 0
 
@@ -318,29 +338,26 @@ def _queued_hidden_single(grid, free, qcells, qdigits, ends) -> tuple[int, int, 
 def run_singles(
     grid: np.ndarray,
     cand: np.ndarray,
-    free: np.ndarray,
-    qcells: np.ndarray,
-    qdigits: np.ndarray,
-    ends: np.ndarray,
+    state: np.ndarray,
     counts: np.ndarray,
     log: np.ndarray,
     log_len: int,
 ) -> int:
     """Apply singles in HoDoKu's order until none is left, simplest kind first each step.
 
-    ``counts[FULL_HOUSE | NAKED_SINGLE | HIDDEN_SINGLE]`` are incremented; each step is
-    appended to ``log`` as a row ``(kind, 0, cell, digit)`` starting at ``log_len`` (the
-    kind is the single's index in the ladder, 0 its only variant). Returns the new log
-    length.
+    ``state`` is the :class:`SinglesQueues` state; ``counts[FULL_HOUSE | NAKED_SINGLE |
+    HIDDEN_SINGLE]`` are incremented; each step is appended to ``log`` as a row ``(kind,
+    0, cell, digit)`` starting at ``log_len`` (the kind is the single's index in the
+    ladder, 0 its only variant). Returns the new log length.
     """
     while True:
-        _, cell, d = _queued_full_house(grid, free, qcells, qdigits, ends)
+        _, cell, d = _queued_full_house(grid, state)
         kind = FULL_HOUSE
         if cell < 0:
-            cell, d = _queued_naked_single(grid, qcells, qdigits, ends)
+            cell, d = _queued_naked_single(grid, state)
             kind = NAKED_SINGLE
             if cell < 0:
-                _, cell, d = _queued_hidden_single(grid, free, qcells, qdigits, ends)
+                _, cell, d = _queued_hidden_single(grid, state)
                 kind = HIDDEN_SINGLE
                 if cell < 0:
                     return log_len
@@ -350,4 +367,4 @@ def run_singles(
         log[log_len, 2] = cell
         log[log_len, 3] = d
         log_len += 1
-        set_cell(grid, cand, free, qcells, qdigits, ends, cell, d)
+        set_cell(grid, cand, state, cell, d)
