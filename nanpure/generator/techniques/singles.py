@@ -128,9 +128,9 @@ def find_hidden_single(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> 
 # --- HoDoKu's singles queues ------------------------------------------------------------------
 
 # The queues' state is one int32 array, so that the helpers below, inlined into their
-# callers, pass two or three arrays rather than six (numba counts a reference to every
-# array an inlined call is given, an atomic operation each, and that cost more than the
-# placing itself). Its parts start at:
+# callers, take two or three arrays rather than six: numba counts a reference to every
+# array an inlined call is given (an atomic operation each, unless the call has no
+# branch), and that cost more than the placing itself. Its parts start at:
 FREE = 0  # free[h, d] at FREE + 10 h + d; at FREE + 10 h the digits of h with free[h, d] > 0
 NS = FREE + 270  # the naked singles queue (a full house is a naked single too)
 HS = NS + 81  # the hidden singles queue
@@ -233,11 +233,11 @@ def _drop_hidden(state, h, digit) -> None:
 @njit(cache=True, inline="always")
 def _leave(state, h, digit) -> int:
     """Count one open cell of house ``h`` less holding ``digit``; the cells left."""
+    # without a branch, numba drops its count of the reference to ``state``
     at = FREE + 10 * h
     left = state[at + digit] - 1
     state[at + digit] = left
-    if left == 0:
-        state[at] -= 1
+    state[at] -= left == 0
     return left
 
 
