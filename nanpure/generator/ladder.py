@@ -276,11 +276,19 @@ class Rating:
 # --- resolving finders ------------------------------------------------------------------------
 
 
-#: (id of a ladder, tier limit) -> (the ladder, its rungs, its scores): hashing the whole
+#: What a step of one (ladder index, variant) counts for in a grade: the name it is
+#: counted under, its score, the ``(rank, score)`` that orders the hardest, and whether it
+#: is logic (not trial).
+_Grade = tuple[str, int, tuple[int, int], bool]
+#: (id of a ladder, tier limit) -> (the ladder, its rungs, its scores, the :data:`_Grade`
+#: of every ``index * 4 + variant``, None past the last named variant): hashing the whole
 #: table at every call would cost more than rating an easy puzzle takes.
-_TABLES: dict[tuple[int, int], tuple[tuple[Technique, ...], np.ndarray, np.ndarray]] = {}
+_TABLES: dict[tuple[int, int],
+              tuple[tuple[Technique, ...], np.ndarray, np.ndarray, list[_Grade | None]]] = {}
 #: The score limit of a climb that is not to stop before the end.
 NO_LIMIT = 2**62
+#: The solution :func:`techniques.climb.rate_puzzle` is given when it is to find it.
+_UNKNOWN = np.zeros(0, dtype=np.uint8)
 
 
 def rungs_of(ladder: tuple[Technique, ...], ceiling: int = len(TIERS) - 1) -> np.ndarray:
@@ -290,13 +298,19 @@ def rungs_of(ladder: tuple[Technique, ...], ceiling: int = len(TIERS) - 1) -> np
     return _tables(ladder, ceiling)[0]
 
 
-def _tables(ladder: tuple[Technique, ...], ceiling: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`rungs_of` and the score of every ladder index, built once."""
+def _tables(ladder: tuple[Technique, ...],
+            ceiling: int) -> tuple[np.ndarray, np.ndarray, list[_Grade | None]]:
+    """:func:`rungs_of`, the score of every ladder index and the grade of every ``index *
+    4 + variant``, built once."""
     known = _TABLES.get((id(ladder), ceiling))
     if known is None or known[0] is not ladder:
         scores = np.array([t.score for t in ladder], dtype=np.int64)
-        known = _TABLES[id(ladder), ceiling] = ladder, _build_rungs(ladder, ceiling), scores
-    return known[1], known[2]
+        grades = [(t.variant_name(v), t.score, (t.rank, t.score), not t.uses_solution)
+                  if v < len(t.variants) or not t.variants else None
+                  for t in ladder for v in range(4)]
+        known = _TABLES[id(ladder), ceiling] = (ladder, _build_rungs(ladder, ceiling), scores,
+                                                grades)
+    return known[1], known[2], known[3]
 
 
 def run_climb(board: np.ndarray, solution: np.ndarray, ladder: tuple[Technique, ...], *,
@@ -304,8 +318,8 @@ def run_climb(board: np.ndarray, solution: np.ndarray, ladder: tuple[Technique, 
     """:func:`techniques.climb.rate_puzzle` on the rungs of ``ladder`` up to rank
     ``ceiling``, stopping once the steps taken score more than ``limit``: its ``(n_log,
     status, log, records, step)``."""
-    rungs, scores = _tables(ladder, ceiling)
-    return climb.rate_puzzle(board, solution, rungs, path, scores, limit)
+    rungs, scores, _ = _tables(ladder, ceiling)
+    return climb.rate_puzzle(board, solution, rungs, path, scores, limit)[:5]
 
 
 def _build_rungs(ladder: tuple[Technique, ...], ceiling: int) -> np.ndarray:
@@ -376,17 +390,21 @@ def rate(
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
     board = np.ascontiguousarray(board, dtype=np.uint8).reshape(81)
-    solution = known_solution(board, solution)
-    n_log, status, log, records, step = run_climb(
-        board, solution, ladder, ceiling=_RANK[max_tier], path=path,
-        limit=NO_LIMIT if score_limit is None else score_limit)
+    # with no solution given, the climb's kernel finds it: one call from Python less
+    known = _UNKNOWN if solution is None else known_solution(board, solution)
+    try:
+        rungs, scores, grades = _tables(ladder, _RANK[max_tier])
+    except ValueError:
+        known_solution(board, solution)  # a puzzle without one solution is refused first
+        raise
+    n_log, status, log, records, step, used = climb.rate_puzzle(
+        board, known, rungs, path, scores, NO_LIMIT if score_limit is None else score_limit)
+    if status == climb.NO_SOLUTION or status == climb.NOT_UNIQUE:
+        raise _not_unique(0 if status == climb.NO_SOLUTION else 2)
     if status == climb.FALSE_STEP:
-        raise false_step(ladder, log[n_log - 1], step, solution)
-    rows = log[:n_log]
-    # one count per (ladder index, variant), in ladder order
-    tally = np.bincount(rows[:, 0] * 4 + rows[:, 1], minlength=4 * len(ladder))
-    steps = tuple(_path_step(ladder, row, records) for row in rows) if path else None
-    return _grade(ladder, tally, status == climb.SOLVED, steps)
+        raise false_step(ladder, log[n_log - 1], step, known_solution(board, solution))
+    steps = tuple(_path_step(ladder, row, records) for row in log[:n_log]) if path else None
+    return _grade(grades, used.tolist(), status == climb.SOLVED, steps)
 
 
 def known_solution(board: np.ndarray, solution: np.ndarray | None) -> np.ndarray:
@@ -395,36 +413,39 @@ def known_solution(board: np.ndarray, solution: np.ndarray | None) -> np.ndarray
     if solution is None:
         counts, solutions = count_solutions_batch(board[None, :], 2)
         if counts[0] != 1:
-            raise NotUniqueError("puzzle has no solution" if counts[0] == 0 else
-                                 "puzzle has more than one solution")
+            raise _not_unique(counts[0])
         solution = solutions[0]
     return np.ascontiguousarray(solution, dtype=np.uint8).reshape(81)
 
 
-def _grade(ladder: tuple[Technique, ...], tally: np.ndarray, solved: bool, steps) -> Rating:
-    """The rating for ``tally[index * 4 + variant]`` steps of each ladder technique."""
+def _not_unique(count: int) -> NotUniqueError:
+    """The error for a puzzle with ``count`` solutions (0, or 2 for more than one)."""
+    return NotUniqueError("puzzle has no solution" if count == 0 else
+                          "puzzle has more than one solution")
+
+
+def _grade(grades: list[_Grade | None], used: list[list[int]], solved: bool,
+           steps) -> Rating:
+    """The rating for the ``[index * 4 + variant, steps]`` of the ladder techniques used
+    (ascending), graded by their :data:`_Grade`."""
     score = 0
-    hardest: Technique | None = None
-    hardest_name = ""
+    hardest: _Grade | None = None
     logic_only = True
     named: dict[str, int] = {}
-    # only the techniques used: a loop over the whole tally costs more than the kernels
-    # on an easy puzzle
-    for key in np.flatnonzero(tally).tolist():
-        n = int(tally[key])
-        tech = ladder[key >> 2]
-        score += n * tech.score
-        name = tech.variant_name(key & 3)
+    for key, n in used:
+        grade = grades[key]
+        name, points, order, logic = grade
+        score += n * points
         named[name] = named.get(name, 0) + n
-        logic_only = logic_only and not tech.uses_solution
-        if hardest is None or (tech.rank, tech.score) >= (hardest.rank, hardest.score):
-            hardest, hardest_name = tech, name
+        logic_only = logic_only and logic
+        if hardest is None or order >= hardest[2]:
+            hardest = grade
     if hardest is None:
         return Rating("easy", 0, "", named, solved, True, steps)
     return Rating(
-        tier=tier_of(score, hardest.rank),
+        tier=tier_of(score, hardest[2][0]),
         score=score,
-        hardest=hardest_name,
+        hardest=hardest[0],
         counts=named,
         solved=solved,
         logic_only=logic_only,

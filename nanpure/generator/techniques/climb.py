@@ -45,6 +45,7 @@ import numpy as np
 from numba import njit
 
 from ..board import CROSSING_CELLS, HOUSES
+from ..solver import count_batch_kernel
 from .als import (
     als_chain_in,
     als_structure,
@@ -132,6 +133,8 @@ SOLVED = 0  # the grid is full
 STUCK = 1  # no rung applies
 FALSE_STEP = 2  # the last logged step contradicts the solution (a technique bug)
 OVER = 3  # the steps taken score more than the limit the climb was given
+NO_SOLUTION = 4  # not climbed: the puzzle, whose solution was not given, has none
+NOT_UNIQUE = 5  # not climbed: it has more than one
 
 #: More rows than any solution path has: each step places a digit or removes a candidate.
 MAX_LOG = 81 + 729
@@ -402,17 +405,47 @@ def take_step(grid, cand, queues, solution, index, step, log, records, n_log) ->
 def rate_puzzle(board: np.ndarray, solution: np.ndarray, rungs: np.ndarray, path: bool,
                 scores: np.ndarray, limit: int):
     """:func:`climb` from the puzzle ``board`` as HoDoKu loads it (see
-    :func:`.singles.setup`). Returns ``(n_log, status, log, records, step)``: the log (see
-    the module text), with a record of every step when ``path`` is set, and the last step
-    found. ``scores`` holds the score of each ladder index, ``limit`` the score past which
-    the climb stops."""
-    grid, cand, queues = setup_kernel(board)
+    :func:`.singles.setup`). Returns ``(n_log, status, log, records, step, used)``: the log
+    (see the module text), with a record of every step when ``path`` is set, the last step
+    found and the :func:`tally` of the log. ``scores`` holds the score of each ladder
+    index, ``limit`` the score past which the climb stops.
+
+    ``solution`` may be empty: the board is then solved first (in this call rather than
+    one more from Python), and not climbed unless it has exactly one solution (status
+    :data:`NO_SOLUTION` or :data:`NOT_UNIQUE`)."""
     step = np.zeros(STEP_SIZE, dtype=np.int32)
     log = np.zeros((MAX_LOG, 4), dtype=np.int32)
     records = np.zeros((MAX_LOG if path else 0, STEP_SIZE), dtype=np.int32)
-    n_log, status = climb(grid, cand, queues, solution, rungs, step, log, records,
+    truth = np.zeros((1, 81), dtype=np.uint8)
+    if solution.shape[0] == 0:
+        count = count_batch_kernel(board.reshape((1, 81)), 2, truth)[0]
+        if count != 1:
+            status = NO_SOLUTION if count == 0 else NOT_UNIQUE
+            return 0, status, log, records, step, tally(log, 0, scores.shape[0])
+    else:
+        truth[0, :] = solution
+    grid, cand, queues = setup_kernel(board)
+    n_log, status = climb(grid, cand, queues, truth[0], rungs, step, log, records,
                           new_memo(rungs), scores, limit)
-    return n_log, status, log, records, step
+    return n_log, status, log, records, step, tally(log, n_log, scores.shape[0])
+
+
+@njit(cache=True, inline="always")
+def tally(log: np.ndarray, n_log: int, n_index: int) -> np.ndarray:
+    """How many steps of the first ``n_log`` rows of ``log`` each (ladder index, variant)
+    took: rows ``(index * 4 + variant, steps)`` of those taken, ascending, for a ladder of
+    ``n_index`` rows."""
+    counts = np.zeros(4 * n_index, dtype=np.int64)
+    for r in range(n_log):
+        counts[log[r, 0] * 4 + log[r, 1]] += 1
+    used = np.zeros((np.count_nonzero(counts), 2), dtype=np.int64)
+    n = 0
+    for key in range(counts.shape[0]):
+        if counts[key]:
+            used[n, 0] = key
+            used[n, 1] = counts[key]
+            n += 1
+    return used
 
 
 @njit(cache=True, inline="always")
