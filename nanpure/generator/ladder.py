@@ -34,7 +34,7 @@ from functools import cache
 import numpy as np
 
 from .board import BoardError
-from .solver import count_solutions_batch
+from .solver import count_batch_kernel
 from .techniques import climb
 from .techniques.step import (
     eliminations,
@@ -287,8 +287,6 @@ _TABLES: dict[tuple[int, int],
               tuple[tuple[Technique, ...], np.ndarray, np.ndarray, list[_Grade | None]]] = {}
 #: The score limit of a climb that is not to stop before the end.
 NO_LIMIT = 2**62
-#: The solution :func:`techniques.climb.rate_puzzle` is given when it is to find it.
-_UNKNOWN = np.zeros(0, dtype=np.uint8)
 
 
 def rungs_of(ladder: tuple[Technique, ...], ceiling: int = len(TIERS) - 1) -> np.ndarray:
@@ -390,19 +388,12 @@ def rate(
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
     board = np.ascontiguousarray(board, dtype=np.uint8).reshape(81)
-    # with no solution given, the climb's kernel finds it: one call from Python less
-    known = _UNKNOWN if solution is None else known_solution(board, solution)
-    try:
-        rungs, scores, grades = _tables(ladder, _RANK[max_tier])
-    except ValueError:
-        known_solution(board, solution)  # a puzzle without one solution is refused first
-        raise
+    solution = known_solution(board, solution)
+    rungs, scores, grades = _tables(ladder, _RANK[max_tier])
     n_log, status, log, records, step, used = climb.rate_puzzle(
-        board, known, rungs, path, scores, NO_LIMIT if score_limit is None else score_limit)
-    if status == climb.NO_SOLUTION or status == climb.NOT_UNIQUE:
-        raise _not_unique(0 if status == climb.NO_SOLUTION else 2)
+        board, solution, rungs, path, scores, NO_LIMIT if score_limit is None else score_limit)
     if status == climb.FALSE_STEP:
-        raise false_step(ladder, log[n_log - 1], step, known_solution(board, solution))
+        raise false_step(ladder, log[n_log - 1], step, solution)
     steps = tuple(_path_step(ladder, row, records) for row in log[:n_log]) if path else None
     return _grade(grades, used.tolist(), status == climb.SOLVED, steps)
 
@@ -411,17 +402,16 @@ def known_solution(board: np.ndarray, solution: np.ndarray | None) -> np.ndarray
     """``solution`` as a ``uint8[81]`` array, or when None the solution of ``board``,
     which must be unique (:class:`NotUniqueError` otherwise)."""
     if solution is None:
-        counts, solutions = count_solutions_batch(board[None, :], 2)
-        if counts[0] != 1:
-            raise _not_unique(counts[0])
-        solution = solutions[0]
+        # the solver's kernel itself: count_solutions_batch's checks and copies cost as
+        # much again on an easy puzzle
+        solutions = np.zeros((1, 81), dtype=np.uint8)
+        count = count_batch_kernel(
+            np.ascontiguousarray(board, dtype=np.uint8).reshape(1, 81), 2, solutions)[0]
+        if count != 1:
+            raise NotUniqueError("puzzle has no solution" if count == 0 else
+                                 "puzzle has more than one solution")
+        return solutions[0]
     return np.ascontiguousarray(solution, dtype=np.uint8).reshape(81)
-
-
-def _not_unique(count: int) -> NotUniqueError:
-    """The error for a puzzle with ``count`` solutions (0, or 2 for more than one)."""
-    return NotUniqueError("puzzle has no solution" if count == 0 else
-                          "puzzle has more than one solution")
 
 
 def _grade(grades: list[_Grade | None], used: list[list[int]], solved: bool,

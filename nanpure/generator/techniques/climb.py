@@ -45,7 +45,6 @@ import numpy as np
 from numba import njit
 
 from ..board import CROSSING_CELLS, HOUSES
-from ..solver import count_batch_kernel
 from .als import (
     als_chain_in,
     als_structure,
@@ -133,8 +132,6 @@ SOLVED = 0  # the grid is full
 STUCK = 1  # no rung applies
 FALSE_STEP = 2  # the last logged step contradicts the solution (a technique bug)
 OVER = 3  # the steps taken score more than the limit the climb was given
-NO_SOLUTION = 4  # not climbed: the puzzle, whose solution was not given, has none
-NOT_UNIQUE = 5  # not climbed: it has more than one
 
 #: More rows than any solution path has: each step places a digit or removes a candidate.
 MAX_LOG = 81 + 729
@@ -408,24 +405,12 @@ def rate_puzzle(board: np.ndarray, solution: np.ndarray, rungs: np.ndarray, path
     :func:`.singles.setup`). Returns ``(n_log, status, log, records, step, used)``: the log
     (see the module text), with a record of every step when ``path`` is set, the last step
     found and the :func:`tally` of the log. ``scores`` holds the score of each ladder
-    index, ``limit`` the score past which the climb stops.
-
-    ``solution`` may be empty: the board is then solved first (in this call rather than
-    one more from Python), and not climbed unless it has exactly one solution (status
-    :data:`NO_SOLUTION` or :data:`NOT_UNIQUE`)."""
+    index, ``limit`` the score past which the climb stops."""
+    grid, cand, queues = setup_kernel(board)
     step = np.zeros(STEP_SIZE, dtype=np.int32)
     log = np.zeros((MAX_LOG, 4), dtype=np.int32)
     records = np.zeros((MAX_LOG if path else 0, STEP_SIZE), dtype=np.int32)
-    truth = np.zeros((1, 81), dtype=np.uint8)
-    if solution.shape[0] == 0:
-        count = count_batch_kernel(board.reshape((1, 81)), 2, truth)[0]
-        if count != 1:
-            status = NO_SOLUTION if count == 0 else NOT_UNIQUE
-            return 0, status, log, records, step, tally(log, 0, scores.shape[0])
-    else:
-        truth[0, :] = solution
-    grid, cand, queues = setup_kernel(board)
-    n_log, status = climb(grid, cand, queues, truth[0], rungs, step, log, records,
+    n_log, status = climb(grid, cand, queues, solution, rungs, step, log, records,
                           new_memo(rungs), scores, limit)
     return n_log, status, log, records, step, tally(log, n_log, scores.shape[0])
 
