@@ -402,8 +402,8 @@ def known_solution(board: np.ndarray, solution: np.ndarray | None) -> np.ndarray
     """``solution`` as a ``uint8[81]`` array, or when None the solution of ``board``,
     which must be unique (:class:`NotUniqueError` otherwise)."""
     if solution is None:
-        # the solver's kernel itself: count_solutions_batch's checks and copies cost as
-        # much again on an easy puzzle
+        # the solver's kernel itself: count_solutions_batch's checks and copies would
+        # add half as much again
         solutions = np.zeros((1, 81), dtype=np.uint8)
         count = count_batch_kernel(
             np.ascontiguousarray(board, dtype=np.uint8).reshape(1, 81), 2, solutions)[0]
