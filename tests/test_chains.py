@@ -234,9 +234,10 @@ def test_search_over_closing_starts_finds_the_loops_of_the_search_over_every_sta
     compared = 0
     for graph in _reference_graphs(ratings_rows):
         closing, spare = closing_starts(graph)
-        hits, q_state, q_parent, exact = search_loops(graph, MAX_LINKS, closing, spare)
+        hits, q_state, q_parent, exact, _ = search_loops(graph, MAX_LINKS, closing, spare)
         every = np.ones(graph.n_single, dtype=np.bool_)
-        all_hits, all_state, all_parent, all_exact = search_loops(graph, MAX_LINKS, every, 0)
+        all_hits, all_state, all_parent, all_exact, _ = search_loops(graph, MAX_LINKS, every,
+                                                                     0)
         assert exact and all_exact
         assert ((hits >= 0) == (all_hits >= 0)).all()
         assert not (all_hits[~closing] >= 0).any()
@@ -254,7 +255,7 @@ def test_each_start_searched_alone_finds_the_loop_of_the_search_over_every_start
     for graph in _reference_graphs(ratings_rows):
         n, n_single, n_weak = graph.n, graph.n_single, graph.n_weak
         every = np.ones(n_single, dtype=np.bool_)
-        hits, q_state, q_parent, exact = search_loops(graph, MAX_LINKS, every, 0)
+        hits, q_state, q_parent, exact, _ = search_loops(graph, MAX_LINKS, every, 0)
         assert exact
         mark = np.full(2 * n, -1, dtype=np.int64)
         level = np.empty(2 * n, dtype=np.int64)
@@ -276,7 +277,8 @@ def test_search_reports_when_skipped_starts_leave_the_queue_limit_open(ratings_r
     cand[board > 0] = 0
     graph = build_graph(cand, MODE_NICE, False)
     closing, _ = closing_starts(graph)
-    *_, exact = search_loops(graph, MAX_LINKS, closing, MAX_QUEUE)
+    *_, exact, complete = search_loops(graph, MAX_LINKS, closing, MAX_QUEUE)
+    assert not complete
     assert not exact
 
 

@@ -116,6 +116,12 @@ def _neighbour_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 #: ones that can hold a grouped node seeing a grouped node of s.
 CELL_SEGMENTS, SEGMENT_PEERS, SEGMENT_NEAR = _neighbour_tables()
 
+#: HOUSE_SEGMENT_POS[h, j]: the cells of intersection HOUSE_SEGMENTS[h, j] as positions in
+#: house h (bit k for HOUSES[h, k]; 0 where HOUSE_SEGMENTS pads).
+HOUSE_SEGMENT_POS = np.array(
+    [[sum(1 << int(HOUSE_POS[c, h // 9]) for c in SEGMENT_CELLS[s]) if s >= 0 else 0
+      for s in HOUSE_SEGMENTS[h]] for h in range(27)], dtype=np.int64)
+
 
 # --- the link graph ---------------------------------------------------------------------------
 
@@ -790,9 +796,10 @@ def search_loops(graph: LinkGraph, max_links: int, active: np.ndarray, spare: in
     States are ``node * 2 + 1`` (node true) and ``node * 2`` (node false). A true node
     implies its weak partners false; a false node implies its strong partners true. All
     starts grow together, one link per round; no new round starts once the queue holds
-    MAX_QUEUE entries. Returns ``(hits, q_state, q_parent, exact)``: ``hits[x]`` is the
-    queue entry that reached "X false" (-1 if none); :func:`loop_path` reads a loop back
-    from it.
+    MAX_QUEUE entries. Returns ``(hits, q_state, q_parent, exact, complete)``: ``hits[x]``
+    is the queue entry that reached "X false" (-1 if none); :func:`loop_path` reads a loop
+    back from it. ``complete`` is False when MAX_QUEUE cut the search short (or ``exact``
+    is False): then a start without a hit may still close a loop of up to ``max_links``.
 
     Only the starts marked ``active`` are grown; the others, which can close no loop,
     would have added at most ``spare`` entries. ``exact`` is False when that leaves open
@@ -826,7 +833,7 @@ def search_loops(graph: LinkGraph, max_links: int, active: np.ndarray, spare: in
     links = 0
     while begin < end and links < max_links and q_len < MAX_QUEUE:
         if q_len + spare >= MAX_QUEUE:
-            return hits, q_state, q_parent, False
+            return hits, q_state, q_parent, False, False
         links += 1
         for qi in range(begin, end):
             x = q_start[qi]
@@ -863,7 +870,7 @@ def search_loops(graph: LinkGraph, max_links: int, active: np.ndarray, spare: in
                 q_len += 1
         begin = end
         end = q_len
-    return hits, q_state, q_parent, True
+    return hits, q_state, q_parent, True, begin >= end or links >= max_links
 
 
 @njit(cache=True)
@@ -1064,15 +1071,25 @@ def may_close(cand: np.ndarray, mode: int, grouped: bool) -> bool:
 @njit(cache=True)
 def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> bool:
     """Find the best chain of the given mode and record it (see the module text)."""
+    return search_chains(cand, step, mode, grouped)[0]
+
+
+@njit(cache=True)
+def search_chains(cand: np.ndarray, step: np.ndarray, mode: int,
+                  grouped: bool) -> tuple[bool, bool]:
+    """:func:`find_chain`, and whether the search was complete: ``(found, complete)``.
+    When nothing is found and the search was complete, no candidate starts a loop of at
+    most MAX_LINKS links in the link graph (see :func:`new_links`); ``complete`` is False
+    only when MAX_QUEUE cut the search short."""
     if mode == MODE_X and not _x_closes(cand):
         clear(step)  # no start closes a loop: the search would find nothing
-        return False
+        return False, True
     if not grouped:
         # the closing starts from cell sets, without the graph when none closes
         closing = _cell_closing(cand, mode)
         if not closing.any():
             clear(step)  # no start closes a loop: the search would find nothing
-            return False
+            return False, True
         graph = build_graph(cand, mode, grouped)
         spare = _spare_bound(graph, closing)
         if spare >= MAX_QUEUE // 2:
@@ -1086,12 +1103,13 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
         n_closing += closing[x]
     if n_closing == 0:
         clear(step)  # no start closes a loop: the search would find nothing
-        return False
+        return False, True
     queueable = n
     for u in range(n):
         queueable += n_strong[u] > 0
     best_path = np.empty(0, dtype=np.int64)
     best_gain = 0
+    complete = True
     if n_closing * queueable + spare < MAX_QUEUE:
         # Not even every state of every start would fill the queue: the search cannot
         # stop at MAX_QUEUE, so each start may be searched on its own, pruned.
@@ -1111,10 +1129,12 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
                     best_path = path
                     best_gain = gain
     else:
-        hits, q_state, q_parent, exact = search_loops(graph, MAX_LINKS, closing, spare)
+        hits, q_state, q_parent, exact, complete = search_loops(graph, MAX_LINKS, closing,
+                                                                spare)
         if not exact:
             every = np.ones(n_single, dtype=np.bool_)
-            hits, q_state, q_parent, exact = search_loops(graph, MAX_LINKS, every, 0)
+            hits, q_state, q_parent, exact, complete = search_loops(graph, MAX_LINKS, every,
+                                                                    0)
         for x in range(n_single):
             if hits[x] < 0:
                 continue
@@ -1126,9 +1146,107 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
                 best_gain = gain
     if best_gain == 0:
         clear(step)
-        return False
+        return False, complete
     record_loop(step, best_path, mode, graph)
-    return True
+    return True, complete
+
+
+# --- what a later position can add -----------------------------------------------------------
+# While a puzzle is rated its candidates only go away. Say the search of a mode found
+# nothing, completely (see :func:`search_chains`), at an earlier position P: no start
+# closed a loop of at most MAX_LINKS links in P's graph. At the current position Q, every
+# single candidate was one at P; every weak link of two nodes that were nodes at P with
+# the same cells was a link at P too (same digit in cells that see each other, or one
+# cell; in MODE_XY one of the cells must be bivalue, which it was at P if every bivalue
+# cell of Q was bivalue at P); a node's weak links to grouped nodes depend on the cells
+# of those (:func:`_sees_all`). If besides every strong link of Q was one at P, and every
+# grouped node of Q has the cells it had at P, Q's implication graph is part of P's, its
+# starts (two weak links or more) were starts at P, and a loop of Q would have been one
+# of P, as short: Q's search finds nothing either. A strong link of Q is new only where
+# Q's candidates differ from P's:
+#
+# - a bivalue cell: it is new unless the cell held the same two candidates at P;
+# - a house's places of a digit (MODE_X, MODE_NICE): its strong links depend only on
+#   those places, which are P's unless the digit lost a place there; then there is a new
+#   link only if two nodes now hold every place (two places without grouped nodes);
+# - a grouped node (two or three cells of a digit in an intersection) with fewer cells
+#   than at P is a new node, with new links.
+
+
+@njit(cache=True, inline="always")
+def _two_nodes_hold(places: int, h: int, grouped: bool) -> bool:
+    """Whether two nodes of the graph hold every place ``places`` (bit k for the house's
+    k-th cell) of a digit in house h, as :func:`build_graph` links them strongly."""
+    n = POPCOUNT[places]
+    if not grouped or n < 2 or n > 6:
+        return n == 2
+    masks = np.empty(15, dtype=np.int64)
+    cnt = 0
+    rest = places
+    while rest:
+        masks[cnt] = rest & -rest
+        rest &= rest - 1
+        cnt += 1
+    for j in range(6):
+        seg = HOUSE_SEGMENT_POS[h, j] & places  # the cells of a grouped node there
+        if seg & (seg - 1):
+            masks[cnt] = seg
+            cnt += 1
+    for a in range(cnt):
+        for b in range(a + 1, cnt):
+            if masks[a] & masks[b] == 0 and masks[a] | masks[b] == places:
+                return True
+    return False
+
+
+@njit(cache=True)
+def new_links(then: np.ndarray, cand: np.ndarray, mode: int, grouped: bool) -> bool:
+    """Whether the link graph of ``cand`` (of ``mode``, with grouped nodes when
+    ``grouped``) may hold a strong link or grouped node that the graph of the earlier
+    candidates ``then`` did not (see the comment above); False means that when the search
+    found nothing, completely, at ``then``, it finds nothing at ``cand``. Also True when
+    ``then`` holds no snapshot (-1) or ``cand`` is not a subset of it.
+
+    >>> import numpy as np
+    >>> then = np.full(81, 0b111, dtype=np.int64)
+    >>> cand = then.astype(np.uint16)
+    >>> cand[0] = 0b11                                  # a new bivalue cell
+    >>> new_links(then, cand, MODE_XY, False), new_links(then, cand, MODE_X, False)
+    (True, False)
+    """
+    if then[0] < 0:
+        return True
+    for cell in range(81):
+        m = np.int64(cand[cell])
+        if m & ~then[cell] or (mode != MODE_X and POPCOUNT[m] == 2 and m != then[cell]):
+            return True
+    if mode == MODE_XY:
+        return False
+    for h in range(27):
+        lost = 0
+        for k in range(9):
+            cell = HOUSES[h, k]
+            lost |= then[cell] & ~np.int64(cand[cell])
+        while lost:
+            d = low_bit_index(lost)
+            lost &= lost - 1
+            places = 0
+            for k in range(9):
+                places |= (np.int64(cand[HOUSES[h, k]]) >> d & 1) << k
+            if _two_nodes_hold(places, h, grouped):
+                return True
+    if grouped:
+        for s in range(N_SEGMENTS):
+            a = np.int64(cand[SEGMENT_CELLS[s, 0]])
+            b = np.int64(cand[SEGMENT_CELLS[s, 1]])
+            c = np.int64(cand[SEGMENT_CELLS[s, 2]])
+            lost = 0
+            for j in range(3):
+                cell = SEGMENT_CELLS[s, j]
+                lost |= then[cell] & ~np.int64(cand[cell])
+            if lost & (a & b | a & c | b & c):  # a grouped node that lost a cell
+                return True
+    return False
 
 
 # --- the finders the ladder calls -------------------------------------------------------------
