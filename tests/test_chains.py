@@ -27,6 +27,8 @@ from nanpure.generator.techniques.chains import (
     find_x_chain,
     find_xy_chain,
     loop_path,
+    new_links,
+    search_chains,
     search_loops,
     shortest_loop,
 )
@@ -307,3 +309,53 @@ def test_cell_set_answers_are_those_of_closing_starts():
             seen[mode].add(bool(closing.any()))
         assert _x_closes(cand) == _cell_closing(cand, MODE_X).any()
     assert all(answers == {False, True} for answers in seen.values())
+
+
+def test_a_search_that_found_nothing_finds_nothing_while_no_link_is_new():
+    # What the climb relies on: as candidates go away, a search that found nothing,
+    # completely, finds nothing again while new_links says no strong link or grouped node
+    # is new since. Random grids lose random candidates one at a time.
+    rng = np.random.default_rng(3)
+    modes = ((MODE_XY, False), (MODE_NICE, False), (MODE_NICE, True))
+    caught = dict.fromkeys(modes, 0)  # found something, after finding nothing before
+    skipped = dict.fromkeys(modes, 0)
+    step = new_step()
+    for cand in _candidate_grids(150):
+        snapshots = {mode: np.full(81, -1, dtype=np.int64) for mode in modes}
+        for _ in range(40):
+            for mode, grouped in modes:
+                then = snapshots[mode, grouped]
+                found, complete = search_chains(cand, step, mode, grouped)
+                if not new_links(then, cand, mode, grouped):
+                    assert not found
+                    skipped[mode, grouped] += 1
+                elif found and then[0] >= 0:
+                    caught[mode, grouped] += 1
+                if not found and complete:
+                    then[:] = cand
+            cell = rng.choice(np.flatnonzero(cand))
+            cand[cell] &= cand[cell] - np.uint16(1)  # its lowest candidate goes
+            if not cand.any():
+                break
+    assert min(caught.values()) > 0 and min(skipped.values()) > 0, (caught, skipped)
+
+
+def test_new_links_sees_new_strong_links_and_shrunken_grouped_nodes():
+    then = np.full(81, 0b1111, dtype=np.int64)
+    assert new_links(np.full(81, -1, dtype=np.int64), then.astype(np.uint16), MODE_XY, False)
+    cand = then.astype(np.uint16)
+    assert not any(new_links(then, cand, MODE_NICE, g) for g in (False, True))
+    cand[0] |= 0b10000  # not a subset of the snapshot
+    assert new_links(then, cand, MODE_XY, False)
+    # digit 1 left in r1c1 and r1c2 of row 1: a new conjugate pair, which is also a grouped
+    # node (segment r1c1-r1c3) with fewer cells
+    cand = then.astype(np.uint16)
+    cand[2:9] &= ~np.uint16(1)
+    assert not new_links(then, cand, MODE_XY, False)
+    assert new_links(then, cand, MODE_NICE, False) and new_links(then, cand, MODE_NICE, True)
+    # digit 1 gone from r1c3 only: row 1's places 8, box 1's 8: no strong link is new, but
+    # the grouped node of segment r1c1-r1c3 holds two cells instead of three
+    cand = then.astype(np.uint16)
+    cand[2] &= ~np.uint16(1)
+    assert not new_links(then, cand, MODE_NICE, False)
+    assert new_links(then, cand, MODE_NICE, True)
