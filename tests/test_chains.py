@@ -340,7 +340,7 @@ def test_a_search_that_found_nothing_finds_nothing_while_no_link_is_new():
     assert min(caught.values()) > 0 and min(skipped.values()) > 0, (caught, skipped)
 
 
-def test_new_links_sees_new_strong_links_and_shrunken_grouped_nodes():
+def test_new_links_sees_new_strong_links_and_grouped_nodes_that_part():
     then = np.full(81, 0b1111, dtype=np.int64)
     assert new_links(np.full(81, -1, dtype=np.int64), then.astype(np.uint16), MODE_XY, False)
     cand = then.astype(np.uint16)
@@ -354,8 +354,10 @@ def test_new_links_sees_new_strong_links_and_shrunken_grouped_nodes():
     assert not new_links(then, cand, MODE_XY, False)
     assert new_links(then, cand, MODE_NICE, False) and new_links(then, cand, MODE_NICE, True)
     # digit 1 gone from r1c3 only: row 1's places 8, box 1's 8: no strong link is new, but
-    # the grouped node of segment r1c1-r1c3 holds two cells instead of three
+    # the grouped nodes r1c12 and r23c3 share no cell any more: a new weak link
     cand = then.astype(np.uint16)
     cand[2] &= ~np.uint16(1)
     assert not new_links(then, cand, MODE_NICE, False)
     assert new_links(then, cand, MODE_NICE, True)
+    cand[11] &= ~np.uint16(1)  # and from r2c3: no grouped node r23c3, no new link
+    assert not new_links(then, cand, MODE_NICE, True)

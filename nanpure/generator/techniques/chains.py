@@ -1170,7 +1170,10 @@ def search_chains(cand: np.ndarray, step: np.ndarray, mode: int,
 #   those places, which are P's unless the digit lost a place there; then there is a new
 #   link only if two nodes now hold every place (two places without grouped nodes);
 # - a grouped node (two or three cells of a digit in an intersection) with fewer cells
-#   than at P is a new node, with new links.
+#   than at P: its weak links to single candidates depend only on its intersection, its
+#   strong links on its houses' places (above); but it sees every cell of a grouped node
+#   in the crossing line of its box (:data:`SEGMENT_NEAR`) once the digit left the one
+#   cell they shared, a new weak link. No other two grouped nodes ever share a cell.
 
 
 @njit(cache=True, inline="always")
@@ -1236,17 +1239,26 @@ def new_links(then: np.ndarray, cand: np.ndarray, mode: int, grouped: bool) -> b
             if _two_nodes_hold(places, h, grouped):
                 return True
     if grouped:
-        for s in range(N_SEGMENTS):
-            a = np.int64(cand[SEGMENT_CELLS[s, 0]])
-            b = np.int64(cand[SEGMENT_CELLS[s, 1]])
-            c = np.int64(cand[SEGMENT_CELLS[s, 2]])
-            lost = 0
-            for j in range(3):
-                cell = SEGMENT_CELLS[s, j]
-                lost |= then[cell] & ~np.int64(cand[cell])
-            if lost & (a & b | a & c | b & c):  # a grouped node that lost a cell
+        for cell in range(81):
+            lost = then[cell] & ~np.int64(cand[cell])
+            if lost == 0:
+                continue
+            # the cell's row and column inside its box (numbered as by _segment_of)
+            box = cell // 27 * 3 + cell % 9 // 3
+            row = box * 6 + cell // 9 % 3
+            col = box * 6 + 3 + cell % 3
+            if lost & _grouped_digits(cand, row) & _grouped_digits(cand, col):
                 return True
     return False
+
+
+@njit(cache=True, inline="always")
+def _grouped_digits(cand: np.ndarray, s: int) -> int:
+    """The digits with a grouped node in intersection s: in two or three of its cells."""
+    a = np.int64(cand[SEGMENT_CELLS[s, 0]])
+    b = np.int64(cand[SEGMENT_CELLS[s, 1]])
+    c = np.int64(cand[SEGMENT_CELLS[s, 2]])
+    return a & b | a & c | b & c
 
 
 # --- the finders the ladder calls -------------------------------------------------------------
