@@ -312,9 +312,9 @@ def test_cell_set_answers_are_those_of_closing_starts():
 
 
 def test_a_search_that_found_nothing_finds_nothing_while_no_link_is_new():
-    # What the climb relies on: as candidates go away, a search that found nothing,
-    # completely, finds nothing again while new_links says no strong link or grouped node
-    # is new since. Random grids lose random candidates one at a time.
+    # What the climb relies on: as candidates go away, a search that found no loop,
+    # completely, finds nothing again while new_links says no link is new since. Random
+    # grids lose random candidates one at a time.
     rng = np.random.default_rng(3)
     modes = ((MODE_XY, False), (MODE_NICE, False), (MODE_NICE, True))
     caught = dict.fromkeys(modes, 0)  # found something, after finding nothing before
@@ -325,13 +325,13 @@ def test_a_search_that_found_nothing_finds_nothing_while_no_link_is_new():
         for _ in range(40):
             for mode, grouped in modes:
                 then = snapshots[mode, grouped]
-                found, complete = search_chains(cand, step, mode, grouped)
+                found, no_loop = search_chains(cand, step, mode, grouped)
                 if not new_links(then, cand, mode, grouped):
                     assert not found
                     skipped[mode, grouped] += 1
                 elif found and then[0] >= 0:
                     caught[mode, grouped] += 1
-                if not found and complete:
+                if no_loop:
                     then[:] = cand
             cell = rng.choice(np.flatnonzero(cand))
             cand[cell] &= cand[cell] - np.uint16(1)  # its lowest candidate goes
@@ -361,3 +361,12 @@ def test_new_links_sees_new_strong_links_and_grouped_nodes_that_part():
     assert new_links(then, cand, MODE_NICE, True)
     cand[11] &= ~np.uint16(1)  # and from r2c3: no grouped node r23c3, no new link
     assert not new_links(then, cand, MODE_NICE, True)
+    # digit 1 in row 1 at r1c1-r1c5, gone from r1c3: r1c12 = r1c45 holds every place as
+    # r1c123 = r1c45 did, the same link of the same grouped nodes
+    then = np.full(81, 0b1111, dtype=np.int64)
+    then[[5, 6, 7, 8, 11]] &= ~1
+    cand = then.astype(np.uint16)
+    cand[2] &= ~np.uint16(1)
+    assert not new_links(then, cand, MODE_NICE, True)
+    cand[1] &= ~np.uint16(1)  # and from r1c2: the single r1c1 = r1c45 is a new link
+    assert new_links(then, cand, MODE_NICE, True)

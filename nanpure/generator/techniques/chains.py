@@ -1077,10 +1077,9 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
 @njit(cache=True)
 def search_chains(cand: np.ndarray, step: np.ndarray, mode: int,
                   grouped: bool) -> tuple[bool, bool]:
-    """:func:`find_chain`, and whether the search was complete: ``(found, complete)``.
-    When nothing is found and the search was complete, no candidate starts a loop of at
-    most MAX_LINKS links in the link graph (see :func:`new_links`); ``complete`` is False
-    only when MAX_QUEUE cut the search short."""
+    """:func:`find_chain`, and whether no candidate starts a loop of at most MAX_LINKS
+    links in the link graph: ``(found, no_loop)`` (see :func:`new_links`). ``no_loop``
+    is False when MAX_QUEUE cut the search short, which leaves that open."""
     if mode == MODE_X and not _x_closes(cand):
         clear(step)  # no start closes a loop: the search would find nothing
         return False, True
@@ -1109,7 +1108,7 @@ def search_chains(cand: np.ndarray, step: np.ndarray, mode: int,
         queueable += n_strong[u] > 0
     best_path = np.empty(0, dtype=np.int64)
     best_gain = 0
-    complete = True
+    no_loop = True
     if n_closing * queueable + spare < MAX_QUEUE:
         # Not even every state of every start would fill the queue: the search cannot
         # stop at MAX_QUEUE, so each start may be searched on its own, pruned.
@@ -1122,6 +1121,7 @@ def search_chains(cand: np.ndarray, step: np.ndarray, mode: int,
                 continue
             hit = shortest_loop(x, graph, MAX_LINKS, mark, level, q_state, q_parent)
             if hit >= 0:
+                no_loop = False
                 path = loop_path(hit, x, q_state, q_parent)
                 record_loop(step, path, mode, graph)
                 gain = step[N_ELIM] + step[N_PLACE]
@@ -1129,15 +1129,15 @@ def search_chains(cand: np.ndarray, step: np.ndarray, mode: int,
                     best_path = path
                     best_gain = gain
     else:
-        hits, q_state, q_parent, exact, complete = search_loops(graph, MAX_LINKS, closing,
-                                                                spare)
+        hits, q_state, q_parent, exact, no_loop = search_loops(graph, MAX_LINKS, closing,
+                                                               spare)
         if not exact:
             every = np.ones(n_single, dtype=np.bool_)
-            hits, q_state, q_parent, exact, complete = search_loops(graph, MAX_LINKS, every,
-                                                                    0)
+            hits, q_state, q_parent, exact, no_loop = search_loops(graph, MAX_LINKS, every, 0)
         for x in range(n_single):
             if hits[x] < 0:
                 continue
+            no_loop = False
             path = loop_path(hits[x], x, q_state, q_parent)
             record_loop(step, path, mode, graph)
             gain = step[N_ELIM] + step[N_PLACE]
@@ -1146,69 +1146,72 @@ def search_chains(cand: np.ndarray, step: np.ndarray, mode: int,
                 best_gain = gain
     if best_gain == 0:
         clear(step)
-        return False, complete
+        return False, no_loop
     record_loop(step, best_path, mode, graph)
-    return True, complete
+    return True, False
 
 
 # --- what a later position can add -----------------------------------------------------------
-# While a puzzle is rated its candidates only go away. Say the search of a mode found
-# nothing, completely (see :func:`search_chains`), at an earlier position P: no start
-# closed a loop of at most MAX_LINKS links in P's graph. At the current position Q, every
-# single candidate was one at P; every weak link of two nodes that were nodes at P with
-# the same cells was a link at P too (same digit in cells that see each other, or one
-# cell; in MODE_XY one of the cells must be bivalue, which it was at P if every bivalue
-# cell of Q was bivalue at P); a node's weak links to grouped nodes depend on the cells
-# of those (:func:`_sees_all`). If besides every strong link of Q was one at P, and every
-# grouped node of Q has the cells it had at P, Q's implication graph is part of P's, its
-# starts (two weak links or more) were starts at P, and a loop of Q would have been one
-# of P, as short: Q's search finds nothing either. A strong link of Q is new only where
-# Q's candidates differ from P's:
+# While a puzzle is rated its candidates only go away. Say the search of a mode found no
+# loop, completely (see :func:`search_chains`), at an earlier position P: no start closed
+# a loop of at most MAX_LINKS links in P's graph. Take each node of the current position
+# Q for the node of P with the same name: a candidate for itself, a grouped node for the
+# grouped node of its digit and intersection, which P had too (with the same cells or
+# more). If every link of Q is then a link of P, Q's implication graph is part of P's,
+# its starts (two weak links or more) were starts at P, and a loop of Q would have been
+# one of P, as short: Q's search finds no loop either. Which links of Q may be new:
 #
-# - a bivalue cell: it is new unless the cell held the same two candidates at P;
-# - a house's places of a digit (MODE_X, MODE_NICE): its strong links depend only on
-#   those places, which are P's unless the digit lost a place there; then there is a new
-#   link only if two nodes now hold every place (two places without grouped nodes);
-# - a grouped node (two or three cells of a digit in an intersection) with fewer cells
-#   than at P: its weak links to single candidates depend only on its intersection, its
-#   strong links on its houses' places (above); but it sees every cell of a grouped node
-#   in the crossing line of its box (:data:`SEGMENT_NEAR`) once the digit left the one
-#   cell they shared, a new weak link. No other two grouped nodes ever share a cell.
+# - a weak link of two candidates: none (same digit in cells that see each other, or one
+#   cell), but in MODE_XY one of the cells must be bivalue: none either while every
+#   bivalue cell of Q held the same two candidates at P;
+# - a weak link of a candidate and a grouped node: none (the cells of the intersection
+#   must all see the candidate's, :data:`CELL_SEGMENTS`);
+# - a weak link of two grouped nodes: they must share no cell (all other pairs of
+#   :data:`SEGMENT_NEAR` do not), which the nodes of a box's row and column may start to
+#   do when the digit leaves the one cell they crossed at;
+# - a strong link of a bivalue cell: none while the cell held the same two candidates;
+# - a strong link in a house (MODE_X, MODE_NICE): none while the digit's places there are
+#   P's; otherwise a pair of nodes holds every place now, and at P the same pair held
+#   other cells (a grouped node may have had more) than every place, or shared one.
 
 
 @njit(cache=True, inline="always")
-def _two_nodes_hold(places: int, h: int, grouped: bool) -> bool:
-    """Whether two nodes of the graph hold every place ``places`` (bit k for the house's
-    k-th cell) of a digit in house h, as :func:`build_graph` links them strongly."""
-    n = POPCOUNT[places]
+def _new_house_link(now: int, then: int, h: int, grouped: bool, masks: np.ndarray) -> bool:
+    """Whether two nodes hold every place ``now`` (bit k for the house's k-th cell) of a
+    digit in house h, linked strongly as :func:`build_graph` links them, that did not hold
+    every place ``then`` (the earlier places, a superset) as the same two nodes, disjoint
+    (see the comment above). ``masks`` is scratch of shape (2, 15)."""
+    n = POPCOUNT[now]
     if not grouped or n < 2 or n > 6:
-        return n == 2
-    masks = np.empty(15, dtype=np.int64)
+        return n == 2 and now != then
     cnt = 0
-    rest = places
-    while rest:
-        masks[cnt] = rest & -rest
+    rest = now
+    while rest:  # the single candidates
+        masks[0, cnt] = rest & -rest
+        masks[1, cnt] = rest & -rest
         rest &= rest - 1
         cnt += 1
-    for j in range(6):
-        seg = HOUSE_SEGMENT_POS[h, j] & places  # the cells of a grouped node there
-        if seg & (seg - 1):
-            masks[cnt] = seg
+    for j in range(6):  # the grouped nodes: now and then
+        seg = HOUSE_SEGMENT_POS[h, j]
+        if now & seg & (now & seg) - 1:
+            masks[0, cnt] = now & seg
+            masks[1, cnt] = then & seg
             cnt += 1
     for a in range(cnt):
         for b in range(a + 1, cnt):
-            if masks[a] & masks[b] == 0 and masks[a] | masks[b] == places:
-                return True
+            if masks[0, a] & masks[0, b] == 0 and masks[0, a] | masks[0, b] == now:
+                if masks[1, a] & masks[1, b] or masks[1, a] | masks[1, b] != then:
+                    return True
     return False
 
 
 @njit(cache=True)
 def new_links(then: np.ndarray, cand: np.ndarray, mode: int, grouped: bool) -> bool:
     """Whether the link graph of ``cand`` (of ``mode``, with grouped nodes when
-    ``grouped``) may hold a strong link or grouped node that the graph of the earlier
-    candidates ``then`` did not (see the comment above); False means that when the search
-    found nothing, completely, at ``then``, it finds nothing at ``cand``. Also True when
-    ``then`` holds no snapshot (-1) or ``cand`` is not a subset of it.
+    ``grouped``) may hold a link that the graph of the earlier candidates ``then`` did not
+    (see the comment above); False means that when the search found no loop, completely,
+    at ``then``, it finds none at ``cand``. Also True when ``then`` holds no snapshot (-1)
+    or ``cand`` is not a subset of it.
 
     >>> import numpy as np
     >>> then = np.full(81, 0b111, dtype=np.int64)
@@ -1225,6 +1228,7 @@ def new_links(then: np.ndarray, cand: np.ndarray, mode: int, grouped: bool) -> b
             return True
     if mode == MODE_XY:
         return False
+    masks = np.empty((2, 15), dtype=np.int64)
     for h in range(27):
         lost = 0
         for k in range(9):
@@ -1233,10 +1237,12 @@ def new_links(then: np.ndarray, cand: np.ndarray, mode: int, grouped: bool) -> b
         while lost:
             d = low_bit_index(lost)
             lost &= lost - 1
-            places = 0
+            now = 0
+            before = 0
             for k in range(9):
-                places |= (np.int64(cand[HOUSES[h, k]]) >> d & 1) << k
-            if _two_nodes_hold(places, h, grouped):
+                now |= (np.int64(cand[HOUSES[h, k]]) >> d & 1) << k
+                before |= (then[HOUSES[h, k]] >> d & 1) << k
+            if _new_house_link(now, before, h, grouped, masks):
                 return True
     if grouped:
         for cell in range(81):

@@ -292,8 +292,8 @@ def _x_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, seen: np.ndar
 def _chain(cand: np.ndarray, step: np.ndarray, seen: np.ndarray, nice: bool,
            grouped: bool) -> bool:
     """XY-Chain (``nice`` False) or Nice Loop/AIC, not searched when the link graph holds
-    no strong link or grouped node that it did not hold when the search last found
-    nothing, completely: every loop now was one then (see :func:`.chains.new_links`).
+    no link that it did not hold when the search last found no loop, completely: every
+    loop now was one then (see :func:`.chains.new_links`).
     ``seen[0]``, ``seen[1]`` and ``seen[2]`` hold those candidates for XY-Chain, Nice Loop
     and Grouped Nice Loop (see :mod:`.memo`)."""
     then = seen[np.int64(nice) + np.int64(grouped)]
@@ -302,8 +302,8 @@ def _chain(cand: np.ndarray, step: np.ndarray, seen: np.ndarray, nice: bool,
     if not new_links(then, cand, mode, grouped):
         clear(step)  # as the search clears it when it finds nothing
         return False
-    found, complete = search_chains(cand, step, mode, grouped)
-    if not found and complete:
+    found, no_loop = search_chains(cand, step, mode, grouped)
+    if no_loop:
         for cell in range(81):
             then[cell] = cand[cell]
     return found
