@@ -14,7 +14,9 @@ Each rung names its finder's kernel id (:data:`KERNEL_OF`) and up to two argumen
 :func:`_run` switches on the kernel id. The row's ``units`` says how the finder searches
 the grid, and so what the climb remembers between positions (:mod:`.memo`): a finder that
 searches digit by digit, house by house or crossing by crossing is given only the units
-that changed since it last found nothing there.
+that changed since it last found nothing there; XY-Chain and the Nice Loops are not
+searched while their link graph holds no link that it did not hold when they last found
+no loop (:func:`_chain`).
 
 Consecutive rungs that one kernel can try together form a *group*, found by
 :func:`rungs` from the kernel ids and the table: the Unique Rectangle types and the
