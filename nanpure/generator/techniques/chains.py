@@ -1159,7 +1159,9 @@ def search_chains(cand: np.ndarray, step: np.ndarray, mode: int,
 # grouped node of its digit and intersection, which P had too (with the same cells or
 # more). If every link of Q is then a link of P, Q's implication graph is part of P's,
 # its starts (two weak links or more) were starts at P, and a loop of Q would have been
-# one of P, as short: Q's search finds no loop either. Which links of Q may be new:
+# one of P, as short: Q's search finds no loop either. (No node ever has more links than
+# MAX_STRONG and MAX_WEAK hold, so the graphs hold every link the rules give.) Which links
+# of Q may be new:
 #
 # - a weak link of two candidates: none (same digit in cells that see each other, or one
 #   cell), but in MODE_XY one of the cells must be bivalue: none either while every
