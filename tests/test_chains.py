@@ -27,6 +27,8 @@ from nanpure.generator.techniques.chains import (
     find_x_chain,
     find_xy_chain,
     loop_path,
+    new_links,
+    search_chains,
     search_loops,
     shortest_loop,
 )
@@ -234,9 +236,10 @@ def test_search_over_closing_starts_finds_the_loops_of_the_search_over_every_sta
     compared = 0
     for graph in _reference_graphs(ratings_rows):
         closing, spare = closing_starts(graph)
-        hits, q_state, q_parent, exact = search_loops(graph, MAX_LINKS, closing, spare)
+        hits, q_state, q_parent, exact, _ = search_loops(graph, MAX_LINKS, closing, spare)
         every = np.ones(graph.n_single, dtype=np.bool_)
-        all_hits, all_state, all_parent, all_exact = search_loops(graph, MAX_LINKS, every, 0)
+        all_hits, all_state, all_parent, all_exact, _ = search_loops(graph, MAX_LINKS, every,
+                                                                     0)
         assert exact and all_exact
         assert ((hits >= 0) == (all_hits >= 0)).all()
         assert not (all_hits[~closing] >= 0).any()
@@ -254,7 +257,7 @@ def test_each_start_searched_alone_finds_the_loop_of_the_search_over_every_start
     for graph in _reference_graphs(ratings_rows):
         n, n_single, n_weak = graph.n, graph.n_single, graph.n_weak
         every = np.ones(n_single, dtype=np.bool_)
-        hits, q_state, q_parent, exact = search_loops(graph, MAX_LINKS, every, 0)
+        hits, q_state, q_parent, exact, _ = search_loops(graph, MAX_LINKS, every, 0)
         assert exact
         mark = np.full(2 * n, -1, dtype=np.int64)
         level = np.empty(2 * n, dtype=np.int64)
@@ -276,7 +279,8 @@ def test_search_reports_when_skipped_starts_leave_the_queue_limit_open(ratings_r
     cand[board > 0] = 0
     graph = build_graph(cand, MODE_NICE, False)
     closing, _ = closing_starts(graph)
-    *_, exact = search_loops(graph, MAX_LINKS, closing, MAX_QUEUE)
+    *_, exact, complete = search_loops(graph, MAX_LINKS, closing, MAX_QUEUE)
+    assert not complete
     assert not exact
 
 
@@ -305,3 +309,64 @@ def test_cell_set_answers_are_those_of_closing_starts():
             seen[mode].add(bool(closing.any()))
         assert _x_closes(cand) == _cell_closing(cand, MODE_X).any()
     assert all(answers == {False, True} for answers in seen.values())
+
+
+def test_a_search_that_found_nothing_finds_nothing_while_no_link_is_new():
+    # What the climb relies on: as candidates go away, a search that found no loop,
+    # completely, finds nothing again while new_links says no link is new since. Random
+    # grids lose random candidates one at a time.
+    rng = np.random.default_rng(3)
+    modes = ((MODE_XY, False), (MODE_NICE, False), (MODE_NICE, True))
+    caught = dict.fromkeys(modes, 0)  # found something, after finding nothing before
+    skipped = dict.fromkeys(modes, 0)
+    step = new_step()
+    for cand in _candidate_grids(150):
+        snapshots = {mode: np.full(81, -1, dtype=np.int64) for mode in modes}
+        for _ in range(40):
+            for mode, grouped in modes:
+                then = snapshots[mode, grouped]
+                found, no_loop = search_chains(cand, step, mode, grouped)
+                if not new_links(then, cand, mode, grouped):
+                    assert not found
+                    skipped[mode, grouped] += 1
+                elif found and then[0] >= 0:
+                    caught[mode, grouped] += 1
+                if no_loop:
+                    then[:] = cand
+            cell = rng.choice(np.flatnonzero(cand))
+            cand[cell] &= cand[cell] - np.uint16(1)  # its lowest candidate goes
+            if not cand.any():
+                break
+    assert min(caught.values()) > 0 and min(skipped.values()) > 0, (caught, skipped)
+
+
+def test_new_links_sees_new_strong_links_and_grouped_nodes_that_part():
+    then = np.full(81, 0b1111, dtype=np.int64)
+    assert new_links(np.full(81, -1, dtype=np.int64), then.astype(np.uint16), MODE_XY, False)
+    cand = then.astype(np.uint16)
+    assert not any(new_links(then, cand, MODE_NICE, g) for g in (False, True))
+    cand[0] |= 0b10000  # not a subset of the snapshot
+    assert new_links(then, cand, MODE_XY, False)
+    # digit 1 left in r1c1 and r1c2 of row 1: a new conjugate pair, which is also a grouped
+    # node (segment r1c1-r1c3) with fewer cells
+    cand = then.astype(np.uint16)
+    cand[2:9] &= ~np.uint16(1)
+    assert not new_links(then, cand, MODE_XY, False)
+    assert new_links(then, cand, MODE_NICE, False) and new_links(then, cand, MODE_NICE, True)
+    # digit 1 gone from r1c3 only: row 1's places 8, box 1's 8: no strong link is new, but
+    # the grouped nodes r1c12 and r23c3 share no cell any more: a new weak link
+    cand = then.astype(np.uint16)
+    cand[2] &= ~np.uint16(1)
+    assert not new_links(then, cand, MODE_NICE, False)
+    assert new_links(then, cand, MODE_NICE, True)
+    cand[11] &= ~np.uint16(1)  # and from r2c3: no grouped node r23c3, no new link
+    assert not new_links(then, cand, MODE_NICE, True)
+    # digit 1 in row 1 at r1c1-r1c5, gone from r1c3: r1c12 = r1c45 holds every place as
+    # r1c123 = r1c45 did, the same link of the same grouped nodes
+    then = np.full(81, 0b1111, dtype=np.int64)
+    then[[5, 6, 7, 8, 11]] &= ~1
+    cand = then.astype(np.uint16)
+    cand[2] &= ~np.uint16(1)
+    assert not new_links(then, cand, MODE_NICE, True)
+    cand[1] &= ~np.uint16(1)  # and from r1c2: the single r1c1 = r1c45 is a new link
+    assert new_links(then, cand, MODE_NICE, True)

@@ -116,6 +116,12 @@ def _neighbour_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 #: ones that can hold a grouped node seeing a grouped node of s.
 CELL_SEGMENTS, SEGMENT_PEERS, SEGMENT_NEAR = _neighbour_tables()
 
+#: HOUSE_SEGMENT_POS[h, j]: the cells of intersection HOUSE_SEGMENTS[h, j] as positions in
+#: house h (bit k for HOUSES[h, k]; 0 where HOUSE_SEGMENTS pads).
+HOUSE_SEGMENT_POS = np.array(
+    [[sum(1 << int(HOUSE_POS[c, h // 9]) for c in SEGMENT_CELLS[s]) if s >= 0 else 0
+      for s in HOUSE_SEGMENTS[h]] for h in range(27)], dtype=np.int64)
+
 
 # --- the link graph ---------------------------------------------------------------------------
 
@@ -790,9 +796,10 @@ def search_loops(graph: LinkGraph, max_links: int, active: np.ndarray, spare: in
     States are ``node * 2 + 1`` (node true) and ``node * 2`` (node false). A true node
     implies its weak partners false; a false node implies its strong partners true. All
     starts grow together, one link per round; no new round starts once the queue holds
-    MAX_QUEUE entries. Returns ``(hits, q_state, q_parent, exact)``: ``hits[x]`` is the
-    queue entry that reached "X false" (-1 if none); :func:`loop_path` reads a loop back
-    from it.
+    MAX_QUEUE entries. Returns ``(hits, q_state, q_parent, exact, complete)``: ``hits[x]``
+    is the queue entry that reached "X false" (-1 if none); :func:`loop_path` reads a loop
+    back from it. ``complete`` is False when MAX_QUEUE cut the search short (or ``exact``
+    is False): then a start without a hit may still close a loop of up to ``max_links``.
 
     Only the starts marked ``active`` are grown; the others, which can close no loop,
     would have added at most ``spare`` entries. ``exact`` is False when that leaves open
@@ -826,7 +833,7 @@ def search_loops(graph: LinkGraph, max_links: int, active: np.ndarray, spare: in
     links = 0
     while begin < end and links < max_links and q_len < MAX_QUEUE:
         if q_len + spare >= MAX_QUEUE:
-            return hits, q_state, q_parent, False
+            return hits, q_state, q_parent, False, False
         links += 1
         for qi in range(begin, end):
             x = q_start[qi]
@@ -863,7 +870,7 @@ def search_loops(graph: LinkGraph, max_links: int, active: np.ndarray, spare: in
                 q_len += 1
         begin = end
         end = q_len
-    return hits, q_state, q_parent, True
+    return hits, q_state, q_parent, True, begin >= end or links >= max_links
 
 
 @njit(cache=True)
@@ -1064,15 +1071,24 @@ def may_close(cand: np.ndarray, mode: int, grouped: bool) -> bool:
 @njit(cache=True)
 def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> bool:
     """Find the best chain of the given mode and record it (see the module text)."""
+    return search_chains(cand, step, mode, grouped)[0]
+
+
+@njit(cache=True)
+def search_chains(cand: np.ndarray, step: np.ndarray, mode: int,
+                  grouped: bool) -> tuple[bool, bool]:
+    """:func:`find_chain`, and whether no candidate starts a loop of at most MAX_LINKS
+    links in the link graph: ``(found, no_loop)`` (see :func:`new_links`). ``no_loop``
+    is False when MAX_QUEUE cut the search short, which leaves that open."""
     if mode == MODE_X and not _x_closes(cand):
         clear(step)  # no start closes a loop: the search would find nothing
-        return False
+        return False, True
     if not grouped:
         # the closing starts from cell sets, without the graph when none closes
         closing = _cell_closing(cand, mode)
         if not closing.any():
             clear(step)  # no start closes a loop: the search would find nothing
-            return False
+            return False, True
         graph = build_graph(cand, mode, grouped)
         spare = _spare_bound(graph, closing)
         if spare >= MAX_QUEUE // 2:
@@ -1086,12 +1102,13 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
         n_closing += closing[x]
     if n_closing == 0:
         clear(step)  # no start closes a loop: the search would find nothing
-        return False
+        return False, True
     queueable = n
     for u in range(n):
         queueable += n_strong[u] > 0
     best_path = np.empty(0, dtype=np.int64)
     best_gain = 0
+    no_loop = True
     if n_closing * queueable + spare < MAX_QUEUE:
         # Not even every state of every start would fill the queue: the search cannot
         # stop at MAX_QUEUE, so each start may be searched on its own, pruned.
@@ -1104,6 +1121,7 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
                 continue
             hit = shortest_loop(x, graph, MAX_LINKS, mark, level, q_state, q_parent)
             if hit >= 0:
+                no_loop = False
                 path = loop_path(hit, x, q_state, q_parent)
                 record_loop(step, path, mode, graph)
                 gain = step[N_ELIM] + step[N_PLACE]
@@ -1111,13 +1129,15 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
                     best_path = path
                     best_gain = gain
     else:
-        hits, q_state, q_parent, exact = search_loops(graph, MAX_LINKS, closing, spare)
+        hits, q_state, q_parent, exact, no_loop = search_loops(graph, MAX_LINKS, closing,
+                                                               spare)
         if not exact:
             every = np.ones(n_single, dtype=np.bool_)
-            hits, q_state, q_parent, exact = search_loops(graph, MAX_LINKS, every, 0)
+            hits, q_state, q_parent, exact, no_loop = search_loops(graph, MAX_LINKS, every, 0)
         for x in range(n_single):
             if hits[x] < 0:
                 continue
+            no_loop = False
             path = loop_path(hits[x], x, q_state, q_parent)
             record_loop(step, path, mode, graph)
             gain = step[N_ELIM] + step[N_PLACE]
@@ -1126,9 +1146,127 @@ def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> 
                 best_gain = gain
     if best_gain == 0:
         clear(step)
-        return False
+        return False, no_loop
     record_loop(step, best_path, mode, graph)
-    return True
+    return True, False
+
+
+# --- what a later position can add -----------------------------------------------------------
+# While a puzzle is rated its candidates only go away. Say the search of a mode found no
+# loop, completely (see :func:`search_chains`), at an earlier position P: no start closed
+# a loop of at most MAX_LINKS links in P's graph. Take each node of the current position
+# Q for the node of P with the same name: a candidate for itself, a grouped node for the
+# grouped node of its digit and intersection, which P had too (with the same cells or
+# more). If every link of Q is then a link of P, Q's implication graph is part of P's,
+# its starts (two weak links or more) were starts at P, and a loop of Q would have been
+# one of P, as short: Q's search finds no loop either. (No node ever has more links than
+# MAX_STRONG and MAX_WEAK hold, so the graphs hold every link the rules give.) Which links
+# of Q may be new:
+#
+# - a weak link of two candidates: none (same digit in cells that see each other, or one
+#   cell), but in MODE_XY one of the cells must be bivalue: none either while every
+#   bivalue cell of Q held the same two candidates at P;
+# - a weak link of a candidate and a grouped node: none (the cells of the intersection
+#   must all see the candidate's, :data:`CELL_SEGMENTS`);
+# - a weak link of two grouped nodes: they must share no cell (all other pairs of
+#   :data:`SEGMENT_NEAR` do not), which the nodes of a box's row and column may start to
+#   do when the digit leaves the one cell they crossed at;
+# - a strong link of a bivalue cell: none while the cell held the same two candidates;
+# - a strong link in a house (MODE_X, MODE_NICE): none while the digit's places there are
+#   P's; otherwise a pair of nodes holds every place now, and at P the same pair held
+#   other cells (a grouped node may have had more) than every place, or shared one.
+
+
+@njit(cache=True, inline="always")
+def _new_house_link(now: int, then: int, h: int, grouped: bool, masks: np.ndarray) -> bool:
+    """Whether two nodes hold every place ``now`` (bit k for the house's k-th cell) of a
+    digit in house h, linked strongly as :func:`build_graph` links them, that did not hold
+    every place ``then`` (the earlier places, a superset) as the same two nodes, disjoint
+    (see the comment above). ``masks`` is scratch of shape (2, 15)."""
+    n = POPCOUNT[now]
+    if not grouped or n < 2 or n > 6:
+        return n == 2 and now != then
+    cnt = 0
+    rest = now
+    while rest:  # the single candidates
+        masks[0, cnt] = rest & -rest
+        masks[1, cnt] = rest & -rest
+        rest &= rest - 1
+        cnt += 1
+    for j in range(6):  # the grouped nodes: now and then
+        seg = HOUSE_SEGMENT_POS[h, j]
+        if now & seg & (now & seg) - 1:
+            masks[0, cnt] = now & seg
+            masks[1, cnt] = then & seg
+            cnt += 1
+    for a in range(cnt):
+        for b in range(a + 1, cnt):
+            if masks[0, a] & masks[0, b] == 0 and masks[0, a] | masks[0, b] == now:
+                if masks[1, a] & masks[1, b] or masks[1, a] | masks[1, b] != then:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def new_links(then: np.ndarray, cand: np.ndarray, mode: int, grouped: bool) -> bool:
+    """Whether the link graph of ``cand`` (of ``mode``, with grouped nodes when
+    ``grouped``) may hold a link that the graph of the earlier candidates ``then`` did not
+    (see the comment above); False means that when the search found no loop, completely,
+    at ``then``, it finds none at ``cand``. Also True when ``then`` holds no snapshot (-1)
+    or ``cand`` is not a subset of it.
+
+    >>> import numpy as np
+    >>> then = np.full(81, 0b111, dtype=np.int64)
+    >>> cand = then.astype(np.uint16)
+    >>> cand[0] = 0b11                                  # a new bivalue cell
+    >>> new_links(then, cand, MODE_XY, False), new_links(then, cand, MODE_X, False)
+    (True, False)
+    """
+    if then[0] < 0:
+        return True
+    for cell in range(81):
+        m = np.int64(cand[cell])
+        if m & ~then[cell] or (mode != MODE_X and POPCOUNT[m] == 2 and m != then[cell]):
+            return True
+    if mode == MODE_XY:
+        return False
+    masks = np.empty((2, 15), dtype=np.int64)
+    for h in range(27):
+        lost = 0
+        for k in range(9):
+            cell = HOUSES[h, k]
+            lost |= then[cell] & ~np.int64(cand[cell])
+        while lost:
+            d = low_bit_index(lost)
+            lost &= lost - 1
+            now = 0
+            before = 0
+            for k in range(9):
+                now |= (np.int64(cand[HOUSES[h, k]]) >> d & 1) << k
+                before |= (then[HOUSES[h, k]] >> d & 1) << k
+            if _new_house_link(now, before, h, grouped, masks):
+                return True
+    if grouped:
+        for cell in range(81):
+            lost = then[cell] & ~np.int64(cand[cell])
+            if lost == 0:
+                continue
+            # the cell's row and column inside its box (numbered as by _segment_of)
+            box = cell // 27 * 3 + cell % 9 // 3
+            row = box * 6 + cell // 9 % 3
+            col = box * 6 + 3 + cell % 3
+            if lost & _grouped_digits(cand, row) & _grouped_digits(cand, col):
+                return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _grouped_digits(cand: np.ndarray, s: int) -> int:
+    """The digits with a grouped node in intersection s: in two or three of its cells."""
+    a = np.int64(cand[SEGMENT_CELLS[s, 0]])
+    b = np.int64(cand[SEGMENT_CELLS[s, 1]])
+    c = np.int64(cand[SEGMENT_CELLS[s, 2]])
+    return a & b | a & c | b & c
 
 
 # --- the finders the ladder calls -------------------------------------------------------------

@@ -14,7 +14,9 @@ Each rung names its finder's kernel id (:data:`KERNEL_OF`) and up to two argumen
 :func:`_run` switches on the kernel id. The row's ``units`` says how the finder searches
 the grid, and so what the climb remembers between positions (:mod:`.memo`): a finder that
 searches digit by digit, house by house or crossing by crossing is given only the units
-that changed since it last found nothing there.
+that changed since it last found nothing there; XY-Chain and the Nice Loops are not
+searched while their link graph holds no link that it did not hold when they last found
+no loop (:func:`_chain`).
 
 Consecutive rungs that one kernel can try together form a *group*, found by
 :func:`rungs` from the kernel ids and the table: the Unique Rectangle types and the
@@ -52,7 +54,7 @@ from .als import (
     als_xz_in,
     find_sue_de_coq,
 )
-from .chains import MODE_X, find_nice_loop, find_x_chain, find_xy_chain, may_close
+from .chains import MODE_NICE, MODE_X, MODE_XY, find_x_chain, may_close, new_links, search_chains
 from .coloring import find_multi_colors, find_simple_colors
 from .fish import FINNED, SASHIMI, find_basic_fish, finned_fish
 from .forcing import find_forcing_chain
@@ -72,7 +74,7 @@ from .single_digit import (
     find_two_string_kite,
 )
 from .singles import apply_queued, run_singles, setup_kernel
-from .step import ELIM_AT, N_ELIM, N_PLACE, PLACE_AT, STEP_SIZE, VARIANT
+from .step import ELIM_AT, N_ELIM, N_PLACE, PLACE_AT, STEP_SIZE, VARIANT, clear
 from .subsets import find_hidden_subset, find_naked_subset
 from .trial import find_brute_force
 from .uniqueness import HIDDEN, find_bug_plus_one, find_unique_rectangles
@@ -263,10 +265,8 @@ def _run(grid, cand, step, solution, rungs, r: int, units: int, memo, planes) ->
         found = find_multi_colors(grid, cand, step, units)
     elif kernel == X_CHAIN:
         found = _x_chain(grid, cand, step, memo.loops, planes)
-    elif kernel == XY_CHAIN:
-        found = find_xy_chain(grid, cand, step)
-    elif kernel == NICE_LOOP:
-        found = find_nice_loop(grid, cand, step, a != 0)
+    elif kernel == XY_CHAIN or kernel == NICE_LOOP:
+        found = _chain(cand, step, memo.chains, kernel == NICE_LOOP, a != 0)
     elif kernel == FORCING_CHAIN:
         found = find_forcing_chain(grid, cand, step, a != 0)
     else:
@@ -288,6 +288,27 @@ def _x_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, seen: np.ndar
         return find_x_chain(grid, cand, step)
     remember_digits(seen, planes, digits)
     return False
+
+
+@njit(cache=True, inline="always")
+def _chain(cand: np.ndarray, step: np.ndarray, seen: np.ndarray, nice: bool,
+           grouped: bool) -> bool:
+    """XY-Chain (``nice`` False) or Nice Loop/AIC, not searched when the link graph holds
+    no link that it did not hold when the search last found no loop, completely: every
+    loop now was one then (see :func:`.chains.new_links`).
+    ``seen[0]``, ``seen[1]`` and ``seen[2]`` hold those candidates for XY-Chain, Nice Loop
+    and Grouped Nice Loop (see :mod:`.memo`)."""
+    then = seen[np.int64(nice) + np.int64(grouped)]
+    # a plain int64 and bool, as the chain finders pass: one compiled copy of the search
+    mode = np.int64(MODE_NICE) if nice else np.int64(MODE_XY)
+    if not new_links(then, cand, mode, grouped):
+        clear(step)  # as the search clears it when it finds nothing
+        return False
+    found, no_loop = search_chains(cand, step, mode, grouped)
+    if no_loop:
+        for cell in range(81):
+            then[cell] = cand[cell]
+    return found
 
 
 @njit(cache=True, inline="always")
@@ -359,7 +380,8 @@ def new_memo(rungs: np.ndarray) -> Memo:
                 np.full((houses, HOUSES.shape[0], HOUSES.shape[1]), -1, dtype=np.int64),
                 np.full((crossings, CROSSING_CELLS.shape[0], CROSSING_CELLS.shape[1]), -1,
                         dtype=np.int64),
-                np.full((9, 2), -1, dtype=np.int64))
+                np.full((9, 2), -1, dtype=np.int64),
+                np.full((3, 81), -1, dtype=np.int64))
 
 
 @njit(cache=True, inline="always")

@@ -12,7 +12,11 @@ in a fixed order, where they find something:
 - a line/box *crossing* (Sue de Coq): it depends only on the cells of the two houses.
 
 X-Chain keeps digit snapshots too, of the digits where no candidate starts a loop (its
-links never leave a digit).
+links never leave a digit). XY-Chain and the Nice Loops search the whole grid at once,
+and keep one snapshot each, of the candidates when their search last found no loop at
+all: as candidates go away, links mostly go too, but a cell that became bivalue, a digit
+left in fewer places of a house, or a grouped node that lost a cell can bring new ones;
+while none is new, the search would find no loop again (see :func:`.chains.new_links`).
 
 So the rater keeps, per rung and unit, a snapshot of the unit taken when the rung's finder
 last found nothing there (a :class:`Memo`; the ladder row's ``units`` says which kind of
@@ -46,12 +50,15 @@ class Memo(NamedTuple):
     """A puzzle's snapshots, one row per rung that searches units of the kind (-1 where
     none was taken yet): ``digits[row, d]`` is digit d+1's :func:`digit_planes` entry,
     ``houses[row, h]`` and ``crossings[row, i]`` the candidates of the unit's cells.
-    ``loops`` holds X-Chain's digits that start no loop."""
+    ``loops`` holds X-Chain's digits that start no loop; ``chains[i]`` the candidates
+    (cell by cell) when XY-Chain (i = 0), Nice Loop (1) or Grouped Nice Loop (2) last
+    found no loop at all."""
 
     digits: np.ndarray
     houses: np.ndarray
     crossings: np.ndarray
     loops: np.ndarray
+    chains: np.ndarray
 
 
 @njit(cache=True)
