@@ -562,11 +562,12 @@ def als_chain_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
     # targets, the digits they leave on and the search state they reach worked out:
     # fto/farc/fkey[fstart[a * 9 + d]:fstart[a * 9 + d + 1]]. A chain that entered a on
     # d+1 alone (most do) can take only these, and most links of a set share that one
-    # digit.
+    # digit. Only digits of reach[a] can enter a (a link's RCCs are digits a pattern with
+    # a can remove), so only their lists are filled; the others stay empty.
     fstart = np.zeros(n * 9 + 1, dtype=np.int64)
     size = 0
     for a in range(n):
-        size += (start[a + 1] - start[a]) * POPCOUNT[masks[a]]
+        size += (start[a + 1] - start[a]) * POPCOUNT[reach[a]]
     fto = np.empty(size, dtype=np.int64)
     farc = np.empty(size, dtype=np.int64)
     fkey = np.empty(size, dtype=np.int64)
@@ -574,7 +575,7 @@ def als_chain_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
     for a in range(n):
         for d in range(9):
             fstart[a * 9 + d] = nf
-            if (masks[a] >> d) & 1:
+            if (reach[a] >> d) & 1:
                 for e in range(start[a], start[a + 1]):
                     arc = rcs[e] & ~(1 << d)
                     if arc:
