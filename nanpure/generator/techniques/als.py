@@ -285,8 +285,7 @@ def _links(n, cells, masks, dcells, buddies, dcand, reach):
     for a in range(n):
         first = a >> 6
         digits = 0
-        # the digits of a that some other cell holding them sees in all their cells of a
-        todo = masks[a] & reach[a]
+        todo = reach[a]  # (an RCC of a is always one of them)
         while todo:
             d = low_bit_index(todo)
             todo &= todo - 1
