@@ -589,10 +589,12 @@ def als_chain_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
     zap_of = np.full(n, -1, dtype=np.int64)
 
     seen = np.zeros(n * 46, dtype=np.int32)  # BFS generation that reached (ALS, arc)
-    q_als = np.empty(n * 46, dtype=np.int64)
-    q_arc = np.empty(n * 46, dtype=np.int64)
-    q_parent = np.empty(n * 46, dtype=np.int64)
-    q_depth = np.empty(n * 46, dtype=np.int64)
+    # the queue, in int32 (every value is below n * 46): half the memory of int64 keeps
+    # more of it in cache, which the search feels
+    q_als = np.empty(n * 46, dtype=np.int32)
+    q_arc = np.empty(n * 46, dtype=np.int32)
+    q_parent = np.empty(n * 46, dtype=np.int32)
+    q_depth = np.empty(n * 46, dtype=np.int32)
     targets = np.zeros((9, 2), dtype=np.int64)
     generation = 0
     work = 0
