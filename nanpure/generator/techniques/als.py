@@ -235,11 +235,12 @@ def _finish_als(grid, cand, n, cells, masks):
                 c = w * WORD_BITS + low_bit_index(low)
                 bits ^= low
                 m = cand[c]
-                for d in range(9):
-                    if (m >> d) & 1:
-                        dcells[a, d, w] |= low
-                        buddies[a, d, 0] &= PEER_SET[c, 0]
-                        buddies[a, d, 1] &= PEER_SET[c, 1]
+                while m:
+                    d = low_bit_index(m)
+                    m &= m - 1
+                    dcells[a, d, w] |= low
+                    buddies[a, d, 0] &= PEER_SET[c, 0]
+                    buddies[a, d, 1] &= PEER_SET[c, 1]
     return n, cells[:n], masks[:n], dcells, buddies
 
 
@@ -250,9 +251,10 @@ def n_als(grid: np.ndarray, cand: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _links(n, cells, masks, dcells, buddies, dcand):
+def _links(n, cells, masks, dcells, buddies, dcand, reach):
     """Every restricted common candidate, as adjacency lists: ``to[start[a]:start[a+1]]``
-    are the ALS linked to ALS a (ascending) and ``rcs`` the RCC masks of those links."""
+    are the ALS linked to ALS a (ascending) and ``rcs`` the RCC masks of those links.
+    ``reach`` is :attr:`AlsStructure.reach`: only those digits of an ALS can link it."""
     # sees_all[d, c]: the ALS holding d+1 whose cells with it all see cell c, as a set of
     # ALS numbers (64 to an int64 word). Digit d is an RCC of ALS a and b exactly when b
     # is in sees_all[d, c] for every cell c of a holding d: one AND per cell of a (one to
@@ -260,14 +262,16 @@ def _links(n, cells, masks, dcells, buddies, dcand):
     words = (n + 63) >> 6
     sees_all = np.zeros((9, 81, words), dtype=np.int64)
     for b in range(n):
-        for d in range(9):
-            if (masks[b] >> d) & 1:
-                for w in range(2):
-                    m = buddies[b, d, w] & dcand[d, w]
-                    while m:
-                        c = w * WORD_BITS + low_bit_index(m)
-                        m &= m - 1
-                        sees_all[d, c, b >> 6] |= 1 << (b & 63)
+        todo = reach[b]  # the digits of b that some cell outside sees in all their cells
+        while todo:
+            d = low_bit_index(todo)
+            todo &= todo - 1
+            for w in range(2):
+                m = buddies[b, d, w] & dcand[d, w]
+                while m:
+                    c = w * WORD_BITS + low_bit_index(m)
+                    m &= m - 1
+                    sees_all[d, c, b >> 6] |= 1 << (b & 63)
     linked = np.zeros((9, words), dtype=np.int64)  # per digit: the ALS b > a linked by it
     # the partners of one ALS go to row_b/row_rc first: growing the edge arrays inside
     # the inner loops makes numba's code for those loops twice as slow
@@ -281,12 +285,12 @@ def _links(n, cells, masks, dcells, buddies, dcand):
     for a in range(n):
         first = a >> 6
         digits = 0
-        for d in range(9):
-            if (masks[a] >> d) & 1 == 0:
-                continue
-            if (buddies[a, d, 0] & dcand[d, 0]) == 0 and (buddies[a, d, 1] & dcand[d, 1]) == 0:
-                continue  # no other cell holding d sees all of a's d-cells
-            linked[d, first:] = -1
+        todo = reach[a]  # (an RCC of a is always one of them)
+        while todo:
+            d = low_bit_index(todo)
+            todo &= todo - 1
+            for k in range(first, words):
+                linked[d, k] = -1
             for w in range(2):
                 m = dcells[a, d, w]
                 while m:
@@ -301,9 +305,10 @@ def _links(n, cells, masks, dcells, buddies, dcand):
         nb = 0
         for k in range(first, words):
             any_b = 0
-            for d in range(9):
-                if (digits >> d) & 1:
-                    any_b |= linked[d, k]
+            todo = digits
+            while todo:
+                any_b |= linked[low_bit_index(todo), k]
+                todo &= todo - 1
             while any_b:
                 low = any_b & -any_b
                 any_b ^= low
@@ -311,8 +316,11 @@ def _links(n, cells, masks, dcells, buddies, dcand):
                 if (cells[a, 0] & cells[b, 0]) != 0 or (cells[a, 1] & cells[b, 1]) != 0:
                     continue
                 rc = 0
-                for d in range(9):
-                    if (digits >> d) & 1 and (linked[d, k] & low) != 0:
+                todo = digits
+                while todo:
+                    d = low_bit_index(todo)
+                    todo &= todo - 1
+                    if (linked[d, k] & low) != 0:
                         rc |= 1 << d
                 row_b[nb] = b
                 row_rc[nb] = rc
@@ -391,13 +399,15 @@ def als_structure(grid: np.ndarray, cand: np.ndarray) -> AlsStructure:
     candidates (see :func:`_links`) and the digits each ALS can lose."""
     n, cells, masks, dcells, buddies = _collect_als(grid, cand)
     dcand = _digit_cells(grid, cand)
-    start, to, rcs = _links(n, cells, masks, dcells, buddies, dcand)
     reach = np.zeros(n, dtype=np.int64)
     for a in range(n):
-        for d in range(9):
-            if (masks[a] >> d) & 1 and ((buddies[a, d, 0] & dcand[d, 0]) != 0
-                                        or (buddies[a, d, 1] & dcand[d, 1]) != 0):
+        todo = masks[a]
+        while todo:
+            d = low_bit_index(todo)
+            todo &= todo - 1
+            if (buddies[a, d, 0] & dcand[d, 0]) != 0 or (buddies[a, d, 1] & dcand[d, 1]) != 0:
                 reach[a] |= 1 << d
+    start, to, rcs = _links(n, cells, masks, dcells, buddies, dcand, reach)
     return AlsStructure(n, cells, masks, dcells, buddies, dcand, start, to, rcs, reach)
 
 
@@ -551,11 +561,12 @@ def als_chain_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
     # targets, the digits they leave on and the search state they reach worked out:
     # fto/farc/fkey[fstart[a * 9 + d]:fstart[a * 9 + d + 1]]. A chain that entered a on
     # d+1 alone (most do) can take only these, and most links of a set share that one
-    # digit.
+    # digit. Only digits of reach[a] can enter a (a link's RCCs are digits a pattern with
+    # a can remove), so only their lists are filled; the others stay empty.
     fstart = np.zeros(n * 9 + 1, dtype=np.int64)
     size = 0
     for a in range(n):
-        size += (start[a + 1] - start[a]) * POPCOUNT[masks[a]]
+        size += (start[a + 1] - start[a]) * POPCOUNT[reach[a]]
     fto = np.empty(size, dtype=np.int64)
     farc = np.empty(size, dtype=np.int64)
     fkey = np.empty(size, dtype=np.int64)
@@ -563,7 +574,7 @@ def als_chain_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
     for a in range(n):
         for d in range(9):
             fstart[a * 9 + d] = nf
-            if (masks[a] >> d) & 1:
+            if (reach[a] >> d) & 1:
                 for e in range(start[a], start[a + 1]):
                     arc = rcs[e] & ~(1 << d)
                     if arc:
@@ -578,10 +589,12 @@ def als_chain_in(grid: np.ndarray, cand: np.ndarray, step: np.ndarray,
     zap_of = np.full(n, -1, dtype=np.int64)
 
     seen = np.zeros(n * 46, dtype=np.int32)  # BFS generation that reached (ALS, arc)
-    q_als = np.empty(n * 46, dtype=np.int64)
-    q_arc = np.empty(n * 46, dtype=np.int64)
-    q_parent = np.empty(n * 46, dtype=np.int64)
-    q_depth = np.empty(n * 46, dtype=np.int64)
+    # the queue, in int32 (every value is below n * 46): half the memory of int64 keeps
+    # more of it in cache, which the search feels
+    q_als = np.empty(n * 46, dtype=np.int32)
+    q_arc = np.empty(n * 46, dtype=np.int32)
+    q_parent = np.empty(n * 46, dtype=np.int32)
+    q_depth = np.empty(n * 46, dtype=np.int32)
     targets = np.zeros((9, 2), dtype=np.int64)
     generation = 0
     work = 0
