@@ -5,9 +5,10 @@ directory :mod:`nanpure.kernel_cache` names for its module and what that imports
 only the first command after installing, upgrading or changing a kernel pays for it; a
 run with several workers would pay it in each of them at once. :func:`compile_all` pays
 it once, up front (``make install`` calls it through ``nanpure compile``): it runs the
-warm-up of each group of :data:`GROUPS`, the groups spread over worker processes, largest
-first. What one process compiles goes to the shared cache, where the others and every
-later command find it (a kernel two processes reach at the same time is compiled by both).
+warm-up of each group of :data:`GROUPS`, the groups spread over worker processes in an
+order that has them end together. What one process compiles goes to the shared cache,
+where the others and every later command find it (a kernel two processes reach at the
+same time is compiled by both).
 
 >>> sorted(GROUPS) == sorted(SUDOKU + ("nonogram",))
 True
@@ -15,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import time
@@ -151,19 +153,23 @@ def _nonogram() -> None:
 
 
 #: Group name -> its warm-up, which runs each of its kernels once on a small input.
-#: Largest first (the order they are started in).
+#: In the order they are started in, each by the first process free. With two: the rater
+#: (about 75 s of CPU) and the finders (60 s, sharing most of its kernels) at once; the
+#: finders end first and go on with the solver (10 s) and canon (20 s) while the rater
+#: ends and goes on with the generator (15 s, which finds the solver's kernels cached), so
+#: that both processes end together.
 GROUPS: dict[str, Callable[[], None]] = {
     "rater": _rater,
     "finders": _finders,
     "solver": _solver,
-    "generator": _generator,
     "canon": _canon,
+    "generator": _generator,
     "nonogram": _nonogram,
 }
 
 #: The groups making and printing Sudoku needs (``nanpure run`` with Sudoku quotas; its
 #: store keeps the canonical form of every puzzle).
-SUDOKU = ("rater", "finders", "solver", "generator", "canon")
+SUDOKU = ("rater", "finders", "solver", "canon", "generator")
 
 
 def lock_cache_writes() -> bool:
@@ -247,7 +253,7 @@ def compile_all(report: Callable[[str, float | None], None] | None = None,
         raise ValueError(f"no kernel group {unknown[0]!r}; expected some of "
                          f"{', '.join(GROUPS)}")
     todo = []
-    for group in (g for g in GROUPS if g in groups):  # largest first
+    for group in (g for g in GROUPS if g in groups):  # in the order of GROUPS
         if force or not is_compiled(group):
             todo.append(group)
         else:
@@ -255,7 +261,9 @@ def compile_all(report: Callable[[str, float | None], None] | None = None,
     if not todo:
         return
     jobs = min(len(todo), jobs or os.cpu_count() or 1)
-    if jobs <= 1 or not lock_cache_writes():  # parallel writers only with the lock
+    # parallel writers only with the lock; the workers take it (numba is not imported
+    # here, which would start them half a second later)
+    if jobs <= 1 or importlib.util.find_spec("fcntl") is None:
         for group in todo:
             say(group, compile_group(group))
         return
