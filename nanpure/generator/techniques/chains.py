@@ -310,13 +310,18 @@ def build_graph(cand: np.ndarray, mode: int, grouped: bool) -> LinkGraph:
                      n_weak)
 
 
+@njit(cache=True, inline="always")
+def _box_segments(cell: int) -> tuple[int, int]:
+    """The intersections of cell's box with its row and with its column."""
+    box = cell // 27 * 3 + cell % 9 // 3
+    return box * 6 + cell // 9 % 3, box * 6 + 3 + cell % 3
+
+
 @njit(cache=True)
 def _segment_of(a: int, b: int) -> int:
     """The box/line intersection holding cells a and b (two cells of one)."""
-    box = a // 27 * 3 + a % 9 // 3
-    if a // 9 == b // 9:
-        return box * 6 + a // 9 % 3
-    return box * 6 + 3 + a % 9 % 3
+    row, col = _box_segments(a)
+    return row if a // 9 == b // 9 else col
 
 
 @njit(cache=True)
@@ -1059,7 +1064,7 @@ def record_loop(step: np.ndarray, path: np.ndarray, mode: int, graph: LinkGraph)
 @njit(cache=True)
 def may_close(cand: np.ndarray, mode: int, grouped: bool) -> bool:
     """Whether some candidate starts a loop at all in the link graph of ``mode`` (see
-    :func:`closing_starts`); without one, :func:`find_chain` finds nothing."""
+    :func:`closing_starts`); without one, :func:`search_chains` finds nothing."""
     if mode == MODE_X:
         return _x_closes(cand)
     if not grouped:
@@ -1069,17 +1074,12 @@ def may_close(cand: np.ndarray, mode: int, grouped: bool) -> bool:
 
 
 @njit(cache=True)
-def find_chain(cand: np.ndarray, step: np.ndarray, mode: int, grouped: bool) -> bool:
-    """Find the best chain of the given mode and record it (see the module text)."""
-    return search_chains(cand, step, mode, grouped)[0]
-
-
-@njit(cache=True)
 def search_chains(cand: np.ndarray, step: np.ndarray, mode: int,
                   grouped: bool) -> tuple[bool, bool]:
-    """:func:`find_chain`, and whether no candidate starts a loop of at most MAX_LINKS
-    links in the link graph: ``(found, no_loop)`` (see :func:`new_links`). ``no_loop``
-    is False when MAX_QUEUE cut the search short, which leaves that open."""
+    """Find the best chain of the given mode and record it (see the module text), and
+    say whether no candidate starts a loop of at most MAX_LINKS links in the link graph:
+    ``(found, no_loop)`` (see :func:`new_links`). ``no_loop`` is False when MAX_QUEUE cut
+    the search short, which leaves that open."""
     if mode == MODE_X and not _x_closes(cand):
         clear(step)  # no start closes a loop: the search would find nothing
         return False, True
@@ -1251,10 +1251,7 @@ def new_links(then: np.ndarray, cand: np.ndarray, mode: int, grouped: bool) -> b
             lost = then[cell] & ~np.int64(cand[cell])
             if lost == 0:
                 continue
-            # the cell's row and column inside its box (numbered as by _segment_of)
-            box = cell // 27 * 3 + cell % 9 // 3
-            row = box * 6 + cell // 9 % 3
-            col = box * 6 + 3 + cell % 3
+            row, col = _box_segments(cell)
             if lost & _grouped_digits(cand, row) & _grouped_digits(cand, col):
                 return True
     return False
@@ -1270,25 +1267,25 @@ def _grouped_digits(cand: np.ndarray, s: int) -> int:
 
 
 # --- the finders the ladder calls -------------------------------------------------------------
-# They pass find_chain a plain int64 mode and bool, not the constants themselves: numba would
-# compile find_chain and every kernel it calls once per literal value (three times over, and
-# a fourth for may_close's plain types), for no measurable gain in speed.
+# They pass search_chains a plain int64 mode and bool, not the constants themselves: numba
+# would compile search_chains and every kernel it calls once per literal value (three times
+# over, and a fourth for may_close's plain types), for no measurable gain in speed.
 
 
 @njit(cache=True)
 def find_x_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """X-Chain: an alternating chain on one digit whose ends both see the eliminations."""
-    return find_chain(cand, step, np.int64(MODE_X), np.bool_(False))
+    return search_chains(cand, step, np.int64(MODE_X), np.bool_(False))[0]
 
 
 @njit(cache=True)
 def find_xy_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """XY-Chain: a chain of bivalue cells starting and ending on the same digit."""
-    return find_chain(cand, step, np.int64(MODE_XY), np.bool_(False))
+    return search_chains(cand, step, np.int64(MODE_XY), np.bool_(False))[0]
 
 
 @njit(cache=True)
 def find_nice_loop(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, grouped: bool) -> bool:
     """Nice Loop/AIC over every link (with grouped nodes when ``grouped``); the step's
     variant says continuous loop, discontinuous loop or AIC."""
-    return find_chain(cand, step, np.int64(MODE_NICE), grouped)
+    return search_chains(cand, step, np.int64(MODE_NICE), grouped)[0]
