@@ -5,10 +5,12 @@ directory :mod:`nanpure.kernel_cache` names for its module and what that imports
 only the first command after installing, upgrading or changing a kernel pays for it; a
 run with several workers would pay it in each of them at once. :func:`compile_all` pays
 it once, up front (``make install`` calls it through ``nanpure compile``): it runs the
-warm-up of each group of :data:`GROUPS`, the groups spread over worker processes in an
-order that has them end together. What one process compiles goes to the shared cache,
-where the others and every later command find it (a kernel two processes reach at the
-same time is compiled by both).
+warm-ups of the groups of :data:`GROUPS` (Sudoku's rater, solver, generator, canonical
+forms; nonograms), split into tasks that worker processes take one at a time in an order
+that has them end together. What one process compiles goes to the shared cache, where
+the others and every later command find it; a task that calls kernels of others comes
+after them, so it finds them there (a kernel two tasks running at once both reach is
+compiled by both).
 
 >>> sorted(GROUPS) == sorted(SUDOKU + ("nonogram",))
 True
@@ -22,6 +24,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 # A well-known very hard puzzle ("Easter Monster") and its solution: rating it climbs the
 # whole ladder, up to the forcing nets, so every finder gets compiled.
@@ -29,74 +32,107 @@ _HARDEST = "1.......2.9.4...5...6...7...5.9.3.......7.......85..4.7.....6...3...
 _SOLUTION = "174385962293467158586192734451923876928674315367851249719548623635219487842736591"
 
 
-def _rater() -> None:
+def _climb() -> None:
     """The rater's climb, every finder inlined into or called by it (the solution given,
-    so the solver is not needed here)."""
+    so the solver is not needed here). Run after the finder tasks, it finds them all in
+    the cache and compiles the climb itself."""
     from .board import parse
     from .ladder import rate
 
     rate(parse(_HARDEST), path=True, solution=parse(_SOLUTION))
 
 
-def _finders() -> None:
-    """The rater's finders on their own, called as the climb calls them (so with the same
-    types) and in the reverse of the order it compiles them in. Run beside :func:`_rater`,
-    this process compiles the last finders while the rater's compiles the first ones; each
-    finds in the cache those the other has done by the time it gets to them."""
-    import numpy as np
+def _finders(*families: str) -> Callable[[], None]:
+    """The warm-up of the climb's kernels of the given technique modules, each called as
+    the climb calls it (so with the same types: a kernel compiled with other types would
+    be compiled again for the climb)."""
 
-    from .board import parse
-    from .techniques import (
-        als,
-        chains,
-        coloring,
-        fish,
-        forcing,
-        intersections,
-        single_digit,
-        subsets,
-        trial,
-        uniqueness,
-        wings,
-    )
-    from .techniques.singles import setup_kernel
-    from .techniques.step import STEP_SIZE
+    def warm_up() -> None:
+        import numpy as np
 
-    grid, cand = setup_kernel(parse(_HARDEST))[:2]
-    step = np.zeros(STEP_SIZE, dtype=np.int32)
-    size, units = 2, -1  # a rung's argument and a mask of units: int64, as in the climb
-    calls: list[Callable[[], object]] = [  # in the order of climb._run, reversed below
-        lambda: uniqueness.find_unique_rectangles(grid, cand, step, units),
-        lambda: fish.finned_fish(cand, step, size, units, units),
-        lambda: als.als_xz_in(grid, cand, step, als.als_structure(grid, cand)),
-        lambda: als.als_xy_wing_in(grid, cand, step, als.als_structure(grid, cand)),
-        lambda: als.als_chain_in(grid, cand, step, als.als_structure(grid, cand)),
-        lambda: intersections.find_locked_subset(grid, cand, step, size, units),
-        lambda: intersections.find_locked_candidates(grid, cand, step, units),
-        lambda: subsets.find_naked_subset(grid, cand, step, size, units),
-        lambda: subsets.find_hidden_subset(grid, cand, step, size, units),
-        lambda: fish.find_basic_fish(grid, cand, step, size, units),
-        lambda: wings.find_remote_pair(grid, cand, step),
-        lambda: uniqueness.find_bug_plus_one(grid, cand, step),
-        lambda: single_digit.find_skyscraper(grid, cand, step, units),
-        lambda: single_digit.find_two_string_kite(grid, cand, step, units),
-        lambda: single_digit.find_turbot_fish(grid, cand, step, units),
-        lambda: single_digit.find_empty_rectangle(grid, cand, step, units),
-        lambda: wings.find_w_wing(grid, cand, step),
-        lambda: wings.find_xy_wing(grid, cand, step),
-        lambda: wings.find_xyz_wing(grid, cand, step),
-        lambda: als.find_sue_de_coq(grid, cand, step, units),
-        lambda: coloring.find_simple_colors(grid, cand, step, units),
-        lambda: coloring.find_multi_colors(grid, cand, step, units),
-        lambda: chains.may_close(cand & np.uint16(0x3FE), chains.MODE_X, False),
-        lambda: chains.find_x_chain(grid, cand, step),
-        lambda: chains.find_xy_chain(grid, cand, step),
-        lambda: chains.find_nice_loop(grid, cand, step, True),
-        lambda: forcing.find_forcing_chain(grid, cand, step, True),
-        lambda: trial.find_brute_force(grid, cand, step, parse(_SOLUTION)),
-    ]
-    for call in reversed(calls):
-        call()
+        from .board import parse
+        from .techniques import (
+            als,
+            chains,
+            coloring,
+            fish,
+            forcing,
+            intersections,
+            memo,
+            single_digit,
+            singles,
+            subsets,
+            trial,
+            uniqueness,
+            wings,
+        )
+        from .techniques.climb import MAX_LOG
+        from .techniques.step import STEP_SIZE
+
+        board = parse(_HARDEST)
+        grid, cand, state = singles.setup_kernel(board)
+        step = np.zeros(STEP_SIZE, dtype=np.int32)
+        size, units = 2, -1  # a rung's argument and a mask of units: int64, as in the climb
+        mode, grouped = np.int64(chains.MODE_NICE), np.bool_(True)  # as climb._chain passes
+        then = np.full(81, -1, dtype=np.int64)
+        calls: dict[str, list[Callable[[], object]]] = {
+            "singles": [
+                lambda: singles.run_singles(grid.copy(), cand.copy(), state.copy(),
+                                            np.zeros(3, dtype=np.int64),
+                                            np.zeros((MAX_LOG, 4), dtype=np.int32), 0),
+                lambda: singles.apply_queued(grid.copy(), cand.copy(), state.copy(), step),
+                lambda: memo.changed_digits(np.full((9, 2), -1, dtype=np.int64),
+                                            memo.digit_planes(cand)),
+            ],
+            "uniqueness": [
+                lambda: uniqueness.find_unique_rectangles(grid, cand, step, units),
+                lambda: uniqueness.find_bug_plus_one(grid, cand, step),
+            ],
+            "fish": [
+                lambda: fish.finned_fish(cand, step, size, units, units),
+                lambda: fish.find_basic_fish(grid, cand, step, size, units),
+            ],
+            "als": [
+                lambda: als.als_xz_in(grid, cand, step, als.als_structure(grid, cand)),
+                lambda: als.als_xy_wing_in(grid, cand, step, als.als_structure(grid, cand)),
+                lambda: als.als_chain_in(grid, cand, step, als.als_structure(grid, cand)),
+                lambda: als.find_sue_de_coq(grid, cand, step, units),
+            ],
+            "subsets": [
+                lambda: intersections.find_locked_subset(grid, cand, step, size, units),
+                lambda: intersections.find_locked_candidates(grid, cand, step, units),
+                lambda: subsets.find_naked_subset(grid, cand, step, size, units),
+                lambda: subsets.find_hidden_subset(grid, cand, step, size, units),
+            ],
+            "single_digit": [
+                lambda: single_digit.find_skyscraper(grid, cand, step, units),
+                lambda: single_digit.find_two_string_kite(grid, cand, step, units),
+                lambda: single_digit.find_turbot_fish(grid, cand, step, units),
+                lambda: single_digit.find_empty_rectangle(grid, cand, step, units),
+                lambda: coloring.find_simple_colors(grid, cand, step, units),
+                lambda: coloring.find_multi_colors(grid, cand, step, units),
+            ],
+            "wings": [
+                lambda: wings.find_remote_pair(grid, cand, step),
+                lambda: wings.find_w_wing(grid, cand, step),
+                lambda: wings.find_xy_wing(grid, cand, step),
+                lambda: wings.find_xyz_wing(grid, cand, step),
+                lambda: trial.find_brute_force(grid, cand, step, parse(_SOLUTION)),
+            ],
+            "chains": [
+                lambda: chains.may_close(cand & np.uint16(0x3FE), np.int64(chains.MODE_X),
+                                         np.bool_(False)),
+                lambda: chains.find_x_chain(grid, cand, step),
+                lambda: chains.new_links(then, cand, mode, grouped),
+                lambda: chains.search_chains(cand, step, mode, grouped),
+            ],
+            "forcing": [lambda: forcing.find_forcing_chain(grid, cand, step, True)],
+        }
+        for family in families:
+            for call in calls[family]:
+                call()
+
+    return warm_up
 
 
 def _solver() -> None:
@@ -152,24 +188,46 @@ def _nonogram() -> None:
         count_solutions_batch([made.puzzle], 2)
 
 
-#: Group name -> its warm-up, which runs each of its kernels once on a small input.
-#: In the order they are started in, each by the first process free. With two: the rater
-#: (about 75 s of CPU) and the finders (60 s, sharing most of its kernels) at once; the
-#: finders end first and go on with the solver (10 s) and canon (20 s) while the rater
-#: ends and goes on with the generator (15 s, which finds the solver's kernels cached), so
-#: that both processes end together.
-GROUPS: dict[str, Callable[[], None]] = {
-    "rater": _rater,
-    "finders": _finders,
-    "solver": _solver,
-    "canon": _canon,
-    "generator": _generator,
-    "nonogram": _nonogram,
+class Task(NamedTuple):
+    """One piece of a group's warm-up: what :func:`compile_all` hands to a process."""
+
+    name: str
+    warm_up: Callable[[], None]
+    #: tasks that must be done first: their kernels, found in the cache, are not
+    #: compiled again (a task not being compiled counts as done)
+    after: tuple[str, ...] = ()
+
+
+#: The climb's kernels by technique module, each family a task of the rater group.
+_FAMILIES = ("chains", "forcing", "als", "uniqueness", "fish", "subsets", "single_digit",
+             "wings", "singles")
+
+#: Group name -> its tasks, whose warm-ups run each of the group's kernels once on a
+#: small input. The rater's finders are compiled family by family, in any process, before
+#: the climb that calls them all (which then finds them in the cache).
+GROUPS: dict[str, tuple[Task, ...]] = {
+    "rater": (*(Task(f, _finders(f)) for f in _FAMILIES), Task("climb", _climb, _FAMILIES)),
+    "solver": (Task("solver", _solver),),
+    "canon": (Task("canon", _canon),),
+    "generator": (Task("generator", _generator, ("solver",)),),
+    "nonogram": (Task("nonogram", _nonogram),),
 }
+
+#: The order :func:`compile_all` starts the tasks in, each by the first process free once
+#: the tasks it comes after are done. The climb (CPU seconds in one process, on an empty
+#: cache: 29 of 189 for Sudoku) is the last of the rater's and starts when its finders
+#: (113 s, chains 37 of them) are done; with two processes one then compiles the climb
+#: while the other compiles the solver and the generator (27 s), and canon (19 s) is
+#: compiled while the finders are, so that the two end together.
+ORDER = ("chains", "canon", "forcing", "als", "fish", "uniqueness", "subsets", "single_digit",
+         "singles", "wings", "climb", "solver", "generator", "nonogram")
 
 #: The groups making and printing Sudoku needs (``nanpure run`` with Sudoku quotas; its
 #: store keeps the canonical form of every puzzle).
-SUDOKU = ("rater", "finders", "solver", "canon", "generator")
+SUDOKU = ("rater", "solver", "canon", "generator")
+
+#: Task name -> task, of every group.
+TASKS: dict[str, Task] = {task.name: task for tasks in GROUPS.values() for task in tasks}
 
 
 def lock_cache_writes() -> bool:
@@ -220,33 +278,52 @@ def is_compiled(group: str) -> bool:
         return False
 
 
-def compile_group(name: str) -> float:
-    """Run the warm-up of group ``name``; the CPU seconds it took (compiling, mostly).
-    Records the modules it was made from, for :func:`is_compiled`."""
-    from ..kernel_cache import loaded_modules, replace_text
+def run_task(name: str) -> tuple[float, dict[str, str]]:
+    """Run the warm-up of task ``name``: the CPU seconds it took (compiling, mostly) and
+    the modules its process has loaded (:func:`nanpure.kernel_cache.loaded_modules`)."""
+    from ..kernel_cache import loaded_modules
 
     start = time.process_time()
-    GROUPS[name]()
-    seconds = time.process_time() - start
+    TASKS[name].warm_up()
+    return time.process_time() - start, loaded_modules()
+
+
+def _record(group: str, modules: dict[str, str]) -> None:
+    """Note that ``group``'s warm-up ran to its end with ``modules`` (for
+    :func:`is_compiled`)."""
+    from ..kernel_cache import replace_text
+
     try:
-        replace_text(_done_file(name), json.dumps(loaded_modules()))
+        replace_text(_done_file(group), json.dumps(modules))
     except OSError:
         pass  # not writable: the kernels are not cached either
+
+
+def compile_group(name: str) -> float:
+    """Run the warm-up of group ``name`` here, task by task; the CPU seconds it took.
+    Records the modules it was made from, for :func:`is_compiled`."""
+    seconds, modules = 0.0, {}
+    for task in GROUPS[name]:
+        spent, modules = run_task(task.name)
+        seconds += spent
+    _record(name, modules)
     return seconds
 
 
-def _compile_in_worker(name: str) -> float:
+def _run_in_worker(name: str) -> tuple[float, dict[str, str]]:
     lock_cache_writes()
-    return compile_group(name)
+    return run_task(name)
 
 
 def compile_all(report: Callable[[str, float | None], None] | None = None,
                 groups: Sequence[str] = tuple(GROUPS), jobs: int | None = None,
                 force: bool = False) -> None:
     """Compile the kernels of ``groups`` (all by default), in up to ``jobs`` processes (the
-    number of CPUs by default; 1 compiles here, in this process), skipping those
-    :func:`is_compiled` unless ``force``. ``report(group, seconds)`` is called as each
-    group is done, with its CPU seconds (None for one skipped)."""
+    number of CPUs by default; 1 compiles here, in this process), skipping the groups
+    :func:`is_compiled` unless ``force``. The groups' tasks are started in :data:`ORDER`,
+    each by the first process free once the tasks it comes after are done.
+    ``report(group, seconds)`` is called as each group is done, with its CPU seconds (None
+    for one skipped)."""
     say = report or (lambda group, seconds: None)
     unknown = [g for g in groups if g not in GROUPS]
     if unknown:
@@ -260,18 +337,46 @@ def compile_all(report: Callable[[str, float | None], None] | None = None,
             say(group, None)
     if not todo:
         return
-    jobs = min(len(todo), jobs or os.cpu_count() or 1)
+    group_of = {task.name: group for group in todo for task in GROUPS[group]}
+    left = {group: len(GROUPS[group]) for group in todo}
+    cpu = dict.fromkeys(todo, 0.0)
+    modules: dict[str, dict[str, str]] = {group: {} for group in todo}
+
+    def finished(name: str, seconds: float, loaded: dict[str, str]) -> None:
+        group = group_of[name]
+        cpu[group] += seconds
+        modules[group].update(loaded)
+        left[group] -= 1
+        if not left[group]:
+            _record(group, modules[group])
+            say(group, cpu[group])
+
+    pending = [name for name in ORDER if name in group_of]
+    jobs = min(len(pending), jobs or os.cpu_count() or 1)
     # parallel writers only with the lock; the workers take it (numba is not imported
     # here, which would start them half a second later)
     if jobs <= 1 or importlib.util.find_spec("fcntl") is None:
-        for group in todo:
-            say(group, compile_group(group))
+        for name in pending:  # ORDER has every task after those it comes after
+            finished(name, *run_task(name))
         return
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+    done: set[str] = set()
+    running = {}
     # spawned, not forked: a fresh interpreter per worker, whatever this one has loaded
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        running = {pool.submit(_compile_in_worker, group): group for group in todo}
-        for done in as_completed(running):
-            say(running[done], done.result())
+        while pending or running:
+            # one task per free process, so that the next is chosen when one is free
+            for name in list(pending):
+                if len(running) == jobs:
+                    break
+                if all(first in done or first not in group_of
+                       for first in TASKS[name].after):
+                    pending.remove(name)
+                    running[pool.submit(_run_in_worker, name)] = name
+            ready, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in ready:
+                name = running.pop(future)
+                finished(name, *future.result())
+                done.add(name)
