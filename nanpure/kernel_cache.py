@@ -34,9 +34,10 @@ import importlib.util
 import os
 import re
 import sys
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 #: The package whose modules' kernels are cached here.
 PACKAGE = Path(__file__).resolve().parent
@@ -49,6 +50,8 @@ KEEP = 3
 _PREFIX = "kernels-"
 _ORIGIN = "origin"  # the file in each installation directory that names the installation
 _CACHING = "numba.core.caching"
+_DISPATCHER = "numba.core.dispatcher"
+_PACKAGE_PREFIX = f"{PACKAGE.name}."
 
 
 def cache_root(environ: MutableMapping[str, str] = os.environ) -> Path:
@@ -341,11 +344,14 @@ def _register(caching) -> None:
         impl._locator_classes.insert(0, _locator_class(caching))
 
 
-class _WhenNumbaCaches(importlib.abc.MetaPathFinder):
-    """Registers the locator right after numba's cache module is imported."""
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Runs ``then(module)`` right after module ``name`` is first imported."""
+
+    def __init__(self, name: str, then: Callable[[ModuleType], None]) -> None:
+        self.name, self.then = name, then
 
     def find_spec(self, name, path, target=None):
-        if name != _CACHING:
+        if name != self.name:
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)
@@ -355,16 +361,56 @@ class _WhenNumbaCaches(importlib.abc.MetaPathFinder):
 
         def exec_module(module) -> None:
             run(module)
-            _register(module)
+            self.then(module)
 
         spec.loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec
 
 
+def _after_import(name: str, then: Callable[[ModuleType], None]) -> None:
+    """``then(module)`` on module ``name``: now if it is imported, else right after it is."""
+    if name in sys.modules:
+        then(sys.modules[name])
+    elif not any(isinstance(f, _AfterImport) and f.name == name for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterImport(name, then))
+
+
 def use_kernel_dir() -> None:
     """Have numba cache nanpure's kernels in their :func:`module_dir` (at once if numba is
     imported, else as soon as it is)."""
-    if _CACHING in sys.modules:
-        _register(sys.modules[_CACHING])
-    elif not any(isinstance(f, _WhenNumbaCaches) for f in sys.meta_path):
-        sys.meta_path.insert(0, _WhenNumbaCaches())
+    _after_import(_CACHING, _register)
+
+
+def _plain_calls(dispatcher_module: ModuleType) -> None:
+    """Make numba type a call from one kernel to a nanpure kernel with the plain types of
+    its arguments (see :func:`plain_kernel_calls`)."""
+    dispatcher = dispatcher_module.Dispatcher
+    if getattr(dispatcher.get_call_template, "plain", False):
+        return
+    from numba.core.types import unliteral
+
+    typed = dispatcher.get_call_template
+
+    def get_call_template(self, args, kws):
+        if getattr(self.py_func, "__module__", "").startswith(_PACKAGE_PREFIX):
+            args = tuple(unliteral(a) for a in args)
+            kws = {k: unliteral(v) for k, v in kws.items()}
+        return typed(self, args, kws)
+
+    get_call_template.plain = True  # type: ignore[attr-defined]
+    dispatcher.get_call_template = get_call_template
+
+
+def plain_kernel_calls() -> None:
+    """Have numba compile each nanpure kernel once per plain signature, not once more per
+    constant it is called with.
+
+    Called from another kernel with a constant argument (``add_token(step, 2, 0)``),
+    numba types the argument as the literal constant and compiles the callee for it,
+    and for every other constant and the plain type again: the step helpers eleven
+    times, ``subsets.next_subset`` ten. Typed as plain ``int64`` and ``bool`` instead, a
+    kernel is compiled once per plain signature, which is what a call from Python gets:
+    a fifth less compiling for Sudoku. The machine code is as fast (LLVM still sees the
+    constant where it inlines the callee) and computes the same.
+    """
+    _after_import(_DISPATCHER, _plain_calls)

@@ -206,3 +206,20 @@ def test_a_changed_callee_recompiles_its_caller_and_nothing_else(package, tmp_pa
     (generator / "callee.py").write_text(
         (generator / "callee.py").read_text().replace("return 1", "return 2"))
     assert _run(_CALLER, env).split() == ["12", "0", "1"]  # compiled again, not stale
+
+
+def test_a_kernel_called_with_constants_is_compiled_for_their_plain_types():
+    import numpy as np
+    from numba import njit, types
+
+    from nanpure.generator.techniques import step
+
+    @njit
+    def record_two(out):  # constants a kernel passes on: literal types to numba
+        step.add_token(out, 7, 0)
+        step.add_token(out, 8, -1)
+
+    record_two(np.zeros(step.STEP_SIZE, dtype=np.int32))
+    assert step.add_token.signatures
+    assert not [s for s in step.add_token.signatures
+                if any(isinstance(t, types.Literal) for t in s)]
