@@ -20,7 +20,6 @@ from nanpure.generator.techniques.chains import (
     MODE_X,
     MODE_XY,
     _cell_closing,
-    _x_closes,
     build_graph,
     closing_starts,
     find_nice_loop,
@@ -31,6 +30,7 @@ from nanpure.generator.techniques.chains import (
     search_chains,
     search_loops,
     shortest_loop,
+    x_closes,
 )
 from nanpure.generator.techniques.step import (
     VARIANT,
@@ -307,7 +307,7 @@ def test_cell_set_answers_are_those_of_closing_starts():
             closing, _ = closing_starts(build_graph(cand, mode, False))
             assert (_cell_closing(cand, mode) == closing).all()
             seen[mode].add(bool(closing.any()))
-        assert _x_closes(cand) == _cell_closing(cand, MODE_X).any()
+        assert x_closes(cand) == _cell_closing(cand, MODE_X).any()
     assert all(answers == {False, True} for answers in seen.values())
 
 

@@ -50,7 +50,7 @@ def _finders(*families: str) -> Callable[[], None]:
     def warm_up() -> None:
         import numpy as np
 
-        from .board import parse
+        from .board import candidates, parse
         from .techniques import (
             als,
             chains,
@@ -69,18 +69,20 @@ def _finders(*families: str) -> Callable[[], None]:
         from .techniques.climb import MAX_LOG
         from .techniques.step import STEP_SIZE
 
-        board = parse(_HARDEST)
-        grid, cand, state = singles.setup_kernel(board)
+        # the position setup_kernel makes, here without compiling it in every process
+        grid = parse(_HARDEST)
+        cand = candidates(grid)
+        cand[grid != 0] = 0
         step = np.zeros(STEP_SIZE, dtype=np.int32)
         size, units = 2, -1  # a rung's argument and a mask of units: int64, as in the climb
-        mode, grouped = np.int64(chains.MODE_NICE), np.bool_(True)  # as climb._chain passes
         then = np.full(81, -1, dtype=np.int64)
         calls: dict[str, list[Callable[[], object]]] = {
             "singles": [
-                lambda: singles.run_singles(grid.copy(), cand.copy(), state.copy(),
+                lambda: singles.setup_kernel(grid),
+                lambda: singles.run_singles(*singles.setup_kernel(grid),
                                             np.zeros(3, dtype=np.int64),
                                             np.zeros((MAX_LOG, 4), dtype=np.int32), 0),
-                lambda: singles.apply_queued(grid.copy(), cand.copy(), state.copy(), step),
+                lambda: singles.apply_queued(*singles.setup_kernel(grid), step),
                 lambda: memo.changed_digits(np.full((9, 2), -1, dtype=np.int64),
                                             memo.digit_planes(cand)),
             ],
@@ -120,11 +122,9 @@ def _finders(*families: str) -> Callable[[], None]:
                 lambda: trial.find_brute_force(grid, cand, step, parse(_SOLUTION)),
             ],
             "chains": [
-                lambda: chains.may_close(cand & np.uint16(0x3FE), np.int64(chains.MODE_X),
-                                         np.bool_(False)),
-                lambda: chains.find_x_chain(grid, cand, step),
-                lambda: chains.new_links(then, cand, mode, grouped),
-                lambda: chains.search_chains(cand, step, mode, grouped),
+                lambda: chains.x_closes(cand),
+                lambda: chains.new_links(then, cand, chains.MODE_NICE, True),
+                lambda: chains.search_chains(cand, step, chains.MODE_NICE, True),
             ],
             "forcing": [lambda: forcing.find_forcing_chain(grid, cand, step, True)],
         }

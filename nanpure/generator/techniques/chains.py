@@ -384,7 +384,7 @@ def _conjugates(cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
-def _x_closes(cand: np.ndarray) -> bool:
+def x_closes(cand: np.ndarray) -> bool:
     """Whether some candidate starts a loop in the link graph of MODE_X (what
     ``_cell_closing(cand, MODE_X).any()`` says, in half the time: X-Chains rarely close,
     and the rater asks after every step).
@@ -1062,25 +1062,13 @@ def record_loop(step: np.ndarray, path: np.ndarray, mode: int, graph: LinkGraph)
 
 
 @njit(cache=True)
-def may_close(cand: np.ndarray, mode: int, grouped: bool) -> bool:
-    """Whether some candidate starts a loop at all in the link graph of ``mode`` (see
-    :func:`closing_starts`); without one, :func:`search_chains` finds nothing."""
-    if mode == MODE_X:
-        return _x_closes(cand)
-    if not grouped:
-        return _cell_closing(cand, mode).any()
-    closing, _ = closing_starts(build_graph(cand, mode, grouped))
-    return closing.any()
-
-
-@njit(cache=True)
 def search_chains(cand: np.ndarray, step: np.ndarray, mode: int,
                   grouped: bool) -> tuple[bool, bool]:
     """Find the best chain of the given mode and record it (see the module text), and
     say whether no candidate starts a loop of at most MAX_LINKS links in the link graph:
     ``(found, no_loop)`` (see :func:`new_links`). ``no_loop`` is False when MAX_QUEUE cut
     the search short, which leaves that open."""
-    if mode == MODE_X and not _x_closes(cand):
+    if mode == MODE_X and not x_closes(cand):
         clear(step)  # no start closes a loop: the search would find nothing
         return False, True
     if not grouped:
@@ -1267,25 +1255,23 @@ def _grouped_digits(cand: np.ndarray, s: int) -> int:
 
 
 # --- the finders the ladder calls -------------------------------------------------------------
-# They pass search_chains a plain int64 mode and bool, not the constants themselves: numba
-# would compile search_chains and every kernel it calls once per literal value (three times
-# over, and a fourth for may_close's plain types), for no measurable gain in speed.
+# The climb calls search_chains itself, one level fewer to compile (see .climb).
 
 
 @njit(cache=True)
 def find_x_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """X-Chain: an alternating chain on one digit whose ends both see the eliminations."""
-    return search_chains(cand, step, np.int64(MODE_X), np.bool_(False))[0]
+    return search_chains(cand, step, MODE_X, False)[0]
 
 
 @njit(cache=True)
 def find_xy_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """XY-Chain: a chain of bivalue cells starting and ending on the same digit."""
-    return search_chains(cand, step, np.int64(MODE_XY), np.bool_(False))[0]
+    return search_chains(cand, step, MODE_XY, False)[0]
 
 
 @njit(cache=True)
 def find_nice_loop(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, grouped: bool) -> bool:
     """Nice Loop/AIC over every link (with grouped nodes when ``grouped``); the step's
     variant says continuous loop, discontinuous loop or AIC."""
-    return search_chains(cand, step, np.int64(MODE_NICE), grouped)[0]
+    return search_chains(cand, step, MODE_NICE, grouped)[0]

@@ -54,7 +54,7 @@ from .als import (
     als_xz_in,
     find_sue_de_coq,
 )
-from .chains import MODE_NICE, MODE_X, MODE_XY, find_x_chain, may_close, new_links, search_chains
+from .chains import MODE_NICE, MODE_X, MODE_XY, new_links, search_chains, x_closes
 from .coloring import find_multi_colors, find_simple_colors
 from .fish import FINNED, SASHIMI, find_basic_fish, finned_fish
 from .forcing import find_forcing_chain
@@ -283,9 +283,9 @@ def _x_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, seen: np.ndar
     digits = changed_digits(seen, planes)
     if digits == 0:
         return False
-    # a plain int64 and bool, as the chain finders pass: one compiled copy of may_close
-    if may_close(cand & np.uint16(digits), np.int64(MODE_X), np.bool_(False)):
-        return find_x_chain(grid, cand, step)
+    # the search itself, not find_x_chain, which would be compiled as one more level
+    if x_closes(cand & np.uint16(digits)):
+        return search_chains(cand, step, MODE_X, False)[0]
     remember_digits(seen, planes, digits)
     return False
 
@@ -299,8 +299,7 @@ def _chain(cand: np.ndarray, step: np.ndarray, seen: np.ndarray, nice: bool,
     ``seen[0]``, ``seen[1]`` and ``seen[2]`` hold those candidates for XY-Chain, Nice Loop
     and Grouped Nice Loop (see :mod:`.memo`)."""
     then = seen[np.int64(nice) + np.int64(grouped)]
-    # a plain int64 and bool, as the chain finders pass: one compiled copy of the search
-    mode = np.int64(MODE_NICE) if nice else np.int64(MODE_XY)
+    mode = MODE_NICE if nice else MODE_XY
     if not new_links(then, cand, mode, grouped):
         clear(step)  # as the search clears it when it finds nothing
         return False
