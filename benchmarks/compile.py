@@ -14,11 +14,15 @@ a chain of calls is paid for once per level of the chain.
     python benchmarks/compile.py                   # every group, with their kernels
     python benchmarks/compile.py --groups rater    # only some (see --help)
     python benchmarks/compile.py --top 0           # totals only
+    python benchmarks/compile.py --tasks           # per task, as nanpure compile runs them
     python benchmarks/compile.py --changed generator/techniques/wings.py
 
-The last lists the modules whose kernels a change to that file recompiles (each module's
-kernels are cached for its source and all it imports, :mod:`nanpure.kernel_cache`), and
-compiles nothing.
+``--tasks`` compiles the tasks of the groups (:data:`nanpure.generator.kernels.TASKS`) one
+after another in one process, in the order ``nanpure compile`` starts them (a task finds
+the kernels of those before it compiled), and gives each one's CPU seconds: the figures
+that order is planned from. ``--changed`` lists the modules whose kernels a change to that
+file recompiles (each module's kernels are cached for its source and all it imports,
+:mod:`nanpure.kernel_cache`), and compiles nothing.
 
 CPU time (``time.process_time``), not wall time: the machine may be shared. A group's
 time is that of its warm-up (:func:`nanpure.generator.kernels.compile_group`), which runs
@@ -35,7 +39,7 @@ import sys
 import tempfile
 import time
 
-from nanpure.generator.kernels import GROUPS, compile_group
+from nanpure.generator.kernels import GROUPS, ORDER, compile_group, run_task
 
 
 def measure(group: str) -> dict:
@@ -67,14 +71,23 @@ def measure(group: str) -> dict:
     return {"group": group, "cpu": cpu, "kernels": own}
 
 
-def run_group(group: str) -> dict:
-    """:func:`measure` ``group`` in a fresh process with an empty kernel cache."""
+def measure_tasks(groups: list[str]) -> dict[str, float]:
+    """Run the tasks of ``groups`` here, in :data:`ORDER`: task -> its CPU seconds."""
+    import nanpure.generator.ladder  # noqa: F401  (numba and the modules, untimed)
+
+    names = {task.name for group in groups for task in GROUPS[group]}
+    return {name: run_task(name)[0] for name in ORDER if name in names}
+
+
+def run_child(*args: str) -> dict:
+    """This script with ``args`` in a fresh process with an empty kernel cache: the JSON
+    it prints last."""
     with tempfile.TemporaryDirectory(prefix="nanpure-compile-") as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        done = subprocess.run([sys.executable, __file__, "--child", group], env=env,
+        done = subprocess.run([sys.executable, __file__, *args], env=env,
                               capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise SystemExit(f"compiling {group} failed:\n{done.stderr}")
+        raise SystemExit(f"compiling {args[-1]} failed:\n{done.stderr}")
     return json.loads(done.stdout.splitlines()[-1])
 
 
@@ -100,20 +113,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON line per group")
     parser.add_argument("--changed", metavar="FILE",
                         help="list the modules a change to FILE (under nanpure/) recompiles")
+    parser.add_argument("--tasks", action="store_true",
+                        help="CPU seconds per task, compiled one after another in one "
+                        "process in the order nanpure compile starts them")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--child-tasks", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.changed:
         return _changed(args.changed)
     if args.child:
         print(json.dumps(measure(args.child)))
         return 0
+    if args.child_tasks:
+        print(json.dumps(measure_tasks(args.child_tasks.split(","))))
+        return 0
     groups = [g for g in args.groups.split(",") if g]
     unknown = [g for g in groups if g not in GROUPS]
     if unknown:
         parser.error(f"unknown group {unknown[0]!r}; expected some of {', '.join(GROUPS)}")
+    if args.tasks:
+        seconds = run_child("--child-tasks", ",".join(groups))
+        for name, spent in seconds.items():
+            print(f"{name:<13} {spent:7.1f} s CPU", flush=True)
+        print(f"{'total':<13} {sum(seconds.values()):7.1f} s CPU")
+        return 0
     total = 0.0
     for group in groups:
-        result = run_group(group)
+        result = run_child("--child", group)
         total += result["cpu"]
         if args.json:
             print(json.dumps(result), flush=True)

@@ -63,6 +63,14 @@ _PERMS[3] = [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
 # and runs as fast.
 
 @njit(cache=True, inline="always")
+def _copy(dst: np.ndarray, src: np.ndarray, n: int) -> None:
+    """dst[:n] = src[:n], element by element: numba compiles a slice assignment from an
+    array with a shape check whose error message takes it 3 s of CPU per process."""
+    for i in range(n):
+        dst[i] = src[i]
+
+
+@njit(cache=True, inline="always")
 def _key(state: np.ndarray, d: int) -> int:
     """Comparison key of digit d in a new row: 0 blank, its label, or _NEW."""
     if d == 0:
@@ -109,7 +117,7 @@ def _arrange(state: np.ndarray, row: np.ndarray, r: int, base: np.ndarray,
     as _NEW), one arrangement reaching it into ``base`` (labels not yet given) and the
     places whose order is a free choice into ``groups`` as (kind, first, size) with kind 0
     for columns, 1 for stacks. Returns the number of groups."""
-    base[:] = state
+    _copy(base, state, _WIDTH)
     base[_USED] |= 1 << r
     base[_BAND] = r // 3
     cols = np.empty(3, dtype=np.int64)
@@ -140,8 +148,8 @@ def _arrange(state: np.ndarray, row: np.ndarray, r: int, base: np.ndarray,
                     free = False
             if free:
                 _place_stack(state, row, stack, cols, keys)
-                scols[n] = cols
-                skeys[n] = keys
+                _copy(scols[n], cols, 3)
+                _copy(skeys[n], keys, 3)
                 stacks[n] = n
                 n += 1
         for i in range(1, n):
@@ -198,7 +206,8 @@ def _room_for_one(buf: np.ndarray, n: int) -> np.ndarray:
     if n < buf.shape[0]:
         return buf
     bigger = np.empty((2 * n, _WIDTH), dtype=np.int16)
-    bigger[:n] = buf
+    for i in range(n):
+        _copy(bigger[i], buf[i], _WIDTH)
     return bigger
 
 
@@ -213,7 +222,7 @@ def _push_choices(buf: np.ndarray, n: int, base: np.ndarray, row: np.ndarray,
     frozen = np.empty(_WIDTH, dtype=np.int16)
     for choice in range(total):
         buf = _room_for_one(buf, n)
-        child[:] = base
+        _copy(child, base, _WIDTH)
         rest = choice
         for kind in range(2):  # columns inside a stack first, then whole stacks
             for g in range(ng):
@@ -223,7 +232,7 @@ def _push_choices(buf: np.ndarray, n: int, base: np.ndarray, row: np.ndarray,
                     continue
                 rest //= _FACT[size]
                 first = groups[g, 1]
-                frozen[:] = child
+                _copy(frozen, child, _WIDTH)
                 for i in range(size):
                     j = _PERMS[size, pick, i]
                     if kind == 0:
@@ -237,7 +246,7 @@ def _push_choices(buf: np.ndarray, n: int, base: np.ndarray, row: np.ndarray,
             if c >= 0 and row[c] and child[_LABEL + row[c]] == 0:
                 child[_LABEL + row[c]] = child[_NEXT]
                 child[_NEXT] += 1
-        buf[n] = child
+        _copy(buf[n], child, _WIDTH)
         n += 1
     return buf, n
 
@@ -294,7 +303,7 @@ def _canonical_into(board: np.ndarray, out: np.ndarray, cur: np.ndarray,
                 if order > 0:
                     continue
                 if order < 0:
-                    best[:] = key
+                    _copy(best, key, best.shape[0])
                     m = 0
                 nxt, m = _push_choices(nxt, m, base, grids[t, r], groups, ng)
         for p in range(9):
@@ -352,9 +361,9 @@ def _full_grid_start(grids: np.ndarray, buf: np.ndarray,
                         for p in range(9):
                             state[_LABEL + grids[t, r0, pos[9, p]]] = p + 1
                         state[_NEXT] = 10
-                        state[_SLOT:_SLOT + 3] = slot[9]
-                        state[_POS:_POS + 9] = pos[9]
-                        buf[n] = state
+                        _copy(state[_SLOT:], slot[9], 3)
+                        _copy(state[_POS:], pos[9], 9)
+                        _copy(buf[n], state, _WIDTH)
                         n += 1
                         depth -= 1
                         continue

@@ -12,6 +12,12 @@ the others and every later command find it; a task that calls kernels of others 
 after them, so it finds them there (a kernel two tasks running at once both reach is
 compiled by both).
 
+Two habits of the kernels keep their compiling short: they copy arrays element by element,
+never by assigning an array to a slice (numba compiles a shape check there whose error
+message needs its string code, 3 s of CPU in every process that compiles one), and they
+give a defaulted argument either always or never (an omitted argument is a type of its
+own, so a kernel called both ways is compiled twice).
+
 >>> sorted(GROUPS) == sorted(SUDOKU + ("nonogram",))
 True
 """
@@ -215,10 +221,11 @@ GROUPS: dict[str, tuple[Task, ...]] = {
 
 #: The order :func:`compile_all` starts the tasks in, each by the first process free once
 #: the tasks it comes after are done. The climb (CPU seconds in one process, on an empty
-#: cache: 29 of 189 for Sudoku) is the last of the rater's and starts when its finders
-#: (113 s, chains 37 of them) are done; with two processes one then compiles the climb
-#: while the other compiles the solver and the generator (27 s), and canon (19 s) is
-#: compiled while the finders are, so that the two end together.
+#: cache: 24 of 141 for Sudoku) is the last of the rater's and starts when its finders
+#: (84 s, chains 20 and ALS 18 of them) are done; with two processes one then compiles the
+#: climb while the other compiles the solver and the generator (23 s), and canon (10 s) is
+#: compiled while the finders are, so that the two end together
+#: (``python benchmarks/compile.py --tasks`` measures them).
 ORDER = ("chains", "canon", "forcing", "als", "fish", "uniqueness", "subsets", "single_digit",
          "singles", "wings", "climb", "solver", "generator", "nonogram")
 

@@ -431,7 +431,8 @@ def _search_in(
                 depth -= 1
                 continue
             nxt = stack[depth + 1]
-            nxt[:_KEPT] = st[:_KEPT]
+            for k in range(_KEPT):  # not a slice copy, which compiles a shape check
+                nxt[k] = st[k]
             if _assign(nxt, d, cell // 27, 1 << (cell % 27)) and _propagate_bands(nxt):
                 depth += 1
                 break

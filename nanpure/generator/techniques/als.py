@@ -330,9 +330,8 @@ def _links(n, cells, masks, dcells, buddies, dcand, reach):
             ea2 = np.empty(cap, dtype=np.int64)
             eb2 = np.empty(cap, dtype=np.int64)
             em2 = np.empty(cap, dtype=np.int64)
-            ea2[:ne] = ea[:ne]
-            eb2[:ne] = eb[:ne]
-            em2[:ne] = em[:ne]
+            for k in range(ne):  # not slice copies, which compile a shape check
+                ea2[k], eb2[k], em2[k] = ea[k], eb[k], em[k]
             ea, eb, em = ea2, eb2, em2
         for j in range(nb):
             ea[ne] = a

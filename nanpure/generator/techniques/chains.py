@@ -619,7 +619,8 @@ def _close_transitively(reach: np.ndarray, lo: int, hi: int) -> None:
 @njit(cache=True)
 def _grow(arr: np.ndarray) -> np.ndarray:
     out = np.empty(arr.shape[0] * 2, dtype=arr.dtype)
-    out[: arr.shape[0]] = arr
+    for k in range(arr.shape[0]):  # not a slice copy, which compiles a shape check
+        out[k] = arr[k]
     return out
 
 

@@ -411,7 +411,8 @@ def take_step(grid, cand, queues, solution, index, step, log, records, n_log) ->
     log[row, 2] = -1
     log[row, 3] = -1
     if row < records.shape[0]:
-        records[row, :] = step
+        for k in range(STEP_SIZE):  # not a row copy, which compiles a shape check
+            records[row, k] = step[k]
         log[row, 3] = row
     if check_step(step, solution)[0] != 0:
         return -(row + 1)

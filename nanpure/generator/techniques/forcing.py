@@ -277,7 +277,8 @@ def chain_closures(codes: np.ndarray, n_codes: int, index: np.ndarray,
                         out[v, w] |= out[m, w]
             for k in range(start, sp):
                 if stack[k] != v:
-                    out[stack[k]] = out[v]
+                    for w in range(2 * WORDS):  # a row copy would compile a shape check
+                        out[stack[k], w] = out[v, w]
                 closed[n_closed] = stack[k]
                 n_closed += 1
             sp = start
@@ -540,7 +541,10 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
     if best >= 0:
         code = codes[best >> 1]
         premise = code * 2 + 1 - (best & 1)
-        n, depth, clash = propagate(cand, places, link, premise, net, parent, queue, work)
+        # the limit always given: numba types an omitted argument apart, and would compile
+        # propagate once more for it
+        n, depth, clash = propagate(cand, places, link, premise, net, parent, queue, work,
+                                    NO_LIMIT)
         clear(step)
         step[VARIANT] = CONTRADICTION
         if premise & 1:
@@ -613,7 +617,7 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
         for m in range(nm):
             i = members[m]
             premise = codes[i >> 1] * 2 + 1 - (i & 1)
-            propagate(cand, places, link, premise, net, parent, queue, work)
+            propagate(cand, places, link, premise, net, parent, queue, work, NO_LIMIT)
             if m > 0:
                 add_token(step, T_SEP, 0)
             _trace_tokens(step, parent, target, premise)
