@@ -20,6 +20,7 @@ from nanpure.generator.techniques.chains import (
     MODE_X,
     MODE_XY,
     _cell_closing,
+    _close_transitively,
     build_graph,
     closing_starts,
     find_nice_loop,
@@ -309,6 +310,40 @@ def test_cell_set_answers_are_those_of_closing_starts():
             seen[mode].add(bool(closing.any()))
         assert x_closes(cand) == _cell_closing(cand, MODE_X).any()
     assert all(answers == {False, True} for answers in seen.values())
+
+
+def _warshall(reach: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """The transitive closure of the rows lo .. hi-1 of reach, pair by pair."""
+    linked = [[bool(reach[i, j >> 6] >> np.uint64(j & 63) & np.uint64(1)) for j in range(hi)]
+              for i in range(hi)]
+    for k in range(lo, hi):
+        for i in range(lo, hi):
+            if linked[i][k]:
+                linked[i] = [a or b for a, b in zip(linked[i], linked[k], strict=True)]
+    out = reach.copy()
+    for i in range(lo, hi):
+        for j in range(hi):
+            if linked[i][j]:
+                out[i, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+    return out
+
+
+@pytest.mark.parametrize("density", [0.005, 0.02, 0.1])
+def test_close_transitively_is_the_transitive_closure(density):
+    # Random relations over up to 150 nodes (three words a row), on a whole range or on a
+    # part that no other node links to or from, with cycles of every size.
+    rng = np.random.default_rng(int(density * 1000))
+    for _ in range(30):
+        hi = int(rng.integers(1, 150))
+        lo = int(rng.integers(0, hi))
+        reach = np.zeros((hi, 3), dtype=np.uint64)
+        for i in range(lo, hi):
+            for j in range(lo, hi):
+                if i == j or rng.random() < density:
+                    reach[i, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+        expected = _warshall(reach, lo, hi)
+        _close_transitively(reach, lo, hi)
+        assert (reach == expected).all()
 
 
 def test_a_search_that_found_nothing_finds_nothing_while_no_link_is_new():
