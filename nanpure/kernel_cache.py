@@ -24,6 +24,11 @@ locator of its own first in numba's list, one that answers for nanpure's modules
 are computed when the first kernel is defined, once per process: 40 ms of CPU for all of
 them. A ``NUMBA_CACHE_LOCATOR_CLASSES`` the user set replaces numba's list, and ours with
 it.
+
+What is compiled, and so cached, is kept to one copy per plain signature as well: also
+run when ``nanpure`` is imported, :func:`plain_kernel_calls` has numba type a call from
+one kernel to a nanpure kernel with the plain types of its arguments, not a constant's
+own type, which compiled the callee once per constant.
 """
 
 from __future__ import annotations

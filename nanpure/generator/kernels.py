@@ -367,10 +367,10 @@ def compile_all(report: Callable[[str, float | None], None] | None = None,
             finished(name, *run_task(name))
         return
     import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
     done: set[str] = set()
-    running = {}
+    running: dict[Future, str] = {}
     # spawned, not forked: a fresh interpreter per worker, whatever this one has loaded
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         while pending or running:
@@ -382,6 +382,8 @@ def compile_all(report: Callable[[str, float | None], None] | None = None,
                        for first in TASKS[name].after):
                     pending.remove(name)
                     running[pool.submit(_run_in_worker, name)] = name
+            if not running:  # ORDER puts every task after those it comes after
+                raise RuntimeError(f"kernel tasks {pending} wait for tasks that never run")
             ready, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in ready:
                 name = running.pop(future)
