@@ -34,7 +34,7 @@ from functools import cache
 import numpy as np
 
 from .board import BoardError
-from .solver import count_batch_kernel
+from .solver import count_solutions_batch
 from .techniques import climb
 from .techniques.step import (
     eliminations,
@@ -315,9 +315,9 @@ def run_climb(board: np.ndarray, solution: np.ndarray, ladder: tuple[Technique, 
               ceiling: int = len(TIERS) - 1, path: bool = False, limit: int = NO_LIMIT):
     """:func:`techniques.climb.rate_puzzle` on the rungs of ``ladder`` up to rank
     ``ceiling``, stopping once the steps taken score more than ``limit``: its ``(n_log,
-    status, log, records, step)``."""
+    status, log, records, step, used)``."""
     rungs, scores, _ = _tables(ladder, ceiling)
-    return climb.rate_puzzle(board, solution, rungs, path, scores, limit)[:5]
+    return climb.rate_puzzle(board, solution, rungs, path, scores, limit)
 
 
 def _build_rungs(ladder: tuple[Technique, ...], ceiling: int) -> np.ndarray:
@@ -389,12 +389,13 @@ def rate(
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
     board = np.ascontiguousarray(board, dtype=np.uint8).reshape(81)
     solution = known_solution(board, solution)
-    rungs, scores, grades = _tables(ladder, _RANK[max_tier])
-    n_log, status, log, records, step, used = climb.rate_puzzle(
-        board, solution, rungs, path, scores, NO_LIMIT if score_limit is None else score_limit)
+    n_log, status, log, records, step, used = run_climb(
+        board, solution, ladder, ceiling=_RANK[max_tier], path=path,
+        limit=NO_LIMIT if score_limit is None else score_limit)
     if status == climb.FALSE_STEP:
         raise false_step(ladder, log[n_log - 1], step, solution)
     steps = tuple(_path_step(ladder, row, records) for row in log[:n_log]) if path else None
+    grades = _tables(ladder, _RANK[max_tier])[2]
     return _grade(grades, used.tolist(), status == climb.SOLVED, steps)
 
 
@@ -402,13 +403,9 @@ def known_solution(board: np.ndarray, solution: np.ndarray | None) -> np.ndarray
     """``solution`` as a ``uint8[81]`` array, or when None the solution of ``board``,
     which must be unique (:class:`NotUniqueError` otherwise)."""
     if solution is None:
-        # the solver's kernel itself: count_solutions_batch's checks and copies would
-        # add half as much again
-        solutions = np.zeros((1, 81), dtype=np.uint8)
-        count = count_batch_kernel(
-            np.ascontiguousarray(board, dtype=np.uint8).reshape(1, 81), 2, solutions)[0]
-        if count != 1:
-            raise NotUniqueError("puzzle has no solution" if count == 0 else
+        counts, solutions = count_solutions_batch(board, 2)
+        if counts[0] != 1:
+            raise NotUniqueError("puzzle has no solution" if counts[0] == 0 else
                                  "puzzle has more than one solution")
         return solutions[0]
     return np.ascontiguousarray(solution, dtype=np.uint8).reshape(81)

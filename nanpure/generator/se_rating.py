@@ -397,7 +397,7 @@ def se_rate(board: np.ndarray, *, solution: np.ndarray | None = None,
     alone = singles_only(board)
     if alone[0]:
         return SERating(alone[1] / 10, alone[2] / 10, alone[2] / 10)
-    n_log, status, log, records, step = run_climb(board, solution, ladder, path=True)
+    n_log, status, log, records, step, _ = run_climb(board, solution, ladder, path=True)
     if status == climb.FALSE_STEP:
         raise false_step(ladder, log[n_log - 1], step, solution)
     phases = singles_levels(board, log, records, n_log)

@@ -490,7 +490,7 @@ def count_solutions_batch(
     Rows with no solution have an all-zero solution row.
     """
     boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 81)
-    solutions = np.zeros_like(boards)
+    solutions = np.zeros(boards.shape, dtype=np.uint8)  # np.zeros_like costs a µs more
     counts = count_batch_kernel(boards, limit, solutions)
     return counts, solutions
 
