@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -86,3 +87,29 @@ def test_the_finder_tasks_compile_the_types_the_climb_calls_with():
     assert out.returncode == 0, out.stderr
     count, twice = out.stdout.strip().split(" ", 1)
     assert int(count) >= 40 and twice == "[]", out.stdout
+
+
+_TWICE = """
+import sys
+from numba.core.registry import CPUDispatcher
+from nanpure.generator.kernels import SUDOKU, compile_group
+
+for group in SUDOKU:
+    compile_group(group)
+twice = sorted(f"{m.__name__}.{n}" for m in list(sys.modules.values())
+               if m.__name__.startswith("nanpure.")
+               for n, d in vars(m).items() if isinstance(d, CPUDispatcher)
+               and d.py_func.__module__ == m.__name__ and len(d.signatures) > 1)
+print(twice)
+"""
+
+
+@pytest.mark.slow
+def test_no_sudoku_kernel_is_compiled_for_two_signatures(tmp_path):
+    # an empty kernel cache, so every callee is compiled too: a kernel called with two
+    # types (int32 and int64, an argument omitted and given) is compiled twice
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", _TWICE], capture_output=True, text=True,
+                         timeout=1800, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from conftest import GRID, elims, masks
 
+from nanpure.generator.board import ALL_DIGITS
 from nanpure.generator.techniques.step import format_tokens, new_step, tokens
 from nanpure.generator.techniques.subsets import (
     digit_places,
@@ -19,7 +20,7 @@ from nanpure.generator.techniques.subsets import (
 
 def test_digit_places_table():
     cand = masks(r2c3="17", r5c3="7")
-    places = digit_places(cand)
+    places = digit_places(cand, ALL_DIGITS)
     assert places[1, 7] == 1 << 2  # row 2: column 3
     assert places[9 + 2, 7] == (1 << 1) | (1 << 4)  # column 3: rows 2 and 5
     assert places[18 + 0, 1] == 1 << 5  # box 1: sixth cell (r2c3)

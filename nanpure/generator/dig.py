@@ -81,7 +81,7 @@ def solvable_by_singles(board: np.ndarray) -> bool:
             if grid[i] == 0 and m & (m - 1) == 0:
                 if m == 0:
                     return False  # a blank with no digit left: no solution at all
-                _place(grid, cand, i, m)
+                _place(grid, cand, i, np.int64(m))  # one type: one compile
                 n_open -= 1
                 progress = True
         for h in range(27):
@@ -144,7 +144,7 @@ def forced_by_givens(puzzle: np.ndarray, solution: np.ndarray, where: np.ndarray
     False
     """
     for j in range(size):
-        if not _forced(puzzle, solution[cells[j]], where, cells[j]):
+        if not _forced(puzzle, np.int64(solution[cells[j]]), where, cells[j]):  # one type
             return False
     return True
 

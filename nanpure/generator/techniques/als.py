@@ -728,7 +728,7 @@ def _write_chain(step, s, last, q_als, q_arc, q_parent, cells) -> None:
     _add_cell_run(step, cells[s])
     for t in range(k - 1, -1, -1):
         i = order[t]
-        _add_link(step, q_arc[i], cells[q_als[i]])
+        _add_link(step, np.int64(q_arc[i]), cells[q_als[i]])  # one type: one compile
 
 
 # --- Sue de Coq ---------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from numba import njit
 from ..bits import POPCOUNT, low_bit_index
 from ..board import ALL_DIGITS, POS_BAND
 from .step import T_CELL, T_DIGIT, T_HOUSE, T_SEP, add_elim, add_token, clear
-from .subsets import digit_places, next_subset
+from .subsets import NO_SPARE, digit_places, next_subset
 
 MAX_FINS = 5  # HoDoKu's default limit on the number of fins
 
@@ -117,7 +117,7 @@ def find_basic_fish(
                     vals[n] = m
                     n += 1
             first = True
-            while n >= size and next_subset(vals, n, size, size, pick, unions, first):
+            while n >= size and next_subset(vals, n, size, size, pick, unions, first, NO_SPARE):
                 first = False
                 cover = unions[size]
                 if POPCOUNT[cover] != size:

@@ -37,12 +37,13 @@ ALL_HOUSES = (1 << 27) - 1
 
 
 @njit(cache=True)
-def digit_places(cand: np.ndarray, digits: int = ALL_DIGITS) -> np.ndarray:
+def digit_places(cand: np.ndarray, digits: int) -> np.ndarray:
     """``places[h, d]``: the positions (bit k for the k-th cell of house ``h``) of the open
     cells of house ``h`` that hold digit ``d``. For a row the positions are its columns,
     for a column its rows; the table is what intersections, subsets and fish look at.
     Only the digits of the mask ``digits`` are filled in (a finder searching a few
-    digits needs no more); the others have no positions."""
+    digits needs no more; ``ALL_DIGITS`` for all); the others have no positions. (No
+    default: an omitted argument is a type of its own, compiled once more.)"""
     places = np.zeros((27, 10), dtype=np.int64)
     for cell in range(81):
         m = np.int64(cand[cell] & digits)
@@ -59,18 +60,18 @@ def digit_places(cand: np.ndarray, digits: int = ALL_DIGITS) -> np.ndarray:
     return places
 
 
-#: For :func:`next_subset`: count every bit of a union.
+#: For :func:`next_subset`'s ``spare``: count every bit of a union.
 NO_SPARE = np.zeros(1, dtype=np.int64)
 
 
 @njit(cache=True)
 def next_subset(
     vals: np.ndarray, n: int, size: int, limit: int, pick: np.ndarray, unions: np.ndarray,
-    first: bool, spare: np.ndarray = NO_SPARE,
+    first: bool, spare: np.ndarray,
 ) -> bool:
     """Step to the next ``size``-combination of ``vals[:n]`` (lexicographic order) whose
-    union of bits has at most ``limit`` bits outside one of the masks in ``spare`` (by
-    default: at most ``limit`` bits); False when there is none left.
+    union of bits has at most ``limit`` bits outside one of the masks in ``spare``
+    (:data:`NO_SPARE`: at most ``limit`` bits); False when there is none left.
 
     ``pick[:size]`` holds the chosen indices and ``unions[size]`` their union; start with
     ``first=True`` and ``unions[0] == 0``. Combinations are pruned as soon as a partial
@@ -200,7 +201,7 @@ def naked_subsets(
         if n < size:
             continue
         first = True
-        while next_subset(masks, n, size, size, pick, unions, first):
+        while next_subset(masks, n, size, size, pick, unions, first, NO_SPARE):
             first = False
             if POPCOUNT[unions[size]] == size:
                 for k in range(size):
@@ -231,7 +232,7 @@ def find_hidden_subset(
 
     Tokens: the digits, then the cells.
     """
-    places = digit_places(cand)
+    places = digit_places(cand, ALL_DIGITS)
     digit_list = np.empty(9, dtype=np.int64)
     vals = np.empty(9, dtype=np.int64)
     pick = np.empty(size, dtype=np.int64)
@@ -253,7 +254,7 @@ def find_hidden_subset(
         for k in range(n):
             vals[k] = places[h, digit_list[k]]
         first = True
-        while next_subset(vals, n, size, size, pick, unions, first):
+        while next_subset(vals, n, size, size, pick, unions, first, NO_SPARE):
             first = False
             if POPCOUNT[unions[size]] == size:
                 digits = 0

@@ -30,5 +30,5 @@ def find_brute_force(
     if best < 0:
         return False
     clear(step)
-    add_place(step, best, int(solution[best]))
+    add_place(step, best, np.int64(solution[best]))  # one type: one compile
     return True

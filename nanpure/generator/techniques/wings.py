@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from ..bits import POPCOUNT, low_bit_index
-from ..board import HOUSES, IS_PEER, PEERS
+from ..board import ALL_DIGITS, HOUSES, IS_PEER, PEERS
 from .single_digit import eliminate_seeing_both
 from .step import (
     T_CAND,
@@ -124,7 +124,7 @@ def find_w_wing(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
                 if not _sees_both_with(cand, x, y, other):
                     continue
                 if places.shape[0] == 0:
-                    places = houses_places(cand)
+                    places = houses_places(cand, ALL_DIGITS)
                 for h in range(27):
                     p = places[h, linked]
                     if POPCOUNT[p] != 2:
@@ -190,7 +190,7 @@ def find_xy_wing(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
                 z = low_bit_index(z_bit) + 1
                 clear(step)
                 if eliminate_seeing_both(cand, step, z, a, b, pivot, -1):
-                    _wing_tokens(step, pm | z_bit, pivot, a, b)
+                    _wing_tokens(step, np.int64(pm | z_bit), pivot, a, b)
                     return True
     return False
 
@@ -224,7 +224,7 @@ def find_xyz_wing(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
                         add_elim(step, cell, z)
                         n += 1
                 if n:
-                    _wing_tokens(step, pm, pivot, a, b)
+                    _wing_tokens(step, np.int64(pm), pivot, a, b)  # one type: one compile
                     return True
     return False
 
