@@ -16,7 +16,10 @@ The artifacts:
   latter under its former name and seed, ``--name nightly --seed 20261122``), exported
   as CSV, JSONL, lines and Parquet;
 - the default book and ``examples/book.toml`` (taking the run ``nightly``) as PDFs
-  (bytes) and manifests.
+  (bytes) and manifests;
+- the ``examples/nonograms.toml`` run into the same store, exported as CSV, JSONL, lines,
+  Parquet and ``.non`` files, and the Sudoku-and-nonogram book of
+  ``examples/nonogram-book.toml`` (PDF and manifest).
 
 Two columns are left out of exports and manifests: ``created_at`` (the clock) and ``id``,
 which the store assigns in the order batches of different quotas arrive; batch sizes
@@ -132,14 +135,41 @@ def _runs_and_books(out: Path, work: Path) -> list[str]:
             names.append(name)
     _nanpure(["book"], work)
     _nanpure(["book", "examples/book.toml"], work)
-    for pdf in ("book", "nightly"):
-        shutil.copy(work / "output" / f"{pdf}.pdf", out / f"{pdf}.pdf")
-        manifest = json.loads((work / "output" / f"{pdf}.manifest.json").read_text())
-        for entry in manifest["puzzles"]:
-            entry.pop("id", None)
-        (out / f"{pdf}.manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
-        names += [f"{pdf}.pdf", f"{pdf}.manifest.json"]
-    return names
+    return names + _book_files("book", out, work) + _book_files("nightly", out, work)
+
+
+def _book_files(book: str, out: Path, work: Path) -> list[str]:
+    """Copy ``output/BOOK.pdf`` and its manifest (without store ids) into ``out``."""
+    shutil.copy(work / "output" / f"{book}.pdf", out / f"{book}.pdf")
+    manifest = json.loads((work / "output" / f"{book}.manifest.json").read_text())
+    for entry in manifest["puzzles"]:
+        entry.pop("id", None)
+    (out / f"{book}.manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return [f"{book}.pdf", f"{book}.manifest.json"]
+
+
+def _nonograms(out: Path, work: Path) -> list[str]:
+    """The nonogram run, its exports and the mixed book (after :func:`_runs_and_books`,
+    whose ``nightly`` run the book takes its Sudoku from)."""
+    names = []
+    _nanpure(["run", "examples/nonograms.toml", "--store", "output/nanpure.db",
+              "--no-progress", "--workers", "1"], work)
+    for fmt in ("csv", "jsonl", "lines", "parquet", "non"):
+        target = work / f"export-nonograms.{fmt}"
+        _nanpure(["export", "--store", "output/nanpure.db", "--run", "nonograms", "--kind",
+                  "nonogram", "--format", fmt, "--out", str(target)], work)
+        name = f"export-nonograms.{fmt}.txt"
+        if fmt == "non":  # a directory, one file a puzzle: named by id, so in content order
+            text = "".join(sorted(f.read_text() for f in target.iterdir()))
+        else:
+            text = _without_timing(target, fmt)
+        (out / name).write_text(text)
+        names.append(name)
+    # its Sudoku section takes puzzles examples/book.toml has printed already
+    config = work / "examples" / "nonogram-book.toml"
+    config.write_text(config.read_text().replace("[book]\n", "[book]\nreuse = true\n", 1))
+    _nanpure(["book", str(config)], work)
+    return names + _book_files("mixed", out, work)
 
 
 def make_all(out: Path) -> list[str]:
@@ -150,6 +180,7 @@ def make_all(out: Path) -> list[str]:
         names = _paths(out)
         names += _generated(out, work)
         names += _runs_and_books(out, work)
+        names += _nonograms(out, work)
     return names
 
 
