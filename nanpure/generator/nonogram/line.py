@@ -357,7 +357,8 @@ def _forward(filled, empty, n, runs, k, reverse, starts, gaps) -> None:
     gap = _fill_up(free & _ONE, free)
     gaps[0] = gap
     for t in range(k):
-        length = runs[k - 1 - t if reverse else t]
+        # int64, as ``n``: _shl and _shr compiled for one type
+        length = np.int64(runs[k - 1 - t if reverse else t])
         fits = _windows(open_, length) & ~_shr(filled, length) & ~(filled << _ONE)
         here = fits & ((gap << _ONE) | (_ONE if t == 0 else _NONE))
         starts[t] = here
@@ -427,6 +428,7 @@ def deduce(clue: Sequence[int], known: str, exact: bool = True) -> str | None:
     cells = np.array([SYMBOLS.index(c) for c in known], dtype=np.uint8)
     runs = np.array(list(clue) or [0], dtype=np.int32)
     ws = new_workspace(len(cells), len(runs))
-    if solve_line(cells, len(cells), runs, len(clue), exact, ws) < 0:
+    k = np.int32(len(clue))  # an int32 like the solver's run counts: solve_line compiled once
+    if solve_line(cells, len(cells), runs, k, exact, ws) < 0:
         return None
     return "".join(SYMBOLS[c] for c in cells)

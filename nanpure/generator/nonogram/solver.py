@@ -57,7 +57,9 @@ def pack_batch(puzzles: Sequence[Nonogram]) -> tuple[np.ndarray, np.ndarray, np.
     most = max(max(1, max(map(len, p.lines))) for p in puzzles)
     runs = np.zeros((len(puzzles), lines, most), dtype=np.int32)
     nruns = np.zeros((len(puzzles), lines), dtype=np.int32)
-    sizes = np.zeros((len(puzzles), 2), dtype=np.int32)
+    # int64, as height and width are everywhere else: int32 ones compiled the solver's
+    # kernels a second time
+    sizes = np.zeros((len(puzzles), 2), dtype=np.int64)
     for n, p in enumerate(puzzles):
         r, k = puzzle_arrays(p)
         runs[n, :r.shape[0], :r.shape[1]] = r
@@ -238,7 +240,7 @@ def count_kernel(runs, nruns, height, width, limit, solution) -> int:
     dirty = np.zeros(lines, dtype=np.uint8)
     # grids still to explore, and the cell each was branched on (-1: the root)
     stack = np.zeros((16, cells), dtype=np.uint8)
-    branched = np.full(16, -1, dtype=np.int32)
+    branched = np.full(16, -1, dtype=np.int64)  # a cell, typed as every other
     depth = 1
     count = 0
     while depth > 0:
