@@ -92,9 +92,9 @@ def test_the_finder_tasks_compile_the_types_the_climb_calls_with():
 _TWICE = """
 import sys
 from numba.core.registry import CPUDispatcher
-from nanpure.generator.kernels import SUDOKU, compile_group
+from nanpure.generator.kernels import GROUPS, compile_group
 
-for group in SUDOKU:
+for group in GROUPS:
     compile_group(group)
 twice = sorted(f"{m.__name__}.{n}" for m in list(sys.modules.values())
                if m.__name__.startswith("nanpure.")
@@ -105,7 +105,7 @@ print(twice)
 
 
 @pytest.mark.slow
-def test_no_sudoku_kernel_is_compiled_for_two_signatures(tmp_path):
+def test_no_kernel_is_compiled_for_two_signatures(tmp_path):
     # an empty kernel cache, so every callee is compiled too: a kernel called with two
     # types (int32 and int64, an argument omitted and given) is compiled twice
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
