@@ -160,7 +160,8 @@ def random_picture_kernel(state, height, width, density, smoothing, group, pictu
         picture[cell] = picture[first]  # the orbit's first cell is already final
     before = picture.copy()
     for _ in range(smoothing):
-        before[:] = picture
+        for cell in range(height * width):  # not a slice copy, which compiles a shape check
+            before[cell] = picture[cell]
         for r in range(height):
             for c in range(width):
                 filled = 0
@@ -246,7 +247,10 @@ def generate_kernel(state, height, width, density, smoothing, group, floor, ceil
             if grid[cell] == UNKNOWN:
                 solved = False
                 break
-        if solved and steps[:count, 0].max() >= floor:
+        hardest = 0  # steps[:count, 0].max(), in a loop: numpy's max compiles more
+        for i in range(count):
+            hardest = max(hardest, steps[i, 0])
+        if solved and hardest >= floor:
             return attempt, count
     return 0, 0
 

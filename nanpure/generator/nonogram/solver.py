@@ -230,6 +230,19 @@ def first_unknown(grid) -> int:
 
 
 @njit(cache=True)
+def _grown(stack, branched, depth):
+    """``stack`` and ``branched`` with twice the rows, the first ``depth`` copied (element
+    by element: np.concatenate compiles more)."""
+    grown = np.zeros((2 * stack.shape[0], stack.shape[1]), dtype=np.uint8)
+    grown_branched = np.zeros(2 * stack.shape[0], dtype=np.int64)
+    for d in range(depth):
+        for i in range(stack.shape[1]):
+            grown[d, i] = stack[d, i]
+        grown_branched[d] = branched[d]
+    return grown, grown_branched
+
+
+@njit(cache=True)
 def count_kernel(runs, nruns, height, width, limit, solution) -> int:
     """Solutions of the puzzle, counting no further than ``limit``; the first is written
     to ``solution`` (``FILLED``/``EMPTY`` per cell)."""
@@ -262,16 +275,17 @@ def count_kernel(runs, nruns, height, width, limit, solution) -> int:
         if cell < 0:
             count += 1
             if count == 1:
-                solution[:cells] = grid
+                for i in range(cells):  # not a slice copy, which compiles a shape check
+                    solution[i] = grid[i]
             if count >= limit:
                 break
             continue
         if depth + 2 > stack.shape[0]:
-            stack = np.concatenate((stack, np.zeros_like(stack)))
-            branched = np.concatenate((branched, np.zeros_like(branched)))
-        stack[depth] = grid
+            stack, branched = _grown(stack, branched, depth)
+        for i in range(cells):  # not row copies, which compile a shape check
+            stack[depth, i] = grid[i]
+            stack[depth + 1, i] = grid[i]
         stack[depth, cell] = EMPTY
-        stack[depth + 1] = grid
         stack[depth + 1, cell] = FILLED
         branched[depth] = cell
         branched[depth + 1] = cell
