@@ -94,6 +94,8 @@ _TIMING = ("created_at", "id")
 
 
 def _without_timing(path: Path, fmt: str) -> str:
+    if fmt == "non":  # a directory, one file a puzzle: named by id, so in content order
+        return "".join(sorted(f.read_text() for f in path.iterdir()))
     if fmt == "csv":
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
@@ -126,16 +128,21 @@ def _runs_and_books(out: Path, work: Path) -> list[str]:
     assert 'run = "nightly-*"' in text, "examples/book.toml no longer takes nightly-*"
     book.write_text(text.replace('run = "nightly-*"', 'run = "nightly"', 1))
     for run in ("default", "nightly"):
-        for fmt in ("csv", "jsonl", "lines", "parquet"):
-            target = work / f"export-{run}.{fmt}"
-            _nanpure(["export", "--store", "output/nanpure.db", "--run", run, "--format", fmt,
-                      "--out", str(target)], work)
-            name = f"export-{run}.{fmt}.txt"
-            (out / name).write_text(_without_timing(target, fmt))
-            names.append(name)
+        names += [_export(run, fmt, out, work) for fmt in ("csv", "jsonl", "lines", "parquet")]
     _nanpure(["book"], work)
     _nanpure(["book", "examples/book.toml"], work)
     return names + _book_files("book", out, work) + _book_files("nightly", out, work)
+
+
+def _export(run: str, fmt: str, out: Path, work: Path, *options: str) -> str:
+    """Export ``run`` from the work store as ``fmt`` into ``out``, without timing columns;
+    the snapshot file's name."""
+    target = work / f"export-{run}.{fmt}"
+    _nanpure(["export", "--store", "output/nanpure.db", "--run", run, *options,
+              "--format", fmt, "--out", str(target)], work)
+    name = f"export-{run}.{fmt}.txt"
+    (out / name).write_text(_without_timing(target, fmt))
+    return name
 
 
 def _book_files(book: str, out: Path, work: Path) -> list[str]:
@@ -151,23 +158,15 @@ def _book_files(book: str, out: Path, work: Path) -> list[str]:
 def _nonograms(out: Path, work: Path) -> list[str]:
     """The nonogram run, its exports and the mixed book (after :func:`_runs_and_books`,
     whose ``nightly`` run the book takes its Sudoku from)."""
-    names = []
     _nanpure(["run", "examples/nonograms.toml", "--store", "output/nanpure.db",
               "--no-progress", "--workers", "1"], work)
-    for fmt in ("csv", "jsonl", "lines", "parquet", "non"):
-        target = work / f"export-nonograms.{fmt}"
-        _nanpure(["export", "--store", "output/nanpure.db", "--run", "nonograms", "--kind",
-                  "nonogram", "--format", fmt, "--out", str(target)], work)
-        name = f"export-nonograms.{fmt}.txt"
-        if fmt == "non":  # a directory, one file a puzzle: named by id, so in content order
-            text = "".join(sorted(f.read_text() for f in target.iterdir()))
-        else:
-            text = _without_timing(target, fmt)
-        (out / name).write_text(text)
-        names.append(name)
+    names = [_export("nonograms", fmt, out, work, "--kind", "nonogram")
+             for fmt in ("csv", "jsonl", "lines", "parquet", "non")]
     # its Sudoku section takes puzzles examples/book.toml has printed already
     config = work / "examples" / "nonogram-book.toml"
-    config.write_text(config.read_text().replace("[book]\n", "[book]\nreuse = true\n", 1))
+    text = config.read_text()
+    assert "[book]\n" in text, "examples/nonogram-book.toml no longer has a [book] table"
+    config.write_text(text.replace("[book]\n", "[book]\nreuse = true\n", 1))
     _nanpure(["book", str(config)], work)
     return names + _book_files("mixed", out, work)
 
