@@ -10,12 +10,19 @@ Prints:
 3. the worst disagreements: tier furthest apart first, then the score ratio furthest
    from 1, with the hardest technique each rater used.
 
-``--by-technique`` prints instead where the CPU time goes: the climb is replayed from
-Python one call at a time (the uniqueness check, the singles, each group of rungs tried,
-each step applied), the same calls the climb's kernel makes, each timed; per HoDoKu level
-and overall, the milliseconds spent per puzzle and the calls made. A call from Python
-costs a few microseconds more than the same call inside the kernel (the ``calls`` column
-says how much that adds up to).
+``--by-technique`` prints instead where the CPU time goes, per HoDoKu level and overall, in
+milliseconds per puzzle, all of it timed inside compiled code (a call from Python would add
+a few microseconds to each of the hundreds of rung calls an extreme puzzle makes):
+
+- each group of rungs: every call the climb made to it, recorded by climbing each puzzle
+  once from Python (the position and the group's part of what the climb remembers), then
+  made again back to back in one compiled loop;
+- "rungs back to back", the sum of those, beside "rungs in climb order", the same calls
+  made in the order the climb made them: the difference is what the rungs lose to running
+  among the others (most likely to the caches, which then hold the others' code and data);
+- "singles, steps, set-up": the climb kernel's own time less its rungs in climb order, a
+  difference of two timings (near zero, and noisy, where the rungs are nearly all of it);
+- the uniqueness check, and the total: the uniqueness check and the climb kernel.
 
 Run from the repository root: ``.venv/bin/python benchmarks/rater.py`` (``--quick`` rates
 every fourth puzzle, once).
@@ -31,9 +38,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from nanpure.generator.board import parse
-from nanpure.generator.ladder import LADDER, Rating, known_solution, rate, rungs_of
+from nanpure.generator.ladder import LADDER, NO_LIMIT, Rating, rate, rungs_of
+from nanpure.generator.solver import count_solutions_batch
 from nanpure.generator.techniques import climb
 from nanpure.generator.techniques.memo import digit_planes
 from nanpure.generator.techniques.singles import run_singles, setup_kernel
@@ -82,22 +91,82 @@ def throughput(rows: list[dict], runs: int) -> list[Rating]:
     return ratings
 
 
-def replay(board, spent: dict[str, float], calls: dict[str, int]) -> None:
-    """Rate ``board`` the way :func:`climb.rate_puzzle` does, one kernel call at a time,
-    adding the CPU seconds and calls of each part to ``spent`` and ``calls``."""
+@njit
+def _memo_part(rungs: np.ndarray, r: int, memo: climb.Memo) -> np.ndarray:
+    """The part of ``memo`` that rung group ``r``'s finder reads and remembers into, as a
+    flat view (empty for a finder that remembers nothing)."""
+    by = rungs[r, climb.UNITS]
+    kernel = rungs[r, climb.KERNEL]
+    slot = rungs[r, climb.SLOT]
+    if by == climb.BY_DIGIT or by == climb.DIGIT_ORDER:
+        return memo.digits[slot].reshape(-1)
+    if by == climb.BY_HOUSE:
+        return memo.houses[slot].reshape(-1)
+    if by == climb.BY_CROSSING:
+        return memo.crossings[slot].reshape(-1)
+    if kernel == climb.X_CHAIN:
+        return memo.loops.reshape(-1)
+    if kernel == climb.XY_CHAIN or kernel == climb.NICE_LOOP:
+        return memo.chains.reshape(-1)
+    return np.empty(0, dtype=np.int64)
+
+
+@njit
+def _rerun(rungs, calls: np.ndarray, positions: np.ndarray, solutions: np.ndarray,
+           planes: np.ndarray, parts: np.ndarray, memo: climb.Memo) -> int:
+    """Make the recorded rung calls again, in the order given: call i runs rung group
+    ``calls[i, 0]`` (:func:`climb._search`) on position ``calls[i, 1]``, its part of the
+    memo (:func:`_memo_part`) first set to ``parts[i]``. Returns the kinds found, summed."""
+    step = np.zeros(STEP_SIZE, dtype=np.int32)
+    found = 0
+    for i in range(calls.shape[0]):
+        r = calls[i, 0]
+        p = calls[i, 1]
+        part = _memo_part(rungs, r, memo)
+        for k in range(part.shape[0]):
+            part[k] = parts[i, k]
+        found += climb._search(positions[p, 0], positions[p, 1], step, solutions[calls[i, 2]],
+                               rungs, r, memo, planes[p])
+    return found
+
+
+@njit
+def _climb_all(boards, solutions, rungs, scores) -> int:
+    """The climb kernel on every board; the log rows, summed."""
+    rows = 0
+    for i in range(boards.shape[0]):
+        rows += climb.rate_puzzle(boards[i], solutions[i], rungs, False, scores,
+                                  NO_LIMIT)[0]
+    return rows
+
+
+class Recording:
+    """Every rung call a climb made, in order, with its input (see :func:`record`):
+    ``calls`` rows ``(rung group, position, puzzle)``; per position the grid and the
+    candidates (``positions[p, 0]`` and ``[p, 1]``, both as ``uint16``) and the digit
+    planes; per call the group's part of the memo, zero-padded."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[int, int, int]] = []
+        self.positions: list[np.ndarray] = []
+        self.planes: list[np.ndarray] = []
+        self.parts: list[np.ndarray] = []
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        parts = np.zeros((len(self.parts), max((len(x) for x in self.parts), default=0)),
+                         dtype=np.int64)
+        for i, part in enumerate(self.parts):
+            parts[i, :len(part)] = part
+        return (np.array(self.calls, dtype=np.int64).reshape(-1, 3),
+                np.array(self.positions, dtype=np.uint16).reshape(-1, 2, 81),
+                np.array(self.planes, dtype=np.int64).reshape(-1, 9, 2), parts)
+
+
+def record(board: np.ndarray, solution: np.ndarray, puzzle: int, out: Recording) -> None:
+    """Climb from ``board`` as :func:`climb.rate_puzzle` does, one kernel call at a time,
+    adding every rung call and its input to ``out``."""
     rungs = rungs_of(LADDER)
-    names = [LADDER[int(i)].code for i in rungs[:, climb.INDEX]]
-
-    def timed(part: str, kernel, *args):
-        t = time.process_time()
-        out = kernel(*args)
-        spent[part] = spent.get(part, 0.0) + time.process_time() - t
-        calls[part] = calls.get(part, 0) + 1
-        return out
-
-    board = board.reshape(81)
-    solution = timed("uniqueness", known_solution, board, None)
-    grid, cand, queues = timed("setup", setup_kernel, board)
+    grid, cand, queues = setup_kernel(board)
     step = np.zeros(STEP_SIZE, dtype=np.int32)
     log = np.zeros((climb.MAX_LOG, 4), dtype=np.int32)
     records = np.zeros((0, STEP_SIZE), dtype=np.int32)
@@ -105,54 +174,110 @@ def replay(board, spent: dict[str, float], calls: dict[str, int]) -> None:
     memo = climb.new_memo(rungs)
     n_log = 0
     while True:
-        n_log = timed("singles", run_singles, grid, cand, queues, counts, log, n_log)
+        n_log = run_singles(grid, cand, queues, counts, log, n_log)
         if grid.all():
             return
-        planes = timed("planes", digit_planes, cand)
+        planes = digit_planes(cand)
+        out.positions.append(np.stack([grid.astype(np.uint16), cand]))
+        out.planes.append(planes)
         r, found = 0, -1
         while r < rungs.shape[0] and found < 0:
             end = rungs[r, climb.END]
-            group = "+".join(names[r:end]) if end - r < 4 else f"{names[r]}..{names[end - 1]}"
-            kind = timed(group, climb._search, grid, cand, step, solution, rungs, r, memo,
-                         planes)
+            out.calls.append((r, len(out.positions) - 1, puzzle))
+            out.parts.append(_memo_part(rungs, r, memo).copy())
+            kind = climb._search(grid, cand, step, solution, rungs, r, memo, planes)
             found = next((j for j in range(r, end) if kind and rungs[j, climb.KIND] == kind),
                          -1)
             r = end
         if found < 0:
             return
-        n_log = timed("apply", climb.take_step, grid, cand, queues, solution,
-                      rungs[found, climb.INDEX], step, log, records, n_log)
+        n_log = climb.take_step(grid, cand, queues, solution, rungs[found, climb.INDEX],
+                                step, log, records, n_log)
+
+
+def _cpu(run, *args) -> float:
+    """CPU seconds of ``run(*args)``, the least of three."""
+    best = math.inf
+    for _ in range(3):
+        t = time.process_time()
+        run(*args)
+        best = min(best, time.process_time() - t)
+    return best
+
+
+#: The summary rows of --by-technique, after the rung groups.
+BACK_TO_BACK = "rungs back to back"
+IN_ORDER = "rungs in climb order"
+REST = "singles, steps, set-up"
+UNIQUENESS = "uniqueness check"
+
+
+def time_level(rows: list[dict]) -> tuple[dict[str, float], dict[str, int]]:
+    """CPU seconds and calls, for the puzzles ``rows``, of each part of rating them (see
+    the module text)."""
+    rungs = rungs_of(LADDER)
+    scores = np.array([t.score for t in LADDER], dtype=np.int64)
+    names = [LADDER[int(i)].code for i in rungs[:, climb.INDEX]]
+    boards = np.array([row["board"].reshape(81) for row in rows])
+    _, solutions = count_solutions_batch(boards, 2)
+    spent = {UNIQUENESS: _cpu(count_solutions_batch, boards, 2)}
+    calls = {UNIQUENESS: len(rows)}
+    climb_cpu = _cpu(_climb_all, boards, solutions, rungs, scores)
+    recording = Recording()
+    for k, (board, solution) in enumerate(zip(boards, solutions, strict=True)):
+        record(board, solution, k, recording)
+    order, positions, planes, parts = recording.arrays()
+    memo = climb.new_memo(rungs)
+    spent[IN_ORDER] = _cpu(_rerun, rungs, order, positions, solutions, planes, parts, memo)
+    calls[IN_ORDER] = len(order)
+    spent[BACK_TO_BACK] = 0.0
+    for r in np.unique(order[:, 0]):
+        end = rungs[r, climb.END]
+        part = "+".join(names[r:end]) if end - r < 4 else f"{names[r]}..{names[end - 1]}"
+        mine = order[:, 0] == r
+        spent[part] = _cpu(_rerun, rungs, order[mine], positions, solutions, planes,
+                           parts[mine], memo)
+        calls[part] = int(mine.sum())
+        spent[BACK_TO_BACK] += spent[part]
+    calls[BACK_TO_BACK] = len(order)
+    spent[REST] = climb_cpu - spent[IN_ORDER]
+    calls[REST] = len(rows)
+    return spent, calls
 
 
 def by_technique(rows: list[dict]) -> None:
     """Print where the rater's time goes, per level (see the module text)."""
-    for row in rows:  # warm-up: kernels loaded or compiled
-        replay(row["board"], {}, {})
-    spent = {lv: {} for lv in LEVELS}
-    calls = {lv: {} for lv in LEVELS}
-    for row in rows:
-        replay(row["board"], spent[row["hodoku_level"]], calls[row["hodoku_level"]])
-    count = {lv: sum(r["hodoku_level"] == lv for r in rows) for lv in LEVELS}
-    total_spent: dict[str, float] = {}
-    total_calls: dict[str, int] = {}
+    time_level(rows[::20])  # warm-up: the timing loops compiled
+    spent: dict[str, dict[str, float]] = {}
+    calls: dict[str, dict[str, int]] = {}
+    count = {}
     for lv in LEVELS:
+        mine = [row for row in rows if row["hodoku_level"] == lv]
+        if mine:
+            spent[lv], calls[lv] = time_level(mine)
+            count[lv] = len(mine)
+    spent["overall"], calls["overall"] = {}, {}
+    for lv in count:
         for part, secs in spent[lv].items():
-            total_spent[part] = total_spent.get(part, 0.0) + secs
-            total_calls[part] = total_calls.get(part, 0) + calls[lv][part]
-    spent["overall"], calls["overall"], count["overall"] = total_spent, total_calls, len(rows)
-    order = sorted(total_spent, key=total_spent.get, reverse=True)
-    print("CPU ms per puzzle by part of the climb (calls per puzzle in brackets)")
-    print(f"  {'part':<16}" + "".join(f"{lv:>16}" for lv in (*LEVELS, "overall")))
-    for part in [*order, "total"]:
+            spent["overall"][part] = spent["overall"].get(part, 0.0) + secs
+            calls["overall"][part] = calls["overall"].get(part, 0) + calls[lv][part]
+    count["overall"] = len(rows)
+    summary = [BACK_TO_BACK, IN_ORDER, REST, UNIQUENESS]
+    groups = sorted((p for p in spent["overall"] if p not in summary),
+                    key=spent["overall"].get, reverse=True)
+    print("CPU ms per puzzle by part of the rating, timed in compiled code "
+          "(calls per puzzle in brackets)")
+    print(f"  {'part':<22}" + "".join(f"{lv:>16}" for lv in count))
+    for part in [*groups, *summary, "total"]:
         cells = []
-        for lv in (*LEVELS, "overall"):
-            n = count[lv]
+        for lv, n in count.items():
             if part == "total":
-                ms, k = 1000 * sum(spent[lv].values()) / n, 0.0
+                ms, k = 1000 * (spent[lv][UNIQUENESS] + spent[lv][IN_ORDER]
+                                + spent[lv][REST]) / n, 0.0
             else:
                 ms, k = 1000 * spent[lv].get(part, 0.0) / n, calls[lv].get(part, 0) / n
             cells.append(f"{ms:>8.3f} ({k:>5.1f})")
-        print(f"  {part:<16}" + "".join(cells))
+        print(f"  {part:<22}" + "".join(cells))
 
 
 def agreement(rows: list[dict], ratings: list[Rating], worst: int) -> None:
