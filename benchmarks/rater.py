@@ -113,11 +113,13 @@ def _memo_part(rungs: np.ndarray, r: int, memo: climb.Memo) -> np.ndarray:
 
 
 @njit
-def _rerun(rungs, calls: np.ndarray, positions: np.ndarray, solutions: np.ndarray,
-           planes: np.ndarray, parts: np.ndarray, memo: climb.Memo) -> int:
+def _rerun(rungs, calls: np.ndarray, grids: np.ndarray, cands: np.ndarray,
+           solutions: np.ndarray, planes: np.ndarray, parts: np.ndarray,
+           memo: climb.Memo) -> int:
     """Make the recorded rung calls again, in the order given: call i runs rung group
-    ``calls[i, 0]`` (:func:`climb._search`) on position ``calls[i, 1]``, its part of the
-    memo (:func:`_memo_part`) first set to ``parts[i]``. Returns the kinds found, summed."""
+    ``calls[i, 0]`` (:func:`climb._search`) on position ``calls[i, 1]`` (``grids``,
+    ``cands`` and ``planes`` of it), its part of the memo (:func:`_memo_part`) first set to
+    ``parts[i]``. Returns the kinds found, summed."""
     step = np.zeros(STEP_SIZE, dtype=np.int32)
     found = 0
     for i in range(calls.shape[0]):
@@ -126,8 +128,8 @@ def _rerun(rungs, calls: np.ndarray, positions: np.ndarray, solutions: np.ndarra
         part = _memo_part(rungs, r, memo)
         for k in range(part.shape[0]):
             part[k] = parts[i, k]
-        found += climb._search(positions[p, 0], positions[p, 1], step, solutions[calls[i, 2]],
-                               rungs, r, memo, planes[p])
+        found += climb._search(grids[p], cands[p], step, solutions[calls[i, 2]], rungs, r,
+                               memo, planes[p])
     return found
 
 
@@ -143,23 +145,25 @@ def _climb_all(boards, solutions, rungs, scores) -> int:
 
 class Recording:
     """Every rung call a climb made, in order, with its input (see :func:`record`):
-    ``calls`` rows ``(rung group, position, puzzle)``; per position the grid and the
-    candidates (``positions[p, 0]`` and ``[p, 1]``, both as ``uint16``) and the digit
-    planes; per call the group's part of the memo, zero-padded."""
+    ``calls`` rows ``(rung group, position, puzzle)``; per position the grid, the
+    candidates and the digit planes; per call the group's part of the memo, zero-padded
+    (:meth:`arrays`, in the types the climb uses)."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[int, int, int]] = []
-        self.positions: list[np.ndarray] = []
+        self.grids: list[np.ndarray] = []
+        self.cands: list[np.ndarray] = []
         self.planes: list[np.ndarray] = []
         self.parts: list[np.ndarray] = []
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def arrays(self) -> tuple[np.ndarray, ...]:
         parts = np.zeros((len(self.parts), max((len(x) for x in self.parts), default=0)),
                          dtype=np.int64)
         for i, part in enumerate(self.parts):
             parts[i, :len(part)] = part
         return (np.array(self.calls, dtype=np.int64).reshape(-1, 3),
-                np.array(self.positions, dtype=np.uint16).reshape(-1, 2, 81),
+                np.array(self.grids, dtype=np.uint8).reshape(-1, 81),
+                np.array(self.cands, dtype=np.uint16).reshape(-1, 81),
                 np.array(self.planes, dtype=np.int64).reshape(-1, 9, 2), parts)
 
 
@@ -179,12 +183,13 @@ def record(board: np.ndarray, solution: np.ndarray, puzzle: int, out: Recording)
         if grid.all():
             return
         planes = digit_planes(cand)
-        out.positions.append(np.stack([grid.astype(np.uint16), cand]))
+        out.grids.append(grid.copy())
+        out.cands.append(cand.copy())
         out.planes.append(planes)
         r, found = 0, -1
         while r < rungs.shape[0] and found < 0:
             end = rungs[r, climb.END]
-            out.calls.append((r, len(out.positions) - 1, puzzle))
+            out.calls.append((r, len(out.grids) - 1, puzzle))
             out.parts.append(_memo_part(rungs, r, memo).copy())
             kind = climb._search(grid, cand, step, solution, rungs, r, memo, planes)
             found = next((j for j in range(r, end) if kind and rungs[j, climb.KIND] == kind),
@@ -233,13 +238,13 @@ def time_level(rows: list[dict]) -> tuple[dict[str, float], dict[str, int]]:
     recording = Recording()
     for k, (board, solution) in enumerate(zip(boards, solutions, strict=True)):
         record(board, solution, k, recording)
-    order, positions, planes, parts = recording.arrays()
+    order, grids, cands, planes, parts = recording.arrays()
     memo = climb.new_memo(rungs)
     grouped = np.argsort(order[:, 0], kind="stable")
     spent[CLIMB], spent[IN_ORDER], spent[BACK_TO_BACK] = _least_cpu(
         [(_climb_all, (boards, solutions, rungs, scores)),
-         (_rerun, (rungs, order, positions, solutions, planes, parts, memo)),
-         (_rerun, (rungs, order[grouped], positions, solutions, planes, parts[grouped],
+         (_rerun, (rungs, order, grids, cands, solutions, planes, parts, memo)),
+         (_rerun, (rungs, order[grouped], grids, cands, solutions, planes, parts[grouped],
                    memo))], 5)
     calls[CLIMB] = len(rows)
     calls[IN_ORDER] = calls[BACK_TO_BACK] = len(order)
@@ -247,7 +252,7 @@ def time_level(rows: list[dict]) -> tuple[dict[str, float], dict[str, int]]:
         end = rungs[r, climb.END]
         part = "+".join(names[r:end]) if end - r < 4 else f"{names[r]}..{names[end - 1]}"
         mine = order[:, 0] == r
-        spent[part] = _cpu(_rerun, rungs, order[mine], positions, solutions, planes,
+        spent[part] = _cpu(_rerun, rungs, order[mine], grids, cands, solutions, planes,
                            parts[mine], memo)
         calls[part] = int(mine.sum())
     return spent, calls
