@@ -34,6 +34,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -73,7 +74,8 @@ def measure_rater(reference: Path, seconds: float) -> dict[str, float]:
     out = {"overall/s": len(rows) / statistics.median(sum(p.values()) for p in passes)}
     for level in LEVELS:
         count = sum(lv == level for _, lv in rows)
-        out[f"{level}/s"] = count / statistics.median(p[level] for p in passes)
+        if count:
+            out[f"{level}/s"] = count / statistics.median(p[level] for p in passes)
     return out
 
 
@@ -132,11 +134,16 @@ def export(commit: str) -> tuple[str, Path]:
         raise SystemExit(f"--against {commit}: not a commit of this repository")
     full = found.stdout.strip()
     where = EXPORTS / full[:12]
-    if not (where / "nanpure").is_dir():
-        where.mkdir(parents=True, exist_ok=True)
+    if not where.is_dir():
+        # unpacked beside it and renamed when whole, so that an interrupted export is
+        # never taken for a finished one
+        partial = where.with_name(where.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
         archive = subprocess.run(["git", "archive", full], cwd=ROOT, capture_output=True,
                                  check=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
+        subprocess.run(["tar", "-x", "-C", str(partial)], input=archive, check=True)
+        partial.rename(where)
     return full, where
 
 
@@ -177,9 +184,11 @@ def compare(against: str, what: str, pairs: int, seconds: float) -> None:
     for key in results[1][0]:
         old = [r[key] for r in results[0]]
         new = [r[key] for r in results[1]]
-        ratios = [b / a for a, b in zip(old, new, strict=True)]
+        ratios = [b / a for a, b in zip(old, new, strict=True) if a > 0]
+        ratio = (f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"
+                 if ratios else "none (the earlier commit measured 0)")
         print(f"  {key:<24}{statistics.median(old):>12,.0f}{statistics.median(new):>12,.0f}"
-              f"   {statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})")
+              f"   {ratio}")
 
 
 def main() -> None:
@@ -203,7 +212,10 @@ def main() -> None:
         return
     if args.pairs < 1:
         parser.error("--pairs must be at least 1")
-    compare(args.against, args.what, args.pairs, args.seconds)
+    try:
+        compare(args.against, args.what, args.pairs, args.seconds)
+    except KeyboardInterrupt:
+        raise SystemExit("interrupted: no comparison printed") from None
 
 
 if __name__ == "__main__":
