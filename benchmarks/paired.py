@@ -88,7 +88,7 @@ def measure_solver(reference: Path, seconds: float) -> dict[str, float]:
     with (reference / "qqwing-2000.csv").open(newline="") as fh:
         rows = list(csv.DictReader(fh))
     out = {}
-    for name, pick in (("expert", lambda r: r["difficulty"] == "expert"), ("all", bool)):
+    for name, pick in (("expert", lambda r: r["difficulty"] == "expert"), ("all", lambda r: True)):
         boards = np.stack([parse(r["puzzle"]) for r in rows if pick(r)])
         count_solutions_batch(boards[:1], 2)
         times = []
