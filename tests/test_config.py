@@ -262,3 +262,34 @@ def test_technique_keys_reach_the_spec_and_old_stored_runs_still_resume():
                    for key in ("require", "exclude", "hardest", "se"))
     assert old.same_puzzles_as(old.to_json())
     assert json.loads(config.to_json())["quotas"][1]["require"] == ["X-Wing"]
+
+
+def test_example_books_take_runs_and_quotas_the_example_runs_make():
+    """Each example book, run after the example runs its header names, finds its puzzles:
+    every run pattern matches a run name an example config makes, and every quota a
+    section asks for is one of that run's."""
+    from datetime import date
+    from fnmatch import fnmatchcase
+
+    from nanpure.pipeline.book_config import load_book_config, run_globs
+    from nanpure.pipeline.config import expand_name, load_run_config
+
+    examples = Path(__file__).parents[1] / "examples"
+    runs = {}
+    for path in sorted(examples.glob("*.toml")):
+        if not (path.name.startswith("book") or path.stem.endswith("-book")):
+            config = load_run_config(path)
+            runs[expand_name(config.name, date(2026, 11, 24))] = {q.name for q in config.quotas}
+    books = [p for p in sorted(examples.glob("*.toml"))
+             if p.name.startswith("book") or p.stem.endswith("-book")]
+    assert books
+    for path in books:
+        book = load_book_config(path)
+        for section in book.sections:
+            globs = run_globs(section.run if section.run is not None else book.run)
+            made = [name for name in runs
+                    if globs is None or any(fnmatchcase(name, g) for g in globs)]
+            assert made, f"{path.name}: section {section.title!r} matches no example run"
+            for quota in section.quotas or ():
+                assert any(quota in runs[name] for name in made), (
+                    f"{path.name}: section {section.title!r}: no quota {quota!r}")
