@@ -297,3 +297,14 @@ def test_stats_per_kind(mixed_store):
     # a Sudoku-only summary has no nonogram part
     assert "nonograms" not in summarize([{"tier": "easy", "blanks": 50, "techniques": ""}])
     assert "nonogram" not in format_tables(summarize([]))
+
+
+def test_stats_of_nonograms_only_says_nothing_of_sudoku_classes(tmp_path):
+    store = tmp_path / "n.db"
+    execute(_nonogram_config(store, quotas=(NonogramQuota("small", 2, (6, 6), "easy",
+                                                          "medium", "mirror"),)),
+            executor=InlineExecutor())
+    out = io.StringIO()
+    assert stats_command(str(store), out=out) == 0
+    text = out.getvalue()
+    assert "nonogram sizes by tier" in text and "equivalence classes" not in text

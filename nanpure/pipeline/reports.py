@@ -209,12 +209,13 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
              stats.percent(q["puzzles"], q["tasks"])] for q in summary["quotas"]]
     quota_table = "quotas\n" + stats.table(["run", "quota", "puzzles", "tasks", "accepted"],
                                             rows, align="llrrr")
+    parts = [stats.format_tables(summary), quota_table]
     classes = summary["equivalence"]
-    classes_line = (f"equivalence classes: {classes['classes']} among {classes['puzzles']} "
-                    "Sudoku puzzles (equivalent: the same up to relabelling, rotation, "
-                    "reflection, ...)")
-    print(stats.format_tables(summary) + "\n\n" + quota_table + "\n\n" + classes_line,
-          file=out)
+    if classes["puzzles"]:  # a store of nonograms only has nothing to say here
+        parts.append(f"equivalence classes: {classes['classes']} among {classes['puzzles']} "
+                     "Sudoku puzzles (equivalent: the same up to relabelling, rotation, "
+                     "reflection, ...)")
+    print("\n\n".join(parts), file=out)
     return 0
 
 
