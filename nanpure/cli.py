@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from . import __version__
+from .files import WriteError
 from .generator.tiers import TIERS
 from .output.datasets import EXPORT_FORMATS, IMAGE_FORMATS, INPUT_FORMATS
 
@@ -497,7 +499,10 @@ def _run_run(args: argparse.Namespace) -> int:
                            seed=args.seed, log_format=args.log_format)
     except (ConfigError, StoreError, RunError, ExecutorError) as exc:
         raise UsageError(str(exc)) from exc
-    except OSError as exc:  # e.g. the --log file cannot be written
+    except OSError as exc:
+        if args.log is not None and exc.filename is not None and Path(exc.filename) in (
+                Path(args.log), *Path(args.log).parents):  # the log or its directory
+            raise WriteError(args.log, exc, "--log") from exc
         raise UsageError(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
 
 
@@ -755,7 +760,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except UsageError as exc:
+    except (UsageError, WriteError) as exc:
         print(f"nanpure: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
