@@ -436,7 +436,7 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--store", metavar="DB", help="store file (default: the config's)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster, e.g. tcp://host:8786 (needs nanpure[dask])")
-    p.add_argument("--max-seconds", type=float, metavar="S",
+    p.add_argument("--max-seconds", type=_max_seconds, metavar="S",
                    help="time budget; when it runs out the run stops with status 3")
     p.add_argument("--log", metavar="FILE",
                    help="write the log of the run and its workers to FILE")
@@ -445,7 +445,7 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--date", type=_date, metavar="YYYY-MM-DD",
                    help="the date {date} in the run name stands for (default: today, local "
                    "time), to redo or reproduce a past night")
-    p.add_argument("--name", metavar="NAME",
+    p.add_argument("--name", type=_run_name, metavar="NAME",
                    help="run name instead of the config's (may hold {date})")
     p.add_argument("--seed", type=_seed, metavar="K",
                    help="run seed instead of the config's (without either, the seed is "
@@ -476,6 +476,33 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer from 0 to {MAX_SEED}, "
                                          f"got {text}")
     return value
+
+
+def _max_seconds(text: str) -> float:
+    """``--max-seconds``, checked as the config's ``run.max_seconds`` is: a number > 0."""
+    from .pipeline.config import check_number
+
+    value: object = text
+    for number in (int, float):
+        try:
+            value = number(text)
+            break
+        except ValueError:
+            pass
+    try:
+        return check_number(value, positive=True)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _run_name(text: str) -> str:
+    """``--name``, checked as the config's ``run.name`` is: not empty."""
+    from .pipeline.config import check_string
+
+    try:
+        return check_string(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _positive_int(text: str) -> int:
