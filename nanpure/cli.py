@@ -287,6 +287,8 @@ def _run_generate(args: argparse.Namespace) -> int:
             raise UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed must not be negative, got {args.seed}")
+    if args.format == "non" and args.kind != "nonogram":
+        raise UsageError("--format non needs --kind nonogram")
     for kind, options in _KIND_OPTIONS.items():
         for name in options:
             if kind != args.kind and getattr(args, name) is not None:
@@ -294,8 +296,6 @@ def _run_generate(args: argparse.Namespace) -> int:
     if (args.format == "non") != (args.out is not None):
         raise UsageError("--format non writes one .non file a puzzle into the directory "
                          "given with --out DIR (and --out is only for --format non)")
-    if args.format == "non" and args.kind != "nonogram":
-        raise UsageError("--format non is for --kind nonogram")
     spec = _nonogram_spec(args) if args.kind == "nonogram" else _sudoku_spec(args)
     try:
         status = generate(spec, args.count, sys.stdout, sys.stderr, seed=args.seed,
@@ -303,6 +303,8 @@ def _run_generate(args: argparse.Namespace) -> int:
                           kind=args.kind, directory=args.out)
     except ValueError as exc:  # the kind's SpecError: a request no puzzle can meet
         raise UsageError(str(exc)) from exc
+    except BrokenPipeError:
+        raise
     except OSError as exc:
         raise UsageError(f"cannot write {args.out}: {exc.strerror or exc}") from exc
     if args.out is not None:
