@@ -84,6 +84,23 @@ def test_solve_reads_stdin_and_input_format(files):
     assert (as_non.returncode, as_non.stdout) == (0, "#.#\n###\n")
 
 
+def test_a_leading_byte_order_mark_is_ignored(files, tmp_path):
+    from nanpure.pipeline.nonogram_jobs import read_puzzles, solve_files
+
+    for name in ("non", "lines"):
+        marked = tmp_path / f"bom-{files[name].name}"
+        marked.write_bytes(b"\xef\xbb\xbf" + files[name].read_bytes())
+        outputs = []
+        for path in (files[name], marked):
+            out, err = io.StringIO(), io.StringIO()
+            outputs.append((solve_files([str(path)], out, err), out.getvalue(),
+                            err.getvalue().replace(str(path), "FILE")))
+        assert outputs[0] == outputs[1]
+    err = io.StringIO()
+    found = read_puzzles(["-"], err, stdin=io.StringIO("\ufeff" + UNIQUE + "\n"))
+    assert (found.names, found.problems, err.getvalue()) == (["<stdin>:1"], 0, "")
+
+
 @pytest.mark.slow
 def test_malformed_input_is_named_with_its_line(files):
     done = nanpure("solve", "--kind", "nonogram", str(files["bad"]))

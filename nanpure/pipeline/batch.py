@@ -13,6 +13,7 @@ so every problem is still ``FILE:LINE: message``.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -82,10 +83,12 @@ def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines",
     """Read the puzzles of a file in ``fmt`` (:data:`INPUT_FORMATS`); for ``lines`` one
     puzzle per line, skipping blank lines and ``#`` comments. With ``houses`` False, boards
     that give a digit twice in a house are kept (:meth:`PuzzleLines.drop_repeated_givens`
-    finds them later)."""
+    finds them later). A text file's leading UTF-8 byte-order mark is not part of it."""
     data = stream.read()
     if isinstance(data, str):
         data = data.encode("utf-8", "replace")
+    if fmt != "parquet":  # editors on Windows may start a UTF-8 file with one
+        data = data.removeprefix(codecs.BOM_UTF8)
     if fmt == "lines":
         boards, numbers, starts, problems = scan_puzzle_text(data, houses)
         return PuzzleLines(boards, numbers, problems, data, starts)

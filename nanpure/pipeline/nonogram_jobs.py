@@ -64,7 +64,8 @@ def input_format_of(path: str, input_format: str | None = None) -> str:
 
 def read_puzzles(paths: Sequence[str], err: TextIO, input_format: str | None = None,
                  stdin: TextIO | None = None) -> Puzzles:
-    """Read every puzzle of ``paths`` (``-`` is standard input), reporting problems."""
+    """Read every puzzle of ``paths`` (``-`` is standard input), reporting problems; a
+    leading byte-order mark is skipped."""
     found = Puzzles()
     for path in paths:
         name = "<stdin>" if path == "-" else path
@@ -73,6 +74,7 @@ def read_puzzles(paths: Sequence[str], err: TextIO, input_format: str | None = N
                 text = (stdin or sys.stdin).read()
             else:
                 text = Path(path).read_text(encoding="utf-8")
+            text = text.removeprefix("\ufeff")  # a byte-order mark is not part of the text
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
             print(f"{name}: cannot read: {reason or exc}", file=err)
