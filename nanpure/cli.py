@@ -28,7 +28,10 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
         help="solve puzzles, one per line",
         description="Solve puzzles given one per line (81 characters, '.' or '0' for a "
         "blank). Blank lines and lines starting with '#' are skipped. A malformed line is "
-        "reported on stderr with its line number; the other lines are still answered. "
+        "reported on stderr with its line number; the other lines are still answered. A "
+        "puzzle with no solution, or with more than one (one is printed), is reported too; "
+        "each of these makes the exit status 1 (with --format csv, which gives the counts, "
+        "only a malformed line does). "
         "With --kind nonogram, each FILE is a .non file (one puzzle) or a file of one-line "
         "puzzles 'WxH ROWS/COLUMNS [GOAL]'; a malformed one is reported as FILE:LINE: "
         "problem, exit status 1 when others were answered, 2 when nothing was usable.",

@@ -127,6 +127,13 @@ def test_a_leading_byte_order_mark_is_ignored(tmp_path, capsys, name, text):
         assert capsys.readouterr() == expected
 
 
+def test_a_puzzle_with_several_solutions_is_status_1_but_still_printed():
+    out = nanpure("solve", stdin=f"{PUZZLE}\n{'.' * 81}\n")
+    assert out.returncode == 1 and len(out.stdout.splitlines()) == 2
+    assert out.stderr == "<stdin>:2: puzzle has more than one solution; printed one\n"
+    assert nanpure("solve", "--format", "csv", stdin="." * 81 + "\n").returncode == 0
+
+
 def test_unsolvable_puzzle_fails_with_message():
     out = nanpure("solve", stdin="12345678." + "........9" + "." * 63 + "\n")
     assert out.returncode == 1 and "no solution" in out.stderr

@@ -183,8 +183,8 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
     gets a message instead; one with several gets the first found and a warning);
     ``fmt="csv"`` prints ``puzzle,solutions,solution`` rows, where ``solutions`` is 0, 1
     or 2 (two or more) and ``solution`` is empty unless it is unique. The status is 1 if
-    any line was malformed or had no solution, else 0. ``input_format`` is one of
-    :data:`INPUT_FORMATS`.
+    any line was malformed or, with ``lines``, had no solution or several (csv gives the
+    counts instead), else 0. ``input_format`` is one of :data:`INPUT_FORMATS`.
     """
     # a board that gives a digit twice in a house has no solution: only those the solver
     # finds none for need that check (the solver makes it anyway, reading would repeat it)
@@ -204,9 +204,9 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
         lineno = puzzles.line_numbers[k]
         if counts[k] == 0:
             print(f"{name}:{lineno}: puzzle has no solution", file=err)
-            status = 1
         else:
             print(f"{name}:{lineno}: puzzle has more than one solution; printed one", file=err)
+        status = 1
     _write_grid_lines(out, solutions if len(unsolved) == 0 else solutions[counts > 0])
     return status
 
