@@ -309,7 +309,7 @@ def _run_generate(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         raise
     except OSError as exc:
-        raise UsageError(f"cannot write {args.out}: {exc.strerror or exc}") from exc
+        raise WriteError(args.out, exc) from exc
     if args.out is not None:
         print(f"wrote {args.count} .non files to {args.out}", file=sys.stderr)
     return status
@@ -601,7 +601,7 @@ def _run_export(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         raise
     except OSError as exc:
-        raise UsageError(f"cannot write {args.out}: {exc.strerror or exc}") from exc
+        raise WriteError(args.out, exc) from exc
 
 
 def _add_stats(sub: argparse._SubParsersAction) -> None:

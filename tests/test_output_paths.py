@@ -96,6 +96,17 @@ def test_run_log_names_the_option(tmp_path, a_file, capsys):
     assert one_line(capsys) == f"nanpure: --log: cannot write {tmp_path}: Is a directory\n"
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "hf", "svg"])
+def test_export_out_under_a_file(store, a_file, capsys, fmt):  # noqa: F811
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    assert main(["export", "--store", str(store), "--format", fmt, "--out",
+                 str(a_file / f"y.{fmt}")]) == 2
+    # a file's directory is the plain file; a directory's (hf, svg) would be below it
+    reason = f"{a_file} is not a directory" if fmt in ("csv", "parquet") else "Not a directory"
+    assert one_line(capsys) == f"nanpure: cannot write {a_file}/y.{fmt}: {reason}\n"
+
+
 def test_generate_out_that_is_a_file(a_file, capsys):
     assert main(["generate", "--kind", "nonogram", "--size", "5x5", "--seed", "1",
                  "--format", "non", "--out", str(a_file)]) == 2
