@@ -37,7 +37,8 @@ RATE_COLUMNS = ("file", "width", "height", "tier", "score", "hardest", "techniqu
 
 
 #: Where a puzzle or a problem was found: the file's place among the FILEs, and the line
-#: (0 for a whole file); messages are printed in this order.
+#: (0 for a whole file, or what precedes its lines; inf for what follows them). Messages
+#: are printed in this order.
 Place = tuple[int, float]
 
 
