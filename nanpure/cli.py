@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from . import __version__
+from .files import WriteError
 from .generator.tiers import TIERS
 from .output.datasets import EXPORT_FORMATS, IMAGE_FORMATS, INPUT_FORMATS
 
@@ -26,7 +28,10 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
         help="solve puzzles, one per line",
         description="Solve puzzles given one per line (81 characters, '.' or '0' for a "
         "blank). Blank lines and lines starting with '#' are skipped. A malformed line is "
-        "reported on stderr with its line number; the other lines are still answered. "
+        "reported on stderr with its line number; the other lines are still answered. A "
+        "puzzle with no solution, or with more than one (one is printed), is reported too; "
+        "each of these makes the exit status 1 (with --format csv, which gives the counts, "
+        "only a malformed line does). "
         "With --kind nonogram, each FILE is a .non file (one puzzle) or a file of one-line "
         "puzzles 'WxH ROWS/COLUMNS [GOAL]'; a malformed one is reported as FILE:LINE: "
         "problem, exit status 1 when others were answered, 2 when nothing was usable.",
@@ -285,6 +290,8 @@ def _run_generate(args: argparse.Namespace) -> int:
             raise UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed must not be negative, got {args.seed}")
+    if args.format == "non" and args.kind != "nonogram":
+        raise UsageError("--format non needs --kind nonogram")
     for kind, options in _KIND_OPTIONS.items():
         for name in options:
             if kind != args.kind and getattr(args, name) is not None:
@@ -292,8 +299,6 @@ def _run_generate(args: argparse.Namespace) -> int:
     if (args.format == "non") != (args.out is not None):
         raise UsageError("--format non writes one .non file a puzzle into the directory "
                          "given with --out DIR (and --out is only for --format non)")
-    if args.format == "non" and args.kind != "nonogram":
-        raise UsageError("--format non is for --kind nonogram")
     spec = _nonogram_spec(args) if args.kind == "nonogram" else _sudoku_spec(args)
     try:
         status = generate(spec, args.count, sys.stdout, sys.stderr, seed=args.seed,
@@ -301,8 +306,10 @@ def _run_generate(args: argparse.Namespace) -> int:
                           kind=args.kind, directory=args.out)
     except ValueError as exc:  # the kind's SpecError: a request no puzzle can meet
         raise UsageError(str(exc)) from exc
+    except BrokenPipeError:
+        raise
     except OSError as exc:
-        raise UsageError(f"cannot write {args.out}: {exc.strerror or exc}") from exc
+        raise WriteError(args.out, exc) from exc
     if args.out is not None:
         print(f"wrote {args.count} .non files to {args.out}", file=sys.stderr)
     return status
@@ -434,7 +441,7 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--store", metavar="DB", help="store file (default: the config's)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="run on a Dask cluster, e.g. tcp://host:8786 (needs nanpure[dask])")
-    p.add_argument("--max-seconds", type=float, metavar="S",
+    p.add_argument("--max-seconds", type=_max_seconds, metavar="S",
                    help="time budget; when it runs out the run stops with status 3")
     p.add_argument("--log", metavar="FILE",
                    help="write the log of the run and its workers to FILE")
@@ -443,7 +450,7 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--date", type=_date, metavar="YYYY-MM-DD",
                    help="the date {date} in the run name stands for (default: today, local "
                    "time), to redo or reproduce a past night")
-    p.add_argument("--name", metavar="NAME",
+    p.add_argument("--name", type=_run_name, metavar="NAME",
                    help="run name instead of the config's (may hold {date})")
     p.add_argument("--seed", type=_seed, metavar="K",
                    help="run seed instead of the config's (without either, the seed is "
@@ -476,6 +483,33 @@ def _seed(text: str) -> int:
     return value
 
 
+def _max_seconds(text: str) -> float:
+    """``--max-seconds``, checked as the config's ``run.max_seconds`` is: a number > 0."""
+    from .pipeline.config import check_number
+
+    value: object = text
+    for number in (int, float):
+        try:
+            value = number(text)
+            break
+        except ValueError:
+            pass
+    try:
+        return check_number(value, positive=True)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _run_name(text: str) -> str:
+    """``--name``, checked as the config's ``run.name`` is: not empty."""
+    from .pipeline.config import check_string
+
+    try:
+        return check_string(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -497,7 +531,10 @@ def _run_run(args: argparse.Namespace) -> int:
                            seed=args.seed, log_format=args.log_format)
     except (ConfigError, StoreError, RunError, ExecutorError) as exc:
         raise UsageError(str(exc)) from exc
-    except OSError as exc:  # e.g. the --log file cannot be written
+    except OSError as exc:
+        if args.log is not None and exc.filename is not None and Path(exc.filename) in (
+                Path(args.log), *Path(args.log).parents):  # the log or its directory
+            raise WriteError(args.log, exc, "--log") from exc
         raise UsageError(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
 
 
@@ -564,7 +601,7 @@ def _run_export(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         raise
     except OSError as exc:
-        raise UsageError(f"cannot write {args.out}: {exc.strerror or exc}") from exc
+        raise WriteError(args.out, exc) from exc
 
 
 def _add_stats(sub: argparse._SubParsersAction) -> None:
@@ -755,7 +792,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except UsageError as exc:
+    except (UsageError, WriteError) as exc:
         print(f"nanpure: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

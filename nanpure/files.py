@@ -35,6 +35,57 @@ from typing import IO, Any
 PART_SUFFIX = ".part"
 
 
+class WriteError(Exception):
+    """A file cannot be written where it was asked for. The message is one line,
+    ``cannot write PATH: reason``, after the option that named the file when one did
+    (``--log: cannot write ...``).
+
+    >>> print(WriteError("/proc/x/log.txt", FileNotFoundError(2, "No such file or directory"),
+    ...                  "--log"))
+    --log: cannot write /proc/x/log.txt: No such file or directory
+    """
+
+    def __init__(self, path: str | Path, reason: OSError | str, option: str | None = None):
+        if isinstance(reason, FileExistsError):  # a file where a directory has to be
+            reason = f"{reason.filename} is not a directory"
+        elif isinstance(reason, OSError):
+            reason = reason.strerror or str(reason)
+        self.path = Path(path)
+        super().__init__(f"{option + ': ' if option else ''}cannot write {path}: {reason}")
+
+
+def make_directory(path: str | Path, option: str | None = None) -> Path:
+    """Create the directory ``path`` with its parents, unless it exists; a
+    :class:`WriteError` naming ``path`` (and ``option``) when it cannot be made."""
+    return _make(Path(path), Path(path), option)
+
+
+def make_parent(path: str | Path, option: str | None = None) -> Path:
+    """Create the directory the file ``path`` is to be written in, with its parents; a
+    :class:`WriteError` naming the file ``path`` (and ``option``) when it cannot be made.
+    Returns ``path``."""
+    return _make(Path(path).parent, Path(path), option)
+
+
+def _make(directory: Path, path: Path, option: str | None) -> Path:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WriteError(path, exc, option) from exc
+    return path
+
+
+@contextmanager
+def writing(path: str | Path, option: str | None = None) -> Iterator[Path]:
+    """Create the directory ``path`` goes in (:func:`make_parent`), then run the block that
+    writes ``path``; an OSError in it is raised as a :class:`WriteError` naming ``path``."""
+    path = make_parent(path, option)
+    try:
+        yield path
+    except OSError as exc:
+        raise WriteError(path, exc, option) from exc
+
+
 def part_path(path: str | Path) -> Path:
     """The temporary file beside ``path`` that becomes ``path`` when complete.
 

@@ -69,7 +69,9 @@ def test_parquet_schema_is_typed(store, tmp_path):
     assert str(schema.field("tier").type).startswith("dictionary")
 
 
-def test_missing_pyarrow_is_a_clear_error(store, tmp_path, monkeypatch):
+@pytest.fixture
+def no_pyarrow(monkeypatch):
+    """pyarrow as if it were not installed."""
     real_import = builtins.__import__
 
     def no_arrow(name, *args, **kwargs):
@@ -78,8 +80,20 @@ def test_missing_pyarrow_is_a_clear_error(store, tmp_path, monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_arrow)
-    with pytest.raises(ExportError, match=r"nanpure\[parquet\]"):
+
+
+def test_missing_pyarrow_is_a_clear_error(store, tmp_path, no_pyarrow):
+    with pytest.raises(ExportError, match=r"^Parquet export needs pyarrow.*nanpure\[parquet\]"):
         write_export(_records(store), "parquet", tmp_path / "p.parquet")
+
+
+def test_reading_parquet_without_pyarrow_says_reading(tmp_path, capsys, no_pyarrow):
+    path = tmp_path / "x.parquet"
+    path.write_bytes(b"PAR1")
+    assert main(["solve", "--input-format", "parquet", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"nanpure: {path}: reading Parquet needs pyarrow, which is not installed; install it "
+        "with: pip install 'nanpure[parquet]'\n")
 
 
 def test_cli_export(store, tmp_path, capsys):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -108,7 +110,10 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(capsys):
         (["--tier", "hard", "--min-tier", "easy"], "cannot be combined"),
         (["--blanks", "many"], "MIN-MAX"),
         (["--count", "0"], "--count"),
-        (["--tier", "easy", "--score", "900-1000"], "at most 800"),
+        (["--tier", "easy", "--score", "900-1000"], "an easy puzzle scores at most 800"),
+        (["--max-tier", "hard", "--score", "9000-9100"], ": a hard puzzle scores at most"),
+        (["--format", "non"], "--format non needs --kind nonogram"),
+        (["--format", "non", "--out", "pics"], "--format non needs --kind nonogram"),
         (["--seed", "-4"], "--seed"),
     ],
 )
@@ -116,6 +121,18 @@ def test_impossible_requests_fail_fast_in_one_line(capsys, argv, why):
     status, out, err = run(capsys, *argv)
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("nanpure: ") and why in err
+
+
+def test_a_reader_that_goes_away_ends_generate_quietly():
+    """`nanpure generate ... | head -1`: exit status 141, as other commands, no message."""
+    proc = subprocess.Popen([sys.executable, "-m", "nanpure.cli", "generate", "--count", "500",
+                             "--tier", "easy", "--seed", "3"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert len(proc.stdout.readline()) == 82
+    proc.stdout.close()
+    assert proc.wait(timeout=120) == 141
+    assert proc.stderr.read() == b""
 
 
 def test_rare_requests_report_their_acceptance_rate():

@@ -84,6 +84,53 @@ def test_solve_reads_stdin_and_input_format(files):
     assert (as_non.returncode, as_non.stdout) == (0, "#.#\n###\n")
 
 
+def test_a_leading_byte_order_mark_is_ignored(files, tmp_path):
+    from nanpure.pipeline.nonogram_jobs import read_puzzles, solve_files
+
+    for name in ("non", "lines"):
+        marked = tmp_path / f"bom-{files[name].name}"
+        marked.write_bytes(b"\xef\xbb\xbf" + files[name].read_bytes())
+        outputs = []
+        for path in (files[name], marked):
+            out, err = io.StringIO(), io.StringIO()
+            outputs.append((solve_files([str(path)], out, err), out.getvalue(),
+                            err.getvalue().replace(str(path), "FILE")))
+        assert outputs[0] == outputs[1]
+    err = io.StringIO()
+    found = read_puzzles(["-"], err, stdin=io.StringIO("\ufeff" + UNIQUE + "\n"))
+    assert (found.names, found.problems, err.getvalue()) == (["<stdin>:1"], 0, "")
+
+
+def test_messages_come_in_the_order_of_files_and_lines(tmp_path, files):
+    from nanpure.pipeline.nonogram_jobs import rate_files, solve_files
+
+    path = tmp_path / "mixed.txt"
+    path.write_text(f"{NONE}\n{TWO}\n3x2 1.1,3/2,1\n{UNIQUE}\n\n\n0x0 /\n")
+    expected = [f"{path}:1: puzzle has no solution",
+                f"{path}:2: puzzle has more than one solution; printed one",
+                f"{path}:3: 3 columns expected, 2 given",
+                f"{path}:7: width must be 1-99, got 0",
+                f"{files['badnon']}:7: row 2: clue 4 needs 4 cells, the row has 3"]
+    out, err = io.StringIO(), io.StringIO()
+    assert solve_files([str(path), str(files["badnon"])], out, err) == 1
+    assert err.getvalue().splitlines() == expected
+    assert out.getvalue().endswith("#\n\n#.#\n###\n")  # one of TWO's pictures, UNIQUE's
+    out, err = io.StringIO(), io.StringIO()
+    assert rate_files([str(path), str(files["badnon"])], out, err) == 1
+    assert err.getvalue().splitlines() == [expected[0].replace("solution", "solution; not rated"),
+                                           expected[1].replace("printed one", "not rated"),
+                                           *expected[2:]]
+
+
+def test_more_than_one_solution_is_status_1_in_text_not_csv(files):
+    from nanpure.pipeline.nonogram_jobs import solve_files
+
+    path = files["lines"].with_name("two.txt")
+    path.write_text(TWO + "\n")
+    assert solve_files([str(path)], io.StringIO(), io.StringIO()) == 1
+    assert solve_files([str(path)], io.StringIO(), io.StringIO(), "csv") == 0
+
+
 @pytest.mark.slow
 def test_malformed_input_is_named_with_its_line(files):
     done = nanpure("solve", "--kind", "nonogram", str(files["bad"]))

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import codecs
 import io
 import subprocess
 import sys
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from nanpure.cli import main
 from nanpure.generator.board import BoardError, format_line, parse
 from nanpure.generator.solver import count_solutions, solve
 from nanpure.pipeline.batch import solve_file
@@ -99,6 +102,36 @@ def test_solve_file_answers_as_one_puzzle_at_a_time():
         assert solve_file(io.BytesIO(data), "x", out, err, fmt) == 1
         assert out.getvalue() == "\n".join(expected_out) + "\n"
         assert err.getvalue() == "\n".join(expected_err) + "\n"
+
+
+def _grid(puzzle: str) -> str:
+    return "\n".join(puzzle[r : r + 9] for r in range(0, 81, 9)) + "\n"
+
+
+@pytest.mark.parametrize("name, text", [
+    ("bom.txt", PUZZLE + "\n"),
+    ("bom.csv", f"quizzes,solutions\n{PUZZLE},\n"),
+    ("bom.sdm", PUZZLE.replace(".", "0") + "\n"),
+    ("bom.sdk", _grid(PUZZLE)),
+    ("bom.xml", f'<opensudoku><game data="{PUZZLE.replace(".", "0")}"/></opensudoku>\n'),
+])
+def test_a_leading_byte_order_mark_is_ignored(tmp_path, capsys, name, text):
+    plain, marked = tmp_path / f"plain-{name}", tmp_path / name
+    plain.write_text(text)
+    marked.write_bytes(codecs.BOM_UTF8 + text.encode())
+    for command in ("solve", "rate", "canon"):
+        assert main([command, str(plain)]) == 0
+        expected = capsys.readouterr()
+        assert expected.out and not expected.err
+        assert main([command, str(marked)]) == 0, capsys.readouterr().err
+        assert capsys.readouterr() == expected
+
+
+def test_a_puzzle_with_several_solutions_is_status_1_but_still_printed():
+    out = nanpure("solve", stdin=f"{PUZZLE}\n{'.' * 81}\n")
+    assert out.returncode == 1 and len(out.stdout.splitlines()) == 2
+    assert out.stderr == "<stdin>:2: puzzle has more than one solution; printed one\n"
+    assert nanpure("solve", "--format", "csv", stdin="." * 81 + "\n").returncode == 0
 
 
 def test_unsolvable_puzzle_fails_with_message():

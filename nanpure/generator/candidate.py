@@ -140,8 +140,9 @@ def _check_spec(spec: Spec) -> None:
             raise SpecError(f"score range {s_lo}-{s_hi} is empty or negative")
         rank = TIERS.index(spec.max_tier)
         if rank < len(SCORE_LIMITS) and s_lo > SCORE_LIMITS[rank]:
-            raise SpecError(f"a {spec.max_tier} puzzle scores at most {SCORE_LIMITS[rank]}, "
-                            f"below the requested minimum score {s_lo}")
+            article = "an" if spec.max_tier[0] in "aeiou" else "a"  # an easy, a hard
+            raise SpecError(f"{article} {spec.max_tier} puzzle scores at most "
+                            f"{SCORE_LIMITS[rank]}, below the requested minimum score {s_lo}")
     if spec.se is not None:
         se_lo, se_hi = spec.se
         if not 1.0 <= se_lo <= se_hi <= SE_MAX:

@@ -369,13 +369,16 @@ def read_nonogram_export(source: TextIO | BinaryIO | str | Path,
     return rows
 
 
-def _pyarrow():
+def _pyarrow(reading: bool = False):
+    """pyarrow, or an :class:`ExportError` saying how to install it (for ``reading`` or
+    for writing Parquet)."""
     try:
         import pyarrow
         import pyarrow.parquet
     except ImportError as exc:
-        raise ExportError("Parquet export needs pyarrow, which is not installed; install "
-                          "it with: pip install 'nanpure[parquet]'") from exc
+        what = "reading Parquet" if reading else "Parquet export"
+        raise ExportError(f"{what} needs pyarrow, which is not installed; install it with: "
+                          "pip install 'nanpure[parquet]'") from exc
     return pyarrow
 
 
@@ -403,7 +406,7 @@ def write_parquet(rows: Iterable[Mapping[str, Any]], out: BinaryIO | str | Path,
 def read_export(source: TextIO | BinaryIO | str | Path, fmt: str) -> list[dict[str, Any]]:
     """Read an export back into rows like :func:`row_of`'s (``lines``: puzzle only)."""
     if fmt == "parquet":
-        pa = _pyarrow()
+        pa = _pyarrow(reading=True)
         rows = pa.parquet.read_table(source).to_pylist()
         for row in rows:
             row["created_at"] = row["created_at"].isoformat(timespec="milliseconds")
@@ -774,7 +777,7 @@ def _read_rows(data: bytes, fmt: str, problems: list[tuple[int, str]]
     """``(line, row)`` for every puzzle of an interchange file; rows have ``puzzle`` and
     whatever else the format holds. Unreadable parts are added to ``problems``."""
     if fmt == "parquet":
-        pa = _pyarrow()
+        pa = _pyarrow(reading=True)
         try:
             table = pa.parquet.read_table(io.BytesIO(data))
             name = _puzzle_column(table.column_names)

@@ -29,7 +29,7 @@ from reportlab.graphics.charts.legends import Legend
 from reportlab.graphics.shapes import Drawing, Group, String
 from reportlab.lib.colors import Color
 
-from ..files import atomic_path
+from ..files import atomic_path, writing
 from ..generator.tiers import tier_rank
 from ..layouts.pages import Fonts, load_fonts
 
@@ -223,26 +223,27 @@ def _bars(fonts: Fonts, values: dict[str, float], axis: str) -> Group:
 
 
 def write_plot(summary: dict[str, Any], scores: dict[str, list[int]], path: str | Path) -> Path:
-    """Write the charts to ``path``: PDF or PNG, by its extension; returns the path."""
+    """Write the charts to ``path``: PDF or PNG, by its extension; returns the path. A
+    file that cannot be written there is a :class:`~nanpure.files.WriteError`."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in PLOT_FORMATS:
         raise ValueError(f"a plot is written as {' or '.join(PLOT_FORMATS)}, not {path.name}")
     drawing = stats_drawing(summary, scores)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".png":
-        from ..layouts.raster import write_png
+    with writing(path):
+        if suffix == ".png":
+            from ..layouts.raster import write_png
 
-        write_png(drawing, path, dpi=150)
-    else:
-        from reportlab.graphics import renderPDF
-        from reportlab.pdfgen.canvas import Canvas
+            write_png(drawing, path, dpi=150)
+        else:
+            from reportlab.graphics import renderPDF
+            from reportlab.pdfgen.canvas import Canvas
 
-        with atomic_path(path) as tmp:
-            canvas = Canvas(str(tmp), pagesize=(drawing.width, drawing.height), invariant=1,
-                            pageCompression=1)
-            canvas.setTitle("nanpure statistics")
-            renderPDF.draw(drawing, canvas, 0, 0)
-            canvas.showPage()
-            canvas.save()
+            with atomic_path(path) as tmp:
+                canvas = Canvas(str(tmp), pagesize=(drawing.width, drawing.height),
+                                invariant=1, pageCompression=1)
+                canvas.setTitle("nanpure statistics")
+                renderPDF.draw(drawing, canvas, 0, 0)
+                canvas.showPage()
+                canvas.save()
     return path

@@ -13,6 +13,7 @@ so every problem is still ``FILE:LINE: message``.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -82,10 +83,12 @@ def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines",
     """Read the puzzles of a file in ``fmt`` (:data:`INPUT_FORMATS`); for ``lines`` one
     puzzle per line, skipping blank lines and ``#`` comments. With ``houses`` False, boards
     that give a digit twice in a house are kept (:meth:`PuzzleLines.drop_repeated_givens`
-    finds them later)."""
+    finds them later). A text file's leading UTF-8 byte-order mark is not part of it."""
     data = stream.read()
     if isinstance(data, str):
         data = data.encode("utf-8", "replace")
+    if fmt != "parquet":  # editors on Windows may start a UTF-8 file with one
+        data = data.removeprefix(codecs.BOM_UTF8)
     if fmt == "lines":
         boards, numbers, starts, problems = scan_puzzle_text(data, houses)
         return PuzzleLines(boards, numbers, problems, data, starts)
@@ -180,8 +183,8 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
     gets a message instead; one with several gets the first found and a warning);
     ``fmt="csv"`` prints ``puzzle,solutions,solution`` rows, where ``solutions`` is 0, 1
     or 2 (two or more) and ``solution`` is empty unless it is unique. The status is 1 if
-    any line was malformed or had no solution, else 0. ``input_format`` is one of
-    :data:`INPUT_FORMATS`.
+    any line was malformed or, with ``lines``, had no solution or several (csv gives the
+    counts instead), else 0. ``input_format`` is one of :data:`INPUT_FORMATS`.
     """
     # a board that gives a digit twice in a house has no solution: only those the solver
     # finds none for need that check (the solver makes it anyway, reading would repeat it)
@@ -201,9 +204,9 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
         lineno = puzzles.line_numbers[k]
         if counts[k] == 0:
             print(f"{name}:{lineno}: puzzle has no solution", file=err)
-            status = 1
         else:
             print(f"{name}:{lineno}: puzzle has more than one solution; printed one", file=err)
+        status = 1
     _write_grid_lines(out, solutions if len(unsolved) == 0 else solutions[counts > 0])
     return status
 

@@ -162,11 +162,10 @@ class Section:
         value = self._get(key, default)
         if value is default and key not in self.data:
             return value
-        if not isinstance(value, str):
-            raise self.error(key, f"expected a string, got {_type_name(value)} {_show(value)}")
-        if nonempty and not value.strip():
-            raise self.error(key, "expected a non-empty string")
-        return value
+        try:
+            return check_string(value, nonempty=nonempty)
+        except ValueError as exc:
+            raise self.error(key, str(exc)) from None
 
     def int(self, key: str, default: Any = REQUIRED, *, minimum: int | None = None,
             maximum: int | None = None) -> Any:
@@ -192,11 +191,10 @@ class Section:
         value = self._get(key, default)
         if value is default and key not in self.data:
             return value
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        if not ok or (positive and not value > 0):
-            words = "a number > 0" if positive else "a number"
-            raise self.error(key, f"expected {words}, got {_show(value)}")
-        return float(value)
+        try:
+            return check_number(value, positive=positive)
+        except ValueError as exc:
+            raise self.error(key, str(exc)) from None
 
     def bool(self, key: str, default: Any = REQUIRED) -> Any:
         """A boolean value (``true`` or ``false``)."""
@@ -315,6 +313,42 @@ class Section:
         for key in self.data:
             if key not in self._seen:
                 raise self.error(key, f"unknown key; allowed keys: {', '.join(self._seen)}")
+
+
+def check_string(value: Any, *, nonempty: bool = True) -> str:
+    """``value`` if it is a string (with ``nonempty``, one that is not blank); otherwise a
+    ValueError saying what was expected. The check of a string key, shared with the
+    command-line options that replace one (``--name``).
+
+    >>> check_string("  ")
+    Traceback (most recent call last):
+    ...
+    ValueError: expected a non-empty string
+    """
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string, got {_type_name(value)} {_show(value)}")
+    if nonempty and not value.strip():
+        raise ValueError("expected a non-empty string")
+    return value
+
+
+def check_number(value: Any, *, positive: bool = False) -> float:
+    """``value`` as a float if it is an integer or a float (with ``positive``, one > 0,
+    so not NaN); otherwise a ValueError saying what was expected. The check of a number
+    key, shared with the command-line options that replace one (``--max-seconds``).
+
+    >>> check_number(2, positive=True)
+    2.0
+    >>> check_number(float("nan"), positive=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: expected a number > 0, got nan
+    """
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok or (positive and not value > 0):
+        words = "a number > 0" if positive else "a number"
+        raise ValueError(f"expected {words}, got {_show(value)}")
+    return float(value)
 
 
 def _int_words(minimum: int | None, maximum: int | None, plural: bool = False) -> str:

@@ -20,9 +20,9 @@ from __future__ import annotations
 import secrets
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TextIO
 
+from ..files import make_directory
 from ..generator.kinds import kind_of
 from ..output.datasets import PuzzleWriter
 from ..output.stats import format_tables, summarize, to_json
@@ -121,7 +121,7 @@ def generate(
         seed = new_seed()
         print(f"nanpure: seed {seed}", file=err)
     if directory is not None:
-        Path(directory).mkdir(parents=True, exist_ok=True)
+        make_directory(directory)
     # a spec with an SE range gives each puzzle its SE ratings, written as columns too
     se = getattr(spec, "se", None) is not None
     printer = _Printer(spec, count, PuzzleWriter(out, fmt, kind, directory, se), err,

@@ -16,6 +16,7 @@ Each puzzle is named in the output by where it came from: ``FILE`` for a ``.non`
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,13 +36,22 @@ SOLVE_COLUMNS = ("file", "width", "height", "solutions", "solution")
 RATE_COLUMNS = ("file", "width", "height", "tier", "score", "hardest", "techniques", "solved")
 
 
+#: Where a puzzle or a problem was found: the file's place among the FILEs, and the line
+#: (0 for a whole file, or what precedes its lines; inf for what follows them). Messages
+#: are printed in this order.
+Place = tuple[int, float]
+
+
 @dataclass
 class Puzzles:
-    """The puzzles read from some files: each with its name, and the problems found."""
+    """The puzzles read from some files: each with its name and place, and the problems
+    found, those not printed yet in ``pending``."""
 
     puzzles: list[Nonogram] = field(default_factory=list)
     names: list[str] = field(default_factory=list)  # FILE or FILE:LINE of each puzzle
     problems: int = 0
+    places: list[Place] = field(default_factory=list)  # of each puzzle
+    pending: list[tuple[Place, str]] = field(default_factory=list)  # in reading order
 
     @property
     def status(self) -> int:
@@ -49,6 +59,23 @@ class Puzzles:
         if not self.puzzles:
             return 2
         return 1 if self.problems else 0
+
+    def add(self, puzzle: Nonogram, name: str, place: Place) -> None:
+        self.puzzles.append(puzzle)
+        self.names.append(name)
+        self.places.append(place)
+
+    def problem(self, place: Place, message: str) -> None:
+        self.pending.append((place, message))
+        self.problems += 1
+
+    def report(self, err: TextIO, before: Place | None = None) -> None:
+        """Print the pending problems found before ``before`` (all, without it)."""
+        n = 0
+        while n < len(self.pending) and (before is None or self.pending[n][0] < before):
+            print(self.pending[n][1], file=err)
+            n += 1
+        del self.pending[:n]
 
 
 def input_format_of(path: str, input_format: str | None = None) -> str:
@@ -64,50 +91,55 @@ def input_format_of(path: str, input_format: str | None = None) -> str:
 
 def read_puzzles(paths: Sequence[str], err: TextIO, input_format: str | None = None,
                  stdin: TextIO | None = None) -> Puzzles:
-    """Read every puzzle of ``paths`` (``-`` is standard input), reporting problems."""
+    """Read every puzzle of ``paths`` (``-`` is standard input), reporting problems; a
+    leading byte-order mark is skipped."""
+    found = collect_puzzles(paths, input_format, stdin)
+    found.report(err)
+    return found
+
+
+def collect_puzzles(paths: Sequence[str], input_format: str | None = None,
+                    stdin: TextIO | None = None) -> Puzzles:
+    """:func:`read_puzzles` keeping the problems in :attr:`Puzzles.pending`, for the caller
+    to print among its own messages in the order of the files and lines."""
     found = Puzzles()
-    for path in paths:
+    for index, path in enumerate(paths):
         name = "<stdin>" if path == "-" else path
         try:
             if path == "-":
                 text = (stdin or sys.stdin).read()
             else:
                 text = Path(path).read_text(encoding="utf-8")
+            text = text.removeprefix("\ufeff")  # a byte-order mark is not part of the text
         except (OSError, UnicodeDecodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-            print(f"{name}: cannot read: {reason or exc}", file=err)
-            found.problems += 1
+            found.problem((index, 0), f"{name}: cannot read: {reason or exc}")
             continue
         before = len(found.puzzles), found.problems
         if input_format_of(path, input_format) == "non":
-            _read_non(text, name, found, err)
+            _read_non(text, name, index, found)
         else:
-            _read_lines(text, name, found, err)
+            _read_lines(text, name, index, found)
         if (len(found.puzzles), found.problems) == before:
-            print(f"{name}: no puzzles found", file=err)
-            found.problems += 1
+            found.problem((index, math.inf), f"{name}: no puzzles found")
     return found
 
 
-def _read_non(text: str, name: str, found: Puzzles, err: TextIO) -> None:
+def _read_non(text: str, name: str, index: int, found: Puzzles) -> None:
     try:
-        found.puzzles.append(parse_non(text))
-        found.names.append(name)
+        found.add(parse_non(text), name, (index, 0))
     except FormatError as exc:
-        print(exc.located(name), file=err)
-        found.problems += 1
+        found.problem((index, exc.line or 0), exc.located(name))
 
 
-def _read_lines(text: str, name: str, found: Puzzles, err: TextIO) -> None:
+def _read_lines(text: str, name: str, index: int, found: Puzzles) -> None:
     for number, raw in enumerate(text.splitlines(), 1):
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
         try:
-            found.puzzles.append(parse_line(raw, number))
-            found.names.append(f"{name}:{number}")
+            found.add(parse_line(raw, number), f"{name}:{number}", (index, number))
         except FormatError as exc:
-            print(exc.located(name), file=err)
-            found.problems += 1
+            found.problem((index, number), exc.located(name))
 
 
 def picture_rows(picture: str, width: int, marks: str = ".#") -> list[str]:
@@ -126,36 +158,43 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
 
     ``fmt="text"`` prints each solution as rows of ``#`` (filled) and ``.`` (empty), a
     blank line between puzzles; a puzzle with no solution is reported on ``err``, one with
-    several gets one printed and a warning. ``fmt="csv"`` prints :data:`SOLVE_COLUMNS`,
-    ``solutions`` 0, 1 or 2 (two or more), ``solution`` the row-major ``0``/``1`` string,
-    empty unless unique.
+    several gets one printed and a warning, and either makes the status 1. ``fmt="csv"``
+    prints :data:`SOLVE_COLUMNS`, ``solutions`` 0, 1 or 2 (two or more), ``solution`` the
+    row-major ``0``/``1`` string, empty unless unique (the counts are the answer there:
+    only unreadable input makes the status 1). Messages come in the order of the files
+    and lines.
     """
     from ..generator.nonogram import count_solutions_batch
 
-    found = read_puzzles(paths, err, input_format)
+    found = collect_puzzles(paths, input_format)
     status = found.status
+    if not found.puzzles or fmt == "csv":
+        found.report(err)
     if not found.puzzles:
         return status
     counts, solutions = count_solutions_batch(found.puzzles, 2)
     if fmt == "csv":
         out.write(csv_line(SOLVE_COLUMNS))
     first = True
-    for name, puzzle, n, solution in zip(found.names, found.puzzles, counts.tolist(),
-                                         solutions, strict=True):
+    for name, place, puzzle, n, solution in zip(found.names, found.places, found.puzzles,
+                                                counts.tolist(), solutions, strict=True):
         if fmt == "csv":
             out.write(csv_line((name, puzzle.width, puzzle.height, n,
                                  solution if n == 1 else "")))
             continue
+        found.report(err, place)
         if n == 0:
             print(f"{name}: puzzle has no solution", file=err)
             status = 1
             continue
         if n > 1:
             print(f"{name}: puzzle has more than one solution; printed one", file=err)
+            status = 1
         assert solution is not None
         out.write(("" if first else "\n") + "\n".join(picture_rows(solution, puzzle.width))
                   + "\n")
         first = False
+    found.report(err)
     return status
 
 
@@ -177,14 +216,17 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
     if max_tier not in TIERS:
         raise ValueError(f"{max_tier!r} is not a nonogram tier; expected one of "
                          f"{', '.join(TIERS)}")
-    found = read_puzzles(paths, err, input_format)
+    found = collect_puzzles(paths, input_format)
     status = found.status
     if not found.puzzles:
+        found.report(err)
         return status
     counts, _ = count_solutions_batch(found.puzzles, 2)
     if fmt == "csv":
         out.write(csv_line(RATE_COLUMNS + (("steps",) if steps else ())))
-    for name, puzzle, n in zip(found.names, found.puzzles, counts.tolist(), strict=True):
+    for name, place, puzzle, n in zip(found.names, found.places, found.puzzles,
+                                      counts.tolist(), strict=True):
+        found.report(err, place)
         if n != 1:
             what = "no solution" if n == 0 else "more than one solution"
             print(f"{name}: puzzle has {what}; not rated", file=err)
@@ -200,6 +242,7 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
                                   "height": puzzle.height, "tier": rating.tier,
                                   "score": rating.score, "hardest": rating.hardest,
                                   "techniques": rating.counts, "solved": rating.solved})
+    found.report(err)
     return status
 
 

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..files import atomic_path, write_text_atomic
+from ..files import atomic_path, make_parent, write_text_atomic
 from ..generator.tiers import tier_rank
 from ..layouts.book import (
     MIN_PAGES,
@@ -270,7 +270,7 @@ def publish_book(config: BookConfig, out: str | None = None,
             hints = (hints_for(p for s in sections for p in s.puzzles)
                      if settings.hints else None)
             plan = plan_book(sections, settings, hints)
-            pdf.parent.mkdir(parents=True, exist_ok=True)
+            make_parent(pdf)
             with _writing(pdf):
                 render_book(plan, str(pdf))
             if cover is not None and cover_settings is not None:

@@ -111,11 +111,12 @@ def nonogram_from_picture(picture: str, width: int, height: int, **credits: str 
 
 
 def check(puzzle: Nonogram, rows_at: int | None = None, columns_at: int | None = None,
-          goal_at: int | None = None, one_line: bool = False) -> None:
-    """Raise :class:`FormatError` if a clue cannot fit its line, the row and column totals
-    disagree, or the goal is malformed or does not match the clues. ``*_at`` are the text
-    lines the clues start on, for the error's line number; each clue on its own line
-    unless ``one_line``.
+          goal_at: int | None = None, one_line: bool = False,
+          size_at: int | None = None) -> None:
+    """Raise :class:`FormatError` if the size is out of range, a clue cannot fit its line,
+    the row and column totals disagree, or the goal is malformed or does not match the
+    clues. ``*_at`` are the text lines the size and the clues start on, for the error's
+    line number; each clue on its own line unless ``one_line``.
 
     >>> check(Nonogram(8, 1, ((5, 4),), ((1,),) * 8))
     Traceback (most recent call last):
@@ -124,7 +125,7 @@ def check(puzzle: Nonogram, rows_at: int | None = None, columns_at: int | None =
     """
     for size, what in ((puzzle.width, "width"), (puzzle.height, "height")):
         if not 1 <= size <= MAX_SIZE:
-            raise FormatError(f"{what} must be 1-{MAX_SIZE}, got {size}")
+            raise FormatError(f"{what} must be 1-{MAX_SIZE}, got {size}", size_at)
     for clues, count, name, length, at in (
         (puzzle.rows, puzzle.height, "row", puzzle.width, rows_at),
         (puzzle.columns, puzzle.width, "column", puzzle.height, columns_at),
@@ -282,7 +283,7 @@ def parse_line(text: str, line: int | None = None) -> Nonogram:
     rows = tuple(_parse_clue(c, line, ".") for c in row_text.split(","))
     columns = tuple(_parse_clue(c, line, ".") for c in column_text.split(","))
     puzzle = Nonogram(width, height, rows, columns, fields[2] if len(fields) == 3 else None)
-    check(puzzle, line, line, line, one_line=True)
+    check(puzzle, line, line, line, one_line=True, size_at=line)
     return puzzle
 
 

@@ -1,0 +1,54 @@
+"""`nanpure run`'s options that replace config keys are checked as the keys are: a bad value
+is one line and exit status 2 before anything starts."""
+
+from __future__ import annotations
+
+import pytest
+
+from nanpure.cli import main
+from nanpure.pipeline.config import ConfigError, parse_toml, run_config_from_toml
+
+CONFIG = """
+[run]
+seed = 3
+store = "{store}"
+{more}
+[[quota]]
+name = "easy"
+tier = "easy"
+count = 1
+"""
+
+
+def refused(capsys, tmp_path, *argv: str) -> str:
+    """The error line of ``nanpure run CONFIG ARGV``, which must stop before the store."""
+    config = tmp_path / "small.toml"
+    config.write_text(CONFIG.format(store=tmp_path / "s.db", more=""))
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", str(config), *argv])
+    assert stopped.value.code == 2 and not (tmp_path / "s.db").exists()
+    return capsys.readouterr().err.splitlines()[-1]
+
+
+def config_error(tmp_path, more: str) -> str:
+    text = CONFIG.format(store=tmp_path / "s.db", more=more)
+    with pytest.raises(ConfigError) as exc:
+        run_config_from_toml(parse_toml(text, "r.toml"), "r.toml")
+    return exc.value.message
+
+
+@pytest.mark.parametrize("text, shown", [("-1", "-1"), ("0", "0"), ("-0.5", "-0.5"),
+                                         ("nan", "nan"), ("soon", "'soon'")])
+def test_max_seconds_must_be_a_number_above_0(capsys, tmp_path, text, shown):
+    message = f"expected a number > 0, got {shown}"
+    assert refused(capsys, tmp_path, "--max-seconds", text) == (
+        f"nanpure run: error: argument --max-seconds: {message}")
+    if text not in ("nan", "soon"):  # not TOML values
+        assert config_error(tmp_path, f"max_seconds = {text}") == message
+
+
+@pytest.mark.parametrize("name", ["", "  "])
+def test_name_must_not_be_empty(capsys, tmp_path, name):
+    assert refused(capsys, tmp_path, "--name", name) == (
+        "nanpure run: error: argument --name: expected a non-empty string")
+    assert config_error(tmp_path, f'name = "{name}"') == "expected a non-empty string"
