@@ -9,11 +9,14 @@ them in between, which is then skipped as a duplicate, exactly as it would have 
 How a run ends, and the exit status ``nanpure run`` gives:
 
 - every quota filled: ``complete``, 0;
-- a worker failed (a bug): ``failed``, 1;
+- a worker failed (a bug), or worker processes kept dying while the same tasks ran:
+  ``failed``, 1;
 - the time budget (``max_seconds``) ran out first: ``out-of-time``, 3;
 - Ctrl-C or SIGTERM: ``interrupted``, 130.
 
 SIGKILL gives no status (the run stays ``running``); only batches in flight are lost.
+A worker process that dies is replaced and its tasks run again (see
+:mod:`~nanpure.pipeline.executors`).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from tqdm import tqdm
 
 from ..output.stats import percent
 from .config import RunConfig
-from .executors import BatchFuture, Executor, LogRelay, make_executor
+from .executors import BatchFuture, Executor, LogRelay, WorkerCrashes, make_executor
 from .quotas import Batch, QuotaState, Stock, TaskResult, matching, pick_quota
 from .store import COMPLETE, FAILED, INTERRUPTED, OUT_OF_TIME, RunRecord, Store, StoreError
 from .verify import ladder_fingerprints
@@ -244,7 +247,8 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         if executor is None:
             try:
                 executor = make_executor(config.executor, config.workers, config.scheduler,
-                                         log_queue, specs, [q.kind for q in config.quotas])
+                                         log_queue, specs, [q.kind for q in config.quotas],
+                                         [q.name for q in config.quotas])
             except Exception as exc:
                 store.finish_run(run.id, FAILED)
                 raise RunError(str(exc)) from exc
@@ -259,6 +263,9 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                 summary.status = loop.run()
         except (KeyboardInterrupt, _Stop):
             summary.status = INTERRUPTED
+        except WorkerCrashes as exc:  # said in one line; the run can be resumed
+            summary.status = FAILED
+            summary.error = str(exc)
         except StoreError:  # full disk, I/O error: what was committed stays; exit 2
             summary.status = FAILED
             with contextlib.suppress(StoreError):
