@@ -16,7 +16,10 @@ How a run ends, and the exit status ``nanpure run`` gives:
 
 SIGKILL gives no status (the run stays ``running``); only batches in flight are lost.
 A worker process that dies is replaced and its tasks run again (see
-:mod:`~nanpure.pipeline.executors`).
+:mod:`~nanpure.pipeline.executors`). The counts a run prints and reports are those of the
+puzzles its committed transactions stored. When standard error is not a terminal (no
+progress bars), a progress line goes there every :data:`PROGRESS_SECONDS`, and a quota
+that accepts nothing for long is warned about once.
 """
 
 from __future__ import annotations
@@ -55,6 +58,13 @@ EXIT_STATUS = {COMPLETE: 0, FAILED: 1, OUT_OF_TIME: 3, INTERRUPTED: 130}
 BATCH_SECONDS = 0.05
 MAX_BATCH = 64
 
+#: Without progress bars, a progress line this often: a night's log stays short.
+PROGRESS_SECONDS = 30.0
+#: A quota that has accepted nothing after this many of its tasks, or this many seconds
+#: after its first finished, is warned about: its puzzles may be too rare to find.
+STALL_TASKS = 20_000
+STALL_SECONDS = 60.0
+
 
 class RunError(Exception):
     """A run cannot start: its stored namesake differs, or the executor is unavailable."""
@@ -87,7 +97,8 @@ class RunSummary:
         """The table printed at the end of a run."""
         head = (f"run {self.name}: {self.status} in {self.seconds:.1f} s with {self.workers} "
                 f"{self.executor} worker{'s' * (self.workers != 1)}"
-                f"{' (resumed)' if self.resumed else ''}; store {self.store}")
+                f"{' (resumed)' if self.resumed else ''}; store {self.store}"
+                f"{RESUME_HINT if self.status == INTERRUPTED else ''}")
         rows = [("quota", "made", "stored", "tasks", "accepted", "dupes", "work s", "filled at")]
         for q in self.quotas:
             rows.append((q.name, str(q.accepted), f"{q.stored}/{q.count}", str(q.judged),
@@ -114,6 +125,9 @@ class RunSummary:
         if self.error:
             lines.append(f"error: {self.error}")
         return "\n".join(lines)
+
+
+RESUME_HINT = "; running the same command again resumes it"
 
 
 def _when(q: QuotaState) -> str:
@@ -192,6 +206,30 @@ class _Stop(Exception):
 
 
 @contextlib.contextmanager
+def _stops_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM back until the block ends, then stop as they would have.
+
+    A stop inside the judging of a batch would otherwise land in the middle of its
+    transaction, or just after its COMMIT (a signal that arrives during the call is raised
+    when the call returns), and the counts would disagree with what the store holds.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.signal(signum, lambda signum, frame: caught.append(signum))
+                for signum in held}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if caught:
+        signal.raise_signal(caught[0])  # to the handler it was held back from
+
+
+@contextlib.contextmanager
 def _sigterm_stops() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -254,10 +292,13 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                 raise RunError(str(exc)) from exc
         summary.workers, summary.executor = executor.workers, executor.name
         bars = _Bars(states, progress)
+        # without bars, progress lines only where nobody chose --no-progress
+        lines = progress is None and not sys.stderr.isatty()
         loop = TaskLoop(states, specs, config.seed, executor,
-                        _Keeper(store, run.id, bars, config.dedup), started=started,
+                        _Keeper(store, run.id, config.dedup), started=started,
                         deadline=started + (config.max_seconds or math.inf),
-                        batch_scope=store.transaction)
+                        batch_scope=store.transaction,
+                        tick=_Watch(config.name, states, started, bars, lines=lines))
         try:
             with _sigterm_stops():
                 summary.status = loop.run()
@@ -336,8 +377,10 @@ class TaskLoop:
     This is the only place that decides which results count, for ``nanpure run`` and
     ``nanpure generate`` alike: ``judge`` stores or writes each due result and says how
     it went; ``batch_scope`` wraps the judging of one finished batch (a run stores a
-    batch's puzzles in one transaction). :meth:`run` returns ``complete`` or
-    ``out-of-time``; anything a worker raises, or Ctrl-C, propagates.
+    batch's puzzles in one transaction): when it fails, the batch's counts are undone
+    too, and Ctrl-C or SIGTERM waits until the batch is judged. ``tick`` is called at
+    least once a second. :meth:`run` returns ``complete`` or ``out-of-time``; anything a
+    worker raises, or Ctrl-C, propagates.
     """
 
     states: list[QuotaState]
@@ -349,6 +392,7 @@ class TaskLoop:
     deadline: float = math.inf  # on the time.monotonic clock
     batch_scope: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext
     futures: dict[BatchFuture, Batch] = field(default_factory=dict)
+    tick: Callable[[], None] | None = None
 
     def run(self) -> str:
         while not all(s.full for s in self.states):
@@ -363,7 +407,10 @@ class TaskLoop:
             if left <= 0:
                 return OUT_OF_TIME
             for future in self.executor.wait(set(self.futures), min(left, 1.0)):
-                self._take(future)
+                with _stops_held():
+                    self._take(future)
+            if self.tick is not None:
+                self.tick()
         return COMPLETE
 
     def _batch_size(self, state: QuotaState) -> int:
@@ -378,10 +425,17 @@ class TaskLoop:
             return
         results = future.result()  # a worker's exception is raised here
         state = self.states[batch.quota]
-        with self.batch_scope():
-            for result in results:
-                for due in state.finished(result):
-                    state.record(self.judge(state, due))
+        before = state.snapshot()
+        try:
+            with self.batch_scope():
+                for result in results:
+                    for due in state.finished(result):
+                        state.record(self.judge(state, due))
+        except BaseException:
+            # the scope rolled the batch back (Ctrl-C, a full disk): so are its counts,
+            # so that the summary and the report say what the store holds
+            state.restore(before)
+            raise
         if state.full and state.filled_at is None:
             state.filled_at = time.monotonic() - self.started
             log.info("quota %s filled: %d puzzles after %d tasks", state.name, state.stored,
@@ -401,7 +455,6 @@ class _Keeper:
 
     store: Store
     run_id: int
-    bars: _Bars
     dedup: str = "exact"
 
     def __call__(self, state: QuotaState, result: TaskResult) -> str:
@@ -410,7 +463,6 @@ class _Keeper:
         if not self.store.insert_puzzle(self.run_id, state.name, result.number, result.made,
                                         dedup=self.dedup):
             return "duplicate"
-        self.bars.add(state.index)
         return "accepted"
 
 
@@ -432,16 +484,61 @@ class _Bars:
                               desc="total".ljust(width), position=len(states), unit="pz",
                               file=sys.stderr, leave=True, dynamic_ncols=True))
 
-    def add(self, index: int) -> None:
-        """One more puzzle stored for quota ``index``."""
+    def show(self, states: list[QuotaState]) -> None:
+        """Show the quotas' stored puzzles."""
         if self.bars:
-            self.bars[index].update(1)
-            self.bars[-1].update(1)
+            for bar, n in zip(self.bars, [min(s.stored, s.count) for s in states], strict=False):
+                bar.update(n - bar.n)
+            self.bars[-1].update(sum(min(s.stored, s.count) for s in states) - self.bars[-1].n)
 
     def close(self) -> None:
         for bar in self.bars:
             bar.close()
         self.bars.clear()
+
+
+@dataclass
+class _Watch:
+    """Called by the task loop: moves the progress bars to the stored puzzles, prints a
+    progress line on stderr every :data:`PROGRESS_SECONDS` when ``lines`` (no bars), and
+    warns once about each quota that has accepted nothing for :data:`STALL_TASKS` tasks
+    or :data:`STALL_SECONDS`."""
+
+    name: str
+    states: list[QuotaState]
+    started: float  # on the time.monotonic clock
+    bars: _Bars | None = None
+    lines: bool = False
+    last_line: float = field(default_factory=time.monotonic)
+    first_done: dict[int, float] = field(default_factory=dict)  # quota: its first task's end
+    warned: set[int] = field(default_factory=set)
+
+    def __call__(self) -> None:
+        if self.bars is not None:
+            self.bars.show(self.states)
+        now = time.monotonic()
+        for s in self.states:
+            if s.tasks_done:
+                self.first_done.setdefault(s.index, now)
+            busy = now - self.first_done.get(s.index, now)
+            if (s.index not in self.warned and not s.full and s.accepted == 0
+                    and (s.judged >= STALL_TASKS or busy >= STALL_SECONDS)):
+                self.warned.add(s.index)
+                log.warning("quota %s has accepted none of %d tasks in %.0f s: its puzzles "
+                            "may be too rare to find; widen its blanks or change its tier, "
+                            "or set [run] max_seconds to bound the run", s.name, s.judged,
+                            busy)
+        if self.lines and now - self.last_line >= PROGRESS_SECONDS:
+            self.last_line = now
+            print(self.line(now), file=sys.stderr, flush=True)
+
+    def line(self, now: float) -> str:
+        """``nanpure: run NAME: 30 s, 1520 tasks; easy 12/40 stored (12 of 300 accepted),
+        ...``"""
+        quotas = ", ".join(f"{s.name} {s.stored}/{s.count} stored ({s.accepted} of {s.judged} "
+                           "accepted)" for s in self.states)
+        return (f"nanpure: run {self.name}: {now - self.started:.0f} s, "
+                f"{sum(s.judged for s in self.states)} tasks; {quotas}")
 
 
 def run_command(config_path: str | None, *, workers: int | None = None, fresh: bool = False,
