@@ -29,6 +29,7 @@ import dataclasses
 import json
 import logging
 import math
+import os
 import signal
 import sys
 import threading
@@ -43,7 +44,7 @@ from typing import Any, TextIO
 from tqdm import tqdm
 
 from ..output.stats import percent
-from .config import RunConfig
+from .config import ConfigError, RunConfig
 from .executors import BatchFuture, Executor, LogRelay, WorkerCrashes, make_executor
 from .quotas import Batch, QuotaState, Stock, TaskResult, matching, pick_quota
 from .store import COMPLETE, FAILED, INTERRUPTED, OUT_OF_TIME, RunRecord, Store, StoreError
@@ -548,9 +549,10 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
                 day: date | None = None, name: str | None = None, seed: int | None = None,
                 log_format: str = "text") -> int:
     """``nanpure run``: load the config (the shipped default without a path) for ``day``
-    (default today) with the command-line overrides, run, print the summary, write the
-    report the config asks for; returns the run's exit status (a report that cannot be
-    written is said on stderr but does not change it)."""
+    (default today) with the command-line overrides, check that the report and plot it
+    asks for can be written (a :class:`ConfigError` if not), run, print the summary, write
+    the report and plot; returns the run's exit status, or 2 for a run that ended well
+    but whose report or plot could not be written after all (said on stderr)."""
     from .config import default_run_config, load_run_config
     from .run_report import write_run_report
 
@@ -567,19 +569,50 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     if max_seconds is not None:
         changes["max_seconds"] = max_seconds
     config = config.replace(**changes)
+    outputs = {"report": config.report, "plot": config.plot and (
+        Path(log_file).parent / config.plot if log_file else config.plot)}
+    for key, path in outputs.items():
+        if path and (reason := _unwritable(Path(path))):
+            # found now, not after a night's work that would end with exit status 0
+            raise ConfigError(config.source, f"run.{key}", f"cannot write {path}: {reason}")
     with run_logging(log_file, log_format=log_format, fields={"run": config.name}) as queue:
         summary = execute(config, fresh=fresh, progress=progress, log_queue=queue)
     out = out or sys.stdout
     print(summary.format(), file=out)
+    status = summary.exit_status
     if config.report:
         try:
             print(f"report {write_run_report(config, summary)}", file=out)
         except OSError as exc:
             print(f"nanpure: cannot write the report {config.report}: "
                   f"{exc.strerror or exc}", file=sys.stderr)
-    if config.plot is not None:
+            status = status or 2
+    if outputs["plot"]:
         from .reports import plot_command
 
-        plot_command(config.store, config.name,
-                     Path(log_file).parent / config.plot if log_file else config.plot)
-    return summary.exit_status
+        try:
+            plot_command(config.store, config.name, outputs["plot"])
+        except OSError as exc:
+            print(f"nanpure: cannot write the plot {outputs['plot']}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            status = status or 2
+    return status
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why a file cannot be written at ``path`` (its directories made as needed), or None
+    when it can as far as can be told before writing it."""
+    if path.is_dir():
+        return "it is a directory"
+    for above in path.parents:
+        if above.exists():
+            if not above.is_dir():
+                return f"{above} is not a directory"
+            break
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return f"{path.parent} is not writable"
+    return None
