@@ -299,7 +299,8 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                         _Keeper(store, run.id, config.dedup), started=started,
                         deadline=started + (config.max_seconds or math.inf),
                         batch_scope=store.transaction,
-                        tick=_Watch(config.name, states, started, bars, lines=lines))
+                        tick=_Watch(config.name, states, started, bars, lines=lines,
+                                    bounded=config.max_seconds is not None))
         try:
             with _sigterm_stops():
                 summary.status = loop.run()
@@ -510,6 +511,7 @@ class _Watch:
     started: float  # on the time.monotonic clock
     bars: _Bars | None = None
     lines: bool = False
+    bounded: bool = False  # the run has a time budget (max_seconds) already
     last_line: float = field(default_factory=time.monotonic)
     first_done: dict[int, float] = field(default_factory=dict)  # quota: its first task's end
     warned: set[int] = field(default_factory=set)
@@ -526,9 +528,9 @@ class _Watch:
                     and (s.judged >= STALL_TASKS or busy >= STALL_SECONDS)):
                 self.warned.add(s.index)
                 log.warning("quota %s has accepted none of %d tasks in %.0f s: its puzzles "
-                            "may be too rare to find; widen its blanks or change its tier, "
-                            "or set [run] max_seconds to bound the run", s.name, s.judged,
-                            busy)
+                            "may be too rare to find; widen its blanks or change its tier%s",
+                            s.name, s.judged, busy, "" if self.bounded else
+                            ", or set [run] max_seconds to bound the run")
         if self.lines and now - self.last_line >= PROGRESS_SECONDS:
             self.last_line = now
             print(self.line(now), file=sys.stderr, flush=True)
