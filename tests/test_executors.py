@@ -164,3 +164,15 @@ def test_a_task_that_keeps_killing_its_worker_stops_the_run_in_one_line(tmp_path
     execute(_config(tmp_path / "pool.db"), executor=InlineExecutor())
     execute(_config(tmp_path / "inline.db"), executor=InlineExecutor())
     assert _rows(tmp_path / "pool.db") == _rows(tmp_path / "inline.db")
+
+
+def test_workers_that_die_as_they_start_stop_the_run_after_three_pools(tmp_path):
+    # a puzzle kind no worker knows: every worker's warm-up fails, so no batch ever runs
+    executor = LocalExecutor(1, warm=[SPEC], warm_kinds=["no such kind"])
+    try:
+        summary = execute(_config(tmp_path / "pool.db"), executor=executor)
+    finally:
+        executor.close()
+    assert (summary.status, executor.restarts) == (FAILED, 2)
+    assert summary.error == ("worker processes died 3 times in a row with no batch finished; "
+                             "stopped (running the same command again resumes the run)")

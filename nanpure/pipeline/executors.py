@@ -15,8 +15,9 @@ task. Worker log records travel to the parent's handlers through multiprocessing
 A worker process that dies (killed for memory, say) breaks a ``concurrent.futures`` pool
 for good; the local executor then starts a new pool and runs the unfinished batches again.
 Tasks depend only on their seeds and are judged in task order, so the puzzles stay the
-same. A batch that was running at :data:`MAX_POOL_BREAKS` breaks stops the run
-(:class:`WorkerCrashes`) instead of killing workers for ever.
+same. A batch that was running at :data:`MAX_POOL_BREAKS` breaks, or as many breaks in a row
+with no batch finished between them (workers dying as they start, say), stop the run
+(:class:`WorkerCrashes`) instead of starting workers for ever.
 """
 
 from __future__ import annotations
@@ -149,7 +150,8 @@ def _watch_lifeline(lifeline: Any) -> None:
     os._exit(1)
 
 
-#: This worker's place in its pool's table of running batches (:class:`_RunningTable`).
+#: This worker's place in its pool's table of running batches (see
+#: ``LocalExecutor._start_pool``).
 _running_slot: tuple[Any, int] | None = None
 
 
@@ -162,9 +164,10 @@ def _run_tracked(task: Callable[[Batch], tuple[TaskResult, ...]], batch: Batch
     table, slot = _running_slot
     table[3 * slot + 1], table[3 * slot + 2] = batch.quota, batch.first
     table[3 * slot] = os.getpid()
-    result = task(batch)
-    table[3 * slot] = 0
-    return result
+    try:
+        return task(batch)
+    finally:
+        table[3 * slot] = 0
 
 
 def _init_worker(log_queue: Any, level: int, warm: Sequence[Any] | None,
@@ -284,6 +287,7 @@ class LocalExecutor:
         # each batch handed out and not yet given back: its future in the current pool
         self._batches: dict[cf.Future, tuple[Batch, cf.Future]] = {}
         self._breaks: dict[tuple[int, int], int] = {}  # pool breaks seen by each batch
+        self._barren = 0  # pool breaks since a batch last finished
         self.restarts = 0
         self.pool = self._start_pool()
 
@@ -328,6 +332,7 @@ class LocalExecutor:
     def _settle(self, future: cf.Future) -> cf.Future:
         """Give ``future`` the outcome of its batch's run in the pool."""
         _, inner = self._batches.pop(future)
+        self._barren = 0
         if inner.exception() is not None:
             future.set_exception(inner.exception())
         else:
@@ -354,12 +359,16 @@ class LocalExecutor:
         for b in suspects:
             self._breaks[b.quota, b.first] = self._breaks.get((b.quota, b.first), 0) + 1
         culprits = [b for b in suspects if self._breaks[b.quota, b.first] >= MAX_POOL_BREAKS]
+        self._barren += 1
+        resume = "stopped (running the same command again resumes the run)"
         if culprits:
             raise WorkerCrashes(
                 f"a worker process died {MAX_POOL_BREAKS} times while "
                 f"{' or '.join(map(self._tasks, culprits))} "
-                f"{'was' if len(culprits) == 1 else 'were'} running; stopped (running the same "
-                "command again resumes the run)")
+                f"{'was' if len(culprits) == 1 else 'were'} running; {resume}")
+        if self._barren >= MAX_POOL_BREAKS:
+            raise WorkerCrashes(f"worker processes died {self._barren} times in a row with no "
+                                f"batch finished; {resume}")
         self.restarts += 1
         again = [f for f, (_, inner) in self._batches.items() if _lost(inner)]
         log.warning("a worker process died%s; started new workers and running %d unfinished "
