@@ -218,9 +218,11 @@ def _stops_held() -> Iterator[None]:
         yield
         return
     caught: list[int] = []
-    held = (signal.SIGINT, signal.SIGTERM)
-    previous = {signum: signal.signal(signum, lambda signum, frame: caught.append(signum))
-                for signum in held}
+    # a handler installed outside Python (None here) could not be put back: left alone
+    previous = {signum: handler for signum in (signal.SIGINT, signal.SIGTERM)
+                if (handler := signal.getsignal(signum)) is not None}
+    for signum in previous:
+        signal.signal(signum, lambda signum, frame: caught.append(signum))
     try:
         yield
     finally:
