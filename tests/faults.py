@@ -1,6 +1,6 @@
 """Helpers of the fault tests: run ``nanpure`` as a separate process (optionally with a
 file-size limit, the portable way to make every write past a size fail), write run and
-book configs, and read a store's puzzles per run."""
+book configs, read a store's puzzles per run, and kill a worker from inside a task."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from nanpure.pipeline.executors import run_batch
+from nanpure.pipeline.quotas import Batch, TaskResult
 from nanpure.pipeline.store import Store
 
 
@@ -70,3 +72,18 @@ def one_line_error(result: subprocess.CompletedProcess, *words: str) -> str:
     for word in words:
         assert word in lines[0], (word, lines[0])
     return lines[0]
+
+
+def die_at(marker: str, times: int, quota: int, number: int, batch: Batch
+           ) -> tuple[TaskResult, ...]:
+    """A worker's task for :class:`~nanpure.pipeline.executors.LocalExecutor`: ``run_batch``,
+    except that the batch holding task ``number`` of quota ``quota`` kills its own process
+    with SIGKILL (as the out-of-memory killer does) its first ``times`` times, counted as
+    lines of the file ``marker``."""
+    path = Path(marker)
+    if batch.quota == quota and number in batch.numbers and (
+            not path.exists() or len(path.read_text().splitlines()) < times):
+        with path.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+        os.kill(os.getpid(), signal.SIGKILL)
+    return run_batch(batch)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import builtins
 import logging
+from functools import partial
 
 import pytest
+from faults import die_at
 
 from nanpure.generator.candidate import Spec
 from nanpure.pipeline.config import Quota, RunConfig
@@ -20,7 +22,7 @@ from nanpure.pipeline.executors import (
 )
 from nanpure.pipeline.quotas import QuotaState
 from nanpure.pipeline.run import execute
-from nanpure.pipeline.store import COMPLETE, Store
+from nanpure.pipeline.store import COMPLETE, FAILED, Store
 
 SPEC = Spec(max_tier="easy", blanks=(40, 44))
 
@@ -117,3 +119,60 @@ def test_dask_local_cluster_equals_local_run(tmp_path):
     assert summary.status == by_address.status == COMPLETE and summary.executor == "dask"
     assert _rows(tmp_path / "dask.db") == _rows(tmp_path / "local.db")
     assert _rows(tmp_path / "address.db") == _rows(tmp_path / "local.db")
+
+
+# --- worker processes that die ----------------------------------------------------------------
+
+
+def _dying_pool(marker, times: int, workers: int) -> LocalExecutor:
+    """A pool whose worker dies on task 2 of quota "easy", the first ``times`` times."""
+    return LocalExecutor(workers, warm=None, quota_names=["easy", "medium"],
+                         task=partial(die_at, str(marker), times, 0, 2))
+
+
+def test_a_killed_worker_is_replaced_and_the_run_makes_the_same_puzzles(tmp_path, caplog):
+    execute(_config(tmp_path / "inline.db"), executor=InlineExecutor())
+    executor = _dying_pool(tmp_path / "killed", 1, workers=2)
+    try:
+        with caplog.at_level(logging.WARNING):
+            summary = execute(_config(tmp_path / "pool.db"), executor=executor)
+    finally:
+        executor.close()
+    assert summary.status == COMPLETE
+    assert len((tmp_path / "killed").read_text().splitlines()) == executor.restarts == 1
+    assert _rows(tmp_path / "pool.db") == _rows(tmp_path / "inline.db")
+    died = [r.getMessage() for r in caplog.records if "worker process died" in r.getMessage()]
+    assert len(died) == 1 and died[0].startswith(
+        "a worker process died while tasks 0-2 of quota easy ran; started new workers and "
+        "running ") and died[0].endswith(" unfinished batches again (restart 1)")
+
+
+def test_a_task_that_keeps_killing_its_worker_stops_the_run_in_one_line(tmp_path, capsys):
+    executor = _dying_pool(tmp_path / "killed", 100, workers=1)
+    try:
+        summary = execute(_config(tmp_path / "pool.db"), executor=executor)
+    finally:
+        executor.close()
+    assert (summary.status, summary.exit_status) == (FAILED, 1)
+    assert len((tmp_path / "killed").read_text().splitlines()) == 3
+    assert summary.error == ("a worker process died 3 times while tasks 0-3 of quota easy was "
+                             "running; stopped (running the same command again resumes the "
+                             "run)")
+    assert summary.format().endswith(f"error: {summary.error}")
+    assert "Traceback" not in capsys.readouterr().err
+    # nothing stored is lost: resumed, the run ends as one that never failed
+    execute(_config(tmp_path / "pool.db"), executor=InlineExecutor())
+    execute(_config(tmp_path / "inline.db"), executor=InlineExecutor())
+    assert _rows(tmp_path / "pool.db") == _rows(tmp_path / "inline.db")
+
+
+def test_workers_that_die_as_they_start_stop_the_run_after_three_pools(tmp_path):
+    # a puzzle kind no worker knows: every worker's warm-up fails, so no batch ever runs
+    executor = LocalExecutor(1, warm=[SPEC], warm_kinds=["no such kind"])
+    try:
+        summary = execute(_config(tmp_path / "pool.db"), executor=executor)
+    finally:
+        executor.close()
+    assert (summary.status, executor.restarts) == (FAILED, 2)
+    assert summary.error == ("worker processes died 3 times in a row with no batch finished; "
+                             "stopped (running the same command again resumes the run)")

@@ -315,13 +315,47 @@ def test_reports_keep_the_exit_status_of_runs_that_stop_early(tmp_path, capsys):
     assert (report["status"], report["exit_status"]) == ("out-of-time", 3)
     easy = report["quotas"][0]
     assert easy["unused_after"] == easy["made"] < easy["count"] == 100000
-    # a report that cannot be written is said on stderr; the run's status stands (with
-    # both stocks full, this session makes nothing and starts no workers)
+    # a report or plot that cannot be written is refused before the run starts, naming
+    # its key (with both stocks full, a session would make nothing and start no workers)
     (tmp_path / "file").write_text("")
     config_path.write_text(config_path.read_text().replace(
         f'report = "{tmp_path}/{{name}}.json"', f'report = "{tmp_path}/file/{{name}}.json"')
         .replace("keep_unused = 100000", "keep_unused = 1"))
-    assert main(["run", str(config_path), "--date", "2026-11-24"]) == 0
+    assert main(["run", str(config_path), "--date", "2026-11-24"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (f"nanpure: {config_path}: run.report: cannot write "
+                            f"{tmp_path}/file/nightly-2026-11-24.json: {tmp_path}/file is not "
+                            "a directory\n")
+    with Store(db) as store:
+        assert store.find_run("nightly-2026-11-24").status == "out-of-time"  # not run again
+    config_path.write_text(config_path.read_text().replace(
+        f'report = "{tmp_path}/file/{{name}}.json"', 'report = "/proc/x/r.json"\nplot = "s.pdf"'))
+    assert main(["run", str(config_path), "--date", "2026-11-24"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"nanpure: {config_path}: run.report: cannot write /proc/x/r.json: ")
+    config_path.write_text(config_path.read_text().replace(
+        'report = "/proc/x/r.json"\nplot = "s.pdf"', 'plot = "/proc/x/s.pdf"'))
+    assert main(["run", str(config_path), "--date", "2026-11-24"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"nanpure: {config_path}: run.plot: cannot write /proc/x/s.pdf: ")
+    assert err.count("\n") == 1
+
+
+def test_a_report_that_fails_as_it_is_written_fails_the_run(tmp_path, capsys, monkeypatch):
+    import nanpure.pipeline.run_report as run_report
+
+    config_path = tmp_path / "nightly.toml"
+    config_path.write_text(NIGHTLY.replace("STORE", str(tmp_path / "s.db"))
+                           .replace("REPORTS", str(tmp_path)))
+
+    def full_disk(config, summary):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(run_report, "write_run_report", full_disk)
+    assert main(["run", str(config_path), "--date", "2026-11-24", "--workers", "1",
+                 "--no-progress"]) == 2
     captured = capsys.readouterr()
     assert captured.out.startswith("run nightly-2026-11-24: complete")
-    assert captured.err.startswith(f"nanpure: cannot write the report {tmp_path}/file/")
+    assert captured.err == (f"nanpure: cannot write the report {tmp_path}/nightly-2026-11-24"
+                            ".json: No space left on device\n")

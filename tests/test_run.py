@@ -16,9 +16,11 @@ import pytest
 
 from nanpure.cli import main
 from nanpure.output.datasets import read_export, write_export
+from nanpure.pipeline import run
 from nanpure.pipeline.config import Quota, RunConfig
 from nanpure.pipeline.executors import run_batch
 from nanpure.pipeline.run import RunError, execute
+from nanpure.pipeline.run_report import run_report
 from nanpure.pipeline.store import COMPLETE, INTERRUPTED, OUT_OF_TIME, Store
 
 
@@ -137,6 +139,79 @@ def test_time_budget(tmp_path):
     with Store(tmp_path / "s.db") as store:
         assert store.find_run("slow").status == OUT_OF_TIME
         assert store.count_puzzles() == summary.made > 0
+
+
+@pytest.mark.parametrize("how", ["raised", "signal"])
+def test_counts_after_an_interrupt_in_a_batch_are_what_the_store_holds(tmp_path, monkeypatch,
+                                                                      how):
+    """A KeyboardInterrupt raised in the middle of a batch rolls its puzzles back, and its
+    counts with them; Ctrl-C pressed then waits until the batch is stored."""
+    insert = Store.insert_puzzle
+    calls = []
+
+    def interrupted(self, *args, **kwargs):
+        calls.append(args)
+        if len(calls) == 2:  # the second puzzle of the first batch
+            if how == "raised":
+                raise KeyboardInterrupt
+            signal.raise_signal(signal.SIGINT)
+        return insert(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "insert_puzzle", interrupted)
+    config = _config(tmp_path / "s.db")
+    summary = execute(config, executor=InlineExecutor(shuffle=None))
+    assert summary.status == INTERRUPTED and summary.exit_status == 130
+    assert [c[2] for c in calls[:2]] == [0, 1]  # tasks 0 and 1 of one transaction
+    with Store(tmp_path / "s.db") as store:
+        held = store.count_puzzles()
+        report = run_report(config, summary, store)
+    assert summary.made == sum(q.stored for q in summary.quotas) == held == report["made"]
+    if how == "raised":
+        assert held == 0
+    else:  # the whole first batch, and nothing after it
+        assert held == len(calls) >= 2
+    assert summary.format().splitlines()[0].endswith(
+        "; running the same command again resumes it")
+
+
+def test_a_quota_that_accepts_nothing_is_warned_about_once(tmp_path, monkeypatch, capsys,
+                                                           caplog):
+    """Without a terminal, progress lines go to stderr (never stdout), and a quota that
+    accepts nothing gets one warning that says what to change."""
+    monkeypatch.setattr(run, "PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(run, "STALL_TASKS", 8)
+    config = RunConfig(name="rare", seed=1, store=str(tmp_path / "s.db"), max_seconds=2.0,
+                       quotas=(Quota("never", 5, "easy", "easy", "rot180", (64, 64),
+                                     attempts=1),
+                               Quota("easy", 2, "easy", "easy", "rot180", (40, 44))))
+    with caplog.at_level("WARNING"):
+        summary = execute(config, executor=InlineExecutor())
+    assert summary.status == OUT_OF_TIME
+    assert summary.quotas[0].judged >= 8 and summary.quotas[0].accepted == 0
+    warned = [r.getMessage() for r in caplog.records if "accepted none" in r.getMessage()]
+    assert len(warned) == 1
+    assert warned[0].startswith("quota never has accepted none of ")
+    assert warned[0].endswith("widen its blanks or change its tier")  # it has max_seconds
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) >= 2 and all(line.startswith("nanpure: run rare: ") for line in lines)
+    assert " tasks; never 0/5 stored (0 of " in lines[-1]
+    assert ", easy " in lines[-1] and "/2 stored (" in lines[-1]
+
+
+def test_the_stall_warning_suggests_a_time_budget_to_a_run_without_one(caplog):
+    from nanpure.pipeline.quotas import QuotaState
+
+    never = QuotaState(0, "never", 5, judged=run.STALL_TASKS, tasks_done=run.STALL_TASKS)
+    watch = run._Watch("rare", [never], time.monotonic())
+    with caplog.at_level("WARNING"):
+        watch()
+        watch()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"quota never has accepted none of {run.STALL_TASKS} tasks in 0 s: its puzzles may "
+        "be too rare to find; widen its blanks or change its tier, or set [run] max_seconds "
+        "to bound the run"]
 
 
 def test_cli_bad_config_is_one_line(tmp_path, capsys):

@@ -11,6 +11,13 @@ Local workers are started with ``forkserver`` (``spawn`` where that is missing),
 plain ``fork``: a forked child would share the parent's state, and numba kernels compile
 (or load from their cache) in each worker, which :func:`warm_up` does before the first
 task. Worker log records travel to the parent's handlers through multiprocessing-logging.
+
+A worker process that dies (killed for memory, say) breaks a ``concurrent.futures`` pool
+for good; the local executor then starts a new pool and runs the unfinished batches again.
+Tasks depend only on their seeds and are judged in task order, so the puzzles stay the
+same. A batch that was running at :data:`MAX_POOL_BREAKS` breaks, or as many breaks in a row
+with no batch finished between them (workers dying as they start, say), stop the run
+(:class:`WorkerCrashes`) instead of starting workers for ever.
 """
 
 from __future__ import annotations
@@ -23,7 +30,8 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, runtime_checkable
 
 from multiprocessing_logging import MultiProcessingHandler
@@ -35,9 +43,18 @@ log = logging.getLogger(__name__)
 #: Batches kept in flight per worker, so a worker never waits for the parent.
 IN_FLIGHT_PER_WORKER = 2
 
+#: A batch running each time a worker died this often is taken for the cause: the run
+#: stops rather than start pools for ever.
+MAX_POOL_BREAKS = 3
+
 
 class ExecutorError(Exception):
     """An executor cannot start (e.g. dask missing, scheduler unreachable)."""
+
+
+class WorkerCrashes(Exception):
+    """Worker processes kept dying while the same batch was running (its message says
+    which tasks); what was stored stays, and the run can be resumed."""
 
 
 # --- the worker side ---------------------------------------------------------------------------
@@ -133,10 +150,38 @@ def _watch_lifeline(lifeline: Any) -> None:
     os._exit(1)
 
 
+#: This worker's place in its pool's table of running batches (see
+#: ``LocalExecutor._start_pool``).
+_running_slot: tuple[Any, int] | None = None
+
+
+def _run_tracked(task: Callable[[Batch], tuple[TaskResult, ...]], batch: Batch
+                 ) -> tuple[TaskResult, ...]:
+    """``task(batch)``, noted in the pool's table while it runs: if this process dies, the
+    parent can tell which batch it was running."""
+    if _running_slot is None:
+        return task(batch)
+    table, slot = _running_slot
+    table[3 * slot + 1], table[3 * slot + 2] = batch.quota, batch.first
+    table[3 * slot] = os.getpid()
+    try:
+        return task(batch)
+    finally:
+        table[3 * slot] = 0
+
+
 def _init_worker(log_queue: Any, level: int, warm: Sequence[Any] | None,
-                 lifeline: Any = None, warm_kinds: Sequence[str] = ()) -> None:
+                 lifeline: Any = None, warm_kinds: Sequence[str] = (),
+                 running: Any = None) -> None:
+    global _running_slot
     # Ctrl-C reaches the whole process group; the parent alone decides how to stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if running is not None:
+        table, taken = running
+        with taken.get_lock():
+            if 3 * taken.value < len(table):  # a pool starts at most one process a slot
+                _running_slot = (table, taken.value)
+            taken.value += 1
     if lifeline is not None:
         threading.Thread(target=_watch_lifeline, args=(lifeline,), daemon=True).start()
     root = logging.getLogger()
@@ -211,40 +256,148 @@ class InlineExecutor:
 
 
 class LocalExecutor:
-    """A pool of worker processes on this machine."""
+    """A pool of worker processes on this machine, started again when a worker dies.
+
+    Its futures are its own: each stands for a batch, whichever pool runs it, so a batch
+    run again after a worker died keeps the future the run loop holds.
+    """
 
     name = "local"
 
     def __init__(self, workers: int | None = None, log_queue: Any = None,
-                 warm: Sequence[Any] | None = (), warm_kinds: Sequence[str] = ()):
+                 warm: Sequence[Any] | None = (), warm_kinds: Sequence[str] = (),
+                 quota_names: Sequence[str] = (),
+                 task: Callable[[Batch], tuple[TaskResult, ...]] = run_batch):
         """``warm``: the specs whose kernels each worker loads before its first task
         (empty: the basic ones; None: none), ``warm_kinds`` their puzzle kinds (see
-        :func:`warm_up`)."""
+        :func:`warm_up`); ``quota_names`` name the batches' quotas in messages; ``task``
+        is what a worker does with a batch (:func:`run_batch`; tests give one that fails
+        on purpose)."""
         self.workers = workers or default_workers()
         self.slots = self.workers * IN_FLIGHT_PER_WORKER
-        context = worker_context()
-        if context.get_start_method() == "forkserver":
+        self.quota_names = tuple(quota_names)
+        self.task = task
+        self._context = worker_context()
+        if self._context.get_start_method() == "forkserver":
             # imported once in the fork server, so workers start without importing numpy
-            context.set_forkserver_preload(["nanpure.generator.candidate"])
-        lifeline, self._lifeline = context.Pipe(duplex=False)
-        self.pool = cf.ProcessPoolExecutor(
-            self.workers, mp_context=context, initializer=_init_worker,
-            initargs=(log_queue, logging.getLogger().getEffectiveLevel(), warm, lifeline,
-                      tuple(warm_kinds)))
+            self._context.set_forkserver_preload(["nanpure.generator.candidate"])
+        lifeline, self._lifeline = self._context.Pipe(duplex=False)
+        self._initargs = (log_queue, logging.getLogger().getEffectiveLevel(), warm, lifeline,
+                          tuple(warm_kinds))
+        # each batch handed out and not yet given back: its future in the current pool
+        self._batches: dict[cf.Future, tuple[Batch, cf.Future]] = {}
+        self._breaks: dict[tuple[int, int], int] = {}  # pool breaks seen by each batch
+        self._barren = 0  # pool breaks since a batch last finished
+        self.restarts = 0
+        self.pool = self._start_pool()
+
+    def _start_pool(self) -> cf.ProcessPoolExecutor:
+        # per worker: its process id while it runs a batch (else 0), the batch's quota and
+        # first task
+        self._running = (self._context.Array("q", 3 * self.workers, lock=False),
+                         self._context.Value("i", 0))
+        return cf.ProcessPoolExecutor(self.workers, mp_context=self._context,
+                                      initializer=_init_worker,
+                                      initargs=(*self._initargs, self._running))
 
     def submit(self, batch: Batch) -> cf.Future:
-        return self.pool.submit(run_batch, batch)
+        future: cf.Future = cf.Future()
+        self._batches[future] = (batch, self._pool_submit(batch))
+        return future
+
+    def _pool_submit(self, batch: Batch) -> cf.Future:
+        try:
+            return self.pool.submit(_run_tracked, self.task, batch)
+        except BrokenProcessPool:  # broke since the last wait: the next wait restarts it
+            failed: cf.Future = cf.Future()
+            failed.set_exception(BrokenProcessPool("the pool broke before the batch started"))
+            return failed
 
     def wait(self, futures: set, timeout: float | None) -> set:
-        done, _ = cf.wait(futures, timeout=timeout, return_when=cf.FIRST_COMPLETED)
-        return done
+        ready = {f for f in futures if f.done()}
+        inner = {self._batches[f][1]: f for f in futures if f in self._batches}
+        if ready:
+            timeout = 0
+        done, _ = cf.wait(inner, timeout=timeout, return_when=cf.FIRST_COMPLETED)
+        broken = False
+        for f in done:
+            if _lost(f):
+                broken = True
+            else:
+                ready.add(self._settle(inner[f]))
+        if broken:
+            self._restart()
+        return ready
+
+    def _settle(self, future: cf.Future) -> cf.Future:
+        """Give ``future`` the outcome of its batch's run in the pool."""
+        _, inner = self._batches.pop(future)
+        self._barren = 0
+        if inner.exception() is not None:
+            future.set_exception(inner.exception())
+        else:
+            future.set_result(inner.result())
+        return future
+
+    def _restart(self) -> None:
+        """Replace the broken pool and run every unfinished batch again in the new one;
+        raise :class:`WorkerCrashes` when a batch was running at too many breaks."""
+        table, _ = self._running
+        running = {table[k]: (table[k + 1], table[k + 2]) for k in range(0, len(table), 3)
+                   if table[k]}
+        processes = dict(getattr(self.pool, "_processes", None) or {})
+        # the broken pool has failed every batch it held already; cancelling them here
+        # instead could race with that
+        self.pool.shutdown(wait=True)
+        # The pool ends the workers that outlived the broken one with SIGTERM: a batch
+        # running in a worker that ended otherwise is the likely cause; without such a
+        # worker, every running batch is suspect.
+        died = {pid for pid in running
+                if pid in processes and processes[pid].exitcode not in (None, -signal.SIGTERM)}
+        suspected = {running[pid] for pid in died or running}
+        suspects = [b for b, _ in self._batches.values() if (b.quota, b.first) in suspected]
+        for b in suspects:
+            self._breaks[b.quota, b.first] = self._breaks.get((b.quota, b.first), 0) + 1
+        culprits = [b for b in suspects if self._breaks[b.quota, b.first] >= MAX_POOL_BREAKS]
+        self._barren += 1
+        resume = "stopped (running the same command again resumes the run)"
+        if culprits:
+            raise WorkerCrashes(
+                f"a worker process died {MAX_POOL_BREAKS} times while "
+                f"{' or '.join(map(self._tasks, culprits))} "
+                f"{'was' if len(culprits) == 1 else 'were'} running; {resume}")
+        if self._barren >= MAX_POOL_BREAKS:
+            raise WorkerCrashes(f"worker processes died {self._barren} times in a row with no "
+                                f"batch finished; {resume}")
+        self.restarts += 1
+        again = [f for f, (_, inner) in self._batches.items() if _lost(inner)]
+        log.warning("a worker process died%s; started new workers and running %d unfinished "
+                    "batches again (restart %d)",
+                    f" while {' or '.join(map(self._tasks, suspects))} ran" if suspects else "",
+                    len(again), self.restarts)
+        self.pool = self._start_pool()
+        for f in again:  # in the order they were first handed out
+            batch, _ = self._batches[f]
+            self._batches[f] = (batch, self._pool_submit(batch))
+
+    def _tasks(self, batch: Batch) -> str:
+        """``tasks 8-11 of quota hard``, for messages."""
+        name = (self.quota_names[batch.quota] if batch.quota < len(self.quota_names)
+                else str(batch.quota))
+        last = batch.first + batch.size - 1
+        numbers = f"task {last}" if batch.size == 1 else f"tasks {batch.first}-{last}"
+        return f"{numbers} of quota {name}"
 
     def cancel(self, futures: set) -> None:
         for f in futures:
-            f.cancel()
+            if f in self._batches:
+                _, inner = self._batches.pop(f)
+                inner.cancel()
+                f.cancel()
 
     def close(self, now: bool = False) -> None:
         """Stop the pool; ``now`` abandons batches still running (after Ctrl-C)."""
+        self._batches.clear()
         if now:
             # Running batches cannot be cancelled, only their processes ended; the
             # results would be thrown away anyway.
@@ -320,6 +473,13 @@ class DaskExecutor:
                 self._cluster.close()
 
 
+def _lost(future: cf.Future) -> bool:
+    """Whether a pool's future lost its batch to the pool breaking (rather than holding
+    its results or a worker's exception); asked once the pool is done with it."""
+    return (not future.done() or future.cancelled()
+            or isinstance(future.exception(), BrokenProcessPool))
+
+
 def default_workers() -> int:
     """Every core this process may run on."""
     try:
@@ -330,9 +490,10 @@ def default_workers() -> int:
 
 def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None,
                   log_queue: Any = None, specs: Sequence[Any] = (),
-                  kinds: Sequence[str] = ()) -> Executor:
+                  kinds: Sequence[str] = (), quota_names: Sequence[str] = ()) -> Executor:
     """The executor a run config asks for; local workers warm up for ``specs`` (of the
-    puzzle ``kinds``, see :func:`warm_up`)."""
+    puzzle ``kinds``, see :func:`warm_up`) and name quotas ``quota_names`` in messages."""
     if kind == "dask" or scheduler:
         return DaskExecutor(scheduler=scheduler, workers=workers)
-    return LocalExecutor(workers, log_queue=log_queue, warm=specs, warm_kinds=kinds)
+    return LocalExecutor(workers, log_queue=log_queue, warm=specs, warm_kinds=kinds,
+                         quota_names=quota_names)

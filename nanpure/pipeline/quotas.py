@@ -19,6 +19,7 @@ A
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -176,6 +177,24 @@ class QuotaState:
             yield due
         if self.full:
             self.waiting.clear()
+
+    def snapshot(self) -> QuotaState:
+        """A copy of this state to go back to with :meth:`restore`."""
+        return dataclasses.replace(self, waiting=dict(self.waiting))
+
+    def restore(self, snapshot: QuotaState) -> None:
+        """Go back to ``snapshot``: what was judged since is undone (the store rolled
+        back the puzzles it stored), so the counts say only what the store holds.
+
+        >>> state = QuotaState(0, "easy", count=2)
+        >>> before = state.snapshot()
+        >>> state.record("accepted")
+        >>> state.restore(before)
+        >>> state.stored, state.accepted, state.judged
+        (0, 0, 0)
+        """
+        for f in dataclasses.fields(self):
+            setattr(self, f.name, getattr(snapshot, f.name))
 
     def record(self, outcome: str) -> None:
         """Count a judged result: ``accepted``, ``duplicate`` or ``rejected``."""

@@ -9,11 +9,17 @@ them in between, which is then skipped as a duplicate, exactly as it would have 
 How a run ends, and the exit status ``nanpure run`` gives:
 
 - every quota filled: ``complete``, 0;
-- a worker failed (a bug): ``failed``, 1;
+- a worker failed (a bug), or worker processes kept dying while the same tasks ran:
+  ``failed``, 1;
 - the time budget (``max_seconds``) ran out first: ``out-of-time``, 3;
 - Ctrl-C or SIGTERM: ``interrupted``, 130.
 
 SIGKILL gives no status (the run stays ``running``); only batches in flight are lost.
+A worker process that dies is replaced and its tasks run again (see
+:mod:`~nanpure.pipeline.executors`). The counts a run prints and reports are those of the
+puzzles its committed transactions stored. When standard error is not a terminal (no
+progress bars), a progress line goes there every :data:`PROGRESS_SECONDS`, and a quota
+that accepts nothing for long is warned about once.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import dataclasses
 import json
 import logging
 import math
+import os
 import signal
 import sys
 import threading
@@ -37,8 +44,8 @@ from typing import Any, TextIO
 from tqdm import tqdm
 
 from ..output.stats import percent
-from .config import RunConfig
-from .executors import BatchFuture, Executor, LogRelay, make_executor
+from .config import ConfigError, RunConfig
+from .executors import BatchFuture, Executor, LogRelay, WorkerCrashes, make_executor
 from .quotas import Batch, QuotaState, Stock, TaskResult, matching, pick_quota
 from .store import COMPLETE, FAILED, INTERRUPTED, OUT_OF_TIME, RunRecord, Store, StoreError
 from .verify import ladder_fingerprints
@@ -51,6 +58,13 @@ EXIT_STATUS = {COMPLETE: 0, FAILED: 1, OUT_OF_TIME: 3, INTERRUPTED: 130}
 #: little beside the work, short enough that a filled quota wastes little.
 BATCH_SECONDS = 0.05
 MAX_BATCH = 64
+
+#: Without progress bars, a progress line this often: a night's log stays short.
+PROGRESS_SECONDS = 30.0
+#: A quota that has accepted nothing after this many of its tasks, or this many seconds
+#: after its first finished, is warned about: its puzzles may be too rare to find.
+STALL_TASKS = 20_000
+STALL_SECONDS = 60.0
 
 
 class RunError(Exception):
@@ -84,7 +98,8 @@ class RunSummary:
         """The table printed at the end of a run."""
         head = (f"run {self.name}: {self.status} in {self.seconds:.1f} s with {self.workers} "
                 f"{self.executor} worker{'s' * (self.workers != 1)}"
-                f"{' (resumed)' if self.resumed else ''}; store {self.store}")
+                f"{' (resumed)' if self.resumed else ''}; store {self.store}"
+                f"{RESUME_HINT if self.status == INTERRUPTED else ''}")
         rows = [("quota", "made", "stored", "tasks", "accepted", "dupes", "work s", "filled at")]
         for q in self.quotas:
             rows.append((q.name, str(q.accepted), f"{q.stored}/{q.count}", str(q.judged),
@@ -111,6 +126,9 @@ class RunSummary:
         if self.error:
             lines.append(f"error: {self.error}")
         return "\n".join(lines)
+
+
+RESUME_HINT = "; running the same command again resumes it"
 
 
 def _when(q: QuotaState) -> str:
@@ -189,6 +207,32 @@ class _Stop(Exception):
 
 
 @contextlib.contextmanager
+def _stops_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM back until the block ends, then stop as they would have.
+
+    A stop inside the judging of a batch would otherwise land in the middle of its
+    transaction, or just after its COMMIT (a signal that arrives during the call is raised
+    when the call returns), and the counts would disagree with what the store holds.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    # a handler installed outside Python (None here) could not be put back: left alone
+    previous = {signum: handler for signum in (signal.SIGINT, signal.SIGTERM)
+                if (handler := signal.getsignal(signum)) is not None}
+    for signum in previous:
+        signal.signal(signum, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if caught:
+        signal.raise_signal(caught[0])  # to the handler it was held back from
+
+
+@contextlib.contextmanager
 def _sigterm_stops() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -244,21 +288,29 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         if executor is None:
             try:
                 executor = make_executor(config.executor, config.workers, config.scheduler,
-                                         log_queue, specs, [q.kind for q in config.quotas])
+                                         log_queue, specs, [q.kind for q in config.quotas],
+                                         [q.name for q in config.quotas])
             except Exception as exc:
                 store.finish_run(run.id, FAILED)
                 raise RunError(str(exc)) from exc
         summary.workers, summary.executor = executor.workers, executor.name
         bars = _Bars(states, progress)
+        # without bars, progress lines only where nobody chose --no-progress
+        lines = progress is None and not sys.stderr.isatty()
         loop = TaskLoop(states, specs, config.seed, executor,
-                        _Keeper(store, run.id, bars, config.dedup), started=started,
+                        _Keeper(store, run.id, config.dedup), started=started,
                         deadline=started + (config.max_seconds or math.inf),
-                        batch_scope=store.transaction)
+                        batch_scope=store.transaction,
+                        tick=_Watch(config.name, states, started, bars, lines=lines,
+                                    bounded=config.max_seconds is not None))
         try:
             with _sigterm_stops():
                 summary.status = loop.run()
         except (KeyboardInterrupt, _Stop):
             summary.status = INTERRUPTED
+        except WorkerCrashes as exc:  # said in one line; the run can be resumed
+            summary.status = FAILED
+            summary.error = str(exc)
         except StoreError:  # full disk, I/O error: what was committed stays; exit 2
             summary.status = FAILED
             with contextlib.suppress(StoreError):
@@ -329,8 +381,10 @@ class TaskLoop:
     This is the only place that decides which results count, for ``nanpure run`` and
     ``nanpure generate`` alike: ``judge`` stores or writes each due result and says how
     it went; ``batch_scope`` wraps the judging of one finished batch (a run stores a
-    batch's puzzles in one transaction). :meth:`run` returns ``complete`` or
-    ``out-of-time``; anything a worker raises, or Ctrl-C, propagates.
+    batch's puzzles in one transaction): when it fails, the batch's counts are undone
+    too, and Ctrl-C or SIGTERM waits until the batch is judged. ``tick`` is called at
+    least once a second. :meth:`run` returns ``complete`` or ``out-of-time``; anything a
+    worker raises, or Ctrl-C, propagates.
     """
 
     states: list[QuotaState]
@@ -342,6 +396,7 @@ class TaskLoop:
     deadline: float = math.inf  # on the time.monotonic clock
     batch_scope: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext
     futures: dict[BatchFuture, Batch] = field(default_factory=dict)
+    tick: Callable[[], None] | None = None
 
     def run(self) -> str:
         while not all(s.full for s in self.states):
@@ -356,7 +411,10 @@ class TaskLoop:
             if left <= 0:
                 return OUT_OF_TIME
             for future in self.executor.wait(set(self.futures), min(left, 1.0)):
-                self._take(future)
+                with _stops_held():
+                    self._take(future)
+            if self.tick is not None:
+                self.tick()
         return COMPLETE
 
     def _batch_size(self, state: QuotaState) -> int:
@@ -371,10 +429,17 @@ class TaskLoop:
             return
         results = future.result()  # a worker's exception is raised here
         state = self.states[batch.quota]
-        with self.batch_scope():
-            for result in results:
-                for due in state.finished(result):
-                    state.record(self.judge(state, due))
+        before = state.snapshot()
+        try:
+            with self.batch_scope():
+                for result in results:
+                    for due in state.finished(result):
+                        state.record(self.judge(state, due))
+        except BaseException:
+            # the scope rolled the batch back (Ctrl-C, a full disk): so are its counts,
+            # so that the summary and the report say what the store holds
+            state.restore(before)
+            raise
         if state.full and state.filled_at is None:
             state.filled_at = time.monotonic() - self.started
             log.info("quota %s filled: %d puzzles after %d tasks", state.name, state.stored,
@@ -394,7 +459,6 @@ class _Keeper:
 
     store: Store
     run_id: int
-    bars: _Bars
     dedup: str = "exact"
 
     def __call__(self, state: QuotaState, result: TaskResult) -> str:
@@ -403,7 +467,6 @@ class _Keeper:
         if not self.store.insert_puzzle(self.run_id, state.name, result.number, result.made,
                                         dedup=self.dedup):
             return "duplicate"
-        self.bars.add(state.index)
         return "accepted"
 
 
@@ -425,16 +488,62 @@ class _Bars:
                               desc="total".ljust(width), position=len(states), unit="pz",
                               file=sys.stderr, leave=True, dynamic_ncols=True))
 
-    def add(self, index: int) -> None:
-        """One more puzzle stored for quota ``index``."""
+    def show(self, states: list[QuotaState]) -> None:
+        """Show the quotas' stored puzzles."""
         if self.bars:
-            self.bars[index].update(1)
-            self.bars[-1].update(1)
+            for bar, n in zip(self.bars, [min(s.stored, s.count) for s in states], strict=False):
+                bar.update(n - bar.n)
+            self.bars[-1].update(sum(min(s.stored, s.count) for s in states) - self.bars[-1].n)
 
     def close(self) -> None:
         for bar in self.bars:
             bar.close()
         self.bars.clear()
+
+
+@dataclass
+class _Watch:
+    """Called by the task loop: moves the progress bars to the stored puzzles, prints a
+    progress line on stderr every :data:`PROGRESS_SECONDS` when ``lines`` (no bars), and
+    warns once about each quota that has accepted nothing for :data:`STALL_TASKS` tasks
+    or :data:`STALL_SECONDS`."""
+
+    name: str
+    states: list[QuotaState]
+    started: float  # on the time.monotonic clock
+    bars: _Bars | None = None
+    lines: bool = False
+    bounded: bool = False  # the run has a time budget (max_seconds) already
+    last_line: float = field(default_factory=time.monotonic)
+    first_done: dict[int, float] = field(default_factory=dict)  # quota: its first task's end
+    warned: set[int] = field(default_factory=set)
+
+    def __call__(self) -> None:
+        if self.bars is not None:
+            self.bars.show(self.states)
+        now = time.monotonic()
+        for s in self.states:
+            if s.tasks_done:
+                self.first_done.setdefault(s.index, now)
+            busy = now - self.first_done.get(s.index, now)
+            if (s.index not in self.warned and not s.full and s.accepted == 0
+                    and (s.judged >= STALL_TASKS or busy >= STALL_SECONDS)):
+                self.warned.add(s.index)
+                log.warning("quota %s has accepted none of %d tasks in %.0f s: its puzzles "
+                            "may be too rare to find; widen its blanks or change its tier%s",
+                            s.name, s.judged, busy, "" if self.bounded else
+                            ", or set [run] max_seconds to bound the run")
+        if self.lines and now - self.last_line >= PROGRESS_SECONDS:
+            self.last_line = now
+            print(self.line(now), file=sys.stderr, flush=True)
+
+    def line(self, now: float) -> str:
+        """``nanpure: run NAME: 30 s, 1520 tasks; easy 12/40 stored (12 of 300 accepted),
+        ...``"""
+        quotas = ", ".join(f"{s.name} {s.stored}/{s.count} stored ({s.accepted} of {s.judged} "
+                           "accepted)" for s in self.states)
+        return (f"nanpure: run {self.name}: {now - self.started:.0f} s, "
+                f"{sum(s.judged for s in self.states)} tasks; {quotas}")
 
 
 def run_command(config_path: str | None, *, workers: int | None = None, fresh: bool = False,
@@ -444,9 +553,10 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
                 day: date | None = None, name: str | None = None, seed: int | None = None,
                 log_format: str = "text") -> int:
     """``nanpure run``: load the config (the shipped default without a path) for ``day``
-    (default today) with the command-line overrides, run, print the summary, write the
-    report the config asks for; returns the run's exit status (a report that cannot be
-    written is said on stderr but does not change it)."""
+    (default today) with the command-line overrides, check that the report and plot it
+    asks for can be written (a :class:`ConfigError` if not), run, print the summary, write
+    the report and plot; returns the run's exit status, or 2 for a run that ended well
+    but whose report or plot could not be written after all (said on stderr)."""
     from .config import default_run_config, load_run_config
     from .run_report import write_run_report
 
@@ -463,19 +573,50 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     if max_seconds is not None:
         changes["max_seconds"] = max_seconds
     config = config.replace(**changes)
+    outputs = {"report": config.report, "plot": config.plot and (
+        Path(log_file).parent / config.plot if log_file else config.plot)}
+    for key, path in outputs.items():
+        if path and (reason := _unwritable(Path(path))):
+            # found now, not after a night's work that would end with exit status 0
+            raise ConfigError(config.source, f"run.{key}", f"cannot write {path}: {reason}")
     with run_logging(log_file, log_format=log_format, fields={"run": config.name}) as queue:
         summary = execute(config, fresh=fresh, progress=progress, log_queue=queue)
     out = out or sys.stdout
     print(summary.format(), file=out)
+    status = summary.exit_status
     if config.report:
         try:
             print(f"report {write_run_report(config, summary)}", file=out)
         except OSError as exc:
             print(f"nanpure: cannot write the report {config.report}: "
                   f"{exc.strerror or exc}", file=sys.stderr)
-    if config.plot is not None:
+            status = status or 2
+    if outputs["plot"]:
         from .reports import plot_command
 
-        plot_command(config.store, config.name,
-                     Path(log_file).parent / config.plot if log_file else config.plot)
-    return summary.exit_status
+        try:
+            plot_command(config.store, config.name, outputs["plot"])
+        except OSError as exc:
+            print(f"nanpure: cannot write the plot {outputs['plot']}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            status = status or 2
+    return status
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why a file cannot be written at ``path`` (its directories made as needed), or None
+    when it can as far as can be told before writing it."""
+    if path.is_dir():
+        return "it is a directory"
+    for above in path.parents:
+        if above.exists():
+            if not above.is_dir():
+                return f"{above} is not a directory"
+            break
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return f"{path.parent} is not writable"
+    return None
