@@ -67,6 +67,18 @@ def make_parent(path: str | Path, option: str | None = None) -> Path:
     return _make(Path(path).parent, Path(path), option)
 
 
+def check_writable(path: str | Path, option: str | None = None) -> Path:
+    """What :func:`make_parent` does, and a :class:`WriteError` too when ``path`` is a
+    directory or its directory is not writable: as far as can be told before writing,
+    the file can be written there. Returns ``path``."""
+    path = make_parent(path, option)
+    if path.is_dir():
+        raise WriteError(path, "it is a directory", option)
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        raise WriteError(path, f"{path.parent} is not writable", option)
+    return path
+
+
 def _make(directory: Path, path: Path, option: str | None) -> Path:
     try:
         directory.mkdir(parents=True, exist_ok=True)

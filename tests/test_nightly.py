@@ -357,5 +357,5 @@ def test_a_report_that_fails_as_it_is_written_fails_the_run(tmp_path, capsys, mo
                  "--no-progress"]) == 2
     captured = capsys.readouterr()
     assert captured.out.startswith("run nightly-2026-11-24: complete")
-    assert captured.err == (f"nanpure: cannot write the report {tmp_path}/nightly-2026-11-24"
+    assert captured.err == (f"nanpure: run.report: cannot write {tmp_path}/nightly-2026-11-24"
                             ".json: No space left on device\n")

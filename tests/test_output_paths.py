@@ -11,7 +11,7 @@ from test_book import make_store, write_config
 from test_plots import store  # noqa: F401  (a store of one puzzle)
 
 from nanpure.cli import main
-from nanpure.files import WriteError, make_directory, make_parent, writing
+from nanpure.files import WriteError, check_writable, make_directory, make_parent, writing
 
 #: A directory that cannot be made, even by root: /proc takes no new entries.
 NO_DIR = Path("/proc/nanpure-no-such-dir")
@@ -111,3 +111,11 @@ def test_generate_out_that_is_a_file(a_file, capsys):
     assert main(["generate", "--kind", "nonogram", "--size", "5x5", "--seed", "1",
                  "--format", "non", "--out", str(a_file)]) == 2
     assert one_line(capsys) == f"nanpure: cannot write {a_file}: {a_file} is not a directory\n"
+
+
+def test_check_writable_refuses_a_directory_and_a_file_under_a_file(tmp_path, a_file):
+    assert check_writable(tmp_path / "new" / "r.json") == tmp_path / "new" / "r.json"
+    with pytest.raises(WriteError, match=r"cannot write .*: it is a directory"):
+        check_writable(tmp_path)
+    with pytest.raises(WriteError, match=r"file.txt is not a directory"):
+        check_writable(a_file / "r.json", "run.report")

@@ -29,7 +29,6 @@ import dataclasses
 import json
 import logging
 import math
-import os
 import signal
 import sys
 import threading
@@ -43,6 +42,7 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
+from ..files import WriteError, check_writable
 from ..output.stats import percent
 from .config import ConfigError, RunConfig
 from .executors import BatchFuture, Executor, LogRelay, WorkerCrashes, make_executor
@@ -576,9 +576,12 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     outputs = {"report": config.report, "plot": config.plot and (
         Path(log_file).parent / config.plot if log_file else config.plot)}
     for key, path in outputs.items():
-        if path and (reason := _unwritable(Path(path))):
+        try:
+            if path:
+                check_writable(path)
+        except WriteError as exc:
             # found now, not after a night's work that would end with exit status 0
-            raise ConfigError(config.source, f"run.{key}", f"cannot write {path}: {reason}")
+            raise ConfigError(config.source, f"run.{key}", str(exc)) from None
     with run_logging(log_file, log_format=log_format, fields={"run": config.name}) as queue:
         summary = execute(config, fresh=fresh, progress=progress, log_queue=queue)
     out = out or sys.stdout
@@ -587,36 +590,22 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     if config.report:
         try:
             print(f"report {write_run_report(config, summary)}", file=out)
-        except OSError as exc:
-            print(f"nanpure: cannot write the report {config.report}: "
-                  f"{exc.strerror or exc}", file=sys.stderr)
-            status = status or 2
+        except (OSError, WriteError) as exc:
+            _unwritten("report", config.report, exc)
+            status = status or 2  # a run that failed otherwise keeps its own status
     if outputs["plot"]:
         from .reports import plot_command
 
         try:
             plot_command(config.store, config.name, outputs["plot"])
-        except OSError as exc:
-            print(f"nanpure: cannot write the plot {outputs['plot']}: {exc.strerror or exc}",
-                  file=sys.stderr)
+        except (OSError, WriteError) as exc:
+            _unwritten("plot", outputs["plot"], exc)
             status = status or 2
     return status
 
 
-def _unwritable(path: Path) -> str | None:
-    """Why a file cannot be written at ``path`` (its directories made as needed), or None
-    when it can as far as can be told before writing it."""
-    if path.is_dir():
-        return "it is a directory"
-    for above in path.parents:
-        if above.exists():
-            if not above.is_dir():
-                return f"{above} is not a directory"
-            break
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    if not os.access(path.parent, os.W_OK | os.X_OK):
-        return f"{path.parent} is not writable"
-    return None
+def _unwritten(key: str, path: str | Path, exc: OSError | WriteError) -> None:
+    """Say on stderr that the run's ``key`` file could not be written at ``path`` after
+    all (a full disk, say)."""
+    error = exc if isinstance(exc, WriteError) else WriteError(path, exc)
+    print(f"nanpure: run.{key}: {error}", file=sys.stderr)
