@@ -16,7 +16,7 @@ import pytest
 
 from nanpure.cli import main
 from nanpure.output.datasets import read_export, write_export
-from nanpure.pipeline import run
+from nanpure.pipeline import quotas, run
 from nanpure.pipeline.config import Quota, RunConfig
 from nanpure.pipeline.executors import run_batch
 from nanpure.pipeline.run import RunError, execute
@@ -177,9 +177,10 @@ def test_counts_after_an_interrupt_in_a_batch_are_what_the_store_holds(tmp_path,
 def test_a_quota_that_accepts_nothing_is_warned_about_once(tmp_path, monkeypatch, capsys,
                                                            caplog):
     """Without a terminal, progress lines go to stderr (never stdout), and a quota that
-    accepts nothing gets one warning that says what to change."""
+    accepts nothing gets one warning that says what to change, and from then on only the
+    tasks the other quotas do not need, so that they still fill."""
     monkeypatch.setattr(run, "PROGRESS_SECONDS", 0.0)
-    monkeypatch.setattr(run, "STALL_TASKS", 8)
+    monkeypatch.setattr(quotas, "STALL_TASKS", 8)
     config = RunConfig(name="rare", seed=1, store=str(tmp_path / "s.db"), max_seconds=2.0,
                        quotas=(Quota("never", 5, "easy", "easy", "rot180", (64, 64),
                                      attempts=1),
@@ -188,6 +189,7 @@ def test_a_quota_that_accepts_nothing_is_warned_about_once(tmp_path, monkeypatch
         summary = execute(config, executor=InlineExecutor())
     assert summary.status == OUT_OF_TIME
     assert summary.quotas[0].judged >= 8 and summary.quotas[0].accepted == 0
+    assert summary.quotas[1].stored == 2
     warned = [r.getMessage() for r in caplog.records if "accepted none" in r.getMessage()]
     assert len(warned) == 1
     assert warned[0].startswith("quota never has accepted none of ")
@@ -203,13 +205,14 @@ def test_a_quota_that_accepts_nothing_is_warned_about_once(tmp_path, monkeypatch
 def test_the_stall_warning_suggests_a_time_budget_to_a_run_without_one(caplog):
     from nanpure.pipeline.quotas import QuotaState
 
-    never = QuotaState(0, "never", 5, judged=run.STALL_TASKS, tasks_done=run.STALL_TASKS)
+    never = QuotaState(0, "never", 5, judged=quotas.STALL_TASKS,
+                        tasks_done=quotas.STALL_TASKS)
     watch = run._Watch("rare", [never], time.monotonic())
     with caplog.at_level("WARNING"):
         watch()
         watch()
     assert [r.getMessage() for r in caplog.records] == [
-        f"quota never has accepted none of {run.STALL_TASKS} tasks in 0 s: its puzzles may "
+        f"quota never has accepted none of {quotas.STALL_TASKS} tasks in 0 s: its puzzles may "
         "be too rare to find; widen its blanks or change its tier, or set [run] max_seconds "
         "to bound the run"]
 

@@ -30,6 +30,10 @@ from ..record import PuzzleRecord
 
 _SEED_MASK = 2**63 - 1
 
+#: A quota that has accepted none of this many of its tasks is *stalled*: its puzzles may
+#: be too rare to find. The run warns about it and gives it only tasks no other quota needs.
+STALL_TASKS = 20_000
+
 
 def task_seed(run_seed: int, *key: int) -> int:
     """The seed of the task at spawn ``key`` under the run seed: a child of the run seed's
@@ -142,6 +146,12 @@ class QuotaState:
         """Accepted per judged task this session (0 when nothing was judged)."""
         return self.accepted / self.judged if self.judged else 0.0
 
+    @property
+    def stalled(self) -> bool:
+        """Whether this unfilled quota has accepted none of :data:`STALL_TASKS` tasks this
+        session: its puzzles may be too rare to find at all."""
+        return not self.full and self.accepted == 0 and self.judged >= STALL_TASKS
+
     def demand(self) -> float:
         """How many more tasks this quota probably needs beyond those in flight: the
         puzzles still missing over the acceptance rate seen so far (optimistic at first)."""
@@ -210,16 +220,22 @@ class QuotaState:
 
 def pick_quota(states: list[QuotaState]) -> QuotaState | None:
     """The unfilled quota that most needs another task (first one on ties), or None
-    when all are full.
+    when all are full. A :attr:`~QuotaState.stalled` quota, whose need grows without
+    bound, gets a task only when no other needs one, so that it does not take every
+    task from quotas that fill.
 
     >>> a, b = QuotaState(0, "a", count=2), QuotaState(1, "b", count=5)
     >>> pick_quota([a, b]).name
     'b'
+    >>> b.judged = STALL_TASKS
+    >>> pick_quota([a, b]).name
+    'a'
     """
     open_ = [s for s in states if not s.full]
     if not open_:
         return None
-    return max(open_, key=lambda s: (s.demand(), -s.index))
+    needy = [s for s in open_ if not s.stalled and s.demand() > 0]
+    return max(needy or open_, key=lambda s: (s.demand(), -s.index))
 
 
 # --- inventory quotas ---------------------------------------------------------------------

@@ -61,9 +61,8 @@ MAX_BATCH = 64
 
 #: Without progress bars, a progress line this often: a night's log stays short.
 PROGRESS_SECONDS = 30.0
-#: A quota that has accepted nothing after this many of its tasks, or this many seconds
-#: after its first finished, is warned about: its puzzles may be too rare to find.
-STALL_TASKS = 20_000
+#: A quota that has accepted nothing this many seconds after its first task finished is
+#: warned about, as a stalled one (:data:`.quotas.STALL_TASKS`) is.
 STALL_SECONDS = 60.0
 
 
@@ -505,8 +504,8 @@ class _Bars:
 class _Watch:
     """Called by the task loop: moves the progress bars to the stored puzzles, prints a
     progress line on stderr every :data:`PROGRESS_SECONDS` when ``lines`` (no bars), and
-    warns once about each quota that has accepted nothing for :data:`STALL_TASKS` tasks
-    or :data:`STALL_SECONDS`."""
+    warns once about each quota that has accepted nothing for :data:`.quotas.STALL_TASKS`
+    tasks or :data:`STALL_SECONDS`."""
 
     name: str
     states: list[QuotaState]
@@ -527,7 +526,7 @@ class _Watch:
                 self.first_done.setdefault(s.index, now)
             busy = now - self.first_done.get(s.index, now)
             if (s.index not in self.warned and not s.full and s.accepted == 0
-                    and (s.judged >= STALL_TASKS or busy >= STALL_SECONDS)):
+                    and (s.stalled or busy >= STALL_SECONDS)):
                 self.warned.add(s.index)
                 log.warning("quota %s has accepted none of %d tasks in %.0f s: its puzzles "
                             "may be too rare to find; widen its blanks or change its tier%s",
