@@ -244,6 +244,17 @@ def test_resume_identity_ignores_counts():
     assert not _run_config(ISSUE_EXAMPLE.replace("[50, 60]", "[50, 58]")).same_puzzles_as(stored)
 
 
+def test_puzzle_changes_name_each_key_with_both_values():
+    config = _run_config(ISSUE_EXAMPLE)
+    stored = config.to_json()
+    assert config.puzzle_changes(stored) == []
+    narrower = _run_config(ISSUE_EXAMPLE.replace("[50, 60]", "[50, 58]"))
+    assert narrower.puzzle_changes(stored) == ["quota[1].blanks = [50, 60] (now [50, 58])"]
+    fewer = config.replace(seed=5, quotas=config.quotas[:1])
+    assert fewer.puzzle_changes(stored) == ["seed = 20261122 (now 5)",
+                                            "quotas easy, hard (now easy)"]
+
+
 def test_technique_keys_reach_the_spec_and_old_stored_runs_still_resume():
     config = _run_config(ISSUE_EXAMPLE.replace(
         'tier = "hard"', 'tier = "hard"\nrequire = ["X-Wing"]\nexclude = ["Swordfish"]\n'

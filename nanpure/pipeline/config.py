@@ -514,10 +514,33 @@ class RunConfig:
     def same_puzzles_as(self, config_json: str) -> bool:
         """Whether a stored config (``runs.config``) has this seed and these quota kinds,
         so that resuming it makes the puzzles this config would make."""
+        return not self.puzzle_changes(config_json)
+
+    def puzzle_changes(self, config_json: str) -> list[str]:
+        """What this config changes of a stored one (``runs.config``) that decides which
+        puzzles the run makes, as the stored value and this one's, ``key = stored (now
+        new)``; empty when resuming it makes the puzzles this config would make.
+
+        >>> a = RunConfig("r", 1, (Quota("easy", 5, symmetry="rot180"),))
+        >>> b = a.replace(seed=2, quotas=(Quota("easy", 9, symmetry="none"),))
+        >>> b.puzzle_changes(a.to_json())
+        ['seed = 1 (now 2)', 'quota[0].symmetry = "rot180" (now "none")']
+        """
         stored = json.loads(config_json)
-        quotas = [_which_puzzles(q) for q in stored.get("quotas", [])]
         mine = json.loads(json.dumps(self.identity()))  # tuples become lists, as stored
-        return mine == {"seed": stored.get("seed"), "quotas": quotas}
+        theirs = [_which_puzzles(q) for q in stored.get("quotas", [])]
+        changes = []
+        if stored.get("seed") != mine["seed"]:
+            changes.append(f"seed = {stored.get('seed')} (now {mine['seed']})")
+        names = ([q.get("name") for q in theirs], [q.get("name") for q in mine["quotas"]])
+        if names[0] != names[1]:
+            return [*changes, f"quotas {', '.join(map(str, names[0]))} (now "
+                              f"{', '.join(map(str, names[1]))})"]
+        for i, (old, new) in enumerate(zip(theirs, mine["quotas"], strict=True)):
+            changes += [f"quota[{i}].{key} = {json.dumps(old.get(key), ensure_ascii=False)} "
+                        f"(now {json.dumps(new.get(key), ensure_ascii=False)})"
+                        for key in sorted(old.keys() | new.keys()) if old.get(key) != new.get(key)]
+        return changes
 
 
 _LATER_RUN_KEYS = ("plot", "family", "date", "report")

@@ -261,11 +261,12 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
             gone = store.delete_run(config.name)
             log.info("discarded run %s and its %d puzzles", config.name, gone)
         stored = store.find_run(config.name)
-        if stored is not None and not config.same_puzzles_as(stored.config):
+        changes = config.puzzle_changes(stored.config) if stored is not None else []
+        if changes:
             raise RunError(
-                f"{config.store}: run {config.name!r} was made with another seed or other "
-                "quota kinds (counts may change, nothing else); run with --fresh to discard "
-                "it, or give the run another name")
+                f"{config.store}: run {config.name!r} was made with {'; '.join(changes)}; a "
+                "run resumes only with its seed and quotas (their counts may change); run "
+                "with --fresh to discard it, or give the run another name")
         config = config.replace(dedup=_dedup_of(config, stored))
         done = store.progress(stored.id) if stored is not None else {}
         config, stock = _top_up(store, config, done)
