@@ -117,6 +117,55 @@ def test_progress_gives_resume_point(tmp_path):
         assert done.status == COMPLETE and done.finished_at
 
 
+def test_a_run_adds_up_its_sessions_wall_time_not_the_time_between(tmp_path, monkeypatch):
+    import nanpure.pipeline.store as store_module
+
+    clock = iter([100.0, 102.5, 5000.0, 5001.0])  # two sessions, 2.5 s and 1 s, far apart
+    monkeypatch.setattr(store_module.time, "monotonic", lambda: next(clock))
+    with Store(tmp_path / "s.db") as store:
+        run = store.begin_run("nightly", 1, "{}")
+        store.finish_run(run.id, COMPLETE)
+        store.begin_run("nightly", 1, "{}")
+        store.finish_run(run.id, COMPLETE)
+        assert store.find_run("nightly").seconds == 3.5
+
+
+def test_stats_throughput_counts_the_sessions_not_the_gap_between(tmp_path):
+    import io
+    import json as json_module
+
+    from nanpure.pipeline.reports import stats_command
+
+    with Store(tmp_path / "s.db") as store:
+        run = store.begin_run("nightly", 1, "{}")
+        _add(store, run.id, "easy", 0)
+        store.finish_run(run.id, COMPLETE)
+        # a resume an hour later: the run's span grows, its seconds do not
+        store.db.execute("UPDATE runs SET started_at = '2026-11-24T02:00:00.000+00:00', "
+                         "finished_at = '2026-11-24T03:00:00.000+00:00', seconds = 2.0")
+    out = io.StringIO()
+    assert stats_command(str(tmp_path / "s.db"), as_json=True, out=out) == 0
+    summary = json_module.loads(out.getvalue())
+    assert summary["seconds"] == 2.0 and summary["puzzles_per_second"] == 0.5
+
+
+def test_store_of_schema_5_keeps_its_runs_time_unknown(tmp_path):
+    path = tmp_path / "old.db"
+    db = old_store(path, 5)
+    db.execute("INSERT INTO runs VALUES (1, 'old', 7, '{}', 'then', 'later', 'complete', "
+               "NULL)")
+    db.commit()
+    db.close()
+    with Store(path, create=False) as store:
+        assert store.find_run("old").seconds is None
+        run = store.begin_run("old", 7, "{}")  # resumed: its earlier sessions are unknown
+        store.finish_run(run.id, COMPLETE)
+        assert store.find_run("old").seconds is None
+        new = store.begin_run("new", 1, "{}")
+        store.finish_run(new.id, COMPLETE)
+        assert store.find_run("new").seconds >= 0
+
+
 def test_select_filters_and_books(tmp_path):
     with Store(tmp_path / "s.db") as store:
         run = store.begin_run("n", 1, "{}")
@@ -223,5 +272,5 @@ def test_store_of_schema_3_gains_empty_se_ratings_and_keeps_new_ones(tmp_path):
         got = store.select_puzzles(run="new", unused_only=False)
         assert [(r.er, r.ep, r.ed) for r in got] == [(2.3, 1.2, 1.2)]
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
     db.close()

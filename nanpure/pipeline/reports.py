@@ -170,8 +170,11 @@ def _summary_and_records(store: Store, run: str | None) -> tuple[dict[str, Any],
         if r.finished_at is None:
             seconds = None  # still running (or killed): no honest wall time
             break
-        seconds += (datetime.fromisoformat(r.finished_at)
-                    - datetime.fromisoformat(r.started_at)).total_seconds()
+        # the sessions' own time; for a run stored before that was recorded, its first
+        # start to its last end
+        seconds += r.seconds if r.seconds is not None else (
+            datetime.fromisoformat(r.finished_at)
+            - datetime.fromisoformat(r.started_at)).total_seconds()
     summary = stats.summarize(records, tasks=sum(t[3] for t in tallies) or None,
                               seconds=seconds or None)
     summary["quotas"] = [

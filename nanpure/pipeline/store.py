@@ -36,6 +36,7 @@ import json
 import os
 import sqlite3
 import stat
+import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -49,7 +50,7 @@ from ..record import MADE_FIELDS, PuzzleRecord
 from .config import DEDUP_MODES
 
 #: Bumped whenever the schema changes; kept in ``PRAGMA user_version``.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: ``PRAGMA application_id`` of a nanpure store (the bytes "nanp").
 APPLICATION_ID = 0x6E616E70
 
@@ -62,7 +63,8 @@ CREATE TABLE runs (
     started_at TEXT NOT NULL,
     finished_at TEXT,
     status TEXT NOT NULL,
-    ladders TEXT
+    ladders TEXT,
+    seconds REAL
 );
 CREATE TABLE puzzles (
     id INTEGER PRIMARY KEY,
@@ -169,6 +171,9 @@ MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = 
     # version 4 -> 5: runs record the fingerprints of the ladders that rated them (NULL:
     # unknown, so ratings of older runs are not re-checked)
     4: ("ALTER TABLE runs ADD COLUMN ladders TEXT",),
+    # version 5 -> 6: runs add up the wall time of their sessions (NULL: not recorded, so
+    # a run stored before counts from its first start to its last end)
+    5: ("ALTER TABLE runs ADD COLUMN seconds REAL",),
 }
 
 #: What a run whose sessions used different ladders records for that kind.
@@ -208,6 +213,9 @@ class RunRecord:
     finished_at: str | None
     status: str
     ladders: str | None = None  # JSON {kind: ladder fingerprint}; None: not recorded
+    #: wall seconds of the finished sessions, added up (a resumed run's idle time between
+    #: them left out); None when not recorded
+    seconds: float | None = None
 
     def ladder(self, kind: str) -> str | None:
         """The fingerprint of the ladder that rated this run's puzzles of ``kind``: None
@@ -237,6 +245,7 @@ class Store:
 
     def __init__(self, path: str | Path, *, create: bool = True, timeout: float = 30.0):
         self.path = str(path)
+        self._sessions: dict[int, float] = {}  # run id: when its session began (monotonic)
         memory = self.path == ":memory:"
         if not memory and not create and not Path(self.path).exists():
             raise StoreError(f"{self.path}: no such store")
@@ -364,9 +373,10 @@ class Store:
             run = self.find_run(name)
             if run is None:
                 self.db.execute(
-                    "INSERT INTO runs (name, seed, config, started_at, status, ladders) "
-                    "VALUES (?, ?, ?, ?, ?, ?)", (name, seed, config, utc_now(), RUNNING,
-                                                  json.dumps(ladders) if ladders else None))
+                    "INSERT INTO runs (name, seed, config, started_at, status, ladders, "
+                    "seconds) VALUES (?, ?, ?, ?, ?, ?, 0)",
+                    (name, seed, config, utc_now(), RUNNING,
+                     json.dumps(ladders) if ladders else None))
             else:
                 known = json.loads(run.ladders) if run.ladders else None
                 if known is not None and ladders is not None:
@@ -378,13 +388,19 @@ class Store:
                                  run.id))
         run = self.find_run(name)
         assert run is not None
+        self._sessions[run.id] = time.monotonic()
         return run
 
     def finish_run(self, run_id: int, status: str) -> None:
-        """Record how a run ended and when."""
+        """Record how a run ended and when, and add the session's wall time (since
+        :meth:`begin_run`) to the run's seconds (which stay unknown, NULL, for a run
+        stored before they were recorded)."""
+        began = self._sessions.pop(run_id, None)
+        seconds = 0.0 if began is None else time.monotonic() - began
         with self.transaction():
-            self.db.execute("UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
-                            (status, utc_now(), run_id))
+            self.db.execute("UPDATE runs SET status = ?, finished_at = ?, "
+                            "seconds = seconds + ? WHERE id = ?",
+                            (status, utc_now(), seconds, run_id))
 
     def delete_run(self, name: str) -> int:
         """Delete a run and its puzzles; returns how many puzzles went. A run whose
