@@ -344,3 +344,14 @@ def test_ctrl_c_stops_cleanly_with_a_summary(tmp_path):
     with Store(store) as s:
         assert s.find_run("big").status == INTERRUPTED
         assert s.count_puzzles() >= 5
+
+
+def test_a_resume_with_nothing_left_says_so(tmp_path):
+    config = RunConfig(name="done", seed=1, store=str(tmp_path / "s.db"),
+                       quotas=(Quota("easy", 2, "easy", "easy", "rot180", (40, 44)),))
+    assert "puzzles/s" in execute(config, executor=InlineExecutor()).format()
+    again = execute(config, executor=InlineExecutor()).format().splitlines()
+    assert again[0].startswith("run done: complete in ")
+    assert again[0].endswith(" s with nothing left to make (resumed); store "
+                             f"{tmp_path / 's.db'}")
+    assert not any("puzzles/s" in line for line in again)

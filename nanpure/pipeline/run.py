@@ -95,8 +95,10 @@ class RunSummary:
 
     def format(self) -> str:
         """The table printed at the end of a run."""
-        head = (f"run {self.name}: {self.status} in {self.seconds:.1f} s with {self.workers} "
-                f"{self.executor} worker{'s' * (self.workers != 1)}"
+        # a resumed run with every quota full already starts no workers
+        workers = (f"with {self.workers} {self.executor} worker{'s' * (self.workers != 1)}"
+                   if self.workers else "with nothing left to make")
+        head = (f"run {self.name}: {self.status} in {self.seconds:.1f} s {workers}"
                 f"{' (resumed)' if self.resumed else ''}; store {self.store}"
                 f"{RESUME_HINT if self.status == INTERRUPTED else ''}")
         rows = [("quota", "made", "stored", "tasks", "accepted", "dupes", "work s", "filled at")]
@@ -116,8 +118,9 @@ class RunSummary:
             cells = [r[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:],
                                                                            strict=True)]
             lines.append("  ".join(cells).rstrip())
-        rate = self.made / self.seconds if self.seconds > 0 else 0.0
-        lines.append(f"{rate:.1f} puzzles/s")
+        if self.workers:
+            rate = self.made / self.seconds if self.seconds > 0 else 0.0
+            lines.append(f"{rate:.1f} puzzles/s")
         made = {q.name: q.accepted for q in self.quotas}
         for s in self.stock:
             lines.append(f"stock {s.quota}: {s.unused} unused + {made[s.quota]} made = "
