@@ -100,7 +100,7 @@ def _run_solve(args: argparse.Namespace) -> int:
 def _over_file(args: argparse.Namespace, job: Callable) -> int:
     """Run ``job(stream, name, input_format)`` on the (first) FILE argument; a file that
     cannot be read, or read as its format at all, is a one-line error."""
-    from .output.datasets import ExportError
+    from .output.datasets import ExportError, ReadError
     from .pipeline.batch import input_format_for, open_input
 
     path = args.file[0] if isinstance(args.file, list) else args.file
@@ -108,6 +108,8 @@ def _over_file(args: argparse.Namespace, job: Callable) -> int:
     with stream:
         try:
             return job(stream, name, input_format_for(path, args.input_format))
+        except ReadError as exc:
+            raise UsageError(exc.located(name)) from exc
         except ExportError as exc:
             raise UsageError(f"{name}: {exc}") from exc
 

@@ -8,7 +8,9 @@ still answered.
 Files in the interchange formats :mod:`nanpure.output.datasets` writes are read too
 (:data:`INPUT_FORMATS`, chosen by :func:`input_format_for` from the file's extension or
 given): each puzzle is taken out with the line it starts on and then checked like a line,
-so every problem is still ``FILE:LINE: message``.
+so every problem is still ``FILE:LINE: message``; a file that cannot be read as its format
+at all (XML that is not well-formed, a CSV without a puzzle column, ...) is not answered
+but refused whole (:class:`~nanpure.output.datasets.ReadError`).
 """
 
 from __future__ import annotations
@@ -83,7 +85,9 @@ def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines",
     """Read the puzzles of a file in ``fmt`` (:data:`INPUT_FORMATS`); for ``lines`` one
     puzzle per line, skipping blank lines and ``#`` comments. With ``houses`` False, boards
     that give a digit twice in a house are kept (:meth:`PuzzleLines.drop_repeated_givens`
-    finds them later). A text file's leading UTF-8 byte-order mark is not part of it."""
+    finds them later). A text file's leading UTF-8 byte-order mark is not part of it. A
+    file that cannot be read as ``fmt`` at all raises
+    :class:`~nanpure.output.datasets.ReadError`."""
     data = stream.read()
     if isinstance(data, str):
         data = data.encode("utf-8", "replace")
@@ -95,13 +99,13 @@ def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines",
     if fmt not in INPUT_FORMATS:
         raise ValueError(f"unknown input format {fmt!r}; expected one of "
                          f"{', '.join(INPUT_FORMATS)}")
-    found, problems = read_puzzle_texts(data, fmt)
+    found = read_puzzle_texts(data, fmt)
     # check them as lines, one each, in order (line k is found[k - 1]); a text that would
     # not be read as one line (empty, a comment, several lines) is a problem of its own
     usable = [t.strip() != "" and not t.lstrip().startswith("#") and "\n" not in t
               for _, t in found]
-    problems += [(n, f"expected 81 characters, got {t.strip()!r}")
-                 for (n, t), ok in zip(found, usable, strict=True) if not ok]
+    problems = [(n, f"expected 81 characters, got {t.strip()!r}")
+                for (n, t), ok in zip(found, usable, strict=True) if not ok]
     found = [entry for entry, ok in zip(found, usable, strict=True) if ok]
     lines = "\n".join(t for _, t in found).encode("utf-8", "replace")
     boards, numbers, starts, bad = scan_puzzle_text(lines, houses)
