@@ -15,7 +15,7 @@ from pathlib import Path
 from . import __version__
 from .files import WriteError
 from .generator.tiers import TIERS
-from .output.datasets import EXPORT_FORMATS, IMAGE_FORMATS, INPUT_FORMATS
+from .output.datasets import EXPORT_FORMATS, HF_LICENSE, IMAGE_FORMATS, INPUT_FORMATS
 
 
 class UsageError(Exception):
@@ -574,8 +574,8 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="PATH", default="-",
                    help="output file (a directory for hf and non); '-' or nothing writes "
                    "standard output")
-    p.add_argument("--license", default="cc0-1.0", metavar="ID",
-                   help="licence the hf dataset card declares (default: cc0-1.0)")
+    p.add_argument("--license", metavar="ID",
+                   help=f"licence the hf dataset card declares (default: {HF_LICENSE})")
     p.add_argument("--steps", action="store_true",
                    help="add a steps column: each puzzle's solution path as the rater finds "
                    "it (csv: steps separated by '; ', jsonl: a list; as rate --steps)")

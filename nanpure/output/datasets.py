@@ -467,6 +467,8 @@ KIND_FORMATS = {"sudoku": EXPORT_FORMATS,
 _PROVENANCE_INSIDE = ("parquet", "sdk", "opensudoku")
 #: Share of the equivalence classes the ``hf`` export puts in ``test``, in percent.
 TEST_PERCENT = 10
+#: The licence an ``hf`` dataset card declares unless told another.
+HF_LICENSE = "cc0-1.0"
 
 
 def ladder_fingerprint() -> str:
@@ -605,7 +607,7 @@ def split_of(canonical: str, test_percent: int = TEST_PERCENT) -> str:
 
 
 def write_hf(records: Iterable[PuzzleRecord], canonical: list[str], out_dir: str | Path,
-             *, license: str = "cc0-1.0", test_percent: int = TEST_PERCENT) -> dict[str, int]:
+             *, license: str = HF_LICENSE, test_percent: int = TEST_PERCENT) -> dict[str, int]:
     """Write a Hugging Face style dataset into ``out_dir``: ``data/train.parquet``,
     ``data/test.parquet``, the same as CSV, and ``README.md``, a dataset card with a YAML
     header (columns, counts per split and tier, licence, provenance). ``canonical`` is
