@@ -131,7 +131,7 @@ def input_format_for(path: str | None, given: str | None = None) -> str:
     return _EXTENSIONS.get(Path(path).suffix.lower(), "lines")
 
 
-def located(problems: list[tuple[int, str]], name: str) -> list[tuple[int, str]]:
+def located_problems(problems: list[tuple[int, str]], name: str) -> list[tuple[int, str]]:
     """``(line, "FILE:LINE: message")`` for each malformed line, to print with
     :func:`print_pending`."""
     return [(lineno, f"{name}:{lineno}: {msg}") for lineno, msg in problems]
@@ -218,7 +218,7 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
     if len(unsolved):
         kept = puzzles.drop_repeated_givens(unsolved)
         counts, solutions = counts[kept], solutions[kept]
-    pending = located(puzzles.problems, name)
+    pending = located_problems(puzzles.problems, name)
     status = 1 if puzzles.problems else 0
     if fmt == "csv":
         print_pending(pending, err)
@@ -277,7 +277,7 @@ def rate_file(
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
     puzzles = read_puzzle_lines(stream, input_format)
-    pending = located(puzzles.problems, name)
+    pending = located_problems(puzzles.problems, name)
     counts, solutions = count_solutions_batch(puzzles.boards, 2)
     status = 1 if puzzles.problems else 0
     if fmt == "csv":
@@ -352,7 +352,7 @@ def canon_file(stream: TextIO | BinaryIO, name: str, out: TextIO, err: TextIO,
     from ..generator.canon import canonical_batch
 
     puzzles = read_puzzle_lines(stream, input_format)
-    print_pending(located(puzzles.problems, name), err)
+    print_pending(located_problems(puzzles.problems, name), err)
     forms = canonical_batch(puzzles.boards)
     if len(forms):
         block = np.full((len(forms), 82), 10, dtype=np.uint8)  # 10: newline
