@@ -15,7 +15,7 @@ from pathlib import Path
 from . import __version__
 from .files import WriteError
 from .generator.tiers import TIERS
-from .output.datasets import EXPORT_FORMATS, IMAGE_FORMATS, INPUT_FORMATS
+from .output.datasets import EXPORT_FORMATS, HF_LICENSE, IMAGE_FORMATS, INPUT_FORMATS
 
 
 class UsageError(Exception):
@@ -100,7 +100,7 @@ def _run_solve(args: argparse.Namespace) -> int:
 def _over_file(args: argparse.Namespace, job: Callable) -> int:
     """Run ``job(stream, name, input_format)`` on the (first) FILE argument; a file that
     cannot be read, or read as its format at all, is a one-line error."""
-    from .output.datasets import ExportError
+    from .output.datasets import ExportError, ReadError
     from .pipeline.batch import input_format_for, open_input
 
     path = args.file[0] if isinstance(args.file, list) else args.file
@@ -108,6 +108,8 @@ def _over_file(args: argparse.Namespace, job: Callable) -> int:
     with stream:
         try:
             return job(stream, name, input_format_for(path, args.input_format))
+        except ReadError as exc:
+            raise UsageError(exc.located(name)) from exc
         except ExportError as exc:
             raise UsageError(f"{name}: {exc}") from exc
 
@@ -572,8 +574,8 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="PATH", default="-",
                    help="output file (a directory for hf and non); '-' or nothing writes "
                    "standard output")
-    p.add_argument("--license", default="cc0-1.0", metavar="ID",
-                   help="licence the hf dataset card declares (default: cc0-1.0)")
+    p.add_argument("--license", metavar="ID",
+                   help=f"licence the hf dataset card declares (default: {HF_LICENSE})")
     p.add_argument("--steps", action="store_true",
                    help="add a steps column: each puzzle's solution path as the rater finds "
                    "it (csv: steps separated by '; ', jsonl: a list; as rate --steps)")

@@ -8,7 +8,15 @@ import json
 import pytest
 
 from nanpure.cli import main
-from nanpure.output.datasets import COLUMNS, ExportError, read_export, row_of, write_export
+from nanpure.output.datasets import (
+    COLUMNS,
+    EXPORT_FORMATS,
+    IMAGE_FORMATS,
+    ExportError,
+    read_export,
+    row_of,
+    write_export,
+)
 from nanpure.pipeline.store import PUZZLE, SOLUTION, Store
 from nanpure.record import PuzzleRecord
 
@@ -109,6 +117,25 @@ def test_cli_export(store, tmp_path, capsys):
     assert "no such store" in capsys.readouterr().err
     assert main(["export", "--store", str(store), "--format", "parquet"]) == 2
     assert "give a file with --out" in capsys.readouterr().err
+
+
+#: Export options that only some formats take, and those formats.
+ONLY_FOR = [(["--license", "mit"], ["hf"]), (["--dpi", "50"], ["png"]),
+            (["--answers"], ["svg", "png"]), (["--steps"], ["csv", "jsonl"]),
+            (["--se"], ["csv", "jsonl", "parquet"])]
+
+
+@pytest.mark.parametrize(("option", "formats"), ONLY_FOR, ids=[o[0] for o, _ in ONLY_FOR])
+def test_an_option_the_format_does_not_take_is_refused(store, tmp_path, capsys, option,
+                                                       formats):
+    for fmt in [f for f in EXPORT_FORMATS + ("non",) + IMAGE_FORMATS if f not in formats]:
+        out = tmp_path / fmt
+        args = ["export", "--store", str(store), "--format", fmt, "--out", str(out)]
+        assert main(args + option) == 2, (fmt, option)
+        err = capsys.readouterr().err
+        assert err.startswith(f"nanpure: {option[0]} ") and len(err.splitlines()) == 1
+        assert all(f in err for f in formats)
+        assert not out.exists()
 
 
 def test_cli_stats(store, capsys):

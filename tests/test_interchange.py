@@ -206,19 +206,57 @@ def test_bad_input_is_one_line_per_problem(tmp_path, capsys, made):
     assert captured.out.splitlines() == [canonical_text(good)]
     errors = captured.err.splitlines()
     assert [e.split(": ")[0] for e in errors] == [f"{sdk}:13", f"{sdk}:23"]
-    xml = tmp_path / "bad.opensudoku"
-    xml.write_text(f'<opensudoku>\n<game data="{good}"/>\n<game data="1{good[1:]}\n')
-    assert main(["canon", str(xml)]) == 1
-    captured = capsys.readouterr()
-    assert captured.out.splitlines() == [canonical_text(good)]
-    assert captured.err.startswith(f"{xml}:") and "not valid XML" in captured.err
     kaggle = tmp_path / "bad.csv"
     kaggle.write_text(f"quizzes,solutions\n{good},x\n{good[:80]},y\n")
     assert main(["rate", str(kaggle)]) == 1
     assert capsys.readouterr().err.splitlines() == [
         f"{kaggle}:3: expected 81 characters, got 80"]
-    nocolumn = tmp_path / "other.csv"
-    nocolumn.write_text("a,b\n1,2\n")
-    assert main(["solve", str(nocolumn)]) == 2
-    err = capsys.readouterr().err
-    assert len(err.splitlines()) == 1 and "no puzzle column" in err and str(nocolumn) in err
+
+
+@pytest.mark.parametrize(("name", "content", "where", "message"), [
+    ("cut.opensudoku", '<opensudoku>\n<game data="{good}"/>\n<game data="1{good}\n', ":3",
+     "not valid XML: unclosed token"),
+    ("cut.xml", '<opensudoku version="2">\n  <folder>\n    <game data="{good}"/>\n', ":4",
+     "not valid XML: no element found"),
+    ("picture.xml", '<svg>\n<g data="{good}"/>\n</svg>\n', "",
+     "no game elements: the root element is <svg>, not <opensudoku>"),
+    ("other.csv", "a,b\n1,2\n", "", "no puzzle column (quizzes or puzzle) among a, b"),
+    ("empty.csv", "", "", "no puzzle column (quizzes or puzzle) in a file without columns"),
+    ("long.csv", 'quizzes\n{good}\n"' + "x" * 200_000 + '"\n{good}\n', ":3",
+     "not valid CSV: field larger than field limit (131072)"),
+    ("broken.parquet", "PAR1 cut off", "", "not a Parquet file: "),
+], ids=["xml-cut-in-a-game", "xml-cut-after-a-game", "xml-without-games", "csv-no-column",
+        "csv-empty", "csv-field-too-long", "parquet-broken"])
+@pytest.mark.parametrize("command", ["solve", "rate", "canon"])
+def test_a_file_not_of_its_format_is_one_line_and_status_2(tmp_path, capsys, made, command,
+                                                            name, content, where, message):
+    """However it fails, and even after puzzles that read well: no answers, one line."""
+    path = tmp_path / name
+    path.write_text(content.format(good=made[0].puzzle.replace(".", "0")))
+    assert main([command, str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"nanpure: {path}{where}: {message}")
+    assert len(captured.err.splitlines()) == 1
+
+
+def test_puzzle_lines_read_as_opensudoku_are_one_line_and_status_2(capsys):
+    assert main(["rate", "--input-format", "opensudoku", "examples/sample.txt"]) == 2
+    assert capsys.readouterr().err == (
+        "nanpure: examples/sample.txt:1: not valid XML: not well-formed (invalid token)\n")
+
+
+def test_parquet_without_a_text_puzzle_column_is_status_2(tmp_path, capsys):
+    path = tmp_path / "numbers.parquet"
+    pq.write_table(pytest.importorskip("pyarrow").table({"puzzle": [1, 2]}), path)
+    assert main(["solve", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"nanpure: {path}: the puzzle column holds int64, not text\n")
+
+
+def test_an_opensudoku_file_without_games_is_read_as_no_puzzles(tmp_path, capsys):
+    path = tmp_path / "empty.opensudoku"
+    path.write_text('<?xml version="1.0"?>\n<opensudoku version="2">\n  <folder name="x">\n'
+                    "  </folder>\n</opensudoku>\n")
+    assert main(["solve", str(path)]) == 0
+    assert capsys.readouterr() == ("", "")

@@ -89,6 +89,19 @@ def test_bad_lines_and_non_unique_puzzles_are_reported_the_rest_rated():
     assert "Traceback" not in out.stderr
 
 
+def test_messages_come_in_line_order_among_the_ratings():
+    from nanpure.pipeline.batch import rate_file
+
+    unsolvable = "12345678." + "........9" + "." * 63
+    stdin = (f"{EMPTY}\nnot a puzzle\n{EASY}\n{'1' * 2 + '.' * 79}\n{unsolvable}\n"
+             f"{EASY[:-1]}x\n{XWING}\nshort\n")
+    both = io.StringIO()  # stdout and stderr as a terminal shows them
+    assert rate_file(io.StringIO(stdin), "x", both, both) == 1
+    assert [line.split(":")[1] if line.startswith("x:") else line.split()[1]
+            for line in both.getvalue().splitlines()] == [
+        "1", "2", "easy", "4", "5", "6", "hard", "8"]
+
+
 def test_unreadable_file_is_a_usage_error(tmp_path):
     out = nanpure("rate", str(tmp_path / "missing.txt"))
     assert out.returncode == 2

@@ -99,6 +99,23 @@ class ExportError(Exception):
     """An export cannot be written (e.g. pyarrow missing for Parquet)."""
 
 
+class ReadError(ExportError):
+    """A file cannot be read as its format at all (not one of its puzzles: the whole file);
+    ``line`` is where that shows, when known."""
+
+    def __init__(self, problem: str, line: int | None = None) -> None:
+        super().__init__(problem)
+        self.line = line
+
+    def located(self, name: str) -> str:
+        """``FILE:LINE: problem`` (``FILE: problem`` when no line is known).
+
+        >>> ReadError("not valid XML: unclosed token", 4).located("a.xml")
+        'a.xml:4: not valid XML: unclosed token'
+        """
+        return f"{name if self.line is None else f'{name}:{self.line}'}: {self}"
+
+
 def row_of(record: PuzzleRecord) -> dict[str, Any]:
     """The export row of a stored record."""
     return row(record, COLUMNS)
@@ -450,6 +467,8 @@ KIND_FORMATS = {"sudoku": EXPORT_FORMATS,
 _PROVENANCE_INSIDE = ("parquet", "sdk", "opensudoku")
 #: Share of the equivalence classes the ``hf`` export puts in ``test``, in percent.
 TEST_PERCENT = 10
+#: The licence an ``hf`` dataset card declares unless told another.
+HF_LICENSE = "cc0-1.0"
 
 
 def ladder_fingerprint() -> str:
@@ -588,7 +607,7 @@ def split_of(canonical: str, test_percent: int = TEST_PERCENT) -> str:
 
 
 def write_hf(records: Iterable[PuzzleRecord], canonical: list[str], out_dir: str | Path,
-             *, license: str = "cc0-1.0", test_percent: int = TEST_PERCENT) -> dict[str, int]:
+             *, license: str = HF_LICENSE, test_percent: int = TEST_PERCENT) -> dict[str, int]:
     """Write a Hugging Face style dataset into ``out_dir``: ``data/train.parquet``,
     ``data/test.parquet``, the same as CSV, and ``README.md``, a dataset card with a YAML
     header (columns, counts per split and tier, licence, provenance). ``canonical`` is
@@ -758,36 +777,35 @@ def _yaml_block(lines: list[str], start: int, indent: int) -> tuple[Any, int]:
 # --- reading the interchange formats ----------------------------------------------------------
 
 
-def read_puzzle_texts(data: bytes, fmt: str) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+def read_puzzle_texts(data: bytes, fmt: str) -> list[tuple[int, str]]:
     """The puzzles of a file in ``fmt`` (``csv``, ``sdm``, ``sdk``, ``opensudoku`` or
-    ``parquet``) as ``(line, text)``, the line where each starts (the row for Parquet),
-    and ``(line, message)`` for what cannot be read as a puzzle at all. The texts are not
-    checked here (see :func:`nanpure.pipeline.batch.read_puzzle_lines`).
+    ``parquet``) as ``(line, text)``, the line where each starts (the row for Parquet).
+    The texts are not checked here (see :func:`nanpure.pipeline.batch.read_puzzle_lines`);
+    a file that cannot be read as ``fmt`` at all raises :class:`ReadError`.
 
     >>> read_puzzle_texts(b"quizzes,solutions\\n" + b"0" * 81 + b"," + b"1" * 81 + b"\\n",
-    ...                   "csv")[0][0][0]
+    ...                   "csv")[0][0]
     2
     """
-    problems: list[tuple[int, str]] = []
-    return [(n, r["puzzle"]) for n, r in _read_rows(data, fmt, problems)], problems
+    return [(n, r["puzzle"]) for n, r in _read_rows(data, fmt)]
 
 
-def _read_rows(data: bytes, fmt: str, problems: list[tuple[int, str]]
-               ) -> list[tuple[int, dict[str, Any]]]:
+def _read_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any]]]:
     """``(line, row)`` for every puzzle of an interchange file; rows have ``puzzle`` and
-    whatever else the format holds. Unreadable parts are added to ``problems``."""
+    whatever else the format holds. A file that is not of ``fmt`` raises
+    :class:`ReadError`."""
     if fmt == "parquet":
         pa = _pyarrow(reading=True)
         try:
             table = pa.parquet.read_table(io.BytesIO(data))
             name = _puzzle_column(table.column_names)
             if not pa.types.is_string(table.schema.field(name).type):
-                raise ExportError(f"the {name} column holds {table.schema.field(name).type}, "
-                                  "not text")
+                raise ReadError(f"the {name} column holds {table.schema.field(name).type}, "
+                                "not text")
             rows = table.to_pylist()
         except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # messages span lines
             first = (str(exc).splitlines() or [type(exc).__name__])[0]
-            raise ExportError(f"not a Parquet file: {first}") from exc
+            raise ReadError(f"not a Parquet file: {first}") from exc
         return [(k, {**r, "puzzle": r[name] or ""}) for k, r in enumerate(rows, start=1)]
     text = data.decode("utf-8", "replace")
     if fmt == "csv":
@@ -798,7 +816,7 @@ def _read_rows(data: bytes, fmt: str, problems: list[tuple[int, str]]
     if fmt == "sdk":
         return _read_sdk(text)
     if fmt == "opensudoku":
-        return _read_opensudoku(data, problems)
+        return _read_opensudoku(data)
     raise ExportError(f"unknown format {fmt!r}")
 
 
@@ -807,15 +825,20 @@ def _puzzle_column(names: list[str]) -> str:
         if name in names:
             return name
     shown = ", ".join(name if name.isprintable() else repr(name) for name in names)
-    raise ExportError(f"no puzzle column (quizzes or puzzle) among {shown}")
+    raise ReadError("no puzzle column (quizzes or puzzle) "
+                    + (f"among {shown}" if names else "in a file without columns"))
 
 
 def _read_csv_rows(text: str) -> list[tuple[int, dict[str, Any]]]:
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    name = _puzzle_column(list(reader.fieldnames or []))
     rows = []
-    for fields in reader:
-        rows.append((reader.line_num, {**fields, "puzzle": fields[name] or ""}))
+    try:
+        name = _puzzle_column(list(reader.fieldnames or []))
+        for fields in reader:
+            rows.append((reader.line_num, {**fields, "puzzle": fields[name] or ""}))
+    except csv.Error as exc:  # e.g. a field over the csv module's limit: not read past it
+        # (DictReader's own line_num is the last row read whole)
+        raise ReadError(f"not valid CSV: {exc}", reader.reader.line_num) from exc
     return rows
 
 
@@ -849,16 +872,20 @@ def _read_sdk(text: str) -> list[tuple[int, dict[str, Any]]]:
     return rows
 
 
-def _read_opensudoku(data: bytes, problems: list[tuple[int, str]]
-                     ) -> list[tuple[int, dict[str, Any]]]:
-    """Every ``game`` element's attributes with the line it is on (version 1 and 2); XML
-    that breaks off is a problem at its line, after the games before it."""
+def _read_opensudoku(data: bytes) -> list[tuple[int, dict[str, Any]]]:
+    """Every ``game`` element's attributes with the line it is on (version 1 and 2). XML
+    that is not well-formed (cut off, say), or that has no games and is not an
+    ``opensudoku`` document (an empty one has none), is not read at all: a parser
+    rejects the whole document, and so does this."""
     from xml.parsers import expat
 
     parser = expat.ParserCreate()
     rows: list[tuple[int, dict[str, Any]]] = []
+    root: list[str] = []  # the first element's name (a well-formed document has one)
 
     def start(name: str, attrs: dict[str, str]) -> None:
+        if not root:
+            root.append(name)
         if name == "game":
             rows.append((parser.CurrentLineNumber, {**attrs, "puzzle": attrs.get("data", "")}))
 
@@ -866,7 +893,10 @@ def _read_opensudoku(data: bytes, problems: list[tuple[int, str]]
     try:
         parser.Parse(data, True)
     except expat.ExpatError as exc:
-        problems.append((exc.lineno, f"not valid XML: {expat.ErrorString(exc.code)}"))
+        raise ReadError(f"not valid XML: {expat.ErrorString(exc.code)}", exc.lineno) from exc
+    if not rows and root[0] != "opensudoku":
+        raise ReadError(f"no game elements: the root element is <{root[0]}>, not "
+                        "<opensudoku>")
     return rows
 
 
@@ -877,7 +907,7 @@ def read_interchange(source: str | Path, fmt: str) -> list[dict[str, Any]]:
     """
     data = Path(source).read_bytes()
     fmt = {"kaggle": "csv"}.get(fmt, fmt)
-    rows = [r for _, r in _read_rows(data, fmt, [])]
+    rows = [r for _, r in _read_rows(data, fmt)]
     for r in rows:
         r["puzzle"] = r["puzzle"].replace("0", ".")
         if "solutions" in r:

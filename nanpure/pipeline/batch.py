@@ -8,7 +8,9 @@ still answered.
 Files in the interchange formats :mod:`nanpure.output.datasets` writes are read too
 (:data:`INPUT_FORMATS`, chosen by :func:`input_format_for` from the file's extension or
 given): each puzzle is taken out with the line it starts on and then checked like a line,
-so every problem is still ``FILE:LINE: message``.
+so every problem is still ``FILE:LINE: message``; a file that cannot be read as its format
+at all (XML that is not well-formed, a CSV without a puzzle column, ...) is not answered
+but refused whole (:class:`~nanpure.output.datasets.ReadError`).
 """
 
 from __future__ import annotations
@@ -83,7 +85,9 @@ def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines",
     """Read the puzzles of a file in ``fmt`` (:data:`INPUT_FORMATS`); for ``lines`` one
     puzzle per line, skipping blank lines and ``#`` comments. With ``houses`` False, boards
     that give a digit twice in a house are kept (:meth:`PuzzleLines.drop_repeated_givens`
-    finds them later). A text file's leading UTF-8 byte-order mark is not part of it."""
+    finds them later). A text file's leading UTF-8 byte-order mark is not part of it. A
+    file that cannot be read as ``fmt`` at all raises
+    :class:`~nanpure.output.datasets.ReadError`."""
     data = stream.read()
     if isinstance(data, str):
         data = data.encode("utf-8", "replace")
@@ -95,13 +99,13 @@ def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines",
     if fmt not in INPUT_FORMATS:
         raise ValueError(f"unknown input format {fmt!r}; expected one of "
                          f"{', '.join(INPUT_FORMATS)}")
-    found, problems = read_puzzle_texts(data, fmt)
+    found = read_puzzle_texts(data, fmt)
     # check them as lines, one each, in order (line k is found[k - 1]); a text that would
     # not be read as one line (empty, a comment, several lines) is a problem of its own
     usable = [t.strip() != "" and not t.lstrip().startswith("#") and "\n" not in t
               for _, t in found]
-    problems += [(n, f"expected 81 characters, got {t.strip()!r}")
-                 for (n, t), ok in zip(found, usable, strict=True) if not ok]
+    problems = [(n, f"expected 81 characters, got {t.strip()!r}")
+                for (n, t), ok in zip(found, usable, strict=True) if not ok]
     found = [entry for entry, ok in zip(found, usable, strict=True) if ok]
     lines = "\n".join(t for _, t in found).encode("utf-8", "replace")
     boards, numbers, starts, bad = scan_puzzle_text(lines, houses)
@@ -127,10 +131,29 @@ def input_format_for(path: str | None, given: str | None = None) -> str:
     return _EXTENSIONS.get(Path(path).suffix.lower(), "lines")
 
 
-def report_problems(problems: list[tuple[int, str]], name: str, err: TextIO) -> None:
-    """Print one message per malformed line, ``FILE:LINE: message``."""
-    for lineno, msg in problems:
-        print(f"{name}:{lineno}: {msg}", file=err)
+def located_problems(problems: list[tuple[int, str]], name: str) -> list[tuple[int, str]]:
+    """``(line, "FILE:LINE: message")`` for each malformed line, to print with
+    :func:`print_pending`."""
+    return [(lineno, f"{name}:{lineno}: {msg}") for lineno, msg in problems]
+
+
+def print_pending(pending: list[tuple[Any, str]], err: TextIO, before: Any = None) -> None:
+    """Print and remove the messages at the front of ``pending`` (``(place, message)`` in
+    the order of their places) whose place comes before ``before``, all without it; a job
+    calls it before each puzzle's own message, so problems found reading come in file
+    and line order among them.
+
+    >>> pending = [(2, "a:2: bad"), (5, "a:5: bad")]
+    >>> print_pending(pending, sys.stdout, 3)
+    a:2: bad
+    >>> pending
+    [(5, 'a:5: bad')]
+    """
+    n = 0
+    while n < len(pending) and (before is None or pending[n][0] < before):
+        print(pending[n][1], file=err)
+        n += 1
+    del pending[:n]
 
 
 #: Rows made and written at a time. A block of this many stays in the CPU cache and is
@@ -184,7 +207,8 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
     ``fmt="csv"`` prints ``puzzle,solutions,solution`` rows, where ``solutions`` is 0, 1
     or 2 (two or more) and ``solution`` is empty unless it is unique. The status is 1 if
     any line was malformed or, with ``lines``, had no solution or several (csv gives the
-    counts instead), else 0. ``input_format`` is one of :data:`INPUT_FORMATS`.
+    counts instead), else 0. ``input_format`` is one of :data:`INPUT_FORMATS`. Messages
+    come in the order of the lines.
     """
     # a board that gives a digit twice in a house has no solution: only those the solver
     # finds none for need that check (the solver makes it anyway, reading would repeat it)
@@ -194,19 +218,22 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
     if len(unsolved):
         kept = puzzles.drop_repeated_givens(unsolved)
         counts, solutions = counts[kept], solutions[kept]
-    report_problems(puzzles.problems, name, err)
+    pending = located_problems(puzzles.problems, name)
     status = 1 if puzzles.problems else 0
     if fmt == "csv":
+        print_pending(pending, err)
         out.write("puzzle,solutions,solution\n")
         _write_csv_rows(out, puzzles, counts, solutions)
         return status
     for k in np.flatnonzero(counts != 1).tolist():
         lineno = puzzles.line_numbers[k]
+        print_pending(pending, err, lineno)
         if counts[k] == 0:
             print(f"{name}:{lineno}: puzzle has no solution", file=err)
         else:
             print(f"{name}:{lineno}: puzzle has more than one solution; printed one", file=err)
         status = 1
+    print_pending(pending, err)
     _write_grid_lines(out, solutions if len(unsolved) == 0 else solutions[counts > 0])
     return status
 
@@ -237,8 +264,9 @@ def rate_file(
     prints one object a puzzle, techniques as ``{name: count}``; both add the puzzle's
     Sudoku Explainer ratings ``er``, ``ep`` and ``ed``. ``max_tier`` stops the ladder
     above that tier (not SE's); such a puzzle is printed with ``solved`` false. A puzzle
-    with no solution or several is reported on ``err`` and not rated. The status is 1 if
-    any line was malformed or not uniquely solvable, else 0.
+    with no solution or several is reported on ``err`` and not rated; messages come in
+    the order of the lines, each before the ratings of the lines after it. The status is 1
+    if any line was malformed or not uniquely solvable, else 0.
     """
     if fmt not in RATE_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(RATE_FORMATS)}")
@@ -249,7 +277,7 @@ def rate_file(
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
     puzzles = read_puzzle_lines(stream, input_format)
-    report_problems(puzzles.problems, name, err)
+    pending = located_problems(puzzles.problems, name)
     counts, solutions = count_solutions_batch(puzzles.boards, 2)
     status = 1 if puzzles.problems else 0
     if fmt == "csv":
@@ -257,6 +285,7 @@ def rate_file(
     rows = zip(puzzles.texts, puzzles.line_numbers, puzzles.boards, counts.tolist(), solutions,
                strict=True)
     for text, lineno, board, n, solution in rows:
+        print_pending(pending, err, lineno)
         if n != 1:
             what = "no solution" if n == 0 else "more than one solution"
             print(f"{name}:{lineno}: puzzle has {what}; not rated", file=err)
@@ -265,6 +294,7 @@ def rate_file(
         rating = rate(board, max_tier=max_tier, path=steps, solution=solution)
         se = se_rate(board, solution=solution) if fmt != "text" else None
         _write_rating(out, fmt, text, rating, max_tier, se)
+    print_pending(pending, err)
     return status
 
 
@@ -322,7 +352,7 @@ def canon_file(stream: TextIO | BinaryIO, name: str, out: TextIO, err: TextIO,
     from ..generator.canon import canonical_batch
 
     puzzles = read_puzzle_lines(stream, input_format)
-    report_problems(puzzles.problems, name, err)
+    print_pending(located_problems(puzzles.problems, name), err)
     forms = canonical_batch(puzzles.boards)
     if len(forms):
         block = np.full((len(forms), 82), 10, dtype=np.uint8)  # 10: newline

@@ -25,7 +25,7 @@ from typing import TextIO
 
 from ..files import write_text_atomic
 from ..generator.nonogram import FormatError, Nonogram, parse_line, parse_non
-from .batch import csv_line, write_rating
+from .batch import csv_line, print_pending, write_rating
 
 INPUT_FORMATS = ("non", "line")
 SOLVE_FORMATS = ("text", "csv")
@@ -71,11 +71,7 @@ class Puzzles:
 
     def report(self, err: TextIO, before: Place | None = None) -> None:
         """Print the pending problems found before ``before`` (all, without it)."""
-        n = 0
-        while n < len(self.pending) and (before is None or self.pending[n][0] < before):
-            print(self.pending[n][1], file=err)
-            n += 1
-        del self.pending[:n]
+        print_pending(self.pending, err, before)
 
 
 def input_format_of(path: str, input_format: str | None = None) -> str:

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from ..output import stats
 from ..output.datasets import (
     FORMATS,
+    HF_LICENSE,
     IMAGE_FORMATS,
     KIND_FORMATS,
     ExportError,
@@ -38,18 +39,22 @@ def _check_run(store: Store, run: str | None) -> None:
 
 
 def export_command(store_path: str, run: str | None, fmt: str, out: str,
-                   kind: str | None = None, *, license: str = "cc0-1.0", steps: bool = False,
-                   answers: bool = False, dpi: float | None = None, se: bool = False) -> int:
+                   kind: str | None = None, *, license: str | None = None,
+                   steps: bool = False, answers: bool = False, dpi: float | None = None,
+                   se: bool = False) -> int:
     """``nanpure export``: write the store's puzzles (of one run, or all) of one kind to
     ``out`` (``-`` for standard output, except Parquet; a directory for ``non``, ``hf``
     and the pictures, ``svg`` and ``png``); returns the exit status.
 
     An export holds one kind, ``kind``; without it, the kind of the puzzles selected (a
-    selection of several kinds is refused, naming them). ``steps`` adds each puzzle's
-    solution path (csv and jsonl); ``answers`` writes each picture's answer beside it,
-    ``dpi`` is a PNG's resolution (None: :data:`~nanpure.layouts.images.PNG_DPI`); ``se``
-    adds Sudoku Explainer's ratings (Sudoku csv, jsonl and Parquet), rating the puzzles
-    stored without them.
+    selection of several kinds is refused, naming them). ``license`` is the licence of
+    the ``hf`` dataset card (None: :data:`~nanpure.output.datasets.HF_LICENSE`);
+    ``steps`` adds each puzzle's solution path (csv and jsonl); ``answers`` writes each
+    picture's answer beside it, ``dpi`` is a PNG's resolution (None:
+    :data:`~nanpure.layouts.images.PNG_DPI`); ``se`` adds Sudoku Explainer's ratings
+    (Sudoku csv, jsonl and Parquet), rating the puzzles stored without them. Each of
+    these given with a format that does not take it is refused, naming the formats it
+    is for (:func:`check_options`).
     """
     with Store(store_path, create=False) as store:
         _check_run(store, run)
@@ -67,10 +72,33 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
                              steps=steps, answers=answers, dpi=dpi, se=se)
 
 
+#: Export options only some formats take: what each is for, and those formats.
+_ONLY_FOR = {"--answers": ("the pictures", IMAGE_FORMATS), "--dpi": ("PNG pictures", ("png",)),
+             "--license": ("the hf dataset card", ("hf",))}
+
+
+def check_options(fmt: str, kind: str, *, license: str | None, steps: bool, answers: bool,
+                  dpi: float | None, se: bool) -> None:
+    """Refuse an option given with a format (of ``kind``) that does not take it, in one
+    line naming the formats it is for; then a format that is not ``kind``'s."""
+    given = {"--answers": answers, "--dpi": dpi is not None, "--license": license is not None}
+    for option, (what, formats) in _ONLY_FOR.items():
+        if given[option] and fmt not in formats:
+            raise ExportError(f"{option} is for {what}, --format {' or '.join(formats)}")
+    check_steps(fmt, True if steps else None)
+    if se and (kind != "sudoku" or fmt not in FORMATS[:3]):
+        raise ExportError(f"--se adds Sudoku Explainer's ratings to Sudoku exports in "
+                          f"{', '.join(FORMATS[:3])}, not to {kind} {fmt}")
+    if fmt not in KIND_FORMATS[kind] + IMAGE_FORMATS:
+        raise ExportError(f"--format {fmt} is not for {kind} puzzles; {kind} exports are "
+                          f"{', '.join(KIND_FORMATS[kind])}")
+
+
 def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, out: str,
-                  kind: str, *, license: str, steps: bool, answers: bool, dpi: float | None,
-                  se: bool) -> int:
+                  kind: str, *, license: str | None, steps: bool, answers: bool,
+                  dpi: float | None, se: bool) -> int:
     """:func:`export_command`'s writing, ``records`` all of ``kind``."""
+    check_options(fmt, kind, license=license, steps=steps, answers=answers, dpi=dpi, se=se)
     if fmt in IMAGE_FORMATS:
         if out == "-":
             raise ExportError(f"--format {fmt} writes one file a puzzle; give a directory "
@@ -82,16 +110,7 @@ def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, ou
         print(f"wrote {len(written)} pictures of {len(chosen)} puzzles to {out}",
               file=sys.stderr)
         return 0
-    if answers:
-        raise ExportError("--answers is for the pictures, --format svg or png")
-    check_steps(fmt, True if steps else None)
-    if fmt not in KIND_FORMATS[kind]:
-        raise ExportError(f"--format {fmt} is not for {kind} puzzles; {kind} exports are "
-                          f"{', '.join(KIND_FORMATS[kind])}")
     if se:
-        if kind != "sudoku" or fmt not in FORMATS[:3]:
-            raise ExportError(f"--se adds Sudoku Explainer's ratings to Sudoku exports in "
-                              f"{', '.join(FORMATS[:3])}, not to {kind} {fmt}")
         records = map(_with_se, records)
     paths = None
     if steps:  # the two copies are read in step, so tee holds a record or two
@@ -102,7 +121,7 @@ def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, ou
             raise ExportError("hf writes a directory; give it with --out DIR")
         chosen = list(records)
         forms = canonical_forms([r.kind for r in chosen], [r.puzzle for r in chosen])
-        splits = write_hf(chosen, forms, out, license=license)
+        splits = write_hf(chosen, forms, out, license=license or HF_LICENSE)
         print(f"wrote {sum(splits.values())} puzzles to {out} "
               f"(train {splits['train']}, test {splits['test']})", file=sys.stderr)
         return 0
