@@ -430,8 +430,11 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         description="Generate, rate and store puzzles until every quota of the run config "
         "is filled. Running the same config again resumes the run: only what is missing "
         "is made, and the same seed gives the same puzzles with any number of workers. "
-        "Exit status: 0 all quotas filled, 1 a worker failed, 2 bad config or store, "
-        "3 the time budget ran out, 130 interrupted (Ctrl-C).",
+        "A worker process that dies is replaced and its tasks run again. "
+        "Exit status: 0 all quotas filled, 1 a worker failed (a task raised, or worker "
+        "processes died three times on the same tasks), 2 bad config or store (also a "
+        "report or plot path that cannot be written), 3 the time budget ran out, 130 "
+        "interrupted (Ctrl-C or SIGTERM; running again resumes).",
     )
     p.add_argument("config", nargs="?",
                    help="run config (TOML); without it, the small default run that ships "
@@ -448,7 +451,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--log", metavar="FILE",
                    help="write the log of the run and its workers to FILE")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bars on stderr (default: only on a terminal)")
+                   help="progress bars on stderr (default: on a terminal; otherwise a "
+                   "progress line every 30 s, which --no-progress silences)")
     p.add_argument("--date", type=_date, metavar="YYYY-MM-DD",
                    help="the date {date} in the run name stands for (default: today, local "
                    "time), to redo or reproduce a past night")
