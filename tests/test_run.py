@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -355,3 +356,20 @@ def test_a_resume_with_nothing_left_says_so(tmp_path):
     assert again[0].endswith(" s with nothing left to make (resumed); store "
                              f"{tmp_path / 's.db'}")
     assert not any("puzzles/s" in line for line in again)
+
+
+def test_a_run_whose_puzzles_cannot_fit_on_the_disk_is_refused_before_it_starts(
+        tmp_path, monkeypatch):
+    free = run.LEAST_BYTES * 1000
+    monkeypatch.setattr(run.shutil, "disk_usage",
+                        lambda path: SimpleNamespace(total=free, used=0, free=free))
+    config = RunConfig(name="huge", seed=1, store=str(tmp_path / "s.db"),
+                       quotas=(Quota("easy", 1001, "easy", "easy", "rot180", (40, 44)),))
+    with pytest.raises(RunError, match=r"s.db: the quotas ask for 1,001 more puzzles, at "
+                                       r"least 500.5 KiB in the store, and its disk has "
+                                       r"500.0 KiB free; lower the counts or make room"):
+        execute(config, executor=InlineExecutor())
+    with Store(tmp_path / "s.db") as store:
+        assert store.find_run("huge") is None
+    execute(config.replace(quotas=(Quota("easy", 3, "easy", "easy", "rot180", (40, 44)),)),
+            executor=InlineExecutor())

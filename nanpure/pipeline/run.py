@@ -29,6 +29,7 @@ import dataclasses
 import json
 import logging
 import math
+import shutil
 import signal
 import sys
 import threading
@@ -273,6 +274,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         config = config.replace(dedup=_dedup_of(config, stored))
         done = store.progress(stored.id) if stored is not None else {}
         config, stock = _top_up(store, config, done)
+        _check_room(config, done)
         run = store.begin_run(config.name, config.seed, config.to_json(),
                               ladders=ladder_fingerprints())
         states = []
@@ -605,6 +607,42 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
             _unwritten("plot", outputs["plot"], exc)
             status = status or 2
     return status
+
+
+#: Fewer store bytes than any puzzle takes (a Sudoku takes about 670 with its indexes; a
+#: nonogram's solution and clues grow with its cells): what :func:`_check_room` counts.
+LEAST_BYTES = 512
+
+
+def _check_room(config: RunConfig, done: dict[str, Any]) -> None:
+    """Refuse a run whose missing puzzles cannot fit on the store's disk even at
+    :data:`LEAST_BYTES` a puzzle (a count with a few zeros too many, say), before it starts
+    rather than when the disk is full."""
+    if config.store == ":memory:":
+        return
+    missing = sum(max(0, q.count - (done[q.name].stored if q.name in done else 0))
+                  for q in config.quotas)
+    where = Path(config.store).resolve().parent
+    free = shutil.disk_usage(where).free
+    if missing * LEAST_BYTES > free:
+        raise RunError(
+            f"{config.store}: the quotas ask for {missing:,} more puzzles, at least "
+            f"{_size(missing * LEAST_BYTES)} in the store, and its disk has {_size(free)} "
+            "free; lower the counts or make room")
+
+
+def _size(n: float) -> str:
+    """``n`` bytes for people.
+
+    >>> _size(512), _size(3.5 * 2**30)
+    ('512 bytes', '3.5 GiB')
+    """
+    units = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB")
+    k = 0
+    while n >= 1024 and k < len(units) - 1:
+        n /= 1024
+        k += 1
+    return f"{n:,.0f} bytes" if k == 0 else f"{n:,.1f} {units[k]}"
 
 
 def _unwritten(key: str, path: str | Path, exc: OSError | WriteError) -> None:
