@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import __version__
-from .files import WriteError
+from .files import StandardOutput, WriteError
 from .generator.tiers import TIERS
 from .output.datasets import EXPORT_FORMATS, HF_LICENSE, IMAGE_FORMATS, INPUT_FORMATS
 
@@ -311,7 +311,7 @@ def _run_generate(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         raise
     except OSError as exc:
-        raise WriteError(args.out, exc) from exc
+        raise WriteError(args.out or "standard output", exc) from exc
     if args.out is not None:
         print(f"wrote {args.count} .non files to {args.out}", file=sys.stderr)
     return status
@@ -796,8 +796,12 @@ def main(argv: list[str] | None = None) -> int:
     if not hasattr(args, "func"):
         parser.print_help(sys.stderr)
         return 2
+    stdout = sys.stdout
+    sys.stdout = StandardOutput(stdout)  # type: ignore[assignment]
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a full disk shows at the last flush: here, not at exit
+        return status
     except (UsageError, WriteError) as exc:
         print(f"nanpure: {exc}", file=sys.stderr)
         return 2
@@ -808,6 +812,8 @@ def main(argv: list[str] | None = None) -> int:
         # the reader went away (e.g. `| head`); nothing more to say
         sys.stderr.close()
         return 141
+    finally:
+        sys.stdout = stdout
 
 
 if __name__ == "__main__":

@@ -54,6 +54,39 @@ class WriteError(Exception):
         super().__init__(f"{option + ': ' if option else ''}cannot write {path}: {reason}")
 
 
+class StandardOutput:
+    """A wrapper of ``sys.stdout`` (which ``nanpure`` puts in its place while a command
+    runs): a write that fails (a full disk, a closed stream) is a :class:`WriteError`
+    naming standard output, one line rather than a traceback; a reader that went away is
+    still a BrokenPipeError."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+
+    def _failed(self, exc: OSError | ValueError | AttributeError) -> WriteError:
+        reason = exc if isinstance(exc, OSError) else "it is closed"
+        return WriteError("standard output", reason)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError, AttributeError) as exc:  # ValueError: closed file
+            raise self._failed(exc) from exc
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError, AttributeError) as exc:
+            raise self._failed(exc) from exc
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def make_directory(path: str | Path, option: str | None = None) -> Path:
     """Create the directory ``path`` with its parents, unless it exists; a
     :class:`WriteError` naming ``path`` (and ``option``) when it cannot be made."""

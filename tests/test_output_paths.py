@@ -119,3 +119,47 @@ def test_check_writable_refuses_a_directory_and_a_file_under_a_file(tmp_path, a_
         check_writable(tmp_path)
     with pytest.raises(WriteError, match=r"file.txt is not a directory"):
         check_writable(a_file / "r.json", "run.report")
+
+
+class FullStream:
+    """A standard output on a full disk."""
+
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+    def flush(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("argv", [
+    ["solve", "examples/sample.txt"],
+    ["rate", "examples/sample.txt"],
+    ["canon", "examples/sample.txt"],
+    ["generate", "--count", "2", "--tier", "easy", "--seed", "1", "--workers", "1"],
+])
+def test_a_full_standard_output_is_one_line(argv, monkeypatch, capsys):
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    monkeypatch.setattr("sys.stdout", FullStream())
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        "nanpure: cannot write standard output: No space left on device\n")
+
+
+def test_a_closed_standard_output_is_one_line(monkeypatch, capsys):
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    monkeypatch.setattr("sys.stdout", None)
+    assert main(["solve", "examples/sample.txt"]) == 2
+    assert capsys.readouterr().err == "nanpure: cannot write standard output: it is closed\n"
+
+
+def test_a_run_with_a_full_standard_output_still_writes_its_report(tmp_path, monkeypatch,
+                                                                   capsys):
+    config = tmp_path / "r.toml"
+    config.write_text(f'[run]\nseed = 3\nstore = "{tmp_path / "s.db"}"\n'
+                      f'report = "{tmp_path / "r.json"}"\n'
+                      '[[quota]]\nname = "easy"\ntier = "easy"\ncount = 2\n')
+    monkeypatch.setattr("sys.stdout", FullStream())
+    assert main(["run", str(config), "--workers", "1", "--no-progress"]) == 2
+    assert capsys.readouterr().err.endswith(
+        "nanpure: cannot write standard output: No space left on device\n")
+    assert (tmp_path / "r.json").exists()

@@ -590,14 +590,24 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     with run_logging(log_file, log_format=log_format, fields={"run": config.name}) as queue:
         summary = execute(config, fresh=fresh, progress=progress, log_queue=queue)
     out = out or sys.stdout
-    print(summary.format(), file=out)
+    unsaid: list[WriteError] = []  # standard output failing (a full disk under cron)
+
+    def say(text: str) -> None:
+        try:
+            print(text, file=out)
+        except WriteError as exc:  # the report and plot are written all the same
+            unsaid[:1] = [exc]
+
+    say(summary.format())
     status = summary.exit_status
     if config.report:
         try:
-            print(f"report {write_run_report(config, summary)}", file=out)
+            written = write_run_report(config, summary)
         except (OSError, WriteError) as exc:
             _unwritten("report", config.report, exc)
             status = status or 2  # a run that failed otherwise keeps its own status
+        else:
+            say(f"report {written}")
     if outputs["plot"]:
         from .reports import plot_command
 
@@ -606,6 +616,9 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
         except (OSError, WriteError) as exc:
             _unwritten("plot", outputs["plot"], exc)
             status = status or 2
+    if unsaid:
+        print(f"nanpure: {unsaid[0]}", file=sys.stderr)
+        status = status or 2
     return status
 
 
