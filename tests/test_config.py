@@ -304,3 +304,15 @@ def test_example_books_take_runs_and_quotas_the_example_runs_make():
             for quota in section.quotas or ():
                 assert any(quota in runs[name] for name in made), (
                     f"{path.name}: section {section.title!r}: no quota {quota!r}")
+
+
+def test_a_missing_key_names_a_key_spelt_like_it():
+    with pytest.raises(ConfigError, match=r"r.toml: quota\[0\].count: missing; give count .* "
+                                          r"\(is cuont a misspelling of it\?\)$"):
+        _run_config('[run]\nseed = 1\n[[quota]]\nname = "e"\ntier = "easy"\ncuont = 5\n',
+                    "r.toml")
+    with pytest.raises(ConfigError, match=r"quota\[0\].name: missing; this key is required "
+                                          r"\(is nmae a misspelling of it\?\)$"):
+        _run_config('[run]\nseed = 1\n[[quota]]\nnmae = "e"\ncount = 5\n', "r.toml")
+    with pytest.raises(ConfigError, match=r"quota\[0\].name: missing; this key is required$"):
+        _run_config('[run]\nseed = 1\n[[quota]]\ncount = 5\n', "r.toml")

@@ -18,6 +18,7 @@ asked for, listing the keys that are allowed.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import json
 import re
@@ -146,8 +147,23 @@ class Section:
         if key in self.data:
             return self.data[key]
         if default is REQUIRED:
-            raise self.error(key, "missing; this key is required")
+            raise self.missing(key, "this key is required")
         return default
+
+    def missing(self, key: str, message: str) -> ConfigError:
+        """The error for a required ``key`` that is not there, naming a key of the section
+        spelt like it, which is most likely what was meant.
+
+        >>> print(Section({"nmae": "x"}, "run", "r.toml").missing("name", "it is required"))
+        r.toml: run.name: missing; it is required (is nmae a misspelling of it?)
+        """
+        near = difflib.get_close_matches(key, [k for k in self.data if k not in self._seen],
+                                         n=1, cutoff=0.6)
+        hint = ""
+        if near:
+            shown = near[0] if _BARE_KEY.fullmatch(near[0]) else json.dumps(near[0])
+            hint = f" (is {shown} a misspelling of it?)"
+        return self.error(key, f"missing; {message}{hint}")
 
     # --- readers --------------------------------------------------------------------------
 
@@ -717,10 +733,10 @@ def _quota(s: Section) -> Quota | NonogramQuota:
     quota = _QUOTA_READERS[kind](s, name, 0 if count is None else count)
     keep = s.int("keep_unused", None, minimum=1)
     if (count is None) == (keep is None):
-        raise s.error("count" if count is None else "keep_unused",
-                      "missing; give count (the puzzles this run makes) or keep_unused (the "
-                      "unused puzzles to keep in stock)" if count is None else
-                      "give either count or keep_unused, not both")
+        if count is None:
+            raise s.missing("count", "give count (the puzzles this run makes) or keep_unused "
+                                     "(the unused puzzles to keep in stock)")
+        raise s.error("keep_unused", "give either count or keep_unused, not both")
     if keep is not None:
         quota = dataclasses.replace(quota, keep_unused=keep)
     s.finish()
