@@ -147,10 +147,12 @@ def test_a_killed_worker_is_replaced_and_the_run_makes_the_same_puzzles(tmp_path
         "running ") and died[0].endswith(" unfinished batches again (restart 1)")
 
 
-def test_a_task_that_keeps_killing_its_worker_stops_the_run_in_one_line(tmp_path, capsys):
+def test_a_task_that_keeps_killing_its_worker_stops_the_run_in_one_line(tmp_path, capsys,
+                                                                        caplog):
     executor = _dying_pool(tmp_path / "killed", 100, workers=1)
     try:
-        summary = execute(_config(tmp_path / "pool.db"), executor=executor)
+        with caplog.at_level(logging.ERROR):
+            summary = execute(_config(tmp_path / "pool.db"), executor=executor)
     finally:
         executor.close()
     assert (summary.status, summary.exit_status) == (FAILED, 1)
@@ -159,6 +161,8 @@ def test_a_task_that_keeps_killing_its_worker_stops_the_run_in_one_line(tmp_path
                              "running; stopped (running the same command again resumes the "
                              "run)")
     assert summary.format().endswith(f"error: {summary.error}")
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR] == [
+        summary.error]  # said where the restarts are said too, not only in the summary
     assert "Traceback" not in capsys.readouterr().err
     # nothing stored is lost: resumed, the run ends as one that never failed
     execute(_config(tmp_path / "pool.db"), executor=InlineExecutor())

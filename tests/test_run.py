@@ -137,6 +137,8 @@ def test_time_budget(tmp_path):
                        quotas=(Quota("many", 100000, "easy", "easy", "rot180", (40, 44)),))
     summary = execute(config, executor=InlineExecutor())
     assert summary.status == OUT_OF_TIME and summary.exit_status == 3
+    assert summary.format().splitlines()[0].endswith("; running the same command again "
+                                                     "resumes it")
     with Store(tmp_path / "s.db") as store:
         assert store.find_run("slow").status == OUT_OF_TIME
         assert store.count_puzzles() == summary.made > 0

@@ -101,7 +101,7 @@ class RunSummary:
                    if self.workers else "with nothing left to make")
         head = (f"run {self.name}: {self.status} in {self.seconds:.1f} s {workers}"
                 f"{' (resumed)' if self.resumed else ''}; store {self.store}"
-                f"{RESUME_HINT if self.status == INTERRUPTED else ''}")
+                f"{RESUME_HINT if self.status in (INTERRUPTED, OUT_OF_TIME) else ''}")
         rows = [("quota", "made", "stored", "tasks", "accepted", "dupes", "work s", "filled at")]
         for q in self.quotas:
             rows.append((q.name, str(q.accepted), f"{q.stored}/{q.count}", str(q.judged),
@@ -316,6 +316,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         except WorkerCrashes as exc:  # said in one line; the run can be resumed
             summary.status = FAILED
             summary.error = str(exc)
+            log.error("%s", exc)  # on stderr or in the log too, beside the restarts
         except StoreError:  # full disk, I/O error: what was committed stays; exit 2
             summary.status = FAILED
             with contextlib.suppress(StoreError):
