@@ -137,6 +137,15 @@ def test_an_unknown_run_names_the_known_ones(tmp_path, store):
         publish_book(config)
 
 
+def test_an_unknown_quota_names_the_known_ones(tmp_path, store):
+    sections = '[[book.section]]\ntitle = "Easy"\nquota = "eazy"\n'
+    config = load_book_config(write_config(tmp_path, store, sections=sections))
+    with pytest.raises(PublishError, match=r"section 0 \('Easy'\): the store .* has no "
+                                           r"puzzles of quota 'eazy' in run 'nightly' \(quotas: "
+                                           r"easy, hard, medium\)$"):
+        publish_book(config)
+
+
 def test_a_stored_solution_that_does_not_match_stops_the_build(tmp_path, store):
     with sqlite3.connect(store) as db:
         (pid, solution), = db.execute("SELECT id, solution FROM puzzles WHERE quota = 'hard' "

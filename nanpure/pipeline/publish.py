@@ -107,11 +107,14 @@ def _describe(spec: SectionSpec, run: Runs) -> str:
         parts.append("quota " + " or ".join(spec.quotas))
     if spec.tiers:
         parts.append("tier " + " or ".join(spec.tiers))
+    return ", ".join([*parts, _describe_runs(run)])
+
+
+def _describe_runs(run: Runs) -> str:
+    """``run 'nightly-*'``, ``runs 'a', 'b'`` or ``any run``."""
     if isinstance(run, str):
-        parts.append(f"run {run!r}")
-    else:
-        parts.append("runs " + ", ".join(map(repr, run)) if run else "any run")
-    return ", ".join(parts)
+        return f"run {run!r}"
+    return "runs " + ", ".join(map(repr, run)) if run else "any run"
 
 
 def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
@@ -131,6 +134,13 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
                 known = ", ".join(r.name for r in store.runs()) or "none"
                 raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} "
                                    f"has no run {glob!r} (runs: {known})")
+        known = store.quota_names(run_globs(run)) if spec.quotas else []
+        for quota in spec.quotas or ():
+            if quota not in known:  # a typo, most likely: no puzzle ever had that quota
+                raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} "
+                                   f"has no puzzles of quota {quota!r} in "
+                                   f"{_describe_runs(run)} "
+                                   f"(quotas: {', '.join(known) or 'none'})")
         records = store.select_puzzles(quotas=spec.quotas, tiers=spec.tiers,
                                        unused_only=not config.reuse,
                                        kinds=(spec.kind,) if spec.kind else None,

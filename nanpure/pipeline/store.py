@@ -547,6 +547,15 @@ class Store:
         return [r[0] for r in self._rows(
             "SELECT name FROM runs WHERE name GLOB ? ORDER BY id", (glob,))]
 
+    def quota_names(self, run_globs: Sequence[str] | None = None) -> list[str]:
+        """The quota names of the stored puzzles (of the runs matching any of
+        ``run_globs``; None: of every run), in order."""
+        where = ("WHERE " + " OR ".join("runs.name GLOB ?" for _ in run_globs)
+                 if run_globs else "")
+        return [r[0] for r in self._rows(
+            "SELECT DISTINCT puzzles.quota FROM puzzles JOIN runs ON runs.id = run_id "
+            f"{where} ORDER BY 1", tuple(run_globs or ()))]
+
     # --- inventory ------------------------------------------------------------------------
 
     def unused_in_family(self, family: str, quota: str, kind: str) -> list[PuzzleRecord]:
