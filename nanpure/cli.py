@@ -805,8 +805,8 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, WriteError) as exc:
         print(f"nanpure: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("nanpure: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # its text, if any, says what was left half done
+        print(f"nanpure: interrupted{f': {exc}' if str(exc) else ''}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # the reader went away (e.g. `| head`); nothing more to say

@@ -137,6 +137,23 @@ def test_an_unknown_run_names_the_known_ones(tmp_path, store):
         publish_book(config)
 
 
+def test_ctrl_c_after_the_pdf_is_written_says_it_is_not_recorded(tmp_path, store,
+                                                                  monkeypatch, capsys):
+    import nanpure.pipeline.publish as publish
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(publish, "preflight", interrupted)
+    config = write_config(tmp_path, store)
+    assert main(["book", str(config)]) == 130
+    assert capsys.readouterr().err == (
+        f"nanpure: interrupted: {tmp_path / 'book.pdf'} was written but not recorded in the "
+        "store, so its puzzles stay unused; run the command again\n")
+    with Store(store) as s:
+        assert s.select_puzzles() and not s.db.execute("SELECT * FROM books").fetchall()
+
+
 def test_an_unknown_quota_names_the_known_ones(tmp_path, store):
     sections = '[[book.section]]\ntitle = "Easy"\nquota = "eazy"\n'
     config = load_book_config(write_config(tmp_path, store, sections=sections))

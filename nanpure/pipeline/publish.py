@@ -267,6 +267,20 @@ def publish_book(config: BookConfig, out: str | None = None,
         raise PublishError(f"no store at {config.store}; make puzzles first "
                            "(nanpure run) or set book.store")
     cover = cover_path(pdf) if config.cover is not None else None
+    steps: list[str] = []  # how far it got: "rendered", then "recorded"
+    try:
+        return _publish(config, pdf, cover, record, steps)
+    except KeyboardInterrupt:
+        if record and steps == ["rendered"]:  # Ctrl-C during the preflight, say
+            raise KeyboardInterrupt(f"{pdf} was written but not recorded in the store, so "
+                                    "its puzzles stay unused; run the command again") from None
+        raise
+
+
+def _publish(config: BookConfig, pdf: Path, cover: Path | None, record: bool,
+             steps: list[str]) -> PublishedBook:
+    """:func:`publish_book`'s work, noting in ``steps`` when the PDF is written and when
+    the book is recorded."""
     with Store(config.store, create=False) as store:
         sections = select_sections(store, config)
         verify_puzzles(store, [p for s in sections for p in s.puzzles])
@@ -283,6 +297,7 @@ def publish_book(config: BookConfig, out: str | None = None,
             make_parent(pdf)
             with _writing(pdf):
                 render_book(plan, str(pdf))
+            steps.append("rendered")
             if cover is not None and cover_settings is not None:
                 sample = next((p.puzzle.puzzle for p in plan.placements
                                if p.puzzle.kind == "sudoku"), None)
@@ -312,6 +327,7 @@ def publish_book(config: BookConfig, out: str | None = None,
                 config.layout.title, str(pdf), config.to_json(),
                 [(p.puzzle.id, p.number, p.section, p.page, p.answer_page)
                  for p in plan.placements])
+            steps.append("recorded")
     return PublishedBook(pdf, manifest_path(pdf), plan, report, book_id, cover, cover_report)
 
 
