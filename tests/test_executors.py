@@ -130,14 +130,20 @@ def _dying_pool(marker, times: int, workers: int) -> LocalExecutor:
                          task=partial(die_at, str(marker), times, 0, 2))
 
 
+def _execute_on(executor: LocalExecutor, store, caplog, level: int):
+    """:func:`execute` of the test config on ``executor`` (closed after), with the log
+    records of ``level`` and up in ``caplog``."""
+    try:
+        with caplog.at_level(level):
+            return execute(_config(store), executor=executor)
+    finally:
+        executor.close()
+
+
 def test_a_killed_worker_is_replaced_and_the_run_makes_the_same_puzzles(tmp_path, caplog):
     execute(_config(tmp_path / "inline.db"), executor=InlineExecutor())
     executor = _dying_pool(tmp_path / "killed", 1, workers=2)
-    try:
-        with caplog.at_level(logging.WARNING):
-            summary = execute(_config(tmp_path / "pool.db"), executor=executor)
-    finally:
-        executor.close()
+    summary = _execute_on(executor, tmp_path / "pool.db", caplog, logging.WARNING)
     assert summary.status == COMPLETE
     assert len((tmp_path / "killed").read_text().splitlines()) == executor.restarts == 1
     assert _rows(tmp_path / "pool.db") == _rows(tmp_path / "inline.db")
@@ -150,11 +156,7 @@ def test_a_killed_worker_is_replaced_and_the_run_makes_the_same_puzzles(tmp_path
 def test_a_task_that_keeps_killing_its_worker_stops_the_run_in_one_line(tmp_path, capsys,
                                                                         caplog):
     executor = _dying_pool(tmp_path / "killed", 100, workers=1)
-    try:
-        with caplog.at_level(logging.ERROR):
-            summary = execute(_config(tmp_path / "pool.db"), executor=executor)
-    finally:
-        executor.close()
+    summary = _execute_on(executor, tmp_path / "pool.db", caplog, logging.ERROR)
     assert (summary.status, summary.exit_status) == (FAILED, 1)
     assert len((tmp_path / "killed").read_text().splitlines()) == 3
     assert summary.error == ("a worker process died 3 times while tasks 0-3 of quota easy was "
