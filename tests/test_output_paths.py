@@ -53,12 +53,12 @@ def test_book_out_under_a_file(tmp_path, a_file, qqwing_rows, capsys):
     db = make_store(tmp_path / "nanpure.db", qqwing_rows)
     config = write_config(tmp_path, db, out="file.txt/b.pdf")
     assert main(["book", str(config), "--no-record"]) == 2
-    assert one_line(capsys) == (f"nanpure: cannot write {a_file}/b.pdf: {a_file} is not a "
-                                "directory\n")
+    assert one_line(capsys) == (f"nanpure: {config}: book.out: cannot write {a_file}/b.pdf: "
+                                f"{a_file} is not a directory\n")
     if Path("/proc/self").exists():
         assert main(["book", str(config), "--out", str(NO_DIR / "b.pdf")]) == 2
-        assert one_line(capsys) == (f"nanpure: cannot write {NO_DIR}/b.pdf: No such file or "
-                                    "directory\n")
+        assert one_line(capsys) == (f"nanpure: --out: cannot write {NO_DIR}/b.pdf: No such "
+                                    "file or directory\n")
 
 
 def test_stats_plot_where_it_cannot_be_written(store, a_file, capsys):  # noqa: F811

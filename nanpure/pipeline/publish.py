@@ -269,7 +269,7 @@ def publish_book(config: BookConfig, out: str | None = None,
     cover = cover_path(pdf) if config.cover is not None else None
     steps: list[str] = []  # how far it got: "rendered", then "recorded"
     try:
-        return _publish(config, pdf, cover, record, steps)
+        return _publish(config, pdf, cover, record, steps, out_given=out is not None)
     except KeyboardInterrupt:
         if record and steps == ["rendered"]:  # Ctrl-C during the preflight, say
             raise KeyboardInterrupt(f"{pdf} was written but not recorded in the store, so "
@@ -278,9 +278,9 @@ def publish_book(config: BookConfig, out: str | None = None,
 
 
 def _publish(config: BookConfig, pdf: Path, cover: Path | None, record: bool,
-             steps: list[str]) -> PublishedBook:
+             steps: list[str], out_given: bool) -> PublishedBook:
     """:func:`publish_book`'s work, noting in ``steps`` when the PDF is written and when
-    the book is recorded."""
+    the book is recorded; ``out_given``: the PDF's path came from ``--out``."""
     with Store(config.store, create=False) as store:
         sections = select_sections(store, config)
         verify_puzzles(store, [p for s in sections for p in s.puzzles])
@@ -294,7 +294,8 @@ def _publish(config: BookConfig, pdf: Path, cover: Path | None, record: bool,
             hints = (hints_for(p for s in sections for p in s.puzzles)
                      if settings.hints else None)
             plan = plan_book(sections, settings, hints)
-            make_parent(pdf)
+            # the option or key that named the file, so that the one line says which
+            make_parent(pdf, "--out" if out_given else f"{config.source}: book.out")
             with _writing(pdf):
                 render_book(plan, str(pdf))
             steps.append("rendered")
