@@ -371,6 +371,16 @@ def test_a_run_whose_puzzles_cannot_fit_on_the_disk_is_refused_before_it_starts(
                                        r"least 500.5 KiB in the store, and its disk has "
                                        r"500.0 KiB free; lower the counts or make room"):
         execute(config, executor=InlineExecutor())
+    assert list(tmp_path.iterdir()) == []  # no store made for a run refused at once
+    deeper = config.replace(store=str(tmp_path / "new" / "dirs" / "s.db"))
+    with pytest.raises(RunError, match=r"the quotas ask for 1,001 more puzzles"):
+        execute(deeper, executor=InlineExecutor())
+    assert list(tmp_path.iterdir()) == []
+    execute(config.replace(name="small", quotas=(Quota("easy", 2, "easy", "easy", "rot180",
+                                                       (40, 44)),)),
+            executor=InlineExecutor())
+    with pytest.raises(RunError, match=r"the quotas ask for 1,001 more puzzles"):
+        execute(config, executor=InlineExecutor())  # and with a store, checked in it
     with Store(tmp_path / "s.db") as store:
         assert store.find_run("huge") is None
     execute(config.replace(quotas=(Quota("easy", 3, "easy", "easy", "rot180", (40, 44)),)),

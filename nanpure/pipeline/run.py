@@ -260,6 +260,8 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
     caller then closes it); otherwise one is made from the config.
     """
     started = time.monotonic()
+    if config.store != ":memory:" and not Path(config.store).exists():
+        _check_room(config, {})  # before the store is made: a refused run leaves no file
     with Store(config.store) as store, store.run_lock(config.name):
         if fresh:
             gone = store.delete_run(config.name)
@@ -637,6 +639,8 @@ def _check_room(config: RunConfig, done: dict[str, Any]) -> None:
     missing = sum(max(0, q.count - (done[q.name].stored if q.name in done else 0))
                   for q in config.quotas)
     where = Path(config.store).resolve().parent
+    while not where.exists():  # a store in directories still to be made
+        where = where.parent
     free = shutil.disk_usage(where).free
     if missing * LEAST_BYTES > free:
         raise RunError(
