@@ -129,6 +129,17 @@ def test_a_leading_byte_order_mark_is_ignored(tmp_path, capsys, name, text):
         assert capsys.readouterr() == expected
 
 
+@pytest.mark.parametrize("name", ["u16.txt", "u16.csv"])
+def test_utf16_text_is_refused_in_one_line_that_says_so(tmp_path, capsys, name):
+    path = tmp_path / name
+    path.write_text(f"quizzes\n{PUZZLE}\n" if name.endswith(".csv") else PUZZLE + "\n",
+                    encoding="utf-16")
+    for command in ("solve", "rate", "canon"):
+        assert main([command, str(path)]) == 2
+        assert capsys.readouterr().err == (f"nanpure: {path}:1: UTF-16 text (its byte-order "
+                                           "mark says so); save it as UTF-8\n")
+
+
 def test_a_puzzle_with_several_solutions_is_status_1_but_still_printed():
     out = nanpure("solve", stdin=f"{PUZZLE}\n{'.' * 81}\n")
     assert out.returncode == 1 and len(out.stdout.splitlines()) == 2

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..generator.board import board_error, repeated_givens, scan_puzzle_text
 from ..generator.solver import count_solutions_batch
-from ..output.datasets import INPUT_FORMATS, read_puzzle_texts
+from ..output.datasets import INPUT_FORMATS, ReadError, read_puzzle_texts
 
 if TYPE_CHECKING:
     from ..generator.ladder import Rating
@@ -93,6 +93,8 @@ def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines",
         data = data.encode("utf-8", "replace")
     if fmt != "parquet":  # editors on Windows may start a UTF-8 file with one
         data = data.removeprefix(codecs.BOM_UTF8)
+        if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):  # Notepad's "Unicode"
+            raise ReadError("UTF-16 text (its byte-order mark says so); save it as UTF-8", 1)
     if fmt == "lines":
         boards, numbers, starts, problems = scan_puzzle_text(data, houses)
         return PuzzleLines(boards, numbers, problems, data, starts)
