@@ -92,9 +92,22 @@ def _run_solve(args: argparse.Namespace) -> int:
     if args.kind == "nonogram":
         from .pipeline.nonogram_jobs import solve_files
 
+        _say_if_compiling(args.kind)
         return solve_files(args.file, sys.stdout, sys.stderr, fmt, args.input_format)
     return _over_file(args, lambda stream, name, input_format: solve_file(
         stream, name, sys.stdout, sys.stderr, fmt, input_format=input_format))
+
+
+def _say_if_compiling(kind: str) -> None:
+    """A line on a terminal's stderr when this command is about to compile the nonogram
+    kernels, on their first use (some 20 s that would pass in silence; ``make install``
+    compiles only Sudoku's)."""
+    from .kernel_cache import PACKAGE, has_kernels
+
+    if kind == "nonogram" and sys.stderr.isatty() and not has_kernels(
+            PACKAGE / "generator" / "nonogram" / "solver.py"):
+        print("nanpure: compiling the nonogram kernels on their first use (about 20 s; "
+              "`nanpure compile nonogram` does it ahead of time)", file=sys.stderr)
 
 
 def _over_file(args: argparse.Namespace, job: Callable) -> int:
@@ -159,6 +172,7 @@ def _run_rate(args: argparse.Namespace) -> int:
     if args.kind == "nonogram":
         from .pipeline.nonogram_jobs import rate_files
 
+        _say_if_compiling(args.kind)
         try:
             return rate_files(args.file, sys.stdout, sys.stderr, args.format,
                               steps=args.steps, max_tier=args.max_tier,
@@ -302,6 +316,7 @@ def _run_generate(args: argparse.Namespace) -> int:
         raise UsageError("--format non writes one .non file a puzzle into the directory "
                          "given with --out DIR (and --out is only for --format non)")
     spec = _nonogram_spec(args) if args.kind == "nonogram" else _sudoku_spec(args)
+    _say_if_compiling(args.kind)
     try:
         status = generate(spec, args.count, sys.stdout, sys.stderr, seed=args.seed,
                           fmt=args.format, workers=args.workers, stats=args.stats,

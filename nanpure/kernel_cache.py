@@ -270,6 +270,14 @@ def module_dir(path: Path, root: Path, package: Path = PACKAGE) -> Path:
     return kernels
 
 
+def has_kernels(path: Path, package: Path = PACKAGE) -> bool:
+    """Whether numba's cache holds kernels of the source file ``path`` as it is now
+    (asked without making or marking anything): if not, its first use compiles them."""
+    kernels = (_root() / (_PREFIX + installation(package))
+               / f"{module_name(path, package)}-{module_hash(path, package)}")
+    return any(kernels.glob("*.nbi"))
+
+
 def _root(environ: MutableMapping[str, str] = os.environ) -> Path:
     """``NUMBA_CACHE_DIR`` when set, else :func:`cache_root`."""
     chosen = environ.get("NUMBA_CACHE_DIR", "")
