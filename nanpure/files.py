@@ -63,25 +63,21 @@ class StandardOutput:
     def __init__(self, stream: Any):
         self._stream = stream
 
-    def _failed(self, exc: OSError | ValueError | AttributeError) -> WriteError:
-        reason = exc if isinstance(exc, OSError) else "it is closed"
-        return WriteError("standard output", reason)
+    def _call(self, method: str, *args: Any) -> Any:
+        try:
+            return getattr(self._stream, method)(*args)
+        except BrokenPipeError:
+            raise
+        # ValueError: a closed file; AttributeError: no stream at all (None)
+        except (OSError, ValueError, AttributeError) as exc:
+            reason = exc if isinstance(exc, OSError) else "it is closed"
+            raise WriteError("standard output", reason) from exc
 
     def write(self, text: str) -> int:
-        try:
-            return self._stream.write(text)
-        except BrokenPipeError:
-            raise
-        except (OSError, ValueError, AttributeError) as exc:  # ValueError: closed file
-            raise self._failed(exc) from exc
+        return self._call("write", text)
 
     def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except BrokenPipeError:
-            raise
-        except (OSError, ValueError, AttributeError) as exc:
-            raise self._failed(exc) from exc
+        self._call("flush")
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

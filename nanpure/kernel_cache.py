@@ -238,7 +238,7 @@ def installation_dir(root: Path, package: Path = PACKAGE) -> Path:
     when it is new; marked used otherwise). Its ``origin`` file names the place, alone
     on its line, as older nanpure versions wrote it (they delete a directory whose origin
     is not a directory)."""
-    kernels = root / (_PREFIX + installation(package))
+    kernels = _installation_path(root, package)
     marker = kernels / _ORIGIN
     if marker.is_file():
         os.utime(kernels)  # marks it used, for pruning
@@ -260,22 +260,30 @@ def replace_text(path: Path, text: str) -> None:
 def module_dir(path: Path, root: Path, package: Path = PACKAGE) -> Path:
     """The directory under ``root`` for the kernels of source file ``path`` (made, and
     the module's older ones pruned, when it is new; marked used otherwise)."""
-    name = module_name(path, package)
-    kernels = installation_dir(root, package) / f"{name}-{module_hash(path, package)}"
+    kernels = installation_dir(root, package) / _module_dir_name(path, package)
     if kernels.is_dir():
         os.utime(kernels)  # marks it used, for pruning
     else:
         kernels.mkdir()
-        _prune_by_use(kernels.parent.glob(f"{name}-*"), kernels, KEEP)
+        _prune_by_use(kernels.parent.glob(f"{module_name(path, package)}-*"), kernels, KEEP)
     return kernels
 
 
 def has_kernels(path: Path, package: Path = PACKAGE) -> bool:
     """Whether numba's cache holds kernels of the source file ``path`` as it is now
     (asked without making or marking anything): if not, its first use compiles them."""
-    kernels = (_root() / (_PREFIX + installation(package))
-               / f"{module_name(path, package)}-{module_hash(path, package)}")
+    kernels = _installation_path(_root(), package) / _module_dir_name(path, package)
     return any(kernels.glob("*.nbi"))
+
+
+def _installation_path(root: Path, package: Path) -> Path:
+    """Where :func:`installation_dir` is, without making it."""
+    return root / (_PREFIX + installation(package))
+
+
+def _module_dir_name(path: Path, package: Path) -> str:
+    """The name of the directory :func:`module_dir` gives the kernels of ``path``."""
+    return f"{module_name(path, package)}-{module_hash(path, package)}"
 
 
 def _root(environ: MutableMapping[str, str] = os.environ) -> Path:
