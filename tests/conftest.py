@@ -180,3 +180,32 @@ def old_store(path, version: int) -> sqlite3.Connection:
     db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     db.execute(f"PRAGMA user_version = {version}")
     return db
+
+
+# --- example configs --------------------------------------------------------------------------
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def is_book_config(path: Path) -> bool:
+    """Whether an example config is a book's: ``book*.toml`` and ``*-book.toml`` are."""
+    return path.name.startswith("book") or path.stem.endswith("-book")
+
+
+def example_books() -> list[tuple[Path, object]]:
+    """Every example book config, loaded: ``(path, BookConfig)``. A ``cjk_font`` file this
+    machine lacks (an optional Debian font package) is left out, so the rest of the
+    config is still checked here; the font itself is the machine's, not the config's."""
+    import tomllib
+
+    from nanpure.pipeline.book_config import book_config_from_toml
+
+    books = []
+    for path in sorted(EXAMPLES.glob("*.toml")):
+        if is_book_config(path):
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            font = data.get("book", {}).get("cjk_font")
+            if font is not None and not Path(font).is_file():
+                del data["book"]["cjk_font"]
+            books.append((path, book_config_from_toml(data, str(path))))
+    return books

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from conftest import EXAMPLES, example_books, is_book_config
 
 from nanpure.pipeline.config import ConfigError, Section, load_toml, parse_toml
 
@@ -137,10 +137,7 @@ def test_issue_example_reads_as_written():
 def test_shipped_configs_are_valid():
     from nanpure.pipeline.config import default_run_config, load_run_config
 
-    root = Path(__file__).parents[1]
-    # book*.toml and *-book.toml are book configs
-    run_configs = [p for p in sorted((root / "examples").glob("*.toml"))
-                   if not (p.name.startswith("book") or p.stem.endswith("-book"))]
+    run_configs = [p for p in sorted(EXAMPLES.glob("*.toml")) if not is_book_config(p)]
     assert run_configs
     for path in run_configs:
         assert load_run_config(path).quotas
@@ -282,20 +279,17 @@ def test_example_books_take_runs_and_quotas_the_example_runs_make():
     from datetime import date
     from fnmatch import fnmatchcase
 
-    from nanpure.pipeline.book_config import load_book_config, run_globs
+    from nanpure.pipeline.book_config import run_globs
     from nanpure.pipeline.config import expand_name, load_run_config
 
-    examples = Path(__file__).parents[1] / "examples"
     runs = {}
-    for path in sorted(examples.glob("*.toml")):
-        if not (path.name.startswith("book") or path.stem.endswith("-book")):
+    for path in sorted(EXAMPLES.glob("*.toml")):
+        if not is_book_config(path):
             config = load_run_config(path)
             runs[expand_name(config.name, date(2026, 11, 24))] = {q.name for q in config.quotas}
-    books = [p for p in sorted(examples.glob("*.toml"))
-             if p.name.startswith("book") or p.stem.endswith("-book")]
+    books = example_books()
     assert books
-    for path in books:
-        book = load_book_config(path)
+    for path, book in books:
         for section in book.sections:
             globs = run_globs(section.run if section.run is not None else book.run)
             made = [name for name in runs

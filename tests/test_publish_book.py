@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLES, example_books
 from pypdf import PdfReader
 from test_book import make_store, write_config
 
@@ -193,13 +194,11 @@ def test_japanese_title_works_with_the_font_fontconfig_finds(tmp_path, store):
 
 
 def test_the_example_book_configs_are_valid():
-    root = Path(__file__).parents[1] / "examples"
-    books = [p for p in sorted(root.glob("*.toml"))
-             if p.name.startswith("book") or p.stem.endswith("-book")]
-    assert root / "publish-book.toml" in books
-    for path in books:
-        assert load_book_config(path).sections
-    publish = load_book_config(root / "publish-book.toml")
+    books = dict(example_books())
+    assert EXAMPLES / "publish-book.toml" in books
+    for book in books.values():
+        assert book.sections
+    publish = books[EXAMPLES / "publish-book.toml"]
     assert (publish.layout.page_size, publish.order, publish.layout.stars) == \
         ("8.5x11in", "score", True)
     assert publish.cover is not None and publish.layout.bleed
