@@ -309,12 +309,14 @@ def test_write_error_as_a_file_is_finished(small, tmp_path, monkeypatch, capsys)
 
 @pytest.fixture
 def small_disk(tmp_path):
-    """A 192 KiB tmpfs mounted at ``tmp_path / "disk"`` (skips where mounting is not
-    allowed); yields a function that resizes it."""
+    """A 320 KiB tmpfs mounted at ``tmp_path / "disk"`` (skips where mounting is not
+    allowed); yields a function that resizes it. The size passes the run's start-up
+    check (404 puzzles at 512 bytes, beside a new store's own pages) and fills while the
+    run stores them (about 700 bytes each)."""
     disk = tmp_path / "disk"
     disk.mkdir()
     mount = shutil.which("mount")
-    if mount is None or subprocess.run([mount, "-t", "tmpfs", "-o", "size=192k", "tmpfs",
+    if mount is None or subprocess.run([mount, "-t", "tmpfs", "-o", "size=320k", "tmpfs",
                                         str(disk)], capture_output=True).returncode != 0:
         pytest.skip("cannot mount a small tmpfs here (needs mount rights)")
 
