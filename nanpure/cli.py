@@ -552,6 +552,8 @@ def _run_run(args: argparse.Namespace) -> int:
                            seed=args.seed, log_format=args.log_format)
     except (ConfigError, StoreError, RunError, ExecutorError) as exc:
         raise UsageError(str(exc)) from exc
+    except BrokenPipeError:
+        raise
     except OSError as exc:
         if args.log is not None and exc.filename is not None and Path(exc.filename) in (
                 Path(args.log), *Path(args.log).parents):  # the log or its directory

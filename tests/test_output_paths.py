@@ -4,6 +4,9 @@ has to be), and names the option when an option gave the path."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -163,3 +166,20 @@ def test_a_run_with_a_full_standard_output_still_writes_its_report(tmp_path, mon
     assert capsys.readouterr().err.endswith(
         "nanpure: cannot write standard output: No space left on device\n")
     assert (tmp_path / "r.json").exists()
+
+
+def test_a_run_whose_reader_went_away_ends_quietly_and_writes_its_report(tmp_path):
+    """`nanpure run ... | head -1`: exit 141 with nothing on stderr, as other commands; the
+    report is written all the same (it said "nanpure: : Broken pipe", exit 2)."""
+    config = tmp_path / "r.toml"
+    config.write_text(f'[run]\nseed = 3\nstore = "{tmp_path / "s.db"}"\n'
+                      f'report = "{tmp_path / "r.json"}"\n'
+                      '[[quota]]\nname = "easy"\ntier = "easy"\ncount = 2\n')
+    proc = subprocess.Popen([sys.executable, "-m", "nanpure.cli", "run", str(config),
+                             "--workers", "1", "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader goes away before the summary is printed
+    assert proc.wait(timeout=120) == 141
+    assert proc.stderr.read() == b""
+    assert json.loads((tmp_path / "r.json").read_text())["exit_status"] == 0

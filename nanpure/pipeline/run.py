@@ -593,13 +593,14 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     with run_logging(log_file, log_format=log_format, fields={"run": config.name}) as queue:
         summary = execute(config, fresh=fresh, progress=progress, log_queue=queue)
     out = out or sys.stdout
-    unsaid: list[WriteError] = []  # standard output failing (a full disk under cron)
+    # standard output failing (a full disk under cron) or its reader gone (`| head`)
+    unsaid: list[WriteError | BrokenPipeError] = []
 
     def say(text: str) -> None:
         try:
             print(text, file=out)
-        except WriteError as exc:  # the report and plot are written all the same
-            unsaid[:1] = [exc]
+        except (WriteError, BrokenPipeError) as exc:  # the report and plot are written
+            unsaid[:1] = [exc]  # all the same
 
     say(summary.format())
     status = summary.exit_status
@@ -620,6 +621,8 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
             _unwritten("plot", outputs["plot"], exc)
             status = status or 2
     if unsaid:
+        if isinstance(unsaid[0], BrokenPipeError):
+            raise unsaid[0]  # the command ends quietly, as every command does then
         print(f"nanpure: {unsaid[0]}", file=sys.stderr)
         status = status or 2
     return status
