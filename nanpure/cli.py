@@ -522,11 +522,12 @@ def _max_seconds(text: str) -> float:
 
 
 def _run_name(text: str) -> str:
-    """``--name``, checked as the config's ``run.name`` is: not empty."""
+    """``--name``, checked as the config's ``run.name`` is: not empty, no control
+    characters."""
     from .pipeline.config import check_string
 
     try:
-        return check_string(text)
+        return check_string(text, name=True)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 

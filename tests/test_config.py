@@ -310,3 +310,26 @@ def test_a_missing_key_names_a_key_spelt_like_it():
         _run_config('[run]\nseed = 1\n[[quota]]\nnmae = "e"\ncount = 5\n', "r.toml")
     with pytest.raises(ConfigError, match=r"quota\[0\].name: missing; this key is required$"):
         _run_config('[run]\nseed = 1\n[[quota]]\ncount = 5\n', "r.toml")
+
+
+def test_names_with_control_characters_are_refused():
+    """A newline in a quota's or run's name broke the sdk export's `#` lines and the run
+    summary's table; such names are refused, in the config and in --name."""
+    with pytest.raises(ConfigError, match=r"bad.toml: quota\[0\].name: expected a name "
+                                          r"without control characters, got 'q\\nline2: y'"):
+        _run_config('[run]\nseed = 1\n[[quota]]\nname = "q\\nline2: y"\ncount = 1\n',
+                    "bad.toml")
+    with pytest.raises(ConfigError, match=r"run.name: expected a name without control"):
+        _run_config('[run]\nname = "a\\tb"\nseed = 1\n[[quota]]\nname = "q"\ncount = 1\n',
+                    "bad.toml")
+    assert _run_config('[run]\nname = "a,b \\"c\\" <d>&"\nseed = 1\n[[quota]]\n'
+                       'name = "ナンプレ 1"\ncount = 1\n', "ok.toml").quotas[0].name == "ナンプレ 1"
+
+
+def test_a_run_name_option_with_a_newline_is_refused(capsys):
+    from nanpure.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "examples/nightly.toml", "--name", "a\nb"])
+    assert exit_.value.code == 2
+    assert "--name: expected a name without control characters" in capsys.readouterr().err

@@ -23,6 +23,7 @@ import hashlib
 import json
 import re
 import tomllib
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
@@ -173,13 +174,15 @@ class Section:
             self._seen.append(key)
         return key in self.data
 
-    def str(self, key: str, default: Any = REQUIRED, *, nonempty: bool = True) -> Any:
-        """A string value."""
+    def str(self, key: str, default: Any = REQUIRED, *, nonempty: bool = True,
+            name: bool = False) -> Any:
+        """A string value (with ``name``, one that names something: see
+        :func:`check_string`)."""
         value = self._get(key, default)
         if value is default and key not in self.data:
             return value
         try:
-            return check_string(value, nonempty=nonempty)
+            return check_string(value, nonempty=nonempty, name=name)
         except ValueError as exc:
             raise self.error(key, str(exc)) from None
 
@@ -331,20 +334,28 @@ class Section:
                 raise self.error(key, f"unknown key; allowed keys: {', '.join(self._seen)}")
 
 
-def check_string(value: Any, *, nonempty: bool = True) -> str:
-    """``value`` if it is a string (with ``nonempty``, one that is not blank); otherwise a
-    ValueError saying what was expected. The check of a string key, shared with the
-    command-line options that replace one (``--name``).
+def check_string(value: Any, *, nonempty: bool = True, name: bool = False) -> str:
+    r"""``value`` if it is a string (with ``nonempty``, one that is not blank; with
+    ``name``, one without control characters such as a newline or a tab, as a run's or a
+    quota's name, which line-based exports and summaries print); otherwise a ValueError
+    saying what was expected. The check of a string key, shared with the command-line
+    options that replace one (``--name``).
 
     >>> check_string("  ")
     Traceback (most recent call last):
     ...
     ValueError: expected a non-empty string
+    >>> check_string("easy\nhard", name=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: expected a name without control characters, got 'easy\nhard'
     """
     if not isinstance(value, str):
         raise ValueError(f"expected a string, got {_type_name(value)} {_show(value)}")
     if nonempty and not value.strip():
         raise ValueError("expected a non-empty string")
+    if name and any(unicodedata.category(c) == "Cc" for c in value):
+        raise ValueError(f"expected a name without control characters, got {value!r}")
     return value
 
 
@@ -661,7 +672,7 @@ def run_config_from_toml(data: dict[str, Any], source: str, default_name: str = 
         top.has(key)
     top.finish()
     run = top.table("run")
-    written = run.str("name", default_name)
+    written = run.str("name", default_name, name=True)
     template = written if name is None else name
     name_key = "run.name" if name is None else "--name"
     if day is not None and not has_date(template):
@@ -722,7 +733,7 @@ KIND_KEYS = {"sudoku": ("blanks", "dig", "score", "require", "exclude", "hardest
 
 
 def _quota(s: Section) -> Quota | NonogramQuota:
-    name = s.str("name")
+    name = s.str("name", name=True)
     count = s.int("count", None, minimum=1)
     kind = s.choice("kind", KINDS, "sudoku")
     for key in s.data:
