@@ -653,6 +653,9 @@ def _run_stats(args: argparse.Namespace) -> int:
     from .pipeline.reports import stats_command
     from .pipeline.store import StoreError
 
+    if args.inventory and args.plot is not None:
+        raise UsageError("--plot draws the statistics, not the inventory: leave out "
+                         "--inventory to draw them, or --plot to list the inventory")
     try:
         return stats_command(args.store, args.run, args.json, inventory=args.inventory,
                              plot=args.plot)

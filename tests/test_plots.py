@@ -81,6 +81,15 @@ def test_stats_plot_cli(store, tmp_path, capsys):
     assert "--plot: a plot is written as .pdf or .png" in capsys.readouterr().err
 
 
+def test_stats_inventory_refuses_a_plot(store, tmp_path, capsys):
+    """It wrote nothing and said nothing (exit 0), the plot being of the statistics."""
+    out = tmp_path / "inv.png"
+    assert main(["stats", "--store", str(store), "--inventory", "--plot", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--plot draws the statistics, not the inventory" in err
+    assert not out.exists()
+
+
 def test_run_config_plot_key():
     text = """
 [run]
