@@ -417,7 +417,8 @@ def _add_book(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("config", nargs="?", help="book config file (default: the packaged "
                    "default book, nanpure/data/default-book.toml)")
-    p.add_argument("--out", help="write the PDF here instead of the config's book.out")
+    p.add_argument("--out", metavar="FILE.pdf",
+                   help="write the PDF here instead of the config's book.out")
     p.add_argument("--no-record", action="store_true",
                    help="do not record the book's puzzles in the store (a proof copy)")
     p.set_defaults(func=_run_book)
@@ -429,6 +430,9 @@ def _run_book(args: argparse.Namespace) -> int:
     from .pipeline.publish import PublishError, publish_book, summary
     from .pipeline.store import StoreError
 
+    if args.out is not None and not args.out.lower().endswith(".pdf"):
+        # as book.out is checked: the manifest and cover are named after it
+        raise UsageError(f"--out: expected a file name ending in .pdf, got {args.out!r}")
     try:
         config = load_book_config(args.config) if args.config else default_book_config()
         book = publish_book(config, out=args.out, record=not args.no_record)

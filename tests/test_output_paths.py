@@ -64,6 +64,12 @@ def test_book_out_under_a_file(tmp_path, a_file, qqwing_rows, capsys):
                                     "file or directory\n")
 
 
+def test_book_out_option_must_name_a_pdf(capsys):
+    """As book.out is checked; `--out /tmp/x` wrote a PDF named x and x.manifest.json."""
+    assert main(["book", "--out", "/tmp/x", "--no-record"]) == 2
+    assert one_line(capsys) == "nanpure: --out: expected a file name ending in .pdf, got '/tmp/x'\n"
+
+
 def test_stats_plot_where_it_cannot_be_written(store, a_file, capsys):  # noqa: F811
     assert main(["stats", "--store", str(store), "--plot", str(a_file / "p.png")]) == 2
     assert one_line(capsys) == (f"nanpure: cannot write {a_file}/p.png: {a_file} is not a "
