@@ -220,6 +220,20 @@ def test_the_stall_warning_suggests_a_time_budget_to_a_run_without_one(caplog):
         "to bound the run"]
 
 
+def test_the_stall_warning_of_a_nonogram_quota_names_nonogram_keys(caplog):
+    """Nonogram quotas take no blanks key, which the warning told them to widen."""
+    from nanpure.pipeline.quotas import QuotaState
+
+    never = QuotaState(0, "tiny", 5, judged=quotas.STALL_TASKS,
+                       tasks_done=quotas.STALL_TASKS, kind="nonogram")
+    watch = run._Watch("rare", [never], time.monotonic(), bounded=True)
+    with caplog.at_level("WARNING"):
+        watch()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"quota tiny has accepted none of {quotas.STALL_TASKS} tasks in 0 s: its puzzles may "
+        "be too rare to find; change its tier, size or density"]
+
+
 def test_cli_bad_config_is_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('[run]\nseed = 1\n[[quota]]\nname = "x"\ncount = 5\nblanks = [50, 90]\n')

@@ -509,6 +509,11 @@ class _Bars:
         self.bars.clear()
 
 
+#: What the stall warning suggests, per puzzle kind: the keys that make its puzzles rare.
+_WIDEN = {"sudoku": "widen its blanks or change its tier",
+          "nonogram": "change its tier, size or density"}
+
+
 @dataclass
 class _Watch:
     """Called by the task loop: moves the progress bars to the stored puzzles, prints a
@@ -538,8 +543,8 @@ class _Watch:
                     and (s.stalled or busy >= STALL_SECONDS)):
                 self.warned.add(s.index)
                 log.warning("quota %s has accepted none of %d tasks in %.0f s: its puzzles "
-                            "may be too rare to find; widen its blanks or change its tier%s",
-                            s.name, s.judged, busy, "" if self.bounded else
+                            "may be too rare to find; %s%s", s.name, s.judged, busy,
+                            _WIDEN.get(s.kind, "change its tier"), "" if self.bounded else
                             ", or set [run] max_seconds to bound the run")
         if self.lines and now - self.last_line >= PROGRESS_SECONDS:
             self.last_line = now
