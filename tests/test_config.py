@@ -197,6 +197,8 @@ def _quota_error(lines, run="seed = 1"):
          "quota[0].require: only sudoku quotas take this key"),
         (["se = [7.2, 6.6]"], "quota[0].se: expected [lo, hi], two numbers from 1 to 12 with"),
         (["se = \"hard\""], "quota[0].se: expected [lo, hi]"),
+        (["tier = \"easy\"", "se = [9, 10]"],
+         "quota[0]: impossible quota 'q': an easy puzzle has an SE rating (ER) of at most 2.3"),
     ],
 )
 def test_bad_quotas_name_the_key(lines, expected):

@@ -112,6 +112,12 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(capsys):
         (["--count", "0"], "--count"),
         (["--tier", "easy", "--score", "900-1000"], "an easy puzzle scores at most 800"),
         (["--max-tier", "hard", "--score", "9000-9100"], ": a hard puzzle scores at most"),
+        (["--tier", "easy", "--se", "9-10"],
+         "an easy puzzle has an SE rating (ER) of at most 2.3, below the requested minimum 9"),
+        (["--max-tier", "medium", "--se", "4.5-6"], "a medium puzzle has an SE rating (ER) of "
+                                                     "at most 4"),
+        (["--tier", "easy", "--exclude", "Naked Single,Hidden Single,Full House"],
+         "exclude: every technique of a puzzle of at most easy is excluded"),
         (["--format", "non"], "--format non needs --kind nonogram"),
         (["--format", "non", "--out", "pics"], "--format non needs --kind nonogram"),
         (["--seed", "-4"], "--seed"),

@@ -48,7 +48,7 @@ from .board import format_line
 from .dig import dig_orbits, random_order, solvable_by_singles
 from .ladder import LADDER, SCORE_LIMITS, TECHNIQUE_OF, Rating, counted_names, rate
 from .rng import new_state, random_below
-from .se_rating import SERating, se_rate
+from .se_rating import ER_LIMITS, SERating, se_rate
 from .solver import random_solution_kernel
 from .symmetry import MIN_GIVENS, SYMMETRIES, blank_counts, orbit_table
 from .tiers import TIERS
@@ -140,14 +140,18 @@ def _check_spec(spec: Spec) -> None:
             raise SpecError(f"score range {s_lo}-{s_hi} is empty or negative")
         rank = TIERS.index(spec.max_tier)
         if rank < len(SCORE_LIMITS) and s_lo > SCORE_LIMITS[rank]:
-            article = "an" if spec.max_tier[0] in "aeiou" else "a"  # an easy, a hard
-            raise SpecError(f"{article} {spec.max_tier} puzzle scores at most "
+            raise SpecError(f"{_article(spec.max_tier)} {spec.max_tier} puzzle scores at most "
                             f"{SCORE_LIMITS[rank]}, below the requested minimum score {s_lo}")
     if spec.se is not None:
         se_lo, se_hi = spec.se
         if not 1.0 <= se_lo <= se_hi <= SE_MAX:
             raise SpecError(f"SE rating range {se_lo:g}-{se_hi:g} is empty or outside "
                             f"1.0-{SE_MAX:g}")
+        limit = ER_LIMITS.get(spec.max_tier)
+        if limit is not None and se_lo > limit:
+            raise SpecError(f"{_article(spec.max_tier)} {spec.max_tier} puzzle has an SE "
+                            f"rating (ER) of at most {limit:g}, below the requested "
+                            f"minimum {se_lo:g}")
     _check_techniques(spec)
 
 
@@ -177,6 +181,10 @@ of at most medium never uses it
                             f"{tech.tier} technique; a puzzle of at most {spec.max_tier} "
                             "never uses it")
     excluded = set().union(*(counted_names(n) for n in spec.exclude))
+    usable = [t for t in LADDER if t.rank <= top]
+    if spec.exclude and set().union(*(counted_names(t.name) for t in usable)) <= excluded:
+        raise SpecError(f"exclude: every technique of a puzzle of at most {spec.max_tier} "
+                        f"is excluded ({', '.join(t.name for t in usable)})")
     for key, name in wanted:
         if key != "exclude" and counted_names(name) <= excluded:
             raise SpecError(f"{key}: {name} is also excluded")
@@ -187,6 +195,11 @@ of at most medium never uses it
             if (tech.rank, tech.score) > (top_tech.rank, top_tech.score):
                 raise SpecError(f"require: {name} is harder than {spec.hardest}, the "
                                 "requested hardest technique")
+
+
+def _article(tier: str) -> str:
+    """The article before a tier's name: an easy, a hard."""
+    return "an" if tier[0] in "aeiou" else "a"
 
 
 def _range(lo: int, hi: int) -> str:

@@ -61,6 +61,7 @@ from .techniques.step import (
     apply_step,
     place,
 )
+from .tiers import TIERS
 
 #: SE ratings in tenths of the ladder's techniques above the singles, by code (one per
 #: variant where the variants differ). A chain's rating is its base plus the length
@@ -135,6 +136,32 @@ class SERating:
 #: which is placed), naked singles.
 BOX_SINGLE, LINE_SINGLE, DIRECT_POINTING, DIRECT_CLAIMING = 12, 15, 17, 19
 DIRECT_HIDDEN_PAIR, NAKED_SINGLE, DIRECT_HIDDEN_TRIPLE = 20, 23, 25
+
+
+def _er_limits() -> dict[str, float]:
+    """The highest ER of a puzzle of at most each tier, for the tiers whose techniques SE
+    rates at fixed values (a tier with chains, rated by their length, and those above it
+    have none): a puzzle the ladder solves within a tier has, in every position of SE's
+    path, a step of that tier's techniques (their deductions only grow as candidates go),
+    and SE takes the lowest rated step; a single is at most a naked single.
+
+    >>> _er_limits()
+    {'easy': 2.3, 'medium': 4.0}
+    """
+    limits: dict[str, float] = {}
+    highest = NAKED_SINGLE
+    for tier in TIERS:
+        codes = [t.code for t in LADDER[3:] if t.tier == tier]
+        if any(code in CHAINED or code == "brute" for code in codes):
+            break
+        highest = max([highest, *(r for code in codes for r in SE_BASE[code])])
+        limits[tier] = highest / 10
+    return limits
+
+
+#: The highest ER a puzzle of at most a tier can have, where there is one (see
+#: :func:`_er_limits`): a request above it can never be met.
+ER_LIMITS = _er_limits()
 
 
 @njit(cache=True)
