@@ -704,8 +704,9 @@ def _add_nonogram(sub: argparse._SubParsersAction) -> None:
     q = tools.add_parser(
         "from-image",
         help="threshold and scale an image to a nonogram and check it",
-        description="Scale an image to WxH cells (averaging the pixels each cell covers), "
-        "fill the cells darker than the threshold, and check the clues: print the picture "
+        description="Scale an image to WxH cells (averaging the pixels each cell covers; "
+        "transparent pixels count as white), fill the cells darker than the threshold, "
+        "and check the clues: print the picture "
         "('#' filled, '.' empty, '?' a cell logic leaves undetermined), whether the clues "
         "have one solution, and the tier the nonogram ladder needs; when logic cannot "
         "finish, name the undetermined cells, the places to edit. Exit status 0: unique and "

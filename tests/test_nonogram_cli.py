@@ -270,6 +270,14 @@ def test_from_image(tmp_path):
     assert inverted.returncode == 1
     goals = [parse_non((tmp_path / f"{n}.non").read_text()).goal for n in "ab"]
     assert goals[0] == "1010010110100101" and goals[1] == "0101101001011010"
+    # a logo on a transparent background: the background is empty, not black
+    logo = Image.new("RGBA", (100, 100), (0, 0, 0, 0))
+    ImageDraw.Draw(logo).rectangle((30, 30, 69, 69), fill=(0, 0, 0, 255))
+    logo.save(tmp_path / "logo.png")
+    square = nanpure("nonogram", "from-image", str(tmp_path / "logo.png"), "--size", "10")
+    assert square.returncode == 0, square.stdout + square.stderr
+    assert "16 of 100 cells filled" in square.stdout
+    assert square.stdout.startswith("..........\n" * 3 + "...####...\n")
     bad = tmp_path / "not.png"
     bad.write_text("text")
     broken = nanpure("nonogram", "from-image", str(bad), "--size", "5x5")

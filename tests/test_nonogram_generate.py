@@ -104,6 +104,46 @@ def test_picture_with_undetermined_cells():
     assert inverted.puzzle.goal.count("1") == 14
 
 
+def _square_on_transparency(mode: str) -> Image.Image:
+    """A 100x100 image: a transparent background (black under the alpha, as many logos
+    are stored) with an opaque black 40x40 square in its middle, in ``mode``."""
+    if mode in ("RGBA", "LA"):
+        image = Image.new(mode, (100, 100), (0,) * len(mode))
+        ImageDraw.Draw(image).rectangle((30, 30, 69, 69), fill=(0,) * (len(mode) - 1) + (255,))
+        return image
+    # a palette (or grey) image with its background colour marked transparent
+    image = Image.new(mode, (100, 100), 0)
+    if mode == "P":
+        image.putpalette([0, 0, 0] * 2)
+    ImageDraw.Draw(image).rectangle((30, 30, 69, 69), fill=1)
+    image.info["transparency"] = 0
+    return image
+
+
+@pytest.mark.parametrize("mode", ["RGBA", "LA", "P", "L"])
+def test_transparent_pixels_are_empty(tmp_path, mode):
+    path = tmp_path / f"logo-{mode}.png"
+    _square_on_transparency(mode).save(path)
+    with Image.open(path) as image:
+        image.load()
+        assert image.has_transparency_data
+        result = picture_to_puzzle(image, 10, 10)
+    goal = result.puzzle.goal
+    # the square covers cells 3-6 of rows 3-6; the transparent rest is empty
+    assert goal.count("1") == 16, goal
+    assert all(goal[r * 10 + c] == "1" for r in range(3, 7) for c in range(3, 7))
+    assert result.unique and result.tier is not None
+    # --invert fills the light cells, the transparent background among them
+    assert picture_to_puzzle(image, 10, 10, invert=True).puzzle.goal.count("1") == 84
+
+
+def test_half_transparent_pixels_are_blended_with_white():
+    image = Image.new("RGBA", (10, 10), (0, 0, 0, 100))  # black at 100/255: light grey
+    assert picture_to_puzzle(image, 10, 10).puzzle.goal.count("1") == 0
+    image.putalpha(200)  # mostly black: dark grey
+    assert picture_to_puzzle(image, 10, 10).puzzle.goal.count("1") == 100
+
+
 def test_made_pictures_are_pictures_not_specks():
     # filled between a fifth and four fifths, at most a fifth of the lines empty
     from nanpure.generator.nonogram.generate import MAX_EMPTY_LINES, MAX_FILL, MIN_FILL

@@ -1,6 +1,7 @@
 """From an image to a nonogram: scale, threshold, and say whether the clues work.
 
-The image (a Pillow ``Image``; the caller opens the file) is turned to grey, scaled to
+The image (a Pillow ``Image``; the caller opens the file) is laid on white, so transparent
+pixels count as white (a logo on a transparent background), turned to grey, scaled to
 ``width x height`` by averaging the pixels each cell covers, and every cell darker than
 ``threshold`` (0-255) is filled (``invert`` fills the light ones instead). The result
 tells whether the clues have one solution, the tier the ladder needs, and, when logic
@@ -44,10 +45,26 @@ class PictureResult:
         return self.rating.undetermined
 
 
+def on_white(image: Image.Image) -> Image.Image:
+    """The image in grey (mode ``L``), composited onto white when it has transparency
+    (an alpha channel, or a palette or colour marked transparent)."""
+    if not image.has_transparency_data:
+        return image.convert("L")
+    # without this, converting to grey drops the alpha and a transparent pixel keeps
+    # its colour, usually black: a logo's background would fill every cell
+    if image.mode not in ("RGBA", "RGBa", "LA", "La", "PA", "P", "L", "RGB", "1"):
+        image = image.convert("RGB")  # e.g. 16-bit grey: its marked colour is lost, rarely set
+    layer = image.convert("RGBA")
+    white = Image.new("RGBA", layer.size, (255, 255, 255, 255))
+    white.alpha_composite(layer)
+    return white.convert("L")
+
+
 def threshold_image(image: Image.Image, width: int, height: int, threshold: int = 128,
                     invert: bool = False) -> str:
-    """The image scaled to ``width x height`` cells as a row-major ``0``/``1`` picture."""
-    grey = image.convert("L").resize((width, height), Image.Resampling.BOX)
+    """The image scaled to ``width x height`` cells as a row-major ``0``/``1`` picture,
+    transparent pixels counting as white."""
+    grey = on_white(image).resize((width, height), Image.Resampling.BOX)
     levels = grey.tobytes()
     return "".join("1" if (v < threshold) != invert else "0" for v in levels)
 
