@@ -129,3 +129,52 @@ count = 2
     assert main(["run", str(config), "--log", str(logs / "run.log")]) == 0
     assert Image.open(logs / "small.png").format == "PNG"
     assert f"wrote {logs / 'small.png'}" in capsys.readouterr().err
+
+
+def axis_labels(chart) -> list[tuple[float, float, str]]:
+    """The category axis labels a bar chart draws, as (left, right, text), left to right:
+    every string it draws but the value axis's."""
+    from reportlab.graphics.charts.axes import YValueAxis
+    from reportlab.graphics.shapes import Group as ShapeGroup
+    from reportlab.graphics.shapes import String, mmult, transformPoint
+    from reportlab.graphics.widgetbase import Widget
+
+    found = []
+
+    def walk(shape, matrix) -> None:
+        if isinstance(shape, YValueAxis):
+            return
+        if isinstance(shape, Widget):  # the axis and its labels draw their own shapes
+            walk(shape.draw(), matrix)
+        elif isinstance(shape, ShapeGroup):  # each label is placed by its group's transform
+            for child in shape.contents:
+                walk(child, mmult(matrix, shape.transform))
+        elif isinstance(shape, String) and shape.text.strip():
+            x0, y0, x1, _ = shape.getBounds()
+            (left, _), (right, _) = (transformPoint(matrix, (x0, y0)),
+                                     transformPoint(matrix, (x1, y0)))
+            found.append((left, right, shape.text))
+
+    walk(chart.draw(), (1, 0, 0, 1, 0, 0))
+    return sorted(found)
+
+
+SPANS = [(0, 400), (300, 1299), (1000, 1999), (1000, 2450), (950, 4000), (2000, 9999),
+         (100, 14000), (5000, 60000), (10000, 99999), (123456, 987654)]
+
+
+@pytest.mark.parametrize("lo, hi", SPANS)
+def test_score_axis_labels_never_touch(lo, hi):
+    from nanpure.output.plots import LABEL_GAP, LABEL_SIZE
+
+    step = max(1, (hi - lo) // 97)
+    scores = {"easy": list(range(lo, (lo + hi) // 2, step)),
+              "hard": list(range((lo + hi) // 2, hi + 1, step))}
+    rows = [{"tier": t, "blanks": 50, "score": s, "techniques": ""}
+            for t, values in scores.items() for s in values]
+    [(title, group)] = [c for c in charts(summarize(rows), scores, load_fonts())
+                        if c[0] == "Scores by tier"]
+    labels = axis_labels(group.contents[0])
+    assert len(labels) >= 3, labels
+    for (_, right, a), (left, _, b) in zip(labels, labels[1:], strict=False):
+        assert left - right >= LABEL_GAP * LABEL_SIZE - 1e-6, (a, b)

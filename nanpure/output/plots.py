@@ -28,6 +28,7 @@ from reportlab.graphics.charts.barcharts import HorizontalBarChart, VerticalBarC
 from reportlab.graphics.charts.legends import Legend
 from reportlab.graphics.shapes import Drawing, Group, String
 from reportlab.lib.colors import Color
+from reportlab.pdfbase import pdfmetrics
 
 from ..files import atomic_path, writing
 from ..generator.tiers import tier_rank
@@ -42,6 +43,8 @@ HISTOGRAM_HEIGHT = 170.0
 BAR_HEIGHT = 13.0
 TITLE_SIZE = 12.0
 LABEL_SIZE = 7.5
+#: Paper kept between neighbouring axis labels, as a fraction of their size.
+LABEL_GAP = 0.5
 #: Room kept left of a bar chart for its labels (technique and quota names).
 NAME_WIDTH = 190.0
 #: Histogram bins of scores: the smallest of these widths that gives at most MAX_BINS bins.
@@ -148,6 +151,43 @@ def count_step(top: int) -> int:
     return step
 
 
+def label_step(categories: list[str], length: float, font: str, size: float) -> int:
+    """Label every this many categories of an axis ``length`` points long: the smallest of
+    1, 2, 5, 10, 20, 50, ... whose labels, centred on their categories, keep
+    :data:`LABEL_GAP` of the size between them.
+
+    >>> label_step([str(n) for n in range(1000, 2000, 50)], 382, "Helvetica", 7.5)
+    2
+    """
+    pitch = length / max(len(categories), 1)
+    widest = max((pdfmetrics.stringWidth(c, font, size) for c in categories), default=0.0)
+    step = 1
+    while step * pitch < widest + LABEL_GAP * size and step < len(categories):
+        step = step * 5 // 2 if str(step)[0] == "2" else step * 2
+    return step
+
+
+def shown_labels(categories: list[str], step: int) -> list[str]:
+    """Every ``step``-th label, the others blank: on an evenly spaced numeric axis the
+    round ones (multiples of ``step`` bins, e.g. 1000, 1100 rather than 1050, 1150),
+    otherwise every ``step``-th from the first.
+
+    >>> shown_labels(["1050", "1100", "1150", "1200"], 2)
+    ['', '1100', '', '1200']
+    """
+    if step == 1:
+        return list(categories)
+    try:
+        values = [int(c) for c in categories]
+    except ValueError:
+        values = []
+    bin_width = values[1] - values[0] if len(values) > 1 else 0
+    if bin_width > 0 and all(v % bin_width == 0 for v in values):
+        return [c if v // bin_width % step == 0 else "" for c, v in zip(categories, values,
+                                                                      strict=True)]
+    return [c if k % step == 0 else "" for k, c in enumerate(categories)]
+
+
 def _histogram(fonts: Fonts, categories: list[str], series: dict[str, list[int]],
                axis: str) -> Group:
     """Stacked bars, one colour per tier, with a legend and the axis named below."""
@@ -159,10 +199,9 @@ def _histogram(fonts: Fonts, categories: list[str], series: dict[str, list[int]]
     chart.categoryAxis.style = "stacked"
     chart.categoryAxis.labels.fontName = fonts.regular
     chart.categoryAxis.labels.fontSize = LABEL_SIZE
-    # every label would crowd a long axis: about twenty of them
-    step = max(1, -(-len(categories) // 20))
-    chart.categoryAxis.categoryNames = [c if k % step == 0 else ""
-                                        for k, c in enumerate(categories)]
+    # every label would crowd a long axis: as many as fit side by side with a gap
+    step = label_step(categories, chart.width, fonts.regular, LABEL_SIZE)
+    chart.categoryAxis.categoryNames = shown_labels(categories, step)
     chart.valueAxis.labels.fontName = fonts.regular
     chart.valueAxis.labels.fontSize = LABEL_SIZE
     chart.valueAxis.valueMin = 0
