@@ -594,7 +594,9 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
                    help="output file (a directory for hf and non); '-' or nothing writes "
                    "standard output")
     p.add_argument("--license", metavar="ID",
-                   help=f"licence the hf dataset card declares (default: {HF_LICENSE})")
+                   help="licence the hf dataset card declares, an identifier as the Hugging "
+                   "Face Hub's (mit, apache-2.0, cc-by-4.0, other: letters, digits, '.', '-' "
+                   f"and '+'; default: {HF_LICENSE})")
     p.add_argument("--steps", action="store_true",
                    help="add a steps column: each puzzle's solution path as the rater finds "
                    "it (csv: steps separated by '; ', jsonl: a list; as rate --steps)")

@@ -163,6 +163,26 @@ def test_hf_export_splits_by_class_and_its_card_counts_match(store, tmp_path, ca
     assert files == {"train": "data/train.parquet", "test": "data/test.parquet"}
 
 
+@pytest.mark.parametrize("license", ["my: weird license", "", "cc by", "mit\nx", "a#b"])
+def test_hf_license_must_be_an_identifier(store, tmp_path, capsys, license):
+    """The licence goes unquoted into the card's YAML header: anything but an identifier
+    (letters, digits, '.', '-', '+') is refused, an empty one too, and nothing written."""
+    out = tmp_path / "hf"
+    assert main(["export", "--store", str(store), "--format", "hf", "--out", str(out),
+                 "--license", license]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("nanpure: --license ") and len(err.splitlines()) == 1
+    assert "not a licence identifier" in err and not out.exists()
+
+
+@pytest.mark.parametrize("license", ["mit", "apache-2.0", "CC-BY-SA-4.0", "gpl-3.0+", "other"])
+def test_hf_license_identifiers_are_declared(store, tmp_path, capsys, license):
+    out = tmp_path / "hf"
+    assert main(["export", "--store", str(store), "--format", "hf", "--out", str(out),
+                 "--license", license]) == 0
+    assert read_dataset_card(out / "README.md")["license"] == license
+
+
 def test_hf_needs_a_directory(store, capsys):
     assert main(["export", "--store", str(store), "--format", "hf"]) == 2
     assert "give it with --out DIR" in capsys.readouterr().err

@@ -8,6 +8,7 @@ formats and tables.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from datetime import datetime
@@ -77,14 +78,24 @@ _ONLY_FOR = {"--answers": ("the pictures", IMAGE_FORMATS), "--dpi": ("PNG pictur
              "--license": ("the hf dataset card", ("hf",))}
 
 
+#: A licence identifier as the Hugging Face Hub writes them (``cc0-1.0``, ``mit``,
+#: ``apache-2.0``, ``other``): it goes unquoted into the card's YAML header.
+_LICENSE_ID = re.compile(r"[A-Za-z0-9.+-]+")
+
+
 def check_options(fmt: str, kind: str, *, license: str | None, steps: bool, answers: bool,
                   dpi: float | None, se: bool) -> None:
     """Refuse an option given with a format (of ``kind``) that does not take it, in one
-    line naming the formats it is for; then a format that is not ``kind``'s."""
+    line naming the formats it is for; a ``license`` that is not a licence identifier;
+    then a format that is not ``kind``'s."""
     given = {"--answers": answers, "--dpi": dpi is not None, "--license": license is not None}
     for option, (what, formats) in _ONLY_FOR.items():
         if given[option] and fmt not in formats:
             raise ExportError(f"{option} is for {what}, --format {' or '.join(formats)}")
+    if license is not None and not _LICENSE_ID.fullmatch(license):
+        raise ExportError(f"--license {license!r} is not a licence identifier: give one of "
+                          "letters, digits, '.', '-' and '+', as the Hugging Face Hub's "
+                          "cc0-1.0, mit, apache-2.0, cc-by-4.0 or other")
     check_steps(fmt, True if steps else None)
     if se and (kind != "sudoku" or fmt not in FORMATS[:3]):
         raise ExportError(f"--se adds Sudoku Explainer's ratings to Sudoku exports in "
@@ -121,7 +132,8 @@ def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, ou
             raise ExportError("hf writes a directory; give it with --out DIR")
         chosen = list(records)
         forms = canonical_forms([r.kind for r in chosen], [r.puzzle for r in chosen])
-        splits = write_hf(chosen, forms, out, license=license or HF_LICENSE)
+        splits = write_hf(chosen, forms, out,
+                          license=HF_LICENSE if license is None else license)
         print(f"wrote {sum(splits.values())} puzzles to {out} "
               f"(train {splits['train']}, test {splits['test']})", file=sys.stderr)
         return 0
