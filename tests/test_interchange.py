@@ -183,6 +183,39 @@ def test_hf_license_identifiers_are_declared(store, tmp_path, capsys, license):
     assert read_dataset_card(out / "README.md")["license"] == license
 
 
+def _card_prose(out) -> str:
+    text = (out / "README.md").read_text()
+    return text[text.index("\n---\n", 4):]
+
+
+def test_hf_card_says_the_symmetries_of_the_puzzles_written(tmp_path, made, capsys):
+    """The card's prose names the symmetries the exported puzzles have, says none when
+    they have none, names the CSV copies and describes every column."""
+    wanted = {"none": ["none"], "rot180": ["rot180"], "mixed": ["none", "mirror", "rot180"]}
+    for name, symmetries in wanted.items():
+        path = tmp_path / f"{name}.db"
+        with Store(path) as s:
+            run = s.begin_run("nightly", 1, "{}")
+            for k, r in enumerate(made[:6]):
+                s.add_puzzle(run.id, r.tier, k, r._replace(
+                    symmetry=symmetries[k % len(symmetries)]))
+        out = tmp_path / name
+        assert main(["export", "--store", str(path), "--format", "hf", "--out",
+                     str(out)]) == 0
+        prose = _card_prose(out)
+        if name == "none":
+            assert "givens in no symmetric pattern" in prose and "`rot180`" not in prose
+        elif name == "rot180":
+            assert "givens in a pattern of symmetry `rot180` and rated" in prose
+        else:
+            assert ("givens in a pattern of symmetry `rot180` or `mirror`, or in no "
+                    "symmetric pattern and rated") in prose
+        assert "`data/train.csv` and `data/test.csv`" in prose
+        for column in read_dataset_card(out / "README.md")["dataset_info"]["features"]:
+            assert f"`{column['name']}`" in prose
+    capsys.readouterr()
+
+
 def test_hf_needs_a_directory(store, capsys):
     assert main(["export", "--store", str(store), "--format", "hf"]) == 2
     assert "give it with --out DIR" in capsys.readouterr().err
