@@ -563,10 +563,12 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export",
         help="write stored puzzles as CSV, JSON lines, Parquet, lines or interchange formats",
-        description="Write the puzzles of a store (all, or one run's) for other programs. "
-        "csv and jsonl carry id, puzzle, solution, tier, score, hardest, techniques, "
-        "symmetry, blanks, run, quota, seed and created_at; lines is one 81-character "
-        "puzzle per line ('.' for a blank); parquet needs pyarrow (nanpure[parquet]). "
+        description="Write the puzzles of a store (all, or one run's) for other programs, "
+        "ordered by run (as first stored), then quota name (as text, not the config's "
+        "order), then task. csv and jsonl carry id, puzzle, solution, tier, score, "
+        "hardest, techniques, symmetry, blanks, run, quota, seed and created_at; lines is "
+        "one 81-character puzzle per line ('.' for a blank); parquet needs pyarrow "
+        "(nanpure[parquet]). "
         "An export holds one puzzle kind: nonograms carry id, kind, width, height, rows, "
         "columns (the clues as JSON arrays), solution (row-major 0/1), tier, score, hardest, "
         "techniques, symmetry, run, quota, seed and created_at; lines is their one-line "

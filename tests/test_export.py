@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import json
+from pathlib import Path
 
 import pytest
 
@@ -136,6 +137,34 @@ def test_an_option_the_format_does_not_take_is_refused(store, tmp_path, capsys, 
         assert err.startswith(f"nanpure: {option[0]} ") and len(err.splitlines()) == 1
         assert all(f in err for f in formats)
         assert not out.exists()
+
+
+def test_export_order_is_run_then_quota_name_then_task(tmp_path, capsys):
+    """Runs in the order they were first stored, quotas by name as text (byte order, not
+    the order they were stored or configured), then tasks; the README says exactly so."""
+    path = tmp_path / "order.db"
+    with Store(path) as s:
+        later = s.begin_run("b-later", 1, "{}")
+        first = s.begin_run("a-first", 1, "{}")
+        for run, puzzle in ((later, PUZZLE), (first, OTHER)):
+            for k, (quota, task) in enumerate((("medium", 0), ("easy", 1), ("hard", 2),
+                                               ("Zed", 3), ("easy", 0))):
+                # relabelled digits: each puzzle text is new to the store
+                relabel = str.maketrans("123456789", "".join(
+                    str((d + k) % 9 + 1) for d in range(9)))
+                s.add_puzzle(run.id, quota, task, PuzzleRecord(
+                    puzzle=puzzle.translate(relabel), solution=SOLUTION.translate(relabel),
+                    tier="easy", score=1, hardest="", techniques="", symmetry="none",
+                    blanks=puzzle.count("."), seed=task))
+    assert main(["export", "--store", str(path), "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    order = [("Zed", 3), ("easy", 0), ("easy", 1), ("hard", 2), ("medium", 0)]
+    assert [(r["run"], r["quota"], r["seed"]) for r in rows] == (
+        [("b-later", q, t) for q, t in order] + [("a-first", q, t) for q, t in order])
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    assert ("ordered by run (in the order the runs were first stored), then by quota name "
+            "compared as text, byte by byte (not the config's order: a default run exports "
+            "its quotas easy, hard, medium), then by task.") in readme
 
 
 def test_cli_stats(store, capsys):
