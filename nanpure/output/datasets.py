@@ -456,6 +456,10 @@ INTERCHANGE_FORMATS = ("kaggle", "sdm", "sdk", "opensudoku")
 EXPORT_FORMATS = FORMATS + INTERCHANGE_FORMATS + ("hf",)
 #: Pictures, one file a puzzle (drawn by :mod:`nanpure.layouts.images`).
 IMAGE_FORMATS = ("svg", "png")
+#: Pixels per inch of a PNG unless asked otherwise, and the most asked for: a Sudoku at
+#: 1200 is 4,700 pixels square, beyond any print or screen use.
+PNG_DPI = 150
+MAX_DPI = 1200
 #: Formats ``solve``, ``rate`` and ``canon`` read: puzzle lines, and the formats above
 #: (``csv`` is any CSV with a ``quizzes`` or ``puzzle`` column, as Kaggle's sets, the
 #: kaggle export and the csv export have).

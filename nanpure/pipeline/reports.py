@@ -22,6 +22,7 @@ from ..output.datasets import (
     HF_LICENSE,
     IMAGE_FORMATS,
     KIND_FORMATS,
+    MAX_DPI,
     ExportError,
     check_steps,
     write_file_export,
@@ -52,7 +53,7 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
     the ``hf`` dataset card (None: :data:`~nanpure.output.datasets.HF_LICENSE`);
     ``steps`` adds each puzzle's solution path (csv and jsonl); ``answers`` writes each
     picture's answer beside it, ``dpi`` is a PNG's resolution (None:
-    :data:`~nanpure.layouts.images.PNG_DPI`); ``se`` adds Sudoku Explainer's ratings
+    :data:`~nanpure.output.datasets.PNG_DPI`); ``se`` adds Sudoku Explainer's ratings
     (Sudoku csv, jsonl and Parquet), rating the puzzles stored without them. Each of
     these given with a format that does not take it is refused, naming the formats it
     is for (:func:`check_options`).
@@ -100,9 +101,11 @@ def check_options(fmt: str, kind: str, *, license: str | None, steps: bool, answ
     if se and (kind != "sudoku" or fmt not in FORMATS[:3]):
         raise ExportError(f"--se adds Sudoku Explainer's ratings to Sudoku exports in "
                           f"{', '.join(FORMATS[:3])}, not to {kind} {fmt}")
+    if dpi is not None and not 1 <= dpi <= MAX_DPI:
+        raise ExportError(f"--dpi {dpi}: give a whole number from 1 to {MAX_DPI}")
     if fmt not in KIND_FORMATS[kind] + IMAGE_FORMATS:
         raise ExportError(f"--format {fmt} is not for {kind} puzzles; {kind} exports are "
-                          f"{', '.join(KIND_FORMATS[kind])}")
+                          f"{', '.join(KIND_FORMATS[kind] + IMAGE_FORMATS)}")
 
 
 def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, out: str,
