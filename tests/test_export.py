@@ -167,6 +167,18 @@ def test_export_order_is_run_then_quota_name_then_task(tmp_path, capsys):
             "its quotas easy, hard, medium), then by task.") in readme
 
 
+def test_counts_said_are_singular_for_one(store, tmp_path, capsys):
+    out = tmp_path / "one.csv"
+    assert main(["export", "--store", str(store), "--run", "weekly", "--out", str(out)]) == 0
+    assert capsys.readouterr().err == f"wrote 1 puzzle to {out}\n"
+    assert main(["export", "--store", str(store), "--out", str(out)]) == 0
+    assert capsys.readouterr().err == f"wrote 2 puzzles to {out}\n"
+    from nanpure.pipeline.generate import Tally
+
+    assert Tally(tasks=1, accepted=1).line(1).startswith("1 of 1 puzzle after 1 task (")
+    assert Tally(tasks=3, accepted=2).line(2).startswith("2 of 2 puzzles after 3 tasks (")
+
+
 def test_cli_stats(store, capsys):
     assert main(["stats", "--store", str(store), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
@@ -217,3 +229,19 @@ def test_store_reads_a_selection_in_batches(store):
         assert list(s.iter_puzzles(unused_only=False, batch=1)) == \
             s.select_puzzles(unused_only=False)
         assert s.puzzle_kinds() == ["sudoku"] and s.puzzle_kinds("weekly") == ["sudoku"]
+
+
+def test_a_book_of_one_puzzle_says_one_puzzle():
+    from types import SimpleNamespace
+
+    from nanpure.pipeline.publish import summary
+
+    def book(sections: list[str]) -> SimpleNamespace:
+        plan = SimpleNamespace(placements=[SimpleNamespace(section=s) for s in sections],
+                               page_count=8, settings=SimpleNamespace(page_size="letter"))
+        report = SimpleNamespace(format=lambda: "preflight: passed")
+        return SimpleNamespace(plan=plan, book_id=None, pdf="b.pdf", cover=None,
+                               manifest="b.manifest.json", report=report, cover_report=None)
+
+    assert summary(book(["All"])).startswith("wrote b.pdf: 1 puzzle (All 1), 8 pages")
+    assert summary(book(["All", "All"])).startswith("wrote b.pdf: 2 puzzles (All 2), 8 pages")

@@ -133,8 +133,9 @@ def test_export_pictures_cli(store, tmp_path, capsys):
     args = ["export", "--store", str(store), "--out", str(out)]
     assert main(args + ["--kind", "sudoku", "--format", "svg", "--answers"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["1-answer.svg", "1.svg"]
-    assert "wrote 2 pictures of 1 puzzles" in capsys.readouterr().err
+    assert "wrote 2 pictures of 1 puzzle to" in capsys.readouterr().err
     assert main(args + ["--kind", "nonogram", "--format", "png", "--dpi", "72"]) == 0
+    assert "wrote 1 picture of 1 puzzle to" in capsys.readouterr().err
     assert Image.open(out / "2.png").format == "PNG"
     assert main(["export", "--store", str(store), "--kind", "sudoku", "--format", "png"]) == 2
     assert "give a directory with --out DIR" in capsys.readouterr().err

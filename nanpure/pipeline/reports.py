@@ -121,8 +121,8 @@ def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, ou
 
         chosen = list(records)
         written = write_puzzle_images(chosen, fmt, out, answers=answers, dpi=dpi)
-        print(f"wrote {len(written)} pictures of {len(chosen)} puzzles to {out}",
-              file=sys.stderr)
+        print(f"wrote {len(written)} picture{'s' * (len(written) != 1)} of {len(chosen)} "
+              f"puzzle{'s' * (len(chosen) != 1)} to {out}", file=sys.stderr)
         return 0
     if se:
         records = map(_with_se, records)
@@ -137,7 +137,8 @@ def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, ou
         forms = canonical_forms([r.kind for r in chosen], [r.puzzle for r in chosen])
         splits = write_hf(chosen, forms, out,
                           license=HF_LICENSE if license is None else license)
-        print(f"wrote {sum(splits.values())} puzzles to {out} "
+        n = sum(splits.values())
+        print(f"wrote {n} puzzle{'s' * (n != 1)} to {out} "
               f"(train {splits['train']}, test {splits['test']})", file=sys.stderr)
         return 0
     if out == "-":
@@ -150,7 +151,7 @@ def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, ou
         return 0
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     n = write_file_export(records, fmt, out, kind, paths, se)
-    print(f"wrote {n} puzzles to {out}", file=sys.stderr)
+    print(f"wrote {n} puzzle{'s' * (n != 1)} to {out}", file=sys.stderr)
     return 0
 
 
