@@ -264,6 +264,13 @@ def test_bad_input_is_one_line_per_problem(tmp_path, capsys, made):
     assert main(["rate", str(kaggle)]) == 1
     assert capsys.readouterr().err.splitlines() == [
         f"{kaggle}:3: expected 81 characters, got 80"]
+    # an empty (or blank) puzzle field is said as such, not as got ''
+    kaggle.write_text(f"quizzes,solutions\n{good},x\n,y\n  ,z\n123,w\n")
+    assert main(["rate", str(kaggle)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{kaggle}:3: expected 81 characters, got an empty field",
+        f"{kaggle}:4: expected 81 characters, got an empty field",
+        f"{kaggle}:5: expected 81 characters, got 3"]
 
 
 @pytest.mark.parametrize(("name", "content", "where", "message"), [
