@@ -15,7 +15,14 @@ from pathlib import Path
 from . import __version__
 from .files import StandardOutput, WriteError
 from .generator.tiers import TIERS
-from .output.datasets import EXPORT_FORMATS, HF_LICENSE, IMAGE_FORMATS, INPUT_FORMATS
+from .output.datasets import (
+    EXPORT_FORMATS,
+    HF_LICENSE,
+    IMAGE_FORMATS,
+    INPUT_FORMATS,
+    MAX_DPI,
+    PNG_DPI,
+)
 
 
 class UsageError(Exception):
@@ -537,9 +544,22 @@ def _run_name(text: str) -> str:
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    """A whole number above 0 (an ArgumentTypeError says so, naming the option, else)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a whole number above 0, got {text!r}")
+    return value
+
+
+def _dpi(text: str) -> int:
+    """``--dpi``: a whole number from 1 to :data:`MAX_DPI`."""
+    value = _positive_int(text)
+    if value > MAX_DPI:
+        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to {MAX_DPI}, "
+                                         f"got {text!r}")
     return value
 
 
@@ -570,10 +590,12 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export",
         help="write stored puzzles as CSV, JSON lines, Parquet, lines or interchange formats",
-        description="Write the puzzles of a store (all, or one run's) for other programs. "
-        "csv and jsonl carry id, puzzle, solution, tier, score, hardest, techniques, "
-        "symmetry, blanks, run, quota, seed and created_at; lines is one 81-character "
-        "puzzle per line ('.' for a blank); parquet needs pyarrow (nanpure[parquet]). "
+        description="Write the puzzles of a store (all, or one run's) for other programs, "
+        "ordered by run (as first stored), then quota name (as text, not the config's "
+        "order), then task. csv and jsonl carry id, puzzle, solution, tier, score, "
+        "hardest, techniques, symmetry, blanks, run, quota, seed and created_at; lines is "
+        "one 81-character puzzle per line ('.' for a blank); parquet needs pyarrow "
+        "(nanpure[parquet]). "
         "An export holds one puzzle kind: nonograms carry id, kind, width, height, rows, "
         "columns (the clues as JSON arrays), solution (row-major 0/1), tier, score, hardest, "
         "techniques, symmetry, run, quota, seed and created_at; lines is their one-line "
@@ -598,17 +620,21 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
                    help="file format (default: csv; non: nonograms only; csv, jsonl, parquet, "
                    "lines, svg and png: either kind; the others Sudoku only)")
     p.add_argument("--out", metavar="PATH", default="-",
-                   help="output file (a directory for hf and non); '-' or nothing writes "
-                   "standard output")
+                   help="output file (a directory for hf, non, svg and png); '-' or nothing "
+                   "writes standard output")
     p.add_argument("--license", metavar="ID",
-                   help=f"licence the hf dataset card declares (default: {HF_LICENSE})")
+                   help="licence the hf dataset card declares, an identifier as the Hugging "
+                   "Face Hub's (mit, apache-2.0, cc-by-4.0, other: letters, digits, '.', '-' "
+                   f"and '+'; default: {HF_LICENSE})")
     p.add_argument("--steps", action="store_true",
                    help="add a steps column: each puzzle's solution path as the rater finds "
                    "it (csv: steps separated by '; ', jsonl: a list; as rate --steps)")
     p.add_argument("--answers", action="store_true",
                    help="svg and png: also write each puzzle's answer, ID-answer.svg")
-    p.add_argument("--dpi", type=_positive_int, metavar="N",
-                   help="png: pixels per inch (default: 150; a Sudoku is 3.9 in wide)")
+    p.add_argument("--dpi", type=_dpi, metavar="N",
+                   help=f"png: pixels per inch, 1 to {MAX_DPI} (default: {PNG_DPI}; a Sudoku "
+                   "picture is its 3.75 in grid and a 1/12 in margin each side, 3.92 in "
+                   "square)")
     p.add_argument("--se", action="store_true",
                    help="Sudoku csv, jsonl and parquet: add the columns er, ep, ed, Sudoku "
                    "Explainer's ratings (puzzles stored without them are rated now)")

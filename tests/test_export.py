@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import json
+from pathlib import Path
 
 import pytest
 
@@ -138,6 +139,46 @@ def test_an_option_the_format_does_not_take_is_refused(store, tmp_path, capsys, 
         assert not out.exists()
 
 
+def test_export_order_is_run_then_quota_name_then_task(tmp_path, capsys):
+    """Runs in the order they were first stored, quotas by name as text (byte order, not
+    the order they were stored or configured), then tasks; the README says exactly so."""
+    path = tmp_path / "order.db"
+    with Store(path) as s:
+        later = s.begin_run("b-later", 1, "{}")
+        first = s.begin_run("a-first", 1, "{}")
+        for run, puzzle in ((later, PUZZLE), (first, OTHER)):
+            for k, (quota, task) in enumerate((("medium", 0), ("easy", 1), ("hard", 2),
+                                               ("Zed", 3), ("easy", 0))):
+                # relabelled digits: each puzzle text is new to the store
+                relabel = str.maketrans("123456789", "".join(
+                    str((d + k) % 9 + 1) for d in range(9)))
+                s.add_puzzle(run.id, quota, task, PuzzleRecord(
+                    puzzle=puzzle.translate(relabel), solution=SOLUTION.translate(relabel),
+                    tier="easy", score=1, hardest="", techniques="", symmetry="none",
+                    blanks=puzzle.count("."), seed=task))
+    assert main(["export", "--store", str(path), "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    order = [("Zed", 3), ("easy", 0), ("easy", 1), ("hard", 2), ("medium", 0)]
+    assert [(r["run"], r["quota"], r["seed"]) for r in rows] == (
+        [("b-later", q, t) for q, t in order] + [("a-first", q, t) for q, t in order])
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    assert ("ordered by run (in the order the runs were first stored), then by quota name "
+            "compared as text, byte by byte (not the config's order: a default run exports "
+            "its quotas easy, hard, medium), then by task.") in readme
+
+
+def test_counts_said_are_singular_for_one(store, tmp_path, capsys):
+    out = tmp_path / "one.csv"
+    assert main(["export", "--store", str(store), "--run", "weekly", "--out", str(out)]) == 0
+    assert capsys.readouterr().err == f"wrote 1 puzzle to {out}\n"
+    assert main(["export", "--store", str(store), "--out", str(out)]) == 0
+    assert capsys.readouterr().err == f"wrote 2 puzzles to {out}\n"
+    from nanpure.pipeline.generate import Tally
+
+    assert Tally(tasks=1, accepted=1).line(1).startswith("1 of 1 puzzle after 1 task (")
+    assert Tally(tasks=3, accepted=2).line(2).startswith("2 of 2 puzzles after 3 tasks (")
+
+
 def test_cli_stats(store, capsys):
     assert main(["stats", "--store", str(store), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
@@ -188,3 +229,19 @@ def test_store_reads_a_selection_in_batches(store):
         assert list(s.iter_puzzles(unused_only=False, batch=1)) == \
             s.select_puzzles(unused_only=False)
         assert s.puzzle_kinds() == ["sudoku"] and s.puzzle_kinds("weekly") == ["sudoku"]
+
+
+def test_a_book_of_one_puzzle_says_one_puzzle():
+    from types import SimpleNamespace
+
+    from nanpure.pipeline.publish import summary
+
+    def book(sections: list[str]) -> SimpleNamespace:
+        plan = SimpleNamespace(placements=[SimpleNamespace(section=s) for s in sections],
+                               page_count=8, settings=SimpleNamespace(page_size="letter"))
+        report = SimpleNamespace(format=lambda: "preflight: passed")
+        return SimpleNamespace(plan=plan, book_id=None, pdf="b.pdf", cover=None,
+                               manifest="b.manifest.json", report=report, cover_report=None)
+
+    assert summary(book(["All"])).startswith("wrote b.pdf: 1 puzzle (All 1), 8 pages")
+    assert summary(book(["All", "All"])).startswith("wrote b.pdf: 2 puzzles (All 2), 8 pages")

@@ -367,8 +367,8 @@ def test_a_store_of_schema_3_gains_the_ladder_column_and_its_ratings_are_not_rec
     db.commit()
     db.close()
     assert main(["verify", "--store", str(tmp_path / "v3.db")]) == 0
-    assert "1 passed, 0 failed; 0 ratings re-checked; 1 ratings not re-checked (the run " \
-           "recorded no ladder)" in capsys.readouterr().out
+    assert ": 1 puzzle of 1 run checked: 1 passed, 0 failed; 0 ratings re-checked; 1 rating " \
+           "not re-checked (the run recorded no ladder)" in capsys.readouterr().out
     with Store(tmp_path / "v3.db", create=False) as store:
         assert store.find_run("old").ladders is None
         assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

@@ -184,3 +184,43 @@ def test_export_steps_of_nonograms(tmp_path, capsys):
     row = json.loads(capsys.readouterr().out)
     assert row["steps"] == solution_path(record) and len(row["steps"]) > 0
     assert all(isinstance(step, str) for step in row["steps"])
+
+
+def nonogram_record(picture: str, width: int, height: int) -> PuzzleRecord:
+    """A stored-like nonogram record of ``picture`` (its rating is not checked here)."""
+    from nanpure.generator.nonogram.formats import format_line as nonogram_line
+    from nanpure.generator.nonogram.formats import nonogram_from_picture
+
+    return PuzzleRecord(puzzle=nonogram_line(nonogram_from_picture(picture, width, height),
+                                             goal=False),
+                        solution=picture, tier="easy", score=4, hardest="", techniques="",
+                        symmetry="none", blanks=0, seed=1, kind="nonogram")
+
+
+#: Hard and extreme puzzles (``nanpure generate`` seeds 5 and 11), whose paths hold
+#: chains, wings and the like, not only singles.
+HARD = ["...4.7.91.5.89.....79.3.6..6.8.....7.9.....4.7.....8.9..7.4.35.....65.1.56.7.3...",
+        "192..7.4...6.1..9.....4.1..2...71...5.7...3.8...35...4..4.6.....2..8.5...8.7..421",
+        "6...2....9.54.12....15....7.9.7..13...........12..3.7.8....59....32.97.6....4...1",
+        "..9...4..46..8......827.....74.9.....153.798.....4.57.....386......2..95..1...8.."]
+
+
+def test_csv_steps_split_back_into_the_jsonl_steps(tmp_path, capsys):
+    """CSV joins a puzzle's steps with "; ", so no step's own text may hold it: split on
+    it, the cell gives exactly the JSON lines list, for both kinds."""
+    picture = "110011" "111111" "001100" "101101" "111111" "010010"
+    sudoku = [rated(p, seed=k) for k, p in enumerate(HARD)]
+    stores = {"sudoku": make_store(tmp_path / "s.db", sudoku),
+              "nonogram": make_store(tmp_path / "n.db", [nonogram_record(picture, 6, 6)])}
+    for kind, store in stores.items():
+        assert main(["export", "--store", str(store), "--steps", "--format", "csv"]) == 0
+        cells = [r["steps"] for r in csv.DictReader(io.StringIO(capsys.readouterr().out))]
+        assert main(["export", "--store", str(store), "--steps", "--format", "jsonl"]) == 0
+        lists = [json.loads(line)["steps"] for line in capsys.readouterr().out.splitlines()]
+        assert len(cells) == len(lists) > 0
+        for cell, steps in zip(cells, lists, strict=True):
+            assert cell.split("; ") == steps, kind
+        if kind == "nonogram":
+            # a step fixing both filled and empty cells, the case that split wrongly
+            assert any("filled" in s and "empty" in s for s in lists[0])
+            assert "simple boxes and spaces, column 2: filled r6c2, empty r3c2" in lists[0]

@@ -13,6 +13,8 @@ from nanpure.cli import main
 from nanpure.generator.nonogram.formats import format_line, nonogram_from_picture
 from nanpure.layouts.images import GRID_SIDE, MARGIN, puzzle_drawing, write_puzzle_images
 from nanpure.layouts.raster import to_image
+from nanpure.output.datasets import ExportError
+from nanpure.pipeline.reports import export_command
 from nanpure.pipeline.store import Store
 from nanpure.record import PuzzleRecord
 
@@ -131,8 +133,9 @@ def test_export_pictures_cli(store, tmp_path, capsys):
     args = ["export", "--store", str(store), "--out", str(out)]
     assert main(args + ["--kind", "sudoku", "--format", "svg", "--answers"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["1-answer.svg", "1.svg"]
-    assert "wrote 2 pictures of 1 puzzles" in capsys.readouterr().err
+    assert "wrote 2 pictures of 1 puzzle to" in capsys.readouterr().err
     assert main(args + ["--kind", "nonogram", "--format", "png", "--dpi", "72"]) == 0
+    assert "wrote 1 picture of 1 puzzle to" in capsys.readouterr().err
     assert Image.open(out / "2.png").format == "PNG"
     assert main(["export", "--store", str(store), "--kind", "sudoku", "--format", "png"]) == 2
     assert "give a directory with --out DIR" in capsys.readouterr().err
@@ -147,3 +150,50 @@ def test_pictures_are_the_same_bytes_every_time(tmp_path):
     svgs_again = write_puzzle_images([SUDOKU, NONOGRAM], "svg", tmp_path / "b", answers=True)
     for a, b in zip(first + svgs, again + svgs_again, strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name
+
+
+@pytest.mark.parametrize("dpi, said", [
+    ("72.5", "expected a whole number above 0, got '72.5'"),
+    ("0", "expected a whole number above 0, got '0'"),
+    ("abc", "expected a whole number above 0, got 'abc'"),
+    ("5000", "expected a whole number from 1 to 1200, got '5000'"),
+    ("1201", "expected a whole number from 1 to 1200, got '1201'")])
+def test_dpi_must_be_a_whole_number_up_to_1200(store, tmp_path, capsys, dpi, said):
+    out = tmp_path / "pictures"
+    with pytest.raises(SystemExit) as stopped:
+        main(["export", "--store", str(store), "--kind", "sudoku", "--format", "png",
+              "--out", str(out), "--dpi", dpi])
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert stopped.value.code == 2 and err.endswith(f"argument --dpi: {said}")
+    assert "_positive_int" not in err and not out.exists()
+    # from Python, the export's own check
+    with pytest.raises(ExportError, match="--dpi 5000: give a whole number from 1 to 1200"):
+        export_command(str(store), None, "png", str(out), "sudoku", dpi=5000)
+
+
+def test_workers_must_be_a_whole_number(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", "--workers", "1.5"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.endswith("argument --workers: expected a whole number above 0, got '1.5'")
+
+
+def test_export_help_says_where_pictures_go_and_their_size(capsys):
+    with pytest.raises(SystemExit):
+        main(["export", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "a directory for hf, non, svg and png" in text
+    assert ("1 to 1200 (default: 150; a Sudoku picture is its 3.75 in grid and a 1/12 in "
+            "margin each side, 3.92 in square)") in text
+    # what the help says is what is drawn: 3.75 in and 6 pt a side, 282 points
+    assert GRID_SIDE == 3.75 * 72 and MARGIN == 6
+    assert puzzle_drawing(SUDOKU).width == 3.75 * 72 + 12 == round(3.92 * 72)
+
+
+def test_a_refused_format_lists_the_pictures_too(store, capsys):
+    assert main(["export", "--store", str(store), "--kind", "nonogram", "--format",
+                 "kaggle"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().endswith("nonogram exports are csv, jsonl, parquet, lines, non, svg, "
+                                "png")

@@ -163,6 +163,59 @@ def test_hf_export_splits_by_class_and_its_card_counts_match(store, tmp_path, ca
     assert files == {"train": "data/train.parquet", "test": "data/test.parquet"}
 
 
+@pytest.mark.parametrize("license", ["my: weird license", "", "cc by", "mit\nx", "a#b"])
+def test_hf_license_must_be_an_identifier(store, tmp_path, capsys, license):
+    """The licence goes unquoted into the card's YAML header: anything but an identifier
+    (letters, digits, '.', '-', '+') is refused, an empty one too, and nothing written."""
+    out = tmp_path / "hf"
+    assert main(["export", "--store", str(store), "--format", "hf", "--out", str(out),
+                 "--license", license]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("nanpure: --license ") and len(err.splitlines()) == 1
+    assert "not a licence identifier" in err and not out.exists()
+
+
+@pytest.mark.parametrize("license", ["mit", "apache-2.0", "CC-BY-SA-4.0", "gpl-3.0+", "other"])
+def test_hf_license_identifiers_are_declared(store, tmp_path, capsys, license):
+    out = tmp_path / "hf"
+    assert main(["export", "--store", str(store), "--format", "hf", "--out", str(out),
+                 "--license", license]) == 0
+    assert read_dataset_card(out / "README.md")["license"] == license
+
+
+def _card_prose(out) -> str:
+    text = (out / "README.md").read_text()
+    return text[text.index("\n---\n", 4):]
+
+
+def test_hf_card_says_the_symmetries_of_the_puzzles_written(tmp_path, made, capsys):
+    """The card's prose names the symmetries the exported puzzles have, says none when
+    they have none, names the CSV copies and describes every column."""
+    wanted = {"none": ["none"], "rot180": ["rot180"], "mixed": ["none", "mirror", "rot180"]}
+    for name, symmetries in wanted.items():
+        path = tmp_path / f"{name}.db"
+        with Store(path) as s:
+            run = s.begin_run("nightly", 1, "{}")
+            for k, r in enumerate(made[:6]):
+                s.add_puzzle(run.id, r.tier, k, r._replace(
+                    symmetry=symmetries[k % len(symmetries)]))
+        out = tmp_path / name
+        assert main(["export", "--store", str(path), "--format", "hf", "--out",
+                     str(out)]) == 0
+        prose = _card_prose(out)
+        if name == "none":
+            assert "givens in no symmetric pattern" in prose and "`rot180`" not in prose
+        elif name == "rot180":
+            assert "givens in a pattern of symmetry `rot180` and rated" in prose
+        else:
+            assert ("givens in a pattern of symmetry `rot180` or `mirror`, or in no "
+                    "symmetric pattern and rated") in prose
+        assert "`data/train.csv` and `data/test.csv`" in prose
+        for column in read_dataset_card(out / "README.md")["dataset_info"]["features"]:
+            assert f"`{column['name']}`" in prose
+    capsys.readouterr()
+
+
 def test_hf_needs_a_directory(store, capsys):
     assert main(["export", "--store", str(store), "--format", "hf"]) == 2
     assert "give it with --out DIR" in capsys.readouterr().err
@@ -211,6 +264,13 @@ def test_bad_input_is_one_line_per_problem(tmp_path, capsys, made):
     assert main(["rate", str(kaggle)]) == 1
     assert capsys.readouterr().err.splitlines() == [
         f"{kaggle}:3: expected 81 characters, got 80"]
+    # an empty (or blank) puzzle field is said as such, not as got ''
+    kaggle.write_text(f"quizzes,solutions\n{good},x\n,y\n  ,z\n123,w\n")
+    assert main(["rate", str(kaggle)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{kaggle}:3: expected 81 characters, got an empty field",
+        f"{kaggle}:4: expected 81 characters, got an empty field",
+        f"{kaggle}:5: expected 81 characters, got 3"]
 
 
 @pytest.mark.parametrize(("name", "content", "where", "message"), [

@@ -176,6 +176,12 @@ def test_rate_text_steps_csv_and_jsonl(files):
     record = json.loads(objects.stdout)
     assert record["tier"] == "easy" and record["techniques"] == {"simple boxes and spaces": 2}
     assert len(record["steps"]) == 2
+    # the csv cell joins the steps with "; " and splits back into them
+    joined = nanpure("rate", "--kind", "nonogram", "--format", "csv", "--steps",
+                     str(files["non"]))
+    cell = next(csv.DictReader(io.StringIO(joined.stdout)))["steps"]
+    assert cell.split("; ") == record["steps"]
+    assert record["steps"][0] == "simple boxes and spaces, row 1: filled r1c1 r1c3, empty r1c2"
 
 
 def test_rate_refuses_sudoku_tier(files):

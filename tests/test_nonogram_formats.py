@@ -113,3 +113,16 @@ def test_bad_one_line_puzzles(text, problem):
     with pytest.raises(FormatError) as info:
         parse_lines(f"# header\n{text}\n")
     assert (info.value.line, info.value.problem) == (2, problem)
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("3x2", "expected 'WxH ROWS/COLUMNS [GOAL]', got 1 field"),
+    ("3x2 1.1,3/2,1,2 101111 extra", "expected 'WxH ROWS/COLUMNS [GOAL]', got 4 fields"),
+    ("3x2 1.1,3/2,1,2 1", "goal must be 6 characters 0/1 (width x height), got 1 character"),
+    ("3x2 1.1,3/2,1,2 10", "goal must be 6 characters 0/1 (width x height), got 2 characters"),
+    ("3x1 1.1,1/1,0,1", "1 row expected, 2 given"),
+    ("3x2 1.1/1,0,1", "2 rows expected, 1 given")])
+def test_counts_in_errors_are_singular_for_one(text, problem):
+    with pytest.raises(FormatError) as info:
+        parse_line(text)
+    assert info.value.problem == problem

@@ -745,7 +745,7 @@ class _Drawer:
         lines += list(s.imprint)
         lines += [
             "",
-            f"{n} puzzles. Every puzzle has exactly one solution.",
+            f"{n} puzzle{'s' * (n != 1)}. Every puzzle has exactly one solution.",
             "Difficulty follows the technique ladder: the hardest technique a puzzle needs "
             "sets its tier.",
             f"Made with nanpure {__version__}. The book's manifest lists every puzzle with "

@@ -18,7 +18,7 @@ from reportlab.graphics.shapes import Drawing
 
 from ..files import write_text_atomic
 from ..generator.nonogram.formats import parse_line
-from ..output.datasets import IMAGE_FORMATS
+from ..output.datasets import IMAGE_FORMATS, PNG_DPI
 from ..record import PuzzleRecord
 from .grid import draw_grid
 from .nonogram import draw_nonogram, puzzle_layout, smallest_box
@@ -32,8 +32,6 @@ GRID_SIDE = 3.75 * INCH
 MARGIN = 6.0
 #: Clue numbers of a nonogram picture, in points; the grid (and its answer's) follows.
 CLUE_SIZE = 10.0
-#: Pixels per inch of a PNG unless asked otherwise.
-PNG_DPI = 150
 #: What SVG text asks for, in place of the font names registered with reportlab.
 _SVG_FAMILY = "'Bitstream Vera Sans', 'DejaVu Sans', Verdana, sans-serif"
 

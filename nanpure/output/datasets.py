@@ -456,6 +456,10 @@ INTERCHANGE_FORMATS = ("kaggle", "sdm", "sdk", "opensudoku")
 EXPORT_FORMATS = FORMATS + INTERCHANGE_FORMATS + ("hf",)
 #: Pictures, one file a puzzle (drawn by :mod:`nanpure.layouts.images`).
 IMAGE_FORMATS = ("svg", "png")
+#: Pixels per inch of a PNG unless asked otherwise, and the most asked for: a Sudoku at
+#: 1200 is 4,700 pixels square, beyond any print or screen use.
+PNG_DPI = 150
+MAX_DPI = 1200
 #: Formats ``solve``, ``rate`` and ``canon`` read: puzzle lines, and the formats above
 #: (``csv`` is any CSV with a ``quizzes`` or ``puzzle`` column, as Kaggle's sets, the
 #: kaggle export and the csv export have).
@@ -630,8 +634,9 @@ def write_hf(records: Iterable[PuzzleRecord], canonical: list[str], out_dir: str
             writer.writeheader()
             writer.writerows(rows)
     tiers = {name: _tier_counts(rows) for name, rows in splits.items()}
+    symmetries = {r.symmetry for r in records}
     write_text_atomic(out_dir / "README.md",
-                      _dataset_card(schema, tiers, license, test_percent, meta))
+                      _dataset_card(schema, tiers, license, test_percent, meta, symmetries))
     return {name: len(rows) for name, rows in splits.items()}
 
 
@@ -669,10 +674,32 @@ def _parquet_meta(meta: dict[str, str]) -> dict[bytes, bytes]:
     return {f"nanpure.{k}".encode(): v.encode() for k, v in meta.items()}
 
 
+def _givens_pattern(symmetries: set[str]) -> str:
+    """Where the givens of puzzles of ``symmetries`` lie, for the dataset card.
+
+    >>> _givens_pattern({"mirror", "rot180"})
+    'givens in a pattern of symmetry `rot180` or `mirror`'
+    >>> _givens_pattern({"none"})
+    'givens in no symmetric pattern'
+    >>> _givens_pattern({"none", "rot180"})
+    'givens in a pattern of symmetry `rot180`, or in no symmetric pattern'
+    """
+    from ..generator.symmetry import SYMMETRIES
+
+    order = {name: k for k, name in enumerate(SYMMETRIES)}
+    symmetric = sorted(symmetries - {"none"}, key=lambda s: (order.get(s, len(order)), s))
+    if not symmetric:
+        return "givens in no symmetric pattern"
+    names = [f"`{s}`" for s in symmetric]
+    named = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+    return (f"givens in a pattern of symmetry {named}"
+            + (", or in no symmetric pattern" if "none" in symmetries else ""))
+
+
 def _dataset_card(schema, tiers: dict[str, dict[str, int]], license: str, test_percent: int,
-                  meta: dict[str, str]) -> str:
+                  meta: dict[str, str], symmetries: set[str]) -> str:
     """The README.md of an ``hf`` export: YAML front matter, then what the columns mean
-    and how the puzzles were made."""
+    and how the puzzles were made (``symmetries``: those of the puzzles written)."""
     lines = ["---", f"license: {license}", "pretty_name: nanpure Sudoku puzzles",
              "tags:", "  - sudoku", "  - puzzles", "configs:", "  - config_name: default",
              "    data_files:"]
@@ -695,16 +722,22 @@ def _dataset_card(schema, tiers: dict[str, dict[str, int]], license: str, test_p
         lines += [f"      {tier}: {n}" for tier, n in counts.items()]
     lines += ["---", "", "# nanpure Sudoku puzzles", "",
               "Sudoku puzzles with exactly one solution, made and rated by nanpure "
-              f"{meta['nanpure_version']}: each was dug from a random full grid with a "
-              "symmetric pattern of givens and rated by a technique ladder that solves like "
-              "a strong human (the simplest technique that makes progress at each step, "
-              "HoDoKu's levels and scores). The ladder's fingerprint is "
+              f"{meta['nanpure_version']}: each was dug from a random full grid with "
+              f"{_givens_pattern(symmetries)} and rated by a technique ladder that "
+              "solves like a strong human (the simplest technique that makes progress at "
+              "each step, HoDoKu's levels and scores). The ladder's fingerprint is "
               f"`{meta['ladder_fingerprint']}`.", "",
-              "`puzzle` is 81 characters, row by row, `.` for a blank; `solution` the 81 "
+              "The splits are `data/train.parquet` and `data/test.parquet`; "
+              "`data/train.csv` and `data/test.csv` hold the same rows as CSV.", "",
+              "`id` is the puzzle's number in the store; `puzzle` 81 characters, row by "
+              "row, `.` for a blank; `solution` the 81 "
               "digits; `tier` easy, medium, hard, unfair or extreme; `score` the sum of the "
               "step scores; `hardest` the hardest technique used; `techniques` "
-              "`name:count;...`; `canonical` the puzzle's canonical form under relabelling, "
-              "row, column, band and stack permutations and transposition.", "",
+              "`name:count;...`; `symmetry` the givens' symmetry (`none` for none); "
+              "`blanks` the number of blanks; `run` and `quota` the nanpure run and quota "
+              "that made the puzzle, `seed` the task seed it was made from; `created_at` "
+              "when it was stored (UTC); `canonical` the puzzle's canonical form under "
+              "relabelling, row, column, band and stack permutations and transposition.", "",
               f"The `test` split holds the equivalence classes whose canonical form hashes "
               f"into {test_percent}% of the buckets, so equivalent puzzles never straddle "
               "the split.", "", "| split | " + " | ".join(

@@ -106,7 +106,8 @@ def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines",
     # not be read as one line (empty, a comment, several lines) is a problem of its own
     usable = [t.strip() != "" and not t.lstrip().startswith("#") and "\n" not in t
               for _, t in found]
-    problems = [(n, f"expected 81 characters, got {t.strip()!r}")
+    problems = [(n, "expected 81 characters, got "
+                 + (repr(t.strip()) if t.strip() else "an empty field"))
                 for (n, t), ok in zip(found, usable, strict=True) if not ok]
     found = [entry for entry, ok in zip(found, usable, strict=True) if ok]
     lines = "\n".join(t for _, t in found).encode("utf-8", "replace")

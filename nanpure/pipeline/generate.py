@@ -56,7 +56,8 @@ class Tally:
 
     def line(self, count: int) -> str:
         rate = self.accepted / self.seconds if self.seconds > 0 else 0.0
-        return (f"{self.accepted} of {count} puzzles after {self.tasks} tasks "
+        return (f"{self.accepted} of {count} puzzle{'s' * (count != 1)} after {self.tasks} "
+                f"task{'s' * (self.tasks != 1)} "
                 f"({100 * self.acceptance:.1f}% accepted, {rate:.2f} puzzles/s)")
 
 

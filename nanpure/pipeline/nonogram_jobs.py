@@ -279,7 +279,8 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
         out.write(f"tier: {result.tier} (score {rating.score}, hardest: {rating.hardest})\n")
     else:
         cells = " ".join(f"r{r + 1}c{c + 1}" for r, c in result.undetermined)
-        out.write(f"tier: none; logic leaves {len(result.undetermined)} cells undetermined "
+        left = len(result.undetermined)
+        out.write(f"tier: none; logic leaves {left} cell{'s' * (left != 1)} undetermined "
                   f"(? above): {cells}\n")
     if non_path is not None:
         titled = Nonogram(puzzle.width, puzzle.height, puzzle.rows, puzzle.columns,

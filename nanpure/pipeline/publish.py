@@ -156,8 +156,8 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
         if want == 0 or len(fresh) < want:
             unused = "" if config.reuse else " not yet in a book"
             hint = "" if config.reuse else " (set reuse = true to print used puzzles again)"
-            need = (f"needs {want} puzzles but the store {config.store} has only "
-                    f"{len(fresh)}" if want else
+            need = (f"needs {want} puzzle{'s' * (want != 1)} but the store "
+                    f"{config.store} has only {len(fresh)}" if want else
                     f"has no puzzles: the store {config.store} has none")
             raise PublishError(f"section {i} ({spec.title!r}) {need}{unused} with "
                                f"{_describe(spec, run)}{hint}")
@@ -354,7 +354,8 @@ def summary(book: PublishedBook) -> str:
         for title in dict.fromkeys(p.section for p in plan.placements))
     recorded = (f"recorded as book {book.book_id}" if book.book_id is not None
                 else "not recorded in the store")
-    lines = [f"wrote {book.pdf}: {len(plan.placements)} puzzles ({sections}), "
+    n = len(plan.placements)
+    lines = [f"wrote {book.pdf}: {n} puzzle{'s' * (n != 1)} ({sections}), "
              f"{plan.page_count} pages, {plan.settings.page_size}; {recorded}"]
     if book.cover is not None:
         lines.append(f"wrote {book.cover}")

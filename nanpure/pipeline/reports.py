@@ -8,6 +8,7 @@ formats and tables.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from datetime import datetime
@@ -21,6 +22,7 @@ from ..output.datasets import (
     HF_LICENSE,
     IMAGE_FORMATS,
     KIND_FORMATS,
+    MAX_DPI,
     ExportError,
     check_steps,
     write_file_export,
@@ -51,7 +53,7 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
     the ``hf`` dataset card (None: :data:`~nanpure.output.datasets.HF_LICENSE`);
     ``steps`` adds each puzzle's solution path (csv and jsonl); ``answers`` writes each
     picture's answer beside it, ``dpi`` is a PNG's resolution (None:
-    :data:`~nanpure.layouts.images.PNG_DPI`); ``se`` adds Sudoku Explainer's ratings
+    :data:`~nanpure.output.datasets.PNG_DPI`); ``se`` adds Sudoku Explainer's ratings
     (Sudoku csv, jsonl and Parquet), rating the puzzles stored without them. Each of
     these given with a format that does not take it is refused, naming the formats it
     is for (:func:`check_options`).
@@ -77,21 +79,33 @@ _ONLY_FOR = {"--answers": ("the pictures", IMAGE_FORMATS), "--dpi": ("PNG pictur
              "--license": ("the hf dataset card", ("hf",))}
 
 
+#: A licence identifier as the Hugging Face Hub writes them (``cc0-1.0``, ``mit``,
+#: ``apache-2.0``, ``other``): it goes unquoted into the card's YAML header.
+_LICENSE_ID = re.compile(r"[A-Za-z0-9.+-]+")
+
+
 def check_options(fmt: str, kind: str, *, license: str | None, steps: bool, answers: bool,
                   dpi: float | None, se: bool) -> None:
     """Refuse an option given with a format (of ``kind``) that does not take it, in one
-    line naming the formats it is for; then a format that is not ``kind``'s."""
+    line naming the formats it is for; a ``license`` that is not a licence identifier;
+    then a format that is not ``kind``'s."""
     given = {"--answers": answers, "--dpi": dpi is not None, "--license": license is not None}
     for option, (what, formats) in _ONLY_FOR.items():
         if given[option] and fmt not in formats:
             raise ExportError(f"{option} is for {what}, --format {' or '.join(formats)}")
+    if license is not None and not _LICENSE_ID.fullmatch(license):
+        raise ExportError(f"--license {license!r} is not a licence identifier: give one of "
+                          "letters, digits, '.', '-' and '+', as the Hugging Face Hub's "
+                          "cc0-1.0, mit, apache-2.0, cc-by-4.0 or other")
     check_steps(fmt, True if steps else None)
     if se and (kind != "sudoku" or fmt not in FORMATS[:3]):
         raise ExportError(f"--se adds Sudoku Explainer's ratings to Sudoku exports in "
                           f"{', '.join(FORMATS[:3])}, not to {kind} {fmt}")
+    if dpi is not None and not 1 <= dpi <= MAX_DPI:
+        raise ExportError(f"--dpi {dpi}: give a whole number from 1 to {MAX_DPI}")
     if fmt not in KIND_FORMATS[kind] + IMAGE_FORMATS:
         raise ExportError(f"--format {fmt} is not for {kind} puzzles; {kind} exports are "
-                          f"{', '.join(KIND_FORMATS[kind])}")
+                          f"{', '.join(KIND_FORMATS[kind] + IMAGE_FORMATS)}")
 
 
 def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, out: str,
@@ -107,8 +121,8 @@ def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, ou
 
         chosen = list(records)
         written = write_puzzle_images(chosen, fmt, out, answers=answers, dpi=dpi)
-        print(f"wrote {len(written)} pictures of {len(chosen)} puzzles to {out}",
-              file=sys.stderr)
+        print(f"wrote {len(written)} picture{'s' * (len(written) != 1)} of {len(chosen)} "
+              f"puzzle{'s' * (len(chosen) != 1)} to {out}", file=sys.stderr)
         return 0
     if se:
         records = map(_with_se, records)
@@ -121,8 +135,10 @@ def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, ou
             raise ExportError("hf writes a directory; give it with --out DIR")
         chosen = list(records)
         forms = canonical_forms([r.kind for r in chosen], [r.puzzle for r in chosen])
-        splits = write_hf(chosen, forms, out, license=license or HF_LICENSE)
-        print(f"wrote {sum(splits.values())} puzzles to {out} "
+        splits = write_hf(chosen, forms, out,
+                          license=HF_LICENSE if license is None else license)
+        n = sum(splits.values())
+        print(f"wrote {n} puzzle{'s' * (n != 1)} to {out} "
               f"(train {splits['train']}, test {splits['test']})", file=sys.stderr)
         return 0
     if out == "-":
@@ -135,7 +151,7 @@ def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, ou
         return 0
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     n = write_file_export(records, fmt, out, kind, paths, se)
-    print(f"wrote {n} puzzles to {out}", file=sys.stderr)
+    print(f"wrote {n} puzzle{'s' * (n != 1)} to {out}", file=sys.stderr)
     return 0
 
 

@@ -555,8 +555,9 @@ class _Watch:
         ...``"""
         quotas = ", ".join(f"{s.name} {s.stored}/{s.count} stored ({s.accepted} of {s.judged} "
                            "accepted)" for s in self.states)
+        judged = sum(s.judged for s in self.states)
         return (f"nanpure: run {self.name}: {now - self.started:.0f} s, "
-                f"{sum(s.judged for s in self.states)} tasks; {quotas}")
+                f"{judged} task{'s' * (judged != 1)}; {quotas}")
 
 
 def run_command(config_path: str | None, *, workers: int | None = None, fresh: bool = False,

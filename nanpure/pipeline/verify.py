@@ -165,9 +165,10 @@ def verify_command(store_path: str, run: str | None = None,
             print(f"puzzle {record.id} (run {record.run}, quota {record.quota}): {problem}",
                   file=err)
     runs = len({r.run for r in records})
-    skipped = "".join(f"; {n} ratings not re-checked ({why})"
+    skipped = "".join(f"; {n} rating{'s' * (n != 1)} not re-checked ({why})"
                       for why, n in checked.not_rated.items())
-    print(f"{store_path}: {len(records)} puzzles of {runs} run{'s' * (runs != 1)} checked: "
-          f"{len(records) - failed} passed, {failed} failed; {checked.rated} ratings "
-          f"re-checked{skipped}", file=out)
+    n = len(records)
+    print(f"{store_path}: {n} puzzle{'s' * (n != 1)} of {runs} run{'s' * (runs != 1)} "
+          f"checked: {n - failed} passed, {failed} failed; {checked.rated} "
+          f"rating{'s' * (checked.rated != 1)} re-checked{skipped}", file=out)
     return 1 if failed else 0

@@ -131,7 +131,8 @@ def check(puzzle: Nonogram, rows_at: int | None = None, columns_at: int | None =
         (puzzle.columns, puzzle.width, "column", puzzle.height, columns_at),
     ):
         if len(clues) != count:
-            raise FormatError(f"{count} {name}s expected, {len(clues)} given", at)
+            raise FormatError(f"{count} {name}{'s' * (count != 1)} expected, {len(clues)} "
+                              "given", at)
         for i, clue in enumerate(clues):
             line = at if at is None or one_line else at + i
             if any(run < 1 for run in clue):
@@ -156,7 +157,7 @@ def _check_goal(puzzle: Nonogram, at: int | None) -> None:
     cells = puzzle.width * puzzle.height
     if len(goal) != cells or set(goal) - {"0", "1"}:
         raise FormatError(f"goal must be {cells} characters 0/1 (width x height), got "
-                          f"{len(goal)} characters", at)
+                          f"{len(goal)} character{'s' * (len(goal) != 1)}", at)
     rows, columns = clues_of(goal, puzzle.width, puzzle.height)
     for given, drawn in ((puzzle.rows, rows), (puzzle.columns, columns)):
         for i, (a, b) in enumerate(zip(given, drawn, strict=True)):
@@ -272,7 +273,8 @@ def parse_line(text: str, line: int | None = None) -> Nonogram:
     line number reported in errors."""
     fields = text.split()
     if len(fields) not in (2, 3):
-        raise FormatError(f"expected 'WxH ROWS/COLUMNS [GOAL]', got {len(fields)} fields", line)
+        raise FormatError(f"expected 'WxH ROWS/COLUMNS [GOAL]', got {len(fields)} "
+                          f"field{'s' * (len(fields) != 1)}", line)
     size = _SIZE.match(fields[0])
     if size is None:
         raise FormatError(f"size {fields[0]!r} is not WxH", line)

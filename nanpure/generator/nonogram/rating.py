@@ -25,7 +25,7 @@ nested probe              extreme    100  the same, each assumption followed by 
 >>> r.tier, r.score, r.solved
 ('easy', 2, True)
 >>> print(r.steps[0])
-simple boxes and spaces, row 1: filled r1c1 r1c3; empty r1c2
+simple boxes and spaces, row 1: filled r1c1 r1c3, empty r1c2
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ SIMPLE, LINE, PROBE, NESTED = range(4)
 @dataclass(frozen=True)
 class Step:
     """One application of a technique: where (a line or the probed cell) and the cells it
-    fixed as (row, column), 0-based."""
+    fixed as (row, column), 0-based. Its text never holds ``"; "``, which joins steps in
+    CSV exports."""
 
     technique: str
     target: str
@@ -71,7 +72,7 @@ class Step:
     def __str__(self) -> str:
         parts = [f"{word} {' '.join(f'r{r + 1}c{c + 1}' for r, c in cells)}"
                  for word, cells in (("filled", self.filled), ("empty", self.empty)) if cells]
-        return f"{self.technique}, {self.target}: {'; '.join(parts)}"
+        return f"{self.technique}, {self.target}: {', '.join(parts)}"
 
 
 @dataclass(frozen=True)
