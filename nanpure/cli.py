@@ -159,7 +159,9 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
                    "puzzle,tier,score,hardest,techniques,solved,logic_only,er,ep,ed (er, "
                    "ep, ed: Sudoku Explainer's ratings; nonograms: "
                    "file,width,height,tier,score,hardest,techniques,solved) and a row a puzzle, "
-                   "techniques as name:count;name:count; jsonl: one object a puzzle")
+                   "techniques as name:count;name:count (solved: False when --max-tier "
+                   "stopped the ladder, the tier then that of the steps taken; logic_only: "
+                   "False when trial was needed); jsonl: one object a puzzle")
     _add_input_format(p)
     p.add_argument("--steps", action="store_true",
                    help="also print the solution path, one step a line (text), a steps "
