@@ -835,7 +835,8 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="nanpure",
-        description="Batch Sudoku production: generate, rate, store and print puzzles.",
+        description="Batch Sudoku and nonogram production: generate, rate, store and "
+        "print puzzles.",
     )
     parser.add_argument("--version", action="version", version=f"nanpure {__version__}")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
