@@ -144,9 +144,25 @@ def test_time_budget(tmp_path):
         assert store.count_puzzles() == summary.made > 0
 
 
+@pytest.fixture
+def ctrl_c_raises():
+    """SIGINT raising KeyboardInterrupt, as at a terminal, for the test: a shell starts a
+    background job (`make test &`, a CI runner's) with SIGINT ignored, and Python keeps
+    that."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def _ctrl_c_as_at_a_terminal() -> None:
+    """For a child process: SIGINT at its default, so that Python makes it Ctrl-C (see
+    :func:`ctrl_c_raises`)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("how", ["raised", "signal"])
 def test_counts_after_an_interrupt_in_a_batch_are_what_the_store_holds(tmp_path, monkeypatch,
-                                                                      how):
+                                                                      how, ctrl_c_raises):
     """A KeyboardInterrupt raised in the middle of a batch rolls its puzzles back, and its
     counts with them; Ctrl-C pressed then waits until the batch is stored."""
     insert = Store.insert_puzzle
@@ -298,7 +314,8 @@ def _start(tmp_path, count):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "nanpure.cli", "run", str(config),
                              "--store", str(store), "--no-progress"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=_ctrl_c_as_at_a_terminal)
     return proc, config, store
 
 
