@@ -18,7 +18,7 @@ from nanpure.generator.ladder import BY_CODE, rate
 from nanpure.output.hints import first_hint, hint_from, hints_for, solution_path
 from nanpure.pipeline.batch import rate_file
 from nanpure.pipeline.book_config import load_book_config
-from nanpure.pipeline.publish import publish_book
+from nanpure.pipeline.publish import publish_book, summary
 from nanpure.pipeline.store import Store
 from nanpure.record import PuzzleRecord
 
@@ -151,6 +151,20 @@ def test_book_with_hints(tmp_path, puzzles):
     again = publish_book(load_book_config(write_book(tmp_path, store, "hints = true")),
                          out=str(tmp_path / "again.pdf"), record=False)
     assert again.pdf.read_bytes() == book.pdf.read_bytes()
+    n = len(book.plan.placements)
+    assert (f"\nhints for {len(hinted)} of the {n} puzzles (the others need only singles)\n"
+            in summary(book))
+    assert "\nhints for" not in summary(plain) and "no hints" not in summary(plain)
+
+
+def test_a_book_whose_puzzles_need_only_singles_says_it_has_no_hints(tmp_path, puzzles):
+    """hints = true with only singles puzzles gave no hints section and said nothing."""
+    easy = [p for p in puzzles if p.tier == "easy"]
+    store = make_store(tmp_path / "s.db", easy)
+    book = publish_book(load_book_config(write_book(tmp_path, store, "hints = true")),
+                        record=False)
+    assert not book.plan.hints and not [p for p in book.plan.pages if p.kind == "hints"]
+    assert "\nno hints section: every puzzle needs only singles\n" in summary(book)
 
 
 def test_export_steps(tmp_path, puzzles, capsys):

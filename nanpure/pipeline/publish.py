@@ -357,6 +357,11 @@ def summary(book: PublishedBook) -> str:
     n = len(plan.placements)
     lines = [f"wrote {book.pdf}: {n} puzzle{'s' * (n != 1)} ({sections}), "
              f"{plan.page_count} pages, {plan.settings.page_size}; {recorded}"]
+    if plan.settings.hints:  # only puzzles that need more than singles get one
+        k = len(plan.hints)
+        lines.append("no hints section: every puzzle needs only singles" if k == 0 else
+                     f"hints for all {n} puzzles" if k == n else
+                     f"hints for {k} of the {n} puzzles (the others need only singles)")
     if book.cover is not None:
         lines.append(f"wrote {book.cover}")
     lines += [f"wrote {book.manifest}", book.report.format()]
