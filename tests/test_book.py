@@ -272,3 +272,31 @@ def test_default_run_then_default_book_is_a_printable_book(tmp_path, monkeypatch
     data = json.loads((tmp_path / "output/book.manifest.json").read_text())
     assert data["pages"] >= 24 and data["pages"] % 2 == 0
     assert len(data["puzzles"]) == len({p["puzzle"] for p in data["puzzles"]}) > 0
+
+
+def test_a_second_book_made_at_once_is_refused(tmp_path, qqwing_rows, capsys):
+    """Two books at once picked the same unused puzzles and both recorded them; while one
+    is being made (its lock held by another process here), a second is refused in one
+    line, and --no-record books, which mark nothing, still work."""
+    import subprocess
+    import sys
+
+    db = make_store(tmp_path / "nanpure.db", qqwing_rows)
+    config = write_config(tmp_path, db)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom nanpure.pipeline.store import Store\n"
+         f"with Store({str(db)!r}, create=False) as s, s.book_lock():\n"
+         "    print('held', flush=True)\n    time.sleep(60)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert main(["book", str(config)]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"nanpure: {db}: another book is being made from this store right "
+                       "now; make this one when it is done\n")
+        assert main(["book", str(config), "--no-record"]) == 0
+    finally:
+        holder.kill()
+        holder.wait()
+    assert main(["book", str(config)]) == 0
+    assert "recorded as book 1" in capsys.readouterr().out

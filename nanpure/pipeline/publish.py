@@ -17,6 +17,7 @@ the store records a book only when its PDF passed preflight.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import statistics
 from collections.abc import Iterator, Sequence
@@ -281,7 +282,8 @@ def _publish(config: BookConfig, pdf: Path, cover: Path | None, record: bool,
              steps: list[str], out_given: bool) -> PublishedBook:
     """:func:`publish_book`'s work, noting in ``steps`` when the PDF is written and when
     the book is recorded; ``out_given``: the PDF's path came from ``--out``."""
-    with Store(config.store, create=False) as store:
+    with Store(config.store, create=False) as store, (
+            store.book_lock() if record else contextlib.nullcontext()):
         sections = select_sections(store, config)
         verify_puzzles(store, [p for s in sections for p in s.puzzles])
         try:

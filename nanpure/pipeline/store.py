@@ -39,7 +39,7 @@ import stat
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -614,16 +614,26 @@ class Store:
                 raise StoreError(f"{self.path}: book {title!r} not recorded: {exc}") from exc
         return book_id
 
-    # --- locking a run --------------------------------------------------------------------
+    # --- locking a run, or the books ----------------------------------------------------
+
+    def run_lock(self, name: str) -> AbstractContextManager[None]:
+        """Hold an exclusive lock on run ``name`` so a second process running the same run
+        at once is refused instead of making the same puzzles twice."""
+        return self._lock(zlib.crc32(name.encode()) & 0x7FFFFFFF,
+                          f"run {name!r} is being made by another process right now")
+
+    def book_lock(self) -> AbstractContextManager[None]:
+        """Hold an exclusive lock on the store's books, from picking a book's puzzles to
+        recording it, so that a second book made at once is refused instead of printing
+        the same unused puzzles."""
+        return self._lock(_BOOK_LOCK, "another book is being made from this store right "
+                          "now; make this one when it is done")
 
     @contextmanager
-    def run_lock(self, name: str) -> Iterator[None]:
-        """Hold an exclusive lock on run ``name`` so a second process running the same run
-        at once is refused instead of making the same puzzles twice.
-
-        The lock is a byte of a ``.lock`` file beside the store (never the database file
-        itself, whose locks belong to SQLite); it vanishes when the process dies.
-        """
+    def _lock(self, offset: int, held: str) -> Iterator[None]:
+        """An exclusive lock on byte ``offset`` of a ``.lock`` file beside the store (never
+        the database file itself, whose locks belong to SQLite), or a StoreError saying
+        ``held`` when another process has it; it vanishes when the process dies."""
         if self.path == ":memory:":
             yield
             return
@@ -633,16 +643,19 @@ class Store:
             yield
             return
         fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-        offset = zlib.crc32(name.encode()) & 0x7FFFFFFF
         try:
             try:
                 fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, offset)
             except OSError as exc:
-                raise StoreError(f"{self.path}: run {name!r} is being made by another "
-                                 "process right now") from exc
+                raise StoreError(f"{self.path}: {held}") from exc
             yield
         finally:
             os.close(fd)
+
+
+#: The byte of the ``.lock`` file :meth:`Store.book_lock` takes: past every run's
+#: (``crc32(name) & 0x7FFFFFFF``).
+_BOOK_LOCK = 0x80000000
 
 
 #: What every SQLite file starts with.
