@@ -163,6 +163,15 @@ def _damaged_pages(path: Path) -> str:
     return "store file is damaged"
 
 
+def _damaged_ladders(path: Path) -> str:
+    """A runs row whose ladder fingerprints are not JSON: a traceback before."""
+    db = sqlite3.connect(path)
+    db.execute("UPDATE runs SET ladders = 'notjson'")
+    db.commit()
+    db.close()
+    return "store file is damaged (the ladders of run"
+
+
 def _newer_schema(path: Path) -> str:
     db = sqlite3.connect(path)
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
@@ -208,6 +217,27 @@ def test_a_corrupt_store_is_refused_by_every_command_and_never_written(
         one_line_error(_main(*args, capsys=capsys), str(store), problem)
         assert _digest(store) == before
     assert not (tmp_path / "e.csv").exists() and not (tmp_path / "b.pdf").exists()
+
+
+def test_damaged_ladders_of_a_run_are_one_line_for_the_commands_that_read_them(
+        small, tmp_path, capsys):
+    """The commands that read a run's record (verify, book, a resumed run, stats) say the
+    store is damaged in one line (a traceback and, from verify, exit 1 before); an export,
+    which does not, still takes the puzzles out."""
+    store = tmp_path / "s.db"
+    shutil.copy(small, store)
+    problem = _damaged_ladders(store)
+    before = _digest(store)
+    config = run_config(tmp_path / "r.toml", "r", 5, store=store)
+    book = book_config(tmp_path / "b.toml", store, tmp_path / "b.pdf", "r")
+    for args in (("run", str(config)), ("verify", "--store", str(store)), ("book", str(book)),
+                 ("stats", "--store", str(store))):
+        one_line_error(_main(*args, capsys=capsys), str(store), problem)
+        assert _digest(store) == before
+    out = tmp_path / "rescued.csv"
+    assert _main("export", "--store", str(store), "--kind", "sudoku", "--out", str(out),
+                 capsys=capsys).returncode == 0
+    assert len(out.read_text().splitlines()) > 1
 
 
 def test_an_empty_file_is_no_store_to_read(tmp_path, capsys):

@@ -355,11 +355,24 @@ class Store:
     def find_run(self, name: str) -> RunRecord | None:
         """The run called ``name``, or None."""
         rows = self._rows("SELECT * FROM runs WHERE name = ?", (name,))
-        return RunRecord(**dict(rows[0])) if rows else None
+        return self._run_record(rows[0]) if rows else None
 
     def runs(self) -> list[RunRecord]:
         """Every run, oldest first."""
-        return [RunRecord(**dict(r)) for r in self._rows("SELECT * FROM runs ORDER BY id")]
+        return [self._run_record(r) for r in self._rows("SELECT * FROM runs ORDER BY id")]
+
+    def _run_record(self, row: sqlite3.Row) -> RunRecord:
+        """A row of ``runs``; a StoreError when its ladders are not a JSON object (a
+        damaged store), which :meth:`RunRecord.ladder` reads."""
+        run = RunRecord(**dict(row))
+        try:
+            whole = not run.ladders or isinstance(json.loads(run.ladders), dict)
+        except json.JSONDecodeError:
+            whole = False
+        if not whole:
+            raise StoreError(f"{self.path}: store file is damaged (the ladders of run "
+                             f"{run.name!r} are not a JSON object); restore it from a backup")
+        return run
 
     def begin_run(self, name: str, seed: int, config: str,
                   ladders: dict[str, str] | None = None) -> RunRecord:
