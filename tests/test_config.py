@@ -214,6 +214,9 @@ def test_bad_quotas_name_the_key(lines, expected):
         ("seed = 1\nmax_seconds = 0", "run.max_seconds: expected a number > 0"),
         ("seed = 1\nwrokers = 2", "run.wrokers: unknown key"),
         ("name = \"x-{day}\"", "run.name: unknown placeholder {day}; use {date}"),
+        ("name = \"x-{date:%H}\"", "run.name: {date:%H} is the same for every date; use "
+                                    "date codes such as %Y, %m, %d"),
+        ("name = \"x-{date:}\"", "run.name: {date:} is the same for every date"),
         ("seed = 1\nreport = \"r/{nmae}.json\"", "run.report: unknown placeholder {nmae}; "
                                                  "use {name}, {date}"),
         ("seed = 1\nexecutor = \"local\"\nscheduler = \"tcp://h:1\"", "run.scheduler: a sched"),

@@ -576,6 +576,8 @@ _LATER_RUN_KEYS = ("plot", "family", "date", "report")
 # --- names by date, seeds by name ----------------------------------------------------------
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+#: Two dates that differ in every field strftime shows (year, month, day, weekday, week).
+_APART = (date(2001, 2, 3), date(2012, 11, 26))
 
 
 def expand_name(template: str, day: date, **values: str) -> str:
@@ -590,9 +592,17 @@ def expand_name(template: str, day: date, **values: str) -> str:
     Traceback (most recent call last):
     ...
     ValueError: unknown placeholder {day}; use {date} or {date:%Y%m%d}-style formats
+    >>> expand_name("n-{date:%H}", date(2026, 11, 24))
+    Traceback (most recent call last):
+    ...
+    ValueError: {date:%H} is the same for every date; use date codes such as %Y, %m, %d
     """
     def fill(match: re.Match[str]) -> str:
         key, colon, spec = match.group(1).partition(":")
+        if key == "date" and colon and len({d.strftime(spec) for d in _APART}) == 1:
+            # every night would get the same name, and find that run made already
+            raise ValueError(f"{match.group(0)} is the same for every date; use date codes "
+                             "such as %Y, %m, %d")
         if key == "date":
             return day.strftime(spec) if colon else day.isoformat()
         if key in values and not colon:
