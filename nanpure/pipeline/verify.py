@@ -136,13 +136,16 @@ def _rating_problem(record: PuzzleRecord) -> str | None:
     stored = (record.tier, record.score, record.hardest, record.techniques)
     if again == stored:
         return None
-    return (f"rates {_rating(again)} today, but the store says {_rating(stored)} with the "
-            "same ladder")
+    # the techniques only when the rest agrees: what differs is then shown
+    whole = again[:3] == stored[:3]
+    return (f"rates {_rating(again, whole)} today, but the store says "
+            f"{_rating(stored, whole)} with the same ladder")
 
 
-def _rating(rating: tuple) -> str:
-    tier, score, hardest, _ = rating
-    return f"{tier} {score} ({hardest})"
+def _rating(rating: tuple, techniques: bool = False) -> str:
+    """``tier score (hardest)``, with ``techniques`` the technique counts too."""
+    tier, score, hardest, counts = rating
+    return f"{tier} {score} ({hardest}{', ' + counts if techniques else ''})"
 
 
 def verify_command(store_path: str, run: str | None = None,
