@@ -472,7 +472,7 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fresh", action="store_true",
                    help="discard the stored run of the same name and start it again")
     p.add_argument("--store", metavar="DB", help="store file (default: the config's)")
-    p.add_argument("--scheduler", metavar="ADDRESS",
+    p.add_argument("--scheduler", type=_scheduler, metavar="ADDRESS",
                    help="run on a Dask cluster, e.g. tcp://host:8786 (needs nanpure[dask])")
     p.add_argument("--max-seconds", type=_max_seconds, metavar="S",
                    help="time budget; when it runs out the run stops with status 3")
@@ -541,6 +541,17 @@ def _run_name(text: str) -> str:
 
     try:
         return check_string(text, name=True)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _scheduler(text: str) -> str:
+    """``--scheduler``, checked as the config's ``run.scheduler`` is: not empty (an unset
+    shell variable would otherwise start a Dask cluster in this process)."""
+    from .pipeline.config import check_string
+
+    try:
+        return check_string(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 

@@ -52,3 +52,26 @@ def test_name_must_not_be_empty(capsys, tmp_path, name):
     assert refused(capsys, tmp_path, "--name", name) == (
         "nanpure run: error: argument --name: expected a non-empty string")
     assert config_error(tmp_path, f'name = "{name}"') == "expected a non-empty string"
+
+
+@pytest.mark.parametrize("address", ["", "  "])
+def test_scheduler_must_not_be_empty(capsys, tmp_path, address):
+    """An empty --scheduler (an unset $SCHED) started a Dask cluster in the run process."""
+    assert refused(capsys, tmp_path, "--scheduler", address) == (
+        "nanpure run: error: argument --scheduler: expected a non-empty string")
+    assert config_error(tmp_path, f'scheduler = "{address}"') == "expected a non-empty string"
+
+
+def test_a_scheduler_that_cannot_be_used_is_named(capsys, tmp_path, monkeypatch):
+    """Dask's own message (a wrong scheme, say) did not say it was about --scheduler."""
+    from nanpure.pipeline import run
+
+    def refuse(*args, **kwargs):
+        raise ValueError("unknown address scheme 'http'")
+
+    monkeypatch.setattr(run, "make_executor", refuse)
+    config = tmp_path / "small.toml"
+    config.write_text(CONFIG.format(store=tmp_path / "s.db", more=""))
+    assert main(["run", str(config), "--scheduler", "http://h:1"]) == 2
+    assert capsys.readouterr().err == (
+        "nanpure: Dask scheduler http://h:1: unknown address scheme 'http'\n")

@@ -299,7 +299,8 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                                          [q.name for q in config.quotas])
             except Exception as exc:
                 store.finish_run(run.id, FAILED)
-                raise RunError(str(exc)) from exc
+                where = f"Dask scheduler {config.scheduler}: " if config.scheduler else ""
+                raise RunError(f"{where}{exc}") from exc
         summary.workers, summary.executor = executor.workers, executor.name
         bars = _Bars(states, progress)
         # without bars, progress lines only where nobody chose --no-progress
