@@ -250,6 +250,32 @@ def test_the_stall_warning_of_a_nonogram_quota_names_nonogram_keys(caplog):
         "be too rare to find; change its tier, size or density"]
 
 
+def test_no_task_finishing_for_long_is_warned_about_every_so_often(caplog, monkeypatch):
+    """A Dask cluster that lost its workers left the run waiting without a word."""
+    from nanpure.pipeline.quotas import QuotaState
+
+    clock = [1000.0]
+    monkeypatch.setattr(run.time, "monotonic", lambda: clock[0])
+    state = QuotaState(0, "easy", 5, tasks_done=3, accepted=3)
+    watch = run._Watch("n", [state], clock[0], bounded=True, executor="dask")
+    with caplog.at_level("WARNING"):
+        watch()  # 3 tasks done: moving
+        clock[0] += run.IDLE_SECONDS - 1
+        watch()
+        assert not caplog.records
+        clock[0] += 1
+        watch()
+        watch()  # once, not every second
+        clock[0] += run.IDLE_SECONDS
+        watch()
+        state.tasks_done += 1
+        clock[0] += run.IDLE_SECONDS - 1
+        watch()  # moving again
+    assert [r.getMessage() for r in caplog.records] == 2 * [
+        f"no task has finished for {run.IDLE_SECONDS:.0f} s: are the dask workers alive? "
+        "(a Dask cluster that lost its workers waits for new ones)"]
+
+
 def test_cli_bad_config_is_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('[run]\nseed = 1\n[[quota]]\nname = "x"\ncount = 5\nblanks = [50, 90]\n')

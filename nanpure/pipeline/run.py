@@ -65,6 +65,9 @@ PROGRESS_SECONDS = 30.0
 #: A quota that has accepted nothing this many seconds after its first task finished is
 #: warned about, as a stalled one (:data:`.quotas.STALL_TASKS`) is.
 STALL_SECONDS = 60.0
+#: No task finished for this long: the workers are warned about (a Dask cluster that has
+#: lost its workers leaves the run waiting, silently, for ever).
+IDLE_SECONDS = 300.0
 
 
 class RunError(Exception):
@@ -310,7 +313,8 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                         deadline=started + (config.max_seconds or math.inf),
                         batch_scope=store.transaction,
                         tick=_Watch(config.name, states, started, bars, lines=lines,
-                                    bounded=config.max_seconds is not None))
+                                    bounded=config.max_seconds is not None,
+                                    executor=executor.name))
         try:
             with _sigterm_stops():
                 summary.status = loop.run()
@@ -518,9 +522,10 @@ _WIDEN = {"sudoku": "widen its blanks or change its tier",
 @dataclass
 class _Watch:
     """Called by the task loop: moves the progress bars to the stored puzzles, prints a
-    progress line on stderr every :data:`PROGRESS_SECONDS` when ``lines`` (no bars), and
+    progress line on stderr every :data:`PROGRESS_SECONDS` when ``lines`` (no bars),
     warns once about each quota that has accepted nothing for :data:`.quotas.STALL_TASKS`
-    tasks or :data:`STALL_SECONDS`."""
+    tasks or :data:`STALL_SECONDS`, and warns each time no task has finished for
+    :data:`IDLE_SECONDS` (``executor``: what the tasks run on, for that warning)."""
 
     name: str
     states: list[QuotaState]
@@ -531,11 +536,22 @@ class _Watch:
     last_line: float = field(default_factory=time.monotonic)
     first_done: dict[int, float] = field(default_factory=dict)  # quota: its first task's end
     warned: set[int] = field(default_factory=set)
+    executor: str = "local"
+    done: int = 0  # tasks finished when last looked
+    moved: float = field(default_factory=time.monotonic)  # when that changed (or warned)
 
     def __call__(self) -> None:
         if self.bars is not None:
             self.bars.show(self.states)
         now = time.monotonic()
+        done = sum(s.tasks_done for s in self.states)
+        if done != self.done:
+            self.done, self.moved = done, now
+        elif now - self.moved >= IDLE_SECONDS:
+            log.warning("no task has finished for %.0f s: are the %s workers alive?%s",
+                        now - self.moved, self.executor, " (a Dask cluster that lost its "
+                        "workers waits for new ones)" if self.executor == "dask" else "")
+            self.moved = now  # again after as long, not every second
         for s in self.states:
             if s.tasks_done:
                 self.first_done.setdefault(s.index, now)
