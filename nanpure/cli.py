@@ -459,8 +459,9 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         "is filled. Running the same config again resumes the run: only what is missing "
         "is made, and the same seed gives the same puzzles with any number of workers. "
         "A worker process that dies is replaced and its tasks run again. "
-        "Exit status: 0 all quotas filled, 1 a worker failed (a task raised, or worker "
-        "processes died three times on the same tasks), 2 bad config or store (also a "
+        "Exit status: 0 all quotas filled, 1 a worker failed (a task raised, worker "
+        "processes died three times on the same tasks, or the Dask scheduler was lost), "
+        "2 bad config or store (also a "
         "report or plot path that cannot be written), 3 the time budget ran out, 130 "
         "interrupted (Ctrl-C or SIGTERM; running again resumes).",
     )

@@ -276,6 +276,30 @@ def test_no_task_finishing_for_long_is_warned_about_every_so_often(caplog, monke
         "(a Dask cluster that lost its workers waits for new ones)"]
 
 
+def test_a_lost_dask_scheduler_is_one_line_and_the_run_resumable(tmp_path, caplog):
+    """Losing the scheduler logged some 40 lines of distributed's traceback."""
+
+    class CommClosedError(OSError):  # as distributed's, an IOError
+        pass
+
+    class LostScheduler(InlineExecutor):
+        name = "dask"
+
+        def wait(self, futures, timeout):
+            raise CommClosedError("in <TCP (closed) ConnectionPool.gather>: Stream is closed")
+
+    config = _config(tmp_path / "s.db", scheduler="tcp://h:8786", executor="dask")
+    with caplog.at_level("ERROR"):
+        summary = execute(config, executor=LostScheduler())
+    assert summary.status == "failed" and summary.exit_status == 1
+    assert summary.error == ("lost the Dask scheduler tcp://h:8786: CommClosedError: in <TCP "
+                             "(closed) ConnectionPool.gather>: Stream is closed")
+    assert [(r.getMessage(), r.exc_info) for r in caplog.records] == [
+        (f"run t: {summary.error}", None)]
+    assert execute(config.replace(executor="local", scheduler=None),
+                   executor=InlineExecutor()).status == COMPLETE
+
+
 def test_cli_bad_config_is_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('[run]\nseed = 1\n[[quota]]\nname = "x"\ncount = 5\nblanks = [50, 90]\n')

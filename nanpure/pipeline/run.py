@@ -330,9 +330,16 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                 store.finish_run(run.id, FAILED)
             raise
         except Exception as exc:  # a worker's failure: keep what is stored, say what broke
-            log.exception("run %s failed", config.name)
             summary.status = FAILED
             summary.error = f"{type(exc).__name__}: {exc}"
+            if summary.executor == "dask" and isinstance(exc, OSError):
+                # the connection to the scheduler (distributed's CommClosedError is one):
+                # nothing of nanpure's to trace back; the run can be resumed
+                where = f" {config.scheduler}" if config.scheduler else ""
+                summary.error = f"lost the Dask scheduler{where}: {summary.error}"
+                log.error("run %s: %s", config.name, summary.error)
+            else:
+                log.exception("run %s failed", config.name)
         finally:
             bars.close()
             if own:
