@@ -713,7 +713,8 @@ def _add_verify(sub: argparse._SubParsersAction) -> None:
         help="re-check every stored puzzle",
         description="Re-check the puzzles of a store (all, or one run's) as a book does "
         "before printing them: each has exactly one solution, equal to the stored one; its "
-        "givens (nonograms: its picture) have the symmetry recorded; and, when the run "
+        "givens (nonograms: its picture) have the symmetry recorded, and a Sudoku its "
+        "blank count and canonical form; and, when the run "
         "recorded the fingerprint of the ladder that rated it and that ladder is today's, "
         "rating it again gives the stored tier, score, hardest technique and techniques. "
         "Each failure is printed on stderr as 'puzzle ID (run R, quota Q): problem', then a "

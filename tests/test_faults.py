@@ -127,6 +127,25 @@ def test_verify_passes_a_run_and_lists_every_tampered_puzzle(small, tmp_path, ca
            "re-checked (the run recorded no ladder)" in captured.out
 
 
+def test_verify_checks_the_stored_canonical_forms(small, tmp_path, capsys):
+    """dedup = "equivalent" compares them: one changed, or copied from another puzzle,
+    passed verify."""
+    store = tmp_path / "s.db"
+    shutil.copy(small, store)
+    db = sqlite3.connect(store)
+    (a, canon_a), (b, _) = db.execute("SELECT id, canon FROM puzzles WHERE kind = 'sudoku' "
+                                      "ORDER BY id LIMIT 2").fetchall()
+    db.execute("UPDATE puzzles SET canon = ? WHERE id = ?", (canon_a, b))
+    db.commit()
+    db.close()
+    assert main(["verify", "--store", str(store)]) == 1
+    captured = capsys.readouterr()
+    (line,) = captured.err.splitlines()
+    assert line.startswith(f"puzzle {b} (run r, quota ") and line.endswith(
+        f", but the store says {canon_a}")
+    assert "has the canonical form " in line and ", 1 failed;" in captured.out
+
+
 def test_verify_refuses_an_unknown_run_and_a_missing_store(small, tmp_path, capsys):
     assert main(["verify", "--store", str(small), "--run", "nope"]) == 2
     assert "no run named 'nope' (runs: r)" in capsys.readouterr().err

@@ -492,6 +492,13 @@ class Store:
         n, classes = self._rows(sql, (run,) if run else ())[0]
         return n, classes
 
+    def stored_canons(self, run: str | None = None) -> dict[int, str]:
+        """``{puzzle id: its stored canonical form}`` of the Sudoku puzzles (of one run, or
+        all), which ``verify`` compares with the form made again."""
+        sql = ("SELECT puzzles.id, canon FROM puzzles JOIN runs ON runs.id = run_id "
+               "WHERE canon IS NOT NULL" + (" AND runs.name = ?" if run else ""))
+        return dict(self._rows(sql, (run,) if run else ()))
+
     def select_puzzles(self, run: str | None = None, quotas: Sequence[str] | None = None,
                        tiers: Sequence[str] | None = None,
                        unused_only: bool = True,

@@ -6,6 +6,8 @@ Each puzzle is checked by its kind (:mod:`nanpure.generator.kinds`):
 - it has exactly one solution, and that is the stored one;
 - its pattern has the symmetry recorded for it (Sudoku: the givens; nonograms: the
   picture), and a Sudoku's blank count is the stored one;
+- ``nanpure verify`` only: a Sudoku's canonical form is the stored one (which
+  ``dedup = "equivalent"`` compares);
 - rated again, it gets the stored rating (tier, score, hardest technique and the
   techniques used), when the run that made it recorded the fingerprint of the ladder it
   was rated with and that is today's ladder. Otherwise the rating is not re-checked
@@ -142,6 +144,21 @@ def _rating_problem(record: PuzzleRecord) -> str | None:
             f"{_rating(stored, whole)} with the same ladder")
 
 
+def _check_canons(records: Sequence[PuzzleRecord], canons: Mapping[int, str],
+                  problems: list[str | None]) -> None:
+    """Fill in ``problems`` (where still None) for the records whose stored canonical
+    form (``canons`` by id; what ``dedup = "equivalent"`` compares) is not the puzzle's."""
+    from .store import canonical_forms
+
+    places = [k for k, r in enumerate(records)
+              if problems[k] is None and r.id in canons and r.kind == "sudoku"]
+    forms = canonical_forms(["sudoku"] * len(places), [records[k].puzzle for k in places])
+    for k, form in zip(places, forms, strict=True):
+        if form != canons[records[k].id]:
+            problems[k] = (f"has the canonical form {form}, but the store says "
+                           f"{canons[records[k].id]}")
+
+
 def _rating(rating: tuple, techniques: bool = False) -> str:
     """``tier score (hardest)``, with ``techniques`` the technique counts too."""
     tier, score, hardest, counts = rating
@@ -160,7 +177,9 @@ def verify_command(store_path: str, run: str | None = None,
             raise StoreError(f"{store.path}: no run named {run!r} (runs: {names})")
         records = store.select_puzzles(run=run, unused_only=False)
         ladders = run_ladders(store)
+        canons = store.stored_canons(run)
     checked = check_puzzles(records, ladders)
+    _check_canons(records, canons, checked.problems)
     failed = 0
     for record, problem in zip(records, checked.problems, strict=True):
         if problem is not None:
