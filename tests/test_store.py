@@ -64,9 +64,17 @@ def _one_old_puzzle(path, version: int) -> None:
     db.close()
 
 
-def test_store_of_schema_1_is_migrated_and_its_puzzles_are_sudoku(tmp_path):
+def test_store_of_schema_1_is_migrated_and_its_puzzles_are_sudoku(tmp_path, caplog):
     path = tmp_path / "old.db"
     _one_old_puzzle(path, 1)
+    with caplog.at_level("WARNING"):
+        with Store(path, create=False):
+            pass
+        with Store(path, create=False):  # said once: the second open finds it upgraded
+            pass
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{path}: store upgraded from schema 1 to {SCHEMA_VERSION} (nanpure before this "
+        "version can no longer open it)"]
     with Store(path, create=False) as store:
         (rec,) = store.select_puzzles(unused_only=False)
         assert (rec.kind, rec.puzzle, rec.run) == ("sudoku", PUZZLE, "old")

@@ -33,6 +33,7 @@ whether rating a puzzle again must give its stored rating.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sqlite3
 import stat
@@ -48,6 +49,8 @@ import numpy as np
 
 from ..record import MADE_FIELDS, PuzzleRecord
 from .config import DEDUP_MODES
+
+log = logging.getLogger(__name__)
 
 #: Bumped whenever the schema changes; kept in ``PRAGMA user_version``.
 SCHEMA_VERSION = 6
@@ -303,7 +306,7 @@ class Store:
         """Bring a store of an older schema up to :data:`SCHEMA_VERSION`, one version at a
         time, each in one transaction (a failure leaves the store as it was)."""
         with self.transaction():
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            version = first = self.db.execute("PRAGMA user_version").fetchone()[0]
             while version < SCHEMA_VERSION:
                 for statement in MIGRATIONS[version]:
                     if callable(statement):
@@ -312,6 +315,9 @@ class Store:
                         self.db.execute(statement)
                 version += 1
                 self.db.execute(f"PRAGMA user_version = {version}")
+        if first < SCHEMA_VERSION:  # said, as an older nanpure can no longer open it
+            log.warning("%s: store upgraded from schema %d to %d (nanpure before this "
+                        "version can no longer open it)", self.path, first, SCHEMA_VERSION)
 
     # --- plumbing -------------------------------------------------------------------------
 
