@@ -238,7 +238,8 @@ def test_a_book_of_one_puzzle_says_one_puzzle():
 
     def book(sections: list[str]) -> SimpleNamespace:
         plan = SimpleNamespace(placements=[SimpleNamespace(section=s) for s in sections],
-                               page_count=8, settings=SimpleNamespace(page_size="letter"))
+                               page_count=8,
+                               settings=SimpleNamespace(page_size="letter", hints=False))
         report = SimpleNamespace(format=lambda: "preflight: passed")
         return SimpleNamespace(plan=plan, book_id=None, pdf="b.pdf", cover=None,
                                manifest="b.manifest.json", report=report, cover_report=None)
