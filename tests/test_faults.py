@@ -220,15 +220,21 @@ def _foreign(path: Path) -> str:
 CORRUPTIONS = [_truncated, _random_bytes, _damaged_pages, _newer_schema, _read_only, _foreign]
 
 
-@pytest.mark.parametrize("corrupt", CORRUPTIONS, ids=lambda f: f.__name__.strip("_"))
-def test_a_corrupt_store_is_refused_by_every_command_and_never_written(
-        corrupt, small, tmp_path, capsys):
+def _corrupt_copy(small: Path, tmp_path: Path, corrupt) -> tuple[Path, str, str, Path]:
+    """A copy of the store ``small`` that ``corrupt`` damages: its path, the problem its
+    errors name, its digest, and a book config that takes run ``r`` of it."""
     store = tmp_path / "s.db"
     shutil.copy(small, store)
     problem = corrupt(store)
-    before = _digest(store)
-    config = run_config(tmp_path / "r.toml", "more", 5, store=store)
     book = book_config(tmp_path / "b.toml", store, tmp_path / "b.pdf", "r")
+    return store, problem, _digest(store), book
+
+
+@pytest.mark.parametrize("corrupt", CORRUPTIONS, ids=lambda f: f.__name__.strip("_"))
+def test_a_corrupt_store_is_refused_by_every_command_and_never_written(
+        corrupt, small, tmp_path, capsys):
+    store, problem, before, book = _corrupt_copy(small, tmp_path, corrupt)
+    config = run_config(tmp_path / "r.toml", "more", 5, store=store)
     commands = {
         "run": ("run", str(config)),
         "export": ("export", "--store", str(store), "--out", str(tmp_path / "e.csv")),
@@ -247,12 +253,8 @@ def test_damaged_ladders_of_a_run_are_one_line_for_the_commands_that_read_them(
     """The commands that read a run's record (verify, book, a resumed run, stats) say the
     store is damaged in one line (a traceback and, from verify, exit 1 before); an export,
     which does not, still takes the puzzles out."""
-    store = tmp_path / "s.db"
-    shutil.copy(small, store)
-    problem = _damaged_ladders(store)
-    before = _digest(store)
+    store, problem, before, book = _corrupt_copy(small, tmp_path, _damaged_ladders)
     config = run_config(tmp_path / "r.toml", "r", 5, store=store)
-    book = book_config(tmp_path / "b.toml", store, tmp_path / "b.pdf", "r")
     for args in (("run", str(config)), ("verify", "--store", str(store)), ("book", str(book)),
                  ("stats", "--store", str(store))):
         one_line_error(_main(*args, capsys=capsys), str(store), problem)
