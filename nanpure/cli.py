@@ -473,7 +473,7 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fresh", action="store_true",
                    help="discard the stored run of the same name and start it again")
     p.add_argument("--store", metavar="DB", help="store file (default: the config's)")
-    p.add_argument("--scheduler", type=_scheduler, metavar="ADDRESS",
+    p.add_argument("--scheduler", type=_config_string(), metavar="ADDRESS",
                    help="run on a Dask cluster, e.g. tcp://host:8786 (needs nanpure[dask])")
     p.add_argument("--max-seconds", type=_max_seconds, metavar="S",
                    help="time budget; when it runs out the run stops with status 3")
@@ -485,7 +485,7 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--date", type=_date, metavar="YYYY-MM-DD",
                    help="the date {date} in the run name stands for (default: today, local "
                    "time), to redo or reproduce a past night")
-    p.add_argument("--name", type=_run_name, metavar="NAME",
+    p.add_argument("--name", type=_config_string(name=True), metavar="NAME",
                    help="run name instead of the config's (may hold {date})")
     p.add_argument("--seed", type=_seed, metavar="K",
                    help="run seed instead of the config's (without either, the seed is "
@@ -535,26 +535,21 @@ def _max_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _run_name(text: str) -> str:
-    """``--name``, checked as the config's ``run.name`` is: not empty, no control
-    characters."""
-    from .pipeline.config import check_string
+def _config_string(*, name: bool = False) -> Callable[[str], str]:
+    """The type of an option that replaces a string key of the run config, checked as
+    that key is (``check_string``): not empty (an empty ``--scheduler``, an unset shell
+    variable, would start a Dask cluster in this process) and, with ``name`` (``--name``),
+    no control characters."""
 
-    try:
-        return check_string(text, name=True)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    def check(text: str) -> str:
+        from .pipeline.config import check_string
 
+        try:
+            return check_string(text, name=name)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
-def _scheduler(text: str) -> str:
-    """``--scheduler``, checked as the config's ``run.scheduler`` is: not empty (an unset
-    shell variable would otherwise start a Dask cluster in this process)."""
-    from .pipeline.config import check_string
-
-    try:
-        return check_string(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    return check
 
 
 def _positive_int(text: str) -> int:

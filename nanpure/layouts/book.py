@@ -44,6 +44,7 @@ from ..files import atomic_path
 from ..generator.nonogram.formats import FormatError, Nonogram, parse_line
 from ..generator.tiers import tier_rank
 from ..record import PuzzleRecord
+from ..words import counted
 from .grid import BLACK, FILLED_GREY, digit_size, draw_grid
 from .hint_pages import draw_hints_page, hint_chunks
 from .nonogram import MIN_CLUE_SIZE, draw_nonogram, smallest_box
@@ -745,7 +746,7 @@ class _Drawer:
         lines += list(s.imprint)
         lines += [
             "",
-            f"{n} puzzle{'s' * (n != 1)}. Every puzzle has exactly one solution.",
+            f"{counted(n, 'puzzle')}. Every puzzle has exactly one solution.",
             "Difficulty follows the technique ladder: the hardest technique a puzzle needs "
             "sets its tier.",
             f"Made with nanpure {__version__}. The book's manifest lists every puzzle with "

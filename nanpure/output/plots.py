@@ -20,7 +20,7 @@ so the same store gives the same bytes) or PNG (:mod:`nanpure.layouts.raster`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -145,10 +145,15 @@ def count_step(top: int) -> int:
     >>> count_step(1), count_step(7), count_step(16), count_step(120)
     (1, 1, 2, 20)
     """
+    return next(step for step in _round_steps() if top / step <= 8)
+
+
+def _round_steps() -> Iterator[int]:
+    """1, 2, 5, 10, 20, 50, ...: the steps an axis counts in."""
     step = 1
-    while top / step > 8:
+    while True:
+        yield step
         step = step * 5 // 2 if str(step)[0] == "2" else step * 2
-    return step
 
 
 def label_step(categories: list[str], length: float, font: str, size: float) -> int:
@@ -161,10 +166,8 @@ def label_step(categories: list[str], length: float, font: str, size: float) -> 
     """
     pitch = length / max(len(categories), 1)
     widest = max((pdfmetrics.stringWidth(c, font, size) for c in categories), default=0.0)
-    step = 1
-    while step * pitch < widest + LABEL_GAP * size and step < len(categories):
-        step = step * 5 // 2 if str(step)[0] == "2" else step * 2
-    return step
+    return next(step for step in _round_steps()
+                if step * pitch >= widest + LABEL_GAP * size or step >= len(categories))
 
 
 def shown_labels(categories: list[str], step: int) -> list[str]:

@@ -27,6 +27,7 @@ from ..generator.kinds import kind_of
 from ..output.datasets import PuzzleWriter
 from ..output.stats import format_tables, summarize, to_json
 from ..record import PuzzleRecord
+from ..words import counted
 from .executors import Executor, InlineExecutor, LocalExecutor
 from .quotas import QuotaState, TaskResult
 from .run import TaskLoop
@@ -56,8 +57,8 @@ class Tally:
 
     def line(self, count: int) -> str:
         rate = self.accepted / self.seconds if self.seconds > 0 else 0.0
-        return (f"{self.accepted} of {count} puzzle{'s' * (count != 1)} after {self.tasks} "
-                f"task{'s' * (self.tasks != 1)} "
+        return (f"{self.accepted} of {counted(count, 'puzzle')} after "
+                f"{counted(self.tasks, 'task')} "
                 f"({100 * self.acceptance:.1f}% accepted, {rate:.2f} puzzles/s)")
 
 

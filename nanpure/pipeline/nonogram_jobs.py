@@ -25,6 +25,7 @@ from typing import TextIO
 
 from ..files import write_text_atomic
 from ..generator.nonogram import FormatError, Nonogram, parse_line, parse_non
+from ..words import counted
 from .batch import csv_line, print_pending, write_rating
 
 INPUT_FORMATS = ("non", "line")
@@ -280,7 +281,7 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
     else:
         cells = " ".join(f"r{r + 1}c{c + 1}" for r, c in result.undetermined)
         left = len(result.undetermined)
-        out.write(f"tier: none; logic leaves {left} cell{'s' * (left != 1)} undetermined "
+        out.write(f"tier: none; logic leaves {counted(left, 'cell')} undetermined "
                   f"(? above): {cells}\n")
     if non_path is not None:
         titled = Nonogram(puzzle.width, puzzle.height, puzzle.rows, puzzle.columns,

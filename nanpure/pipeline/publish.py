@@ -47,6 +47,7 @@ from ..layouts.pages import BLEED, FontError, Fonts, load_fonts
 from ..layouts.preflight import PreflightReport, preflight, preflight_cover
 from ..output.hints import Hint, hints_for
 from ..record import PuzzleRecord, columns, row
+from ..words import counted
 from .book_config import BookConfig, Runs, SectionSpec, cover_path, run_globs
 from .fonts import find_font
 from .store import Store
@@ -157,7 +158,7 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
         if want == 0 or len(fresh) < want:
             unused = "" if config.reuse else " not yet in a book"
             hint = "" if config.reuse else " (set reuse = true to print used puzzles again)"
-            need = (f"needs {want} puzzle{'s' * (want != 1)} but the store "
+            need = (f"needs {counted(want, 'puzzle')} but the store "
                     f"{config.store} has only {len(fresh)}" if want else
                     f"has no puzzles: the store {config.store} has none")
             raise PublishError(f"section {i} ({spec.title!r}) {need}{unused} with "
@@ -357,7 +358,7 @@ def summary(book: PublishedBook) -> str:
     recorded = (f"recorded as book {book.book_id}" if book.book_id is not None
                 else "not recorded in the store")
     n = len(plan.placements)
-    lines = [f"wrote {book.pdf}: {n} puzzle{'s' * (n != 1)} ({sections}), "
+    lines = [f"wrote {book.pdf}: {counted(n, 'puzzle')} ({sections}), "
              f"{plan.page_count} pages, {plan.settings.page_size}; {recorded}"]
     if plan.settings.hints:  # only puzzles that need more than singles get one
         k = len(plan.hints)

@@ -30,6 +30,7 @@ from ..output.datasets import (
 )
 from ..output.hints import solution_path
 from ..record import PuzzleRecord
+from ..words import counted
 from .store import Store, StoreError, canonical_forms
 
 
@@ -121,8 +122,8 @@ def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, ou
 
         chosen = list(records)
         written = write_puzzle_images(chosen, fmt, out, answers=answers, dpi=dpi)
-        print(f"wrote {len(written)} picture{'s' * (len(written) != 1)} of {len(chosen)} "
-              f"puzzle{'s' * (len(chosen) != 1)} to {out}", file=sys.stderr)
+        print(f"wrote {counted(len(written), 'picture')} of {counted(len(chosen), 'puzzle')} "
+              f"to {out}", file=sys.stderr)
         return 0
     if se:
         records = map(_with_se, records)
@@ -138,7 +139,7 @@ def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, ou
         splits = write_hf(chosen, forms, out,
                           license=HF_LICENSE if license is None else license)
         n = sum(splits.values())
-        print(f"wrote {n} puzzle{'s' * (n != 1)} to {out} "
+        print(f"wrote {counted(n, 'puzzle')} to {out} "
               f"(train {splits['train']}, test {splits['test']})", file=sys.stderr)
         return 0
     if out == "-":
@@ -151,7 +152,7 @@ def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, ou
         return 0
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     n = write_file_export(records, fmt, out, kind, paths, se)
-    print(f"wrote {n} puzzle{'s' * (n != 1)} to {out}", file=sys.stderr)
+    print(f"wrote {counted(n, 'puzzle')} to {out}", file=sys.stderr)
     return 0
 
 

@@ -45,6 +45,7 @@ from tqdm import tqdm
 
 from ..files import WriteError, check_writable
 from ..output.stats import percent
+from ..words import counted
 from .config import ConfigError, RunConfig
 from .executors import BatchFuture, Executor, LogRelay, WorkerCrashes, make_executor
 from .quotas import Batch, QuotaState, Stock, TaskResult, matching, pick_quota
@@ -100,7 +101,7 @@ class RunSummary:
     def format(self) -> str:
         """The table printed at the end of a run."""
         # a resumed run with every quota full already starts no workers
-        workers = (f"with {self.workers} {self.executor} worker{'s' * (self.workers != 1)}"
+        workers = (f"with {counted(self.workers, f'{self.executor} worker')}"
                    if self.workers else "with nothing left to make")
         head = (f"run {self.name}: {self.status} in {self.seconds:.1f} s {workers}"
                 f"{' (resumed)' if self.resumed else ''}; store {self.store}"
@@ -581,7 +582,7 @@ class _Watch:
                            "accepted)" for s in self.states)
         judged = sum(s.judged for s in self.states)
         return (f"nanpure: run {self.name}: {now - self.started:.0f} s, "
-                f"{judged} task{'s' * (judged != 1)}; {quotas}")
+                f"{counted(judged, 'task')}; {quotas}")
 
 
 def run_command(config_path: str | None, *, workers: int | None = None, fresh: bool = False,

@@ -48,6 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from ..record import MADE_FIELDS, PuzzleRecord
+from ..words import counted
 from .config import DEDUP_MODES
 
 log = logging.getLogger(__name__)
@@ -432,8 +433,8 @@ class Store:
                 "SELECT count(*) FROM book_puzzles JOIN puzzles ON puzzles.id = puzzle_id "
                 "WHERE run_id = ?", (run.id,)).fetchone()[0]
             if used:
-                raise StoreError(f"{self.path}: run {name!r} has {used} "
-                                 f"puzzle{'s' * (used != 1)} in books; "
+                raise StoreError(f"{self.path}: run {name!r} has {counted(used, 'puzzle')} "
+                                 "in books; "
                                  "it cannot be discarded (give the run a new name instead)")
             n = self.db.execute("DELETE FROM puzzles WHERE run_id = ?", (run.id,)).rowcount
             self.db.execute("DELETE FROM runs WHERE id = ?", (run.id,))

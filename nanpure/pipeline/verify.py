@@ -32,6 +32,7 @@ from typing import TextIO
 
 from ..generator.kinds import kind_of
 from ..record import PuzzleRecord
+from ..words import counted
 from .store import Store, StoreError
 
 
@@ -187,10 +188,10 @@ def verify_command(store_path: str, run: str | None = None,
             print(f"puzzle {record.id} (run {record.run}, quota {record.quota}): {problem}",
                   file=err)
     runs = len({r.run for r in records})
-    skipped = "".join(f"; {n} rating{'s' * (n != 1)} not re-checked ({why})"
+    skipped = "".join(f"; {counted(n, 'rating')} not re-checked ({why})"
                       for why, n in checked.not_rated.items())
     n = len(records)
-    print(f"{store_path}: {n} puzzle{'s' * (n != 1)} of {runs} run{'s' * (runs != 1)} "
-          f"checked: {n - failed} passed, {failed} failed; {checked.rated} "
-          f"rating{'s' * (checked.rated != 1)} re-checked{skipped}", file=out)
+    print(f"{store_path}: {counted(n, 'puzzle')} of {counted(runs, 'run')} "
+          f"checked: {n - failed} passed, {failed} failed; "
+          f"{counted(checked.rated, 'rating')} re-checked{skipped}", file=out)
     return 1 if failed else 0

@@ -43,6 +43,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ...words import counted
+
 Clue = tuple[int, ...]
 
 #: The largest width or height handled (clue lines of two-digit lengths).
@@ -131,7 +133,7 @@ def check(puzzle: Nonogram, rows_at: int | None = None, columns_at: int | None =
         (puzzle.columns, puzzle.width, "column", puzzle.height, columns_at),
     ):
         if len(clues) != count:
-            raise FormatError(f"{count} {name}{'s' * (count != 1)} expected, {len(clues)} "
+            raise FormatError(f"{counted(count, name)} expected, {len(clues)} "
                               "given", at)
         for i, clue in enumerate(clues):
             line = at if at is None or one_line else at + i
@@ -157,7 +159,7 @@ def _check_goal(puzzle: Nonogram, at: int | None) -> None:
     cells = puzzle.width * puzzle.height
     if len(goal) != cells or set(goal) - {"0", "1"}:
         raise FormatError(f"goal must be {cells} characters 0/1 (width x height), got "
-                          f"{len(goal)} character{'s' * (len(goal) != 1)}", at)
+                          f"{counted(len(goal), 'character')}", at)
     rows, columns = clues_of(goal, puzzle.width, puzzle.height)
     for given, drawn in ((puzzle.rows, rows), (puzzle.columns, columns)):
         for i, (a, b) in enumerate(zip(given, drawn, strict=True)):
@@ -273,8 +275,8 @@ def parse_line(text: str, line: int | None = None) -> Nonogram:
     line number reported in errors."""
     fields = text.split()
     if len(fields) not in (2, 3):
-        raise FormatError(f"expected 'WxH ROWS/COLUMNS [GOAL]', got {len(fields)} "
-                          f"field{'s' * (len(fields) != 1)}", line)
+        raise FormatError("expected 'WxH ROWS/COLUMNS [GOAL]', got "
+                          f"{counted(len(fields), 'field')}", line)
     size = _SIZE.match(fields[0])
     if size is None:
         raise FormatError(f"size {fields[0]!r} is not WxH", line)
