@@ -300,3 +300,30 @@ def test_a_second_book_made_at_once_is_refused(tmp_path, qqwing_rows, capsys):
         holder.wait()
     assert main(["book", str(config)]) == 0
     assert "recorded as book 1" in capsys.readouterr().out
+
+
+def test_a_book_from_a_run_being_made_warns(tmp_path, store, capsys, caplog):
+    """A book made while its run is still being made takes what is stored so far; that is
+    said on stderr (the run's lock held by another process here). A run left "running"
+    by a killed process (no lock held) is not warned about."""
+    import subprocess
+    import sys
+
+    config = write_config(tmp_path, store)
+    assert main(["book", str(config), "--no-record"]) == 0
+    assert caplog.records == []
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom nanpure.pipeline.store import Store\n"
+         f"with Store({str(store)!r}, create=False) as s, s.run_lock('nightly'):\n"
+         "    print('held', flush=True)\n    time.sleep(60)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert main(["book", str(config)]) == 0
+    finally:
+        holder.kill()
+        holder.wait()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{store}: run 'nightly' is still being made; the book takes the puzzles it has "
+        "stored so far"]
+    assert "recorded as book 1" in capsys.readouterr().out

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import statistics
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -50,8 +51,10 @@ from ..record import PuzzleRecord, columns, row
 from ..words import counted
 from .book_config import BookConfig, Runs, SectionSpec, cover_path, run_globs
 from .fonts import find_font
-from .store import Store
+from .store import RUNNING, Store
 from .verify import check_puzzles, run_ladders
+
+log = logging.getLogger(__name__)
 
 #: What the manifest says of each puzzle, besides where it went.
 MANIFEST_COLUMNS = columns("id", "puzzle", "solution", "tier", "score", "seed")
@@ -117,6 +120,15 @@ def _describe_runs(run: Runs) -> str:
     if isinstance(run, str):
         return f"run {run!r}"
     return "runs " + ", ".join(map(repr, run)) if run else "any run"
+
+
+def runs_being_made(store: Store, config: BookConfig) -> list[str]:
+    """The runs a book's sections read that another process is making right now (their
+    puzzles so far are what the book can take), oldest first."""
+    globs = [g for spec in config.sections for g in run_globs(spec.run or config.run) or ("*",)]
+    names = dict.fromkeys(name for glob in globs for name in store.run_names(glob))
+    running = {r.name for r in store.runs() if r.status == RUNNING}
+    return [name for name in names if name in running and store.run_being_made(name)]
 
 
 def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
@@ -283,55 +295,65 @@ def _publish(config: BookConfig, pdf: Path, cover: Path | None, record: bool,
              steps: list[str], out_given: bool) -> PublishedBook:
     """:func:`publish_book`'s work, noting in ``steps`` when the PDF is written and when
     the book is recorded; ``out_given``: the PDF's path came from ``--out``."""
-    with Store(config.store, create=False) as store, (
-            store.book_lock() if record else contextlib.nullcontext()):
-        sections = select_sections(store, config)
-        verify_puzzles(store, [p for s in sections for p in s.puzzles])
-        try:
-            cover_settings = (CoverSettings.of(config.cover) if config.cover is not None
-                              else None)
-            more = cover_settings.texts() if cover_settings is not None else []
-            settings = BookSettings.of(config.layout)
-            settings, fonts = _fonts_for(settings, book_texts(settings, sections) + more)
-            check_text(settings, sections, fonts, more)
-            hints = (hints_for(p for s in sections for p in s.puzzles)
-                     if settings.hints else None)
-            plan = plan_book(sections, settings, hints)
-            # the option or key that named the file, so that the one line says which
-            make_parent(pdf, "--out" if out_given else f"{config.source}: book.out")
-            with _writing(pdf):
-                render_book(plan, str(pdf))
-            steps.append("rendered")
-            if cover is not None and cover_settings is not None:
-                sample = next((p.puzzle.puzzle for p in plan.placements
-                               if p.puzzle.kind == "sudoku"), None)
-                with _writing(cover), atomic_path(cover) as tmp:
-                    render_cover(cover_settings, fonts, plan.size, plan.page_count, str(tmp),
-                                 sample)
-        except (LayoutError, FontError, CoverError) as exc:
-            raise PublishError(f"{config.source}: {exc}") from exc
-        data = manifest(plan, config, pdf, cover)
-        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-        with _writing(manifest_path(pdf)):
-            write_text_atomic(manifest_path(pdf), text)
-        report = preflight(pdf, plan.size, MIN_PAGES, bleed=settings.bleed)
-        if not report.ok:
-            raise PublishError(f"{pdf} failed preflight; not recorded in the store\n"
-                               + report.format())
-        cover_report = None
-        if cover is not None and config.cover is not None:
-            cover_report = preflight_cover(cover, plan.size, plan.page_count,
-                                           config.cover.paper)
-            if not cover_report.ok:
-                raise PublishError(f"{cover} failed preflight; not recorded in the store\n"
-                                   + cover_report.format())
-        book_id = None
-        if record:
-            book_id = store.record_book(
-                config.layout.title, str(pdf), config.to_json(),
-                [(p.puzzle.id, p.number, p.section, p.page, p.answer_page)
-                 for p in plan.placements])
-            steps.append("recorded")
+    with Store(config.store, create=False) as store:
+        for name in runs_being_made(store, config):  # asked before the book lock is held
+            log.warning("%s: run %r is still being made; the book takes the puzzles it has "
+                        "stored so far", config.store, name)
+        with store.book_lock() if record else contextlib.nullcontext():
+            return _publish_locked(store, config, pdf, cover, record, steps, out_given)
+
+
+def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | None,
+                    record: bool, steps: list[str], out_given: bool) -> PublishedBook:
+    """:func:`_publish` once the store is open and, for a recorded book, its book lock
+    held."""
+    sections = select_sections(store, config)
+    verify_puzzles(store, [p for s in sections for p in s.puzzles])
+    try:
+        cover_settings = (CoverSettings.of(config.cover) if config.cover is not None
+                          else None)
+        more = cover_settings.texts() if cover_settings is not None else []
+        settings = BookSettings.of(config.layout)
+        settings, fonts = _fonts_for(settings, book_texts(settings, sections) + more)
+        check_text(settings, sections, fonts, more)
+        hints = (hints_for(p for s in sections for p in s.puzzles)
+                 if settings.hints else None)
+        plan = plan_book(sections, settings, hints)
+        # the option or key that named the file, so that the one line says which
+        make_parent(pdf, "--out" if out_given else f"{config.source}: book.out")
+        with _writing(pdf):
+            render_book(plan, str(pdf))
+        steps.append("rendered")
+        if cover is not None and cover_settings is not None:
+            sample = next((p.puzzle.puzzle for p in plan.placements
+                           if p.puzzle.kind == "sudoku"), None)
+            with _writing(cover), atomic_path(cover) as tmp:
+                render_cover(cover_settings, fonts, plan.size, plan.page_count, str(tmp),
+                             sample)
+    except (LayoutError, FontError, CoverError) as exc:
+        raise PublishError(f"{config.source}: {exc}") from exc
+    data = manifest(plan, config, pdf, cover)
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    with _writing(manifest_path(pdf)):
+        write_text_atomic(manifest_path(pdf), text)
+    report = preflight(pdf, plan.size, MIN_PAGES, bleed=settings.bleed)
+    if not report.ok:
+        raise PublishError(f"{pdf} failed preflight; not recorded in the store\n"
+                           + report.format())
+    cover_report = None
+    if cover is not None and config.cover is not None:
+        cover_report = preflight_cover(cover, plan.size, plan.page_count,
+                                       config.cover.paper)
+        if not cover_report.ok:
+            raise PublishError(f"{cover} failed preflight; not recorded in the store\n"
+                               + cover_report.format())
+    book_id = None
+    if record:
+        book_id = store.record_book(
+            config.layout.title, str(pdf), config.to_json(),
+            [(p.puzzle.id, p.number, p.section, p.page, p.answer_page)
+             for p in plan.placements])
+        steps.append("recorded")
     return PublishedBook(pdf, manifest_path(pdf), plan, report, book_id, cover, cover_report)
 
 

@@ -649,6 +649,17 @@ class Store:
         return self._lock(zlib.crc32(name.encode()) & 0x7FFFFFFF,
                           f"run {name!r} is being made by another process right now")
 
+    def run_being_made(self, name: str) -> bool:
+        """Whether another process holds run ``name``'s lock, i.e. is making it now.
+
+        Ask it while this process holds no lock of the store: POSIX drops every lock a
+        process has on a file when it closes any descriptor of that file, as this does."""
+        try:
+            with self.run_lock(name):
+                return False
+        except StoreError:
+            return True
+
     def book_lock(self) -> AbstractContextManager[None]:
         """Hold an exclusive lock on the store's books, from picking a book's puzzles to
         recording it, so that a second book made at once is refused instead of printing
