@@ -253,6 +253,15 @@ def test_a_run_glob_matching_no_run_is_one_line(nights, capsys):
     assert capsys.readouterr().err == f"nanpure: {nights}: no run named 'monthly' {runs}\n"
 
 
+@pytest.mark.parametrize("command", ["export", "stats", "verify"])
+def test_run_help_says_it_takes_a_glob(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert ("a glob pattern (*, ?, [...]) takes every run whose name matches it, e.g. "
+            "--run 'nightly-2026-11-*'") in text
+
+
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "lines"])
 def test_text_exports_write_each_row_before_reading_the_next(store, fmt):
     import io
