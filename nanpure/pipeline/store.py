@@ -223,6 +223,16 @@ def is_glob(text: str) -> bool:
     return any(c in text for c in "*?[")
 
 
+def literal_glob(name: str) -> str:
+    """The glob pattern matching exactly the run name ``name`` (its ``*``, ``?`` and
+    ``[`` in brackets), for the code that selects a run it knows by name.
+
+    >>> literal_glob("a[1]*"), literal_glob("nightly-2026-11-25")
+    ('a[[]1][*]', 'nightly-2026-11-25')
+    """
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
 def _runs_matching(runs: Runs, column: str = "puzzles.run_id") -> tuple[list[str], list[str]]:
     """The SQL condition (a list of none or one) that ``column``, a run id, is that of a
     run whose name matches ``runs``, and its parameters; no condition for every run."""
