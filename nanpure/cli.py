@@ -412,7 +412,9 @@ def _add_store_selection(p: argparse.ArgumentParser,
     """``--store DB`` and ``--run NAME``, for the commands that read a store."""
     p.add_argument("--store", metavar="DB", default="output/nanpure.db",
                    help="store file (default: output/nanpure.db)")
-    p.add_argument("--run", metavar="NAME", help=run_help)
+    p.add_argument("--run", metavar="NAME",
+                   help=f"{run_help}; a glob pattern (*, ?, [...]) takes every run whose "
+                   "name matches it, e.g. --run 'nightly-2026-11-*'")
 
 def _add_book(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -599,7 +601,8 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export",
         help="write stored puzzles as CSV, JSON lines, Parquet, lines or interchange formats",
-        description="Write the puzzles of a store (all, or one run's) for other programs, "
+        description="Write the puzzles of a store (all, or those of the runs --run "
+        "selects) for other programs, "
         "ordered by run (as first stored), then quota name (as text, not the config's "
         "order), then task. csv and jsonl carry id, puzzle, solution, tier, score, "
         "hardest, techniques, symmetry, blanks, run, quota, seed and created_at; lines is "
@@ -671,7 +674,8 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "stats",
         help="blank counts, technique usage, acceptance and throughput of a store",
-        description="Statistics of the stored puzzles (all, or one run's): the blank-count "
+        description="Statistics of the stored puzzles (all, or those of the runs --run "
+        "selects): the blank-count "
         "distribution per tier, how often each technique was needed, and per quota the "
         "tasks judged and the share accepted, with the runs' throughput. Nonograms get "
         "tables of their own: puzzles per size and tier, and the nonogram ladder's "
@@ -706,7 +710,8 @@ def _add_verify(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "verify",
         help="re-check every stored puzzle",
-        description="Re-check the puzzles of a store (all, or one run's) as a book does "
+        description="Re-check the puzzles of a store (all, or those of the runs --run "
+        "selects) as a book does "
         "before printing them: each has exactly one solution, equal to the stored one; its "
         "givens (nonograms: its picture) have the symmetry recorded, and a Sudoku its "
         "blank count and canonical form; and, when the run "

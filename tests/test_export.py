@@ -190,6 +190,78 @@ def test_cli_stats(store, capsys):
     assert "blank counts by tier" in text and "Hidden Single" in text and "X-Wing" not in text
 
 
+@pytest.fixture
+def nights(tmp_path):
+    """A store of three runs of one puzzle each: two nights, nightly-2026-11-24 and
+    nightly-2026-11-25, and weekly."""
+    path = tmp_path / "nights.db"
+    third = PUZZLE.translate(str.maketrans("12", "21"))
+    with Store(path) as s:
+        for name, puzzle in (("nightly-2026-11-24", PUZZLE), ("nightly-2026-11-25", OTHER),
+                             ("weekly", third)):
+            run = s.begin_run(name, 1, "{}")
+            s.add_puzzle(run.id, "easy", 1, PuzzleRecord(
+                puzzle=puzzle, solution=SOLUTION, tier="easy", score=400,
+                hardest="Hidden Single", techniques="Hidden Single:20", symmetry="none",
+                blanks=puzzle.count("."), seed=0))
+            s.finish_run(run.id, "complete")
+    return path
+
+
+NIGHTS = ["nightly-2026-11-24", "nightly-2026-11-25"]
+
+
+def test_export_and_stats_take_a_run_glob(nights, tmp_path, capsys):
+    """--run 'nightly-*' selects every night, as a book's run = "nightly-*" does; a plain
+    name still selects its run alone."""
+    store = str(nights)
+    for glob in ("nightly-*", "nightly-2026-11-2?", "nightly-2026-11-2[45]"):
+        assert main(["export", "--store", store, "--run", glob, "--format", "jsonl"]) == 0
+        rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert [r["run"] for r in rows] == NIGHTS and rows[0]["puzzle"] == PUZZLE
+    assert main(["export", "--store", store, "--run", NIGHTS[1], "--format", "jsonl"]) == 0
+    assert [json.loads(line)["run"] for line in capsys.readouterr().out.splitlines()] == \
+        NIGHTS[1:]
+
+    assert main(["stats", "--store", store, "--run", "nightly-*", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["puzzles"] == 2 and summary["tasks"] == 4
+    assert [r["name"] for r in summary["runs"]] == NIGHTS
+    assert [q["run"] for q in summary["quotas"]] == NIGHTS
+    assert summary["equivalence"] == {"puzzles": 2, "classes": 2}
+    assert main(["stats", "--store", store, "--run", "nightly-*"]) == 0
+    quotas = capsys.readouterr().out.split("quotas\n")[1].splitlines()[1:3]
+    assert [line.split()[0] for line in quotas] == NIGHTS
+    assert main(["stats", "--store", store, "--run", "nightly-*", "--inventory",
+                 "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["inventory"]
+    assert [(r["family"], r["stored"], r["unused"]) for r in rows] == [
+        (night, 1, 1) for night in NIGHTS]
+    plot = tmp_path / "nights.png"
+    assert main(["stats", "--store", store, "--run", "nightly-*", "--plot", str(plot)]) == 0
+    assert plot.is_file() and capsys.readouterr().err == f"wrote {plot}\n"
+
+
+def test_a_run_glob_matching_no_run_is_one_line(nights, capsys):
+    runs = "(runs: nightly-2026-11-24, nightly-2026-11-25, weekly)"
+    for args in (["export"], ["stats"], ["stats", "--json"], ["stats", "--inventory"]):
+        assert main([*args, "--store", str(nights), "--run", "monthly-*"]) == 2
+        assert capsys.readouterr().err == f"nanpure: {nights}: no run matches 'monthly-*' " \
+            f"{runs}\n"
+    # a plain name is said as before
+    assert main(["export", "--store", str(nights), "--run", "monthly"]) == 2
+    assert capsys.readouterr().err == f"nanpure: {nights}: no run named 'monthly' {runs}\n"
+
+
+@pytest.mark.parametrize("command", ["export", "stats", "verify"])
+def test_run_help_says_it_takes_a_glob(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert ("a glob pattern (*, ?, [...]) takes every run whose name matches it, e.g. "
+            "--run 'nightly-2026-11-*'") in text
+
+
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "lines"])
 def test_text_exports_write_each_row_before_reading_the_next(store, fmt):
     import io

@@ -153,6 +153,35 @@ def test_verify_refuses_an_unknown_run_and_a_missing_store(small, tmp_path, caps
     assert "no such store" in capsys.readouterr().err
 
 
+def test_verify_takes_a_run_glob(small, tmp_path, capsys):
+    """--run 'r-*' checks the puzzles of every run it matches, and the summary counts
+    them; a glob matching no run is one line, as a name is."""
+    store = tmp_path / "s.db"
+    shutil.copy(small, store)
+    db = sqlite3.connect(store)
+    for name in ("r-2", "x"):
+        db.execute("INSERT INTO runs (name, seed, config, started_at, finished_at, status, "
+                   "ladders, seconds) SELECT ?, seed, config, started_at, finished_at, status, "
+                   "ladders, seconds FROM runs WHERE name = 'r'", (name,))
+    db.execute("UPDATE runs SET name = 'r-1' WHERE name = 'r'")
+    db.execute("UPDATE puzzles SET run_id = (SELECT id FROM runs WHERE name = 'r-2') "
+               "WHERE kind = 'nonogram'")
+    db.execute("UPDATE puzzles SET run_id = (SELECT id FROM runs WHERE name = 'x') "
+               "WHERE id = (SELECT max(id) FROM puzzles WHERE kind = 'sudoku')")
+    db.commit()
+    db.close()
+    n = SMALL - 1 + 4
+    assert main(["verify", "--store", str(store), "--run", "r-*"]) == 0
+    assert capsys.readouterr().out == (f"{store}: {n} puzzles of 2 runs checked: {n} passed, "
+                                       f"0 failed; {n} ratings re-checked\n")
+    assert main(["verify", "--store", str(store), "--run", "r-2"]) == 0
+    assert capsys.readouterr().out == (f"{store}: 4 puzzles of 1 run checked: 4 passed, "
+                                       "0 failed; 4 ratings re-checked\n")
+    assert main(["verify", "--store", str(store), "--run", "s*"]) == 2
+    assert capsys.readouterr().err == (f"nanpure: {store}: no run matches 's*' "
+                                       "(runs: r-1, r-2, x)\n")
+
+
 def test_a_resumed_run_with_another_ladder_records_that_it_changed(tmp_path):
     today = ladder_fingerprints()
     with Store(tmp_path / "s.db") as store:

@@ -293,6 +293,21 @@ def test_cli_run_by_date_writes_report_and_json_log(tmp_path, capsys):
     assert report["stats"]["blanks"]["easy"] and report["stats"]["techniques"]
 
 
+def test_a_run_named_with_glob_characters_reports_and_plots_itself(tmp_path, capsys):
+    """--run takes a glob, but a run's report and plot take the run by its name: "n[1]",
+    which as a pattern matches the run "n1" and not itself."""
+    db, report, plot = tmp_path / "s.db", tmp_path / "r.json", tmp_path / "p.png"
+    with Store(db) as store:
+        store.finish_run(store.begin_run("n1", 1, "{}").id, "complete")
+    config = tmp_path / "n.toml"
+    config.write_text(f'[run]\nname = "n[1]"\nstore = "{db}"\nreport = "{report}"\n'
+                      f'plot = "{plot}"\n' + QUOTA)
+    assert main(["run", str(config), "--workers", "1", "--no-progress"]) == 0
+    assert f"wrote {plot}" in capsys.readouterr().err and plot.is_file()
+    stats = json.loads(report.read_text())["stats"]
+    assert [r["name"] for r in stats["runs"]] == ["n[1]"] and stats["puzzles"] == 3
+
+
 @pytest.mark.parametrize(("args", "expected"), [
     (["--date", "24.11.2026"], "argument --date: expected a date YYYY-MM-DD, got '24.11.2026'"),
     (["--seed", "-3"], "argument --seed: expected an integer from 0 to"),

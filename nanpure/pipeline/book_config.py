@@ -55,19 +55,8 @@ from ..generator.tiers import TIERS
 from ..layouts.book import default_densities
 from ..layouts.pages import ANSWER_TEMPLATES, PAGE_SIZES, PUZZLE_TEMPLATES
 from .config import DEFAULT_STORE, ConfigError, Section, load_toml, parse_toml
-
-#: Which runs a book or section takes puzzles from: a run name or glob pattern
-#: (``"nightly-*"``), a list of them, or None for any run.
-Runs = str | tuple[str, ...] | None
-
-
-def run_globs(runs: Runs) -> tuple[str, ...] | None:
-    """The glob patterns of ``runs`` (a name is a pattern matching itself).
-
-    >>> run_globs("nightly-*"), run_globs(("a", "b")), run_globs(None)
-    (('nightly-*',), ('a', 'b'), None)
-    """
-    return (runs,) if isinstance(runs, str) else runs
+from .store import Runs
+from .store import run_globs as run_globs  # re-exported: a book's run globs
 
 
 @dataclass(frozen=True)

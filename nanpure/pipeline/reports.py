@@ -34,20 +34,14 @@ from ..words import counted
 from .store import Store, StoreError, canonical_forms
 
 
-def _check_run(store: Store, run: str | None) -> None:
-    """Raise :class:`StoreError` unless ``run`` is None or a run of the store."""
-    if run is not None and store.find_run(run) is None:
-        names = ", ".join(r.name for r in store.runs()) or "none"
-        raise StoreError(f"{store.path}: no run named {run!r} (runs: {names})")
-
-
 def export_command(store_path: str, run: str | None, fmt: str, out: str,
                    kind: str | None = None, *, license: str | None = None,
                    steps: bool = False, answers: bool = False, dpi: float | None = None,
                    se: bool = False) -> int:
-    """``nanpure export``: write the store's puzzles (of one run, or all) of one kind to
-    ``out`` (``-`` for standard output, except Parquet; a directory for ``non``, ``hf``
-    and the pictures, ``svg`` and ``png``); returns the exit status.
+    """``nanpure export``: write the store's puzzles (of the runs ``run`` names or matches
+    as a glob pattern, or all; :meth:`Store.check_runs`) of one kind to ``out``
+    (``-`` for standard output, except Parquet; a directory for ``non``, ``hf`` and the
+    pictures, ``svg`` and ``png``); returns the exit status.
 
     An export holds one kind, ``kind``; without it, the kind of the puzzles selected (a
     selection of several kinds is refused, naming them). ``license`` is the licence of
@@ -60,7 +54,7 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
     is for (:func:`check_options`).
     """
     with Store(store_path, create=False) as store:
-        _check_run(store, run)
+        store.check_runs(run)
         kinds = store.puzzle_kinds(run)
         if kind is None:
             if len(kinds) > 1:
@@ -70,7 +64,7 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
                     f"{' or --kind '.join(kinds)}")
             kind = kinds[0] if kinds else "sudoku"
         # Read as written, so that an export of any size holds only what is being written.
-        records = store.iter_puzzles(run=run, unused_only=False, kinds=[kind])
+        records = store.iter_puzzles(unused_only=False, kinds=[kind], run_globs=run)
         return _write_export(records, store_path, fmt, out, kind, license=license,
                              steps=steps, answers=answers, dpi=dpi, se=se)
 
@@ -168,16 +162,17 @@ def _with_se(record: PuzzleRecord) -> PuzzleRecord:
 
 
 def store_summary(store: Store, run: str | None = None) -> dict[str, Any]:
-    """What ``nanpure stats --json`` prints for the store (or one run): blank counts per
-    tier, technique usage, per quota the puzzles, tasks and acceptance, the runs with
-    their throughput, the equivalence classes. Run reports embed the same dict."""
+    """What ``nanpure stats --json`` prints for the store (or the runs ``run`` selects,
+    :meth:`Store.check_runs`): blank counts per tier, technique usage, per quota the
+    puzzles, tasks and acceptance, the runs with their throughput, the equivalence
+    classes. Run reports embed the same dict."""
     return _summary_and_records(store, run)[0]
 
 
 def plot_command(store_path: str, run: str | None, path: str | Path) -> Path:
-    """Draw the statistics of the store (of one run, or all) into ``path``, a PDF or PNG
-    (:mod:`nanpure.output.plots`): blank counts and scores by tier, technique usage and
-    acceptance per quota; returns the path."""
+    """Draw the statistics of the store (of the runs ``run`` selects, or all) into
+    ``path``, a PDF or PNG (:mod:`nanpure.output.plots`): blank counts and scores by
+    tier, technique usage and acceptance per quota; returns the path."""
     with Store(store_path, create=False) as store:
         summary, records = _summary_and_records(store, run)
     return _write_plot(summary, records, path)
@@ -196,9 +191,9 @@ def _write_plot(summary: dict, records: list, path: str | Path) -> Path:
 
 def _summary_and_records(store: Store, run: str | None) -> tuple[dict[str, Any], list]:
     """:func:`store_summary` and the records it is made from."""
-    _check_run(store, run)
-    runs = [r for r in store.runs() if run is None or r.name == run]
-    records = store.select_puzzles(run=run, unused_only=False)
+    store.check_runs(run)
+    runs = store.runs(run)
+    records = store.select_puzzles(unused_only=False, run_globs=run)
     tallies = store.quota_tallies(run)
     puzzles, classes = store.equivalence_classes(run)
     seconds: float | None = 0.0
@@ -227,13 +222,14 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
                   out: TextIO | None = None, inventory: bool = False,
                   plot: str | None = None) -> int:
     """``nanpure stats``: blank counts per tier, technique usage, acceptance per quota
-    and throughput of the stored puzzles (of one run, or all); with ``inventory`` the
-    unused puzzles instead (:func:`inventory_rows`). ``plot`` also draws the statistics
-    into that file (:func:`plot_command`). Returns the exit status."""
+    and throughput of the stored puzzles (of the runs ``run`` selects, or all); with
+    ``inventory`` the unused puzzles instead (:func:`inventory_rows`). ``plot`` also
+    draws the statistics into that file (:func:`plot_command`). Returns the exit
+    status."""
     out = out or sys.stdout
     with Store(store_path, create=False) as store:
         if inventory:
-            _check_run(store, run)
+            store.check_runs(run)
             rows = inventory_rows(store, run)
             print(json.dumps({"inventory": rows}, indent=2) if as_json
                   else format_inventory(rows), file=out)
@@ -263,9 +259,10 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
 
 def inventory_rows(store: Store, run: str | None = None) -> list[dict[str, Any]]:
     """The unused puzzles per family of runs (``nightly-{date}``, or a run's own name),
-    quota, kind and tier: stored, printed in books, unused, and the quota's
-    ``keep_unused`` in the family's latest run (None for a quota with a count). Quotas
-    come in the order of that run's config, tiers easiest first."""
+    quota, kind and tier (of the runs whose names match ``run``, or all): stored,
+    printed in books, unused, and the quota's ``keep_unused`` in the family's latest run
+    (None for a quota with a count). Quotas come in the order of that run's config, tiers
+    easiest first."""
     from ..generator.nonogram import TIERS as NONOGRAM_TIERS
     from ..generator.tiers import TIERS
 

@@ -49,7 +49,16 @@ from ..words import counted
 from .config import ConfigError, RunConfig
 from .executors import BatchFuture, Executor, LogRelay, WorkerCrashes, make_executor
 from .quotas import Batch, QuotaState, Stock, TaskResult, matching, pick_quota
-from .store import COMPLETE, FAILED, INTERRUPTED, OUT_OF_TIME, RunRecord, Store, StoreError
+from .store import (
+    COMPLETE,
+    FAILED,
+    INTERRUPTED,
+    OUT_OF_TIME,
+    RunRecord,
+    Store,
+    StoreError,
+    literal_glob,
+)
 from .verify import ladder_fingerprints
 
 log = logging.getLogger(__name__)
@@ -647,7 +656,7 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
         from .reports import plot_command
 
         try:
-            plot_command(config.store, config.name, outputs["plot"])
+            plot_command(config.store, literal_glob(config.name), outputs["plot"])
         except (OSError, WriteError) as exc:
             _unwritten("plot", outputs["plot"], exc)
             status = status or 2

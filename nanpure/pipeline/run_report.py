@@ -20,7 +20,7 @@ from ..output.datasets import provenance
 from .config import RunConfig
 from .reports import store_summary
 from .run import RunSummary, unused_stock
-from .store import Store
+from .store import Store, literal_glob
 
 
 def _rate(n: int, d: int) -> float | None:
@@ -66,7 +66,7 @@ def run_report(config: RunConfig, summary: RunSummary, store: Store) -> dict[str
         "puzzles_per_second": _rate(summary.made, summary.seconds),
         **provenance(),
         "quotas": quotas,
-        "stats": store_summary(store, config.name),
+        "stats": store_summary(store, literal_glob(config.name)),
     }
 
 

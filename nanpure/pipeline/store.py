@@ -200,6 +200,55 @@ _SELECT_COLUMNS = ", ".join(f"puzzles.{c}" for c in PUZZLE_COLUMNS)
 #: SQL for a run's family (:meth:`Store.unused_in_family`).
 _FAMILY = "coalesce(json_extract(runs.config, '$.family'), runs.name)"
 
+#: Which runs to read: a run name or glob pattern (``"nightly-*"``; SQLite's GLOB: ``*``,
+#: ``?``, ``[...]``, case sensitive), a list of them, or None for every run.
+Runs = str | tuple[str, ...] | None
+
+
+def run_globs(runs: Runs) -> tuple[str, ...] | None:
+    """The glob patterns of ``runs`` (a name is a pattern matching itself).
+
+    >>> run_globs("nightly-*"), run_globs(("a", "b")), run_globs(None)
+    (('nightly-*',), ('a', 'b'), None)
+    """
+    return (runs,) if isinstance(runs, str) else runs
+
+
+def is_glob(text: str) -> bool:
+    """Whether ``text`` is a glob pattern rather than a plain name.
+
+    >>> is_glob("nightly-2026-11-*"), is_glob("nightly-2026-11-25")
+    (True, False)
+    """
+    return any(c in text for c in "*?[")
+
+
+def literal_glob(name: str) -> str:
+    """The glob pattern matching exactly the run name ``name`` (its ``*``, ``?`` and
+    ``[`` in brackets), for the code that selects a run it knows by name.
+
+    >>> literal_glob("a[1]*"), literal_glob("nightly-2026-11-25")
+    ('a[[]1][*]', 'nightly-2026-11-25')
+    """
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+def _runs_matching(runs: Runs, column: str = "puzzles.run_id") -> tuple[list[str], list[str]]:
+    """The SQL condition (a list of none or one) that ``column``, a run id, is that of a
+    run whose name matches ``runs``, and its parameters; no condition for every run."""
+    globs = run_globs(runs)
+    if not globs:
+        return [], []
+    # ids from a subquery, not the joined name: the puzzles then come in the order of
+    # their index (run, quota, task), with no sort of the whole selection
+    names = " OR ".join("name GLOB ?" for _ in globs)
+    return [f"{column} IN (SELECT id FROM runs WHERE {names})"], list(globs)
+
+
+def _where(conditions: Sequence[str]) -> str:
+    """`` WHERE`` and the ``conditions`` joined by ``AND``, or nothing for none."""
+    return " WHERE " + " AND ".join(conditions) if conditions else ""
+
 
 class StoreError(Exception):
     """The store cannot be used: not a nanpure store, newer schema, locked, or missing."""
@@ -364,9 +413,19 @@ class Store:
         rows = self._rows("SELECT * FROM runs WHERE name = ?", (name,))
         return self._run_record(rows[0]) if rows else None
 
-    def runs(self) -> list[RunRecord]:
-        """Every run, oldest first."""
-        return [self._run_record(r) for r in self._rows("SELECT * FROM runs ORDER BY id")]
+    def runs(self, run_globs: Runs = None) -> list[RunRecord]:
+        """Every run (or those whose names match ``run_globs``), oldest first."""
+        where, params = _runs_matching(run_globs, "id")
+        return [self._run_record(r) for r in
+                self._rows(f"SELECT * FROM runs{_where(where)} ORDER BY id", params)]
+
+    def check_runs(self, run: str | None) -> None:
+        """Raise :class:`StoreError`, listing the runs, unless ``run`` (what ``--run``
+        says) is None, a run's name, or a glob pattern some run's name matches."""
+        if run is not None and not self.run_names(run):
+            names = ", ".join(self.run_names()) or "none"
+            which = f"matches {run!r}" if is_glob(run) else f"named {run!r}"
+            raise StoreError(f"{self.path}: no run {which} (runs: {names})")
 
     def _run_record(self, row: sqlite3.Row) -> RunRecord:
         """A row of ``runs``; a StoreError when its ladders are not a JSON object (a
@@ -447,18 +506,19 @@ class Store:
             (run_id,))
         return {q: QuotaProgress(n, last) for q, n, last in rows}
 
-    def quota_tallies(self, run: str | None = None) -> list[tuple[str, str, int, int]]:
-        """(run, quota, puzzles stored, tasks judged) per quota of one run or of all.
+    def quota_tallies(self, run_globs: Runs = None) -> list[tuple[str, str, int, int]]:
+        """(run, quota, puzzles stored, tasks judged) per quota of every run (or of those
+        whose names match ``run_globs``).
 
         Tasks are judged in order and the last stored task number ends the run's work on
         a quota, so ``last task + 1`` is exactly the tasks judged for it (tasks still
         running when a run stopped are not counted).
         """
+        where, params = _runs_matching(run_globs)
         sql = ("SELECT runs.name, quota, count(*), max(task) + 1 FROM puzzles "
-               "JOIN runs ON runs.id = run_id "
-               + ("WHERE runs.name = ? " if run is not None else "")
-               + "GROUP BY run_id, quota ORDER BY run_id, min(puzzles.id)")
-        return [tuple(r) for r in self._rows(sql, () if run is None else (run,))]
+               f"JOIN runs ON runs.id = run_id{_where(where)} "
+               "GROUP BY run_id, quota ORDER BY run_id, min(puzzles.id)")
+        return [tuple(r) for r in self._rows(sql, params)]
 
     # --- puzzles --------------------------------------------------------------------------
 
@@ -490,29 +550,32 @@ class Store:
             (*values, run_id, quota, task, created_at or utc_now(), canon))
         return cur.rowcount == 1
 
-    def equivalence_classes(self, run: str | None = None) -> tuple[int, int]:
-        """(Sudoku puzzles stored, distinct equivalence classes among them), in one run or
-        in all; the two differ only where runs with ``dedup = "exact"`` stored equivalent
-        puzzles."""
+    def equivalence_classes(self, run_globs: Runs = None) -> tuple[int, int]:
+        """(Sudoku puzzles stored, distinct equivalence classes among them), in every run
+        (or in those whose names match ``run_globs``); the two differ only where runs with
+        ``dedup = "exact"`` stored equivalent puzzles."""
+        where, params = _runs_matching(run_globs)
         sql = ("SELECT count(canon), count(DISTINCT canon) FROM puzzles "
-               "JOIN runs ON runs.id = run_id" + (" WHERE runs.name = ?" if run else ""))
-        n, classes = self._rows(sql, (run,) if run else ())[0]
+               f"JOIN runs ON runs.id = run_id{_where(where)}")
+        n, classes = self._rows(sql, params)[0]
         return n, classes
 
-    def stored_canons(self, run: str | None = None) -> dict[int, str]:
-        """``{puzzle id: its stored canonical form}`` of the Sudoku puzzles (of one run, or
-        all), which ``verify`` compares with the form made again."""
-        sql = ("SELECT puzzles.id, canon FROM puzzles JOIN runs ON runs.id = run_id "
-               "WHERE canon IS NOT NULL" + (" AND runs.name = ?" if run else ""))
-        return dict(self._rows(sql, (run,) if run else ()))
+    def stored_canons(self, run_globs: Runs = None) -> dict[int, str]:
+        """``{puzzle id: its stored canonical form}`` of the Sudoku puzzles (of every run,
+        or of those whose names match ``run_globs``), which ``verify`` compares with the
+        form made again."""
+        where, params = _runs_matching(run_globs)
+        sql = ("SELECT puzzles.id, canon FROM puzzles JOIN runs ON runs.id = run_id"
+               + _where(["canon IS NOT NULL", *where]))
+        return dict(self._rows(sql, params))
 
     def select_puzzles(self, run: str | None = None, quotas: Sequence[str] | None = None,
                        tiers: Sequence[str] | None = None,
                        unused_only: bool = True,
                        kinds: Sequence[str] | None = None,
-                       run_globs: Sequence[str] | None = None) -> list[PuzzleRecord]:
-        """Stored puzzles, filtered by run name (or runs whose names match any of
-        ``run_globs``), quota names, tiers and puzzle kinds; with ``unused_only`` only
+                       run_globs: Runs = None) -> list[PuzzleRecord]:
+        """Stored puzzles, filtered by run name (or runs whose names match ``run_globs``,
+        see :data:`Runs`), quota names, tiers and puzzle kinds; with ``unused_only`` only
         those not yet placed in any book.
 
         The order is fixed by what was asked for, not by timing: run, quota, task.
@@ -523,17 +586,14 @@ class Store:
                      tiers: Sequence[str] | None = None,
                      unused_only: bool = True,
                      kinds: Sequence[str] | None = None,
-                     run_globs: Sequence[str] | None = None,
+                     run_globs: Runs = None,
                      batch: int = 4096) -> Iterator[PuzzleRecord]:
         """:meth:`select_puzzles`, read from the file ``batch`` rows at a time as they
         are taken (for exports of any size); the store must stay open meanwhile."""
-        where, params = [], []
+        where, params = _runs_matching(run_globs)
         if run is not None:
             where.append("runs.name = ?")
             params.append(run)
-        if run_globs is not None:
-            where.append("(" + " OR ".join("runs.name GLOB ?" for _ in run_globs) + ")")
-            params.extend(run_globs)
         if quotas is not None:
             where.append(f"puzzles.quota IN ({', '.join('?' * len(quotas))})")
             params.extend(quotas)
@@ -546,9 +606,8 @@ class Store:
         if unused_only:
             where.append("NOT EXISTS (SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id)")
         sql = (f"SELECT {_SELECT_COLUMNS}, runs.name AS run FROM puzzles "
-               "JOIN runs ON runs.id = run_id"
-               + (" WHERE " + " AND ".join(where) if where else "")
-               + " ORDER BY run_id, quota, task, puzzles.id")
+               f"JOIN runs ON runs.id = run_id{_where(where)} "
+               "ORDER BY run_id, quota, task, puzzles.id")
         try:
             cursor = self.db.execute(sql, params)
             while rows := cursor.fetchmany(batch):
@@ -556,33 +615,36 @@ class Store:
         except sqlite3.Error as exc:
             raise _store_error(self.path, exc) from exc
 
-    def puzzle_kinds(self, run: str | None = None) -> list[str]:
-        """The kinds of the puzzles stored (in one run, or in all), sorted."""
-        sql = ("SELECT DISTINCT kind FROM puzzles JOIN runs ON runs.id = run_id"
-               + (" WHERE runs.name = ?" if run is not None else "") + " ORDER BY kind")
-        return [r[0] for r in self._rows(sql, () if run is None else (run,))]
+    def puzzle_kinds(self, run_globs: Runs = None) -> list[str]:
+        """The kinds of the puzzles stored (in every run, or in those whose names match
+        ``run_globs``), sorted."""
+        where, params = _runs_matching(run_globs)
+        sql = ("SELECT DISTINCT kind FROM puzzles "
+               f"JOIN runs ON runs.id = run_id{_where(where)} ORDER BY kind")
+        return [r[0] for r in self._rows(sql, params)]
 
-    def count_puzzles(self, run: str | None = None) -> int:
-        """How many puzzles are stored (in one run, or in all)."""
-        if run is None:
+    def count_puzzles(self, run_globs: Runs = None) -> int:
+        """How many puzzles are stored (in every run, or in those whose names match
+        ``run_globs``)."""
+        if run_globs is None:
             return self._rows("SELECT count(*) FROM puzzles")[0][0]
-        return self._rows("SELECT count(*) FROM puzzles JOIN runs ON runs.id = run_id "
-                          "WHERE runs.name = ?", (run,))[0][0]
+        where, params = _runs_matching(run_globs)
+        return self._rows("SELECT count(*) FROM puzzles "
+                          f"JOIN runs ON runs.id = run_id{_where(where)}", params)[0][0]
 
-    def run_names(self, glob: str) -> list[str]:
-        """The names of the runs matching a glob pattern (``*``, ``?``, ``[...]``, case
-        sensitive), oldest first."""
+    def run_names(self, run_globs: Runs = None) -> list[str]:
+        """The names of every run (or of those matching ``run_globs``), oldest first."""
+        where, params = _runs_matching(run_globs, "id")
         return [r[0] for r in self._rows(
-            "SELECT name FROM runs WHERE name GLOB ? ORDER BY id", (glob,))]
+            f"SELECT name FROM runs{_where(where)} ORDER BY id", params)]
 
-    def quota_names(self, run_globs: Sequence[str] | None = None) -> list[str]:
-        """The quota names of the stored puzzles (of the runs matching any of
-        ``run_globs``; None: of every run), in order."""
-        where = ("WHERE " + " OR ".join("runs.name GLOB ?" for _ in run_globs)
-                 if run_globs else "")
+    def quota_names(self, run_globs: Runs = None) -> list[str]:
+        """The quota names of the stored puzzles (of every run, or of those whose names
+        match ``run_globs``), in order."""
+        where, params = _runs_matching(run_globs)
         return [r[0] for r in self._rows(
-            "SELECT DISTINCT puzzles.quota FROM puzzles JOIN runs ON runs.id = run_id "
-            f"{where} ORDER BY 1", tuple(run_globs or ()))]
+            "SELECT DISTINCT puzzles.quota FROM puzzles "
+            f"JOIN runs ON runs.id = run_id{_where(where)} ORDER BY 1", params)]
 
     # --- inventory ------------------------------------------------------------------------
 
@@ -600,18 +662,18 @@ class Store:
                "ORDER BY run_id, task")
         return [PuzzleRecord(**dict(r)) for r in self._rows(sql, (family, quota, kind))]
 
-    def inventory(self, run: str | None = None) -> list[tuple[str, str, str, str, int, int]]:
+    def inventory(self, run_globs: Runs = None) -> list[tuple[str, str, str, str, int, int]]:
         """(family, quota, kind, tier, puzzles stored, puzzles printed in books) for every
-        family, quota, kind and tier in the store (or in one run), in the order they were
-        first made."""
+        family, quota, kind and tier in the store (or in the runs whose names match
+        ``run_globs``), in the order they were first made."""
+        where, params = _runs_matching(run_globs)
         sql = (f"SELECT {_FAMILY}, quota, kind, tier, count(DISTINCT puzzles.id), "
                "count(DISTINCT book_puzzles.puzzle_id) FROM puzzles "
                "JOIN runs ON runs.id = run_id "
-               "LEFT JOIN book_puzzles ON book_puzzles.puzzle_id = puzzles.id "
-               + ("WHERE runs.name = ? " if run is not None else "")
-               + f"GROUP BY {_FAMILY}, quota, kind, tier "
+               f"LEFT JOIN book_puzzles ON book_puzzles.puzzle_id = puzzles.id{_where(where)} "
+               f"GROUP BY {_FAMILY}, quota, kind, tier "
                "ORDER BY min(run_id), min(puzzles.id)")
-        return [tuple(r) for r in self._rows(sql, () if run is None else (run,))]
+        return [tuple(r) for r in self._rows(sql, params)]
 
     def family_config(self, family: str) -> str:
         """The config (``runs.config``) of the latest run of ``family``."""

@@ -33,7 +33,7 @@ from typing import TextIO
 from ..generator.kinds import kind_of
 from ..record import PuzzleRecord
 from ..words import counted
-from .store import Store, StoreError
+from .store import Store
 
 
 def ladder_fingerprints() -> dict[str, str]:
@@ -168,15 +168,14 @@ def _rating(rating: tuple, techniques: bool = False) -> str:
 
 def verify_command(store_path: str, run: str | None = None,
                    out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """``nanpure verify``: check every stored puzzle (of one run, or all); print each
+    """``nanpure verify``: check every stored puzzle (of the runs ``run`` names or
+    matches as a glob pattern, or all; :meth:`Store.check_runs`); print each
     problem as ``puzzle ID (run R, quota Q): problem`` on ``err`` and a summary on
     ``out``. Returns 0 when all pass, 1 when any fails."""
     out, err = out or sys.stdout, err or sys.stderr
     with Store(store_path, create=False) as store:
-        if run is not None and store.find_run(run) is None:
-            names = ", ".join(r.name for r in store.runs()) or "none"
-            raise StoreError(f"{store.path}: no run named {run!r} (runs: {names})")
-        records = store.select_puzzles(run=run, unused_only=False)
+        store.check_runs(run)
+        records = store.select_puzzles(unused_only=False, run_globs=run)
         ladders = run_ladders(store)
         canons = store.stored_canons(run)
     checked = check_puzzles(records, ladders)
