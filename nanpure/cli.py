@@ -688,7 +688,9 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
                    "and scores by tier, technique usage, acceptance per quota")
     p.add_argument("--inventory", action="store_true",
                    help="the puzzles no book has printed yet, per family of runs "
-                   "(nightly-{date}), quota, kind and tier, with each quota's keep_unused")
+                   "(nightly-{date}), quota, kind and tier, with each quota's keep_unused and "
+                   "stock (the unused puzzles that fit the quota as last run, which the "
+                   "next run counts)")
     p.set_defaults(func=_run_stats)
 
 

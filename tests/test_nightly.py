@@ -257,15 +257,38 @@ def test_stats_inventory_shows_unused_per_quota_tier_and_kind(tmp_path, capsys):
     assert main(["stats", "--store", str(db), "--inventory"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].split() == ["runs", "quota", "kind", "tier", "keep", "stored", "printed",
-                                "unused"]
-    assert lines[2].split() == ["nightly-{date}", "easy", "sudoku", "easy", "5", "5", "0", "5"]
+                                "unused", "stock"]
+    assert lines[2].split() == ["nightly-{date}", "easy", "sudoku", "easy", "5", "5", "0", "5",
+                                "5"]
     assert lines[3].split() == ["nightly-{date}", "pics", "nonogram", "easy", "2", "2", "0",
-                                "2"]
+                                "2", "2"]
     assert lines[-1] == "unused: sudoku 5, nonogram 2"
     assert main(["stats", "--store", str(db), "--inventory", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["inventory"]
     assert [(r["quota"], r["kind"], r["unused"], r["keep_unused"]) for r in rows] == [
         ("easy", "sudoku", 5, 5), ("pics", "nonogram", 2, 2)]
+
+
+def test_stats_inventory_stock_counts_what_fits_the_quota_as_last_run(tmp_path, capsys):
+    """After a quota's spec changes, the next run counts only the unused puzzles that fit
+    it now; the inventory's stock column counts the same, where its unused column counts
+    them all (before, the table and the run's stock line disagreed)."""
+    db = tmp_path / "s.db"
+    config_path = tmp_path / "nightly.toml"
+    config_path.write_text(NIGHTLY.replace("STORE", str(db)).replace("REPORTS", str(tmp_path)))
+    _night(config_path, DAY)
+    config_path.write_text(config_path.read_text().replace("blanks = [40, 44]",
+                                                           "blanks = [45, 48]"))
+    config, summary = _night(config_path, DAY + timedelta(1))
+    assert {s.quota: s.unused for s in summary.stock} == {"easy": 0, "pics": 2}
+    with Store(db, create=False) as store:
+        rows = inventory_rows(store)
+    assert [(r["quota"], r["stored"], r["unused"], r["keep_unused"], r["stock"])
+            for r in rows] == [("easy", 10, 10, 5, 5), ("pics", 2, 2, 2, 2)]
+    assert main(["stats", "--store", str(db), "--inventory", "--run",
+                 "nightly-2026-11-24"]) == 0  # the first night alone: none fits now
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].split()[-4:] == ["5", "0", "5", "0"]
 
 
 def test_cli_run_by_date_writes_report_and_json_log(tmp_path, capsys):

@@ -470,6 +470,20 @@ class NonogramQuota:
         return _identity(self)
 
 
+def stored_quota(data: dict[str, Any]) -> Quota | NonogramQuota:
+    """A quota as a run stored it (one of ``runs.config``'s ``quotas``; JSON lists back to
+    tuples, keys it predates at their defaults).
+
+    >>> q = Quota("easy", 5, blanks=(50, 60))
+    >>> stored_quota(json.loads(json.dumps(asdict(q)))) == q
+    True
+    """
+    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+    if fields.pop("kind", "sudoku") == "nonogram":
+        return NonogramQuota(**fields)
+    return Quota(**fields)
+
+
 #: Quota keys that say how many puzzles to make, not which: they may change between the
 #: sessions of a run.
 _HOW_MANY = ("count", "keep_unused")

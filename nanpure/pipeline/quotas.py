@@ -260,7 +260,9 @@ class Stock:
         return max(0, self.keep - self.unused)
 
 
-def matching(records: Iterable[PuzzleRecord], spec: Any, kind: str = "sudoku") -> int:
-    """How many of ``records`` fit a quota's ``spec`` (of ``kind``): the puzzles that count
-    towards its stock. A quota whose spec changed keeps counting only what fits it now."""
-    return sum(fits(r, spec, kind) for r in records)
+def in_stock(records: Iterable[PuzzleRecord], quota: Any) -> list[PuzzleRecord]:
+    """Those of ``records``, unused puzzles stored for the name of the inventory ``quota``
+    (a Sudoku or nonogram quota of a run config), that count towards its stock: those
+    that fit it. A quota whose spec changed keeps counting only what fits it now."""
+    spec = quota.spec()
+    return [r for r in records if fits(r, spec, quota.kind)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime
 from itertools import tee
@@ -31,6 +32,8 @@ from ..output.datasets import (
 from ..output.hints import solution_path
 from ..record import PuzzleRecord
 from ..words import counted
+from .config import stored_quota
+from .quotas import in_stock
 from .store import Store, StoreError, canonical_forms
 
 
@@ -260,40 +263,60 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
 def inventory_rows(store: Store, run: str | None = None) -> list[dict[str, Any]]:
     """The unused puzzles per family of runs (``nightly-{date}``, or a run's own name),
     quota, kind and tier (of the runs whose names match ``run``, or all): stored,
-    printed in books, unused, and the quota's ``keep_unused`` in the family's latest run
-    (None for a quota with a count). Quotas come in the order of that run's config, tiers
-    easiest first."""
+    printed in books, unused, and for an inventory quota of the family's latest run its
+    ``keep_unused`` and ``stock``, the unused puzzles that fit the quota as that run
+    asked for it, which the next run counts (both None for a quota with a count). Quotas
+    come in the order of that run's config, tiers easiest first."""
     from ..generator.nonogram import TIERS as NONOGRAM_TIERS
     from ..generator.tiers import TIERS
 
     tiers = {"sudoku": list(TIERS), "nonogram": list(NONOGRAM_TIERS)}
     families: dict[str, list[str]] = {}  # each family's quota names, in its latest config
     keeps: dict[tuple[str, str], int | None] = {}
+    stock: dict[tuple[str, str], Counter[tuple[str, str]]] = {}  # (kind, tier) in stock
+    selected = None if run is None else set(store.run_names(run))
     rows = []
     for family, quota, kind, tier, stored, printed in store.inventory(run):
         if family not in families:
             quotas = json.loads(store.family_config(family)).get("quotas", [])
             families[family] = [q["name"] for q in quotas]
             keeps.update({(family, q["name"]): q.get("keep_unused") for q in quotas})
+            stock.update({(family, q["name"]): _in_stock(store, family, stored_quota(q),
+                                                         selected)
+                          for q in quotas if q.get("keep_unused") is not None})
         names = families[family]
         order = (list(families).index(family),
                  names.index(quota) if quota in names else len(names), quota, kind,
                  tiers[kind].index(tier))
+        in_stock = stock.get((family, quota))
         rows.append((order, {"family": family, "quota": quota, "kind": kind, "tier": tier,
                              "keep_unused": keeps.get((family, quota)), "stored": stored,
-                             "printed": printed, "unused": stored - printed}))
+                             "printed": printed, "unused": stored - printed,
+                             "stock": None if in_stock is None else in_stock[kind, tier]}))
     return [row for _, row in sorted(rows, key=lambda r: r[0])]
+
+
+def _in_stock(store: Store, family: str, quota: Any,
+              selected: set[str] | None) -> Counter[tuple[str, str]]:
+    """The unused puzzles of ``family`` (in the ``selected`` runs, or all) that count
+    towards the stock of the inventory ``quota``, as a run counts them
+    (:func:`.run.unused_stock`), per kind and tier."""
+    records = store.unused_in_family(family, quota.name, quota.kind)
+    return Counter((r.kind, r.tier) for r in in_stock(records, quota)
+                   if selected is None or r.run in selected)
 
 
 def format_inventory(rows: list[dict[str, Any]]) -> str:
     """The inventory as an aligned table, with the unused puzzles per kind below it."""
     table = [[r["family"], r["quota"], r["kind"], r["tier"],
               "-" if r["keep_unused"] is None else str(r["keep_unused"]), str(r["stored"]),
-              str(r["printed"]), str(r["unused"])] for r in rows]
+              str(r["printed"]), str(r["unused"]),
+              "-" if r["stock"] is None else str(r["stock"])] for r in rows]
     totals: dict[str, int] = {}
     for r in rows:
         totals[r["kind"]] = totals.get(r["kind"], 0) + r["unused"]
     lines = ", ".join(f"{kind} {n}" for kind, n in totals.items()) or "none"
     return ("inventory\n" + stats.table(["runs", "quota", "kind", "tier", "keep", "stored",
-                                          "printed", "unused"], table, align="llllrrrr")
+                                          "printed", "unused", "stock"], table,
+                                         align="llllrrrrr")
             + f"\n\nunused: {lines}")

@@ -48,7 +48,7 @@ from ..output.stats import percent
 from ..words import counted
 from .config import ConfigError, RunConfig
 from .executors import BatchFuture, Executor, LogRelay, WorkerCrashes, make_executor
-from .quotas import Batch, QuotaState, Stock, TaskResult, matching, pick_quota
+from .quotas import Batch, QuotaState, Stock, TaskResult, in_stock, pick_quota
 from .store import (
     COMPLETE,
     FAILED,
@@ -368,7 +368,7 @@ def unused_stock(store: Store, config: RunConfig, quota: Any) -> int:
     family (the runs of its dated name, or the run alone) stored for a quota of that
     name, that fit the quota and that no book has printed."""
     records = store.unused_in_family(config.family or config.name, quota.name, quota.kind)
-    return matching(records, quota.spec(), quota.kind)
+    return len(in_stock(records, quota))
 
 
 def _top_up(store: Store, config: RunConfig, done: dict[str, Any]
