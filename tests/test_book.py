@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, fields
 from pathlib import Path
 
@@ -274,30 +278,35 @@ def test_default_run_then_default_book_is_a_printable_book(tmp_path, monkeypatch
     assert len(data["puzzles"]) == len({p["puzzle"] for p in data["puzzles"]}) > 0
 
 
-def test_a_second_book_made_at_once_is_refused(tmp_path, qqwing_rows, capsys):
-    """Two books at once picked the same unused puzzles and both recorded them; while one
-    is being made (its lock held by another process here), a second is refused in one
-    line, and --no-record books, which mark nothing, still work."""
-    import subprocess
-    import sys
-
-    db = make_store(tmp_path / "nanpure.db", qqwing_rows)
-    config = write_config(tmp_path, db)
+@contextmanager
+def _held_elsewhere(store: Path, lock: str) -> Iterator[None]:
+    """Another process holding one of the store's locks, ``lock`` a call of
+    :class:`Store` (``"book_lock()"``), until the block ends."""
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom nanpure.pipeline.store import Store\n"
-         f"with Store({str(db)!r}, create=False) as s, s.book_lock():\n"
+        [sys.executable, "-c", "import time\nfrom nanpure.pipeline.store import Store\n"
+         f"with Store({str(store)!r}, create=False) as s, s.{lock}:\n"
          "    print('held', flush=True)\n    time.sleep(60)\n"],
         stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_second_book_made_at_once_is_refused(tmp_path, qqwing_rows, capsys):
+    """Two books at once picked the same unused puzzles and both recorded them; while one
+    is being made (its lock held by another process here), a second is refused in one
+    line, and --no-record books, which mark nothing, still work."""
+    db = make_store(tmp_path / "nanpure.db", qqwing_rows)
+    config = write_config(tmp_path, db)
+    with _held_elsewhere(db, "book_lock()"):
         assert main(["book", str(config)]) == 2
         err = capsys.readouterr().err
         assert err == (f"nanpure: {db}: another book is being made from this store right "
                        "now; make this one when it is done\n")
         assert main(["book", str(config), "--no-record"]) == 0
-    finally:
-        holder.kill()
-        holder.wait()
     assert main(["book", str(config)]) == 0
     assert "recorded as book 1" in capsys.readouterr().out
 
@@ -306,23 +315,11 @@ def test_a_book_from_a_run_being_made_warns(tmp_path, store, capsys, caplog):
     """A book made while its run is still being made takes what is stored so far; that is
     said on stderr (the run's lock held by another process here). A run left "running"
     by a killed process (no lock held) is not warned about."""
-    import subprocess
-    import sys
-
     config = write_config(tmp_path, store)
     assert main(["book", str(config), "--no-record"]) == 0
     assert caplog.records == []
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom nanpure.pipeline.store import Store\n"
-         f"with Store({str(store)!r}, create=False) as s, s.run_lock('nightly'):\n"
-         "    print('held', flush=True)\n    time.sleep(60)\n"],
-        stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    with _held_elsewhere(store, "run_lock('nightly')"):
         assert main(["book", str(config)]) == 0
-    finally:
-        holder.kill()
-        holder.wait()
     assert [r.getMessage() for r in caplog.records] == [
         f"{store}: run 'nightly' is still being made; the book takes the puzzles it has "
         "stored so far"]
