@@ -31,7 +31,7 @@ $(STAMP): pyproject.toml
 	else $(PYTHON) -m venv $(VENV) && $(PIP) $$($(KERNEL_DEPS)); fi
 	$(BYTECOMPILE)
 	($(PIP) -e . && $(BYTECOMPILE)) & pip=$$!; \
-	PYTHONPATH="$(CURDIR)" $(BIN)/python -m nanpure.cli compile sudoku || { wait $$pip; exit 1; }; \
+	PYTHONPATH="$(CURDIR)/src" $(BIN)/python -m nanpure.cli compile sudoku || { wait $$pip; exit 1; }; \
 	wait $$pip
 	touch $(STAMP)
 
@@ -43,7 +43,7 @@ $(DEV): $(STAMP)
 install: $(DEV)
 
 lint: $(DEV)
-	$(BIN)/ruff check nanpure tests benchmarks scripts
+	$(BIN)/ruff check src tests benchmarks scripts
 
 # Fast suite. pytest exits 5 when it collected nothing, which fails this target too.
 test: lint
@@ -69,7 +69,7 @@ bench: $(DEV)
 	$(BIN)/python benchmarks/scale.py
 
 # The main job from the packaged defaults: a small run into output/nanpure.db, then the
-# default book (nanpure/data/default-book.toml) as output/book.pdf with its manifest.
+# default book (src/nanpure/data/default-book.toml) as output/book.pdf with its manifest.
 # `nanpure compile sudoku` first: after a change to a kernel it compiles in parallel what
 # the run's workers would each compile on their own (a group whose modules are unchanged
 # since it was compiled is skipped, so with nothing to do it takes a moment).
@@ -78,7 +78,7 @@ book: $(STAMP)
 	$(BIN)/nanpure run
 	$(BIN)/nanpure book
 
-# Compiled kernels live in ~/.cache/nanpure (nanpure/kernel_cache.py), one directory per
+# Compiled kernels live in ~/.cache/nanpure (src/nanpure/kernel_cache.py), one directory per
 # module and version of it and what it imports; older ones are pruned when a new one is made.
 clean:
 	rm -rf $(VENV) output .pytest_cache .ruff_cache

@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="kernels listed per group, largest share first (default 12)")
     parser.add_argument("--json", action="store_true", help="one JSON line per group")
     parser.add_argument("--changed", metavar="FILE",
-                        help="list the modules a change to FILE (under nanpure/) recompiles")
+                        help="list the modules a change to FILE (under src/nanpure/) recompiles")
     parser.add_argument("--tasks", action="store_true",
                         help="CPU seconds per task, compiled one after another in one "
                         "process in the order nanpure compile starts them")

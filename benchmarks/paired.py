@@ -148,8 +148,9 @@ def export(commit: str) -> tuple[str, Path]:
 
 
 def run_child(tree: Path, what: str, seconds: float) -> dict[str, float]:
-    """One measurement in a fresh process with ``tree``'s nanpure first on the path."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    """One measurement in a fresh process with ``tree``'s nanpure first on the path (in
+    ``src/`` since the package moved there, at the top before)."""
+    env = {**os.environ, "PYTHONPATH": str(tree / "src" if (tree / "src").is_dir() else tree)}
     done = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--child", what,
          "--seconds", str(seconds)],
