@@ -187,7 +187,7 @@ def test_a_section_without_kind_takes_the_kind_it_finds(tmp_path, mixed_store):
 def test_a_section_mixing_kinds_is_refused_by_name(tmp_path, mixed_store):
     sections = '[[book.section]]\ntitle = "Everything"\ntier = "easy"\n'
     config = load_book_config(write_config(tmp_path, mixed_store, sections=sections))
-    with pytest.raises(PublishError, match=r"section 0 \('Everything'\) finds puzzles of more "
+    with pytest.raises(PublishError, match=r"section 1 \('Everything'\) finds puzzles of more "
                                            r"than one kind \(nonogram, sudoku\).*set kind ="):
         publish_book(config)
     sections += 'kind = "sudoku"\n'
@@ -199,7 +199,7 @@ def test_a_section_mixing_kinds_is_refused_by_name(tmp_path, mixed_store):
 def test_a_kind_with_no_puzzles_says_what_it_looked_for(tmp_path, mixed_store):
     sections = '[[book.section]]\ntitle = "P"\nrun = "nightly"\nkind = "nonogram"\n'
     config = load_book_config(write_config(tmp_path, mixed_store, sections=sections))
-    with pytest.raises(PublishError, match=r"section 0 \('P'\) has no puzzles.*kind nonogram"):
+    with pytest.raises(PublishError, match=r"section 1 \('P'\) has no puzzles.*kind nonogram"):
         publish_book(config)
 
 

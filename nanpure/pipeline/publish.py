@@ -141,7 +141,7 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
     """
     taken: set[int] = set()
     sections = []
-    for i, spec in enumerate(config.sections):
+    for i, spec in enumerate(config.sections, start=1):  # users count sections from 1
         run = spec.run or config.run
         for glob in run_globs(run) or ():
             if not store.run_names(glob):
