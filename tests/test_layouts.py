@@ -159,6 +159,12 @@ def test_large_print_digits_are_at_least_16_points_in_puzzles_and_answers(sectio
             render_book(plan_book(sections, crowded), io.BytesIO())
 
 
+def test_messages_put_an_before_a_size_read_with_a_vowel(sections):
+    crowded = BookSettings(title="T", page_size="A5", large_print=True, answers_per_page=2)
+    with pytest.raises(LayoutError, match=r"do not fit 2 to an A5 page; set answers_per_page"):
+        render_book(plan_book(sections, crowded), io.BytesIO())
+
+
 @pytest.mark.parametrize("name, density", [
     ("6x9in", (2, 6)), ("A5", (2, 6)), ("8.5x11in", (4, 9)), ("8.25x11in", (4, 9)),
     ("A4", (4, 9))])

@@ -44,7 +44,7 @@ from ..files import atomic_path
 from ..generator.nonogram.formats import FormatError, Nonogram, parse_line
 from ..generator.tiers import tier_rank
 from ..record import PuzzleRecord
-from ..words import counted
+from ..words import a_or_an, counted
 from .grid import BLACK, FILLED_GREY, digit_size, draw_grid
 from .hint_pages import draw_hints_page, hint_chunks
 from .nonogram import MIN_CLUE_SIZE, draw_nonogram, smallest_box
@@ -1021,8 +1021,9 @@ def render_book(plan: BookPlan, out: str | BinaryIO) -> None:
         if answers < LARGE_PRINT_DIGITS:
             most = default_densities(settings.page_size, True)[1]
             raise LayoutError(f"large print needs {LARGE_PRINT_DIGITS:g} pt digits in the "
-                              f"answers too, which do not fit {settings.answers_per_page} to a "
-                              f"{settings.page_size} page; set answers_per_page = {most} or "
+                              f"answers too, which do not fit {settings.answers_per_page} to "
+                              f"{a_or_an(settings.page_size + ' page')}; set "
+                              f"answers_per_page = {most} or "
                               "leave it out")
     with binary_streams():
         if isinstance(out, str):
