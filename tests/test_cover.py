@@ -51,6 +51,13 @@ def test_cover_widths_for_24_100_300_pages_as_numbers():
                       (300, "white"): 12.9256, (300, "cream"): 13.0}
 
 
+def test_cover_preflight_gives_the_width_to_the_thousandth(tmp_path):
+    # 12.304048 in: "12.3" would not compare with a print service's calculator
+    report = preflight_cover(cover_pdf(tmp_path / "cover.pdf", 24), SIX_BY_NINE, 24, "white")
+    size = next(c for c in report.checks if c.name == "cover size")
+    assert size.detail.startswith("12.304 x 9.25 in, spine 0.05405 in for 24 pages"), size.detail
+
+
 def texts_of(pdf: Path) -> list[str]:
     return [what for what, _ in marks(PdfReader(str(pdf)).pages[0]) if what.startswith("text")]
 

@@ -18,6 +18,7 @@ picture and stroked line, read from the page's content stream, must lie in a saf
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,7 +67,19 @@ class PreflightReport:
 
 
 def _inches(points: float) -> str:
-    return f"{points / INCH:.4g}"
+    """``points`` in inches without trailing zeros: to the thousandth, as print services'
+    cover calculators give a cover's width, or to four significant digits if that is
+    finer (a spine), but never beyond the millionth.
+
+    >>> _inches(12.30405 * INCH), _inches(9.25 * INCH), _inches(0.2252 * INCH), _inches(432)
+    ('12.304', '9.25', '0.2252', '6')
+    >>> _inches(0.054048 * INCH), _inches(1e-9)
+    ('0.05405', '0')
+    """
+    inches = points / INCH
+    places = 3 if inches == 0 else min(6, max(3, 3 - math.floor(math.log10(abs(inches)))))
+    # + 0.0 turns a rounded -0.0 into 0.0
+    return f"{round(inches, places) + 0.0:.{places}f}".rstrip("0").rstrip(".")
 
 
 def _read(path: str | Path) -> tuple[list, PreflightReport]:
