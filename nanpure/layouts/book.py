@@ -28,7 +28,7 @@ more, unless the section fixes ``puzzles_per_page`` (in large print: one a page,
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
@@ -72,6 +72,13 @@ from .pages import (
 MIN_PAGES = 24
 #: Digits of a large-print book are at least this big, in points.
 LARGE_PRINT_DIGITS = 16.0
+#: The most lines a section title may take in the contents; a longer title is refused.
+CONTENTS_TITLE_LINES = 3
+#: Contents rows are paged in tenths of the body size: a row with its detail line takes
+#: :data:`_ROW`, each further line of a wrapped title :data:`_RUNOVER` (its leading).
+_ROW, _RUNOVER = 28, 12
+#: What a shortened running head ends with.
+ELLIPSIS = "\u2026"
 #: What a reader needs to know to solve each tier, for the "how to play" page.
 TIER_HELP = {
     "easy": "singles only: a cell with one possible digit, or a digit with one place "
@@ -346,18 +353,38 @@ def _plan(sections: Sequence[BookSection], settings: BookSettings, margins: Marg
     hint_pages = _hint_pages(puzzles, hints, settings, margins)
     # The contents always has room for a "Notes" row, so padding with notes pages never
     # changes the length of the contents (and so never the page count it was sized for).
-    rows_per_contents_page = _contents_rows_per_page(settings)
+    capacity = _contents_rows_per_page(settings) * _ROW
+    runovers = [len(_section_title_lines(s, settings, margins)) - 1 for s in sections]
+    # how to play, sections, hints, answers, notes
+    costs = ([_ROW] * len(kinds) + [_ROW + _RUNOVER * k for k in runovers]
+             + [_ROW] * (3 if hint_pages else 2))
+    contents = _paged(costs, capacity)
     body_pages = sum(1 + len(pages) for pages in body)
     answer_pages = 1 + len(answers)
-    contents_rows = len(kinds) + len(sections) + 2  # how to play, sections, answers, notes
-    contents_rows += 1 if hint_pages else 0
-    contents_pages = math.ceil(contents_rows / rows_per_contents_page)
-    total = 2 + contents_pages + len(kinds) + body_pages + len(hint_pages) + answer_pages
+    total = 2 + len(contents) + len(kinds) + body_pages + len(hint_pages) + answer_pages
     notes = max(MIN_PAGES, total + total % 2) - total
-    plan = _lay_out(sections, body, answers, kinds, settings, contents_pages, notes,
-                    rows_per_contents_page, hint_pages)
+    plan = _lay_out(sections, body, answers, kinds, settings, contents, notes, hint_pages)
     plan.hints = hints
     return plan
+
+
+def _paged(costs: Sequence[int], capacity: int) -> list[range]:
+    """Rows of the given heights filled into pages of ``capacity``, in order: each page's
+    rows as a range of indices (a row taller than a page gets a page of its own).
+
+    >>> _paged([28, 28, 28, 52, 28], 84)
+    [range(0, 3), range(3, 5)]
+    """
+    pages: list[range] = []
+    start, used = 0, 0
+    for k, cost in enumerate(costs):
+        if k > start and used + cost > capacity:
+            pages.append(range(start, k))
+            start, used = k, 0
+        used += cost
+    if start < len(costs):
+        pages.append(range(start, len(costs)))
+    return pages
 
 
 def _hint_pages(puzzles: Sequence[PuzzleRecord], hints: Mapping[str, Any],
@@ -384,9 +411,12 @@ def _answer_ranges(puzzles: Sequence[PuzzleRecord], per_page: int) -> list[tuple
 
 def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]],
              answers: list[tuple[int, int]], kinds: list[str], settings: BookSettings,
-             contents_pages: int, notes: int, rows_per_contents_page: int,
+             contents: Sequence[range], notes: int,
              hint_pages: Sequence[Sequence[int]] = ()) -> BookPlan:
-    first_how_to = 2 + contents_pages + 1
+    """The plan, with the contents' rows on pages as ``contents`` (from :func:`_paged`)
+    says: the rows' indices on each page, a notes row counted whether or not there is
+    one."""
+    first_how_to = 2 + len(contents) + 1
     # where each puzzle goes
     page = first_how_to + len(kinds)
     number = 1
@@ -426,8 +456,8 @@ def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]
         rows.append(("Notes", "", notes_first))
 
     pages = [Page(1, "title"), Page(2, "imprint")]
-    chunks = _chunks(rows, rows_per_contents_page)
-    chunks += [()] * (contents_pages - len(chunks))  # the unused room for a notes row
+    # a page kept for a notes row there is not stays empty
+    chunks = [tuple(rows[i] for i in on if i < len(rows)) for on in contents]
     for k, chunk in enumerate(chunks):
         pages.append(Page(3 + k, "contents", "Contents", lines=chunk))
     for heading, kind in how_to:
@@ -603,6 +633,94 @@ class Type:
                    title=30 * scale, label=9 * scale)
 
 
+def contents_title(title: str, fonts: Fonts, size: float, width: float) -> list[str]:
+    """The lines of a row's bold ``title`` in a contents ``width`` wide: the title as it
+    is if it fits beside the page number, else wrapped short of the number's column
+    (four digits and an em).
+
+    >>> from nanpure.layouts.pages import load_fonts
+    >>> contents_title("Easy", load_fonts(), 10, 300)
+    ['Easy']
+    >>> contents_title("Puzzles that need pairs and pointing", load_fonts(), 10, 200)
+    ['Puzzles that need pairs and', 'pointing']
+    """
+    measure = width - fonts.width("0000", size) - size
+    if fonts.width(title, size, bold=True) <= measure:
+        return [title]
+    return wrap(title, fonts, size, measure, bold=True) or [title]
+
+
+def _section_title_lines(section: BookSection, settings: BookSettings,
+                         margins: Margins) -> list[str]:
+    """The lines of a section's title in the contents; a :class:`LayoutError` when it
+    needs more than :data:`CONTENTS_TITLE_LINES`, giving the most characters that fit."""
+    fonts = load_fonts(settings.cjk_font)
+    size = Type.for_settings(settings).body
+    width = live_area(3, page_size(settings.page_size), margins).width
+    lines = contents_title(section.title, fonts, size, width)
+    if len(lines) <= CONTENTS_TITLE_LINES:
+        return lines
+    most = most_that_fit(section.title, lambda text: len(
+        contents_title(text, fonts, size, width)) <= CONTENTS_TITLE_LINES)
+    raise LayoutError(f"section {_quoted(section.title)}: its title needs more than "
+                      f"{CONTENTS_TITLE_LINES} lines in the contents of "
+                      f"{a_or_an(settings.page_size + ' book')}; shorten the title to "
+                      f"{most} characters or fewer")
+
+
+def most_that_fit(text: str, fits: Callable[[str], bool]) -> int:
+    """The length of the longest start of ``text`` (its trailing spaces dropped) that
+    ``fits``; a longer start never fits where a shorter one does not, as with wrapping.
+
+    >>> most_that_fit("abcdef", lambda t: len(t) <= 4)
+    4
+    """
+    low, high = 0, len(text)  # text[:low] fits (or low is 0); text[:high + 1] does not
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(text[:mid].rstrip()):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _quoted(text: str, most: int = 40) -> str:
+    """``text`` quoted for a message, its first words and an ellipsis if it is long.
+
+    >>> _quoted("Easy"), _quoted("a very long title indeed", 11)
+    ("'Easy'", "'a very long…'")
+    """
+    if len(text) <= most:
+        return repr(text)
+    head = text[:most]
+    if text[most] != " " and " " in head:  # not a whole word: drop what there is of it
+        head = head.rsplit(" ", 1)[0]
+    return repr(head.rstrip(" ,;:") + ELLIPSIS)
+
+
+def shortened(text: str, fonts: Fonts, size: float, width: float, bold: bool = False) -> str:
+    """``text`` if it fits ``width``, else as many of its words as fit with an ellipsis
+    (as many characters for a text with a first word too long, or without spaces).
+
+    >>> from nanpure.layouts.pages import load_fonts
+    >>> shortened("Medium: Puzzles That Need Pairs", load_fonts(), 10, 100)
+    'Medium: Puzzles…'
+    """
+    if fonts.width(text, size, bold) <= width:
+        return text
+    words = text.split(" ")
+    for n in range(len(words) - 1, 0, -1):
+        cut = " ".join(words[:n]).rstrip(" ,;:-\u2013\u2014/&") + ELLIPSIS
+        if cut != ELLIPSIS and fonts.width(cut, size, bold) <= width:
+            return cut
+    for n in range(len(text) - 1, 0, -1):
+        cut = text[:n].rstrip() + ELLIPSIS
+        if fonts.width(cut, size, bold) <= width:
+            return cut
+    return ELLIPSIS
+
+
 def _contents_rows_per_page(settings: BookSettings) -> int:
     _, height = page_size(settings.page_size)
     kind = Type.for_settings(settings)
@@ -702,6 +820,11 @@ class _Drawer:
         """Running head: ``outer`` text at the outer edge, ``inner`` at the gutter side."""
         box = self.area(page)
         y = box.y1 - self.type.small
+        # a long section title is cut short an em before the numbers: the head keeps the
+        # book's one size, and the section's title page and the contents give it whole
+        room = box.width - (self.fonts.width(inner, self.type.small) + self.type.small
+                            if inner else 0)
+        outer = shortened(outer, self.fonts, self.type.small, room, bold=True)
         left, right = (inner, outer) if is_recto(page.number) else (outer, inner)
         self.text(box.x0, y, left, self.type.small, bold=left == outer)
         self.text(box.x1, y, right, self.type.small, bold=right == outer, align="right")
@@ -769,7 +892,12 @@ class _Drawer:
         y -= self.type.heading * 2.2
         size = self.type.body
         for title, detail, on in page.lines:
-            self.text(box.x0, y, title, size, bold=True)
+            # a long title wraps short of the page number, which stands on its last line
+            *runover, last = contents_title(title, self.fonts, size, box.width)
+            for line in runover:
+                self.text(box.x0, y, line, size, bold=True)
+                y -= size * _RUNOVER / 10
+            self.text(box.x0, y, last, size, bold=True)
             self.text(box.x1, y, str(on), size, align="right")
             if detail:
                 self.text(box.x0 + size, y - size * 1.2, detail, self.type.small, grey=True)
