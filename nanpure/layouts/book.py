@@ -690,12 +690,15 @@ def _quoted(text: str, most: int = 40) -> str:
 
     >>> _quoted("Easy"), _quoted("a very long title indeed", 11)
     ("'Easy'", "'a very long…'")
+    >>> _quoted("Featherstonehaugh-Cholmondeley", 11)
+    "'Featherston…'"
     """
     if len(text) <= most:
         return repr(text)
     head = text[:most]
-    if text[most] != " " and " " in head:  # not a whole word: drop what there is of it
-        head = head.rsplit(" ", 1)[0]
+    if text[most] != " ":  # not a whole word: drop what there is of it, unless it is long
+        words = head.rsplit(" ", 1)[0]
+        head = words if len(words) >= most // 2 else head
     return repr(head.rstrip(" ,;:") + ELLIPSIS)
 
 
