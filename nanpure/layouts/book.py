@@ -47,13 +47,14 @@ from ..record import PuzzleRecord
 from ..words import a_or_an, counted
 from .grid import BLACK, FILLED_GREY, digit_size, draw_grid
 from .hint_pages import draw_hints_page, hint_chunks
-from .nonogram import MIN_CLUE_SIZE, draw_nonogram, smallest_box
+from .nonogram import MIN_CLUE_SIZE, draw_nonogram, largest_grid, smallest_box
 from .pages import (
     ANSWER_TEMPLATES,
     CJK_PACKAGE,
     DENSITIES,
     GUTTER_BEYOND,
     INCH,
+    PAGE_SIZES,
     PUZZLE_TEMPLATES,
     Box,
     Fonts,
@@ -566,7 +567,7 @@ def _puzzle_pages(section: BookSection, settings: BookSettings,
     if settings.large_print:
         fixed = 1
     room = {n: _figure_boxes(body, PUZZLE_TEMPLATES[n], kind.label)[0]
-            for n in ([fixed] if fixed else [1, 2])}
+            for n in sorted({1, 2, fixed or 1})}  # one a page too, for the advice
 
     def fits(puzzle: PuzzleRecord, per_page: int) -> bool:
         need_w, need_h = smallest_box(nonogram_of(puzzle), fonts, clue)
@@ -577,14 +578,14 @@ def _puzzle_pages(section: BookSection, settings: BookSettings,
         nonogram = nonogram_of(puzzle)
         need_w, need_h = smallest_box(nonogram, fonts, clue)
         box = room[per_page]
-        where = f"{per_page} to a" if per_page > 1 else "alone on a"
-        todo = ("choose a larger page_size" if per_page == 1 else
-                "set a smaller puzzles_per_page for the section or choose a larger page_size")
+        where = f"{per_page} to" if per_page > 1 else "alone on"
         return LayoutError(
             f"section {section.title!r}: {_name(puzzle)}, a {nonogram.width}x{nonogram.height}"
-            f" nonogram, does not fit {where} {settings.page_size} page with clues of "
-            f"{clue:g} pt or more (it needs {need_w:.0f} x {need_h:.0f} pt, there is "
-            f"{box.width:.0f} x {box.height:.0f}); {todo}")
+            f" nonogram, does not fit {where} {a_or_an(settings.page_size + ' page')} with "
+            f"clues of {clue:g} pt or more (it needs {need_w:.0f} x {need_h:.0f} pt, there "
+            f"is {box.width:.0f} x {box.height:.0f}); "
+            + _larger_page_advice(puzzle, (need_w, need_h), per_page, settings, margins,
+                                  fits(puzzle, 1) if per_page > 1 else False))
 
     puzzles = section.puzzles
     if fixed:
@@ -605,6 +606,55 @@ def _puzzle_pages(section: BookSection, settings: BookSettings,
         else:
             raise refuse(puzzles[k], 1)
     return pages
+
+
+def _nonogram_room(name: str, per_page: int, settings: BookSettings,
+                   margins: Margins) -> Box:
+    """The box a nonogram of a page of ``per_page`` on ``name`` pages is drawn in."""
+    kind = Type.for_size(name, settings.large_print)
+    body = _body(live_area(3, page_size(name), margins), kind)
+    return _figure_boxes(body, PUZZLE_TEMPLATES[per_page], kind.label)[0]
+
+
+def _larger_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_page: int,
+                        settings: BookSettings, margins: Margins, fits_alone: bool) -> str:
+    """What to do about a nonogram that needs a box of ``need`` points and does not fit
+    ``per_page`` to a page: fewer a page (when it ``fits_alone``), the page sizes it
+    fits, or, when no page size has room for it, how large a nonogram with clues like its
+    the roomiest page takes."""
+    need_w, need_h = need
+
+    def fitting(n: int) -> str:
+        """The page sizes it fits ``n`` to a page of, quoted and joined by "or"."""
+        rooms = {name: _nonogram_room(name, n, settings, margins) for name in PAGE_SIZES}
+        return " or ".join(f'"{name}"' for name, box in rooms.items()
+                           if need_w <= box.width + 1e-6 and need_h <= box.height + 1e-6)
+
+    fewer = "set a smaller puzzles_per_page for the section"
+    larger = fitting(per_page)
+    if larger:
+        return (f"{fewer} or choose a larger page_size ({larger})" if fits_alone else
+                f"choose a larger page_size: {larger}")
+    if fits_alone:
+        return fewer
+    if per_page > 1 and (larger := fitting(1)):
+        return f"set puzzles_per_page = 1 for the section and a larger page_size: {larger}"
+    # one a page on the page size with the most room for it
+    alone = {name: _nonogram_room(name, 1, settings, margins) for name in PAGE_SIZES}
+    best = max(alone, key=lambda name: min(alone[name].width / need_w,
+                                           alone[name].height / need_h))
+    box = alone[best]
+    clue = LARGE_PRINT_DIGITS if settings.large_print else MIN_CLUE_SIZE
+    columns, rows = largest_grid(nonogram_of(puzzle), load_fonts(), box.width, box.height,
+                                 clue)
+    most = " and ".join([f"{columns} columns"] * (need_w > box.width + 1e-6)
+                        + [f"{rows} rows"] * (need_h > box.height + 1e-6))
+    where = ("" if best == settings.page_size and per_page == 1 else
+             f" (the roomiest is {best}, {box.width:.0f} x {box.height:.0f} pt)")
+    whose = f"of quota {puzzle.quota!r}" if puzzle.quota else "of the section"
+    return (f"no page_size has room for it{where}: make the nonograms {whose} smaller "
+            f"(with clues like its, {a_or_an(best + ' page')} takes at most {most}) or "
+            "leave them out of the book")
 
 
 # ----------------------------------------------------------------------------- type
