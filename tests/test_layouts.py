@@ -327,3 +327,14 @@ def test_a_section_title_too_long_for_the_contents_is_refused_with_what_fits(sec
     plan_book([BookSection(title[:most], sections[0].puzzles)], settings)
     with pytest.raises(LayoutError, match="shorten the title"):
         plan_book([BookSection(title[:most + 12], sections[0].puzzles)], settings)
+
+
+def test_the_pages_with_the_books_own_words_are_front_matter_and_section_openings(sections):
+    plan = plan_book(sections, BookSettings(title="T", page_size="6x9in"))
+    kinds = {p.number: (p.kind, p.heading) for p in plan.pages}
+    words = plan.pages_with_words()
+    assert [kinds[k] for k in words] == [
+        ("title", ""), ("imprint", ""), ("contents", "Contents"),
+        ("section", "Easy"), ("puzzles", "Easy"), ("puzzles", "Easy"),
+        ("section", "Hard"), ("puzzles", "Hard"), ("puzzles", "Hard")]
+    assert [words[4] % 2, words[5] % 2] in ([0, 1], [1, 0])  # a left and a right head

@@ -336,7 +336,8 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     with _writing(manifest_path(pdf)):
         write_text_atomic(manifest_path(pdf), text)
-    report = preflight(pdf, plan.size, MIN_PAGES, bleed=settings.bleed)
+    report = preflight(pdf, plan.size, MIN_PAGES, bleed=settings.bleed,
+                       text_pages=plan.pages_with_words())
     if not report.ok:
         raise PublishError(f"{pdf} failed preflight; not recorded in the store\n"
                            + report.format())
