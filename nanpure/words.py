@@ -1,5 +1,5 @@
-"""Counts in the messages of every layer, with the noun's plural where it takes one, and
-the article a word takes as it is read aloud.
+"""Words in the messages of every layer: counts, with the noun's plural where it takes
+one; the article a word takes as it is read aloud; a user's long text quoted short.
 
 >>> counted(1, "puzzle"), counted(3, "puzzle")
 ('1 puzzle', '3 puzzles')
@@ -39,3 +39,21 @@ def a_or_an(phrase: str) -> str:
     else:
         an = first.lower() in "aeiou"
     return f"{'an' if an else 'a'} {phrase}"
+
+
+def quoted(text: str, most: int = 40) -> str:
+    """``text`` quoted for a message: its first ``most`` characters or so (ending at a
+    word where that keeps at least half) and an ellipsis, if it is longer.
+
+    >>> quoted("Easy"), quoted("a very long title indeed", 11)
+    ("'Easy'", "'a very long…'")
+    >>> quoted("Featherstonehaugh-Cholmondeley", 11)
+    "'Featherston…'"
+    """
+    if len(text) <= most:
+        return repr(text)
+    head = text[:most]
+    if text[most] != " ":  # not a whole word: drop what there is of it, unless it is long
+        words = head.rsplit(" ", 1)[0]
+        head = words if len(words) >= most // 2 else head
+    return repr(head.rstrip(" ,;:") + "\u2026")

@@ -44,7 +44,7 @@ from ..files import atomic_path
 from ..generator.nonogram.formats import FormatError, Nonogram, parse_line
 from ..generator.tiers import tier_rank
 from ..record import PuzzleRecord
-from ..words import a_or_an, counted
+from ..words import a_or_an, counted, quoted
 from .grid import BLACK, FILLED_GREY, digit_size, draw_grid
 from .hint_pages import draw_hints_page, hint_chunks
 from .nonogram import MIN_CLUE_SIZE, draw_nonogram, largest_grid, smallest_box
@@ -728,7 +728,7 @@ def _section_title_lines(section: BookSection, settings: BookSettings,
         return lines
     most = most_that_fit(section.title, lambda text: len(
         contents_title(text, fonts, size, width)) <= CONTENTS_TITLE_LINES)
-    raise LayoutError(f"section {_quoted(section.title)}: its title needs more than "
+    raise LayoutError(f"section {quoted(section.title)}: its title needs more than "
                       f"{CONTENTS_TITLE_LINES} lines in the contents of "
                       f"{a_or_an(settings.page_size + ' book')}; shorten the title to "
                       f"{most} characters or fewer")
@@ -749,23 +749,6 @@ def most_that_fit(text: str, fits: Callable[[str], bool]) -> int:
         else:
             high = mid - 1
     return low
-
-
-def _quoted(text: str, most: int = 40) -> str:
-    """``text`` quoted for a message, its first words and an ellipsis if it is long.
-
-    >>> _quoted("Easy"), _quoted("a very long title indeed", 11)
-    ("'Easy'", "'a very long…'")
-    >>> _quoted("Featherstonehaugh-Cholmondeley", 11)
-    "'Featherston…'"
-    """
-    if len(text) <= most:
-        return repr(text)
-    head = text[:most]
-    if text[most] != " ":  # not a whole word: drop what there is of it, unless it is long
-        words = head.rsplit(" ", 1)[0]
-        head = words if len(words) >= most // 2 else head
-    return repr(head.rstrip(" ,;:") + ELLIPSIS)
 
 
 def shortened(text: str, fonts: Fonts, size: float, width: float, bold: bool = False) -> str:

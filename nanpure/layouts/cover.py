@@ -29,7 +29,8 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 from .. import __version__
-from .book import _quoted, binary_streams, fitted_size, most_that_fit, wrap
+from ..words import quoted
+from .book import binary_streams, fitted_size, most_that_fit, wrap
 from .grid import draw_grid
 from .pages import BLEED, INCH, Box, Fonts
 
@@ -254,7 +255,7 @@ class _CoverDrawer:
             size -= 0.25
         most = most_that_fit(author, lambda text: len(
             wrap(text, self.fonts, MIN_AUTHOR_SIZE, width)) <= AUTHOR_LINES)
-        raise CoverError(f"the cover author {_quoted(author)} does not fit the front cover in "
+        raise CoverError(f"the cover author {quoted(author)} does not fit the front cover in "
                          f"{AUTHOR_LINES} lines of {MIN_AUTHOR_SIZE:g} pt; shorten "
                          f"book.cover.author (or book.author, its default) to {most} "
                          "characters or fewer")
