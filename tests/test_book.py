@@ -129,7 +129,7 @@ def test_too_few_puzzles_is_a_clear_error(tmp_path, store):
     sections = '[[book.section]]\ntitle = "Easy"\nquota = "easy"\ncount = 100\n'
     config = load_book_config(write_config(tmp_path, store, sections=sections))
     with pytest.raises(PublishError,
-                       match=r"section 0 \('Easy'\) needs 100 puzzles .* has only 16"):
+                       match=r"section 1 \('Easy'\) needs 100 puzzles .* has only 16"):
         publish_book(config)
     assert not (tmp_path / "book.pdf").exists()
 
@@ -161,9 +161,18 @@ def test_ctrl_c_after_the_pdf_is_written_says_it_is_not_recorded(tmp_path, store
 def test_an_unknown_quota_names_the_known_ones(tmp_path, store):
     sections = '[[book.section]]\ntitle = "Easy"\nquota = "eazy"\n'
     config = load_book_config(write_config(tmp_path, store, sections=sections))
-    with pytest.raises(PublishError, match=r"section 0 \('Easy'\): the store .* has no "
+    with pytest.raises(PublishError, match=r"section 1 \('Easy'\): the store .* has no "
                                            r"puzzles of quota 'eazy' in run 'nightly' \(quotas: "
                                            r"easy, hard, medium\)$"):
+        publish_book(config)
+
+
+def test_sections_are_numbered_from_one_in_errors(tmp_path, store):
+    sections = ('[[book.section]]\ntitle = "Easy"\nquota = "easy"\n'
+                '[[book.section]]\ntitle = "Hard"\nquota = "hardd"\n')
+    config = load_book_config(write_config(tmp_path, store, sections=sections))
+    with pytest.raises(PublishError, match=r"^[^\n]*section 2 \('Hard'\): the store .* has no "
+                                           r"puzzles of quota 'hardd'"):
         publish_book(config)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -187,7 +188,7 @@ def test_a_section_without_kind_takes_the_kind_it_finds(tmp_path, mixed_store):
 def test_a_section_mixing_kinds_is_refused_by_name(tmp_path, mixed_store):
     sections = '[[book.section]]\ntitle = "Everything"\ntier = "easy"\n'
     config = load_book_config(write_config(tmp_path, mixed_store, sections=sections))
-    with pytest.raises(PublishError, match=r"section 0 \('Everything'\) finds puzzles of more "
+    with pytest.raises(PublishError, match=r"section 1 \('Everything'\) finds puzzles of more "
                                            r"than one kind \(nonogram, sudoku\).*set kind ="):
         publish_book(config)
     sections += 'kind = "sudoku"\n'
@@ -199,7 +200,7 @@ def test_a_section_mixing_kinds_is_refused_by_name(tmp_path, mixed_store):
 def test_a_kind_with_no_puzzles_says_what_it_looked_for(tmp_path, mixed_store):
     sections = '[[book.section]]\ntitle = "P"\nrun = "nightly"\nkind = "nonogram"\n'
     config = load_book_config(write_config(tmp_path, mixed_store, sections=sections))
-    with pytest.raises(PublishError, match=r"section 0 \('P'\) has no puzzles.*kind nonogram"):
+    with pytest.raises(PublishError, match=r"section 1 \('P'\) has no puzzles.*kind nonogram"):
         publish_book(config)
 
 
@@ -218,17 +219,65 @@ def test_a_puzzle_too_large_for_the_page_is_refused_with_what_to_do(tmp_path, mi
     assert publish_book(config, record=False).report.ok
 
 
-def test_a_puzzle_too_large_even_alone_asks_for_a_larger_page():
-    rng = random.Random(5)
-    picture = "".join(rng.choice("01") for _ in range(40 * 40))
-    big = PuzzleRecord(puzzle=format_line(nonogram_from_picture(picture, 40, 40), goal=False),
-                       solution=picture, tier="hard", score=1, hardest="", techniques="",
-                       symmetry="none", blanks=1600, seed=1, kind="nonogram", id=77)
-    with pytest.raises(LayoutError, match=r"section 'Big': puzzle id 77, a 40x40 nonogram, "
+def random_nonogram(width: int, height: int, seed: int = 5, quota: str | None = None,
+                    number: int = 77) -> PuzzleRecord:
+    rng = random.Random(seed)
+    picture = "".join(rng.choice("01") for _ in range(width * height))
+    return PuzzleRecord(puzzle=format_line(nonogram_from_picture(picture, width, height),
+                                           goal=False),
+                        solution=picture, tier="hard", score=1, hardest="", techniques="",
+                        symmetry="none", blanks=width * height, seed=1, kind="nonogram",
+                        id=number, quota=quota)
+
+
+def test_a_puzzle_too_large_alone_names_the_page_sizes_it_fits():
+    big = random_nonogram(30, 30)
+    with pytest.raises(LayoutError, match=r"section 'Big': puzzle id 77, a 30x30 nonogram, "
                                           r"does not fit alone on a 6x9in page with clues of "
                                           r"7 pt or more \(it needs \d+ x \d+ pt, there is "
-                                          r"\d+ x \d+\); choose a larger page_size"):
+                                          r"\d+ x \d+\); choose a larger page_size: "
+                                          r'"8.5x11in" or "8.25x11in" or "letter" or "A4"$'):
         plan_book([BookSection("Big", (big,))], BookSettings(title="T", page_size="6x9in"))
+    assert plan_book([BookSection("Big", (big,))], BookSettings(title="T", page_size="A4"))
+
+
+@pytest.mark.parametrize("size, roomiest", [("6x9in", " \\(the roomiest is 8.5x11in, "
+                                                       "549 x 652 pt\\)"),
+                                             ("8.5x11in", "")])
+def test_a_puzzle_too_large_for_every_page_size_says_how_large_one_fits(size, roomiest):
+    huge = random_nonogram(60, 60, quota="n60")
+    with pytest.raises(LayoutError, match=r"a 60x60 nonogram, does not fit alone on an? "
+                       rf"{size} page .*; no page_size has room for it{roomiest}: make the "
+                       r"nonograms of quota 'n60' smaller \(with clues like its, an 8.5x11in "
+                       r"page takes at most (\d+) columns and (\d+) rows\) or leave them out "
+                       r"of the book$") as exc:
+        plan_book([BookSection("Huge", (huge,))], BookSettings(title="T", page_size=size))
+    columns, rows = map(int, re.search(r"(\d+) columns and (\d+) rows", str(exc.value)).groups())
+    assert 20 < columns < 60 and 20 < rows < 60
+    # a piece of the picture that size fits: its clue stacks are no deeper than the whole's
+    settings = BookSettings(title="T", page_size="8.5x11in")
+    crop = "".join(huge.solution[r * 60:r * 60 + columns] for r in range(rows))
+    fits = huge._replace(puzzle=format_line(nonogram_from_picture(crop, columns, rows),
+                                            goal=False), solution=crop)
+    assert plan_book([BookSection("Huge", (fits,))], settings)
+
+
+def test_a_wide_strip_too_large_for_every_page_size_gives_the_columns_that_fit():
+    wide = random_nonogram(60, 5)
+    with pytest.raises(LayoutError, match=r"make the nonograms of the section smaller "
+                                          r"\(with clues like its, an 8.5x11in page takes at "
+                                          r"most \d+ columns\)"):
+        plan_book([BookSection("Wide", (wide,))], BookSettings(title="T", page_size="A5"))
+
+
+def test_two_a_page_too_large_even_alone_here_asks_for_one_a_page_on_a_larger_page():
+    big = random_nonogram(30, 30)
+    section = BookSection("Big", (big, random_nonogram(30, 30, seed=6, number=78)),
+                          puzzles_per_page=2)
+    with pytest.raises(LayoutError, match=r"does not fit 2 to a 6x9in page .*; set "
+                                          r"puzzles_per_page = 1 for the section and a larger "
+                                          r'page_size: "8.5x11in" or'):
+        plan_book([section], BookSettings(title="T", page_size="6x9in"))
 
 
 def test_a_section_of_mixed_records_is_refused_by_the_layout(mixed_store):

@@ -51,6 +51,13 @@ def test_cover_widths_for_24_100_300_pages_as_numbers():
                       (300, "white"): 12.9256, (300, "cream"): 13.0}
 
 
+def test_cover_preflight_gives_the_width_to_the_thousandth(tmp_path):
+    # 12.304048 in: "12.3" would not compare with a print service's calculator
+    report = preflight_cover(cover_pdf(tmp_path / "cover.pdf", 24), SIX_BY_NINE, 24, "white")
+    size = next(c for c in report.checks if c.name == "cover size")
+    assert size.detail.startswith("12.304 x 9.25 in, spine 0.05405 in for 24 pages"), size.detail
+
+
 def texts_of(pdf: Path) -> list[str]:
     return [what for what, _ in marks(PdfReader(str(pdf)).pages[0]) if what.startswith("text")]
 
@@ -138,6 +145,40 @@ def test_too_much_back_text_is_refused():
     long = CoverSettings(title="T", back=("word " * 2000,))
     with pytest.raises(CoverError, match="barcode"):
         render_cover(long, load_fonts(), SIX_BY_NINE, 100, io.BytesIO())
+
+
+LONG_AUTHOR = ("A. Very-Long-Author-Name-That-Goes-On-And-On "
+               "Smith-Jones-Featherstonehaugh-Cholmondeley")
+
+
+@pytest.mark.parametrize("author, lines", [
+    ("nanpure", 1),
+    ("Margaret Featherstonehaugh-Cholmondeley-Smythe", 1),  # shrunk on one line
+    (LONG_AUTHOR, 2),
+])
+def test_a_long_author_shrinks_then_wraps_inside_the_front(tmp_path, author, lines):
+    settings = CoverSettings(title="Nightly Sudoku", author=author)
+    pdf = cover_pdf(tmp_path / "cover.pdf", 100, settings=settings)
+    front = CoverGeometry.of(SIX_BY_NINE, 100, "white").front
+    pieces = [(what, box) for what, box in marks(PdfReader(str(pdf)).pages[0])
+              if what.startswith("text") and box.x0 > front.x0
+              and what[6:-1] in author and what != "text 'Nightly Sudoku'"]
+    assert " ".join(what[6:-1] for what, _ in pieces) == author
+    assert len(pieces) == lines
+    assert all(front.x0 + 9 <= box.x0 and box.x1 <= front.x1 - 9 for _, box in pieces)
+    assert preflight_cover(pdf, SIX_BY_NINE, 100, "white").ok
+
+
+def test_an_author_too_long_for_two_lines_names_the_key():
+    from nanpure.layouts.cover import CoverError
+
+    settings = CoverSettings(title="T", author=" ".join([LONG_AUTHOR] * 3))
+    with pytest.raises(CoverError, match=r"^the cover author 'A. Very-Long-Author-[^']*…' "
+                                         r"does not fit the front cover in 2 "
+                                         r"lines of 8 pt; shorten book.cover.author \(or "
+                                         r"book.author, its default\) to \d+ characters or "
+                                         r"fewer$"):
+        render_cover(settings, load_fonts(), SIX_BY_NINE, 100, io.BytesIO())
 
 
 def test_same_cover_twice_gives_the_same_bytes(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -28,12 +29,13 @@ from nanpure.layouts.pages import (
     INCH,
     MIN_OUTSIDE,
     PAGE_SIZES,
+    Box,
     Margins,
     gutter_for,
     live_area,
     load_fonts,
 )
-from nanpure.layouts.preflight import preflight
+from nanpure.layouts.preflight import marks, preflight
 from nanpure.record import PuzzleRecord
 
 CJK_FONTS = [
@@ -159,6 +161,12 @@ def test_large_print_digits_are_at_least_16_points_in_puzzles_and_answers(sectio
             render_book(plan_book(sections, crowded), io.BytesIO())
 
 
+def test_messages_put_an_before_a_size_read_with_a_vowel(sections):
+    crowded = BookSettings(title="T", page_size="A5", large_print=True, answers_per_page=2)
+    with pytest.raises(LayoutError, match=r"do not fit 2 to an A5 page; set answers_per_page"):
+        render_book(plan_book(sections, crowded), io.BytesIO())
+
+
 @pytest.mark.parametrize("name, density", [
     ("6x9in", (2, 6)), ("A5", (2, 6)), ("8.5x11in", (4, 9)), ("8.25x11in", (4, 9)),
     ("A4", (4, 9))])
@@ -249,3 +257,84 @@ def test_a_section_may_set_its_own_puzzles_per_page(sections):
     pages = [p for p in plan.pages if p.kind == "puzzles"]
     assert [(p.heading, p.per_page, len(p.items)) for p in pages] == \
         [("Easy", 1, 1)] * 9 + [("Hard", 4, 4), ("Hard", 4, 1)]
+
+
+# ----------------------------------------------------------------------------- long titles
+
+LONG_SECTION = "Medium: Puzzles That Need Pairs, Pointing and Box/Line Reduction"  # 64
+
+
+def text_boxes(data: bytes, number: int) -> list[tuple[str, Box]]:
+    """The text marks of page ``number`` of a PDF, as (what, box)."""
+    return [(what, box) for what, box in marks(PdfReader(io.BytesIO(data)).pages[number - 1])
+            if what.startswith("text")]
+
+
+def apart(a: Box, b: Box) -> bool:
+    return a.x1 <= b.x0 or b.x1 <= a.x0 or a.y1 <= b.y0 or b.y1 <= a.y0
+
+
+def test_a_long_section_title_wraps_in_the_contents_clear_of_its_page_number(sections):
+    long = [BookSection(LONG_SECTION, sections[0].puzzles), sections[1]]
+    data, plan = pdf_of(long, page_size="6x9in")
+    contents = next(p for p in plan.pages if p.kind == "contents")
+    area = live_area(contents.number, plan.size, plan.margins)
+    boxes = text_boxes(data, contents.number)
+    title = [box for what, box in boxes if "Pairs" in what or "Reduction" in what]
+    assert len(title) == 2  # two lines
+    on = str(next(p.number for p in plan.pages if p.heading == LONG_SECTION))
+    number = next(box for what, box in boxes if what == f"text {on!r}")
+    assert all(apart(box, number) for box in title)
+    assert number.y0 == pytest.approx(min(box.y0 for box in title))  # on the last line
+    assert all(area.x0 - 0.01 <= box.x0 and box.x1 <= area.x1 + 0.01 for _, box in boxes)
+    # the rows after it move down by the extra line: none overlaps another
+    assert all(apart(a, b) for k, (_, a) in enumerate(boxes) for _, b in boxes[k + 1:])
+
+
+def test_a_long_section_title_is_cut_short_in_the_running_head(sections):
+    long = [BookSection(LONG_SECTION, sections[0].puzzles)]
+    data, plan = pdf_of(long, page_size="6x9in")
+    reader = PdfReader(io.BytesIO(data))
+    for page in [p for p in plan.pages if p.kind == "puzzles"][:2]:  # a verso and a recto
+        head = reader.pages[page.number - 1].extract_text().splitlines()[:2]
+        assert "Medium: Puzzles That Need Pairs, Pointing and Box/Line\u2026" in head
+        boxes = text_boxes(data, page.number)
+        title = next(box for what, box in boxes if "Medium" in what)
+        numbers = next(box for what, box in boxes if "puzzles" in what)
+        assert title.x1 <= numbers.x0 - 8 or numbers.x1 <= title.x0 - 8  # an em apart
+
+
+def test_a_section_title_that_fits_keeps_its_words(sections):
+    fits = "Gentle Warm-Up Puzzles for the Morning Commute Home"  # 51
+    data, plan = pdf_of([BookSection(fits, sections[0].puzzles)], page_size="6x9in")
+    reader = PdfReader(io.BytesIO(data))
+    page = next(p for p in plan.pages if p.kind == "puzzles")
+    assert fits in reader.pages[page.number - 1].extract_text().splitlines()[:2]
+    contents = next(p for p in plan.pages if p.kind == "contents")
+    assert fits in reader.pages[contents.number - 1].extract_text().splitlines()
+
+
+def test_a_section_title_too_long_for_the_contents_is_refused_with_what_fits(sections):
+    title = " ".join([LONG_SECTION] * 4)
+    settings = BookSettings(title="T", page_size="6x9in")
+    with pytest.raises(LayoutError, match=r"^section 'Medium: Puzzles That Need Pairs…': "
+                                          r"its title needs more than 3 lines in the contents "
+                                          r"of a 6x9in book; shorten the title to (\d+) "
+                                          r"characters or fewer$") as exc:
+        plan_book([BookSection(title, sections[0].puzzles)], settings)
+    most = int(re.search(r"to (\d+) characters", str(exc.value)).group(1))
+    assert 120 < most < len(title)
+    plan_book([BookSection(title[:most], sections[0].puzzles)], settings)
+    with pytest.raises(LayoutError, match="shorten the title"):
+        plan_book([BookSection(title[:most + 12], sections[0].puzzles)], settings)
+
+
+def test_the_pages_with_the_books_own_words_are_front_matter_and_section_openings(sections):
+    plan = plan_book(sections, BookSettings(title="T", page_size="6x9in"))
+    kinds = {p.number: (p.kind, p.heading) for p in plan.pages}
+    words = plan.pages_with_words()
+    assert [kinds[k] for k in words] == [
+        ("title", ""), ("imprint", ""), ("contents", "Contents"),
+        ("section", "Easy"), ("puzzles", "Easy"), ("puzzles", "Easy"),
+        ("section", "Hard"), ("puzzles", "Hard"), ("puzzles", "Hard")]
+    assert [words[4] % 2, words[5] % 2] in ([0, 1], [1, 0])  # a left and a right head

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from reportlab.pdfgen.canvas import Canvas
 
 from nanpure.layouts.pages import PAGE_SIZES, load_fonts
@@ -59,3 +60,62 @@ def test_a_file_that_is_not_a_pdf_fails(tmp_path):
     bad.write_text("not a pdf")
     report = preflight(bad, SIX_BY_NINE)
     assert not report.ok and "FAIL" in report.format()
+
+
+def write_words(path: Path, words: list[tuple[int, float, float, str]], pages: int = 24) -> Path:
+    """A 6 x 9 in PDF of ``pages`` pages with (page, x, y, text) pieces of 10 pt text."""
+    font = load_fonts().regular
+    canvas = Canvas(str(path), pagesize=SIX_BY_NINE, invariant=1, initialFontName=font)
+    for k in range(1, pages + 1):
+        for page, x, y, text in words:
+            if page == k:
+                canvas.setFont(font, 10)
+                canvas.drawString(x, y, text)
+        canvas.showPage()
+    canvas.save()
+    return path
+
+
+def text_check(report):
+    return next(c for c in report.checks if c.name == "text")
+
+
+def test_text_inside_the_margins_and_apart_passes(tmp_path):
+    pdf = write_words(tmp_path / "ok.pdf", [(3, 72, 300, "Contents"), (3, 72, 285, "Easy"),
+                                            (3, 380, 285, "5")])
+    check = text_check(preflight(pdf, SIX_BY_NINE))
+    assert check.ok and check.detail == "inside the margins, nothing overlapping, on every page"
+
+
+@pytest.mark.parametrize("page, x, problem", [
+    (3, 400, "runs past the margins (0.25 in inside the trim, 0.375 in at the binding)"),
+    (3, 20, "runs past the margins"),  # the gutter of a right-hand page
+    (4, 10, "runs past the margins"),  # the outside edge of a left-hand page
+])
+def test_text_past_the_margins_fails(tmp_path, page, x, problem):
+    pdf = write_words(tmp_path / "wide.pdf", [(page, x, 300, "Medium: Pairs and Pointing")])
+    report = preflight(pdf, SIX_BY_NINE)
+    assert failed(report) == ["text"]
+    assert text_check(report).detail.startswith(f"page {page}: text 'Medium: Pairs and "
+                                                "Pointing' at ")
+    assert problem in text_check(report).detail
+
+
+def test_overlapping_text_fails_naming_both(tmp_path):
+    # a contents row whose title runs under its page number
+    pdf = write_words(tmp_path / "clash.pdf", [
+        (3, 36, 300, "Medium: Puzzles That Need Pairs, Pointing and Box/Line Reduction"),
+        (3, 340, 300, "5")])
+    report = preflight(pdf, SIX_BY_NINE)
+    assert failed(report) == ["text"]
+    assert text_check(report).detail == ("page 3: text 'Medium: Puzzles That Need Pairs, "
+                                         "Pointing and Box/Line Reduction' overlaps text '5'")
+
+
+def test_only_the_pages_named_have_their_text_checked(tmp_path):
+    pdf = write_words(tmp_path / "clash.pdf", [(9, 100, 300, "one"), (9, 105, 300, "two")])
+    assert failed(preflight(pdf, SIX_BY_NINE)) == ["text"]
+    report = preflight(pdf, SIX_BY_NINE, text_pages=[1, 2, 3])
+    assert report.ok
+    assert text_check(report).detail == ("inside the margins, nothing overlapping, on the 3 "
+                                         "pages with the book's own words")

@@ -159,6 +159,26 @@ def test_cli_reports_the_cover_and_its_preflight(tmp_path, store, capsys):
     assert "cover size: 17.3" in out and "safe areas" in out
 
 
+def test_the_books_preflight_checks_the_text_of_the_pages_with_its_words(tmp_path, store,
+                                                                        monkeypatch):
+    import nanpure.pipeline.publish as publish
+
+    asked = []
+
+    def preflight(*args, **kwargs):
+        asked.append(kwargs["text_pages"])
+        return real(*args, **kwargs)
+
+    real = publish.preflight
+    monkeypatch.setattr(publish, "preflight", preflight)
+    book = publish_book(load_book_config(write_config(tmp_path, store)), record=False)
+    assert asked == [book.plan.pages_with_words()]
+    check = next(c for c in book.report.checks if c.name == "text")
+    assert check.ok and check.detail == (
+        "inside the margins, nothing overlapping, on the "
+        f"{len(asked[0])} pages with the book's own words")
+
+
 def test_the_running_head_gives_the_numbers_not_the_tier_again(tmp_path, store):
     sections = '[[book.section]]\ntitle = "Easy"\nquota = "easy"\n'
     book = publish_book(load_book_config(write_config(

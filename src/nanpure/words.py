@@ -1,12 +1,59 @@
-"""Counts in the messages of every layer, with the noun's plural where it takes one.
+"""Words in the messages of every layer: counts, with the noun's plural where it takes
+one; the article a word takes as it is read aloud; a user's long text quoted short.
 
 >>> counted(1, "puzzle"), counted(3, "puzzle")
 ('1 puzzle', '3 puzzles')
+>>> a_or_an("A5 page"), a_or_an("8.5x11in page"), a_or_an("6x9in page"), a_or_an("letter page")
+('an A5 page', 'an 8.5x11in page', 'a 6x9in page', 'a letter page')
 """
 
 from __future__ import annotations
+
+import re
+
+#: Capital letters whose spoken name starts with a vowel sound ("an F", "an S").
+_VOWEL_LETTERS = "AEFHILMNORSX"
 
 
 def counted(n: int, noun: str) -> str:
     """``n`` and ``noun``, plural (an ``s``) unless ``n`` is 1."""
     return f"{n} {noun}{'s' * (n != 1)}"
+
+
+def a_or_an(phrase: str) -> str:
+    """``phrase`` after "a" or "an", by how its first word is read: a capital followed by
+    no small letter is spelled out ("an A4", "a B5"), a number is read as a number ("an
+    8.5x11in", "an 11-page", "a 6x9in"), any other word by its first letter.
+
+    >>> a_or_an("B5 page"), a_or_an("11x17in page"), a_or_an("110-page book")
+    ('a B5 page', 'an 11x17in page', 'a 110-page book')
+    """
+    first = phrase[:1]
+    number = re.match(r"\d+", phrase)
+    if number:
+        digits = number.group()
+        # eight, eighty, eight hundred...; eleven and eighteen (but not 110 or 1800)
+        an = digits.startswith("8") or digits in ("11", "18")
+    elif first.isupper() and not phrase[1:2].islower():
+        an = first in _VOWEL_LETTERS
+    else:
+        an = first.lower() in "aeiou"
+    return f"{'an' if an else 'a'} {phrase}"
+
+
+def quoted(text: str, most: int = 40) -> str:
+    """``text`` quoted for a message: its first ``most`` characters or so (ending at a
+    word where that keeps at least half) and an ellipsis, if it is longer.
+
+    >>> quoted("Easy"), quoted("a very long title indeed", 11)
+    ("'Easy'", "'a very long…'")
+    >>> quoted("Featherstonehaugh-Cholmondeley", 11)
+    "'Featherston…'"
+    """
+    if len(text) <= most:
+        return repr(text)
+    head = text[:most]
+    if text[most] != " ":  # not a whole word: drop what there is of it, unless it is long
+        words = head.rsplit(" ", 1)[0]
+        head = words if len(words) >= most // 2 else head
+    return repr(head.rstrip(" ,;:") + "\u2026")

@@ -28,7 +28,7 @@ more, unless the section fixes ``puzzles_per_page`` (in large print: one a page,
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
@@ -44,16 +44,17 @@ from ..files import atomic_path
 from ..generator.nonogram.formats import FormatError, Nonogram, parse_line
 from ..generator.tiers import tier_rank
 from ..record import PuzzleRecord
-from ..words import counted
+from ..words import a_or_an, counted, quoted
 from .grid import BLACK, FILLED_GREY, digit_size, draw_grid
 from .hint_pages import draw_hints_page, hint_chunks
-from .nonogram import MIN_CLUE_SIZE, draw_nonogram, smallest_box
+from .nonogram import MIN_CLUE_SIZE, draw_nonogram, largest_grid, smallest_box
 from .pages import (
     ANSWER_TEMPLATES,
     CJK_PACKAGE,
     DENSITIES,
     GUTTER_BEYOND,
     INCH,
+    PAGE_SIZES,
     PUZZLE_TEMPLATES,
     Box,
     Fonts,
@@ -72,6 +73,13 @@ from .pages import (
 MIN_PAGES = 24
 #: Digits of a large-print book are at least this big, in points.
 LARGE_PRINT_DIGITS = 16.0
+#: The most lines a section title may take in the contents; a longer title is refused.
+CONTENTS_TITLE_LINES = 3
+#: Contents rows are paged in tenths of the body size: a row with its detail line takes
+#: :data:`_ROW`, each further line of a wrapped title :data:`_RUNOVER` (its leading).
+_ROW, _RUNOVER = 28, 12
+#: What a shortened running head ends with.
+ELLIPSIS = "\u2026"
 #: What a reader needs to know to solve each tier, for the "how to play" page.
 TIER_HELP = {
     "easy": "singles only: a cell with one possible digit, or a digit with one place "
@@ -249,6 +257,22 @@ class BookPlan:
         """The number of the first page of ``kind``, or None."""
         return next((p.number for p in self.pages if p.kind == kind), None)
 
+    def pages_with_words(self) -> list[int]:
+        """The pages that print words the book's config chose (title, subtitle, author,
+        imprint, section titles), for preflight to check: the title, imprint and contents
+        pages, and each section's title page and first two puzzle pages, whose running
+        heads stand for the rest (one right-hand, one left-hand)."""
+        found: list[int] = []
+        heads = 0
+        for page in self.pages:
+            if page.kind == "section":
+                heads = 0
+            if page.kind in ("title", "imprint", "contents", "section") or (
+                    page.kind == "puzzles" and heads < 2):
+                found.append(page.number)
+                heads += page.kind == "puzzles"
+        return found
+
 
 # ----------------------------------------------------------------------------- planning
 
@@ -346,18 +370,38 @@ def _plan(sections: Sequence[BookSection], settings: BookSettings, margins: Marg
     hint_pages = _hint_pages(puzzles, hints, settings, margins)
     # The contents always has room for a "Notes" row, so padding with notes pages never
     # changes the length of the contents (and so never the page count it was sized for).
-    rows_per_contents_page = _contents_rows_per_page(settings)
+    capacity = _contents_rows_per_page(settings) * _ROW
+    runovers = [len(_section_title_lines(s, settings, margins)) - 1 for s in sections]
+    # how to play, sections, hints, answers, notes
+    costs = ([_ROW] * len(kinds) + [_ROW + _RUNOVER * k for k in runovers]
+             + [_ROW] * (3 if hint_pages else 2))
+    contents = _paged(costs, capacity)
     body_pages = sum(1 + len(pages) for pages in body)
     answer_pages = 1 + len(answers)
-    contents_rows = len(kinds) + len(sections) + 2  # how to play, sections, answers, notes
-    contents_rows += 1 if hint_pages else 0
-    contents_pages = math.ceil(contents_rows / rows_per_contents_page)
-    total = 2 + contents_pages + len(kinds) + body_pages + len(hint_pages) + answer_pages
+    total = 2 + len(contents) + len(kinds) + body_pages + len(hint_pages) + answer_pages
     notes = max(MIN_PAGES, total + total % 2) - total
-    plan = _lay_out(sections, body, answers, kinds, settings, contents_pages, notes,
-                    rows_per_contents_page, hint_pages)
+    plan = _lay_out(sections, body, answers, kinds, settings, contents, notes, hint_pages)
     plan.hints = hints
     return plan
+
+
+def _paged(costs: Sequence[int], capacity: int) -> list[range]:
+    """Rows of the given heights filled into pages of ``capacity``, in order: each page's
+    rows as a range of indices (a row taller than a page gets a page of its own).
+
+    >>> _paged([28, 28, 28, 52, 28], 84)
+    [range(0, 3), range(3, 5)]
+    """
+    pages: list[range] = []
+    start, used = 0, 0
+    for k, cost in enumerate(costs):
+        if k > start and used + cost > capacity:
+            pages.append(range(start, k))
+            start, used = k, 0
+        used += cost
+    if start < len(costs):
+        pages.append(range(start, len(costs)))
+    return pages
 
 
 def _hint_pages(puzzles: Sequence[PuzzleRecord], hints: Mapping[str, Any],
@@ -384,9 +428,12 @@ def _answer_ranges(puzzles: Sequence[PuzzleRecord], per_page: int) -> list[tuple
 
 def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]],
              answers: list[tuple[int, int]], kinds: list[str], settings: BookSettings,
-             contents_pages: int, notes: int, rows_per_contents_page: int,
+             contents: Sequence[range], notes: int,
              hint_pages: Sequence[Sequence[int]] = ()) -> BookPlan:
-    first_how_to = 2 + contents_pages + 1
+    """The plan, with the contents' rows on pages as ``contents`` (from :func:`_paged`)
+    says: the rows' indices on each page, a notes row counted whether or not there is
+    one."""
+    first_how_to = 2 + len(contents) + 1
     # where each puzzle goes
     page = first_how_to + len(kinds)
     number = 1
@@ -426,8 +473,8 @@ def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]
         rows.append(("Notes", "", notes_first))
 
     pages = [Page(1, "title"), Page(2, "imprint")]
-    chunks = _chunks(rows, rows_per_contents_page)
-    chunks += [()] * (contents_pages - len(chunks))  # the unused room for a notes row
+    # a page kept for a notes row there is not stays empty
+    chunks = [tuple(rows[i] for i in on if i < len(rows)) for on in contents]
     for k, chunk in enumerate(chunks):
         pages.append(Page(3 + k, "contents", "Contents", lines=chunk))
     for heading, kind in how_to:
@@ -536,7 +583,7 @@ def _puzzle_pages(section: BookSection, settings: BookSettings,
     if settings.large_print:
         fixed = 1
     room = {n: _figure_boxes(body, PUZZLE_TEMPLATES[n], kind.label)[0]
-            for n in ([fixed] if fixed else [1, 2])}
+            for n in sorted({1, 2, fixed or 1})}  # one a page too, for the advice
 
     def fits(puzzle: PuzzleRecord, per_page: int) -> bool:
         need_w, need_h = smallest_box(nonogram_of(puzzle), fonts, clue)
@@ -547,14 +594,14 @@ def _puzzle_pages(section: BookSection, settings: BookSettings,
         nonogram = nonogram_of(puzzle)
         need_w, need_h = smallest_box(nonogram, fonts, clue)
         box = room[per_page]
-        where = f"{per_page} to a" if per_page > 1 else "alone on a"
-        todo = ("choose a larger page_size" if per_page == 1 else
-                "set a smaller puzzles_per_page for the section or choose a larger page_size")
+        where = f"{per_page} to" if per_page > 1 else "alone on"
         return LayoutError(
             f"section {section.title!r}: {_name(puzzle)}, a {nonogram.width}x{nonogram.height}"
-            f" nonogram, does not fit {where} {settings.page_size} page with clues of "
-            f"{clue:g} pt or more (it needs {need_w:.0f} x {need_h:.0f} pt, there is "
-            f"{box.width:.0f} x {box.height:.0f}); {todo}")
+            f" nonogram, does not fit {where} {a_or_an(settings.page_size + ' page')} with "
+            f"clues of {clue:g} pt or more (it needs {need_w:.0f} x {need_h:.0f} pt, there "
+            f"is {box.width:.0f} x {box.height:.0f}); "
+            + _larger_page_advice(puzzle, (need_w, need_h), per_page, settings, margins,
+                                  fits(puzzle, 1) if per_page > 1 else False))
 
     puzzles = section.puzzles
     if fixed:
@@ -575,6 +622,55 @@ def _puzzle_pages(section: BookSection, settings: BookSettings,
         else:
             raise refuse(puzzles[k], 1)
     return pages
+
+
+def _nonogram_room(name: str, per_page: int, settings: BookSettings,
+                   margins: Margins) -> Box:
+    """The box a nonogram of a page of ``per_page`` on ``name`` pages is drawn in."""
+    kind = Type.for_size(name, settings.large_print)
+    body = _body(live_area(3, page_size(name), margins), kind)
+    return _figure_boxes(body, PUZZLE_TEMPLATES[per_page], kind.label)[0]
+
+
+def _larger_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_page: int,
+                        settings: BookSettings, margins: Margins, fits_alone: bool) -> str:
+    """What to do about a nonogram that needs a box of ``need`` points and does not fit
+    ``per_page`` to a page: fewer a page (when it ``fits_alone``), the page sizes it
+    fits, or, when no page size has room for it, how large a nonogram with clues like its
+    the roomiest page takes."""
+    need_w, need_h = need
+
+    def fitting(n: int) -> str:
+        """The page sizes it fits ``n`` to a page of, quoted and joined by "or"."""
+        rooms = {name: _nonogram_room(name, n, settings, margins) for name in PAGE_SIZES}
+        return " or ".join(f'"{name}"' for name, box in rooms.items()
+                           if need_w <= box.width + 1e-6 and need_h <= box.height + 1e-6)
+
+    fewer = "set a smaller puzzles_per_page for the section"
+    larger = fitting(per_page)
+    if larger:
+        return (f"{fewer} or choose a larger page_size ({larger})" if fits_alone else
+                f"choose a larger page_size: {larger}")
+    if fits_alone:
+        return fewer
+    if per_page > 1 and (larger := fitting(1)):
+        return f"set puzzles_per_page = 1 for the section and a larger page_size: {larger}"
+    # one a page on the page size with the most room for it
+    alone = {name: _nonogram_room(name, 1, settings, margins) for name in PAGE_SIZES}
+    best = max(alone, key=lambda name: min(alone[name].width / need_w,
+                                           alone[name].height / need_h))
+    box = alone[best]
+    clue = LARGE_PRINT_DIGITS if settings.large_print else MIN_CLUE_SIZE
+    columns, rows = largest_grid(nonogram_of(puzzle), load_fonts(), box.width, box.height,
+                                 clue)
+    most = " and ".join([f"{columns} columns"] * (need_w > box.width + 1e-6)
+                        + [f"{rows} rows"] * (need_h > box.height + 1e-6))
+    where = ("" if best == settings.page_size and per_page == 1 else
+             f" (the roomiest is {best}, {box.width:.0f} x {box.height:.0f} pt)")
+    whose = f"of quota {puzzle.quota!r}" if puzzle.quota else "of the section"
+    return (f"no page_size has room for it{where}: make the nonograms {whose} smaller "
+            f"(with clues like its, {a_or_an(best + ' page')} takes at most {most}) or "
+            "leave them out of the book")
 
 
 # ----------------------------------------------------------------------------- type
@@ -601,6 +697,80 @@ class Type:
             scale *= 1.4
         return cls(body=10 * scale, small=8.5 * scale, heading=18 * scale,
                    title=30 * scale, label=9 * scale)
+
+
+def contents_title(title: str, fonts: Fonts, size: float, width: float) -> list[str]:
+    """The lines of a row's bold ``title`` in a contents ``width`` wide: the title as it
+    is if it fits beside the page number, else wrapped short of the number's column
+    (four digits and an em).
+
+    >>> from nanpure.layouts.pages import load_fonts
+    >>> contents_title("Easy", load_fonts(), 10, 300)
+    ['Easy']
+    >>> contents_title("Puzzles that need pairs and pointing", load_fonts(), 10, 200)
+    ['Puzzles that need pairs and', 'pointing']
+    """
+    measure = width - fonts.width("0000", size) - size
+    if fonts.width(title, size, bold=True) <= measure:
+        return [title]
+    return wrap(title, fonts, size, measure, bold=True) or [title]
+
+
+def _section_title_lines(section: BookSection, settings: BookSettings,
+                         margins: Margins) -> list[str]:
+    """The lines of a section's title in the contents; a :class:`LayoutError` when it
+    needs more than :data:`CONTENTS_TITLE_LINES`, giving the most characters that fit."""
+    fonts = load_fonts(settings.cjk_font)
+    size = Type.for_settings(settings).body
+    width = live_area(3, page_size(settings.page_size), margins).width
+    lines = contents_title(section.title, fonts, size, width)
+    if len(lines) <= CONTENTS_TITLE_LINES:
+        return lines
+    most = most_that_fit(section.title, lambda text: len(
+        contents_title(text, fonts, size, width)) <= CONTENTS_TITLE_LINES)
+    raise LayoutError(f"section {quoted(section.title)}: its title needs more than "
+                      f"{CONTENTS_TITLE_LINES} lines in the contents of "
+                      f"{a_or_an(settings.page_size + ' book')}; shorten the title to "
+                      f"{most} characters or fewer")
+
+
+def most_that_fit(text: str, fits: Callable[[str], bool]) -> int:
+    """The length of the longest start of ``text`` (its trailing spaces dropped) that
+    ``fits``; a longer start never fits where a shorter one does not, as with wrapping.
+
+    >>> most_that_fit("abcdef", lambda t: len(t) <= 4)
+    4
+    """
+    low, high = 0, len(text)  # text[:low] fits (or low is 0); text[:high + 1] does not
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(text[:mid].rstrip()):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def shortened(text: str, fonts: Fonts, size: float, width: float, bold: bool = False) -> str:
+    """``text`` if it fits ``width``, else as many of its words as fit with an ellipsis
+    (as many characters for a text with a first word too long, or without spaces).
+
+    >>> from nanpure.layouts.pages import load_fonts
+    >>> shortened("Medium: Puzzles That Need Pairs", load_fonts(), 10, 100)
+    'Medium: Puzzles…'
+    """
+    if fonts.width(text, size, bold) <= width:
+        return text
+    words = text.split(" ")
+    for n in range(len(words) - 1, 0, -1):
+        cut = " ".join(words[:n]).rstrip(" ,;:-\u2013\u2014/&") + ELLIPSIS
+        if cut != ELLIPSIS and fonts.width(cut, size, bold) <= width:
+            return cut
+    for n in range(len(text) - 1, 0, -1):
+        cut = text[:n].rstrip() + ELLIPSIS
+        if fonts.width(cut, size, bold) <= width:
+            return cut
+    return ELLIPSIS
 
 
 def _contents_rows_per_page(settings: BookSettings) -> int:
@@ -702,6 +872,11 @@ class _Drawer:
         """Running head: ``outer`` text at the outer edge, ``inner`` at the gutter side."""
         box = self.area(page)
         y = box.y1 - self.type.small
+        # a long section title is cut short an em before the numbers: the head keeps the
+        # book's one size, and the section's title page and the contents give it whole
+        room = box.width - (self.fonts.width(inner, self.type.small) + self.type.small
+                            if inner else 0)
+        outer = shortened(outer, self.fonts, self.type.small, room, bold=True)
         left, right = (inner, outer) if is_recto(page.number) else (outer, inner)
         self.text(box.x0, y, left, self.type.small, bold=left == outer)
         self.text(box.x1, y, right, self.type.small, bold=right == outer, align="right")
@@ -769,7 +944,12 @@ class _Drawer:
         y -= self.type.heading * 2.2
         size = self.type.body
         for title, detail, on in page.lines:
-            self.text(box.x0, y, title, size, bold=True)
+            # a long title wraps short of the page number, which stands on its last line
+            *runover, last = contents_title(title, self.fonts, size, box.width)
+            for line in runover:
+                self.text(box.x0, y, line, size, bold=True)
+                y -= size * _RUNOVER / 10
+            self.text(box.x0, y, last, size, bold=True)
             self.text(box.x1, y, str(on), size, align="right")
             if detail:
                 self.text(box.x0 + size, y - size * 1.2, detail, self.type.small, grey=True)
@@ -1021,8 +1201,9 @@ def render_book(plan: BookPlan, out: str | BinaryIO) -> None:
         if answers < LARGE_PRINT_DIGITS:
             most = default_densities(settings.page_size, True)[1]
             raise LayoutError(f"large print needs {LARGE_PRINT_DIGITS:g} pt digits in the "
-                              f"answers too, which do not fit {settings.answers_per_page} to a "
-                              f"{settings.page_size} page; set answers_per_page = {most} or "
+                              f"answers too, which do not fit {settings.answers_per_page} to "
+                              f"{a_or_an(settings.page_size + ' page')}; set "
+                              f"answers_per_page = {most} or "
                               "leave it out")
     with binary_streams():
         if isinstance(out, str):

@@ -29,7 +29,8 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 from .. import __version__
-from .book import binary_streams, fitted_size, wrap
+from ..words import quoted
+from .book import binary_streams, fitted_size, most_that_fit, wrap
 from .grid import draw_grid
 from .pages import BLEED, INCH, Box, Fonts
 
@@ -45,6 +46,12 @@ SPINE_CLEAR = 0.0625 * INCH
 #: bottom trim of the back cover.
 BARCODE = (2.0 * INCH, 1.2 * INCH)
 BARCODE_INSET = 0.25 * INCH
+#: The front's author line: its size on a 6 in trim (scaled with the trim width), the
+#: least it shrinks to on one line before it takes a second, and the least size of two.
+AUTHOR_SIZE = 16.0
+AUTHOR_ONE_LINE = 12.0
+AUTHOR_LINES = 2
+MIN_AUTHOR_SIZE = 8.0
 
 
 class CoverError(ValueError):
@@ -219,13 +226,39 @@ class _CoverDrawer:
             y = self.lines(box, y, self.s.subtitle, 15 * self.unit) + 15 * self.unit * 0.25
         bottom = box.y0
         if self.s.author:
-            self.text(mid, box.y0, self.s.author, 16 * self.unit, align="centre")
-            bottom += 16 * self.unit * 2
+            size, lines = self.author_lines(box.width)
+            # the last line on the bottom edge, a first one above it
+            for k, line in enumerate(lines):
+                y_line = box.y0 + (len(lines) - 1 - k) * size * 1.25
+                self.text(mid, y_line, line, size, align="centre")
+            bottom += size * 1.25 * (len(lines) - 1) + size * 2
         picture = Box(box.x0, bottom, box.x1, y - 12 * self.unit)
         if self.s.image:
             self.picture(picture)
         elif sample is not None:
             self.grid(picture, sample)
+
+    def author_lines(self, width: float) -> tuple[float, list[str]]:
+        """The front's author line, its size and lines: one line, shrunk as far as
+        :data:`AUTHOR_ONE_LINE` if need be, else two at the largest size that fits down to
+        :data:`MIN_AUTHOR_SIZE` points; a :class:`CoverError` if even that is too small."""
+        author, unit = self.s.author, self.unit
+        full = AUTHOR_SIZE * unit
+        size = full * min(1.0, width / self.fonts.width(author, full))
+        if size >= AUTHOR_ONE_LINE * unit:
+            return size, [author]
+        size = AUTHOR_ONE_LINE * unit
+        while size >= MIN_AUTHOR_SIZE:
+            lines = wrap(author, self.fonts, size, width)
+            if len(lines) <= AUTHOR_LINES:
+                return size, lines
+            size -= 0.25
+        most = most_that_fit(author, lambda text: len(
+            wrap(text, self.fonts, MIN_AUTHOR_SIZE, width)) <= AUTHOR_LINES)
+        raise CoverError(f"the cover author {quoted(author)} does not fit the front cover in "
+                         f"{AUTHOR_LINES} lines of {MIN_AUTHOR_SIZE:g} pt; shorten "
+                         f"book.cover.author (or book.author, its default) to {most} "
+                         "characters or fewer")
 
     def picture(self, room: Box) -> None:
         try:

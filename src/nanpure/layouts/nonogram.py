@@ -18,6 +18,7 @@ gives it a page of its own or a larger page.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -165,6 +166,17 @@ def smallest_box(puzzle: NonogramClues, fonts: Fonts,
     # the clue size is proportional to the cell, so the smallest cell follows directly
     cell = clue_size / _clue_font_size(1.0, widest)
     return (row_slots + puzzle.width) * cell, (column_slots + puzzle.height) * cell
+
+
+def largest_grid(puzzle: NonogramClues, fonts: Fonts, width: float, height: float,
+                 clue_size: float = MIN_CLUE_SIZE) -> tuple[int, int]:
+    """The most columns and rows a nonogram can have in a ``width`` x ``height`` box with
+    clue numbers of ``clue_size`` points, if its clue stacks are as deep and its numbers
+    as wide as ``puzzle``'s (a smaller picture's clues rarely are more)."""
+    row_slots, column_slots, widest = _extent(puzzle, fonts)
+    cell = clue_size / _clue_font_size(1.0, widest)
+    return (max(0, math.floor(width / cell + 1e-9) - row_slots),
+            max(0, math.floor(height / cell + 1e-9) - column_slots))
 
 
 def puzzle_layout(x: float, y: float, width: float, height: float, puzzle: NonogramClues,

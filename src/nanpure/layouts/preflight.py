@@ -8,7 +8,12 @@ whatever went wrong between the two:
   and lies against the binding edge, and the bleed box is the whole page;
 - page count: even, and at least the service's minimum;
 - fonts: every font on every page is embedded (a TrueType, CFF or Type 1 font file, or a
-  Type 3 font, which is drawn by the PDF itself).
+  Type 3 font, which is drawn by the PDF itself);
+- text: no text runs past the margins print services ask for (the gutter of the page
+  count at the binding, :data:`~.pages.MIN_OUTSIDE` on the other sides of the trim) and no
+  two pieces of text overlap. Reading a page's text costs about as much as drawing it, so
+  a book names the pages that carry its own words (titles, author, section titles); the
+  rest of its text is the layout's, sized to fit.
 
 A cover (:func:`preflight_cover`) is one page whose size follows the spine formula of
 :mod:`.cover`, with embedded fonts, and nothing but background (filled shapes) within
@@ -18,14 +23,17 @@ picture and stroked line, read from the page's content stream, must lie in a saf
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pypdf import PdfReader
 from pypdf.errors import PdfReadError
 
+from ..words import counted
 from .cover import CoverGeometry
-from .pages import BLEED, INCH, Box, bleed_size, trim_box
+from .pages import BLEED, INCH, MIN_OUTSIDE, Box, bleed_size, gutter_for, is_recto, trim_box
 
 #: Points two sizes may differ by and still be the same trim size.
 SIZE_TOLERANCE = 0.5
@@ -66,7 +74,19 @@ class PreflightReport:
 
 
 def _inches(points: float) -> str:
-    return f"{points / INCH:.4g}"
+    """``points`` in inches without trailing zeros: to the thousandth, as print services'
+    cover calculators give a cover's width, or to four significant digits if that is
+    finer (a spine), but never beyond the millionth.
+
+    >>> _inches(12.30405 * INCH), _inches(9.25 * INCH), _inches(0.2252 * INCH), _inches(432)
+    ('12.304', '9.25', '0.2252', '6')
+    >>> _inches(0.054048 * INCH), _inches(1e-9)
+    ('0.05405', '0')
+    """
+    inches = points / INCH
+    places = 3 if inches == 0 else min(6, max(3, 3 - math.floor(math.log10(abs(inches)))))
+    # + 0.0 turns a rounded -0.0 into 0.0
+    return f"{round(inches, places) + 0.0:.{places}f}".rstrip("0").rstrip(".")
 
 
 def _read(path: str | Path) -> tuple[list, PreflightReport]:
@@ -82,9 +102,11 @@ def _read(path: str | Path) -> tuple[list, PreflightReport]:
 
 
 def preflight(path: str | Path, size: tuple[float, float], min_pages: int = 24,
-              bleed: bool = False) -> PreflightReport:
+              bleed: bool = False, text_pages: Sequence[int] | None = None
+              ) -> PreflightReport:
     """Check the PDF at ``path`` against a trim ``size`` (points) and a page minimum;
-    ``bleed``: its pages carry bleed beyond the trim."""
+    ``bleed``: its pages carry bleed beyond the trim; ``text_pages``: the numbers of the
+    pages whose text is checked (every page when None)."""
     pages, report = _read(path)
     if not pages:
         return report
@@ -95,7 +117,63 @@ def preflight(path: str | Path, size: tuple[float, float], min_pages: int = 24,
     report.checks.append(Check("page count", n % 2 == 0 and n >= min_pages,
                                f"{n}, {parity}, {minimum}"))
     report.checks.append(_check_fonts(pages))
+    numbers = range(1, n + 1) if text_pages is None else [k for k in text_pages if 1 <= k <= n]
+    report.checks.append(_check_text(pages, size, bleed, numbers))
     return report
+
+
+def printable(number: int, pages: int, size: tuple[float, float], bleed: bool) -> Box:
+    """Where page ``number`` of a book of ``pages`` pages may print text: its trim less
+    the gutter print services ask for at the binding and :data:`~.pages.MIN_OUTSIDE` on the
+    other sides."""
+    trim = trim_box(number, size) if bleed else Box(0, 0, *size)
+    gutter = gutter_for(pages)
+    left, right = (gutter, MIN_OUTSIDE) if is_recto(number) else (MIN_OUTSIDE, gutter)
+    return trim.shrink(top=MIN_OUTSIDE, bottom=MIN_OUTSIDE, left=left, right=right)
+
+
+def _check_text(pages: list, size: tuple[float, float], bleed: bool,
+                numbers: Sequence[int]) -> Check:
+    gutter = _inches(gutter_for(len(pages)))
+    for number in numbers:
+        texts = [(what, box) for what, box in marks(pages[number - 1])
+                 if what.startswith("text")]
+        area = printable(number, len(pages), size, bleed)
+        for what, box in texts:
+            if not _inside(box, area):
+                return Check("text", False,
+                             f"page {number}: {what} at {_inches(box.x0)}..{_inches(box.x1)} "
+                             f"x {_inches(box.y0)}..{_inches(box.y1)} in runs past the "
+                             f"margins ({_inches(MIN_OUTSIDE)} in inside the trim, {gutter} "
+                             "in at the binding)")
+        clash = overlapping(texts)
+        if clash is not None:
+            return Check("text", False, f"page {number}: {clash[0]} overlaps {clash[1]}")
+    where = ("every page" if len(numbers) == len(pages)
+             else f"the {counted(len(numbers), 'page')} with the book's own words")
+    return Check("text", True, f"inside the margins, nothing overlapping, on {where}")
+
+
+def overlapping(marked: Sequence[tuple[str, Box]],
+                tolerance: float = 0.01) -> tuple[str, str] | None:
+    """The names of the first two marks whose boxes overlap by more than ``tolerance``
+    points each way, or None: a sweep from left to right, so that a page of clue numbers
+    compares each with its neighbours only.
+
+    >>> overlapping([("a", Box(0, 0, 10, 10)), ("b", Box(10, 0, 20, 10))]) is None
+    True
+    >>> overlapping([("a", Box(0, 0, 10, 10)), ("b", Box(9, 5, 20, 10))])
+    ('a', 'b')
+    """
+    order = sorted(marked, key=lambda m: m[1].x0)
+    active: list[tuple[str, Box]] = []
+    for what, box in order:
+        active = [(w, b) for w, b in active if b.x1 - box.x0 > tolerance]
+        for other, seen in active:
+            if min(box.y1, seen.y1) - max(box.y0, seen.y0) > tolerance:
+                return other, what
+        active.append((what, box))
+    return None
 
 
 def _check_size(pages: list, size: tuple[float, float]) -> Check:

@@ -141,7 +141,7 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
     """
     taken: set[int] = set()
     sections = []
-    for i, spec in enumerate(config.sections):
+    for i, spec in enumerate(config.sections, start=1):  # users count sections from 1
         run = spec.run or config.run
         for glob in run_globs(run) or ():
             if not store.run_names(glob):
@@ -336,7 +336,8 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     with _writing(manifest_path(pdf)):
         write_text_atomic(manifest_path(pdf), text)
-    report = preflight(pdf, plan.size, MIN_PAGES, bleed=settings.bleed)
+    report = preflight(pdf, plan.size, MIN_PAGES, bleed=settings.bleed,
+                       text_pages=plan.pages_with_words())
     if not report.ok:
         raise PublishError(f"{pdf} failed preflight; not recorded in the store\n"
                            + report.format())
