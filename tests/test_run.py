@@ -297,6 +297,39 @@ def test_the_stall_warning_of_a_nonogram_quota_names_nonogram_keys(caplog):
         "be too rare to find; change its tier, size or density"]
 
 
+def test_the_stall_warning_blames_a_quota_only_for_its_own_work(caplog, monkeypatch):
+    """A quota that the others left 4 tasks of a minute was told its puzzles may be too
+    rare to find; one whose own tasks took a minute of every worker's time, however few
+    they were, still is, as is the quota that took the workers' time."""
+    from nanpure.pipeline.quotas import QuotaState
+
+    clock = [1000.0]
+    monkeypatch.setattr(run.time, "monotonic", lambda: clock[0])
+    hog = QuotaState(0, "n30", 1, tasks_done=3000, judged=3000, kind="nonogram")
+    starved = QuotaState(1, "n40", 1, tasks_done=4, judged=4, kind="nonogram",
+                         worker_seconds=0.6)
+    slow = QuotaState(2, "n60", 1, tasks_done=4, judged=4, kind="nonogram")
+    watch = run._Watch("nono", [hog, starved, slow], clock[0], bounded=True)
+    watch.workers = 2
+    with caplog.at_level("WARNING"):
+        watch()  # their first tasks have finished
+        clock[0] += run.STALL_SECONDS + 30
+        hog.worker_seconds = 2 * run.STALL_SECONDS - 1
+        slow.worker_seconds = 50.0
+        watch()
+        assert not caplog.records
+        hog.worker_seconds += 1
+        slow.worker_seconds = 2 * run.STALL_SECONDS
+        clock[0] += 1
+        watch()
+        watch()
+    assert [r.getMessage() for r in caplog.records] == [
+        "quota n30 has accepted none of 3000 tasks in 91 s: its puzzles may be too rare to "
+        "find; change its tier, size or density",
+        "quota n60 has accepted none of 4 tasks in 91 s: its puzzles may be too rare to "
+        "find; change its tier, size or density"]
+
+
 def test_no_task_finishing_for_long_is_warned_about_every_so_often(caplog, monkeypatch):
     """A Dask cluster that lost its workers left the run waiting without a word."""
     from nanpure.pipeline.quotas import QuotaState

@@ -73,8 +73,10 @@ MAX_BATCH = 64
 
 #: Without progress bars, a progress line this often: a night's log stays short.
 PROGRESS_SECONDS = 30.0
-#: A quota that has accepted nothing this many seconds after its first task finished is
-#: warned about, as a stalled one (:data:`.quotas.STALL_TASKS`) is.
+#: A quota that has accepted nothing after its tasks took this many seconds of every
+#: worker's time is warned about, as a stalled one (:data:`.quotas.STALL_TASKS`) is. Its
+#: own tasks' time, not the time since they began: a quota that the others leave few
+#: tasks to has not shown its puzzles to be rare.
 STALL_SECONDS = 60.0
 #: No task finished for this long: the workers are warned about (a Dask cluster that has
 #: lost its workers leaves the run waiting, silently, for ever).
@@ -390,7 +392,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                         batch_scope=store.transaction,
                         tick=_Watch(config.name, states, started, bars, lines=lines,
                                     bounded=config.max_seconds is not None,
-                                    executor=executor.name))
+                                    executor=executor.name, workers=executor.workers))
         try:
             with _loop_stops():
                 summary.status = loop.run()
@@ -606,9 +608,10 @@ _WIDEN = {"sudoku": "widen its blanks or change its tier",
 class _Watch:
     """Called by the task loop: moves the progress bars to the stored puzzles, prints a
     progress line on stderr every :data:`PROGRESS_SECONDS` when ``lines`` (no bars),
-    warns once about each quota that has accepted nothing for :data:`.quotas.STALL_TASKS`
-    tasks or :data:`STALL_SECONDS`, and warns each time no task has finished for
-    :data:`IDLE_SECONDS` (``executor``: what the tasks run on, for that warning)."""
+    warns once about each quota that has accepted none of :data:`.quotas.STALL_TASKS`
+    tasks or of :data:`STALL_SECONDS` of its ``workers``' time, and warns each time no
+    task has finished for :data:`IDLE_SECONDS` (``executor``: what the tasks run on, for
+    that warning)."""
 
     name: str
     states: list[QuotaState]
@@ -620,6 +623,7 @@ class _Watch:
     first_done: dict[int, float] = field(default_factory=dict)  # quota: its first task's end
     warned: set[int] = field(default_factory=set)
     executor: str = "local"
+    workers: int = 1
     done: int = 0  # tasks finished when last looked
     moved: float = field(default_factory=time.monotonic)  # when that changed (or warned)
 
@@ -640,7 +644,7 @@ class _Watch:
                 self.first_done.setdefault(s.index, now)
             busy = now - self.first_done.get(s.index, now)
             if (s.index not in self.warned and not s.full and s.accepted == 0
-                    and (s.stalled or busy >= STALL_SECONDS)):
+                    and (s.stalled or s.worker_seconds >= STALL_SECONDS * self.workers)):
                 self.warned.add(s.index)
                 log.warning("quota %s has accepted none of %d tasks in %.0f s: its puzzles "
                             "may be too rare to find; %s%s", s.name, s.judged, busy,
