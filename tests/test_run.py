@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import json
 import os
 import random
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -193,6 +195,51 @@ def test_counts_after_an_interrupt_in_a_batch_are_what_the_store_holds(tmp_path,
         "; running the same command again resumes it")
 
 
+class _Killed(Exception):
+    """What SIGTERM raises in a test, where its default would end the test run."""
+
+
+@pytest.fixture
+def sigterm_raises():
+    """SIGTERM raising :class:`_Killed` for the test; yields that handler."""
+
+    def killed(signum, frame):
+        raise _Killed
+
+    previous = signal.signal(signal.SIGTERM, killed)
+    yield killed
+    signal.signal(signal.SIGTERM, previous)
+
+
+def test_signals_while_a_run_stops_are_let_go_and_the_handlers_put_back(
+        tmp_path, monkeypatch, ctrl_c_raises, sigterm_raises):
+    """A SIGTERM stops the run; more of them, and Ctrl-C, while it stops no longer cut
+    its clean-up short (the store's status was left 'running'); afterwards the handlers
+    are what they were."""
+    insert, finish = Store.insert_puzzle, Store.finish_run
+    calls = []
+
+    def stopped(self, *args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:
+            signal.raise_signal(signal.SIGTERM)  # held until the batch is stored
+        return insert(self, *args, **kwargs)
+
+    def finished(self, *args, **kwargs):
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM):
+            signal.raise_signal(signum)
+        return finish(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "insert_puzzle", stopped)
+    monkeypatch.setattr(Store, "finish_run", finished)
+    summary = execute(_config(tmp_path / "s.db"), executor=InlineExecutor(shuffle=None))
+    assert summary.status == INTERRUPTED and summary.made == len(calls) >= 1
+    with Store(tmp_path / "s.db") as store:
+        assert store.find_run("t").status == INTERRUPTED
+    assert signal.getsignal(signal.SIGTERM) is sigterm_raises
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_a_quota_that_accepts_nothing_is_warned_about_once(tmp_path, monkeypatch, capsys,
                                                            caplog):
     """Without a terminal, progress lines go to stderr (never stdout), and a quota that
@@ -248,6 +295,39 @@ def test_the_stall_warning_of_a_nonogram_quota_names_nonogram_keys(caplog):
     assert [r.getMessage() for r in caplog.records] == [
         f"quota tiny has accepted none of {quotas.STALL_TASKS} tasks in 0 s: its puzzles may "
         "be too rare to find; change its tier, size or density"]
+
+
+def test_the_stall_warning_blames_a_quota_only_for_its_own_work(caplog, monkeypatch):
+    """A quota that the others left 4 tasks of a minute was told its puzzles may be too
+    rare to find; one whose own tasks took a minute of every worker's time, however few
+    they were, still is, as is the quota that took the workers' time."""
+    from nanpure.pipeline.quotas import QuotaState
+
+    clock = [1000.0]
+    monkeypatch.setattr(run.time, "monotonic", lambda: clock[0])
+    hog = QuotaState(0, "n30", 1, tasks_done=3000, judged=3000, kind="nonogram")
+    starved = QuotaState(1, "n40", 1, tasks_done=4, judged=4, kind="nonogram",
+                         worker_seconds=0.6)
+    slow = QuotaState(2, "n60", 1, tasks_done=4, judged=4, kind="nonogram")
+    watch = run._Watch("nono", [hog, starved, slow], clock[0], bounded=True)
+    watch.workers = 2
+    with caplog.at_level("WARNING"):
+        watch()  # their first tasks have finished
+        clock[0] += run.STALL_SECONDS + 30
+        hog.worker_seconds = 2 * run.STALL_SECONDS - 1
+        slow.worker_seconds = 50.0
+        watch()
+        assert not caplog.records
+        hog.worker_seconds += 1
+        slow.worker_seconds = 2 * run.STALL_SECONDS
+        clock[0] += 1
+        watch()
+        watch()
+    assert [r.getMessage() for r in caplog.records] == [
+        "quota n30 has accepted none of 3000 tasks in 91 s: its puzzles may be too rare to "
+        "find; change its tier, size or density",
+        "quota n60 has accepted none of 4 tasks in 91 s: its puzzles may be too rare to "
+        "find; change its tier, size or density"]
 
 
 def test_no_task_finishing_for_long_is_warned_about_every_so_often(caplog, monkeypatch):
@@ -357,12 +437,14 @@ blanks = [46, 54]
 """
 
 
-def _start(tmp_path, count):
+def _start(tmp_path, count, run_keys="", program=("-m", "nanpure.cli")):
+    """Start ``nanpure run`` on the config :data:`_BIG` (with ``run_keys`` added to its
+    [run] table) by ``python PROGRAM``."""
     config = tmp_path / "big.toml"
-    config.write_text(_BIG.format(count=count))
+    config.write_text(_BIG.format(count=count).replace("[run]\n", f"[run]\n{run_keys}"))
     store = tmp_path / "big.db"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "nanpure.cli", "run", str(config),
+    proc = subprocess.Popen([sys.executable, *program, "run", str(config),
                              "--store", str(store), "--no-progress"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             preexec_fn=_ctrl_c_as_at_a_terminal)
@@ -428,6 +510,91 @@ def test_ctrl_c_stops_cleanly_with_a_summary(tmp_path):
     with Store(store) as s:
         assert s.find_run("big").status == INTERRUPTED
         assert s.count_puzzles() >= 5
+
+
+#: ``nanpure`` with the ending of the workers, the writing of the report and the exit of
+#: the process slowed down, each announced on stderr, so that a test's signals can arrive
+#: while they go on.
+_SLOW_ENDING = """
+import sys, time
+from nanpure.cli import main
+from nanpure.pipeline import executors, run_report
+
+def slowed(name, step):
+    def slow(*args, **kwargs):
+        print(f"test: {name}", file=sys.stderr, flush=True)
+        time.sleep(1.0)
+        return step(*args, **kwargs)
+    return slow
+
+executors.LocalExecutor.close = slowed("closing", executors.LocalExecutor.close)
+run_report.write_run_report = slowed("reporting", run_report.write_run_report)
+status = main()
+slowed("exiting", lambda: None)()
+sys.exit(status)
+"""
+
+
+class _Lines:
+    """The lines a process writes on a pipe, read as they come."""
+
+    def __init__(self, pipe):
+        self.lines = []
+        self.ended = False
+        self.changed = threading.Condition()
+        self.reader = threading.Thread(target=self._read, args=(pipe,), daemon=True)
+        self.reader.start()
+
+    def _read(self, pipe):
+        for line in pipe:
+            with self.changed:
+                self.lines.append(line)
+                self.changed.notify_all()
+        with self.changed:
+            self.ended = True
+            self.changed.notify_all()
+
+    def wait_for(self, line, timeout=60.0) -> bool:
+        """Whether ``line`` came (False when the pipe ended or the time ran out first)."""
+        with self.changed:
+            return self.changed.wait_for(
+                lambda: line + "\n" in self.lines or self.ended, timeout) and not self.ended
+
+    def text(self) -> str:
+        self.reader.join(60)
+        return "".join(self.lines)
+
+
+def test_more_sigterms_and_ctrl_c_while_a_run_stops_spare_its_ending(tmp_path):
+    """``timeout`` sends SIGTERM twice, supervisors repeat theirs: a second SIGTERM while
+    the run stopped killed it (exit 143) without its summary, report or store status,
+    leaving the workers' semaphores behind. Here two back to back, then more, and Ctrl-C,
+    while the workers are being ended, while the report is written and while the process
+    exits."""
+    report = tmp_path / "big.json"
+    proc, _, store = _start(tmp_path, 5000, run_keys=f'report = "{report}"\n',
+                            program=("-c", _SLOW_ENDING))
+    err = _Lines(proc.stderr)
+    try:
+        _wait_for(store, 5, proc)
+        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signal.SIGTERM)
+        for step in ("closing", "reporting", "exiting"):
+            if err.wait_for(f"test: {step}"):
+                for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM):
+                    proc.send_signal(signum)
+        proc.wait(timeout=60)
+        out = proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err.text()
+    assert "run big: interrupted" in out and f"report {report}" in out
+    assert "Traceback" not in err.text() and "leaked" not in err.text()
+    assert json.loads(report.read_text())["status"] == INTERRUPTED
+    with Store(store) as s:
+        run_row = s.find_run("big")
+        assert run_row.status == INTERRUPTED and run_row.finished_at is not None
 
 
 def test_a_resume_with_nothing_left_says_so(tmp_path):

@@ -465,7 +465,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         "processes died three times on the same tasks, or the Dask scheduler was lost), "
         "2 bad config or store (also a "
         "report or plot path that cannot be written), 3 the time budget ran out, 130 "
-        "interrupted (Ctrl-C or SIGTERM; running again resumes).",
+        "interrupted (Ctrl-C or SIGTERM; more of them while the run stops are let go; "
+        "running again resumes).",
     )
     p.add_argument("config", nargs="?",
                    help="run config (TOML); without it, the small default run that ships "
@@ -585,7 +586,7 @@ def _run_run(args: argparse.Namespace) -> int:
                            store=args.store, scheduler=args.scheduler,
                            max_seconds=args.max_seconds, log_file=args.log,
                            progress=args.progress, day=args.date, name=args.name,
-                           seed=args.seed, log_format=args.log_format)
+                           seed=args.seed, log_format=args.log_format, exits=args.exits)
     except (ConfigError, StoreError, RunError, ExecutorError) as exc:
         raise UsageError(str(exc)) from exc
     except BrokenPipeError:
@@ -861,11 +862,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command ``argv`` says (None: the process's own command line, after which
+    the process exits) and return its exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "func"):
         parser.print_help(sys.stderr)
         return 2
+    args.exits = argv is None
     stdout = sys.stdout
     sys.stdout = StandardOutput(stdout)  # type: ignore[assignment]
     try:

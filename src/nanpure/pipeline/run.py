@@ -12,7 +12,8 @@ How a run ends, and the exit status ``nanpure run`` gives:
 - a worker failed (a bug), or worker processes kept dying while the same tasks ran:
   ``failed``, 1;
 - the time budget (``max_seconds``) ran out first: ``out-of-time``, 3;
-- Ctrl-C or SIGTERM: ``interrupted``, 130.
+- Ctrl-C or SIGTERM: ``interrupted``, 130; more of them while the run stops are let go,
+  so that its clean-up, summary and report are not cut short (:class:`_Stops`).
 
 SIGKILL gives no status (the run stays ``running``); only batches in flight are lost.
 A worker process that dies is replaced and its tasks run again (see
@@ -72,8 +73,10 @@ MAX_BATCH = 64
 
 #: Without progress bars, a progress line this often: a night's log stays short.
 PROGRESS_SECONDS = 30.0
-#: A quota that has accepted nothing this many seconds after its first task finished is
-#: warned about, as a stalled one (:data:`.quotas.STALL_TASKS`) is.
+#: A quota that has accepted nothing after its tasks took this many seconds of every
+#: worker's time is warned about, as a stalled one (:data:`.quotas.STALL_TASKS`) is. Its
+#: own tasks' time, not the time since they began: a quota that the others leave few
+#: tasks to has not shown its puzzles to be rare.
 STALL_SECONDS = 60.0
 #: No task finished for this long: the workers are warned about (a Dask cluster that has
 #: lost its workers leaves the run waiting, silently, for ever).
@@ -218,8 +221,9 @@ def run_logging(log_file: str | None = None, stream: TextIO | None = None,
 # --- the run ------------------------------------------------------------------------------
 
 
-class _Stop(Exception):
-    """Raised by the SIGTERM handler: stop like Ctrl-C."""
+class _Stop(BaseException):
+    """Raised by the SIGTERM handler: stop like Ctrl-C (a BaseException, as
+    KeyboardInterrupt is, so that no ``except Exception`` on the way swallows it)."""
 
 
 @contextlib.contextmanager
@@ -248,20 +252,84 @@ def _stops_held() -> Iterator[None]:
         signal.raise_signal(caught[0])  # to the handler it was held back from
 
 
+class _Stops:
+    """Ctrl-C and SIGTERM from the start of a run's task loop to the end of its clean-up
+    (see :func:`_stops_spared`): the first one during the loop stops it, SIGTERM by
+    raising :class:`_Stop`, Ctrl-C as its handler does (KeyboardInterrupt); any after
+    that, or after the loop ended otherwise, is let go. A second SIGTERM (``timeout``
+    sends two, supervisors repeat theirs) or Ctrl-C would otherwise cut short the ending
+    of the workers, the store's status, the summary and the report."""
+
+    def __init__(self) -> None:
+        self.previous: dict[int, Any] = {}  # the handlers replaced, once installed
+        self.live = False  # the loop runs and nothing has stopped it yet
+
+    def install(self) -> None:
+        # SIGTERM's default ends the process; Ctrl-C is taken over only where Python
+        # handles it (not where it is ignored, as in a shell's background job)
+        self.previous = {
+            signum: handler for signum in (signal.SIGINT, signal.SIGTERM)
+            if (handler := signal.getsignal(signum)) is not None
+            and (signum == signal.SIGTERM or callable(handler))}
+        for signum in self.previous:
+            signal.signal(signum, self._on_signal)
+
+    def restore(self) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        if not self.live:
+            return  # the run is stopping or ending already: let its clean-up finish
+        self.live = False
+        if signum == signal.SIGTERM:
+            raise _Stop
+        self.previous[signum](signum, frame)  # KeyboardInterrupt, from Python's handler
+        self.live = True  # a handler of the caller's that did not stop the run
+
+
+#: The stops of the run going on in this process, from :func:`_stops_spared`.
+_stops: _Stops | None = None
+
+
 @contextlib.contextmanager
-def _sigterm_stops() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
+def _stops_spared(for_good: bool = False) -> Iterator[None]:
+    """Until the block ends, Ctrl-C and SIGTERM stop only a task loop running in
+    :func:`_loop_stops`, once, and are let go once it has started (:class:`_Stops`);
+    before that they do what they did. Inside another such block it leaves the handlers
+    to that one: :func:`run_command` spares its summary, report and plot too.
+    ``for_good``: once the loop has started, they are let go after the block too (the
+    process is about to exit)."""
+    global _stops
+    if _stops is not None or threading.current_thread() is not threading.main_thread():
         yield
         return
-
-    def stop(signum, frame):
-        raise _Stop
-
-    previous = signal.signal(signal.SIGTERM, stop)
+    _stops = stops = _Stops()
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if for_good:
+            for signum in stops.previous:
+                signal.signal(signum, signal.SIG_IGN)
+        else:
+            stops.restore()
+        _stops = None
+
+
+@contextlib.contextmanager
+def _loop_stops() -> Iterator[None]:
+    """The first Ctrl-C or SIGTERM in the block stops it (inside :func:`_stops_spared`)."""
+    stops = _stops
+    if stops is None:  # not the main thread, whose signals these are
+        yield
+        return
+    if not stops.previous:
+        stops.install()
+    stops.live = True
+    try:
+        yield
+    finally:
+        stops.live = False
 
 
 def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = None,
@@ -275,7 +343,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
     started = time.monotonic()
     if config.store != ":memory:" and not Path(config.store).exists():
         _check_room(config, {})  # before the store is made: a refused run leaves no file
-    with Store(config.store) as store, store.run_lock(config.name):
+    with _stops_spared(), Store(config.store) as store, store.run_lock(config.name):
         if fresh:
             gone = store.delete_run(config.name)
             log.info("discarded run %s and its %d puzzles", config.name, gone)
@@ -324,9 +392,9 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                         batch_scope=store.transaction,
                         tick=_Watch(config.name, states, started, bars, lines=lines,
                                     bounded=config.max_seconds is not None,
-                                    executor=executor.name))
+                                    executor=executor.name, workers=executor.workers))
         try:
-            with _sigterm_stops():
+            with _loop_stops():
                 summary.status = loop.run()
         except (KeyboardInterrupt, _Stop):
             summary.status = INTERRUPTED
@@ -540,9 +608,10 @@ _WIDEN = {"sudoku": "widen its blanks or change its tier",
 class _Watch:
     """Called by the task loop: moves the progress bars to the stored puzzles, prints a
     progress line on stderr every :data:`PROGRESS_SECONDS` when ``lines`` (no bars),
-    warns once about each quota that has accepted nothing for :data:`.quotas.STALL_TASKS`
-    tasks or :data:`STALL_SECONDS`, and warns each time no task has finished for
-    :data:`IDLE_SECONDS` (``executor``: what the tasks run on, for that warning)."""
+    warns once about each quota that has accepted none of :data:`.quotas.STALL_TASKS`
+    tasks or of :data:`STALL_SECONDS` of its ``workers``' time, and warns each time no
+    task has finished for :data:`IDLE_SECONDS` (``executor``: what the tasks run on, for
+    that warning)."""
 
     name: str
     states: list[QuotaState]
@@ -554,6 +623,7 @@ class _Watch:
     first_done: dict[int, float] = field(default_factory=dict)  # quota: its first task's end
     warned: set[int] = field(default_factory=set)
     executor: str = "local"
+    workers: int = 1
     done: int = 0  # tasks finished when last looked
     moved: float = field(default_factory=time.monotonic)  # when that changed (or warned)
 
@@ -574,7 +644,7 @@ class _Watch:
                 self.first_done.setdefault(s.index, now)
             busy = now - self.first_done.get(s.index, now)
             if (s.index not in self.warned and not s.full and s.accepted == 0
-                    and (s.stalled or busy >= STALL_SECONDS)):
+                    and (s.stalled or s.worker_seconds >= STALL_SECONDS * self.workers)):
                 self.warned.add(s.index)
                 log.warning("quota %s has accepted none of %d tasks in %.0f s: its puzzles "
                             "may be too rare to find; %s%s", s.name, s.judged, busy,
@@ -599,14 +669,18 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
                 max_seconds: float | None = None, log_file: str | None = None,
                 progress: bool | None = None, out: TextIO | None = None,
                 day: date | None = None, name: str | None = None, seed: int | None = None,
-                log_format: str = "text") -> int:
+                log_format: str = "text", exits: bool = False) -> int:
     """``nanpure run``: load the config (the shipped default without a path) for ``day``
     (default today) with the command-line overrides, check that the report and plot it
     asks for can be written (a :class:`ConfigError` if not), run, print the summary, write
     the report and plot; returns the run's exit status, or 2 for a run that ended well
-    but whose report or plot could not be written after all (said on stderr)."""
+    but whose report or plot could not be written after all (said on stderr).
+
+    Once the task loop has started, the first Ctrl-C or SIGTERM stops it and any later
+    one is let go until the report and plot are written, or with ``exits`` (the process
+    exits next: the command line's ``nanpure run``) until the process exits: it would
+    only turn the exit status into 143."""
     from .config import default_run_config, load_run_config
-    from .run_report import write_run_report
 
     chosen = {"day": day, "name": name, "seed": seed}
     config = (load_run_config(config_path, **chosen) if config_path
@@ -630,9 +704,21 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
         except WriteError as exc:
             # found now, not after a night's work that would end with exit status 0
             raise ConfigError(config.source, f"run.{key}", str(exc)) from None
-    with run_logging(log_file, log_format=log_format, fields={"run": config.name}) as queue:
-        summary = execute(config, fresh=fresh, progress=progress, log_queue=queue)
-    out = out or sys.stdout
+    # spared from the task loop's start on: a second Ctrl-C or SIGTERM while the run
+    # stops must not lose its summary, report or plot
+    with _stops_spared(for_good=exits):
+        with run_logging(log_file, log_format=log_format, fields={"run": config.name}
+                         ) as queue:
+            summary = execute(config, fresh=fresh, progress=progress, log_queue=queue)
+        return _tell(config, summary, outputs, out or sys.stdout)
+
+
+def _tell(config: RunConfig, summary: RunSummary, outputs: dict[str, Any], out: TextIO
+          ) -> int:
+    """Print a run's summary on ``out`` and write its report and plot (``outputs``);
+    returns the exit status (see :func:`run_command`)."""
+    from .run_report import write_run_report
+
     # standard output failing (a full disk under cron) or its reader gone (`| head`)
     unsaid: list[WriteError | BrokenPipeError] = []
 
