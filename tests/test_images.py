@@ -11,6 +11,7 @@ from PIL import Image
 
 from nanpure.cli import main
 from nanpure.generator.nonogram.formats import format_line, nonogram_from_picture
+from nanpure.layouts.grid import GridStyle
 from nanpure.layouts.images import GRID_SIDE, MARGIN, puzzle_drawing, write_puzzle_images
 from nanpure.layouts.raster import to_image
 from nanpure.output.datasets import ExportError
@@ -57,7 +58,8 @@ def test_svg_has_81_cells_and_the_givens(tmp_path):
     assert [f.name for f in files] == ["12.svg", "12-answer.svg"]
     xs, ys, digits = _svg_cells(files[0])
     assert len(xs) == len(ys) == 10  # 9 x 9 cells
-    assert xs[-1] - xs[0] == pytest.approx(GRID_SIDE)
+    # the border is drawn half its width in, so that its ink ends at the grid's edge
+    assert xs[-1] - xs[0] == pytest.approx(GRID_SIDE - GridStyle.for_size(GRID_SIDE).thick)
     assert sorted(digits) == sorted(ch for ch in PUZZLE if ch != ".")
     _, _, answer = _svg_cells(files[1])
     assert len(answer) == 81 and sorted(answer) == sorted(SOLUTION)

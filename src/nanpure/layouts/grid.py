@@ -92,20 +92,24 @@ def draw_grid(canvas: Canvas, x: float, y: float, side: float, puzzle: str,
 
 
 def _draw_lines(canvas: Canvas, x: float, y: float, side: float, style: GridStyle) -> None:
+    """The grid's lines, all their ink inside the square: the border is drawn half its
+    width in from the edge, as a page's margins (the gutter at the binding) are measured
+    to the ink, and the heavy lines' square caps end at the border's outer edge."""
     cell = side / 9
+    inset = style.thick / 2
     canvas.setStrokeColorRGB(*BLACK)
     thin = canvas.beginPath()
     thick = canvas.beginPath()
     for k in range(1, 9):
-        path = thick if k % 3 == 0 else thin
-        path.moveTo(x + k * cell, y)
-        path.lineTo(x + k * cell, y + side)
-        path.moveTo(x, y + k * cell)
-        path.lineTo(x + side, y + k * cell)
+        path, end = (thick, inset) if k % 3 == 0 else (thin, 0.0)
+        path.moveTo(x + k * cell, y + end)
+        path.lineTo(x + k * cell, y + side - end)
+        path.moveTo(x + end, y + k * cell)
+        path.lineTo(x + side - end, y + k * cell)
     canvas.setLineWidth(style.thin)
     canvas.drawPath(thin, stroke=1, fill=0)
     canvas.setLineWidth(style.thick)
     canvas.setLineCap(2)  # square caps close the corners where thick lines meet
     canvas.drawPath(thick, stroke=1, fill=0)
-    canvas.rect(x, y, side, side, stroke=1, fill=0)
+    canvas.rect(x + inset, y + inset, side - 2 * inset, side - 2 * inset, stroke=1, fill=0)
     canvas.setLineCap(0)
