@@ -33,15 +33,16 @@ from nanpure.pipeline.publish import publish_book
 from nanpure.pipeline.store import Store
 from nanpure.record import PuzzleRecord
 
-ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT.parent / "shared" / "reference" / "qqwing-2000.csv"
+from _common import REFERENCE, require_reference
+
+QQWING = REFERENCE / "qqwing-2000.csv"
 #: QQWing grade -> our tier, and the share of the book each section gets
 SECTIONS = (("simple", "easy", 0.4), ("intermediate", "medium", 0.35), ("expert", "hard", 0.25))
 
 
 def sections_of(n: int) -> list[BookSection]:
     """``n`` reference puzzles with their solutions, split into three sections."""
-    with REFERENCE.open(newline="") as f:
+    with QQWING.open(newline="") as f:
         rows = list(csv.DictReader(f))
     sections = []
     next_id = 1
@@ -84,6 +85,7 @@ def main() -> None:
     parser.add_argument("--cover", action="store_true",
                         help="publish with a [book.cover] (the cover PDF and its preflight)")
     args = parser.parse_args()
+    require_reference(QQWING.name)
 
     sections = sections_of(args.puzzles)
     settings = BookSettings(title="Benchmark", subtitle=f"{args.puzzles} puzzles",

@@ -28,8 +28,9 @@ from nanpure.generator.board import parse
 from nanpure.generator.canon import canonical_batch
 from nanpure.generator.solver import count_solutions_batch
 
-ROOT = Path(__file__).resolve().parents[1]
-QQWING = ROOT.parent / "shared" / "reference" / "qqwing-2000.csv"
+from _common import REFERENCE, require_reference
+
+QQWING = REFERENCE / "qqwing-2000.csv"
 QQWING_ORDER = ["simple", "easy", "intermediate", "expert"]
 TARGET = 20_000  # puzzles per second on one core
 
@@ -52,9 +53,7 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=100_000,
                         help="puzzle lines for the command's measurement")
     args = parser.parse_args()
-    if not QQWING.exists():
-        print(f"skipped: reference data {QQWING} is not present")
-        return
+    require_reference(QQWING.name)
     groups: dict[str, list[np.ndarray]] = {}
     with QQWING.open(newline="") as fh:
         for row in csv.DictReader(fh):

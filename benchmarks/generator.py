@@ -30,7 +30,6 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
@@ -45,7 +44,10 @@ from nanpure.generator.tiers import TIERS
 from nanpure.output.stats import table
 from nanpure.pipeline.quotas import task_seed
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "ratings.csv"
+from _common import REFERENCE
+
+#: Rated to compile every technique before timing (optional: skipped when absent).
+RATINGS = REFERENCE / "ratings.csv"
 Maker = Callable[[Spec, int], object]
 
 
@@ -115,8 +117,8 @@ def technique_requests(seconds: float, runs: int) -> None:
 def warm_up() -> None:
     """Compile (or load) every kernel first: the generator's, and every technique's by
     rating a sample of the reference puzzles, so no run pays for compilation."""
-    if REFERENCE.exists():
-        with REFERENCE.open(newline="") as fh:
+    if RATINGS.exists():
+        with RATINGS.open(newline="") as fh:
             for row in list(csv.DictReader(fh))[::10]:
                 rate(parse(row["puzzle"]))
     for tier in TIERS:

@@ -41,8 +41,8 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT.parent / "shared" / "reference"
+from _common import REFERENCE, ROOT, require_reference
+
 EXPORTS = ROOT / "output" / "paired"
 #: The last commit of round one, whose figures (727 puzzles/s, extreme 137) round two's
 #: speed targets were set against.
@@ -121,6 +121,8 @@ def measure_generator(reference: Path, seconds: float) -> dict[str, float]:
 
 
 MEASURES = {"rater": measure_rater, "solver": measure_solver, "generator": measure_generator}
+#: The reference file each measurement reads.
+READS = {"rater": ("ratings.csv",), "solver": ("qqwing-2000.csv",), "generator": ()}
 
 
 # --- the parent: export, alternate, report ------------------------------------------------
@@ -212,6 +214,7 @@ def main() -> None:
         return
     if args.pairs < 1:
         parser.error("--pairs must be at least 1")
+    require_reference(*READS[args.what])
     try:
         compare(args.against, args.what, args.pairs, args.seconds)
     except KeyboardInterrupt:

@@ -36,7 +36,6 @@ import csv
 import math
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -50,8 +49,9 @@ from nanpure.generator.techniques.singles import run_singles, setup_kernel
 from nanpure.generator.techniques.step import STEP_SIZE
 from nanpure.generator.tiers import TIERS
 
-ROOT = Path(__file__).resolve().parents[1]
-RATINGS = ROOT.parent / "shared" / "reference" / "ratings.csv"
+from _common import REFERENCE, require_reference
+
+RATINGS = REFERENCE / "ratings.csv"
 LEVELS = [t.capitalize() for t in TIERS]  # HoDoKu's level names: Easy .. Extreme
 
 
@@ -339,6 +339,7 @@ def main() -> None:
     parser.add_argument("--by-technique", action="store_true",
                         help="where the time goes, per part of the climb (see above)")
     args = parser.parse_args()
+    require_reference(RATINGS.name)
     rows = load(4 if args.quick else 1)
     if args.by_technique:
         by_technique(rows)

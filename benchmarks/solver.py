@@ -36,8 +36,8 @@ from nanpure.generator.board import parse
 from nanpure.generator.solver import count_batch_kernel, count_solutions_batch
 from nanpure.pipeline.batch import solve_file
 
-ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT.parent / "shared" / "reference"
+from _common import REFERENCE, require_reference
+
 QQWING_ORDER = ["simple", "easy", "intermediate", "expert"]
 HODOKU_ORDER = ["Easy", "Medium", "Hard", "Unfair", "Extreme"]
 
@@ -201,6 +201,8 @@ def main() -> None:
     parser.add_argument("--solve-only", action="store_true",
                         help="only the `nanpure solve` table")
     args = parser.parse_args()
+    # the `nanpure solve` table takes its puzzles from the QQWing set
+    require_reference("qqwing-2000.csv", *(() if args.solve_only else ("ratings.csv",)))
     if not args.solve_only:
         throughput_and_start(args.runs, args.start_runs)
     solve_table(args.runs)
