@@ -60,6 +60,11 @@ def __getattr__(name: str):
     return value
 
 
+def __dir__() -> list[str]:
+    """The module's names, those loaded on first use included."""
+    return sorted(set(globals()) | set(_HOMES))
+
+
 __all__ = [
     "Candidate",
     "FormatError",
