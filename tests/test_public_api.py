@@ -101,3 +101,15 @@ def test_boards_of_any_integer_type_and_shape_are_taken():
     assert counts.shape == (0,)
     counts, solutions = generator.count_solutions_batch([board, board.astype(np.int32)])
     assert counts.tolist() == [1, 1] and (solutions == solution).all()
+
+
+def test_a_wrong_solution_is_caught_beyond_the_singles_only():
+    # as rate's docstring says: singles are not checked against the solution given
+    from nanpure.generator.kernels import _HARDEST
+    from nanpure.generator.ladder import LadderError
+
+    wrong = generator.random_solution(5)
+    easy = generator.parse(LINE)
+    assert generator.rate(easy, solution=wrong) == generator.rate(easy)
+    with pytest.raises(LadderError):
+        generator.rate(generator.parse(_HARDEST), solution=wrong)

@@ -379,8 +379,11 @@ def rate(
 
     The climb runs as one numba kernel, :func:`techniques.climb.rate_puzzle`, which tries
     the rungs in the order of ``ladder`` (a table like :data:`LADDER`, which it is unless
-    given). Every step is checked against the solution (:class:`LadderError` if it
-    contradicts it).
+    given). Every step a rung finds is checked against the solution (:class:`LadderError`
+    if it contradicts it); the singles are not, as they follow from the grid alone. So a
+    wrong ``solution`` passed in goes unnoticed in a puzzle the singles solve, and is
+    caught only at the first step beyond them that it contradicts (Brute Force, the last
+    rung, places the solution's digits).
 
     With a ``score_limit`` the climb stops as soon as the steps taken score more than
     that: the rating is then not ``solved`` and its tier and score are those of the steps
