@@ -1,4 +1,5 @@
-"""What the benchmark scripts share (not a benchmark itself): where the reference data is.
+"""What the benchmark scripts share (not a benchmark itself): where the reference data is,
+and how their ``--help`` reads.
 
 The scripts import it as ``_common``: run as ``python benchmarks/NAME.py``, a script's own
 folder is first on the module path.
@@ -6,6 +7,7 @@ folder is first on the module path.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 #: The repository root.
@@ -27,3 +29,26 @@ def require_reference(*names: str) -> None:
                   "../shared/reference beside the clone; see the README's Benchmarks)")
             raise SystemExit(0)
 
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, each option's default added as ``(default: X)`` (or inside the
+    closing bracket of a help that ends with one) where it has one worth showing (not a
+    flag's False, not None) and its help does not name it already."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        shown = action.default is not None and action.default is not False
+        if action.option_strings and shown and action.default != argparse.SUPPRESS \
+                and "default" not in text:
+            if text.endswith(")"):
+                text = text[:-1] + "; default: %(default)s)"
+            else:
+                text += " (default: %(default)s)"
+        return text
+
+
+def argument_parser(doc: str | None) -> argparse.ArgumentParser:
+    """The parser of a benchmark script: described by the first paragraph of its docstring
+    ``doc`` (whole sentences, re-wrapped), defaults shown (:class:`HelpFormatter`)."""
+    return argparse.ArgumentParser(description=(doc or "").split("\n\n")[0].strip(),
+                                   formatter_class=HelpFormatter)

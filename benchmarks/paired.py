@@ -41,7 +41,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import REFERENCE, ROOT, require_reference
+from _common import REFERENCE, ROOT, argument_parser, require_reference
 
 EXPORTS = ROOT / "output" / "paired"
 #: The last commit of round one, whose figures (727 puzzles/s, extreme 137) round two's
@@ -194,15 +194,15 @@ def compare(against: str, what: str, pairs: int, seconds: float) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--against", default=ROUND_ONE,
-                        help=f"the earlier commit (default {ROUND_ONE}, the end of round one)")
+                        help=f"the earlier commit (default: {ROUND_ONE}, the end of round one)")
     parser.add_argument("--what", choices=sorted(MEASURES), default="rater",
-                        help="what to measure (default rater)")
+                        help="what to measure")
     parser.add_argument("--pairs", type=int, default=10,
-                        help="runs of each tree, taking turns (default 10)")
+                        help="runs of each tree, taking turns")
     parser.add_argument("--seconds", type=float, default=2.0,
-                        help="generator: CPU seconds of one run per tier (default 2)")
+                        help="generator: CPU seconds of one run per tier")
     parser.add_argument("--child", choices=sorted(MEASURES), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:

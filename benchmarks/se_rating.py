@@ -15,7 +15,6 @@ Run from the repository root: ``.venv/bin/python benchmarks/se_rating.py``.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import statistics
 import time
@@ -25,7 +24,7 @@ from nanpure.generator.board import parse
 from nanpure.generator.se_rating import SERating, se_rate
 from nanpure.output.stats import table
 
-from _common import REFERENCE, require_reference
+from _common import REFERENCE, argument_parser, require_reference
 
 RATINGS = REFERENCE / "ratings.csv"
 #: Brackets of serate's ER: (label, lowest, highest).
@@ -47,7 +46,7 @@ def timed_pass(rows: list[dict]) -> tuple[float, list[SERating]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--runs", type=int, default=5, help="timed passes (median)")
     args = parser.parse_args()
     require_reference(RATINGS.name)

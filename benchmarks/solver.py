@@ -16,7 +16,6 @@ Run from the repository root: ``python benchmarks/solver.py`` (``make bench``).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import os
@@ -36,7 +35,7 @@ from nanpure.generator.board import parse
 from nanpure.generator.solver import count_batch_kernel, count_solutions_batch
 from nanpure.pipeline.batch import solve_file
 
-from _common import REFERENCE, require_reference
+from _common import REFERENCE, argument_parser, require_reference
 
 QQWING_ORDER = ["simple", "easy", "intermediate", "expert"]
 HODOKU_ORDER = ["Easy", "Medium", "Hard", "Unfair", "Extreme"]
@@ -194,7 +193,7 @@ def solve_table(runs: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--runs", type=int, default=5, help="timed runs per measurement")
     parser.add_argument("--start-runs", type=int, default=3,
                         help="fresh processes for the start-up times (a cold one compiles)")

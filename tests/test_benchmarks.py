@@ -1,9 +1,12 @@
 """The benchmark scripts start as a user runs them: without the reference data they say
-what is missing in one line and skip."""
+what is missing in one line and skip, and their --help is whole sentences with every
+default."""
 
 from __future__ import annotations
 
+import argparse
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -47,3 +50,45 @@ def test_a_benchmark_without_reference_data_says_so_and_skips(tmp_path, script, 
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.splitlines() == [done.stdout.strip()]
     assert done.stdout.startswith(f"skipped: reference data {expected} is not present")
+
+
+class _Parsed(Exception):
+    """Raised in place of parsing a script's arguments, with its parser."""
+
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        super().__init__()
+        self.parser = parser
+
+
+def script_parser(script: str, monkeypatch) -> argparse.ArgumentParser:
+    """The argument parser ``script``'s main builds, taken when it parses."""
+    def capture(parser, *args, **kwargs):
+        raise _Parsed(parser)
+
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    monkeypatch.setattr(sys, "argv", [script])
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", capture)
+    with pytest.raises(_Parsed) as parsed:
+        runpy.run_path(str(BENCHMARKS / script), run_name="__main__")
+    return parsed.value.parser
+
+
+SCRIPTS = sorted(p.name for p in BENCHMARKS.glob("*.py") if not p.name.startswith("_"))
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_a_benchmark_help_is_whole_sentences_with_every_default(script, monkeypatch):
+    parser = script_parser(script, monkeypatch)
+    # the first paragraph of the docstring, not its first line cut mid-sentence
+    assert parser.description and parser.description.endswith("."), parser.description
+    formatter = parser._get_formatter()
+    for action in parser._actions:
+        if action.help == argparse.SUPPRESS or "-h" in action.option_strings:
+            continue
+        name = "/".join(action.option_strings)
+        assert action.help, f"{script} {name} has no help"
+        text = formatter._expand_help(action)
+        assert "see above" not in text
+        if action.default is not None and action.default is not False:
+            assert "default" in text, f"{script} {name}: its default is not shown: {text}"
+    parser.format_help()
