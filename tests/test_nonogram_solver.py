@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nanpure.generator.nonogram.formats import FormatError, nonogram_from_picture, parse_line
+from nanpure.generator.nonogram.formats import (
+    FormatError,
+    format_line,
+    nonogram_from_picture,
+    parse_line,
+)
 from nanpure.generator.nonogram.rating import (
     TECHNIQUES,
     TIERS,
@@ -110,3 +115,17 @@ def test_lines_longer_and_shorter_than_a_word_solve_together(width, height):
     assert count_solutions(puzzle, limit=3) == 1
     assert solve(puzzle) == picture
     assert rate(puzzle).solved
+
+
+def test_a_stored_nonogram_path_is_not_counted_again():
+    # export --steps takes a stored puzzle's path as the ladder finds it, as it does a
+    # Sudoku's from the stored solution: the store's puzzles were checked when made
+    from nanpure.output.hints import solution_path
+    from nanpure.record import PuzzleRecord
+
+    record = PuzzleRecord(puzzle="2x2 1,1/1,1", solution="1001", tier="easy", score=0,
+                          hardest="", techniques="", symmetry="none", blanks=4, seed=0,
+                          kind="nonogram")
+    assert solution_path(record) == []
+    heart = record._replace(puzzle=format_line(HEART, goal=False), solution=HEART.goal)
+    assert solution_path(heart) == [str(s) for s in rate(HEART, steps=True).steps]
