@@ -17,7 +17,22 @@ PIP_WHEEL = $(shell $(PYTHON) -c 'import ensurepip, glob, os; print(*glob.glob(o
 # The dependencies the kernels compile with, as pyproject.toml gives them.
 KERNEL_DEPS := $(BIN)/python -c 'import tomllib; print(*(d for d in tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"] if d.startswith(("numba", "numpy"))))'
 
-.PHONY: install test test-all fuzz lint bench book clean
+.PHONY: help install test test-all fuzz lint bench book clean distclean
+.DEFAULT_GOAL := help
+
+# Plain `make` prints this list; it sets nothing up.
+help:
+	@echo 'make TARGET; each but help, clean and distclean first sets up .venv when needed:'
+	@echo '  book       a small run into output/nanpure.db, then the default book output/book.pdf'
+	@echo '  test       lint, then the fast tests'
+	@echo '  test-all   lint, then the fast and the slow tests (not the fuzz tests)'
+	@echo '  fuzz       100,000 generated inputs for every parser a user feeds'
+	@echo '  lint       ruff on nanpure, tests, benchmarks and scripts'
+	@echo '  bench      every benchmark in benchmarks/ (about a quarter of an hour)'
+	@echo '  install    only set up .venv, with the test, lint and parquet extras'
+	@echo '  clean      remove .venv, the caches and output/, but keep the stores output/*.db'
+	@echo '  distclean  clean, and remove the stores too (output/nanpure.db and any other)'
+	@echo '  help       this list (also plain make)'
 
 # The venv's own pip (23.2 or later with Python 3.11) installs pyproject projects editable.
 # numba kernels compile on first use; do it once here rather than in every worker, in
@@ -80,6 +95,16 @@ book: $(STAMP)
 
 # Compiled kernels live in ~/.cache/nanpure (src/nanpure/kernel_cache.py), one directory per
 # module and version of it and what it imports; older ones are pruned when a new one is made.
+# The stores in output/ (SQLite files, with the journal and lock files beside them) hold
+# what runs made, which can take hours to make again: clean keeps them, distclean does not.
 clean:
-	rm -rf $(VENV) output .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	if [ -d output ]; then find output -mindepth 1 -maxdepth 1 ! -name '*.db' \
+	  ! -name '*.db-wal' ! -name '*.db-shm' ! -name '*.db.lock' -exec rm -rf {} +; fi
+	@if ls output/*.db >/dev/null 2>&1; then \
+	  echo "kept the stores" output/*.db "(make distclean removes them)"; fi
+
+distclean:
+	rm -rf output
+	$(MAKE) --no-print-directory clean

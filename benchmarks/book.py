@@ -16,7 +16,6 @@ Run from the repository root: ``python benchmarks/book.py``.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import statistics
@@ -33,15 +32,16 @@ from nanpure.pipeline.publish import publish_book
 from nanpure.pipeline.store import Store
 from nanpure.record import PuzzleRecord
 
-ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT.parent / "shared" / "reference" / "qqwing-2000.csv"
+from _common import REFERENCE, argument_parser, require_reference
+
+QQWING = REFERENCE / "qqwing-2000.csv"
 #: QQWing grade -> our tier, and the share of the book each section gets
 SECTIONS = (("simple", "easy", 0.4), ("intermediate", "medium", 0.35), ("expert", "hard", 0.25))
 
 
 def sections_of(n: int) -> list[BookSection]:
     """``n`` reference puzzles with their solutions, split into three sections."""
-    with REFERENCE.open(newline="") as f:
+    with QQWING.open(newline="") as f:
         rows = list(csv.DictReader(f))
     sections = []
     next_id = 1
@@ -73,17 +73,23 @@ def timed(fn) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--puzzles", type=int, default=200)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--page-size", default="6x9in")
-    parser.add_argument("--per-page", type=int, default=2)
-    parser.add_argument("--answers", type=int, default=6)
+    parser = argument_parser(__doc__)
+    parser.add_argument("--puzzles", type=int, default=200,
+                        help="puzzles in the book, from the QQWing reference set")
+    parser.add_argument("--runs", type=int, default=3,
+                        help="timed runs of each of render and publish (median)")
+    parser.add_argument("--page-size", default="6x9in",
+                        help="the book's page_size, as in a book config")
+    parser.add_argument("--per-page", type=int, default=2,
+                        help="puzzles per page (the book's puzzles_per_page)")
+    parser.add_argument("--answers", type=int, default=6,
+                        help="answers per page of the answer key (answers_per_page)")
     parser.add_argument("--hints", action="store_true",
                         help="publish with a hints section (each puzzle rated again for it)")
     parser.add_argument("--cover", action="store_true",
                         help="publish with a [book.cover] (the cover PDF and its preflight)")
     args = parser.parse_args()
+    require_reference(QQWING.name)
 
     sections = sections_of(args.puzzles)
     settings = BookSettings(title="Benchmark", subtitle=f"{args.puzzles} puzzles",

@@ -12,7 +12,6 @@ Run from the repository root: ``python benchmarks/canon.py``.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import resource
 import statistics
@@ -28,8 +27,9 @@ from nanpure.generator.board import parse
 from nanpure.generator.canon import canonical_batch
 from nanpure.generator.solver import count_solutions_batch
 
-ROOT = Path(__file__).resolve().parents[1]
-QQWING = ROOT.parent / "shared" / "reference" / "qqwing-2000.csv"
+from _common import REFERENCE, argument_parser, require_reference
+
+QQWING = REFERENCE / "qqwing-2000.csv"
 QQWING_ORDER = ["simple", "easy", "intermediate", "expert"]
 TARGET = 20_000  # puzzles per second on one core
 
@@ -47,14 +47,12 @@ def forms_per_second(boards: np.ndarray, runs: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--runs", type=int, default=5, help="timed runs per measurement")
     parser.add_argument("--lines", type=int, default=100_000,
                         help="puzzle lines for the command's measurement")
     args = parser.parse_args()
-    if not QQWING.exists():
-        print(f"skipped: reference data {QQWING} is not present")
-        return
+    require_reference(QQWING.name)
     groups: dict[str, list[np.ndarray]] = {}
     with QQWING.open(newline="") as fh:
         for row in csv.DictReader(fh):

@@ -41,6 +41,8 @@ import time
 
 from nanpure.generator.kernels import GROUPS, ORDER, compile_group, run_task
 
+from _common import argument_parser
+
 
 def measure(group: str) -> dict:
     """Compile ``group`` here (the caller sees to an empty cache): its CPU seconds and
@@ -105,11 +107,11 @@ def _changed(name: str) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--groups", default=",".join(GROUPS),
-                        help=f"comma-separated, of: {', '.join(GROUPS)}")
+                        help=f"comma-separated, some of: {', '.join(GROUPS)} (default: all)")
     parser.add_argument("--top", type=int, default=12,
-                        help="kernels listed per group, largest share first (default 12)")
+                        help="kernels listed per group, largest share first")
     parser.add_argument("--json", action="store_true", help="one JSON line per group")
     parser.add_argument("--changed", metavar="FILE",
                         help="list the modules a change to FILE (under src/nanpure/) recompiles")

@@ -1,6 +1,6 @@
 """Generator benchmark: accepted puzzles per second on one core, per tier and strategy.
 
-Prints three tables:
+Prints four tables:
 
 1. accepted puzzles per second for each tier (``--tier T``, the defaults otherwise:
    blanks 0-64, dug to the limit) with ``rot180`` and with ``none``: the median of ``--runs``
@@ -24,13 +24,11 @@ Run from the repository root: ``python benchmarks/generator.py``.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import statistics
 import time
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
@@ -45,7 +43,10 @@ from nanpure.generator.tiers import TIERS
 from nanpure.output.stats import table
 from nanpure.pipeline.quotas import task_seed
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "ratings.csv"
+from _common import REFERENCE, argument_parser
+
+#: Rated to compile every technique before timing (optional: skipped when absent).
+RATINGS = REFERENCE / "ratings.csv"
 Maker = Callable[[Spec, int], object]
 
 
@@ -115,8 +116,8 @@ def technique_requests(seconds: float, runs: int) -> None:
 def warm_up() -> None:
     """Compile (or load) every kernel first: the generator's, and every technique's by
     rating a sample of the reference puzzles, so no run pays for compilation."""
-    if REFERENCE.exists():
-        with REFERENCE.open(newline="") as fh:
+    if RATINGS.exists():
+        with RATINGS.open(newline="") as fh:
             for row in list(csv.DictReader(fh))[::10]:
                 rate(parse(row["puzzle"]))
     for tier in TIERS:
@@ -125,12 +126,13 @@ def warm_up() -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="length of one run")
+    parser = argument_parser(__doc__)
+    parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds of one run")
     parser.add_argument("--runs", type=int, default=3, help="runs per cell (median)")
     parser.add_argument("--book", type=int, default=2000,
                         help="puzzles for the blank-count distribution")
-    parser.add_argument("--skip-strategies", action="store_true")
+    parser.add_argument("--skip-strategies", action="store_true",
+                        help="leave out the second table (the search strategies)")
     parser.add_argument("--techniques-only", action="store_true",
                         help="print only the table of technique requests")
     parser.add_argument("--tiers-only", action="store_true",

@@ -13,7 +13,6 @@ Run from the repository root: ``python benchmarks/nonogram.py``.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections.abc import Callable
@@ -23,6 +22,8 @@ import numpy as np
 from nanpure.generator.nonogram.formats import Nonogram
 from nanpure.generator.nonogram.generate import Spec, make_candidate
 from nanpure.generator.nonogram.solver import count_batch_kernel, pack_batch
+
+from _common import argument_parser
 
 
 def median_cpu(work: Callable[[], object], runs: int) -> float:
@@ -97,7 +98,7 @@ def pynogram_per_second(batch: list[Nonogram], runs: int) -> float | str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--runs", type=int, default=5, help="timed runs per measurement")
     parser.add_argument("--count", type=int, default=200, help="puzzles per size")
     args = parser.parse_args()

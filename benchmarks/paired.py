@@ -41,8 +41,8 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT.parent / "shared" / "reference"
+from _common import REFERENCE, ROOT, argument_parser, require_reference
+
 EXPORTS = ROOT / "output" / "paired"
 #: The last commit of round one, whose figures (727 puzzles/s, extreme 137) round two's
 #: speed targets were set against.
@@ -121,6 +121,8 @@ def measure_generator(reference: Path, seconds: float) -> dict[str, float]:
 
 
 MEASURES = {"rater": measure_rater, "solver": measure_solver, "generator": measure_generator}
+#: The reference file each measurement reads.
+READS = {"rater": ("ratings.csv",), "solver": ("qqwing-2000.csv",), "generator": ()}
 
 
 # --- the parent: export, alternate, report ------------------------------------------------
@@ -193,15 +195,15 @@ def compare(against: str, what: str, pairs: int, seconds: float) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--against", default=ROUND_ONE,
-                        help=f"the earlier commit (default {ROUND_ONE}, the end of round one)")
+                        help=f"the earlier commit (default: {ROUND_ONE}, the end of round one)")
     parser.add_argument("--what", choices=sorted(MEASURES), default="rater",
-                        help="what to measure (default rater)")
+                        help="what to measure")
     parser.add_argument("--pairs", type=int, default=10,
-                        help="runs of each tree, taking turns (default 10)")
+                        help="runs of each tree, taking turns")
     parser.add_argument("--seconds", type=float, default=2.0,
-                        help="generator: CPU seconds of one run per tier (default 2)")
+                        help="generator: CPU seconds of one run per tier")
     parser.add_argument("--child", choices=sorted(MEASURES), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -213,6 +215,7 @@ def main() -> None:
         return
     if args.pairs < 1:
         parser.error("--pairs must be at least 1")
+    require_reference(*READS[args.what])
     try:
         compare(args.against, args.what, args.pairs, args.seconds)
     except KeyboardInterrupt:

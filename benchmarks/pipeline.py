@@ -12,7 +12,6 @@ a store or speculation, so ``overhead`` is everything the pipeline adds per puzz
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 import time
@@ -23,6 +22,8 @@ from nanpure.pipeline.config import Quota, RunConfig
 from nanpure.pipeline.executors import LocalExecutor, warm_up
 from nanpure.pipeline.quotas import task_seed
 from nanpure.pipeline.run import execute
+
+from _common import argument_parser
 
 
 def bench_config(store: Path, scale: float) -> RunConfig:
@@ -52,7 +53,7 @@ def baseline(config: RunConfig) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--reps", type=int, default=5, help="repetitions per worker count")
     parser.add_argument("--scale", type=float, default=3.0,
                         help="multiply the quota counts (short runs mostly measure pool start-up)")

@@ -31,12 +31,10 @@ every fourth puzzle, once).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -50,8 +48,9 @@ from nanpure.generator.techniques.singles import run_singles, setup_kernel
 from nanpure.generator.techniques.step import STEP_SIZE
 from nanpure.generator.tiers import TIERS
 
-ROOT = Path(__file__).resolve().parents[1]
-RATINGS = ROOT.parent / "shared" / "reference" / "ratings.csv"
+from _common import REFERENCE, argument_parser, require_reference
+
+RATINGS = REFERENCE / "ratings.csv"
 LEVELS = [t.capitalize() for t in TIERS]  # HoDoKu's level names: Easy .. Extreme
 
 
@@ -332,13 +331,17 @@ def agreement(rows: list[dict], ratings: list[Rating], worst: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--quick", action="store_true", help="every fourth puzzle, one run")
-    parser.add_argument("--runs", type=int, default=3, help="timed passes (default 3)")
+    parser.add_argument("--runs", type=int, default=3, help="timed passes (median)")
     parser.add_argument("--worst", type=int, default=15, help="disagreements to list")
     parser.add_argument("--by-technique", action="store_true",
-                        help="where the time goes, per part of the climb (see above)")
+                        help="print instead where the CPU time goes, in ms per puzzle by "
+                        "HoDoKu level: each group of rungs, the rungs back to back and in "
+                        "climb order, the climb kernel, the uniqueness check (the parts are "
+                        "described at the top of benchmarks/rater.py)")
     args = parser.parse_args()
+    require_reference(RATINGS.name)
     rows = load(4 if args.quick else 1)
     if args.by_technique:
         by_technique(rows)

@@ -16,7 +16,6 @@ reported beside it). A run this long is measured once; quote it with the machine
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
@@ -28,6 +27,8 @@ from pathlib import Path
 from nanpure.pipeline.config import Quota, RunConfig
 from nanpure.pipeline.executors import LocalExecutor
 from nanpure.pipeline.run import execute
+
+from _common import argument_parser
 
 
 def rss_mib(pid: int) -> float:
@@ -76,7 +77,7 @@ class MemorySampler(threading.Thread):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--count", type=int, default=200_000, help="puzzles in the run")
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--easy-share", type=float, default=0.8,

@@ -15,19 +15,18 @@ Run from the repository root: ``.venv/bin/python benchmarks/se_rating.py``.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import statistics
 import time
 from collections import Counter
-from pathlib import Path
 
 from nanpure.generator.board import parse
 from nanpure.generator.se_rating import SERating, se_rate
 from nanpure.output.stats import table
 
-ROOT = Path(__file__).resolve().parents[1]
-RATINGS = ROOT.parent / "shared" / "reference" / "ratings.csv"
+from _common import REFERENCE, argument_parser, require_reference
+
+RATINGS = REFERENCE / "ratings.csv"
 #: Brackets of serate's ER: (label, lowest, highest).
 BRACKETS = (("1.0-1.9", 1.0, 1.9), ("2.0-2.9", 2.0, 2.9), ("3.0-4.4", 3.0, 4.4),
             ("4.5-6.4", 4.5, 6.4), ("6.5-6.9", 6.5, 6.9), ("7.0-7.9", 7.0, 7.9),
@@ -47,9 +46,10 @@ def timed_pass(rows: list[dict]) -> tuple[float, list[SERating]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--runs", type=int, default=5, help="timed passes (median)")
     args = parser.parse_args()
+    require_reference(RATINGS.name)
     with RATINGS.open(newline="") as fh:
         rows = list(csv.DictReader(fh))
     for row in rows:

@@ -16,7 +16,6 @@ Run from the repository root: ``python benchmarks/solver.py`` (``make bench``).
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import os
@@ -36,8 +35,8 @@ from nanpure.generator.board import parse
 from nanpure.generator.solver import count_batch_kernel, count_solutions_batch
 from nanpure.pipeline.batch import solve_file
 
-ROOT = Path(__file__).resolve().parents[1]
-REFERENCE = ROOT.parent / "shared" / "reference"
+from _common import REFERENCE, argument_parser, require_reference
+
 QQWING_ORDER = ["simple", "easy", "intermediate", "expert"]
 HODOKU_ORDER = ["Easy", "Medium", "Hard", "Unfair", "Extreme"]
 
@@ -194,13 +193,15 @@ def solve_table(runs: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argument_parser(__doc__)
     parser.add_argument("--runs", type=int, default=5, help="timed runs per measurement")
     parser.add_argument("--start-runs", type=int, default=3,
                         help="fresh processes for the start-up times (a cold one compiles)")
     parser.add_argument("--solve-only", action="store_true",
                         help="only the `nanpure solve` table")
     args = parser.parse_args()
+    # the `nanpure solve` table takes its puzzles from the QQWing set
+    require_reference("qqwing-2000.csv", *(() if args.solve_only else ("ratings.csv",)))
     if not args.solve_only:
         throughput_and_start(args.runs, args.start_runs)
     solve_table(args.runs)

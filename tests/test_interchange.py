@@ -175,12 +175,16 @@ def test_hf_license_must_be_an_identifier(store, tmp_path, capsys, license):
     assert "not a licence identifier" in err and not out.exists()
 
 
-@pytest.mark.parametrize("license", ["mit", "apache-2.0", "CC-BY-SA-4.0", "gpl-3.0+", "other"])
-def test_hf_license_identifiers_are_declared(store, tmp_path, capsys, license):
+@pytest.mark.parametrize(("license", "declared"), [
+    ("mit", "mit"), ("apache-2.0", "apache-2.0"), ("gpl-3.0+", "gpl-3.0+"), ("other", "other"),
+    # the Hub's licence ids are lower-case: one given otherwise is declared as the Hub's
+    ("MIT", "mit"), ("CC-BY-SA-4.0", "cc-by-sa-4.0"), ("Apache-2.0", "apache-2.0"),
+])
+def test_hf_license_identifiers_are_declared(store, tmp_path, capsys, license, declared):
     out = tmp_path / "hf"
     assert main(["export", "--store", str(store), "--format", "hf", "--out", str(out),
                  "--license", license]) == 0
-    assert read_dataset_card(out / "README.md")["license"] == license
+    assert read_dataset_card(out / "README.md")["license"] == declared
 
 
 def _card_prose(out) -> str:

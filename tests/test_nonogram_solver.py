@@ -5,8 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nanpure.generator.nonogram.formats import nonogram_from_picture, parse_line
-from nanpure.generator.nonogram.rating import TECHNIQUES, TIERS, rate
+from nanpure.generator.nonogram.formats import (
+    FormatError,
+    format_line,
+    nonogram_from_picture,
+    parse_line,
+)
+from nanpure.generator.nonogram.rating import (
+    TECHNIQUES,
+    TIERS,
+    NotUniqueError,
+    rate,
+    rate_unchecked,
+)
 from nanpure.generator.nonogram.solver import count_solutions, count_solutions_batch, solve
 
 # the two diagonals of a 2x2 square
@@ -33,7 +44,29 @@ def test_contradictory_clues_have_no_solution():
     puzzle = parse_line("2x2 2,0/2,0")
     assert count_solutions(puzzle) == 0
     assert solve(puzzle) is None
-    assert rate(puzzle).contradiction
+    assert rate_unchecked(puzzle).contradiction
+
+
+@pytest.mark.parametrize(("line", "problem"), [
+    ("2x2 2,0/2,0", "puzzle has no solution"),  # the ladder finds the contradiction
+    ("2x2 1,1/1,1", "puzzle has more than one solution"),  # the ladder gets stuck
+    ("4x4 1.1,0,1.1,0/1,1,1,1", "puzzle has more than one solution"),
+])
+def test_rate_refuses_a_puzzle_without_exactly_one_solution(line, problem):
+    # as Sudoku's rate does: such a puzzle has no rating
+    with pytest.raises(NotUniqueError, match=f"^{problem}$") as raised:
+        rate(parse_line(line))
+    assert isinstance(raised.value, FormatError)
+    with pytest.raises(NotUniqueError, match=f"^{problem}$"):
+        rate(parse_line(line), max_tier="easy", steps=True)
+
+
+def test_a_unique_puzzle_the_capped_ladder_cannot_finish_is_rated():
+    medium = parse_line("8x8 0,2,6,7,3.3,7,3,0/1,4,5,3.1,2.1,5,5,4")  # needs line logic
+    full = rate(medium)
+    capped = rate(medium, max_tier="easy")
+    assert full.solved and full.tier == "medium"
+    assert not capped.solved and capped.tier == "easy"
 
 
 def test_batch_agrees_with_single_calls():
@@ -52,7 +85,7 @@ def test_ladder_tiers_and_scores():
 
 
 def test_guessing_is_not_logic_solvable():
-    r = rate(DIAGONAL)
+    r = rate_unchecked(DIAGONAL)
     assert not r.solved and not r.contradiction
     assert r.undetermined == ((0, 0), (0, 1), (1, 0), (1, 1))
 
@@ -82,3 +115,17 @@ def test_lines_longer_and_shorter_than_a_word_solve_together(width, height):
     assert count_solutions(puzzle, limit=3) == 1
     assert solve(puzzle) == picture
     assert rate(puzzle).solved
+
+
+def test_a_stored_nonogram_path_is_not_counted_again():
+    # export --steps takes a stored puzzle's path as the ladder finds it, as it does a
+    # Sudoku's from the stored solution: the store's puzzles were checked when made
+    from nanpure.output.hints import solution_path
+    from nanpure.record import PuzzleRecord
+
+    record = PuzzleRecord(puzzle="2x2 1,1/1,1", solution="1001", tier="easy", score=0,
+                          hardest="", techniques="", symmetry="none", blanks=4, seed=0,
+                          kind="nonogram")
+    assert solution_path(record) == []
+    heart = record._replace(puzzle=format_line(HEART, goal=False), solution=HEART.goal)
+    assert solution_path(heart) == [str(s) for s in rate(HEART, steps=True).steps]

@@ -1,7 +1,8 @@
-"""nanpure: batch Sudoku puzzle-book production.
+"""nanpure: batch production of Sudoku and nonogram puzzle books.
 
-Generate symmetric puzzles with a unique solution, rate them with a technique ladder,
-keep the ones that fill a run's quotas in a SQLite store, and print books and datasets.
+Generate symmetric puzzles with a unique solution, rate them with a technique ladder (one
+per kind), keep the ones that fill a run's quotas in a SQLite store, and print books and
+datasets.
 """
 
 from .kernel_cache import plain_kernel_calls, use_kernel_dir

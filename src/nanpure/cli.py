@@ -638,7 +638,7 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--license", metavar="ID",
                    help="licence the hf dataset card declares, an identifier as the Hugging "
                    "Face Hub's (mit, apache-2.0, cc-by-4.0, other: letters, digits, '.', '-' "
-                   f"and '+'; default: {HF_LICENSE})")
+                   f"and '+', written lower-case as the Hub's are; default: {HF_LICENSE})")
     p.add_argument("--steps", action="store_true",
                    help="add a steps column: each puzzle's solution path as the rater finds "
                    "it (csv: steps separated by '; ', jsonl: a list; as rate --steps)")

@@ -14,7 +14,8 @@ _HOMES = {
     "BoardError": "board", "format_grid": "board", "format_line": "board", "parse": "board",
     "Candidate": "candidate", "Spec": "candidate", "SpecError": "candidate",
     "check_spec": "candidate", "make_candidate": "candidate",
-    "Rating": "ladder", "rate": "ladder", "SERating": "se_rating", "se_rate": "se_rating",
+    "NotUniqueError": "ladder", "Rating": "ladder", "rate": "ladder",
+    "SERating": "se_rating", "se_rate": "se_rating",
     "count_solutions": "solver", "count_solutions_batch": "solver",
     "random_solution": "solver", "solve": "solver",
 }
@@ -22,7 +23,7 @@ _HOMES = {
 if TYPE_CHECKING:
     from .board import BoardError, format_grid, format_line, parse
     from .candidate import Candidate, Spec, SpecError, check_spec, make_candidate
-    from .ladder import Rating, rate
+    from .ladder import NotUniqueError, Rating, rate
     from .se_rating import SERating, se_rate
     from .solver import count_solutions, count_solutions_batch, random_solution, solve
 
@@ -35,9 +36,15 @@ def __getattr__(name: str):
     return value
 
 
+def __dir__() -> list[str]:
+    """The module's names, those loaded on first use included."""
+    return sorted(set(globals()) | set(_HOMES))
+
+
 __all__ = [
     "BoardError",
     "Candidate",
+    "NotUniqueError",
     "Rating",
     "SERating",
     "Spec",

@@ -33,7 +33,7 @@ from functools import cache
 
 import numpy as np
 
-from .board import BoardError
+from .board import BoardError, as_board
 from .solver import count_solutions_batch
 from .techniques import climb
 from .techniques.step import (
@@ -371,14 +371,19 @@ def rate(
 ) -> Rating:
     """Rate a puzzle by solving it with the ladder, up to ``max_tier``.
 
-    ``solution`` may be passed when it is already known (the generator knows it), which
-    skips the uniqueness check; otherwise a puzzle without exactly one solution raises
-    :class:`NotUniqueError`. With ``path=True`` the rating carries every step.
+    ``board`` is an array of 81 cells, 0 for a blank: ``rate(parse(line))`` for text
+    (:func:`~.board.as_board` says what else is refused). ``solution`` may be passed when
+    it is already known (the generator knows it), which skips the uniqueness check;
+    otherwise a puzzle without exactly one solution raises :class:`NotUniqueError`. With
+    ``path=True`` the rating carries every step.
 
     The climb runs as one numba kernel, :func:`techniques.climb.rate_puzzle`, which tries
     the rungs in the order of ``ladder`` (a table like :data:`LADDER`, which it is unless
-    given). Every step is checked against the solution (:class:`LadderError` if it
-    contradicts it).
+    given). Every step a rung finds is checked against the solution (:class:`LadderError`
+    if it contradicts it); the singles are not, as they follow from the grid alone. So a
+    wrong ``solution`` passed in goes unnoticed in a puzzle the singles solve, and is
+    caught only at the first step beyond them that it contradicts (Brute Force, the last
+    rung, places the solution's digits).
 
     With a ``score_limit`` the climb stops as soon as the steps taken score more than
     that: the rating is then not ``solved`` and its tier and score are those of the steps
@@ -387,7 +392,7 @@ def rate(
     """
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
-    board = np.ascontiguousarray(board, dtype=np.uint8).reshape(81)
+    board = as_board(board, "rate")
     solution = known_solution(board, solution)
     n_log, status, log, records, step, used = run_climb(
         board, solution, ladder, ceiling=_RANK[max_tier], path=path,

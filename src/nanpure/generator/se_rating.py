@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .board import ALL_DIGITS, CELL_HOUSES, HOUSES, PEERS
+from .board import ALL_DIGITS, CELL_HOUSES, HOUSES, PEERS, as_board
 from .ladder import LADDER, Technique, false_step, known_solution, run_climb
 from .techniques import climb
 from .techniques.step import (
@@ -419,7 +419,7 @@ def se_rate(board: np.ndarray, *, solution: np.ndarray | None = None,
     ``solution`` may be passed when known (else the puzzle must have exactly one, or
     :class:`~.ladder.NotUniqueError`); ``ladder`` is the table climbed, SE's order of the
     ladder unless given."""
-    board = np.ascontiguousarray(board, dtype=np.uint8).reshape(81)
+    board = as_board(board, "se_rate")
     solution = known_solution(board, solution)
     alone = singles_only(board)
     if alone[0]:

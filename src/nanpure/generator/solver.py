@@ -464,20 +464,24 @@ def count_batch_kernel(boards: np.ndarray, limit: int, solutions: np.ndarray) ->
     return counts
 
 
-def _as_board(board: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(board, dtype=np.uint8).reshape(81)
-
-
 def count_solutions(board: np.ndarray, limit: int = 2) -> int:
-    """Number of solutions of ``board``, counting no further than ``limit``."""
+    """Number of solutions of ``board``, counting no further than ``limit``.
+
+    ``board`` is an array of 81 cells, 0 for a blank (:func:`~.board.parse` makes one
+    from text); anything else raises :class:`TypeError` or :class:`~.board.BoardError`
+    (:func:`~.board.as_board`), as do :func:`solve` and :func:`count_solutions_batch`."""
+    from .board import as_board  # here: the kernels need nothing of board.py
+
     solution = np.zeros(81, dtype=np.uint8)
-    return int(_search(_as_board(board), limit, solution, _NO_RNG))
+    return int(_search(as_board(board, "count_solutions"), limit, solution, _NO_RNG))
 
 
 def solve(board: np.ndarray) -> np.ndarray | None:
     """The first solution found (the only one, for a proper puzzle), or None."""
+    from .board import as_board
+
     solution = np.zeros(81, dtype=np.uint8)
-    if _search(_as_board(board), 1, solution, _NO_RNG) == 0:
+    if _search(as_board(board, "solve"), 1, solution, _NO_RNG) == 0:
         return None
     return solution
 
@@ -489,7 +493,9 @@ def count_solutions_batch(
 
     Rows with no solution have an all-zero solution row.
     """
-    boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, 81)
+    from .board import as_boards
+
+    boards = as_boards(boards, "count_solutions_batch")
     solutions = np.zeros(boards.shape, dtype=np.uint8)  # np.zeros_like costs a µs more
     counts = count_batch_kernel(boards, limit, solutions)
     return counts, solutions

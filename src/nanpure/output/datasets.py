@@ -615,7 +615,9 @@ def write_hf(records: Iterable[PuzzleRecord], canonical: list[str], out_dir: str
     """Write a Hugging Face style dataset into ``out_dir``: ``data/train.parquet``,
     ``data/test.parquet``, the same as CSV, and ``README.md``, a dataset card with a YAML
     header (columns, counts per split and tier, licence, provenance). ``canonical`` is
-    each record's canonical form; the split is a hash of it. Returns rows per split."""
+    each record's canonical form; the split is a hash of it. ``license`` is written
+    lower-case, as the Hub's licence ids are (``MIT`` as ``mit``). Returns rows per
+    split."""
     pa = _pyarrow()
     records = list(records)
     _sudoku_only(records, "hf")
@@ -636,7 +638,8 @@ def write_hf(records: Iterable[PuzzleRecord], canonical: list[str], out_dir: str
     tiers = {name: _tier_counts(rows) for name, rows in splits.items()}
     symmetries = {r.symmetry for r in records}
     write_text_atomic(out_dir / "README.md",
-                      _dataset_card(schema, tiers, license, test_percent, meta, symmetries))
+                      _dataset_card(schema, tiers, license.lower(), test_percent, meta,
+                                    symmetries))
     return {name: len(rows) for name, rows in splits.items()}
 
 

@@ -131,9 +131,10 @@ def solution_path(record: PuzzleRecord) -> list[str]:
     ``nanpure rate --steps`` prints them)."""
     if record.kind == "nonogram":
         from ..generator.nonogram import parse_line
-        from ..generator.nonogram import rate as rate_nonogram
+        from ..generator.nonogram.rating import rate_unchecked
 
-        steps = rate_nonogram(parse_line(record.puzzle), steps=True).steps
+        # not counted again, as the Sudoku path below takes the stored solution
+        steps = rate_unchecked(parse_line(record.puzzle), steps=True).steps
     else:
         from ..generator.board import parse
         from ..generator.ladder import rate

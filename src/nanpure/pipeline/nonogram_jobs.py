@@ -208,7 +208,8 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
     that tier (``solved`` is then false). A puzzle without exactly one solution is
     reported on ``err`` and not rated.
     """
-    from ..generator.nonogram import TIERS, count_solutions_batch, rate
+    from ..generator.nonogram import TIERS, count_solutions_batch
+    from ..generator.nonogram.rating import rate_unchecked
 
     if max_tier not in TIERS:
         raise ValueError(f"{max_tier!r} is not a nonogram tier; expected one of "
@@ -229,7 +230,7 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
             print(f"{name}: puzzle has {what}; not rated", file=err)
             status = 1
             continue
-        rating = rate(puzzle, max_tier=max_tier, steps=steps)
+        rating = rate_unchecked(puzzle, max_tier=max_tier, steps=steps)  # counted above
         techniques = ";".join(f"{t}:{k}" for t, k in rating.counts.items())
         write_rating(out, fmt, rating, max_tier,
                      label=f"{name} {puzzle.width}x{puzzle.height}",

@@ -20,8 +20,8 @@ _HOMES = {
     "parse_lines": "formats", "parse_non": "formats",
     "deduce": "line",
     "count_solutions": "solver", "count_solutions_batch": "solver", "solve": "solver",
-    "TECHNIQUES": "rating", "TIERS": "rating", "Rating": "rating", "Step": "rating",
-    "rate": "rating",
+    "NotUniqueError": "rating", "TECHNIQUES": "rating", "TIERS": "rating", "Rating": "rating",
+    "Step": "rating", "rate": "rating",
     "Candidate": "generate", "Spec": "generate", "SpecError": "generate",
     "check_spec": "generate", "make_candidate": "generate", "random_picture": "generate",
     "PictureResult": "picture", "picture_to_puzzle": "picture",
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     )
     from .line import deduce
     from .picture import PictureResult, picture_to_puzzle
-    from .rating import TECHNIQUES, TIERS, Rating, Step, rate
+    from .rating import TECHNIQUES, TIERS, NotUniqueError, Rating, Step, rate
     from .solver import count_solutions, count_solutions_batch, solve
 
 
@@ -60,10 +60,16 @@ def __getattr__(name: str):
     return value
 
 
+def __dir__() -> list[str]:
+    """The module's names, those loaded on first use included."""
+    return sorted(set(globals()) | set(_HOMES))
+
+
 __all__ = [
     "Candidate",
     "FormatError",
     "Nonogram",
+    "NotUniqueError",
     "PictureResult",
     "Rating",
     "Spec",

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from .formats import Nonogram, nonogram_from_picture
-from .rating import Rating, rate
+from .rating import Rating, rate_unchecked
 from .solver import count_solutions
 
 
@@ -77,4 +77,5 @@ def picture_to_puzzle(image: Image.Image, width: int, height: int | None = None,
         height = max(1, round(width * image.height / image.width))
     picture = threshold_image(image, width, height, threshold, invert)
     puzzle = nonogram_from_picture(picture, width, height)
-    return PictureResult(puzzle, count_solutions(puzzle) == 1, rate(puzzle))
+    # rated whether unique or not: the cells logic leaves open are where to edit
+    return PictureResult(puzzle, count_solutions(puzzle) == 1, rate_unchecked(puzzle))

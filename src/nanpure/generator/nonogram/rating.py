@@ -3,7 +3,10 @@
 The rater repeats: find the simplest technique that fixes a cell, apply it, record the
 step. The hardest technique used gives the tier, the sum of step scores the score (as in
 HoDoKu's ratings). A puzzle the ladder cannot finish needs guessing: it is reported as not
-logic-solvable (``solved`` False) and is never made for books.
+logic-solvable (``solved`` False) and is never made for books. :func:`rate`, like Sudoku's,
+refuses clues without exactly one solution (:class:`NotUniqueError`);
+:func:`rate_unchecked` rates any clues, for callers that check themselves or want to know
+how far logic gets (an image's clues, which are often not unique).
 
 ========================  =======  =====  ===================================================
 technique                 tier     score  one step
@@ -35,9 +38,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from .formats import Nonogram, line_name
+from .formats import FormatError, Nonogram, line_name
 from .line import EMPTY, FILLED, UNKNOWN, new_workspace
-from .solver import apply_line, assume, mark_cell, probe_all, puzzle_arrays
+from .solver import apply_line, assume, count_solutions, mark_cell, probe_all, puzzle_arrays
+
+
+class NotUniqueError(FormatError):
+    """The clues have no solution or more than one; such a puzzle is not rated."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +88,8 @@ class Rating:
 
     ``solved`` is False when the ladder, limited to its ceiling, got stuck (the tier and
     score then describe the steps taken); ``undetermined`` lists the cells left unknown.
-    ``contradiction`` is True when the clues have no solution at all.
+    ``contradiction`` is True when the clues have no solution at all, which only
+    :func:`rate_unchecked` reports (:func:`rate` raises :class:`NotUniqueError`).
     """
 
     tier: str
@@ -207,7 +215,35 @@ def rate_kernel(runs, nruns, height, width, ceiling, grid, cell_step, steps) -> 
 
 def rate(puzzle: Nonogram, max_tier: str = "extreme", steps: bool = False) -> Rating:
     """Rate ``puzzle`` with the ladder up to ``max_tier``; with ``steps`` keep the solution
-    path (:class:`Step` objects, printable one per line)."""
+    path (:class:`Step` objects, printable one per line).
+
+    A puzzle without exactly one solution raises :class:`NotUniqueError`, as Sudoku's
+    :func:`nanpure.generator.rate` does (:func:`rate_unchecked` rates it all the same).
+
+    >>> from .formats import parse_line
+    >>> rate(parse_line("2x2 1,1/1,1"))
+    Traceback (most recent call last):
+    ...
+    nanpure.generator.nonogram.rating.NotUniqueError: puzzle has more than one solution
+    """
+    rating = rate_unchecked(puzzle, max_tier, steps)
+    if rating.contradiction:
+        raise NotUniqueError("puzzle has no solution")
+    # the ladder's steps are sound, so a grid it fills is the only solution: only a
+    # puzzle it leaves unfinished needs counting
+    if not rating.solved:
+        count = count_solutions(puzzle)
+        if count != 1:
+            raise NotUniqueError("puzzle has no solution" if count == 0 else
+                                 "puzzle has more than one solution")
+    return rating
+
+
+def rate_unchecked(puzzle: Nonogram, max_tier: str = "extreme",
+                   steps: bool = False) -> Rating:
+    """:func:`rate` for any clues, whether or not they have exactly one solution: the steps
+    logic takes, ``contradiction`` set when it finds that there is no solution, the cells
+    it cannot fix ``undetermined`` (both of a pair of cells that may swap, say)."""
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
     runs, nruns = puzzle_arrays(puzzle)
