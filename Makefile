@@ -27,7 +27,7 @@ help:
 	@echo '  test       lint, then the fast tests'
 	@echo '  test-all   lint, then the fast and the slow tests (not the fuzz tests)'
 	@echo '  fuzz       100,000 generated inputs for every parser a user feeds'
-	@echo '  lint       ruff on nanpure, tests, benchmarks and scripts'
+	@echo '  lint       ruff on src, tests, benchmarks and scripts'
 	@echo '  bench      every benchmark in benchmarks/ (about a quarter of an hour)'
 	@echo '  install    only set up .venv, with the test, lint and parquet extras'
 	@echo '  clean      remove .venv, the caches and output/, but keep the stores output/*.db'
