@@ -5,8 +5,9 @@ Nothing here does I/O or keeps global state; it can be used alone::
     from nanpure.generator import parse, count_solutions
 """
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from .lazy_names import lazy_names
 
 # Names are loaded on first use, so a command that only solves does not pay for loading
 # the rater and the generator.
@@ -28,18 +29,7 @@ if TYPE_CHECKING:
     from .solver import count_solutions, count_solutions_batch, random_solution, solve
 
 
-def __getattr__(name: str):
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{_HOMES[name]}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The module's names, those loaded on first use included."""
-    return sorted(set(globals()) | set(_HOMES))
-
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "BoardError",

@@ -10,8 +10,9 @@ logic), ``solver`` (propagation, probing, branching), ``rating`` (the ladder),
 ``generate`` (random pictures to rated puzzles), ``picture`` (images to puzzles).
 """
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from ..lazy_names import lazy_names
 
 # Loaded on first use, so reading a file does not load the kernels.
 _HOMES = {
@@ -52,18 +53,7 @@ if TYPE_CHECKING:
     from .solver import count_solutions, count_solutions_batch, solve
 
 
-def __getattr__(name: str):
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f".{_HOMES[name]}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    """The module's names, those loaded on first use included."""
-    return sorted(set(globals()) | set(_HOMES))
-
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)
 
 __all__ = [
     "Candidate",
