@@ -149,10 +149,15 @@ def export(commit: str) -> tuple[str, Path]:
     return full, where
 
 
+def package_parent(tree: Path) -> Path:
+    """The folder of ``tree`` that holds the package: ``src/`` since the package moved
+    there, the top before."""
+    return tree / "src" if (tree / "src").is_dir() else tree
+
+
 def run_child(tree: Path, what: str, seconds: float) -> dict[str, float]:
-    """One measurement in a fresh process with ``tree``'s nanpure first on the path (in
-    ``src/`` since the package moved there, at the top before)."""
-    env = {**os.environ, "PYTHONPATH": str(tree / "src" if (tree / "src").is_dir() else tree)}
+    """One measurement in a fresh process with ``tree``'s nanpure first on the path."""
+    env = {**os.environ, "PYTHONPATH": str(package_parent(tree))}
     done = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--child", what,
          "--seconds", str(seconds)],
@@ -209,7 +214,7 @@ def main() -> None:
     if args.child:
         import nanpure
 
-        if Path(nanpure.__file__).resolve().parents[1] != Path.cwd().resolve():
+        if Path(nanpure.__file__).resolve().parents[1] != package_parent(Path.cwd()).resolve():
             raise SystemExit(f"imported {nanpure.__file__}, not the tree in {Path.cwd()}")
         print(json.dumps(MEASURES[args.child](REFERENCE, args.seconds)))
         return
