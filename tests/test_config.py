@@ -284,8 +284,8 @@ def test_example_books_take_runs_and_quotas_the_example_runs_make():
     from datetime import date
     from fnmatch import fnmatchcase
 
-    from nanpure.pipeline.book_config import run_globs
     from nanpure.pipeline.config import expand_name, load_run_config
+    from nanpure.pipeline.store import run_globs
 
     runs = {}
     for path in sorted(EXAMPLES.glob("*.toml")):

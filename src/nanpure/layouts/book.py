@@ -575,20 +575,15 @@ def _puzzle_pages(section: BookSection, settings: BookSettings,
     if section.kind != "nonogram":
         per_page = fixed or settings.puzzles_per_page
         return [(per_page, chunk) for chunk in _chunks(section.puzzles, per_page)]
-    kind = Type.for_settings(settings)
-    body = _body(live_area(3, page_size(settings.page_size), margins), kind)
     fonts = load_fonts()
-    # large print: one a page, clues as large as Sudoku's digits
-    clue = LARGE_PRINT_DIGITS if settings.large_print else MIN_CLUE_SIZE
-    if settings.large_print:
+    clue = _clue_size(settings)
+    if settings.large_print:  # one a page
         fixed = 1
-    room = {n: _figure_boxes(body, PUZZLE_TEMPLATES[n], kind.label)[0]
+    room = {n: _nonogram_room(settings.page_size, n, settings, margins)
             for n in sorted({1, 2, fixed or 1})}  # one a page too, for the advice
 
     def fits(puzzle: PuzzleRecord, per_page: int) -> bool:
-        need_w, need_h = smallest_box(nonogram_of(puzzle), fonts, clue)
-        box = room[per_page]
-        return need_w <= box.width + 1e-6 and need_h <= box.height + 1e-6
+        return _holds(room[per_page], smallest_box(nonogram_of(puzzle), fonts, clue))
 
     def refuse(puzzle: PuzzleRecord, per_page: int) -> LayoutError:
         nonogram = nonogram_of(puzzle)
@@ -624,6 +619,17 @@ def _puzzle_pages(section: BookSection, settings: BookSettings,
     return pages
 
 
+def _clue_size(settings: BookSettings) -> float:
+    """The smallest clue size of a book's nonograms: in large print, as large as Sudoku's
+    digits."""
+    return LARGE_PRINT_DIGITS if settings.large_print else MIN_CLUE_SIZE
+
+
+def _holds(box: Box, need: tuple[float, float]) -> bool:
+    """Whether ``box`` has room for a nonogram that needs ``need`` (width, height)."""
+    return need[0] <= box.width + 1e-6 and need[1] <= box.height + 1e-6
+
+
 def _nonogram_room(name: str, per_page: int, settings: BookSettings,
                    margins: Margins) -> Box:
     """The box a nonogram of a page of ``per_page`` on ``name`` pages is drawn in."""
@@ -643,8 +649,7 @@ def _larger_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_pag
     def fitting(n: int) -> str:
         """The page sizes it fits ``n`` to a page of, quoted and joined by "or"."""
         rooms = {name: _nonogram_room(name, n, settings, margins) for name in PAGE_SIZES}
-        return " or ".join(f'"{name}"' for name, box in rooms.items()
-                           if need_w <= box.width + 1e-6 and need_h <= box.height + 1e-6)
+        return " or ".join(f'"{name}"' for name, box in rooms.items() if _holds(box, need))
 
     fewer = "set a smaller puzzles_per_page for the section"
     larger = fitting(per_page)
@@ -660,9 +665,8 @@ def _larger_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_pag
     best = max(alone, key=lambda name: min(alone[name].width / need_w,
                                            alone[name].height / need_h))
     box = alone[best]
-    clue = LARGE_PRINT_DIGITS if settings.large_print else MIN_CLUE_SIZE
     columns, rows = largest_grid(nonogram_of(puzzle), load_fonts(), box.width, box.height,
-                                 clue)
+                                 _clue_size(settings))
     most = " and ".join([f"{columns} columns"] * (need_w > box.width + 1e-6)
                         + [f"{rows} rows"] * (need_h > box.height + 1e-6))
     where = ("" if best == settings.page_size and per_page == 1 else

@@ -56,7 +56,6 @@ from ..layouts.book import default_densities
 from ..layouts.pages import ANSWER_TEMPLATES, PAGE_SIZES, PUZZLE_TEMPLATES
 from .config import DEFAULT_STORE, ConfigError, Section, load_toml, parse_toml
 from .store import Runs
-from .store import run_globs as run_globs  # re-exported: a book's run globs
 
 
 @dataclass(frozen=True)

@@ -49,9 +49,9 @@ from ..layouts.preflight import PreflightReport, preflight, preflight_cover
 from ..output.hints import Hint, hints_for
 from ..record import PuzzleRecord, columns, row
 from ..words import counted
-from .book_config import BookConfig, Runs, SectionSpec, cover_path, run_globs
+from .book_config import BookConfig, SectionSpec, cover_path
 from .fonts import find_font
-from .store import RUNNING, Store
+from .store import RUNNING, Runs, Store, run_globs
 from .verify import check_puzzles, run_ladders
 
 log = logging.getLogger(__name__)
@@ -125,10 +125,10 @@ def _describe_runs(run: Runs) -> str:
 def runs_being_made(store: Store, config: BookConfig) -> list[str]:
     """The runs a book's sections read that another process is making right now (their
     puzzles so far are what the book can take), oldest first."""
-    globs = [g for spec in config.sections for g in run_globs(spec.run or config.run) or ("*",)]
-    names = dict.fromkeys(name for glob in globs for name in store.run_names(glob))
-    running = {r.name for r in store.runs() if r.status == RUNNING}
-    return [name for name in names if name in running and store.run_being_made(name)]
+    runs = [spec.run or config.run for spec in config.sections]
+    globs = None if None in runs else tuple(g for r in runs for g in run_globs(r) or ())
+    return [r.name for r in store.runs(globs)
+            if r.status == RUNNING and store.run_being_made(r.name)]
 
 
 def select_sections(store: Store, config: BookConfig) -> list[BookSection]:

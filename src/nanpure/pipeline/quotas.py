@@ -20,13 +20,16 @@ A
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from ..record import PuzzleRecord
+
+if TYPE_CHECKING:
+    from .store import Store
 
 _SEED_MASK = 2**63 - 1
 
@@ -260,9 +263,11 @@ class Stock:
         return max(0, self.keep - self.unused)
 
 
-def in_stock(records: Iterable[PuzzleRecord], quota: Any) -> list[PuzzleRecord]:
-    """Those of ``records``, unused puzzles stored for the name of the inventory ``quota``
-    (a Sudoku or nonogram quota of a run config), that count towards its stock: those
-    that fit it. A quota whose spec changed keeps counting only what fits it now."""
+def in_stock(store: Store, family: str, quota: Any) -> list[PuzzleRecord]:
+    """The puzzles in the stock of the inventory ``quota`` (a Sudoku or nonogram quota of a
+    run config) of runs of ``family``: those they stored for a quota of its name that no
+    book has printed and that fit it. A quota whose spec changed keeps counting only what
+    fits it now."""
     spec = quota.spec()
-    return [r for r in records if fits(r, spec, quota.kind)]
+    return [r for r in store.unused_in_family(family, quota.name, quota.kind)
+            if fits(r, spec, quota.kind)]

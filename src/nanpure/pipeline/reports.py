@@ -301,8 +301,7 @@ def _in_stock(store: Store, family: str, quota: Any,
     """The unused puzzles of ``family`` (in the ``selected`` runs, or all) that count
     towards the stock of the inventory ``quota``, as a run counts them
     (:func:`.run.unused_stock`), per kind and tier."""
-    records = store.unused_in_family(family, quota.name, quota.kind)
-    return Counter((r.kind, r.tier) for r in in_stock(records, quota)
+    return Counter((r.kind, r.tier) for r in in_stock(store, family, quota)
                    if selected is None or r.run in selected)
 
 
