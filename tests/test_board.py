@@ -65,11 +65,19 @@ def test_grid_form_with_decoration():
         ("1" + "." * 8 + "1" + "." * 71, "digit 1 appears twice in column 1"),
         ("1" + "." * 9 + "1" + "." * 70, "digit 1 appears twice in box 1 (r1c1 and r2c2)"),
         ("1 2 3\n4 5 6", "grid line 1 has 3 cells, expected 9"),
+        ("123456789\n------", "grid has 1 row, expected 9"),
+        ("1\n2", "grid line 1 has 1 cell, expected 9"),
     ],
 )
 def test_invalid_input_says_what_and_where(text, message):
     with pytest.raises(BoardError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse(text)
+
+
+@pytest.mark.parametrize("value", [None, 123, b"." * 81])
+def test_parse_of_no_text_says_what_it_takes(value):
+    with pytest.raises(TypeError, match=r"parse\(\) takes the puzzle's text, not a"):
+        parse(value)
 
 
 def test_candidates_exclude_peers_of_givens():

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..words import counted
 from .bits import POPCOUNT
 
 ALL_DIGITS = 0x1FF  #: candidate mask with all nine digits
@@ -243,6 +244,8 @@ def parse(text: str) -> np.ndarray:
     spaces, as printed by most Sudoku programs. Raises :class:`BoardError` for a wrong
     length, a character that is not a digit or blank, or two equal givens in one house.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"parse() takes the puzzle's text, not a {type(text).__name__}")
     stripped = text.strip()
     if "\n" in stripped:
         board = parse_grid(stripped)
@@ -282,10 +285,10 @@ def parse_grid(text: str) -> np.ndarray:
             if ch not in _BLANKS and not "1" <= ch <= "9":
                 raise BoardError(f"character {ch!r} on grid line {lineno} is not a digit or blank")
         if len(cells) != 9:
-            raise BoardError(f"grid line {lineno} has {len(cells)} cells, expected 9")
+            raise BoardError(f"grid line {lineno} has {counted(len(cells), 'cell')}, expected 9")
         rows.append("".join(cells))
     if len(rows) != 9:
-        raise BoardError(f"grid has {len(rows)} rows, expected 9")
+        raise BoardError(f"grid has {counted(len(rows), 'row')}, expected 9")
     return parse_line("".join(rows))
 
 
