@@ -51,7 +51,7 @@ from .rng import new_state, random_below
 from .se_rating import ER_LIMITS, SERating, se_rate
 from .solver import random_solution_kernel
 from .symmetry import MIN_GIVENS, SYMMETRIES, blank_counts, orbit_table
-from .tiers import TIERS
+from .tiers import TIERS, tier_range_problem
 
 DIG_MODES = ("target", "limit")
 #: The top of the SE scale a request may name (SE's hardest ratings stay below it).
@@ -108,11 +108,9 @@ it needs at least 18 givens (at most 63 blanks)
 
 @cache
 def _check_spec(spec: Spec) -> None:
-    for name in (spec.min_tier, spec.max_tier):
-        if name not in TIERS:
-            raise SpecError(f"unknown tier {name!r}; expected one of {', '.join(TIERS)}")
-    if TIERS.index(spec.min_tier) > TIERS.index(spec.max_tier):
-        raise SpecError(f"minimum tier {spec.min_tier} is above maximum tier {spec.max_tier}")
+    problem = tier_range_problem(spec.min_tier, spec.max_tier, TIERS)
+    if problem:
+        raise SpecError(problem)
     if spec.symmetry not in SYMMETRIES:
         raise SpecError(f"unknown symmetry {spec.symmetry!r}; expected one of "
                         f"{', '.join(SYMMETRIES)}")

@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit
 
 from ..rng import new_state, next_u64
+from ..tiers import tier_range_problem
 from .formats import Nonogram, nonogram_from_picture
 from .line import UNKNOWN
 from .rating import TIERS, Rating, rate_kernel, rating_of
@@ -101,11 +102,9 @@ got 10x12
 
 @cache
 def _check_spec(spec: Spec) -> None:
-    for name in (spec.min_tier, spec.max_tier):
-        if name not in TIERS:
-            raise SpecError(f"unknown tier {name!r}; expected one of {', '.join(TIERS)}")
-    if TIERS.index(spec.min_tier) > TIERS.index(spec.max_tier):
-        raise SpecError(f"minimum tier {spec.min_tier} is above maximum tier {spec.max_tier}")
+    problem = tier_range_problem(spec.min_tier, spec.max_tier, TIERS)
+    if problem:
+        raise SpecError(problem)
     for size, what in ((spec.width, "width"), (spec.height, "height")):
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise SpecError(f"{what} must be {MIN_SIZE}-{MAX_SIZE}, got {size}")
