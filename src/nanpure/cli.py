@@ -43,10 +43,7 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
         "puzzles 'WxH ROWS/COLUMNS [GOAL]'; a malformed one is reported as FILE:LINE: "
         "problem, exit status 1 when others were answered, 2 when nothing was usable.",
     )
-    p.add_argument("file", nargs="*", default=["-"], metavar="FILE",
-                   help="file of puzzles; '-' or nothing reads standard input (Sudoku: one "
-                   "file; nonograms: any number)")
-    _add_kind(p)
+    _add_files_and_kind(p)
     p.add_argument("--format", choices=("lines", "text", "csv"),
                    help="Sudoku: lines (default), each solution as an 81-digit line, or csv, "
                    "a header and puzzle,solutions,solution rows. Nonograms: text (default), "
@@ -57,6 +54,14 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
                    "empty unless unique")
     _add_input_format(p)
     p.set_defaults(func=_run_solve)
+
+
+def _add_files_and_kind(p: argparse.ArgumentParser) -> None:
+    """FILE arguments and --kind, as solve and rate take them."""
+    p.add_argument("file", nargs="*", default=["-"], metavar="FILE",
+                   help="file of puzzles; '-' or nothing reads standard input (Sudoku: one "
+                   "file; nonograms: any number)")
+    _add_kind(p)
 
 
 def _add_kind(p: argparse.ArgumentParser) -> None:
@@ -149,10 +154,7 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
         "boxes and spaces, medium: line logic, hard: probe, extreme: nested probe); exit "
         "status 2 when nothing was usable.",
     )
-    p.add_argument("file", nargs="*", default=["-"], metavar="FILE",
-                   help="file of puzzles; '-' or nothing reads standard input (Sudoku: one "
-                   "file; nonograms: any number)")
-    _add_kind(p)
+    _add_files_and_kind(p)
     p.add_argument("--format", choices=("text", "csv", "jsonl"), default="text",
                    help="text: 'puzzle tier score hardest' lines (default; nonograms: "
                    "'FILE[:LINE] WxH tier score hardest'); csv: a header "
