@@ -191,12 +191,18 @@ def _emit(rows: Iterable[dict[str, Any]], fmt: str, out: Any,
             write_parquet(counted, tmp)
     elif fmt == "parquet":
         write_parquet(counted, out)
-    elif isinstance(out, str | Path):
-        with atomic_open(out) as stream:
-            write_rows(counted, fmt, stream)
     else:
-        write_rows(counted, fmt, out)
+        _write_text(out, lambda stream: write_rows(counted, fmt, stream))
     return counted.n
+
+
+def _write_text(out: Any, write: Callable[[Any], None]) -> None:
+    """``write`` a text stream: ``out`` itself, or a path written whole or not at all."""
+    if isinstance(out, str | Path):
+        with atomic_open(out) as stream:
+            write(stream)
+    else:
+        write(out)
 
 
 def _write_rows(rows: Iterable[dict[str, Any]], fmt: str, out: Any,
@@ -582,11 +588,7 @@ def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | s
     else:
         records = list(records)
         _sudoku_only(records, fmt)
-        if isinstance(out, str | Path):
-            with atomic_open(out) as stream:
-                _write_interchange(records, fmt, stream)
-        else:
-            _write_interchange(records, fmt, out)
+        _write_text(out, lambda stream: _write_interchange(records, fmt, stream))
         n = len(records)
     if isinstance(out, str | Path) and fmt not in _PROVENANCE_INSIDE:
         write_meta(out, fmt, n)
