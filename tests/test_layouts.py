@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from ink import InkCanvas
 from pypdf import PdfReader
 
 from nanpure.generator import format_line, solve
@@ -340,53 +341,6 @@ def test_the_pages_with_the_books_own_words_are_front_matter_and_section_opening
     assert [words[4] % 2, words[5] % 2] in ([0, 1], [1, 0])  # a left and a right head
 
 
-class _InkCanvas:
-    """Enough of a reportlab canvas to draw a grid's lines, keeping where their ink goes:
-    each stroke's box widened by half its line width (and along the line by as much
-    again where the caps are square)."""
-
-    def __init__(self) -> None:
-        self.width, self.cap = 1.0, 0
-        self.ink: list[tuple[float, float, float, float]] = []
-
-    def beginPath(self):  # noqa: N802 (reportlab's names)
-        return _Segments()
-
-    def setStrokeColorRGB(self, *rgb):  # noqa: N802
-        pass
-
-    def setLineWidth(self, width):  # noqa: N802
-        self.width = width
-
-    def setLineCap(self, cap):  # noqa: N802
-        self.cap = cap
-
-    def drawPath(self, path, stroke=1, fill=0):  # noqa: N802
-        half = self.width / 2
-        along = half if self.cap == 2 else 0.0
-        for (x0, y0), (x1, y1) in path.segments:
-            dx, dy = (along, half) if y0 == y1 else (half, along)
-            self.ink.append((min(x0, x1) - dx, min(y0, y1) - dy,
-                             max(x0, x1) + dx, max(y0, y1) + dy))
-
-    def rect(self, x, y, width, height, stroke=1, fill=0):
-        half = self.width / 2  # mitred corners: half the width out on both sides
-        self.ink.append((x - half, y - half, x + width + half, y + height + half))
-
-
-class _Segments:
-    def __init__(self) -> None:
-        self.segments: list[tuple[tuple[float, float], tuple[float, float]]] = []
-        self.at = (0.0, 0.0)
-
-    def moveTo(self, x, y):  # noqa: N802
-        self.at = (x, y)
-
-    def lineTo(self, x, y):  # noqa: N802
-        self.segments.append((self.at, (x, y)))
-        self.at = (x, y)
-
-
 @pytest.mark.parametrize("side", [120.0, 270.0, 432.0])
 def test_a_grids_ink_stays_inside_its_square(side):
     """Margins (the gutter at the binding) are measured to the ink: the heavy border was
@@ -394,11 +348,8 @@ def test_a_grids_ink_stays_inside_its_square(side):
     the margin."""
     from nanpure.layouts.grid import GridStyle, _draw_lines
 
-    canvas = _InkCanvas()
+    canvas = InkCanvas()
     _draw_lines(canvas, 50.0, 60.0, side, GridStyle.for_size(side))  # type: ignore[arg-type]
-    x0 = min(box[0] for box in canvas.ink)
-    y0 = min(box[1] for box in canvas.ink)
-    x1 = max(box[2] for box in canvas.ink)
-    y1 = max(box[3] for box in canvas.ink)
+    x0, y0, x1, y1 = canvas.extent()
     assert (x0, y0) == pytest.approx((50.0, 60.0)) and (x1, y1) == pytest.approx(
         (50.0 + side, 60.0 + side))
