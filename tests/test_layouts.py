@@ -353,3 +353,59 @@ def test_a_grids_ink_stays_inside_its_square(side):
     x0, y0, x1, y1 = canvas.extent()
     assert (x0, y0) == pytest.approx((50.0, 60.0)) and (x1, y1) == pytest.approx(
         (50.0 + side, 60.0 + side))
+
+
+#: A title of 260 characters: the title page sets it in 8 pt, in five lines on 6 x 9 in.
+LONG_TITLE = ("The Complete and Unabridged Collection of Nightly Sudoku Puzzles for Patient "
+              "Solvers, Gathered from a Year of Runs and Arranged from the Gentlest Warm-Up "
+              "Grids to the Hardest Puzzles that Need Chains, Fish and Forcing Nets, with "
+              "Hints and Answers")
+
+
+def title_page_marks(data: bytes) -> tuple[list[Box], Box, list[Box]]:
+    """The title page's title lines, rule and subtitle lines (the text under the rule,
+    the author's at the foot left out), top to bottom."""
+    found = marks(PdfReader(io.BytesIO(data)).pages[0])
+    [rule] = [box for what, box in found if what == "a line"]
+    texts = sorted((box for what, box in found if what.startswith("text")),
+                   key=lambda box: -box.y1)
+    above = [box for box in texts if box.y0 > rule.y0]
+    below = [box for box in texts if box.y0 < rule.y0 and box.y0 > 200]
+    return above, rule, below
+
+
+@pytest.mark.parametrize("title", ["Test Book", LONG_TITLE[:120], LONG_TITLE])
+@pytest.mark.parametrize("size", ["6x9in", "8.5x11in"])
+def test_the_title_pages_rule_keeps_clear_of_the_title_and_the_subtitle(sections, title,
+                                                                         size):
+    """A title set small (8 pt) put the rule 1.5 pt above the subtitle's ascenders: the
+    rule stood a fraction of the title's size below it, the subtitle a fixed step below
+    that."""
+    out = io.BytesIO()
+    settings = BookSettings(title=title, subtitle="Sudoku puzzles, easy to hard",
+                            author="nanpure", page_size=size)
+    build_book(sections, settings, out)
+    title_lines, rule, subtitle = title_page_marks(out.getvalue())
+    assert len(subtitle) == 1 and title_lines
+    half = 1.2 / 2  # the rule's width
+    assert title_lines[-1].y0 - (rule.y1 + half) >= 5 - 0.01  # to the PDF's precision
+    assert (rule.y0 - half) - subtitle[0].y1 >= 5 - 0.01
+
+
+def test_a_title_too_long_for_the_title_page_is_refused_with_what_fits(sections):
+    """The title shrinks to 8 pt and then takes as many lines as it needs: past some
+    length it would run into the author."""
+    title = " ".join([LONG_TITLE] * 12)
+    settings = dict(subtitle="Sudoku puzzles", author="nanpure", page_size="6x9in")
+    with pytest.raises(LayoutError, match=r"^book\.title 'The Complete and Unabridged "
+                                          r"Collection…': the title and the subtitle do not "
+                                          r"fit the title page of a 6x9in book above the "
+                                          r"author, even in 8 pt; shorten book\.title to "
+                                          r"(\d+) characters or fewer$") as exc:
+        plan_book(sections, BookSettings(title=title, **settings))
+    most = int(re.search(r"to (\d+) characters", str(exc.value)).group(1))
+    assert len(LONG_TITLE) < most < len(title)
+    out = io.BytesIO()
+    build_book(sections, BookSettings(title=title[:most], **settings), out)
+    with pytest.raises(LayoutError, match="shorten book.title"):
+        plan_book(sections, BookSettings(title=title[:most + 12], **settings))
