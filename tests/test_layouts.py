@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
 
 import pytest
+from conftest import CJK_FONT
 from ink import InkCanvas
 from pypdf import PdfReader
 
@@ -38,14 +38,6 @@ from nanpure.layouts.pages import (
 )
 from nanpure.layouts.preflight import marks, preflight
 from nanpure.record import PuzzleRecord
-
-CJK_FONTS = [
-    "/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf",
-    "/usr/share/fonts/truetype/fonts-japanese-gothic.ttf",
-    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
-    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
-]
-CJK_FONT = next((f for f in CJK_FONTS if Path(f).is_file()), None)
 
 
 def records(rows: list[dict[str, str]], grade: str, n: int,
