@@ -31,6 +31,18 @@ from nanpure.generator.techniques.step import (
     tokens,
 )
 
+# --- fonts ------------------------------------------------------------------------------------
+
+#: A CJK TrueType font the PDF library can embed, where one is installed (else None: the
+#: tests that need one skip).
+CJK_FONTS = [
+    "/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf",
+    "/usr/share/fonts/truetype/fonts-japanese-gothic.ttf",
+    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+]
+CJK_FONT = next((f for f in CJK_FONTS if Path(f).is_file()), None)
+
 # --- reference puzzles ------------------------------------------------------------------------
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"

@@ -222,3 +222,70 @@ def test_bleed_pages_have_trim_and_bleed_boxes(tmp_path, qqwing_rows):
                str(plain))
     assert not preflight(plain, SIX_BY_NINE, bleed=True).ok
     assert preflight(plain, SIX_BY_NINE).ok
+
+
+# ----------------------------------------------------------------------------- spine
+
+LONG_TITLE = ("The Complete and Unabridged Collection of Nightly Sudoku Puzzles for Patient "
+              "Solvers, Gathered from a Year of Runs and Arranged from the Gentlest Warm-Up "
+              "Grids to the Hardest Puzzles that Need Chains, Fish and Forcing Nets")
+
+
+def spine_texts(pdf: Path, pages: int) -> list[tuple[str, float]]:
+    """The spine's pieces of text and their sizes (the width of their boxes across the
+    spine, the font's ascent to descent, is the size in Vera)."""
+    spine = CoverGeometry.of(SIX_BY_NINE, pages, "white").spine_box
+    return [(what[6:-1], box.width) for what, box in marks(PdfReader(str(pdf)).pages[0])
+            if what.startswith("text") and spine.x0 <= box.x0 and box.x1 <= spine.x1]
+
+
+def test_long_spine_text_shrinks_but_not_under_6_pt(tmp_path):
+    from nanpure.layouts.cover import MIN_SPINE_SIZE
+
+    settings = CoverSettings(title=LONG_TITLE[:110], author="nanpure")
+    pdf = cover_pdf(tmp_path / "cover.pdf", 300, settings=settings)
+    [(title, size), (author, size_too)] = spine_texts(pdf, 300)
+    assert (title, author) == (LONG_TITLE[:110], "nanpure")
+    assert MIN_SPINE_SIZE <= size < 14 and size == pytest.approx(size_too)
+    assert preflight_cover(pdf, SIX_BY_NINE, 300, "white").ok
+
+
+@pytest.mark.parametrize("title, author, key", [
+    (LONG_TITLE, "nanpure", "book.cover.title"),
+    # an author that fits the front in two lines, but not the spine beside the title
+    ("Nightly Sudoku Puzzles for Patient Solvers", LONG_TITLE[:168], "book.cover.author"),
+])
+def test_spine_text_too_long_for_6_pt_names_the_key_and_what_fits(tmp_path, title, author,
+                                                                   key):
+    """Spine text shrank in proportion to its length without a floor: the title of three
+    lines on the front went on the spine in 4.6 pt, with a long author in 5.5 pt."""
+    from nanpure.layouts.cover import CoverError
+
+    settings = CoverSettings(title=title, author=author)
+    with pytest.raises(CoverError, match=r"^the spine text '[^']*' by "
+                                         r"'[^']*' does not fit the spine in 6 pt; shorten "
+                                         + key.replace(".", r"\.") + r" \(or book\.\w+, its "
+                                         r"default\) to (\d+) characters or fewer$") as exc:
+        render_cover(settings, load_fonts(), SIX_BY_NINE, 300, io.BytesIO())
+    most = int(exc.value.args[0].rsplit(" to ", 1)[1].split()[0])
+    part = "title" if key.endswith("title") else "author"
+    text = getattr(settings, part)
+    fits = CoverSettings(**{**settings.__dict__, part: text[:most].rstrip()})
+    cover_pdf(tmp_path / "fits.pdf", 300, settings=fits)
+    assert min(size for _, size in spine_texts(tmp_path / "fits.pdf", 300)) >= 6 - 0.01
+    longer = CoverSettings(**{**settings.__dict__, part: text[:most + 8]})
+    with pytest.raises(CoverError, match="does not fit the spine"):
+        render_cover(longer, load_fonts(), SIX_BY_NINE, 300, io.BytesIO())
+
+
+def test_a_thin_spine_keeps_its_size_and_refuses_what_does_not_fit_it(tmp_path):
+    """At 80 pages the spine has room for about 4 pt: a title that fits is set in that,
+    one that does not is refused at that size rather than shrunk further."""
+    from nanpure.layouts.cover import CoverError
+
+    pdf = cover_pdf(tmp_path / "cover.pdf", 80)
+    assert [round(size, 1) for _, size in spine_texts(pdf, 80)] == [4.0, 4.0]
+    settings = CoverSettings(title=" ".join([LONG_TITLE] * 3), author="nanpure")
+    with pytest.raises(CoverError, match=r"does not fit the spine in 3\.97 pt; shorten "
+                                         r"book\.cover\.title"):
+        render_cover(settings, load_fonts(), SIX_BY_NINE, 80, io.BytesIO())

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
 
 import pytest
+from conftest import CJK_FONT
+from ink import InkCanvas
 from pypdf import PdfReader
 
 from nanpure.generator import format_line, solve
@@ -37,14 +38,6 @@ from nanpure.layouts.pages import (
 )
 from nanpure.layouts.preflight import marks, preflight
 from nanpure.record import PuzzleRecord
-
-CJK_FONTS = [
-    "/usr/share/fonts/opentype/ipafont-gothic/ipag.ttf",
-    "/usr/share/fonts/truetype/fonts-japanese-gothic.ttf",
-    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
-    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
-]
-CJK_FONT = next((f for f in CJK_FONTS if Path(f).is_file()), None)
 
 
 def records(rows: list[dict[str, str]], grade: str, n: int,
@@ -340,53 +333,6 @@ def test_the_pages_with_the_books_own_words_are_front_matter_and_section_opening
     assert [words[4] % 2, words[5] % 2] in ([0, 1], [1, 0])  # a left and a right head
 
 
-class _InkCanvas:
-    """Enough of a reportlab canvas to draw a grid's lines, keeping where their ink goes:
-    each stroke's box widened by half its line width (and along the line by as much
-    again where the caps are square)."""
-
-    def __init__(self) -> None:
-        self.width, self.cap = 1.0, 0
-        self.ink: list[tuple[float, float, float, float]] = []
-
-    def beginPath(self):  # noqa: N802 (reportlab's names)
-        return _Segments()
-
-    def setStrokeColorRGB(self, *rgb):  # noqa: N802
-        pass
-
-    def setLineWidth(self, width):  # noqa: N802
-        self.width = width
-
-    def setLineCap(self, cap):  # noqa: N802
-        self.cap = cap
-
-    def drawPath(self, path, stroke=1, fill=0):  # noqa: N802
-        half = self.width / 2
-        along = half if self.cap == 2 else 0.0
-        for (x0, y0), (x1, y1) in path.segments:
-            dx, dy = (along, half) if y0 == y1 else (half, along)
-            self.ink.append((min(x0, x1) - dx, min(y0, y1) - dy,
-                             max(x0, x1) + dx, max(y0, y1) + dy))
-
-    def rect(self, x, y, width, height, stroke=1, fill=0):
-        half = self.width / 2  # mitred corners: half the width out on both sides
-        self.ink.append((x - half, y - half, x + width + half, y + height + half))
-
-
-class _Segments:
-    def __init__(self) -> None:
-        self.segments: list[tuple[tuple[float, float], tuple[float, float]]] = []
-        self.at = (0.0, 0.0)
-
-    def moveTo(self, x, y):  # noqa: N802
-        self.at = (x, y)
-
-    def lineTo(self, x, y):  # noqa: N802
-        self.segments.append((self.at, (x, y)))
-        self.at = (x, y)
-
-
 @pytest.mark.parametrize("side", [120.0, 270.0, 432.0])
 def test_a_grids_ink_stays_inside_its_square(side):
     """Margins (the gutter at the binding) are measured to the ink: the heavy border was
@@ -394,11 +340,64 @@ def test_a_grids_ink_stays_inside_its_square(side):
     the margin."""
     from nanpure.layouts.grid import GridStyle, _draw_lines
 
-    canvas = _InkCanvas()
+    canvas = InkCanvas()
     _draw_lines(canvas, 50.0, 60.0, side, GridStyle.for_size(side))  # type: ignore[arg-type]
-    x0 = min(box[0] for box in canvas.ink)
-    y0 = min(box[1] for box in canvas.ink)
-    x1 = max(box[2] for box in canvas.ink)
-    y1 = max(box[3] for box in canvas.ink)
+    x0, y0, x1, y1 = canvas.extent()
     assert (x0, y0) == pytest.approx((50.0, 60.0)) and (x1, y1) == pytest.approx(
         (50.0 + side, 60.0 + side))
+
+
+#: A title of 260 characters: the title page sets it in 8 pt, in five lines on 6 x 9 in.
+LONG_TITLE = ("The Complete and Unabridged Collection of Nightly Sudoku Puzzles for Patient "
+              "Solvers, Gathered from a Year of Runs and Arranged from the Gentlest Warm-Up "
+              "Grids to the Hardest Puzzles that Need Chains, Fish and Forcing Nets, with "
+              "Hints and Answers")
+
+
+def title_page_marks(data: bytes) -> tuple[list[Box], Box, list[Box]]:
+    """The title page's title lines, rule and subtitle lines (the text under the rule,
+    the author's at the foot left out), top to bottom."""
+    found = marks(PdfReader(io.BytesIO(data)).pages[0])
+    [rule] = [box for what, box in found if what == "a line"]
+    texts = sorted((box for what, box in found if what.startswith("text")),
+                   key=lambda box: -box.y1)
+    above = [box for box in texts if box.y0 > rule.y0]
+    below = [box for box in texts if box.y0 < rule.y0 and box.y0 > 200]
+    return above, rule, below
+
+
+@pytest.mark.parametrize("title", ["Test Book", LONG_TITLE[:120], LONG_TITLE])
+@pytest.mark.parametrize("size", ["6x9in", "8.5x11in"])
+def test_the_title_pages_rule_keeps_clear_of_the_title_and_the_subtitle(sections, title,
+                                                                         size):
+    """A title set small (8 pt) put the rule 1.5 pt above the subtitle's ascenders: the
+    rule stood a fraction of the title's size below it, the subtitle a fixed step below
+    that."""
+    out = io.BytesIO()
+    settings = BookSettings(title=title, subtitle="Sudoku puzzles, easy to hard",
+                            author="nanpure", page_size=size)
+    build_book(sections, settings, out)
+    title_lines, rule, subtitle = title_page_marks(out.getvalue())
+    assert len(subtitle) == 1 and title_lines
+    half = 1.2 / 2  # the rule's width
+    assert title_lines[-1].y0 - (rule.y1 + half) >= 5 - 0.01  # to the PDF's precision
+    assert (rule.y0 - half) - subtitle[0].y1 >= 5 - 0.01
+
+
+def test_a_title_too_long_for_the_title_page_is_refused_with_what_fits(sections):
+    """The title shrinks to 8 pt and then takes as many lines as it needs: past some
+    length it would run into the author."""
+    title = " ".join([LONG_TITLE] * 12)
+    settings = dict(subtitle="Sudoku puzzles", author="nanpure", page_size="6x9in")
+    with pytest.raises(LayoutError, match=r"^book\.title 'The Complete and Unabridged "
+                                          r"Collection…': the title and the subtitle do not "
+                                          r"fit the title page of a 6x9in book above the "
+                                          r"author, even in 8 pt; shorten book\.title to "
+                                          r"(\d+) characters or fewer$") as exc:
+        plan_book(sections, BookSettings(title=title, **settings))
+    most = int(re.search(r"to (\d+) characters", str(exc.value)).group(1))
+    assert len(LONG_TITLE) < most < len(title)
+    out = io.BytesIO()
+    build_book(sections, BookSettings(title=title[:most], **settings), out)
+    with pytest.raises(LayoutError, match="shorten book.title"):
+        plan_book(sections, BookSettings(title=title[:most + 12], **settings))

@@ -9,6 +9,7 @@ from itertools import pairwise
 from typing import NamedTuple
 
 import pytest
+from ink import InkCanvas
 from pypdf import PdfReader
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
@@ -251,3 +252,31 @@ def test_a_long_answer_title_is_cut_to_its_box(fonts, tmp_path) -> None:
     [(text, x, _)] = texts(PdfReader(str(path)).pages[0])
     assert text.strip().endswith("\u2026") and title.startswith(text.strip()[:-1])
     assert x >= 100 and fonts.width(text.strip(), 6) <= 60
+
+
+# ----------------------------------------------------------------------------- ink
+
+@pytest.mark.parametrize("name", list(PUZZLES))
+@pytest.mark.parametrize("box", [(0, 0, 500, 1500), (0, 0, 1500, 500)], ids=["narrow", "low"])
+def test_a_puzzles_ink_stays_inside_its_figure(fonts, name, box) -> None:
+    """A page's margins (the gutter at the binding) are measured to the ink: the border
+    was centred on the grid's edge, so half its width lay outside the box the layout gave
+    the figure, past the margin when the figure met it."""
+    canvas = InkCanvas()
+    layout = draw_nonogram(canvas, *box, PUZZLES[name], fonts)  # type: ignore[arg-type]
+    x0, y0, x1, y1 = canvas.extent()
+    assert layout.left - EPS <= x0 and y0 >= layout.y - EPS
+    assert x1 <= layout.right + EPS and y1 <= layout.top + EPS
+    # and the grid's border still reaches its edges: the sizes are unchanged
+    assert (x1, y0) == pytest.approx((layout.right, layout.y))
+
+
+@pytest.mark.parametrize("name", list(PUZZLES))
+@pytest.mark.parametrize("title", [None, "Picture"])
+def test_an_answers_ink_stays_inside_its_picture(fonts, name, title) -> None:
+    puzzle = PUZZLES[name]
+    canvas = InkCanvas()
+    layout = draw_nonogram(canvas, 20, 30, 90, 90, puzzle, fonts,  # type: ignore[arg-type]
+                           solution=puzzle.picture, title=title)
+    assert canvas.extent() == pytest.approx((layout.x, layout.y, layout.right,
+                                             layout.grid_top))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import CJK_FONT
 from reportlab.pdfgen.canvas import Canvas
 
 from nanpure.layouts.pages import PAGE_SIZES, load_fonts
@@ -62,9 +63,11 @@ def test_a_file_that_is_not_a_pdf_fails(tmp_path):
     assert not report.ok and "FAIL" in report.format()
 
 
-def write_words(path: Path, words: list[tuple[int, float, float, str]], pages: int = 24) -> Path:
-    """A 6 x 9 in PDF of ``pages`` pages with (page, x, y, text) pieces of 10 pt text."""
-    font = load_fonts().regular
+def write_words(path: Path, words: list[tuple[int, float, float, str]], pages: int = 24,
+                font: str | None = None) -> Path:
+    """A 6 x 9 in PDF of ``pages`` pages with (page, x, y, text) pieces of 10 pt text, in
+    ``font`` (the embedded book font unless named)."""
+    font = font or load_fonts().regular
     canvas = Canvas(str(path), pagesize=SIX_BY_NINE, invariant=1, initialFontName=font)
     for k in range(1, pages + 1):
         for page, x, y, text in words:
@@ -119,3 +122,18 @@ def test_only_the_pages_named_have_their_text_checked(tmp_path):
     assert report.ok
     assert text_check(report).detail == ("inside the margins, nothing overlapping, on the 3 "
                                          "pages with the book's own words")
+
+
+@pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "
+                    "(apt-get install fonts-ipafont-gothic)")
+def test_failures_show_japanese_text_as_its_characters(tmp_path):
+    """The text was named by its character codes in the embedded subset, so a Japanese
+    title read as control characters ('\\x01\\x02...')."""
+    font = load_fonts(CJK_FONT).cjk
+    pdf = write_words(tmp_path / "clash.pdf", [(3, 100, 300, "ナンプレ 百問"),
+                                              (3, 120, 300, "数独"), (4, 400, 300, "ナンプレ")],
+                      font=font)
+    report = preflight(pdf, SIX_BY_NINE, text_pages=[3])
+    assert text_check(report).detail == "page 3: text 'ナンプレ 百問' overlaps text '数独'"
+    report = preflight(pdf, SIX_BY_NINE, text_pages=[4])
+    assert text_check(report).detail.startswith("page 4: text 'ナンプレ' at ")

@@ -80,6 +80,10 @@ CONTENTS_TITLE_LINES = 3
 _ROW, _RUNOVER = 28, 12
 #: What a shortened running head ends with.
 ELLIPSIS = "\u2026"
+#: The title page's rule: its width, in points, and the least room it keeps from the
+#: title's descenders and the subtitle's ascenders, as a fraction of the body size.
+TITLE_RULE = 1.2
+TITLE_RULE_CLEAR = 0.5
 #: What a reader needs to know to solve each tier, for the "how to play" page.
 TIER_HELP = {
     "easy": "singles only: a cell with one possible digit, or a digit with one place "
@@ -357,6 +361,7 @@ def plan_book(sections: Sequence[BookSection], settings: BookSettings,
     while True:
         plan = _plan(sections, settings, margins, (hints or {}) if settings.hints else {})
         if plan.margins == margins:
+            _check_title_page(settings, margins)
             return plan
         margins = plan.margins
 
@@ -703,6 +708,105 @@ class Type:
                    title=30 * scale, label=9 * scale)
 
 
+@dataclass(frozen=True)
+class TitlePage:
+    """Where the words of the title page go: each line of the title, the subtitle and
+    the author as (text, baseline), their sizes, and the rule's height between title and
+    subtitle; ``room`` is the space left between the subtitle (or the rule) and the
+    author (or the foot of the page), negative when they run into each other."""
+
+    size: float
+    title: tuple[tuple[str, float], ...]
+    rule: float
+    subtitle_size: float
+    subtitle: tuple[tuple[str, float], ...]
+    author_size: float
+    author: tuple[tuple[str, float], ...]
+    room: float
+
+
+def title_page(settings: BookSettings, fonts: Fonts, box: Box, title: str | None = None,
+               subtitle: str | None = None) -> TitlePage:
+    """The title page of a book in the live area ``box``: the title as large as fits three
+    lines (down to 8 pt, then in as many lines as it takes) from two thirds up the page,
+    the rule under it and the subtitle under that, each keeping
+    :data:`TITLE_RULE_CLEAR` of the body size from the rule's ink however small the
+    title; the author near the foot. ``title`` and ``subtitle`` stand in for the
+    settings' (to find how long a title fits)."""
+    title = settings.title if title is None else title
+    subtitle = settings.subtitle if subtitle is None else subtitle
+    kind = Type.for_settings(settings)
+    clear = kind.body * TITLE_RULE_CLEAR + TITLE_RULE / 2
+    size = fitted_size(title, fonts, kind.title, box.width)
+    lines, y = _baselines(title, fonts, size, box, box.y0 + box.height * 0.68, 1.2, True)
+    last = lines[-1][1] if lines else y + size * 1.2
+    # a fraction of the title's size below it, unless that comes too close to a small
+    # title's descenders; the subtitle a body line below, unless that comes too close
+    rule = min(y + size * 0.5, last - _descent(fonts, title, True) * size - clear)
+    sub_size = kind.heading * 0.75
+    sub_y = min(y - kind.body, rule - clear - _ascent(fonts, subtitle) * sub_size)
+    below, _ = _baselines(subtitle, fonts, sub_size, box, sub_y, 1.35, False)
+    bottom = (below[-1][1] - _descent(fonts, subtitle) * sub_size if below
+              else rule - TITLE_RULE / 2)
+    author_size = kind.heading * 0.8
+    author, _ = _baselines(settings.author, fonts, author_size, box,
+                           box.y0 + box.height * 0.12, 1.35, False)
+    # the author's first line is the floor, a body line clear of it
+    floor = (author[0][1] + _ascent(fonts, settings.author) * author_size + kind.body
+             if author else box.y0)
+    return TitlePage(size, tuple(lines), rule, sub_size, tuple(below), author_size,
+                     tuple(author), bottom - floor)
+
+
+def _baselines(text: str, fonts: Fonts, size: float, box: Box, y: float, leading: float,
+               bold: bool) -> tuple[list[tuple[str, float]], float]:
+    """``text`` wrapped to ``box``'s width from baseline ``y`` down, as (line, baseline),
+    and the baseline after the last line."""
+    lines = []
+    for line in wrap(text, fonts, size, box.width, bold):
+        lines.append((line, y))
+        y -= size * leading
+    return lines, y
+
+
+def _ascent(fonts: Fonts, text: str, bold: bool = False) -> float:
+    """The tallest ascent of the fonts that set ``text``, as a fraction of the size."""
+    return max((pdfmetrics.getFont(font).face.ascent / 1000
+                for _, font in fonts.runs(text, bold)), default=0.0)
+
+
+def _descent(fonts: Fonts, text: str, bold: bool = False) -> float:
+    """The deepest descent of the fonts that set ``text``, as a fraction of the size."""
+    return max((-pdfmetrics.getFont(font).face.descent / 1000
+                for _, font in fonts.runs(text, bold)), default=0.0)
+
+
+def _check_title_page(settings: BookSettings, margins: Margins) -> None:
+    """A :class:`LayoutError` when the title page's title and subtitle run into its
+    author (or off the page), giving the most characters of the title that fit (of the
+    subtitle, when no title fits beside it)."""
+    fonts = load_fonts(settings.cjk_font)
+    box = live_area(1, page_size(settings.page_size), margins)
+
+    def fits(title: str, subtitle: str) -> bool:
+        return title_page(settings, fonts, box, title, subtitle).room >= 0
+
+    title, subtitle = settings.title, settings.subtitle
+    if fits(title, subtitle):
+        return
+    what = "the title and the subtitle do" if subtitle else "the title does"
+    where = (f"the title page of {a_or_an(settings.page_size + ' book')} "
+             + ("above the author" if settings.author else "on the page"))
+    if fits("", subtitle):
+        most = most_that_fit(title, lambda text: fits(text, subtitle))
+        raise LayoutError(f"book.title {quoted(title)}: {what} not fit {where}, even in "
+                          f"8 pt; shorten book.title to {most} characters or fewer")
+    most = most_that_fit(subtitle, lambda text: fits(title, text))
+    advice = (f"shorten book.subtitle to {most} characters or fewer" if most else
+              "shorten book.subtitle and book.title")
+    raise LayoutError(f"book.subtitle {quoted(subtitle)}: {what} not fit {where}; {advice}")
+
+
 def contents_title(title: str, fonts: Fonts, size: float, width: float) -> list[str]:
     """The lines of a row's bold ``title`` in a contents ``width`` wide: the title as it
     is if it fits beside the page number, else wrapped short of the number's column
@@ -899,21 +1003,17 @@ class _Drawer:
 
     def page_title(self, page: Page) -> None:
         box = self.area(page)
-        s = self.settings
-        size = self.fitted(s.title, self.type.title, box.width)
-        y = box.y0 + box.height * 0.68
-        y = self.paragraph(box.x0, y, box.width, s.title, size, bold=True, align="centre",
-                           leading=1.2)
-        self.c.setLineWidth(1.2)
+        layout = title_page(self.settings, self.fonts, box)
+        centre = box.x0 + box.width / 2
+        for line, y in layout.title:
+            self.text(centre, y, line, layout.size, bold=True, align="centre")
+        self.c.setLineWidth(TITLE_RULE)
         mid = (box.x0 + box.x1) / 2
-        self.c.line(mid - box.width * 0.2, y + size * 0.5, mid + box.width * 0.2, y + size * 0.5)
-        y -= self.type.body
-        if s.subtitle:
-            self.paragraph(box.x0, y, box.width, s.subtitle, self.type.heading * 0.75,
-                           align="centre")
-        if s.author:
-            self.paragraph(box.x0, box.y0 + box.height * 0.12, box.width, s.author,
-                           self.type.heading * 0.8, align="centre")
+        self.c.line(mid - box.width * 0.2, layout.rule, mid + box.width * 0.2, layout.rule)
+        for line, y in layout.subtitle:
+            self.text(centre, y, line, layout.subtitle_size, align="centre")
+        for line, y in layout.author:
+            self.text(centre, y, line, layout.author_size, align="centre")
 
     def page_imprint(self, page: Page) -> None:
         box = self.area(page)

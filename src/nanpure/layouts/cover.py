@@ -10,7 +10,8 @@ the trim on every side. The spine is as thick as the interior's paper::
 
 Everything but the background keeps :data:`SAFE` (0.125 in) inside the trim and away from
 the two spine folds; spine text, printed only from :data:`SPINE_TEXT_PAGES` pages on,
-keeps :data:`SPINE_CLEAR` from each fold. The lower right corner of the back is left to the
+keeps :data:`SPINE_CLEAR` from each fold and shrinks for a long title and author no
+further than :data:`MIN_SPINE_SIZE`. The lower right corner of the back is left to the
 barcode the print service adds (:data:`BARCODE`).
 
 >>> g = CoverGeometry.of((6 * INCH, 9 * INCH), 100, "white")
@@ -20,6 +21,7 @@ barcode the print service adds (:data:`BARCODE`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, BinaryIO
 
@@ -52,6 +54,11 @@ AUTHOR_SIZE = 16.0
 AUTHOR_ONE_LINE = 12.0
 AUTHOR_LINES = 2
 MIN_AUTHOR_SIZE = 8.0
+#: The least size spine text shrinks to for a long title and author, in points: the
+#: book's smallest type elsewhere (answer titles under nonogram pictures). A spine too
+#: thin for it (under about 93 pages on white paper) sets its text smaller still, as its
+#: width allows, but does not shrink it further.
+MIN_SPINE_SIZE = 6.0
 
 
 class CoverError(ValueError):
@@ -300,17 +307,23 @@ class _CoverDrawer:
                              "area; shorten [book.cover] back")
 
     def spine(self) -> None:
-        """Title and author along the spine, reading from the top, as large as fits."""
+        """Title and author along the spine, reading from the top, as large as fits: as the
+        spine's width allows (up to 14 pt on a 6 in trim), smaller for a long title and
+        author, but not under :data:`MIN_SPINE_SIZE` (a :class:`CoverError` that says
+        which to shorten)."""
         area = self.g.spine_box.shrink(SAFE, SAFE, SPINE_CLEAR, SPINE_CLEAR)
         face = pdfmetrics.getFont(self.fonts.bold).face
         # the tallest extent of any glyph, above and below the baseline, per point of size
         ascent, descent = face.ascent / 1000, -face.descent / 1000
         size = min(14 * self.unit, area.width / (ascent + descent))
-        parts = [(self.s.title, True)] + ([(self.s.author, False)] if self.s.author else [])
+        parts = _spine_parts(self.s.title, self.s.author)
         gap = size * 2
-        length = sum(self.fonts.width(t, size, b) for t, b in parts) + gap * (len(parts) - 1)
+        length = self.spine_length(parts, size)
         if length > area.height:
+            floor = min(MIN_SPINE_SIZE, size)
             size *= area.height / length
+            if size < floor - 1e-9:
+                raise self.spine_error(area.height, floor)
             gap = size * 2
         # the baseline, so that ascenders and descenders stay inside the area
         baseline = area.x0 + descent * size + (area.width - (ascent + descent) * size) / 2
@@ -323,4 +336,41 @@ class _CoverDrawer:
             self.text(x, 0, text, size, bold)
             x += self.fonts.width(text, size, bold) + gap
         self.c.restoreState()
+
+    def spine_length(self, parts: list[tuple[str, bool]], size: float) -> float:
+        """How long ``parts`` (text, bold) run along the spine at ``size`` points, with a
+        gap of two sizes between them."""
+        return (sum(self.fonts.width(t, size, b) for t, b in parts)
+                + size * 2 * (len(parts) - 1))
+
+    def spine_error(self, room: float, size: float) -> CoverError:
+        """The error for a title and author longer than ``room`` points at ``size``: it
+        names the longer of the two if shortening it alone makes room, with the most
+        characters that fit."""
+        title, author = self.s.title, self.s.author
+
+        def fits(title: str, author: str) -> bool:
+            return self.spine_length(_spine_parts(title, author), size) <= room
+
+        start = (f"the spine text {quoted(title)}" + (f" by {quoted(author)}" if author else "")
+                 + f" does not fit the spine in {size:.3g} pt")
+        keys = {"title": "book.cover.title (or book.title, its default)",
+                "author": "book.cover.author (or book.author, its default)"}
+        # each part with the test of a shorter one, the wider part first
+        tries: list[tuple[str, str, bool, Callable[[str], bool]]] = [
+            ("title", title, True, lambda shorter: fits(shorter, author))]
+        if author:
+            tries.append(("author", author, False, lambda shorter: fits(title, shorter)))
+        tries.sort(key=lambda t: -self.fonts.width(t[1], size, t[2]))
+        for part, text, _, shorter_fits in tries:
+            most = most_that_fit(text, shorter_fits)
+            if most:
+                return CoverError(f"{start}; shorten {keys[part]} to {most} characters "
+                                  "or fewer")
+        return CoverError(f"{start}; shorten {keys['title']} and {keys['author']}")
+
+
+def _spine_parts(title: str, author: str) -> list[tuple[str, bool]]:
+    """What the spine carries, as (text, bold): the title, and the author if there is one."""
+    return [(title, True)] + ([(author, False)] if author else [])
 

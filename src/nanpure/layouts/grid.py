@@ -111,5 +111,15 @@ def _draw_lines(canvas: Canvas, x: float, y: float, side: float, style: GridStyl
     canvas.setLineWidth(style.thick)
     canvas.setLineCap(2)  # square caps close the corners where thick lines meet
     canvas.drawPath(thick, stroke=1, fill=0)
-    canvas.rect(x + inset, y + inset, side - 2 * inset, side - 2 * inset, stroke=1, fill=0)
+    draw_border(canvas, x, y, side, side, style.thick)
     canvas.setLineCap(0)
+
+
+def draw_border(canvas: Canvas, x: float, y: float, width: float, height: float,
+                line: float) -> None:
+    """Stroke the outline of the box with lower-left corner (``x``, ``y``), ``width`` x
+    ``height`` points, in the canvas's current line, ``line`` points wide, with all its
+    ink inside the box: drawn half its width in from each edge, as a page's margins (the
+    gutter at the binding) are measured to the ink, not to a line's centre."""
+    inset = line / 2
+    canvas.rect(x + inset, y + inset, width - 2 * inset, height - 2 * inset, stroke=1, fill=0)

@@ -28,7 +28,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfgen.pathobject import PDFPathObject
 
-from .grid import BLACK
+from .grid import BLACK, draw_border
 from .pages import FIGURE_HEIGHT, Fonts
 
 #: Clue numbers are at least this big, in points: smaller is hard to read in print.
@@ -262,16 +262,21 @@ def _draw_shading(canvas: Canvas, layout: NonogramLayout) -> None:
 
 
 def _draw_lines(canvas: Canvas, layout: NonogramLayout, style: NonogramStyle) -> None:
+    """The clue lines, the grid's lines and its border, all their ink inside the figure:
+    the border is drawn half its width in from the grid's edge (as a Sudoku grid's is),
+    and the clue lines on the grid's edges half theirs, meeting its outer edge."""
     x0, y0, y1 = layout.x, layout.y, layout.grid_top
     # light lines on both sides of every clue line, so each clue reads against its own
     # row or column, the first and last included
     clue = canvas.beginPath()
     for k in range(layout.width + 1):
-        clue.moveTo(x0 + k * layout.cell, y1)
-        clue.lineTo(x0 + k * layout.cell, layout.top)
+        x = x0 + k * layout.cell + _edge_inset(k, layout.width, style.thin)
+        clue.moveTo(x, y1)
+        clue.lineTo(x, layout.top)
     for k in range(layout.height + 1):
-        clue.moveTo(layout.left, y0 + k * layout.cell)
-        clue.lineTo(x0, y0 + k * layout.cell)
+        y = y0 + k * layout.cell + _edge_inset(k, layout.height, style.thin)
+        clue.moveTo(layout.left, y)
+        clue.lineTo(x0, y)
     canvas.setStrokeColorRGB(*CLUE_RULE)
     canvas.setLineWidth(style.thin)
     canvas.drawPath(clue, stroke=1, fill=0)
@@ -282,8 +287,18 @@ def _draw_lines(canvas: Canvas, layout: NonogramLayout, style: NonogramStyle) ->
     canvas.drawPath(heavy, stroke=1, fill=0)
     canvas.setLineWidth(style.border)
     canvas.setLineCap(2)  # square caps close the corners
-    canvas.rect(x0, y0, layout.grid_width, layout.grid_height, stroke=1, fill=0)
+    draw_border(canvas, x0, y0, layout.grid_width, layout.grid_height, style.border)
     canvas.setLineCap(0)
+
+
+def _edge_inset(k: int, cells: int, line: float) -> float:
+    """How far the ``k``-th of the lines between and around ``cells`` cells moves to keep
+    its ink, ``line`` points wide, on the grid: half the width in on the two edges.
+
+    >>> _edge_inset(0, 5, 0.4), _edge_inset(2, 5, 0.4), _edge_inset(5, 5, 0.4)
+    (0.2, 0.0, -0.2)
+    """
+    return line / 2 if k == 0 else -line / 2 if k == cells else 0.0
 
 
 def _grid_paths(canvas: Canvas, layout: NonogramLayout) -> tuple[PDFPathObject, PDFPathObject]:
@@ -338,7 +353,8 @@ def _draw_clues(canvas: Canvas, layout: NonogramLayout, puzzle: NonogramClues,
 
 def _draw_answer(canvas: Canvas, layout: NonogramLayout, solution: str) -> None:
     """Faint grid lines (every fifth a little heavier, for checking cell by cell) under
-    the filled cells, one rectangle a run of filled cells."""
+    the filled cells, one rectangle a run of filled cells, and a border inside the
+    picture's box."""
     cell = layout.cell
     style = NonogramStyle.for_cell(cell)
     thin, heavy = _grid_paths(canvas, layout)
@@ -358,8 +374,9 @@ def _draw_answer(canvas: Canvas, layout: NonogramLayout, solution: str) -> None:
     canvas.drawPath(filled, stroke=0, fill=1)
     canvas.setFillColorRGB(*BLACK)
     canvas.setStrokeColorRGB(*BLACK)
-    canvas.setLineWidth(style.thin * 1.6)
-    canvas.rect(layout.x, layout.y, layout.grid_width, layout.grid_height, stroke=1, fill=0)
+    border = style.thin * 1.6
+    canvas.setLineWidth(border)
+    draw_border(canvas, layout.x, layout.y, layout.grid_width, layout.grid_height, border)
 
 
 def _draw_title(canvas: Canvas, layout: NonogramLayout, title: str, fonts: Fonts,

@@ -24,6 +24,7 @@ picture and stroked line, read from the page's content stream, must lie in a saf
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -284,7 +285,9 @@ def _bounds(points: list[tuple[float, float]], m: Matrix) -> Box:
 def marks(page) -> list[tuple[str, Box]]:
     """What ``page`` draws besides filled shapes, each as (what, box in page points):
     text ("text 'Nightly'"), pictures and stroked lines. Text boxes run from the font's
-    descent to its ascent over the advance of the shown characters.
+    descent to its ascent over the advance of the shown characters; the text is read
+    through the font's ToUnicode map, as the character codes of an embedded subset (a
+    Japanese title's, say) are not the characters.
 
     Filled shapes are background by this definition; a cover draws its pictures as images
     and its words as text, so that is where anything near an edge would be."""
@@ -295,10 +298,11 @@ def marks(page) -> list[tuple[str, Box]]:
     xobjects = resources.get("/XObject")
     xobjects = xobjects.get_object() if xobjects is not None else {}
     found: list[tuple[str, Box]] = []
+    unicode: dict[str, dict[int, str]] = {}  # by the font's name on the page
     ctm, stack = _IDENTITY, []
     path: list[tuple[float, float]] = []
     tm = tlm = _IDENTITY
-    font, size, leading = None, 0.0, 0.0
+    font, name, size, leading = None, "", 0.0, 0.0
 
     def show(data: bytes, text: str) -> None:
         nonlocal tm
@@ -306,6 +310,10 @@ def marks(page) -> list[tuple[str, Box]]:
         advance = sum(widths(code) for code in data) * size / 1000
         box = _bounds([(0, descent * size), (advance, descent * size),
                        (0, ascent * size), (advance, ascent * size)], _times(tm, ctm))
+        if name not in unicode:
+            unicode[name] = _unicode_map(font)
+        if unicode[name]:
+            text = "".join(unicode[name].get(code, chr(code)) for code in data)
         found.append((f"text {text!r}", box))
         tm = _times((1, 0, 0, 1, advance, 0), tm)
 
@@ -354,7 +362,8 @@ def marks(page) -> list[tuple[str, Box]]:
         elif op == b"T*":
             tm = tlm = _times((1, 0, 0, 1, 0, -leading), tlm)
         elif op == b"Tf":
-            font, size = fonts[operands[0]].get_object(), float(operands[1])
+            name, size = str(operands[0]), float(operands[1])
+            font = fonts[operands[0]].get_object()
         elif op == b"Tj":
             show(_bytes(operands[0]), str(operands[0]))
         elif op == b"TJ":
@@ -370,6 +379,24 @@ def _bytes(string) -> bytes:
     """The character codes of a PDF string, as written (pypdf may have decoded them)."""
     original = getattr(string, "original_bytes", None)
     return original if original is not None else bytes(string)
+
+
+_BFCHAR = re.compile(rb"beginbfchar(.*?)endbfchar", re.S)
+_HEX = re.compile(rb"<([0-9A-Fa-f]*)>")
+
+
+def _unicode_map(font) -> dict[int, str]:
+    """The characters a font's codes stand for, from the pairs of its ToUnicode CMap
+    (reportlab writes each subset's as such pairs); empty without one."""
+    stream = font.get("/ToUnicode")
+    if stream is None:
+        return {}
+    found: dict[int, str] = {}
+    for block in _BFCHAR.findall(stream.get_object().get_data()):
+        codes = _HEX.findall(block)
+        for code, text in zip(codes[::2], codes[1::2], strict=False):
+            found[int(code, 16)] = bytes.fromhex(text.decode()).decode("utf-16-be", "replace")
+    return found
 
 
 def _metrics(font):
