@@ -533,15 +533,20 @@ blanks = [46, 54]
 """
 
 
-def _start(tmp_path, count, run_keys="", program=("-m", "nanpure.cli")):
+def _start(tmp_path, count, run_keys="", program=("-m", "nanpure.cli"), options=(),
+           path=None):
     """Start ``nanpure run`` on the config :data:`_BIG` (with ``run_keys`` added to its
-    [run] table) by ``python PROGRAM``."""
+    [run] table) by ``python PROGRAM``, with more ``options``, importing from ``path``
+    first when given."""
     config = tmp_path / "big.toml"
     config.write_text(_BIG.format(count=count).replace("[run]\n", f"[run]\n{run_keys}"))
     store = tmp_path / "big.db"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(path),
+                                                          env.get("PYTHONPATH")]))
     proc = subprocess.Popen([sys.executable, *program, "run", str(config),
-                             "--store", str(store), "--no-progress"],
+                             "--store", str(store), "--no-progress", *options],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             preexec_fn=_ctrl_c_as_at_a_terminal)
     return proc, config, store
@@ -686,6 +691,72 @@ def test_more_sigterms_and_ctrl_c_while_a_run_stops_spare_its_ending(tmp_path):
             proc.kill()
     assert proc.returncode == 130, err.text()
     assert "run big: interrupted" in out and f"report {report}" in out
+    assert "Traceback" not in err.text() and "leaked" not in err.text()
+    assert json.loads(report.read_text())["status"] == INTERRUPTED
+    with Store(store) as s:
+        run_row = s.find_run("big")
+        assert run_row.status == INTERRUPTED and run_row.finished_at is not None
+
+
+#: A dask.distributed whose scheduler never answers: its Client waits, as for the 20 s
+#: that nanpure gives a scheduler to answer.
+_SILENT_DASK = """
+import sys, time
+
+class Client:
+    def __init__(self, address, timeout=None):
+        print("test: starting", file=sys.stderr, flush=True)
+        time.sleep(60)
+        raise OSError(f"Timed out trying to connect to {address} after {timeout}")
+"""
+
+#: ``nanpure`` whose local workers take long to start, announced on stderr.
+_SLOW_START = """
+import sys, time
+from nanpure.cli import main
+from nanpure.pipeline import run
+
+def slow(*args, **kwargs):
+    print("test: starting", file=sys.stderr, flush=True)
+    time.sleep(60)
+
+run.make_executor = slow
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("how", ["dask-sigterm", "local-ctrl-c"])
+def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, how):
+    """A SIGTERM while a Dask scheduler was being reached, or the workers started, ended
+    the process with 143 and left the run 'running' in the store, without a summary."""
+    report = tmp_path / "big.json"
+    if how == "dask-sigterm":
+        (tmp_path / "fake").mkdir()
+        (tmp_path / "fake" / "distributed.py").write_text(_SILENT_DASK)
+        proc, _, store = _start(tmp_path, 50, run_keys=f'report = "{report}"\n',
+                                options=("--scheduler", "tcp://192.0.2.1:8786"),
+                                path=tmp_path / "fake")
+    else:
+        proc, _, store = _start(tmp_path, 50, run_keys=f'report = "{report}"\n',
+                                program=("-c", _SLOW_START))
+    err = _Lines(proc.stderr)
+    try:
+        assert err.wait_for("test: starting"), err.text()
+        with Store(store) as s:
+            assert s.find_run("big").status == "running"
+        proc.send_signal(signal.SIGTERM if how == "dask-sigterm" else signal.SIGINT)
+        proc.wait(timeout=30)
+        out = proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err.text()
+    executor = "dask" if how == "dask-sigterm" else "local"
+    assert out.splitlines()[0].startswith("run big: interrupted in ")
+    assert out.splitlines()[0].endswith(
+        f" before its {executor} workers started; store {store}; running the same command "
+        "again resumes it")
+    assert f"report {report}" in out
     assert "Traceback" not in err.text() and "leaked" not in err.text()
     assert json.loads(report.read_text())["status"] == INTERRUPTED
     with Store(store) as s:
