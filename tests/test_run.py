@@ -415,6 +415,102 @@ def test_one_and_two_workers_give_identical_exports(tmp_path):
                                                                  _rows(reference)]
 
 
+# --- sharing the workers ----------------------------------------------------------------
+
+
+def _quota(index, name, count, **tally):
+    from nanpure.pipeline.quotas import QuotaState
+
+    return QuotaState(index, name, count, **tally)
+
+
+def test_a_rare_quota_does_not_take_the_tasks_of_the_others():
+    """A quota that has accepted nothing needs ever more tasks: given each free worker by
+    the largest need, it took every task until it stalled, 20,000 tasks later."""
+    rare = _quota(0, "rare", 50, judged=3000, tasks_done=3000, worker_seconds=30.0)
+    easy = _quota(1, "easy", 40, judged=4, tasks_done=4, accepted=4, stored=4,
+                  worker_seconds=0.1)
+    assert rare.demand() > easy.demand()
+    assert quotas.pick_quota([rare, easy]) is easy
+    easy.worker_seconds = 31.0  # the easy one has had more of the workers' time now
+    assert quotas.pick_quota([rare, easy]) is rare
+
+
+def test_the_first_tasks_are_shared_too():
+    """Before any task has finished, tasks in flight count: the slots filled at the start
+    go to every quota in turn, not all to the one that seems to need the most."""
+    states = [_quota(0, "few", 9), _quota(1, "many", 400), _quota(2, "some", 40)]
+    picked = []
+    for _ in range(6):
+        state = quotas.pick_quota(states)
+        state.next_batch(1, spec=None, size=4)
+        picked.append(state.name)
+    assert picked == ["few", "many", "some", "few", "many", "some"]
+
+
+def test_a_quota_in_flight_is_measured_at_its_own_task_time():
+    """A quota whose tasks take long has its batches in flight counted at their length."""
+    slow = _quota(0, "slow", 40, tasks_done=2, judged=2, worker_seconds=2.0, in_flight=1)
+    quick = _quota(1, "quick", 40, tasks_done=100, judged=100, worker_seconds=1.0,
+                   in_flight=40)
+    assert slow.worker_time(typical=0.1) == 3.0 and quick.worker_time(typical=9.0) == 1.4
+    assert quotas.pick_quota([slow, quick]) is quick
+
+
+def test_full_and_stalled_quotas_wait():
+    """A full quota gets no task; a stalled one only when no other needs one, and a
+    quota with enough tasks in flight to fill does not need one."""
+    full = _quota(0, "full", 5, stored=5)
+    stalled = _quota(1, "stalled", 5, judged=quotas.STALL_TASKS)
+    busy = _quota(2, "busy", 5, in_flight=5, worker_seconds=50.0)
+    assert quotas.pick_quota([full]) is None
+    assert quotas.pick_quota([full, stalled, busy]) is stalled  # busy needs no more
+    busy.in_flight = 4
+    assert quotas.pick_quota([full, stalled, busy]) is busy
+
+
+class _Scripted:
+    """An executor whose tasks make nothing but what ``made(quota, number)`` says, each
+    in ``seconds`` of worker time; every batch finishes at the next wait."""
+
+    name = "scripted"
+    workers = 2
+    slots = 4
+
+    def __init__(self, made, seconds=0.001):
+        self.made, self.seconds = made, seconds
+
+    def submit(self, batch):
+        future = cf.Future()
+        future.set_result(tuple(quotas.TaskResult(batch.quota, n, self.made(batch.quota, n),
+                                                  self.seconds) for n in batch.numbers))
+        return future
+
+    def wait(self, futures, timeout):
+        return set(futures)
+
+    def cancel(self, futures):
+        pass
+
+
+def test_the_task_loop_fills_a_common_quota_beside_a_rare_one():
+    """The rare quota finds its puzzles from its task 3000 on; the easy quota's 40 used
+    to wait for them, and now fill while the rare one has had about as much time."""
+    states = [_quota(0, "rare", 50), _quota(1, "easy", 40)]
+    judged = []
+
+    def judge(state, result):
+        judged.append(state.name)
+        return "accepted" if result.made else "rejected"
+
+    executor = _Scripted(lambda q, n: "made" if q == 1 or n >= 3000 else None)
+    status = run.TaskLoop(states, [None, None], 1, executor, judge).run()
+    assert status == COMPLETE
+    assert [s.stored for s in states] == [50, 40] and states[0].next_judged == 3050
+    easy_done = len(judged) - judged[::-1].index("easy")
+    assert judged[:easy_done].count("rare") < 200  # was 3050
+
+
 # --- killing a run --------------------------------------------------------------------------
 
 _BIG = """
@@ -437,15 +533,20 @@ blanks = [46, 54]
 """
 
 
-def _start(tmp_path, count, run_keys="", program=("-m", "nanpure.cli")):
+def _start(tmp_path, count, run_keys="", program=("-m", "nanpure.cli"), options=(),
+           path=None):
     """Start ``nanpure run`` on the config :data:`_BIG` (with ``run_keys`` added to its
-    [run] table) by ``python PROGRAM``."""
+    [run] table) by ``python PROGRAM``, with more ``options``, importing from ``path``
+    first when given."""
     config = tmp_path / "big.toml"
     config.write_text(_BIG.format(count=count).replace("[run]\n", f"[run]\n{run_keys}"))
     store = tmp_path / "big.db"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(path),
+                                                          env.get("PYTHONPATH")]))
     proc = subprocess.Popen([sys.executable, *program, "run", str(config),
-                             "--store", str(store), "--no-progress"],
+                             "--store", str(store), "--no-progress", *options],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             preexec_fn=_ctrl_c_as_at_a_terminal)
     return proc, config, store
@@ -590,6 +691,72 @@ def test_more_sigterms_and_ctrl_c_while_a_run_stops_spare_its_ending(tmp_path):
             proc.kill()
     assert proc.returncode == 130, err.text()
     assert "run big: interrupted" in out and f"report {report}" in out
+    assert "Traceback" not in err.text() and "leaked" not in err.text()
+    assert json.loads(report.read_text())["status"] == INTERRUPTED
+    with Store(store) as s:
+        run_row = s.find_run("big")
+        assert run_row.status == INTERRUPTED and run_row.finished_at is not None
+
+
+#: A dask.distributed whose scheduler never answers: its Client waits, as for the 20 s
+#: that nanpure gives a scheduler to answer.
+_SILENT_DASK = """
+import sys, time
+
+class Client:
+    def __init__(self, address, timeout=None):
+        print("test: starting", file=sys.stderr, flush=True)
+        time.sleep(60)
+        raise OSError(f"Timed out trying to connect to {address} after {timeout}")
+"""
+
+#: ``nanpure`` whose local workers take long to start, announced on stderr.
+_SLOW_START = """
+import sys, time
+from nanpure.cli import main
+from nanpure.pipeline import run
+
+def slow(*args, **kwargs):
+    print("test: starting", file=sys.stderr, flush=True)
+    time.sleep(60)
+
+run.make_executor = slow
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("how", ["dask-sigterm", "local-ctrl-c"])
+def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, how):
+    """A SIGTERM while a Dask scheduler was being reached, or the workers started, ended
+    the process with 143 and left the run 'running' in the store, without a summary."""
+    report = tmp_path / "big.json"
+    if how == "dask-sigterm":
+        (tmp_path / "fake").mkdir()
+        (tmp_path / "fake" / "distributed.py").write_text(_SILENT_DASK)
+        proc, _, store = _start(tmp_path, 50, run_keys=f'report = "{report}"\n',
+                                options=("--scheduler", "tcp://192.0.2.1:8786"),
+                                path=tmp_path / "fake")
+    else:
+        proc, _, store = _start(tmp_path, 50, run_keys=f'report = "{report}"\n',
+                                program=("-c", _SLOW_START))
+    err = _Lines(proc.stderr)
+    try:
+        assert err.wait_for("test: starting"), err.text()
+        with Store(store) as s:
+            assert s.find_run("big").status == "running"
+        proc.send_signal(signal.SIGTERM if how == "dask-sigterm" else signal.SIGINT)
+        proc.wait(timeout=30)
+        out = proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err.text()
+    executor = "dask" if how == "dask-sigterm" else "local"
+    assert out.splitlines()[0].startswith("run big: interrupted in ")
+    assert out.splitlines()[0].endswith(
+        f" before its {executor} workers started; store {store}; running the same command "
+        "again resumes it")
+    assert f"report {report}" in out
     assert "Traceback" not in err.text() and "leaked" not in err.text()
     assert json.loads(report.read_text())["status"] == INTERRUPTED
     with Store(store) as s:

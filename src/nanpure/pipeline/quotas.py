@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 _SEED_MASK = 2**63 - 1
 
 #: A quota that has accepted none of this many of its tasks is *stalled*: its puzzles may
-#: be too rare to find. The run warns about it and gives it only tasks no other quota needs.
+#: be too rare to find. The run warns about it and gives it only tasks no other quota needs
+#: (until then it has its share of the workers, as every open quota, :func:`pick_quota`).
 STALL_TASKS = 20_000
 
 
@@ -172,6 +173,18 @@ class QuotaState:
         """Worker seconds per finished task so far (None before any finished)."""
         return self.worker_seconds / self.tasks_done if self.tasks_done else None
 
+    def worker_time(self, typical: float) -> float:
+        """The worker seconds this quota has had this session: its finished tasks' and,
+        at their mean (``typical`` before any finished), its tasks in flight, so that the
+        slots handed out at once are shared too.
+
+        >>> q = QuotaState(0, "easy", count=9, worker_seconds=1.5, tasks_done=3, in_flight=2)
+        >>> q.worker_time(typical=7.0)
+        2.5
+        """
+        mean = self.mean_task_seconds()
+        return self.worker_seconds + self.in_flight * (typical if mean is None else mean)
+
     def finished(self, result: TaskResult) -> Iterator[TaskResult]:
         """Take a finished task and yield the results now due, in task order.
 
@@ -222,23 +235,57 @@ class QuotaState:
 
 
 def pick_quota(states: list[QuotaState]) -> QuotaState | None:
-    """The unfilled quota that most needs another task (first one on ties), or None
-    when all are full. A :attr:`~QuotaState.stalled` quota, whose need grows without
-    bound, gets a task only when no other needs one, so that it does not take every
-    task from quotas that fill.
+    """The unfilled quota whose turn it is for a free worker, or None when all are full:
+    of the quotas that need a task, the one that has had the least worker time this
+    session (:meth:`QuotaState.worker_time`; then the fewest tasks, then the first). A
+    :attr:`~QuotaState.stalled` quota, and one with tasks enough in flight to fill, gets a
+    task only when no other needs one, and then the one that needs the most (the largest
+    :meth:`~QuotaState.demand`).
+
+    Why an equal share of the workers' time for every open quota: the tasks a quota needs
+    are fixed by their seeds, so the order they run in changes neither which puzzles are
+    stored nor, while the workers are kept busy, when the whole run ends, only what each
+    quota holds before then, as at a deadline (``max_seconds``).
+
+    - The largest need first (missing puzzles over the acceptance rate) gives a rare
+      quota, whose need grows with each task it fails, almost every task: at a deadline
+      quotas that needed seconds hold nothing.
+    - An equal fraction done, so that the quotas finish together, leaves each at a
+      deadline the deadline's share of the whole run, which a rare quota makes long, so
+      a quota that needed seconds holds hardly more; nor can the fraction be measured. By
+      puzzles stored over count, a quota with none stored is always the furthest behind
+      and takes every task; by tasks over tasks plus need, a quota that has accepted
+      nothing has a need that grows as fast as its tasks, so its fraction stays put, and
+      the others stop when they reach it.
+    - An equal share of time needs no estimate: with k quotas open, a quota that would
+      take the workers t seconds alone fills within about k·t, and at a deadline every
+      open quota has had at least a k-th of the workers; the time a quota no longer
+      needs once full goes to the others.
 
     >>> a, b = QuotaState(0, "a", count=2), QuotaState(1, "b", count=5)
+    >>> pick_quota([a, b]).name, pick_quota([a, b]).name  # tied: the first
+    ('a', 'a')
+    >>> a.worker_seconds, a.tasks_done = 2.0, 4
     >>> pick_quota([a, b]).name
     'b'
+    >>> b.worker_seconds, b.tasks_done, b.judged = 3.0, 3000, 3000  # b finds nothing
+    >>> pick_quota([a, b]).name  # and has had more time
+    'a'
     >>> b.judged = STALL_TASKS
-    >>> pick_quota([a, b]).name
+    >>> a.worker_seconds = 9.0
+    >>> pick_quota([a, b]).name  # a stalled quota waits
     'a'
     """
     open_ = [s for s in states if not s.full]
     if not open_:
         return None
     needy = [s for s in open_ if not s.stalled and s.demand() > 0]
-    return max(needy or open_, key=lambda s: (s.demand(), -s.index))
+    if not needy:
+        return max(open_, key=lambda s: (s.demand(), -s.index))
+    done = sum(s.tasks_done for s in states)
+    typical = sum(s.worker_seconds for s in states) / done if done else 1.0
+    return min(needy, key=lambda s: (s.worker_time(typical), s.tasks_done + s.in_flight,
+                                     s.index))
 
 
 # --- inventory quotas ---------------------------------------------------------------------

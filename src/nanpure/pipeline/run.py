@@ -12,8 +12,9 @@ How a run ends, and the exit status ``nanpure run`` gives:
 - a worker failed (a bug), or worker processes kept dying while the same tasks ran:
   ``failed``, 1;
 - the time budget (``max_seconds``) ran out first: ``out-of-time``, 3;
-- Ctrl-C or SIGTERM: ``interrupted``, 130; more of them while the run stops are let go,
-  so that its clean-up, summary and report are not cut short (:class:`_Stops`).
+- Ctrl-C or SIGTERM, from the moment the store says the run is running (while its
+  executor starts too): ``interrupted``, 130; more of them while the run stops are let
+  go, so that its clean-up, summary and report are not cut short (:class:`_Stops`).
 
 SIGKILL gives no status (the run stays ``running``); only batches in flight are lost.
 A worker process that dies is replaced and its tasks run again (see
@@ -112,9 +113,11 @@ class RunSummary:
 
     def format(self) -> str:
         """The table printed at the end of a run."""
-        # a resumed run with every quota full already starts no workers
-        workers = (f"with {counted(self.workers, f'{self.executor} worker')}"
-                   if self.workers else "with nothing left to make")
+        # a resumed run with every quota full already starts no workers; a stopped one
+        # may have stopped before they started
+        workers = (f"with {counted(self.workers, f'{self.executor} worker')}" if self.workers
+                   else "with nothing left to make" if self.status == COMPLETE
+                   else f"before its {self.executor} workers started")
         head = (f"run {self.name}: {self.status} in {self.seconds:.1f} s {workers}"
                 f"{' (resumed)' if self.resumed else ''}; store {self.store}"
                 f"{RESUME_HINT if self.status in (INTERRUPTED, OUT_OF_TIME) else ''}")
@@ -253,16 +256,17 @@ def _stops_held() -> Iterator[None]:
 
 
 class _Stops:
-    """Ctrl-C and SIGTERM from the start of a run's task loop to the end of its clean-up
-    (see :func:`_stops_spared`): the first one during the loop stops it, SIGTERM by
-    raising :class:`_Stop`, Ctrl-C as its handler does (KeyboardInterrupt); any after
-    that, or after the loop ended otherwise, is let go. A second SIGTERM (``timeout``
-    sends two, supervisors repeat theirs) or Ctrl-C would otherwise cut short the ending
-    of the workers, the store's status, the summary and the report."""
+    """Ctrl-C and SIGTERM from the moment a run's row says ``running`` to the end of its
+    clean-up (see :func:`_stops_spared`): the first one while the run goes on (its
+    executor starting, its task loop) stops it, SIGTERM by raising :class:`_Stop`,
+    Ctrl-C as its handler does (KeyboardInterrupt); any after that, or after the run
+    ended otherwise, is let go. A second SIGTERM (``timeout`` sends two, supervisors
+    repeat theirs) or Ctrl-C would otherwise cut short the ending of the workers, the
+    store's status, the summary and the report."""
 
     def __init__(self) -> None:
         self.previous: dict[int, Any] = {}  # the handlers replaced, once installed
-        self.live = False  # the loop runs and nothing has stopped it yet
+        self.live = False  # the run goes on and nothing has stopped it yet
 
     def install(self) -> None:
         # SIGTERM's default ends the process; Ctrl-C is taken over only where Python
@@ -294,11 +298,11 @@ _stops: _Stops | None = None
 
 @contextlib.contextmanager
 def _stops_spared(for_good: bool = False) -> Iterator[None]:
-    """Until the block ends, Ctrl-C and SIGTERM stop only a task loop running in
-    :func:`_loop_stops`, once, and are let go once it has started (:class:`_Stops`);
+    """Until the block ends, Ctrl-C and SIGTERM stop only a run going on in
+    :func:`_run_stops`, once, and are let go once it has started (:class:`_Stops`);
     before that they do what they did. Inside another such block it leaves the handlers
     to that one: :func:`run_command` spares its summary, report and plot too.
-    ``for_good``: once the loop has started, they are let go after the block too (the
+    ``for_good``: once the run has started, they are let go after the block too (the
     process is about to exit)."""
     global _stops
     if _stops is not None or threading.current_thread() is not threading.main_thread():
@@ -317,8 +321,9 @@ def _stops_spared(for_good: bool = False) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _loop_stops() -> Iterator[None]:
-    """The first Ctrl-C or SIGTERM in the block stops it (inside :func:`_stops_spared`)."""
+def _run_stops() -> Iterator[None]:
+    """The first Ctrl-C or SIGTERM in the block stops it (inside :func:`_stops_spared`):
+    the block is a run from its row in the store on, whose stop the store must record."""
     stops = _stops
     if stops is None:  # not the main thread, whose signals these are
         yield
@@ -358,8 +363,6 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         done = store.progress(stored.id) if stored is not None else {}
         config, stock = _top_up(store, config, done)
         _check_room(config, done)
-        run = store.begin_run(config.name, config.seed, config.to_json(),
-                              ladders=ladder_fingerprints())
         states = []
         for i, q in enumerate(config.quotas):
             p = done.get(q.name)
@@ -367,34 +370,37 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                           if p else QuotaState(i, q.name, q.count, kind=q.kind))
         summary = RunSummary(config.name, COMPLETE, states, 0.0, 0, "local", config.store,
                              resumed=stored is not None, stock=stock)
-        if all(s.full for s in states):
-            store.finish_run(run.id, COMPLETE)
-            summary.seconds = time.monotonic() - started
-            return summary
-        specs = [q.spec() for q in config.quotas]
         own = executor is None
-        if executor is None:
-            try:
-                executor = make_executor(config.executor, config.workers, config.scheduler,
-                                         log_queue, specs, [q.kind for q in config.quotas],
-                                         [q.name for q in config.quotas])
-            except Exception as exc:
-                store.finish_run(run.id, FAILED)
-                where = f"Dask scheduler {config.scheduler}: " if config.scheduler else ""
-                raise RunError(f"{where}{exc}") from exc
-        summary.workers, summary.executor = executor.workers, executor.name
-        bars = _Bars(states, progress)
-        # without bars, progress lines only where nobody chose --no-progress
-        lines = progress is None and not sys.stderr.isatty()
-        loop = TaskLoop(states, specs, config.seed, executor,
-                        _Keeper(store, run.id, config.dedup), started=started,
-                        deadline=started + (config.max_seconds or math.inf),
-                        batch_scope=store.transaction,
-                        tick=_Watch(config.name, states, started, bars, lines=lines,
-                                    bounded=config.max_seconds is not None,
-                                    executor=executor.name, workers=executor.workers))
+        run: RunRecord | None = None
+        bars: _Bars | None = None
+        loop: TaskLoop | None = None
         try:
-            with _loop_stops():
+            # once the row says running, a stop is the run's, however far it got: while
+            # the executor starts (up to 20 s connecting to a Dask scheduler) as in the loop
+            with _run_stops():
+                with _stops_held():  # the row made whole before a stop
+                    run = store.begin_run(config.name, config.seed, config.to_json(),
+                                          ladders=ladder_fingerprints())
+                if all(s.full for s in states):
+                    store.finish_run(run.id, COMPLETE)
+                    summary.seconds = time.monotonic() - started
+                    return summary
+                specs = [q.spec() for q in config.quotas]
+                summary.executor = config.executor  # until it has started
+                if executor is None:
+                    executor = _start_executor(config, log_queue, specs)
+                summary.workers, summary.executor = executor.workers, executor.name
+                bars = _Bars(states, progress)
+                # without bars, progress lines only where nobody chose --no-progress
+                lines = progress is None and not sys.stderr.isatty()
+                loop = TaskLoop(states, specs, config.seed, executor,
+                                _Keeper(store, run.id, config.dedup), started=started,
+                                deadline=started + (config.max_seconds or math.inf),
+                                batch_scope=store.transaction,
+                                tick=_Watch(config.name, states, started, bars, lines=lines,
+                                            bounded=config.max_seconds is not None,
+                                            executor=executor.name,
+                                            workers=executor.workers))
                 summary.status = loop.run()
         except (KeyboardInterrupt, _Stop):
             summary.status = INTERRUPTED
@@ -402,10 +408,11 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
             summary.status = FAILED
             summary.error = str(exc)
             log.error("%s", exc)  # on stderr or in the log too, beside the restarts
-        except StoreError:  # full disk, I/O error: what was committed stays; exit 2
+        except (StoreError, RunError):  # full disk, I/O error, no executor: exit 2
             summary.status = FAILED
-            with contextlib.suppress(StoreError):
-                store.finish_run(run.id, FAILED)
+            if run is not None:  # what was committed stays
+                with contextlib.suppress(StoreError):
+                    store.finish_run(run.id, FAILED)
             raise
         except Exception as exc:  # a worker's failure: keep what is stored, say what broke
             summary.status = FAILED
@@ -419,16 +426,30 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
             else:
                 log.exception("run %s failed", config.name)
         finally:
-            bars.close()
-            if own:
+            if bars is not None:
+                bars.close()
+            if executor is not None and own:
                 executor.close(now=summary.status != COMPLETE)
-            else:
+            elif executor is not None and loop is not None:
                 executor.cancel(set(loop.futures))
-        store.finish_run(run.id, summary.status)
+        if run is not None:  # None: stopped in the instant before it was made
+            store.finish_run(run.id, summary.status)
         summary.seconds = time.monotonic() - started
         log.info("run %s %s: %d puzzles made in %.1f s", config.name, summary.status,
                  summary.made, summary.seconds)
         return summary
+
+
+def _start_executor(config: RunConfig, log_queue: Any, specs: list[Any]) -> Executor:
+    """The executor ``config`` asks for, or a :class:`RunError` saying why it cannot
+    start (its Dask scheduler unreachable, say)."""
+    try:
+        return make_executor(config.executor, config.workers, config.scheduler, log_queue,
+                             specs, [q.kind for q in config.quotas],
+                             [q.name for q in config.quotas])
+    except Exception as exc:
+        where = f"Dask scheduler {config.scheduler}: " if config.scheduler else ""
+        raise RunError(f"{where}{exc}") from exc
 
 
 def unused_stock(store: Store, config: RunConfig, quota: Any) -> int:
@@ -675,10 +696,10 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     the report and plot; returns the run's exit status, or 2 for a run that ended well
     but whose report or plot could not be written after all (said on stderr).
 
-    Once the task loop has started, the first Ctrl-C or SIGTERM stops it and any later
-    one is let go until the report and plot are written, or with ``exits`` (the process
-    exits next: the command line's ``nanpure run``) until the process exits: it would
-    only turn the exit status into 143."""
+    Once the run's row is in the store (before its executor starts), the first Ctrl-C or
+    SIGTERM stops the run and any later one is let go until the report and plot are
+    written, or with ``exits`` (the process exits next: the command line's ``nanpure
+    run``) until the process exits: it would only turn the exit status into 143."""
     from .config import default_run_config, load_run_config
 
     chosen = {"day": day, "name": name, "seed": seed}
@@ -703,7 +724,7 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
         except WriteError as exc:
             # found now, not after a night's work that would end with exit status 0
             raise ConfigError(config.source, f"run.{key}", str(exc)) from None
-    # spared from the task loop's start on: a second Ctrl-C or SIGTERM while the run
+    # spared from the run's start on: a second Ctrl-C or SIGTERM while the run
     # stops must not lose its summary, report or plot
     with _stops_spared(for_good=exits):
         with run_logging(log_file, log_format=log_format, fields={"run": config.name}
