@@ -282,3 +282,14 @@ def test_store_of_schema_3_gains_empty_se_ratings_and_keeps_new_ones(tmp_path):
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
     db.close()
+
+
+def test_quota_tables_follow_the_config_not_which_quota_filled_first(tmp_path):
+    config = '{"quotas": [{"name": "hard"}, {"name": "easy"}]}'
+    with Store(tmp_path / "s.db") as store:
+        run = store.begin_run("nightly", 1, config)
+        _add(store, run.id, "easy", 0)  # easy filled first, as a shared machine may have it
+        _add(store, run.id, "hard", 0, puzzle=OTHER, tier="hard")
+        store.finish_run(run.id, COMPLETE)
+        assert [q for _, q, _, _ in store.quota_tallies()] == ["hard", "easy"]
+        assert [row[1] for row in store.inventory()] == ["hard", "easy"]

@@ -200,6 +200,11 @@ _SELECT_COLUMNS = ", ".join(f"puzzles.{c}" for c in PUZZLE_COLUMNS)
 #: SQL for a run's family (:meth:`Store.unused_in_family`).
 _FAMILY = "coalesce(json_extract(runs.config, '$.family'), runs.name)"
 
+#: A puzzle's quota's place in its run's config (NULL for a quota the config no longer
+#: names), so that tables list quotas as the config does, not by which filled first.
+_QUOTA_PLACE = ("(SELECT key FROM json_each(runs.config, '$.quotas') "
+                "WHERE json_extract(value, '$.name') = puzzles.quota)")
+
 #: Which runs to read: a run name or glob pattern (``"nightly-*"``; SQLite's GLOB: ``*``,
 #: ``?``, ``[...]``, case sensitive), a list of them, or None for every run.
 Runs = str | tuple[str, ...] | None
@@ -508,7 +513,7 @@ class Store:
 
     def quota_tallies(self, run_globs: Runs = None) -> list[tuple[str, str, int, int]]:
         """(run, quota, puzzles stored, tasks judged) per quota of every run (or of those
-        whose names match ``run_globs``).
+        whose names match ``run_globs``), run by run, each run's quotas in its config's order.
 
         Tasks are judged in order and the last stored task number ends the run's work on
         a quota, so ``last task + 1`` is exactly the tasks judged for it (tasks still
@@ -517,7 +522,7 @@ class Store:
         where, params = _runs_matching(run_globs)
         sql = ("SELECT runs.name, quota, count(*), max(task) + 1 FROM puzzles "
                f"JOIN runs ON runs.id = run_id{_where(where)} "
-               "GROUP BY run_id, quota ORDER BY run_id, min(puzzles.id)")
+               f"GROUP BY run_id, quota ORDER BY run_id, {_QUOTA_PLACE}, min(puzzles.id)")
         return [tuple(r) for r in self._rows(sql, params)]
 
     # --- puzzles --------------------------------------------------------------------------
@@ -665,14 +670,15 @@ class Store:
     def inventory(self, run_globs: Runs = None) -> list[tuple[str, str, str, str, int, int]]:
         """(family, quota, kind, tier, puzzles stored, puzzles printed in books) for every
         family, quota, kind and tier in the store (or in the runs whose names match
-        ``run_globs``), in the order they were first made."""
+        ``run_globs``), in the order they were first made: by the first run that made them,
+        then by their place in its config."""
         where, params = _runs_matching(run_globs)
         sql = (f"SELECT {_FAMILY}, quota, kind, tier, count(DISTINCT puzzles.id), "
                "count(DISTINCT book_puzzles.puzzle_id) FROM puzzles "
                "JOIN runs ON runs.id = run_id "
                f"LEFT JOIN book_puzzles ON book_puzzles.puzzle_id = puzzles.id{_where(where)} "
                f"GROUP BY {_FAMILY}, quota, kind, tier "
-               "ORDER BY min(run_id), min(puzzles.id)")
+               f"ORDER BY min(run_id), min({_QUOTA_PLACE}), min(puzzles.id)")
         return [tuple(r) for r in self._rows(sql, params)]
 
     def family_config(self, family: str) -> str:
