@@ -331,6 +331,21 @@ def test_a_run_named_with_glob_characters_reports_and_plots_itself(tmp_path, cap
     assert [r["name"] for r in stats["runs"]] == ["n[1]"] and stats["puzzles"] == 3
 
 
+def test_a_resumed_runs_report_says_when_its_session_began(tmp_path):
+    """started_at is the run's first session's; session_started_at and seconds this one's."""
+    db, report = tmp_path / "s.db", tmp_path / "r.json"
+    config = tmp_path / "n.toml"
+    config.write_text(f'[run]\nname = "n"\nstore = "{db}"\nreport = "{report}"\n' + QUOTA)
+    assert main(["run", str(config), "--workers", "1", "--no-progress"]) == 0
+    first = json.loads(report.read_text())
+    config.write_text(config.read_text().replace("count = 3", "count = 4"))
+    assert main(["run", str(config), "--workers", "1", "--no-progress"]) == 0
+    second = json.loads(report.read_text())
+    assert second["resumed"] and second["started_at"] == first["started_at"]
+    assert first["started_at"] <= first["session_started_at"] <= first["finished_at"]
+    assert first["finished_at"] <= second["session_started_at"] <= second["finished_at"]
+
+
 @pytest.mark.parametrize(("args", "expected"), [
     (["--date", "24.11.2026"], "argument --date: expected a date YYYY-MM-DD, got '24.11.2026'"),
     (["--seed", "-3"], "argument --seed: expected an integer from 0 to"),

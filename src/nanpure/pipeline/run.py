@@ -60,6 +60,7 @@ from .store import (
     Store,
     StoreError,
     literal_glob,
+    utc_now,
 )
 from .verify import ladder_fingerprints
 
@@ -102,6 +103,7 @@ class RunSummary:
     error: str = ""
     resumed: bool = False
     stock: list[Stock] = field(default_factory=list)  # the inventory quotas at the start
+    began_at: str = ""  # when this session began, ISO-8601 UTC (the run's may be earlier)
 
     @property
     def exit_status(self) -> int:
@@ -345,7 +347,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
     on stderr (default: only when stderr is a terminal). ``executor`` may be given (the
     caller then closes it); otherwise one is made from the config.
     """
-    started = time.monotonic()
+    started, began_at = time.monotonic(), utc_now()
     if config.store != ":memory:" and not Path(config.store).exists():
         _check_room(config, {})  # before the store is made: a refused run leaves no file
     with _stops_spared(), Store(config.store) as store, store.run_lock(config.name):
@@ -369,7 +371,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
             states.append(QuotaState.resume(i, q.name, q.count, p.stored, p.last_task, q.kind)
                           if p else QuotaState(i, q.name, q.count, kind=q.kind))
         summary = RunSummary(config.name, COMPLETE, states, 0.0, 0, "local", config.store,
-                             resumed=stored is not None, stock=stock)
+                             resumed=stored is not None, stock=stock, began_at=began_at)
         own = executor is None
         run: RunRecord | None = None
         bars: _Bars | None = None
@@ -380,7 +382,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
             with _run_stops():
                 with _stops_held():  # the row made whole before a stop
                     run = store.begin_run(config.name, config.seed, config.to_json(),
-                                          ladders=ladder_fingerprints())
+                                          ladders=ladder_fingerprints(), began_at=began_at)
                 if all(s.full for s in states):
                     store.finish_run(run.id, COMPLETE)
                     summary.seconds = time.monotonic() - started

@@ -1,10 +1,11 @@
 """The run report: one JSON file per run session, for monitors and for people.
 
 ``[run] report = "output/reports/{name}.json"`` asks for it. It says how the session
-ended (``status`` and the ``exit_status`` ``nanpure run`` gave), when, on which version
-of nanpure and ladder (the same provenance the exports record), each quota's tally for
-the session (tasks judged, acceptance and duplicate rates, worker seconds, when it
-filled, and for inventory quotas the stock before and after), and under ``stats``
+ended (``status`` and the ``exit_status`` ``nanpure run`` gave), when (the run's first
+session began, this one began and ended), on which version of nanpure and ladder (the
+same provenance the exports record), each quota's tally for the session (tasks judged,
+acceptance and duplicate rates, worker seconds, when it filled, and for inventory
+quotas the stock before and after), and under ``stats``
 exactly what ``nanpure stats --json --run NAME`` prints for the run afterwards: the
 blank-count distribution per tier, technique usage and the store's per-quota totals.
 """
@@ -58,6 +59,7 @@ def run_report(config: RunConfig, summary: RunSummary, store: Store) -> dict[str
         "error": summary.error or None,
         "resumed": summary.resumed,
         "started_at": record.started_at if record else None,
+        "session_started_at": summary.began_at or None,
         "finished_at": record.finished_at if record else None,
         "seconds": round(summary.seconds, 3),
         "workers": summary.workers,

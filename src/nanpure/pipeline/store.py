@@ -446,9 +446,12 @@ class Store:
         return run
 
     def begin_run(self, name: str, seed: int, config: str,
-                  ladders: dict[str, str] | None = None) -> RunRecord:
+                  ladders: dict[str, str] | None = None, began_at: str | None = None
+                  ) -> RunRecord:
         """Create the run ``name`` (status ``running``), or mark the stored one running
         again; the caller checks that a stored run's seed and config still match.
+        ``began_at`` is when this session began (ISO-8601 UTC, default now): a new run's
+        ``started_at``.
 
         ``ladders`` are the fingerprints of the ladders rating this session's puzzles
         (``{kind: fingerprint}``); a resumed run that recorded others for a kind records
@@ -459,7 +462,7 @@ class Store:
                 self.db.execute(
                     "INSERT INTO runs (name, seed, config, started_at, status, ladders, "
                     "seconds) VALUES (?, ?, ?, ?, ?, ?, 0)",
-                    (name, seed, config, utc_now(), RUNNING,
+                    (name, seed, config, began_at or utc_now(), RUNNING,
                      json.dumps(ladders) if ladders else None))
             else:
                 known = json.loads(run.ladders) if run.ladders else None
