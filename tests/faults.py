@@ -87,3 +87,9 @@ def die_at(marker: str, times: int, quota: int, number: int, batch: Batch
             f.write(f"{os.getpid()}\n")
         os.kill(os.getpid(), signal.SIGKILL)
     return run_batch(batch)
+
+
+def send_a_large_result(batch: Batch) -> tuple[bytes]:
+    """A task whose result takes several pipe buffers to send, so that a pool stopped at
+    once is likely to find a worker halfway through sending it."""
+    return (b"x" * 8_000_000,)

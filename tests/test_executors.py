@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import builtins
 import logging
+import subprocess
+import sys
+import textwrap
 from functools import partial
+from pathlib import Path
 
 import pytest
 from faults import die_at
@@ -182,3 +186,34 @@ def test_workers_that_die_as_they_start_stop_the_run_after_three_pools(tmp_path)
     assert (summary.status, executor.restarts) == (FAILED, 2)
     assert summary.error == ("worker processes died 3 times in a row with no batch finished; "
                              "stopped (running the same command again resumes the run)")
+
+
+STOP_WHILE_SENDING = textwrap.dedent("""
+    import os, sys
+    sys.path.insert(0, sys.argv[1])
+    from faults import send_a_large_result
+    from nanpure.pipeline.executors import LocalExecutor
+    from nanpure.pipeline.quotas import QuotaState
+
+    for r in range(60):
+        pool = LocalExecutor(2, warm=None, task=send_a_large_result)
+        quota = QuotaState(0, "easy", count=10**9)
+        futures = {pool.submit(quota.next_batch(1, None)) for _ in range(8)}
+        pool.wait(futures, 1.0)
+        reader = pool.pool._executor_manager_thread
+        pool.close(now=True)
+        reader.join(10)
+        if reader.is_alive():
+            print(f"round {r}: the pool's reading thread waits for ever")
+            os._exit(1)
+""")
+
+
+def test_a_pool_stopped_while_its_workers_send_lets_the_process_exit():
+    """close(now=True) ends workers at once; one ended halfway through sending a result
+    left the pool's reading thread, and so the process at exit, waiting for ever (a run out
+    of time hung after its summary; without the fix about one stop in fifteen did)."""
+    done = subprocess.run([sys.executable, "-c", STOP_WHILE_SENDING,
+                           str(Path(__file__).parent)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr[-2000:]

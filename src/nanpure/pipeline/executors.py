@@ -47,6 +47,10 @@ IN_FLIGHT_PER_WORKER = 2
 #: stops rather than start pools for ever.
 MAX_POOL_BREAKS = 3
 
+#: How long stopping a pool at once waits for a worker to finish sending a result (a
+#: batch's results are a few kilobytes: the wait is normally a fraction of a millisecond).
+SEND_LOCK_SECONDS = 5.0
+
 
 class ExecutorError(Exception):
     """An executor cannot start (e.g. dask missing, scheduler unreachable)."""
@@ -400,13 +404,23 @@ class LocalExecutor:
         self._batches.clear()
         if now:
             # Running batches cannot be cancelled, only their processes ended; the
-            # results would be thrown away anyway.
+            # results would be thrown away anyway. A worker ended halfway through sending
+            # a result leaves the pool's reading thread waiting for the rest for ever, and
+            # the interpreter, which joins that thread, never exits: so the workers are
+            # ended while this process holds the lock they send under, none sending.
             processes = list((getattr(self.pool, "_processes", None) or {}).values())
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            for p in processes:
-                p.terminate()
-            for p in processes:
-                p.join(5)
+            lock = getattr(getattr(self.pool, "_result_queue", None), "_wlock", None)
+            # a worker that died sending would hold it for good: then end them anyway
+            held = lock is not None and lock.acquire(timeout=SEND_LOCK_SECONDS)
+            try:
+                self.pool.shutdown(wait=False, cancel_futures=True)
+                for p in processes:
+                    p.terminate()
+                for p in processes:
+                    p.join(5)
+            finally:
+                if held:
+                    lock.release()
         else:
             self.pool.shutdown(wait=True, cancel_futures=True)
         self._lifeline.close()
