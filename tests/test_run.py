@@ -698,6 +698,37 @@ def test_more_sigterms_and_ctrl_c_while_a_run_stops_spare_its_ending(tmp_path):
         assert run_row.status == INTERRUPTED and run_row.finished_at is not None
 
 
+#: ``nanpure`` whose process is held up after the command ended, as a pool's thread that
+#: waits for ever held it once (the interpreter joins such threads at exit).
+_HELD_AT_EXIT = """
+import sys, time
+from nanpure.cli import main
+status = main()
+print("test: exiting", file=sys.stderr, flush=True)
+time.sleep(60)
+sys.exit(status)
+"""
+
+
+def test_a_stop_after_the_run_ended_exits_at_once_with_the_runs_status(tmp_path):
+    """After the summary, Ctrl-C and SIGTERM were ignored until the process exited, so a
+    process held up at exit could only be killed; now they end it with the run's status."""
+    proc, _, store = _start(tmp_path, 3, program=("-c", _HELD_AT_EXIT))
+    err = _Lines(proc.stderr)
+    try:
+        assert err.wait_for("test: exiting"), err.text()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+        out = proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err.text()
+    assert out.startswith("run big: complete in ")
+    with Store(store) as s:
+        assert s.find_run("big").status == COMPLETE
+
+
 #: A dask.distributed whose scheduler never answers: its Client waits, as for the 20 s
 #: that nanpure gives a scheduler to answer.
 _SILENT_DASK = """

@@ -31,6 +31,7 @@ import dataclasses
 import json
 import logging
 import math
+import os
 import shutil
 import signal
 import sys
@@ -269,6 +270,15 @@ class _Stops:
     def __init__(self) -> None:
         self.previous: dict[int, Any] = {}  # the handlers replaced, once installed
         self.live = False  # the run goes on and nothing has stopped it yet
+        self.exit_status: int | None = None  # the command's, once it is known
+
+    def exit_at_once(self, signum: int, frame: Any) -> None:
+        """After the command's end: the process exits, with the command's status (its
+        summary, report and store are done), not after whatever would still hold it."""
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(self.exit_status if self.exit_status is not None else 128 + signum)
 
     def install(self) -> None:
         # SIGTERM's default ends the process; Ctrl-C is taken over only where Python
@@ -299,24 +309,25 @@ _stops: _Stops | None = None
 
 
 @contextlib.contextmanager
-def _stops_spared(for_good: bool = False) -> Iterator[None]:
+def _stops_spared(for_good: bool = False) -> Iterator[_Stops | None]:
     """Until the block ends, Ctrl-C and SIGTERM stop only a run going on in
     :func:`_run_stops`, once, and are let go once it has started (:class:`_Stops`);
     before that they do what they did. Inside another such block it leaves the handlers
-    to that one: :func:`run_command` spares its summary, report and plot too.
-    ``for_good``: once the run has started, they are let go after the block too (the
-    process is about to exit)."""
+    to that one (and gives None): :func:`run_command` spares its summary, report and plot
+    too. ``for_good``: the process is about to exit; once the run has started, Ctrl-C and
+    SIGTERM after the block exit it at once with the ``exit_status`` the block set on
+    what it was given (:meth:`_Stops.exit_at_once`)."""
     global _stops
     if _stops is not None or threading.current_thread() is not threading.main_thread():
-        yield
+        yield None
         return
     _stops = stops = _Stops()
     try:
-        yield
+        yield stops
     finally:
         if for_good:
             for signum in stops.previous:
-                signal.signal(signum, signal.SIG_IGN)
+                signal.signal(signum, stops.exit_at_once)
         else:
             stops.restore()
         _stops = None
@@ -700,8 +711,8 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
 
     Once the run's row is in the store (before its executor starts), the first Ctrl-C or
     SIGTERM stops the run and any later one is let go until the report and plot are
-    written, or with ``exits`` (the process exits next: the command line's ``nanpure
-    run``) until the process exits: it would only turn the exit status into 143."""
+    written; with ``exits`` (the process exits next: the command line's ``nanpure run``)
+    one after that exits at once with the run's status, which 143 would hide."""
     from .config import default_run_config, load_run_config
 
     chosen = {"day": day, "name": name, "seed": seed}
@@ -728,11 +739,14 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
             raise ConfigError(config.source, f"run.{key}", str(exc)) from None
     # spared from the run's start on: a second Ctrl-C or SIGTERM while the run
     # stops must not lose its summary, report or plot
-    with _stops_spared(for_good=exits):
+    with _stops_spared(for_good=exits) as stops:
         with run_logging(log_file, log_format=log_format, fields={"run": config.name}
                          ) as queue:
             summary = execute(config, fresh=fresh, progress=progress, log_queue=queue)
-        return _tell(config, summary, outputs, out or sys.stdout)
+        status = _tell(config, summary, outputs, out or sys.stdout)
+        if stops is not None:
+            stops.exit_status = status
+        return status
 
 
 def _tell(config: RunConfig, summary: RunSummary, outputs: dict[str, Any], out: TextIO
