@@ -726,15 +726,17 @@ class TitlePage:
 
 
 def title_page(settings: BookSettings, fonts: Fonts, box: Box, title: str | None = None,
-               subtitle: str | None = None) -> TitlePage:
+               subtitle: str | None = None, author: str | None = None) -> TitlePage:
     """The title page of a book in the live area ``box``: the title as large as fits three
     lines (down to 8 pt, then in as many lines as it takes) from two thirds up the page,
     the rule under it and the subtitle under that, each keeping
     :data:`TITLE_RULE_CLEAR` of the body size from the rule's ink however small the
-    title; the author near the foot. ``title`` and ``subtitle`` stand in for the
-    settings' (to find how long a title fits)."""
+    title; the author near the foot, in as many lines as it takes, raised so that they
+    stay on the page. ``title``, ``subtitle`` and ``author`` stand in for the settings'
+    (to find how long a text fits)."""
     title = settings.title if title is None else title
     subtitle = settings.subtitle if subtitle is None else subtitle
+    author = settings.author if author is None else author
     kind = Type.for_settings(settings)
     clear = kind.body * TITLE_RULE_CLEAR + TITLE_RULE / 2
     size = fitted_size(title, fonts, kind.title, box.width)
@@ -749,13 +751,16 @@ def title_page(settings: BookSettings, fonts: Fonts, box: Box, title: str | None
     bottom = (below[-1][1] - _descent(fonts, subtitle) * sub_size if below
               else rule - TITLE_RULE / 2)
     author_size = kind.heading * 0.8
-    author, _ = _baselines(settings.author, fonts, author_size, box,
-                           box.y0 + box.height * 0.12, 1.35, False)
+    # the first line 12% up the page, unless the lines would then run below it:
+    # then the last line's descenders on its foot, the lines above
+    n = len(wrap(author, fonts, author_size, box.width))
+    lowest = box.y0 + _descent(fonts, author) * author_size + (n - 1) * author_size * 1.35
+    by, _ = _baselines(author, fonts, author_size, box,
+                       max(box.y0 + box.height * 0.12, lowest), 1.35, False)
     # the author's first line is the floor, a body line clear of it
-    floor = (author[0][1] + _ascent(fonts, settings.author) * author_size + kind.body
-             if author else box.y0)
+    floor = by[0][1] + _ascent(fonts, author) * author_size + kind.body if by else box.y0
     return TitlePage(size, tuple(lines), rule, sub_size, tuple(below), author_size,
-                     tuple(author), bottom - floor)
+                     tuple(by), bottom - floor)
 
 
 def _baselines(text: str, fonts: Fonts, size: float, box: Box, y: float, leading: float,
@@ -783,28 +788,44 @@ def _descent(fonts: Fonts, text: str, bold: bool = False) -> float:
 
 def _check_title_page(settings: BookSettings, margins: Margins) -> None:
     """A :class:`LayoutError` when the title page's title and subtitle run into its
-    author (or off the page), giving the most characters of the title that fit (of the
-    subtitle, when no title fits beside it)."""
+    author (or off the page), naming the part that takes the most room of those that,
+    shortened alone, would fit (title, subtitle or author), and its most characters
+    that fit."""
     fonts = load_fonts(settings.cjk_font)
     box = live_area(1, page_size(settings.page_size), margins)
+    texts = {"title": settings.title, "subtitle": settings.subtitle,
+             "author": settings.author}
 
-    def fits(title: str, subtitle: str) -> bool:
-        return title_page(settings, fonts, box, title, subtitle).room >= 0
+    def fits(part: str, text: str) -> bool:
+        return title_page(settings, fonts, box, **{part: text}).room >= 0
 
-    title, subtitle = settings.title, settings.subtitle
-    if fits(title, subtitle):
+    page = title_page(settings, fonts, box)
+    if page.room >= 0:
         return
-    what = "the title and the subtitle do" if subtitle else "the title does"
-    where = (f"the title page of {a_or_an(settings.page_size + ' book')} "
-             + ("above the author" if settings.author else "on the page"))
-    if fits("", subtitle):
-        most = most_that_fit(title, lambda text: fits(text, subtitle))
-        raise LayoutError(f"book.title {quoted(title)}: {what} not fit {where}, even in "
-                          f"8 pt; shorten book.title to {most} characters or fewer")
-    most = most_that_fit(subtitle, lambda text: fits(title, text))
-    advice = (f"shorten book.subtitle to {most} characters or fewer" if most else
-              "shorten book.subtitle and book.title")
-    raise LayoutError(f"book.subtitle {quoted(subtitle)}: {what} not fit {where}; {advice}")
+    what = "the title and the subtitle do" if settings.subtitle else "the title does"
+    where = f"the title page of {a_or_an(settings.page_size + ' book')}"
+    above = where + (" above the author" if settings.author else " on the page")
+    # the part that takes the most height first: a long author, not the title above it
+    heights = {"title": len(page.title) * page.size,
+               "subtitle": len(page.subtitle) * page.subtitle_size,
+               "author": len(page.author) * page.author_size}
+    for part in sorted(texts, key=lambda part: -heights[part]):
+        text = texts[part]
+        most = most_that_fit(text, lambda shorter, part=part: fits(part, shorter))
+        if not most:
+            continue
+        advice = f"shorten book.{part} to {most} characters or fewer"
+        if part == "title":
+            raise LayoutError(f"book.title {quoted(text)}: {what} not fit {above}, even "
+                              f"in 8 pt; {advice}")
+        if part == "subtitle":
+            raise LayoutError(f"book.subtitle {quoted(text)}: {what} not fit {above}; "
+                              f"{advice}")
+        under = " and the subtitle" if settings.subtitle else ""
+        raise LayoutError(f"book.author {quoted(text)}: the author does not fit {where} "
+                          f"under the title{under}; {advice}")
+    raise LayoutError(f"book.title {quoted(settings.title)}: {what} not fit {above}; "
+                      "shorten book.title, book.subtitle and book.author")
 
 
 def contents_title(title: str, fonts: Fonts, size: float, width: float) -> list[str]:
