@@ -446,3 +446,17 @@ def test_an_author_too_long_for_the_title_page_is_refused_with_what_fits(section
     build_book(sections, BookSettings(author=author[:most], **settings), io.BytesIO())
     with pytest.raises(LayoutError, match="shorten book.author"):
         plan_book(sections, BookSettings(author=author[:most + 12], **settings))
+
+
+@pytest.mark.parametrize("start, lines", [(30.0, 3), (34.5, 3), (20 * 8.5 / 6, 2)])
+def test_a_fitted_title_is_not_set_under_8_pt(start, lines):
+    """Sizes went down a point at a time while over 8 pt: 34.5 pt (an 8.5 x 11 in title
+    page's title) went on to 7.5 pt, and the back cover's 28.3 pt to 7.3 pt."""
+    from nanpure.layouts.book import MIN_TITLE_SIZE, fitted_size
+
+    fonts = load_fonts()
+    assert fitted_size(" ".join([LONG_TITLE] * 3), fonts, start, 300, lines) == MIN_TITLE_SIZE
+    assert fitted_size("Test Book", fonts, start, 300, lines) == start
+    # a title that fits in the lines at 9.5 pt but not 10.5 pt is set in 9.5 pt, as before
+    size = fitted_size(LONG_TITLE, fonts, 34.5, 8.5 * INCH - 1.5 * INCH, 3)
+    assert size == 9.5

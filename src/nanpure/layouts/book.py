@@ -80,6 +80,8 @@ CONTENTS_TITLE_LINES = 3
 _ROW, _RUNOVER = 28, 12
 #: What a shortened running head ends with.
 ELLIPSIS = "\u2026"
+#: The least size titles shrink to (the book's, a section's, the cover's), in points.
+MIN_TITLE_SIZE = 8.0
 #: The title page's rule: its width, in points, and the least room it keeps from the
 #: title's descenders and the subtitle's ascenders, as a fraction of the body size.
 TITLE_RULE = 1.2
@@ -817,7 +819,7 @@ def _check_title_page(settings: BookSettings, margins: Margins) -> None:
         advice = f"shorten book.{part} to {most} characters or fewer"
         if part == "title":
             raise LayoutError(f"book.title {quoted(text)}: {what} not fit {above}, even "
-                              f"in 8 pt; {advice}")
+                              f"in {MIN_TITLE_SIZE:g} pt; {advice}")
         if part == "subtitle":
             raise LayoutError(f"book.subtitle {quoted(text)}: {what} not fit {above}; "
                               f"{advice}")
@@ -910,10 +912,11 @@ def _contents_rows_per_page(settings: BookSettings) -> int:
 
 
 def fitted_size(text: str, fonts: Fonts, size: float, width: float, lines: int = 3) -> float:
-    """The largest size up to ``size`` (but not under 8 pt) at which bold ``text`` fits
-    ``width`` in ``lines`` lines or fewer."""
-    while size > 8 and len(wrap(text, fonts, size, width, bold=True)) > lines:
-        size -= 1
+    """The largest size up to ``size``, in steps of a point, at which bold ``text`` fits
+    ``width`` in ``lines`` lines or fewer; 8 pt (:data:`MIN_TITLE_SIZE`) if none does."""
+    while size > MIN_TITLE_SIZE and len(wrap(text, fonts, size, width, bold=True)) > lines:
+        # the last step lands on the floor: a size of 34.5 pt went on to 7.5
+        size = max(MIN_TITLE_SIZE, size - 1)
     return size
 
 
