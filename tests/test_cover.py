@@ -289,3 +289,31 @@ def test_a_thin_spine_keeps_its_size_and_refuses_what_does_not_fit_it(tmp_path):
     with pytest.raises(CoverError, match=r"does not fit the spine in 3\.97 pt; shorten "
                                          r"book\.cover\.title"):
         render_cover(settings, load_fonts(), SIX_BY_NINE, 80, io.BytesIO())
+
+
+#: An author of 300 characters.
+AUTHOR_300 = ("Professor Doctor Alexandra Margaret Featherstonehaugh-Cholmondeley-Smythe of "
+              "the Royal Society for Recreational Mathematics and Logic Puzzles, with "
+              "Contributions from the Members of the Nightly Sudoku Circle of Patient and "
+              "Persistent Solvers, Edited and Arranged by the Committee of the Annual Puzzle")
+
+
+def test_the_count_a_refusal_gives_fits_the_whole_cover(tmp_path):
+    """Each refusal counted the characters that fit its own place: an author too long for
+    the front was told to shorten to 257 characters, which the spine then refused."""
+    from nanpure.layouts.cover import CoverError
+
+    letter = PAGE_SIZES["8.5x11in"]
+    author = AUTHOR_300
+    settings = CoverSettings(title="Nightly Sudoku", author=author)
+    with pytest.raises(CoverError, match=r"^the cover author '[^']*' does not fit the front "
+                                         r"cover in 2 lines of 8 pt; shorten "
+                                         r"book\.cover\.author \(or book\.author, its "
+                                         r"default\) to (\d+) characters or fewer$") as exc:
+        render_cover(settings, load_fonts(), letter, 120, io.BytesIO())
+    most = int(exc.value.args[0].rsplit(" to ", 1)[1].split()[0])
+    fits = CoverSettings(title="Nightly Sudoku", author=author[:most])
+    render_cover(fits, load_fonts(), letter, 120, io.BytesIO())
+    with pytest.raises(CoverError):
+        render_cover(CoverSettings(title="Nightly Sudoku", author=author[:most + 8]),
+                     load_fonts(), letter, 120, io.BytesIO())
