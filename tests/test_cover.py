@@ -251,7 +251,9 @@ def test_long_spine_text_shrinks_but_not_under_6_pt(tmp_path):
 
 
 @pytest.mark.parametrize("title, author, key", [
-    (LONG_TITLE, "nanpure", "book.cover.title"),
+    # a title that fits the back in two lines, but not the spine beside a long author
+    (LONG_TITLE[:140], "Alexandra Margaret Featherstonehaugh-Cholmondeley",
+     "book.cover.title"),
     # an author that fits the front in two lines, but not the spine beside the title
     ("Nightly Sudoku Puzzles for Patient Solvers", LONG_TITLE[:168], "book.cover.author"),
 ])
@@ -285,7 +287,8 @@ def test_a_thin_spine_keeps_its_size_and_refuses_what_does_not_fit_it(tmp_path):
 
     pdf = cover_pdf(tmp_path / "cover.pdf", 80)
     assert [round(size, 1) for _, size in spine_texts(pdf, 80)] == [4.0, 4.0]
-    settings = CoverSettings(title=" ".join([LONG_TITLE] * 3), author="nanpure")
+    # each fits its own place on the front and back, not the two together on the spine
+    settings = CoverSettings(title=LONG_TITLE[:150], author=LONG_TITLE[:150])
     with pytest.raises(CoverError, match=r"does not fit the spine in 3\.97 pt; shorten "
                                          r"book\.cover\.title"):
         render_cover(settings, load_fonts(), SIX_BY_NINE, 80, io.BytesIO())
@@ -317,3 +320,33 @@ def test_the_count_a_refusal_gives_fits_the_whole_cover(tmp_path):
     with pytest.raises(CoverError):
         render_cover(CoverSettings(title="Nightly Sudoku", author=author[:most + 8]),
                      load_fonts(), letter, 120, io.BytesIO())
+
+
+@pytest.mark.parametrize("trim", ["6x9in", "8.5x11in"])
+def test_the_back_title_takes_two_lines_at_most(tmp_path, trim):
+    """The back's title shrank to fit two lines, but at 8 pt took as many as it needed: a
+    232-character title took four lines on a 6 x 9 in back."""
+    from nanpure.layouts.cover import CoverError
+
+    title = " ".join([LONG_TITLE] * 2)
+    with pytest.raises(CoverError, match=r"^the cover title 'The Complete and Unabridged "
+                                         r"Collection…' does not fit the back cover in 2 "
+                                         r"lines of 8 pt; shorten book\.cover\.title \(or "
+                                         r"book\.title, its default\) to (\d+) characters "
+                                         r"or fewer$") as exc:
+        render_cover(CoverSettings(title=title), load_fonts(), PAGE_SIZES[trim], 60,
+                     io.BytesIO())
+    most = int(exc.value.args[0].rsplit(" to ", 1)[1].split()[0])
+    fits = title[:most].rstrip()
+    pdf = cover_pdf(tmp_path / "cover.pdf", 60, trim=PAGE_SIZES[trim],
+                    settings=CoverSettings(title=fits))
+    back = CoverGeometry.of(PAGE_SIZES[trim], 60, "white").back
+    lines = [(what[6:-1], box) for what, box in marks(PdfReader(str(pdf)).pages[0])
+             if what.startswith("text") and box.x1 <= back.x1]
+    assert len(lines) == 2 and " ".join(text for text, _ in lines) == fits
+    # a box runs from the font's descent to its ascent: in Vera, the size
+    assert all(box.y1 - box.y0 >= 8 - 0.01 for _, box in lines)
+    assert preflight_cover(pdf, PAGE_SIZES[trim], 60, "white").ok
+    with pytest.raises(CoverError, match="does not fit the back cover"):
+        render_cover(CoverSettings(title=title[:most + 8]), load_fonts(), PAGE_SIZES[trim],
+                     60, io.BytesIO())

@@ -31,7 +31,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from .. import __version__
 from ..words import quoted
-from .book import binary_streams, fitted_size, most_that_fit, wrap
+from .book import MIN_TITLE_SIZE, binary_streams, fitted_size, most_that_fit, wrap
 from .grid import draw_grid
 from .pages import BLEED, INCH, Box, Fonts
 
@@ -47,6 +47,10 @@ SPINE_CLEAR = 0.0625 * INCH
 #: bottom trim of the back cover.
 BARCODE = (2.0 * INCH, 1.2 * INCH)
 BARCODE_INSET = 0.25 * INCH
+#: The back's title: its size on a 6 in trim (scaled with the trim width), and the most
+#: lines it takes, shrunk to fit them down to 8 pt (book.MIN_TITLE_SIZE).
+BACK_TITLE_SIZE = 20.0
+BACK_TITLE_LINES = 2
 #: The front's author line: its size on a 6 in trim (scaled with the trim width), the
 #: least it shrinks to on one line before it takes a second, and the least size of two.
 AUTHOR_SIZE = 16.0
@@ -366,11 +370,17 @@ def _author_lines(author: str, fonts: Fonts, width: float, unit: float,
 
 def _back(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit: float,
           misfits: list[Misfit]) -> tuple[Words, Rule, tuple[Words, ...]]:
-    """The back's title, rule and paragraphs, which keep above the barcode."""
+    """The back's title, in :data:`BACK_TITLE_LINES` lines or fewer, its rule and the
+    paragraphs, which keep above the barcode."""
     box = geometry.back.shrink(*(SAFE + 0.375 * INCH,) * 4)
     size = 11 * unit
-    heading = fitted_size(settings.title, fonts, 20 * unit, box.width, lines=2)
+    heading = fitted_size(settings.title, fonts, BACK_TITLE_SIZE * unit, box.width,
+                          BACK_TITLE_LINES)
     lines, y = _set(settings.title, fonts, heading, box.width, box.y1 - heading, 1.25, True)
+    if len(lines) > BACK_TITLE_LINES:  # at the least size: more lines would be smaller type
+        misfits.append(Misfit(f"the cover title {quoted(settings.title)} does not fit the "
+                              f"back cover in {BACK_TITLE_LINES} lines of "
+                              f"{MIN_TITLE_SIZE:g} pt", ("title",)))
     title = Words(heading, lines, box.x0, bold=True, align="left")
     rule = y + heading * 0.55
     back_rule = Rule(box.x0, box.x0 + box.width * 0.3, rule, 1.5 * unit)
