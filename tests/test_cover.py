@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -350,3 +351,53 @@ def test_the_back_title_takes_two_lines_at_most(tmp_path, trim):
     with pytest.raises(CoverError, match="does not fit the back cover"):
         render_cover(CoverSettings(title=title[:most + 8]), load_fonts(), PAGE_SIZES[trim],
                      60, io.BytesIO())
+
+
+def test_a_long_subtitle_keeps_to_the_upper_half_of_the_front(tmp_path):
+    """The subtitle took as many lines as it needed, at 15 pt, over the picture and the
+    author: a picture's room was left with less than no height."""
+    from nanpure.layouts.cover import CoverError
+
+    subtitle = " ".join([LONG_TITLE] * 4)
+    settings = dict(title="Nightly Sudoku", author="nanpure")
+    sample = "." * 40 + "123456789" + "." * 32
+    with pytest.raises(CoverError, match=r"^the cover title 'Nightly Sudoku' and subtitle "
+                                         r"'The Complete and Unabridged Collection…' do not "
+                                         r"fit the upper half of the front cover; shorten "
+                                         r"book\.cover\.subtitle \(or book\.subtitle, its "
+                                         r"default\) to (\d+) characters or fewer$") as exc:
+        render_cover(CoverSettings(subtitle=subtitle, **settings), load_fonts(), SIX_BY_NINE,
+                     100, io.BytesIO(), sample)
+    most = int(exc.value.args[0].rsplit(" to ", 1)[1].split()[0])
+    assert len(LONG_TITLE) < most < len(subtitle)
+    pdf = cover_pdf(tmp_path / "cover.pdf", 100, sample=sample,
+                    settings=CoverSettings(subtitle=subtitle[:most], **settings))
+    front = CoverGeometry.of(SIX_BY_NINE, 100, "white").front
+    found = marks(PdfReader(str(pdf)).pages[0])
+    words = [box for what, box in found if what.startswith("text") and box.x0 > front.x0
+             and what[6:-1] in subtitle]
+    middle = (front.y0 + front.y1) / 2
+    assert len(words) > 5 and min(box.y0 for box in words) > middle
+    assert preflight_cover(pdf, SIX_BY_NINE, 100, "white").ok
+    with pytest.raises(CoverError, match="upper half of the front cover"):
+        render_cover(CoverSettings(subtitle=subtitle[:most + 12], **settings), load_fonts(),
+                     SIX_BY_NINE, 100, io.BytesIO())
+
+
+def test_a_title_too_long_for_the_front_is_counted_for_the_whole_cover():
+    """A title far too long for the front is refused there, with the count that fits the
+    back too."""
+    from nanpure.layouts.cover import CoverError
+
+    def refusal(title: str) -> str:
+        with pytest.raises(CoverError) as exc:
+            render_cover(CoverSettings(title=title), load_fonts(), SIX_BY_NINE, 60,
+                         io.BytesIO())
+        return exc.value.args[0]
+
+    front = refusal(" ".join([LONG_TITLE] * 12))
+    back = refusal(" ".join([LONG_TITLE] * 2))
+    assert re.match(r"^the cover title 'The Complete and Unabridged Collection…' does not "
+                    r"fit the upper half of the front cover; shorten book\.cover\.title", front)
+    assert "does not fit the back cover" in back
+    assert front.rsplit(" to ", 1)[1] == back.rsplit(" to ", 1)[1]

@@ -47,6 +47,9 @@ SPINE_CLEAR = 0.0625 * INCH
 #: bottom trim of the back cover.
 BARCODE = (2.0 * INCH, 1.2 * INCH)
 BARCODE_INSET = 0.25 * INCH
+#: The share of the front's height (inside its margins), from the top, that the title,
+#: its rule and the subtitle may take: the rest is the picture's and the author's.
+FRONT_WORDS = 0.5
 #: The back's title: its size on a 6 in trim (scaled with the trim width), and the most
 #: lines it takes, shrunk to fit them down to 8 pt (book.MIN_TITLE_SIZE).
 BACK_TITLE_SIZE = 20.0
@@ -323,7 +326,9 @@ def _set(text: str, fonts: Fonts, size: float, width: float, y: float, leading: 
 
 def _front(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit: float,
            misfits: list[Misfit]) -> tuple[Words, Rule, Words, Words, Box]:
-    """The front's title, rule, subtitle, author and the room left for the picture."""
+    """The front's title, rule, subtitle, author and the room left for the picture: the
+    title shrunk to fit three lines down to 8 pt, then in as many as it takes; title,
+    rule and subtitle in the upper half of the front (:data:`FRONT_WORDS`), or a misfit."""
     box = geometry.front.shrink(*(SAFE + 0.375 * INCH,) * 4)
     mid = (box.x0 + box.x1) / 2
     size = fitted_size(settings.title, fonts, 40 * unit, box.width)
@@ -337,6 +342,16 @@ def _front(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit:
         lines, y = _set(settings.subtitle, fonts, 15 * unit, box.width, y, 1.25)
         subtitle = Words(15 * unit, lines, mid)
         y += 15 * unit * 0.25
+    if y - 12 * unit < box.y1 - box.height * FRONT_WORDS:
+        what = (f"the cover title {quoted(settings.title)}"
+                + (f" and subtitle {quoted(settings.subtitle)} do" if settings.subtitle
+                   else " does")
+                + " not fit the upper half of the front cover")
+        # the one that takes more of it first
+        heights = {part: len(words.lines) * words.size
+                   for part, words in (("title", title), ("subtitle", subtitle))
+                   if words.lines}
+        misfits.append(Misfit(what, tuple(sorted(heights, key=lambda p: -heights[p]))))
     bottom = box.y0
     author = Words(AUTHOR_SIZE * unit, (), mid)
     if settings.author:
