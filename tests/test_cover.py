@@ -401,3 +401,21 @@ def test_a_title_too_long_for_the_front_is_counted_for_the_whole_cover():
                     r"fit the upper half of the front cover; shorten book\.cover\.title", front)
     assert "does not fit the back cover" in back
     assert front.rsplit(" to ", 1)[1] == back.rsplit(" to ", 1)[1]
+
+
+@pytest.mark.parametrize("trim", ["6x9in", "8.5x11in"])
+@pytest.mark.parametrize("length", [14, 90, 150])
+def test_the_cover_rules_keep_clear_of_a_small_title(tmp_path, trim, length):
+    """The rules stood a fraction of the title's size below it: under a title of 8 pt,
+    about 2 pt from its descenders (1.9 pt on the front of an 8.5 x 11 in cover)."""
+    size = PAGE_SIZES[trim]
+    unit = size[0] / (6 * INCH)
+    pdf = cover_pdf(tmp_path / "cover.pdf", 60, trim=size,
+                    settings=CoverSettings(title=LONG_TITLE[:length]))
+    found = marks(PdfReader(str(pdf)).pages[0])
+    g = CoverGeometry.of(size, 60, "white")
+    for side, width in ((g.front, 2.5 * unit), (g.back, 1.5 * unit)):
+        [rule] = [box for what, box in found if what == "a line" and side.x0 < box.x0 < side.x1]
+        title = [box for what, box in found if what.startswith("text")
+                 and side.x0 < box.x0 < side.x1 and box.y0 > rule.y0]
+        assert title and min(box.y0 for box in title) - (rule.y1 + width / 2) >= 5 * unit - 0.01

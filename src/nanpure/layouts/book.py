@@ -746,21 +746,21 @@ def title_page(settings: BookSettings, fonts: Fonts, box: Box, title: str | None
     last = lines[-1][1] if lines else y + size * 1.2
     # a fraction of the title's size below it, unless that comes too close to a small
     # title's descenders; the subtitle a body line below, unless that comes too close
-    rule = min(y + size * 0.5, last - _descent(fonts, title, True) * size - clear)
+    rule = min(y + size * 0.5, last - text_descent(fonts, title, True) * size - clear)
     sub_size = kind.heading * 0.75
-    sub_y = min(y - kind.body, rule - clear - _ascent(fonts, subtitle) * sub_size)
+    sub_y = min(y - kind.body, rule - clear - text_ascent(fonts, subtitle) * sub_size)
     below, _ = _baselines(subtitle, fonts, sub_size, box, sub_y, 1.35, False)
-    bottom = (below[-1][1] - _descent(fonts, subtitle) * sub_size if below
+    bottom = (below[-1][1] - text_descent(fonts, subtitle) * sub_size if below
               else rule - TITLE_RULE / 2)
     author_size = kind.heading * 0.8
     # the first line 12% up the page, unless the lines would then run below it:
     # then the last line's descenders on its foot, the lines above
     n = len(wrap(author, fonts, author_size, box.width))
-    lowest = box.y0 + _descent(fonts, author) * author_size + (n - 1) * author_size * 1.35
+    lowest = box.y0 + text_descent(fonts, author) * author_size + (n - 1) * author_size * 1.35
     by, _ = _baselines(author, fonts, author_size, box,
                        max(box.y0 + box.height * 0.12, lowest), 1.35, False)
     # the author's first line is the floor, a body line clear of it
-    floor = by[0][1] + _ascent(fonts, author) * author_size + kind.body if by else box.y0
+    floor = by[0][1] + text_ascent(fonts, author) * author_size + kind.body if by else box.y0
     return TitlePage(size, tuple(lines), rule, sub_size, tuple(below), author_size,
                      tuple(by), bottom - floor)
 
@@ -776,13 +776,13 @@ def _baselines(text: str, fonts: Fonts, size: float, box: Box, y: float, leading
     return lines, y
 
 
-def _ascent(fonts: Fonts, text: str, bold: bool = False) -> float:
+def text_ascent(fonts: Fonts, text: str, bold: bool = False) -> float:
     """The tallest ascent of the fonts that set ``text``, as a fraction of the size."""
     return max((pdfmetrics.getFont(font).face.ascent / 1000
                 for _, font in fonts.runs(text, bold)), default=0.0)
 
 
-def _descent(fonts: Fonts, text: str, bold: bool = False) -> float:
+def text_descent(fonts: Fonts, text: str, bold: bool = False) -> float:
     """The deepest descent of the fonts that set ``text``, as a fraction of the size."""
     return max((-pdfmetrics.getFont(font).face.descent / 1000
                 for _, font in fonts.runs(text, bold)), default=0.0)

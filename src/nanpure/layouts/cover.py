@@ -31,7 +31,14 @@ from reportlab.pdfgen.canvas import Canvas
 
 from .. import __version__
 from ..words import quoted
-from .book import MIN_TITLE_SIZE, binary_streams, fitted_size, most_that_fit, wrap
+from .book import (
+    MIN_TITLE_SIZE,
+    binary_streams,
+    fitted_size,
+    most_that_fit,
+    text_descent,
+    wrap,
+)
 from .grid import draw_grid
 from .pages import BLEED, INCH, Box, Fonts
 
@@ -50,6 +57,9 @@ BARCODE_INSET = 0.25 * INCH
 #: The share of the front's height (inside its margins), from the top, that the title,
 #: its rule and the subtitle may take: the rest is the picture's and the author's.
 FRONT_WORDS = 0.5
+#: The least room the accent rules keep from the descenders of a small title above them,
+#: in points on a 6 in trim (half the title page's body size, as there).
+RULE_CLEAR = 5.0
 #: The back's title: its size on a 6 in trim (scaled with the trim width), and the most
 #: lines it takes, shrunk to fit them down to 8 pt (book.MIN_TITLE_SIZE).
 BACK_TITLE_SIZE = 20.0
@@ -334,7 +344,7 @@ def _front(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit:
     size = fitted_size(settings.title, fonts, 40 * unit, box.width)
     lines, y = _set(settings.title, fonts, size, box.width, box.y1 - size, 1.25, True)
     title = Words(size, lines, mid, bold=True)
-    rule = y + size * 0.55
+    rule = _rule_height(settings.title, fonts, title, y, 2.5 * unit, unit)
     title_rule = Rule(mid - box.width * 0.25, mid + box.width * 0.25, rule, 2.5 * unit)
     y = rule - 22 * unit
     subtitle = Words(15 * unit, (), mid)
@@ -361,6 +371,17 @@ def _front(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit:
                                    for k, line in enumerate(names)), mid)
         bottom += size * 1.25 * (len(names) - 1) + size * 2
     return title, title_rule, subtitle, author, Box(box.x0, bottom, box.x1, y - 12 * unit)
+
+
+def _rule_height(text: str, fonts: Fonts, title: Words, y: float, width: float,
+                 unit: float) -> float:
+    """The height of the rule ``width`` thick under ``title`` (the lines of ``text``; ``y``
+    the baseline after them): a fraction of the title's size below it, unless that comes
+    closer than :data:`RULE_CLEAR` to a small title's descenders."""
+    last = title.lines[-1][1] if title.lines else y + title.size * 1.25
+    clear = RULE_CLEAR * unit + width / 2
+    return min(y + title.size * 0.55,
+               last - text_descent(fonts, text, True) * title.size - clear)
 
 
 def _author_lines(author: str, fonts: Fonts, width: float, unit: float,
@@ -397,7 +418,7 @@ def _back(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit: 
                               f"back cover in {BACK_TITLE_LINES} lines of "
                               f"{MIN_TITLE_SIZE:g} pt", ("title",)))
     title = Words(heading, lines, box.x0, bold=True, align="left")
-    rule = y + heading * 0.55
+    rule = _rule_height(settings.title, fonts, title, y, 1.5 * unit, unit)
     back_rule = Rule(box.x0, box.x0 + box.width * 0.3, rule, 1.5 * unit)
     y = rule - size * 2.2
     paragraphs = []
