@@ -21,6 +21,7 @@ barcode the print service adds (:data:`BARCODE`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields, replace
 from typing import Any, BinaryIO
 
@@ -252,7 +253,7 @@ def cover_layout(settings: CoverSettings, fonts: Fonts, trim: tuple[float, float
     characters that fit the whole cover; an unreadable picture is one too."""
     geometry = CoverGeometry.of(trim, pages, settings.paper)
     if settings.image:
-        _read_image(settings.image)
+        _read_image(settings.image, decode=True)
     layout = _lay_out(settings, fonts, geometry)
     if layout.misfits:
         raise _refusal(layout.misfits[0], settings, fonts, geometry)
@@ -282,14 +283,27 @@ def render_cover(settings: CoverSettings, fonts: Fonts, trim: tuple[float, float
     return geometry
 
 
-def _read_image(path: str) -> tuple[ImageReader, tuple[int, int]]:
-    """The picture at ``path`` and its size in pixels; a :class:`CoverError` if it
-    cannot be read."""
+def _read_image(path: str, decode: bool = False) -> tuple[ImageReader, tuple[int, int]]:
+    """The picture at ``path`` and its size in pixels; with ``decode``, its pixels read
+    through too (a truncated file has a size but fails half-way through drawing). A
+    :class:`CoverError` in one line if it cannot be read."""
     try:
         image = ImageReader(path)
-        return image, image.getSize()
+        size = image.getSize()
+        if decode:
+            image.getRGBData()
+        return image, size
     except Exception as exc:  # reportlab and Pillow raise many kinds for a bad file
-        raise CoverError(f"cannot read the cover image {path}: {exc}") from None
+        raise CoverError(f"cannot read the cover image {path}: {_reason(exc)}") from None
+
+
+def _reason(exc: Exception) -> str:
+    """Why a picture could not be read, in one line: reportlab puts the file's name and
+    its reader's identity on a line before the reason, and Pillow names a stream by its
+    address."""
+    lines = str(exc).strip().splitlines()
+    reason = re.sub(r"^(fileName=\S+ )?identity=\[[^\]]*\] ", "", lines[-1] if lines else "")
+    return re.sub(r" <[^<>]* at 0x[0-9a-f]+>", "", reason) or type(exc).__name__
 
 
 def _refusal(misfit: Misfit, settings: CoverSettings, fonts: Fonts,
