@@ -14,6 +14,12 @@ keeps :data:`SPINE_CLEAR` from each fold and shrinks for a long title and author
 further than :data:`MIN_SPINE_SIZE`. The lower right corner of the back is left to the
 barcode the print service adds (:data:`BARCODE`).
 
+One layout, :func:`cover_layout`, places the words for drawing and for the check made
+before a book is written: the back's title in :data:`BACK_TITLE_LINES` lines, the front's
+title and subtitle in its upper half (:data:`FRONT_WORDS`), the author in
+:data:`AUTHOR_LINES` lines, the back text above the barcode and the spine text down to its
+least size; what does not fit is a :class:`CoverError` naming the key to shorten.
+
 >>> g = CoverGeometry.of((6 * INCH, 9 * INCH), 100, "white")
 >>> round(g.spine / INCH, 4), round(g.width / INCH, 4), g.height / INCH
 (0.2252, 12.4752, 9.25)
