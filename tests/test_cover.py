@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -251,7 +252,9 @@ def test_long_spine_text_shrinks_but_not_under_6_pt(tmp_path):
 
 
 @pytest.mark.parametrize("title, author, key", [
-    (LONG_TITLE, "nanpure", "book.cover.title"),
+    # a title that fits the back in two lines, but not the spine beside a long author
+    (LONG_TITLE[:140], "Alexandra Margaret Featherstonehaugh-Cholmondeley",
+     "book.cover.title"),
     # an author that fits the front in two lines, but not the spine beside the title
     ("Nightly Sudoku Puzzles for Patient Solvers", LONG_TITLE[:168], "book.cover.author"),
 ])
@@ -285,7 +288,134 @@ def test_a_thin_spine_keeps_its_size_and_refuses_what_does_not_fit_it(tmp_path):
 
     pdf = cover_pdf(tmp_path / "cover.pdf", 80)
     assert [round(size, 1) for _, size in spine_texts(pdf, 80)] == [4.0, 4.0]
-    settings = CoverSettings(title=" ".join([LONG_TITLE] * 3), author="nanpure")
+    # each fits its own place on the front and back, not the two together on the spine
+    settings = CoverSettings(title=LONG_TITLE[:150], author=LONG_TITLE[:150])
     with pytest.raises(CoverError, match=r"does not fit the spine in 3\.97 pt; shorten "
                                          r"book\.cover\.title"):
         render_cover(settings, load_fonts(), SIX_BY_NINE, 80, io.BytesIO())
+
+
+#: An author of 300 characters.
+AUTHOR_300 = ("Professor Doctor Alexandra Margaret Featherstonehaugh-Cholmondeley-Smythe of "
+              "the Royal Society for Recreational Mathematics and Logic Puzzles, with "
+              "Contributions from the Members of the Nightly Sudoku Circle of Patient and "
+              "Persistent Solvers, Edited and Arranged by the Committee of the Annual Puzzle")
+
+
+def test_the_count_a_refusal_gives_fits_the_whole_cover(tmp_path):
+    """Each refusal counted the characters that fit its own place: an author too long for
+    the front was told to shorten to 257 characters, which the spine then refused."""
+    from nanpure.layouts.cover import CoverError
+
+    letter = PAGE_SIZES["8.5x11in"]
+    author = AUTHOR_300
+    settings = CoverSettings(title="Nightly Sudoku", author=author)
+    with pytest.raises(CoverError, match=r"^the cover author '[^']*' does not fit the front "
+                                         r"cover in 2 lines of 8 pt; shorten "
+                                         r"book\.cover\.author \(or book\.author, its "
+                                         r"default\) to (\d+) characters or fewer$") as exc:
+        render_cover(settings, load_fonts(), letter, 120, io.BytesIO())
+    most = int(exc.value.args[0].rsplit(" to ", 1)[1].split()[0])
+    fits = CoverSettings(title="Nightly Sudoku", author=author[:most])
+    render_cover(fits, load_fonts(), letter, 120, io.BytesIO())
+    with pytest.raises(CoverError):
+        render_cover(CoverSettings(title="Nightly Sudoku", author=author[:most + 8]),
+                     load_fonts(), letter, 120, io.BytesIO())
+
+
+@pytest.mark.parametrize("trim", ["6x9in", "8.5x11in"])
+def test_the_back_title_takes_two_lines_at_most(tmp_path, trim):
+    """The back's title shrank to fit two lines, but at 8 pt took as many as it needed: a
+    232-character title took four lines on a 6 x 9 in back."""
+    from nanpure.layouts.cover import CoverError
+
+    title = " ".join([LONG_TITLE] * 2)
+    with pytest.raises(CoverError, match=r"^the cover title 'The Complete and Unabridged "
+                                         r"Collection…' does not fit the back cover in 2 "
+                                         r"lines of 8 pt; shorten book\.cover\.title \(or "
+                                         r"book\.title, its default\) to (\d+) characters "
+                                         r"or fewer$") as exc:
+        render_cover(CoverSettings(title=title), load_fonts(), PAGE_SIZES[trim], 60,
+                     io.BytesIO())
+    most = int(exc.value.args[0].rsplit(" to ", 1)[1].split()[0])
+    fits = title[:most].rstrip()
+    pdf = cover_pdf(tmp_path / "cover.pdf", 60, trim=PAGE_SIZES[trim],
+                    settings=CoverSettings(title=fits))
+    back = CoverGeometry.of(PAGE_SIZES[trim], 60, "white").back
+    lines = [(what[6:-1], box) for what, box in marks(PdfReader(str(pdf)).pages[0])
+             if what.startswith("text") and box.x1 <= back.x1]
+    assert len(lines) == 2 and " ".join(text for text, _ in lines) == fits
+    # a box runs from the font's descent to its ascent: in Vera, the size
+    assert all(box.y1 - box.y0 >= 8 - 0.01 for _, box in lines)
+    assert preflight_cover(pdf, PAGE_SIZES[trim], 60, "white").ok
+    with pytest.raises(CoverError, match="does not fit the back cover"):
+        render_cover(CoverSettings(title=title[:most + 8]), load_fonts(), PAGE_SIZES[trim],
+                     60, io.BytesIO())
+
+
+def test_a_long_subtitle_keeps_to_the_upper_half_of_the_front(tmp_path):
+    """The subtitle took as many lines as it needed, at 15 pt, over the picture and the
+    author: a picture's room was left with less than no height."""
+    from nanpure.layouts.cover import CoverError
+
+    subtitle = " ".join([LONG_TITLE] * 4)
+    settings = dict(title="Nightly Sudoku", author="nanpure")
+    sample = "." * 40 + "123456789" + "." * 32
+    with pytest.raises(CoverError, match=r"^the cover title 'Nightly Sudoku' and subtitle "
+                                         r"'The Complete and Unabridged Collection…' do not "
+                                         r"fit the upper half of the front cover; shorten "
+                                         r"book\.cover\.subtitle \(or book\.subtitle, its "
+                                         r"default\) to (\d+) characters or fewer$") as exc:
+        render_cover(CoverSettings(subtitle=subtitle, **settings), load_fonts(), SIX_BY_NINE,
+                     100, io.BytesIO(), sample)
+    most = int(exc.value.args[0].rsplit(" to ", 1)[1].split()[0])
+    assert len(LONG_TITLE) < most < len(subtitle)
+    pdf = cover_pdf(tmp_path / "cover.pdf", 100, sample=sample,
+                    settings=CoverSettings(subtitle=subtitle[:most], **settings))
+    front = CoverGeometry.of(SIX_BY_NINE, 100, "white").front
+    found = marks(PdfReader(str(pdf)).pages[0])
+    words = [box for what, box in found if what.startswith("text") and box.x0 > front.x0
+             and what[6:-1] in subtitle]
+    middle = (front.y0 + front.y1) / 2
+    assert len(words) > 5 and min(box.y0 for box in words) > middle
+    assert preflight_cover(pdf, SIX_BY_NINE, 100, "white").ok
+    with pytest.raises(CoverError, match="upper half of the front cover"):
+        render_cover(CoverSettings(subtitle=subtitle[:most + 12], **settings), load_fonts(),
+                     SIX_BY_NINE, 100, io.BytesIO())
+
+
+def test_a_title_too_long_for_the_front_is_counted_for_the_whole_cover():
+    """A title far too long for the front is refused there, with the count that fits the
+    back too."""
+    from nanpure.layouts.cover import CoverError
+
+    def refusal(title: str) -> str:
+        with pytest.raises(CoverError) as exc:
+            render_cover(CoverSettings(title=title), load_fonts(), SIX_BY_NINE, 60,
+                         io.BytesIO())
+        return exc.value.args[0]
+
+    front = refusal(" ".join([LONG_TITLE] * 12))
+    back = refusal(" ".join([LONG_TITLE] * 2))
+    assert re.match(r"^the cover title 'The Complete and Unabridged Collection…' does not "
+                    r"fit the upper half of the front cover; shorten book\.cover\.title", front)
+    assert "does not fit the back cover" in back
+    assert front.rsplit(" to ", 1)[1] == back.rsplit(" to ", 1)[1]
+
+
+@pytest.mark.parametrize("trim", ["6x9in", "8.5x11in"])
+@pytest.mark.parametrize("length", [14, 90, 150])
+def test_the_cover_rules_keep_clear_of_a_small_title(tmp_path, trim, length):
+    """The rules stood a fraction of the title's size below it: under a title of 8 pt,
+    about 2 pt from its descenders (1.9 pt on the front of an 8.5 x 11 in cover)."""
+    size = PAGE_SIZES[trim]
+    unit = size[0] / (6 * INCH)
+    pdf = cover_pdf(tmp_path / "cover.pdf", 60, trim=size,
+                    settings=CoverSettings(title=LONG_TITLE[:length]))
+    found = marks(PdfReader(str(pdf)).pages[0])
+    g = CoverGeometry.of(size, 60, "white")
+    for side, width in ((g.front, 2.5 * unit), (g.back, 1.5 * unit)):
+        [rule] = [box for what, box in found if what == "a line" and side.x0 < box.x0 < side.x1]
+        title = [box for what, box in found if what.startswith("text")
+                 and side.x0 < box.x0 < side.x1 and box.y0 > rule.y0]
+        assert title and min(box.y0 for box in title) - (rule.y1 + width / 2) >= 5 * unit - 0.01

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from itertools import pairwise
 
 import pytest
 from conftest import CJK_FONT
@@ -23,6 +24,7 @@ from nanpure.layouts.book import (
     digit_sizes,
     plan_book,
     render_book,
+    title_page,
 )
 from nanpure.layouts.grid import cell_digits
 from nanpure.layouts.pages import (
@@ -401,3 +403,60 @@ def test_a_title_too_long_for_the_title_page_is_refused_with_what_fits(sections)
     build_book(sections, BookSettings(title=title[:most], **settings), out)
     with pytest.raises(LayoutError, match="shorten book.title"):
         plan_book(sections, BookSettings(title=title[:most + 12], **settings))
+
+
+#: An author of 300 characters: seven lines on the title page of a 6 x 9 in book.
+LONG_AUTHOR = ("Professor Doctor Alexandra Margaret Featherstonehaugh-Cholmondeley-Smythe of "
+               "the Royal Society for Recreational Mathematics and Logic Puzzles, with "
+               "Contributions from the Members of the Nightly Sudoku Circle of Patient and "
+               "Persistent Solvers, Edited and Arranged by the Committee of the Annual Puzzle")
+
+
+@pytest.mark.parametrize("size", ["6x9in", "8.5x11in", "A5"])
+def test_a_long_author_stays_on_the_title_page(sections, size):
+    """The author's lines went down from 12% up the page, as many as it took: a
+    300-character author ran past the foot of the live area and off the page."""
+    assert len(LONG_AUTHOR) == 300
+    out = io.BytesIO()
+    plan = build_book(sections, BookSettings(title="Test Book", subtitle="Sudoku puzzles",
+                                             author=LONG_AUTHOR, page_size=size), out)
+    box = live_area(1, PAGE_SIZES[size], plan.margins)
+    texts = [b for what, b in marks(PdfReader(io.BytesIO(out.getvalue())).pages[0])
+             if what.startswith("text")]
+    assert len(texts) > 4  # the title, the subtitle and the author's lines
+    assert all(box.y0 - 0.01 <= b.y0 and b.y1 <= box.y1 + 0.01 for b in texts)
+    ordered = sorted(texts, key=lambda b: -b.y1)
+    assert all(upper.y0 >= lower.y1 - 0.01 for upper, lower in pairwise(ordered))
+    # an author that fits where it stood is placed as before, 12% up the page
+    short = BookSettings(title="Test Book", author="nanpure", page_size=size)
+    assert title_page(short, load_fonts(), box).author[0][1] == box.y0 + box.height * 0.12
+
+
+def test_an_author_too_long_for_the_title_page_is_refused_with_what_fits(sections):
+    author = " ".join([LONG_AUTHOR] * 3)
+    settings = dict(title="Test Book", subtitle="Sudoku puzzles", page_size="6x9in")
+    with pytest.raises(LayoutError, match=r"^book\.author 'Professor Doctor Alexandra "
+                                          r"Margaret…': the author does not fit the title "
+                                          r"page of a 6x9in book under the title and the "
+                                          r"subtitle; shorten book\.author to (\d+) "
+                                          r"characters or fewer$") as exc:
+        plan_book(sections, BookSettings(author=author, **settings))
+    most = int(re.search(r"to (\d+) characters", str(exc.value)).group(1))
+    assert len(LONG_AUTHOR) < most < len(author)
+    build_book(sections, BookSettings(author=author[:most], **settings), io.BytesIO())
+    with pytest.raises(LayoutError, match="shorten book.author"):
+        plan_book(sections, BookSettings(author=author[:most + 12], **settings))
+
+
+@pytest.mark.parametrize("start, lines", [(30.0, 3), (34.5, 3), (20 * 8.5 / 6, 2)])
+def test_a_fitted_title_is_not_set_under_8_pt(start, lines):
+    """Sizes went down a point at a time while over 8 pt: 34.5 pt (an 8.5 x 11 in title
+    page's title) went on to 7.5 pt, and the back cover's 28.3 pt to 7.3 pt."""
+    from nanpure.layouts.book import MIN_TITLE_SIZE, fitted_size
+
+    fonts = load_fonts()
+    assert fitted_size(" ".join([LONG_TITLE] * 3), fonts, start, 300, lines) == MIN_TITLE_SIZE
+    assert fitted_size("Test Book", fonts, start, 300, lines) == start
+    # a title that fits in the lines at 9.5 pt but not 10.5 pt is set in 9.5 pt, as before
+    size = fitted_size(LONG_TITLE, fonts, 34.5, 8.5 * INCH - 1.5 * INCH, 3)
+    assert size == 9.5

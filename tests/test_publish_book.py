@@ -222,3 +222,52 @@ def test_the_example_book_configs_are_valid():
     assert (publish.layout.page_size, publish.order, publish.layout.stars) == \
         ("8.5x11in", "score", True)
     assert publish.cover is not None and publish.layout.bleed
+
+
+#: Words too long for a cover, each with the key its refusal names.
+LONG_WORDS = ("Professor Doctor Alexandra Margaret Featherstonehaugh-Cholmondeley-Smythe of "
+              "the Royal Society for Recreational Mathematics and Logic Puzzles, with "
+              "Contributions from the Members of the Nightly Sudoku Circle ")
+
+
+@pytest.mark.parametrize("cover, key", [
+    (f'author = "{LONG_WORDS * 3}"', "book.cover.author"),
+    (f'title = "{LONG_WORDS * 2}"', "book.cover.title"),
+    (f'subtitle = "{LONG_WORDS * 4}"', "book.cover.subtitle"),
+    (f'author = "{LONG_WORDS[:100]}"\ntitle = "{LONG_WORDS[:125]}"', "spine"),
+    ('image = "IMAGE"', "cannot read the cover image"),
+])
+def test_a_refused_cover_leaves_the_output_as_it_was(tmp_path, store, capsys, monkeypatch,
+                                                      cover, key):
+    """The cover was drawn after the interior had been written: a cover refused for its
+    words or picture left a new interior beside the old cover, or none."""
+    from PIL import Image
+
+    import nanpure.layouts.cover as cover_module
+
+    if key == "spine":  # the store's books are thin: a spine with text on 24 pages
+        monkeypatch.setattr(cover_module, "SPINE_TEXT_PAGES", 20)
+        monkeypatch.setattr(cover_module, "SPINE_PER_PAGE", {"white": 0.02, "cream": 0.02})
+        key = "does not fit the spine in 6 pt; shorten book.cover.title"
+    picture = tmp_path / "picture.png"
+    Image.new("RGB", (300, 200), (200, 60, 60)).save(picture)
+    cut = tmp_path / "cut.png"
+    cut.write_bytes(picture.read_bytes()[:200])  # its size, not its pixels
+    out = tmp_path / "out"
+    out.mkdir()
+    before = {"book.pdf": b"the book before", "book-cover.pdf": b"its cover",
+              "book.manifest.json": b"{}"}
+    for name, data in before.items():
+        (out / name).write_bytes(data)
+    path = write_config(tmp_path, store, "[book.cover]\n" + cover.replace("IMAGE", str(cut)),
+                        out="out/book.pdf")
+    assert main(["book", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and key in err, err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    # a cover that fits is made, with its book
+    monkeypatch.undo()
+    fits = write_config(tmp_path, store, f'[book.cover]\nimage = "{picture}"',
+                        out="out/book.pdf")
+    assert main(["book", str(fits), "--no-record"]) == 0
+    assert (out / "book-cover.pdf").read_bytes().startswith(b"%PDF")

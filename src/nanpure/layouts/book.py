@@ -80,6 +80,8 @@ CONTENTS_TITLE_LINES = 3
 _ROW, _RUNOVER = 28, 12
 #: What a shortened running head ends with.
 ELLIPSIS = "\u2026"
+#: The least size titles shrink to (the book's, a section's, the cover's), in points.
+MIN_TITLE_SIZE = 8.0
 #: The title page's rule: its width, in points, and the least room it keeps from the
 #: title's descenders and the subtitle's ascenders, as a fraction of the body size.
 TITLE_RULE = 1.2
@@ -726,15 +728,17 @@ class TitlePage:
 
 
 def title_page(settings: BookSettings, fonts: Fonts, box: Box, title: str | None = None,
-               subtitle: str | None = None) -> TitlePage:
+               subtitle: str | None = None, author: str | None = None) -> TitlePage:
     """The title page of a book in the live area ``box``: the title as large as fits three
     lines (down to 8 pt, then in as many lines as it takes) from two thirds up the page,
     the rule under it and the subtitle under that, each keeping
     :data:`TITLE_RULE_CLEAR` of the body size from the rule's ink however small the
-    title; the author near the foot. ``title`` and ``subtitle`` stand in for the
-    settings' (to find how long a title fits)."""
+    title; the author near the foot, in as many lines as it takes, raised so that they
+    stay on the page. ``title``, ``subtitle`` and ``author`` stand in for the settings'
+    (to find how long a text fits)."""
     title = settings.title if title is None else title
     subtitle = settings.subtitle if subtitle is None else subtitle
+    author = settings.author if author is None else author
     kind = Type.for_settings(settings)
     clear = kind.body * TITLE_RULE_CLEAR + TITLE_RULE / 2
     size = fitted_size(title, fonts, kind.title, box.width)
@@ -742,20 +746,23 @@ def title_page(settings: BookSettings, fonts: Fonts, box: Box, title: str | None
     last = lines[-1][1] if lines else y + size * 1.2
     # a fraction of the title's size below it, unless that comes too close to a small
     # title's descenders; the subtitle a body line below, unless that comes too close
-    rule = min(y + size * 0.5, last - _descent(fonts, title, True) * size - clear)
+    rule = min(y + size * 0.5, last - text_descent(fonts, title, True) * size - clear)
     sub_size = kind.heading * 0.75
-    sub_y = min(y - kind.body, rule - clear - _ascent(fonts, subtitle) * sub_size)
+    sub_y = min(y - kind.body, rule - clear - text_ascent(fonts, subtitle) * sub_size)
     below, _ = _baselines(subtitle, fonts, sub_size, box, sub_y, 1.35, False)
-    bottom = (below[-1][1] - _descent(fonts, subtitle) * sub_size if below
+    bottom = (below[-1][1] - text_descent(fonts, subtitle) * sub_size if below
               else rule - TITLE_RULE / 2)
     author_size = kind.heading * 0.8
-    author, _ = _baselines(settings.author, fonts, author_size, box,
-                           box.y0 + box.height * 0.12, 1.35, False)
+    # the first line 12% up the page, unless the lines would then run below it:
+    # then the last line's descenders on its foot, the lines above
+    n = len(wrap(author, fonts, author_size, box.width))
+    lowest = box.y0 + text_descent(fonts, author) * author_size + (n - 1) * author_size * 1.35
+    by, _ = _baselines(author, fonts, author_size, box,
+                       max(box.y0 + box.height * 0.12, lowest), 1.35, False)
     # the author's first line is the floor, a body line clear of it
-    floor = (author[0][1] + _ascent(fonts, settings.author) * author_size + kind.body
-             if author else box.y0)
+    floor = by[0][1] + text_ascent(fonts, author) * author_size + kind.body if by else box.y0
     return TitlePage(size, tuple(lines), rule, sub_size, tuple(below), author_size,
-                     tuple(author), bottom - floor)
+                     tuple(by), bottom - floor)
 
 
 def _baselines(text: str, fonts: Fonts, size: float, box: Box, y: float, leading: float,
@@ -769,13 +776,13 @@ def _baselines(text: str, fonts: Fonts, size: float, box: Box, y: float, leading
     return lines, y
 
 
-def _ascent(fonts: Fonts, text: str, bold: bool = False) -> float:
+def text_ascent(fonts: Fonts, text: str, bold: bool = False) -> float:
     """The tallest ascent of the fonts that set ``text``, as a fraction of the size."""
     return max((pdfmetrics.getFont(font).face.ascent / 1000
                 for _, font in fonts.runs(text, bold)), default=0.0)
 
 
-def _descent(fonts: Fonts, text: str, bold: bool = False) -> float:
+def text_descent(fonts: Fonts, text: str, bold: bool = False) -> float:
     """The deepest descent of the fonts that set ``text``, as a fraction of the size."""
     return max((-pdfmetrics.getFont(font).face.descent / 1000
                 for _, font in fonts.runs(text, bold)), default=0.0)
@@ -783,28 +790,44 @@ def _descent(fonts: Fonts, text: str, bold: bool = False) -> float:
 
 def _check_title_page(settings: BookSettings, margins: Margins) -> None:
     """A :class:`LayoutError` when the title page's title and subtitle run into its
-    author (or off the page), giving the most characters of the title that fit (of the
-    subtitle, when no title fits beside it)."""
+    author (or off the page), naming the part that takes the most room of those that,
+    shortened alone, would fit (title, subtitle or author), and its most characters
+    that fit."""
     fonts = load_fonts(settings.cjk_font)
     box = live_area(1, page_size(settings.page_size), margins)
+    texts = {"title": settings.title, "subtitle": settings.subtitle,
+             "author": settings.author}
 
-    def fits(title: str, subtitle: str) -> bool:
-        return title_page(settings, fonts, box, title, subtitle).room >= 0
+    def fits(part: str, text: str) -> bool:
+        return title_page(settings, fonts, box, **{part: text}).room >= 0
 
-    title, subtitle = settings.title, settings.subtitle
-    if fits(title, subtitle):
+    page = title_page(settings, fonts, box)
+    if page.room >= 0:
         return
-    what = "the title and the subtitle do" if subtitle else "the title does"
-    where = (f"the title page of {a_or_an(settings.page_size + ' book')} "
-             + ("above the author" if settings.author else "on the page"))
-    if fits("", subtitle):
-        most = most_that_fit(title, lambda text: fits(text, subtitle))
-        raise LayoutError(f"book.title {quoted(title)}: {what} not fit {where}, even in "
-                          f"8 pt; shorten book.title to {most} characters or fewer")
-    most = most_that_fit(subtitle, lambda text: fits(title, text))
-    advice = (f"shorten book.subtitle to {most} characters or fewer" if most else
-              "shorten book.subtitle and book.title")
-    raise LayoutError(f"book.subtitle {quoted(subtitle)}: {what} not fit {where}; {advice}")
+    what = "the title and the subtitle do" if settings.subtitle else "the title does"
+    where = f"the title page of {a_or_an(settings.page_size + ' book')}"
+    above = where + (" above the author" if settings.author else " on the page")
+    # the part that takes the most height first: a long author, not the title above it
+    heights = {"title": len(page.title) * page.size,
+               "subtitle": len(page.subtitle) * page.subtitle_size,
+               "author": len(page.author) * page.author_size}
+    for part in sorted(texts, key=lambda part: -heights[part]):
+        text = texts[part]
+        most = most_that_fit(text, lambda shorter, part=part: fits(part, shorter))
+        if not most:
+            continue
+        advice = f"shorten book.{part} to {most} characters or fewer"
+        if part == "title":
+            raise LayoutError(f"book.title {quoted(text)}: {what} not fit {above}, even "
+                              f"in {MIN_TITLE_SIZE:g} pt; {advice}")
+        if part == "subtitle":
+            raise LayoutError(f"book.subtitle {quoted(text)}: {what} not fit {above}; "
+                              f"{advice}")
+        under = " and the subtitle" if settings.subtitle else ""
+        raise LayoutError(f"book.author {quoted(text)}: the author does not fit {where} "
+                          f"under the title{under}; {advice}")
+    raise LayoutError(f"book.title {quoted(settings.title)}: {what} not fit {above}; "
+                      "shorten book.title, book.subtitle and book.author")
 
 
 def contents_title(title: str, fonts: Fonts, size: float, width: float) -> list[str]:
@@ -889,10 +912,11 @@ def _contents_rows_per_page(settings: BookSettings) -> int:
 
 
 def fitted_size(text: str, fonts: Fonts, size: float, width: float, lines: int = 3) -> float:
-    """The largest size up to ``size`` (but not under 8 pt) at which bold ``text`` fits
-    ``width`` in ``lines`` lines or fewer."""
-    while size > 8 and len(wrap(text, fonts, size, width, bold=True)) > lines:
-        size -= 1
+    """The largest size up to ``size``, in steps of a point, at which bold ``text`` fits
+    ``width`` in ``lines`` lines or fewer; 8 pt (:data:`MIN_TITLE_SIZE`) if none does."""
+    while size > MIN_TITLE_SIZE and len(wrap(text, fonts, size, width, bold=True)) > lines:
+        # the last step lands on the floor: a size of 34.5 pt went on to 7.5
+        size = max(MIN_TITLE_SIZE, size - 1)
     return size
 
 

@@ -14,6 +14,12 @@ keeps :data:`SPINE_CLEAR` from each fold and shrinks for a long title and author
 further than :data:`MIN_SPINE_SIZE`. The lower right corner of the back is left to the
 barcode the print service adds (:data:`BARCODE`).
 
+One layout, :func:`cover_layout`, places the words for drawing and for the check made
+before a book is written: the back's title in :data:`BACK_TITLE_LINES` lines, the front's
+title and subtitle in its upper half (:data:`FRONT_WORDS`), the author in
+:data:`AUTHOR_LINES` lines, the back text above the barcode and the spine text down to its
+least size; what does not fit is a :class:`CoverError` naming the key to shorten.
+
 >>> g = CoverGeometry.of((6 * INCH, 9 * INCH), 100, "white")
 >>> round(g.spine / INCH, 4), round(g.width / INCH, 4), g.height / INCH
 (0.2252, 12.4752, 9.25)
@@ -21,8 +27,8 @@ barcode the print service adds (:data:`BARCODE`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, fields
+import re
+from dataclasses import dataclass, fields, replace
 from typing import Any, BinaryIO
 
 from reportlab.lib.colors import HexColor
@@ -32,7 +38,14 @@ from reportlab.pdfgen.canvas import Canvas
 
 from .. import __version__
 from ..words import quoted
-from .book import binary_streams, fitted_size, most_that_fit, wrap
+from .book import (
+    MIN_TITLE_SIZE,
+    binary_streams,
+    fitted_size,
+    most_that_fit,
+    text_descent,
+    wrap,
+)
 from .grid import draw_grid
 from .pages import BLEED, INCH, Box, Fonts
 
@@ -48,6 +61,16 @@ SPINE_CLEAR = 0.0625 * INCH
 #: bottom trim of the back cover.
 BARCODE = (2.0 * INCH, 1.2 * INCH)
 BARCODE_INSET = 0.25 * INCH
+#: The share of the front's height (inside its margins), from the top, that the title,
+#: its rule and the subtitle may take: the rest is the picture's and the author's.
+FRONT_WORDS = 0.5
+#: The least room the accent rules keep from the descenders of a small title above them,
+#: in points on a 6 in trim (half the title page's body size, as there).
+RULE_CLEAR = 5.0
+#: The back's title: its size on a 6 in trim (scaled with the trim width), and the most
+#: lines it takes, shrunk to fit them down to 8 pt (book.MIN_TITLE_SIZE).
+BACK_TITLE_SIZE = 20.0
+BACK_TITLE_LINES = 2
 #: The front's author line: its size on a 6 in trim (scaled with the trim width), the
 #: least it shrinks to on one line before it takes a second, and the least size of two.
 AUTHOR_SIZE = 16.0
@@ -160,12 +183,97 @@ class CoverGeometry:
         return areas
 
 
+@dataclass(frozen=True)
+class Words:
+    """Lines of text in one size and face: each line with its baseline; ``x`` is the
+    lines' centre (``align`` "centre") or left edge ("left")."""
+
+    size: float
+    lines: tuple[tuple[str, float], ...]
+    x: float
+    bold: bool = False
+    align: str = "centre"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An accent rule: from ``x0`` to ``x1`` at height ``y``, ``width`` thick."""
+
+    x0: float
+    x1: float
+    y: float
+    width: float
+
+
+@dataclass(frozen=True)
+class SpineWords:
+    """The spine's words, which run down from its top: their size, the x of their
+    baseline, and each part (text, bold) with its distance from the top of the area."""
+
+    size: float
+    baseline: float
+    top: float
+    parts: tuple[tuple[str, bool, float], ...]
+
+
+@dataclass(frozen=True)
+class Misfit:
+    """Words that do not fit their place: the refusal's start (what, where), and the
+    fields of the settings whose shortening could make room, the one to name first
+    first; or ``advice``, for words no count of characters helps with."""
+
+    what: str
+    parts: tuple[str, ...]
+    advice: str = ""
+
+
+@dataclass(frozen=True)
+class CoverLayout:
+    """Where :func:`cover_layout` puts the cover's words, rules and picture; ``misfits``
+    lists the words that do not fit (empty for a cover that can be drawn)."""
+
+    geometry: CoverGeometry
+    title: Words
+    title_rule: Rule
+    subtitle: Words
+    author: Words
+    picture: Box
+    back_title: Words
+    back_rule: Rule
+    back: tuple[Words, ...]
+    spine: SpineWords | None
+    misfits: tuple[Misfit, ...] = ()
+
+
+#: The config keys of the settings' fields that refusals name.
+KEYS = {"title": "book.cover.title (or book.title, its default)",
+        "subtitle": "book.cover.subtitle (or book.subtitle, its default)",
+        "author": "book.cover.author (or book.author, its default)"}
+
+
+def cover_layout(settings: CoverSettings, fonts: Fonts, trim: tuple[float, float],
+                 pages: int) -> CoverLayout:
+    """Where the words of the cover of a book of ``pages`` interior pages of ``trim``
+    size go; what draws the cover and what checks it before anything is written. Words
+    that do not fit are a :class:`CoverError` naming the key to shorten and the most
+    characters that fit the whole cover; an unreadable picture is one too."""
+    geometry = CoverGeometry.of(trim, pages, settings.paper)
+    if settings.image:
+        _read_image(settings.image, decode=True)
+    layout = _lay_out(settings, fonts, geometry)
+    if layout.misfits:
+        raise _refusal(layout.misfits[0], settings, fonts, geometry)
+    return layout
+
+
 def render_cover(settings: CoverSettings, fonts: Fonts, trim: tuple[float, float],
                  pages: int, out: str | BinaryIO, sample: str | None = None) -> CoverGeometry:
     """Draw the cover of a book of ``pages`` interior pages of ``trim`` size into the path
     or stream ``out``; ``sample``, a Sudoku puzzle line, decorates a front without a
-    picture. Returns the cover's geometry. The same arguments give the same bytes."""
-    geometry = CoverGeometry.of(trim, pages, settings.paper)
+    picture. Returns the cover's geometry. The same arguments give the same bytes; a
+    cover that :func:`cover_layout` refuses is not begun."""
+    layout = cover_layout(settings, fonts, trim, pages)
+    geometry = layout.geometry
     with binary_streams():
         canvas = Canvas(out, pagesize=(geometry.width, geometry.height), invariant=1,
                         pageCompression=1, initialFontName=fonts.regular,
@@ -173,7 +281,7 @@ def render_cover(settings: CoverSettings, fonts: Fonts, trim: tuple[float, float
         canvas.setTitle(f"{settings.title}: cover")
         canvas.setAuthor(settings.author)
         canvas.setCreator(f"nanpure {__version__}")
-        _CoverDrawer(canvas, settings, fonts, geometry).draw(sample)
+        _CoverDrawer(canvas, settings, fonts, layout).draw(sample)
         canvas.setTrimBox((BLEED, BLEED, geometry.width - BLEED, geometry.height - BLEED))
         canvas.setBleedBox((0, 0, geometry.width, geometry.height))
         canvas.showPage()
@@ -181,23 +289,250 @@ def render_cover(settings: CoverSettings, fonts: Fonts, trim: tuple[float, float
     return geometry
 
 
+def _read_image(path: str, decode: bool = False) -> tuple[ImageReader, tuple[int, int]]:
+    """The picture at ``path`` and its size in pixels; with ``decode``, its pixels read
+    through too (a truncated file has a size but fails half-way through drawing). A
+    :class:`CoverError` in one line if it cannot be read."""
+    try:
+        image = ImageReader(path)
+        size = image.getSize()
+        if decode:
+            image.getRGBData()
+        return image, size
+    except Exception as exc:  # reportlab and Pillow raise many kinds for a bad file
+        raise CoverError(f"cannot read the cover image {path}: {_reason(exc)}") from None
+
+
+def _reason(exc: Exception) -> str:
+    """Why a picture could not be read, in one line: reportlab puts the file's name and
+    its reader's identity on a line before the reason, and Pillow names a stream by its
+    address."""
+    lines = str(exc).strip().splitlines()
+    reason = re.sub(r"^(fileName=\S+ )?identity=\[[^\]]*\] ", "", lines[-1] if lines else "")
+    return re.sub(r" <[^<>]* at 0x[0-9a-f]+>", "", reason) or type(exc).__name__
+
+
+def _refusal(misfit: Misfit, settings: CoverSettings, fonts: Fonts,
+             geometry: CoverGeometry) -> CoverError:
+    """The error for ``misfit``: it names the first of its parts that, shortened alone,
+    lets the whole cover fit, with the most characters that do."""
+    if misfit.advice:
+        return CoverError(f"{misfit.what}; {misfit.advice}")
+
+    def fits(part: str, text: str) -> bool:
+        shorter = replace(settings, **{part: text})
+        return all(part not in m.parts for m in _lay_out(shorter, fonts, geometry).misfits)
+
+    for part in misfit.parts:
+        most = most_that_fit(getattr(settings, part),
+                             lambda text, part=part: fits(part, text))
+        if most:
+            return CoverError(f"{misfit.what}; shorten {KEYS[part]} to {most} characters "
+                              "or fewer")
+    return CoverError(f"{misfit.what}; shorten "
+                      + " and ".join(KEYS[p] for p in KEYS if p in misfit.parts))
+
+
+def _lay_out(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry) -> CoverLayout:
+    """The cover's layout, with the words that do not fit among its misfits."""
+    misfits: list[Misfit] = []
+    unit = geometry.trim[0] / (6 * INCH)  # type scales with the trim width
+    front = _front(settings, fonts, geometry, unit, misfits)
+    back = _back(settings, fonts, geometry, unit, misfits)
+    spine = _spine(settings, fonts, geometry, unit, misfits) if geometry.spine_text else None
+    return CoverLayout(geometry, *front, *back, spine, tuple(misfits))
+
+
+def _set(text: str, fonts: Fonts, size: float, width: float, y: float, leading: float,
+         bold: bool = False) -> tuple[tuple[tuple[str, float], ...], float]:
+    """``text`` wrapped to ``width`` from baseline ``y`` down, as (line, baseline), and
+    the baseline after the last line."""
+    lines = []
+    for line in wrap(text, fonts, size, width, bold):
+        lines.append((line, y))
+        y -= size * leading
+    return tuple(lines), y
+
+
+def _front(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit: float,
+           misfits: list[Misfit]) -> tuple[Words, Rule, Words, Words, Box]:
+    """The front's title, rule, subtitle, author and the room left for the picture: the
+    title shrunk to fit three lines down to 8 pt, then in as many as it takes; title,
+    rule and subtitle in the upper half of the front (:data:`FRONT_WORDS`), or a misfit."""
+    box = geometry.front.shrink(*(SAFE + 0.375 * INCH,) * 4)
+    mid = (box.x0 + box.x1) / 2
+    size = fitted_size(settings.title, fonts, 40 * unit, box.width)
+    lines, y = _set(settings.title, fonts, size, box.width, box.y1 - size, 1.25, True)
+    title = Words(size, lines, mid, bold=True)
+    rule = _rule_height(settings.title, fonts, title, y, 2.5 * unit, unit)
+    title_rule = Rule(mid - box.width * 0.25, mid + box.width * 0.25, rule, 2.5 * unit)
+    y = rule - 22 * unit
+    subtitle = Words(15 * unit, (), mid)
+    if settings.subtitle:
+        lines, y = _set(settings.subtitle, fonts, 15 * unit, box.width, y, 1.25)
+        subtitle = Words(15 * unit, lines, mid)
+        y += 15 * unit * 0.25
+    if y - 12 * unit < box.y1 - box.height * FRONT_WORDS:
+        what = (f"the cover title {quoted(settings.title)}"
+                + (f" and subtitle {quoted(settings.subtitle)} do" if settings.subtitle
+                   else " does")
+                + " not fit the upper half of the front cover")
+        # the one that takes more of it first
+        heights = {part: len(words.lines) * words.size
+                   for part, words in (("title", title), ("subtitle", subtitle))
+                   if words.lines}
+        misfits.append(Misfit(what, tuple(sorted(heights, key=lambda p: -heights[p]))))
+    bottom = box.y0
+    author = Words(AUTHOR_SIZE * unit, (), mid)
+    if settings.author:
+        size, names = _author_lines(settings.author, fonts, box.width, unit, misfits)
+        # the last line on the bottom edge, a first one above it
+        author = Words(size, tuple((line, box.y0 + (len(names) - 1 - k) * size * 1.25)
+                                   for k, line in enumerate(names)), mid)
+        bottom += size * 1.25 * (len(names) - 1) + size * 2
+    return title, title_rule, subtitle, author, Box(box.x0, bottom, box.x1, y - 12 * unit)
+
+
+def _rule_height(text: str, fonts: Fonts, title: Words, y: float, width: float,
+                 unit: float) -> float:
+    """The height of the rule ``width`` thick under ``title`` (the lines of ``text``; ``y``
+    the baseline after them): a fraction of the title's size below it, unless that comes
+    closer than :data:`RULE_CLEAR` to a small title's descenders."""
+    last = title.lines[-1][1] if title.lines else y + title.size * 1.25
+    clear = RULE_CLEAR * unit + width / 2
+    return min(y + title.size * 0.55,
+               last - text_descent(fonts, text, True) * title.size - clear)
+
+
+def _author_lines(author: str, fonts: Fonts, width: float, unit: float,
+                  misfits: list[Misfit]) -> tuple[float, list[str]]:
+    """The front's author line, its size and lines: one line, shrunk as far as
+    :data:`AUTHOR_ONE_LINE` if need be, else two at the largest size that fits down to
+    :data:`MIN_AUTHOR_SIZE` points; a misfit if even that is too small."""
+    full = AUTHOR_SIZE * unit
+    size = full * min(1.0, width / fonts.width(author, full))
+    if size >= AUTHOR_ONE_LINE * unit:
+        return size, [author]
+    size = AUTHOR_ONE_LINE * unit
+    while size >= MIN_AUTHOR_SIZE:
+        lines = wrap(author, fonts, size, width)
+        if len(lines) <= AUTHOR_LINES:
+            return size, lines
+        size -= 0.25
+    misfits.append(Misfit(f"the cover author {quoted(author)} does not fit the front cover "
+                          f"in {AUTHOR_LINES} lines of {MIN_AUTHOR_SIZE:g} pt", ("author",)))
+    return MIN_AUTHOR_SIZE, wrap(author, fonts, MIN_AUTHOR_SIZE, width)
+
+
+def _back(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit: float,
+          misfits: list[Misfit]) -> tuple[Words, Rule, tuple[Words, ...]]:
+    """The back's title, in :data:`BACK_TITLE_LINES` lines or fewer, its rule and the
+    paragraphs, which keep above the barcode."""
+    box = geometry.back.shrink(*(SAFE + 0.375 * INCH,) * 4)
+    size = 11 * unit
+    heading = fitted_size(settings.title, fonts, BACK_TITLE_SIZE * unit, box.width,
+                          BACK_TITLE_LINES)
+    lines, y = _set(settings.title, fonts, heading, box.width, box.y1 - heading, 1.25, True)
+    if len(lines) > BACK_TITLE_LINES:  # at the least size: more lines would be smaller type
+        misfits.append(Misfit(f"the cover title {quoted(settings.title)} does not fit the "
+                              f"back cover in {BACK_TITLE_LINES} lines of "
+                              f"{MIN_TITLE_SIZE:g} pt", ("title",)))
+    title = Words(heading, lines, box.x0, bold=True, align="left")
+    rule = _rule_height(settings.title, fonts, title, y, 1.5 * unit, unit)
+    back_rule = Rule(box.x0, box.x0 + box.width * 0.3, rule, 1.5 * unit)
+    y = rule - size * 2.2
+    paragraphs = []
+    for paragraph in settings.back:
+        lines, y = _set(paragraph, fonts, size, box.width, y, 1.4)
+        paragraphs.append(Words(size, lines, box.x0, align="left"))
+        y -= size * 0.6
+    if y + size * 0.6 < geometry.barcode.y1 + size:
+        misfits.append(Misfit("the back cover text is too long: it runs into the barcode "
+                              "area", ("back",), "shorten [book.cover] back"))
+    return title, back_rule, tuple(paragraphs)
+
+
+def _spine(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit: float,
+           misfits: list[Misfit]) -> SpineWords:
+    """Title and author along the spine, reading from the top, as large as fits: as the
+    spine's width allows (up to 14 pt on a 6 in trim), smaller for a long title and
+    author, but not under :data:`MIN_SPINE_SIZE` (a misfit that names the wider of the
+    two first)."""
+    area = geometry.spine_box.shrink(SAFE, SAFE, SPINE_CLEAR, SPINE_CLEAR)
+    face = pdfmetrics.getFont(fonts.bold).face
+    # the tallest extent of any glyph, above and below the baseline, per point of size
+    ascent, descent = face.ascent / 1000, -face.descent / 1000
+    size = min(14 * unit, area.width / (ascent + descent))
+    parts = _spine_parts(settings.title, settings.author)
+    gap = size * 2
+    length = _spine_length(fonts, parts, size)
+    if length > area.height:
+        floor = min(MIN_SPINE_SIZE, size)
+        size *= area.height / length
+        if size < floor - 1e-9:
+            title, author = settings.title, settings.author
+            what = (f"the spine text {quoted(title)}"
+                    + (f" by {quoted(author)}" if author else "")
+                    + f" does not fit the spine in {floor:.3g} pt")
+            # the wider part first
+            widths = {"title": fonts.width(title, floor, True)}
+            if author:
+                widths["author"] = fonts.width(author, floor)
+            misfits.append(Misfit(what, tuple(sorted(widths, key=lambda p: -widths[p]))))
+        gap = size * 2
+    # the baseline, so that ascenders and descenders stay inside the area
+    baseline = area.x0 + descent * size + (area.width - (ascent + descent) * size) / 2
+    x = (area.height - sum(fonts.width(t, size, b) for t, b in parts)
+         - gap * (len(parts) - 1)) / 2
+    placed = []
+    for text, bold in parts:
+        placed.append((text, bold, x))
+        x += fonts.width(text, size, bold) + gap
+    return SpineWords(size, baseline, area.y1, tuple(placed))
+
+
+def _spine_length(fonts: Fonts, parts: list[tuple[str, bool]], size: float) -> float:
+    """How long ``parts`` (text, bold) run along the spine at ``size`` points, with a
+    gap of two sizes between them."""
+    return (sum(fonts.width(t, size, b) for t, b in parts)
+            + size * 2 * (len(parts) - 1))
+
+
+def _spine_parts(title: str, author: str) -> list[tuple[str, bool]]:
+    """What the spine carries, as (text, bold): the title, and the author if there is one."""
+    return [(title, True)] + ([(author, False)] if author else [])
+
+
 class _CoverDrawer:
+    """Draws a :class:`CoverLayout` onto one canvas."""
+
     def __init__(self, canvas: Canvas, settings: CoverSettings, fonts: Fonts,
-                 geometry: CoverGeometry) -> None:
+                 layout: CoverLayout) -> None:
         self.c = canvas
         self.s = settings
         self.fonts = fonts
-        self.g = geometry
+        self.layout = layout
+        self.g = layout.geometry
         self.colour = HexColor(settings.text_colour)
-        self.unit = geometry.trim[0] / (6 * INCH)  # type scales with the trim width
 
     def draw(self, sample: str | None) -> None:
         self.c.setFillColor(HexColor(self.s.background))
         self.c.rect(0, 0, self.g.width, self.g.height, stroke=0, fill=1)
-        self.front(sample)
-        self.back()
-        if self.g.spine_text:
-            self.spine()
+        layout = self.layout
+        self.words(layout.title)
+        self.rule(layout.title_rule)
+        self.words(layout.subtitle)
+        self.words(layout.author)
+        if self.s.image:
+            self.picture(layout.picture)
+        elif sample is not None:
+            self.grid(layout.picture, sample)
+        self.words(layout.back_title)
+        self.rule(layout.back_rule)
+        for paragraph in layout.back:
+            self.words(paragraph)
+        if layout.spine is not None:
+            self.spine(layout.spine)
 
     def text(self, x: float, y: float, text: str, size: float, bold: bool = False,
              align: str = "left") -> None:
@@ -209,70 +544,17 @@ class _CoverDrawer:
             self.c.drawString(x, y, run)
             x += pdfmetrics.stringWidth(run, font, size)
 
-    def lines(self, box: Box, y: float, text: str, size: float, bold: bool = False,
-              align: str = "centre", leading: float = 1.25) -> float:
-        """Wrapped ``text`` from baseline ``y`` down inside ``box``; the next baseline."""
-        x = (box.x0 + box.x1) / 2 if align == "centre" else box.x0
-        for line in wrap(text, self.fonts, size, box.width, bold):
-            self.text(x, y, line, size, bold, align)
-            y -= size * leading
-        return y
+    def words(self, words: Words) -> None:
+        for line, y in words.lines:
+            self.text(words.x, y, line, words.size, words.bold, words.align)
 
-    # the parts ---------------------------------------------------------------------
-    def front(self, sample: str | None) -> None:
-        box = self.g.front.shrink(*(SAFE + 0.375 * INCH,) * 4)
-        title = fitted_size(self.s.title, self.fonts, 40 * self.unit, box.width)
-        y = self.lines(box, box.y1 - title, self.s.title, title, bold=True)
+    def rule(self, rule: Rule) -> None:
         self.c.setStrokeColor(HexColor(self.s.accent))
-        self.c.setLineWidth(2.5 * self.unit)
-        mid = (box.x0 + box.x1) / 2
-        rule = y + title * 0.55
-        self.c.line(mid - box.width * 0.25, rule, mid + box.width * 0.25, rule)
-        y = rule - 22 * self.unit
-        if self.s.subtitle:
-            y = self.lines(box, y, self.s.subtitle, 15 * self.unit) + 15 * self.unit * 0.25
-        bottom = box.y0
-        if self.s.author:
-            size, lines = self.author_lines(box.width)
-            # the last line on the bottom edge, a first one above it
-            for k, line in enumerate(lines):
-                y_line = box.y0 + (len(lines) - 1 - k) * size * 1.25
-                self.text(mid, y_line, line, size, align="centre")
-            bottom += size * 1.25 * (len(lines) - 1) + size * 2
-        picture = Box(box.x0, bottom, box.x1, y - 12 * self.unit)
-        if self.s.image:
-            self.picture(picture)
-        elif sample is not None:
-            self.grid(picture, sample)
-
-    def author_lines(self, width: float) -> tuple[float, list[str]]:
-        """The front's author line, its size and lines: one line, shrunk as far as
-        :data:`AUTHOR_ONE_LINE` if need be, else two at the largest size that fits down to
-        :data:`MIN_AUTHOR_SIZE` points; a :class:`CoverError` if even that is too small."""
-        author, unit = self.s.author, self.unit
-        full = AUTHOR_SIZE * unit
-        size = full * min(1.0, width / self.fonts.width(author, full))
-        if size >= AUTHOR_ONE_LINE * unit:
-            return size, [author]
-        size = AUTHOR_ONE_LINE * unit
-        while size >= MIN_AUTHOR_SIZE:
-            lines = wrap(author, self.fonts, size, width)
-            if len(lines) <= AUTHOR_LINES:
-                return size, lines
-            size -= 0.25
-        most = most_that_fit(author, lambda text: len(
-            wrap(text, self.fonts, MIN_AUTHOR_SIZE, width)) <= AUTHOR_LINES)
-        raise CoverError(f"the cover author {quoted(author)} does not fit the front cover in "
-                         f"{AUTHOR_LINES} lines of {MIN_AUTHOR_SIZE:g} pt; shorten "
-                         f"book.cover.author (or book.author, its default) to {most} "
-                         "characters or fewer")
+        self.c.setLineWidth(rule.width)
+        self.c.line(rule.x0, rule.y, rule.x1, rule.y)
 
     def picture(self, room: Box) -> None:
-        try:
-            image = ImageReader(self.s.image)
-            width, height = image.getSize()
-        except Exception as exc:  # reportlab and Pillow raise many kinds for a bad file
-            raise CoverError(f"cannot read the cover image {self.s.image}: {exc}") from None
+        image, (width, height) = _read_image(self.s.image or "")
         scale = min(room.width / width, room.height / height)
         w, h = width * scale, height * scale
         self.c.drawImage(image, (room.x0 + room.x1 - w) / 2, (room.y0 + room.y1 - h) / 2,
@@ -289,88 +571,10 @@ class _CoverDrawer:
                          fill=1)
         draw_grid(self.c, x, y, side, puzzle, self.fonts)
 
-    def back(self) -> None:
-        box = self.g.back.shrink(*(SAFE + 0.375 * INCH,) * 4)
-        size = 11 * self.unit
-        heading = fitted_size(self.s.title, self.fonts, 20 * self.unit, box.width, lines=2)
-        y = self.lines(box, box.y1 - heading, self.s.title, heading, bold=True,
-                       align="left")
-        self.c.setStrokeColor(HexColor(self.s.accent))
-        self.c.setLineWidth(1.5 * self.unit)
-        rule = y + heading * 0.55
-        self.c.line(box.x0, rule, box.x0 + box.width * 0.3, rule)
-        y = rule - size * 2.2
-        for paragraph in self.s.back:
-            y = self.lines(box, y, paragraph, size, align="left", leading=1.4) - size * 0.6
-        if y + size * 0.6 < self.g.barcode.y1 + size:
-            raise CoverError("the back cover text is too long: it runs into the barcode "
-                             "area; shorten [book.cover] back")
-
-    def spine(self) -> None:
-        """Title and author along the spine, reading from the top, as large as fits: as the
-        spine's width allows (up to 14 pt on a 6 in trim), smaller for a long title and
-        author, but not under :data:`MIN_SPINE_SIZE` (a :class:`CoverError` that says
-        which to shorten)."""
-        area = self.g.spine_box.shrink(SAFE, SAFE, SPINE_CLEAR, SPINE_CLEAR)
-        face = pdfmetrics.getFont(self.fonts.bold).face
-        # the tallest extent of any glyph, above and below the baseline, per point of size
-        ascent, descent = face.ascent / 1000, -face.descent / 1000
-        size = min(14 * self.unit, area.width / (ascent + descent))
-        parts = _spine_parts(self.s.title, self.s.author)
-        gap = size * 2
-        length = self.spine_length(parts, size)
-        if length > area.height:
-            floor = min(MIN_SPINE_SIZE, size)
-            size *= area.height / length
-            if size < floor - 1e-9:
-                raise self.spine_error(area.height, floor)
-            gap = size * 2
-        # the baseline, so that ascenders and descenders stay inside the area
-        baseline = area.x0 + descent * size + (area.width - (ascent + descent) * size) / 2
+    def spine(self, spine: SpineWords) -> None:
         self.c.saveState()
-        self.c.translate(baseline, area.y1)
+        self.c.translate(spine.baseline, spine.top)
         self.c.rotate(-90)
-        x = (area.height - sum(self.fonts.width(t, size, b) for t, b in parts)
-             - gap * (len(parts) - 1)) / 2
-        for text, bold in parts:
-            self.text(x, 0, text, size, bold)
-            x += self.fonts.width(text, size, bold) + gap
+        for text, bold, x in spine.parts:
+            self.text(x, 0, text, spine.size, bold)
         self.c.restoreState()
-
-    def spine_length(self, parts: list[tuple[str, bool]], size: float) -> float:
-        """How long ``parts`` (text, bold) run along the spine at ``size`` points, with a
-        gap of two sizes between them."""
-        return (sum(self.fonts.width(t, size, b) for t, b in parts)
-                + size * 2 * (len(parts) - 1))
-
-    def spine_error(self, room: float, size: float) -> CoverError:
-        """The error for a title and author longer than ``room`` points at ``size``: it
-        names the longer of the two if shortening it alone makes room, with the most
-        characters that fit."""
-        title, author = self.s.title, self.s.author
-
-        def fits(title: str, author: str) -> bool:
-            return self.spine_length(_spine_parts(title, author), size) <= room
-
-        start = (f"the spine text {quoted(title)}" + (f" by {quoted(author)}" if author else "")
-                 + f" does not fit the spine in {size:.3g} pt")
-        keys = {"title": "book.cover.title (or book.title, its default)",
-                "author": "book.cover.author (or book.author, its default)"}
-        # each part with the test of a shorter one, the wider part first
-        tries: list[tuple[str, str, bool, Callable[[str], bool]]] = [
-            ("title", title, True, lambda shorter: fits(shorter, author))]
-        if author:
-            tries.append(("author", author, False, lambda shorter: fits(title, shorter)))
-        tries.sort(key=lambda t: -self.fonts.width(t[1], size, t[2]))
-        for part, text, _, shorter_fits in tries:
-            most = most_that_fit(text, shorter_fits)
-            if most:
-                return CoverError(f"{start}; shorten {keys[part]} to {most} characters "
-                                  "or fewer")
-        return CoverError(f"{start}; shorten {keys['title']} and {keys['author']}")
-
-
-def _spine_parts(title: str, author: str) -> list[tuple[str, bool]]:
-    """What the spine carries, as (text, bold): the title, and the author if there is one."""
-    return [(title, True)] + ([(author, False)] if author else [])
-

@@ -5,9 +5,10 @@
    score; or by score alone);
 2. re-check every puzzle as ``nanpure verify`` does: exactly one solution, equal to the
    stored one, the recorded symmetry, the stored rating;
-3. find a font for text the built-in font lacks (:mod:`.fonts`), plan and draw the book
-   (``layouts.book``) and its cover if it has one (``layouts.cover``), then write the
-   manifest beside it;
+3. find a font for text the built-in font lacks (:mod:`.fonts`), plan the book
+   (``layouts.book``) and lay out its cover if it has one (``layouts.cover``), so that
+   what does not fit is refused before anything is written; draw both, then write the
+   manifest beside them;
 4. preflight the PDF, and the cover, as a print service would;
 5. record in the store which puzzle went on which page.
 
@@ -43,7 +44,13 @@ from ..layouts.book import (
     render_book,
     star_count,
 )
-from ..layouts.cover import CoverError, CoverGeometry, CoverSettings, render_cover
+from ..layouts.cover import (
+    CoverError,
+    CoverGeometry,
+    CoverSettings,
+    cover_layout,
+    render_cover,
+)
 from ..layouts.pages import BLEED, FontError, Fonts, load_fonts
 from ..layouts.preflight import PreflightReport, preflight, preflight_cover
 from ..output.hints import Hint, hints_for
@@ -319,6 +326,10 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
         hints = (hints_for(p for s in sections for p in s.puzzles)
                  if settings.hints else None)
         plan = plan_book(sections, settings, hints)
+        if cover_settings is not None:
+            # every refusal of the cover before anything is written: a book whose cover
+            # cannot be made leaves no new interior beside an old cover, or none
+            cover_layout(cover_settings, fonts, plan.size, plan.page_count)
         # the option or key that named the file, so that the one line says which
         make_parent(pdf, "--out" if out_given else f"{config.source}: book.out")
         with _writing(pdf):
