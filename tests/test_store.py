@@ -293,3 +293,22 @@ def test_quota_tables_follow_the_config_not_which_quota_filled_first(tmp_path):
         store.finish_run(run.id, COMPLETE)
         assert [q for _, q, _, _ in store.quota_tallies()] == ["hard", "easy"]
         assert [row[1] for row in store.inventory()] == ["hard", "easy"]
+
+
+def test_a_store_path_through_a_file_is_refused_as_an_output_path_is(tmp_path, capsys):
+    """A file where the store's directory has to be: "cannot make its directory: File
+    exists" before, where an export says "... is not a directory"."""
+    from faults import run_config
+
+    from nanpure.cli import main
+
+    (tmp_path / "afile").touch()
+    store, csv = tmp_path / "afile" / "x.db", tmp_path / "afile" / "x.csv"
+    config = run_config(tmp_path / "r.toml", "r", 1)
+    assert main(["run", str(config), "--store", str(store), "--no-progress"]) == 2
+    with Store(tmp_path / "s.db"):
+        pass
+    assert main(["export", "--store", str(tmp_path / "s.db"), "--out", str(csv)]) == 2
+    assert capsys.readouterr().err == (
+        f"nanpure: cannot write {store}: {tmp_path / 'afile'} is not a directory\n"
+        f"nanpure: cannot write {csv}: {tmp_path / 'afile'} is not a directory\n")

@@ -47,6 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files import WriteError, make_parent
 from ..record import MADE_FIELDS, PuzzleRecord
 from ..words import counted
 from .config import DEDUP_MODES
@@ -310,11 +311,10 @@ class Store:
         if not memory and Path(self.path).exists():
             check_file(self.path, new_ok=create)
         if not memory and create:
-            try:
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreError(f"{self.path}: cannot make its directory: "
-                                 f"{exc.strerror or exc}") from exc
+            try:  # said as an output's directory is ("cannot write x.db: a is not a ...")
+                make_parent(self.path)
+            except WriteError as exc:
+                raise StoreError(str(exc)) from exc
         try:
             self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
         except sqlite3.Error as exc:
