@@ -312,3 +312,27 @@ def test_a_store_path_through_a_file_is_refused_as_an_output_path_is(tmp_path, c
     assert capsys.readouterr().err == (
         f"nanpure: cannot write {store}: {tmp_path / 'afile'} is not a directory\n"
         f"nanpure: cannot write {csv}: {tmp_path / 'afile'} is not a directory\n")
+
+
+def test_a_read_only_store_of_an_older_schema_is_refused_as_its_upgrade_writes(
+        tmp_path, capsys):
+    """The commands that only read a read-only store refuse one that needs upgrading, in
+    one line saying so, and leave it as it was; writable again, it is upgraded."""
+    from nanpure.cli import main
+
+    path = tmp_path / "old.db"
+    _one_old_puzzle(path, 1)
+    before = path.read_bytes()
+    path.chmod(0o444)
+    for args in (["stats"], ["verify"], ["export"]):
+        assert main([*args, "--store", str(path)]) == 2
+        assert capsys.readouterr().err == (
+            f"nanpure: {path}: the store needs upgrading from schema 1 to {SCHEMA_VERSION}, "
+            "which writes to it, but the store file is read-only: make it writable "
+            f"(chmod u+w {path}) or make a writable copy\n")
+    assert path.read_bytes() == before and sorted(tmp_path.iterdir()) == [path]
+    path.chmod(0o644)
+    assert main(["stats", "--store", str(path)]) == 0
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    db.close()

@@ -173,7 +173,7 @@ def verify_command(store_path: str, run: str | None = None,
     problem as ``puzzle ID (run R, quota Q): problem`` on ``err`` and a summary on
     ``out``. Returns 0 when all pass, 1 when any fails."""
     out, err = out or sys.stdout, err or sys.stderr
-    with Store(store_path, create=False) as store:
+    with Store(store_path, create=False, writes=False) as store:
         store.check_runs(run)
         records = store.select_puzzles(unused_only=False, run_globs=run)
         ladders = run_ladders(store)
