@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -336,3 +337,26 @@ def test_a_read_only_store_of_an_older_schema_is_refused_as_its_upgrade_writes(
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     db.close()
+
+
+@pytest.mark.parametrize("log", [None, "text", "json"])
+def test_run_says_its_store_was_upgraded_as_the_other_commands_do(log, tmp_path, capsys):
+    """On stderr the notice is the line stats and export print (a log record with time,
+    process and level before); a --log keeps the record too."""
+    from faults import run_config
+
+    from nanpure.cli import main
+
+    path = tmp_path / "old.db"
+    _one_old_puzzle(path, 1)
+    config = run_config(tmp_path / "r.toml", "r", 1)
+    logged = ["--log", str(tmp_path / "run.log"), "--log-format", log] if log else []
+    assert main(["run", str(config), "--store", str(path), "--no-progress", *logged]) == 0
+    notice = (f"{path}: store upgraded from schema 1 to {SCHEMA_VERSION} (nanpure before "
+              "this version can no longer open it)")
+    assert capsys.readouterr().err == notice + "\n"
+    if log == "text":
+        assert f" WARNING nanpure.pipeline.store: {notice}\n" in (tmp_path / "run.log").read_text()
+    elif log == "json":
+        records = [json.loads(line) for line in (tmp_path / "run.log").read_text().splitlines()]
+        assert [r["level"] for r in records if r["message"] == notice] == ["WARNING"]

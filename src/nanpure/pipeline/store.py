@@ -185,6 +185,11 @@ MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = 
     5: ("ALTER TABLE runs ADD COLUMN seconds REAL",),
 }
 
+#: The ``extra`` of a log record that is a notice for the person running the command:
+#: every command shows it on stderr as its bare message, ``nanpure run`` too, whose other
+#: records carry their time, process and level there (:func:`.run.run_logging`).
+NOTICE = {"notice": True}
+
 #: What a run whose sessions used different ladders records for that kind.
 LADDER_CHANGED = "changed"
 
@@ -432,7 +437,8 @@ class Store:
                 self.db.execute(f"PRAGMA user_version = {version}")
         if first < SCHEMA_VERSION:  # said, as an older nanpure can no longer open it
             log.warning("%s: store upgraded from schema %d to %d (nanpure before this "
-                        "version can no longer open it)", self.path, first, SCHEMA_VERSION)
+                        "version can no longer open it)", self.path, first, SCHEMA_VERSION,
+                        extra=NOTICE)
 
     # --- plumbing -------------------------------------------------------------------------
 
