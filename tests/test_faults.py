@@ -128,6 +128,49 @@ def test_verify_passes_a_run_and_lists_every_tampered_puzzle(small, tmp_path, ca
            "re-checked (the run recorded no ladder)" in captured.out
 
 
+def test_verify_rerate_rates_the_puzzles_of_runs_without_a_ladder_again(
+        small, tmp_path, capsys):
+    """A run stored before ladders were recorded (NULL) with a rating that older code got
+    wrong: verify cannot re-check it and says that --rerate does; --rerate rates it with
+    today's ladder and fails those whose tier, score or hardest technique differ."""
+    store = tmp_path / "s.db"
+    shutil.copy(small, store)
+    db = sqlite3.connect(store)
+    db.execute("UPDATE runs SET ladders = NULL")
+    ids = [r[0] for r in db.execute("SELECT id FROM puzzles WHERE kind = 'sudoku' "
+                                    "ORDER BY quota, task LIMIT 3")]
+    nonogram = db.execute("SELECT id FROM puzzles WHERE kind = 'nonogram' "
+                          "ORDER BY task LIMIT 1").fetchone()[0]
+    (tier, score, hardest), = db.execute("SELECT tier, score, hardest FROM puzzles "
+                                         "WHERE id = ?", (ids[0],))
+    db.execute("UPDATE puzzles SET tier = 'hard' WHERE id = ?", (ids[0],))
+    db.execute("UPDATE puzzles SET hardest = 'X-Wing' WHERE id = ?", (ids[1],))
+    # the technique counts follow the ladder's details: not compared across ladders
+    db.execute("UPDATE puzzles SET techniques = 'Full House:1' WHERE id = ?", (ids[2],))
+    db.execute("UPDATE puzzles SET score = score + 5 WHERE id = ?", (nonogram,))
+    db.commit()
+    db.close()
+    total = SMALL + 4
+    assert main(["verify", "--store", str(store)]) == 0
+    assert capsys.readouterr().out == (
+        f"{store}: {total} puzzles of 1 run checked: {total} passed, 0 failed; 0 ratings "
+        f"re-checked; {total} ratings not re-checked (the run recorded no ladder); --rerate "
+        "re-checks them with today's ladder\n")
+    assert main(["verify", "--store", str(store), "--rerate"]) == 1
+    captured = capsys.readouterr()
+    failures = captured.err.splitlines()
+    assert [line.split()[1] for line in failures] == [str(ids[0]), str(ids[1]), str(nonogram)]
+    assert failures[0] == (
+        f"puzzle {ids[0]} (run r, quota easy): rates {tier} {score} ({hardest}) today, but "
+        f"the store says hard {score} ({hardest}); the run recorded no ladder")
+    assert failures[1].endswith(" (X-Wing); the run recorded no ladder")
+    assert failures[2].startswith(f"puzzle {nonogram} (run r, quota pictures): rates easy ")
+    assert captured.out == (
+        f"{store}: {total} puzzles of 1 run checked: {total - 3} passed, 3 failed; "
+        f"{total} ratings re-checked ({total} of them rated before with another ladder or "
+        "an unrecorded one)\n")
+
+
 def test_verify_checks_the_stored_canonical_forms(small, tmp_path, capsys):
     """dedup = "equivalent" compares them: one changed, or copied from another puzzle,
     passed verify."""
