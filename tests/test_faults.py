@@ -128,6 +128,49 @@ def test_verify_passes_a_run_and_lists_every_tampered_puzzle(small, tmp_path, ca
            "re-checked (the run recorded no ladder)" in captured.out
 
 
+def test_verify_rerate_rates_the_puzzles_of_runs_without_a_ladder_again(
+        small, tmp_path, capsys):
+    """A run stored before ladders were recorded (NULL) with a rating that older code got
+    wrong: verify cannot re-check it and says that --rerate does; --rerate rates it with
+    today's ladder and fails those whose tier, score or hardest technique differ."""
+    store = tmp_path / "s.db"
+    shutil.copy(small, store)
+    db = sqlite3.connect(store)
+    db.execute("UPDATE runs SET ladders = NULL")
+    ids = [r[0] for r in db.execute("SELECT id FROM puzzles WHERE kind = 'sudoku' "
+                                    "ORDER BY quota, task LIMIT 3")]
+    nonogram = db.execute("SELECT id FROM puzzles WHERE kind = 'nonogram' "
+                          "ORDER BY task LIMIT 1").fetchone()[0]
+    (tier, score, hardest), = db.execute("SELECT tier, score, hardest FROM puzzles "
+                                         "WHERE id = ?", (ids[0],))
+    db.execute("UPDATE puzzles SET tier = 'hard' WHERE id = ?", (ids[0],))
+    db.execute("UPDATE puzzles SET hardest = 'X-Wing' WHERE id = ?", (ids[1],))
+    # the technique counts follow the ladder's details: not compared across ladders
+    db.execute("UPDATE puzzles SET techniques = 'Full House:1' WHERE id = ?", (ids[2],))
+    db.execute("UPDATE puzzles SET score = score + 5 WHERE id = ?", (nonogram,))
+    db.commit()
+    db.close()
+    total = SMALL + 4
+    assert main(["verify", "--store", str(store)]) == 0
+    assert capsys.readouterr().out == (
+        f"{store}: {total} puzzles of 1 run checked: {total} passed, 0 failed; 0 ratings "
+        f"re-checked; {total} ratings not re-checked (the run recorded no ladder); --rerate "
+        "re-checks them with today's ladder\n")
+    assert main(["verify", "--store", str(store), "--rerate"]) == 1
+    captured = capsys.readouterr()
+    failures = captured.err.splitlines()
+    assert [line.split()[1] for line in failures] == [str(ids[0]), str(ids[1]), str(nonogram)]
+    assert failures[0] == (
+        f"puzzle {ids[0]} (run r, quota easy): rates {tier} {score} ({hardest}) today, but "
+        f"the store says hard {score} ({hardest}); the run recorded no ladder")
+    assert failures[1].endswith(" (X-Wing); the run recorded no ladder")
+    assert failures[2].startswith(f"puzzle {nonogram} (run r, quota pictures): rates easy ")
+    assert captured.out == (
+        f"{store}: {total} puzzles of 1 run checked: {total - 3} passed, 3 failed; "
+        f"{total} ratings re-checked ({total} of them rated before with another ladder or "
+        "an unrecorded one)\n")
+
+
 def test_verify_checks_the_stored_canonical_forms(small, tmp_path, capsys):
     """dedup = "equivalent" compares them: one changed, or copied from another puzzle,
     passed verify."""
@@ -233,11 +276,6 @@ def _newer_schema(path: Path) -> str:
     return "newer than this nanpure"
 
 
-def _read_only(path: Path) -> str:
-    path.chmod(0o444)
-    return "read-only"
-
-
 def _foreign(path: Path) -> str:
     path.unlink()
     db = sqlite3.connect(path)
@@ -247,7 +285,7 @@ def _foreign(path: Path) -> str:
     return "not a nanpure store"
 
 
-CORRUPTIONS = [_truncated, _random_bytes, _damaged_pages, _newer_schema, _read_only, _foreign]
+CORRUPTIONS = [_truncated, _random_bytes, _damaged_pages, _newer_schema, _foreign]
 
 
 def _corrupt_copy(small: Path, tmp_path: Path, corrupt) -> tuple[Path, str, str, Path]:
@@ -276,6 +314,130 @@ def test_a_corrupt_store_is_refused_by_every_command_and_never_written(
         one_line_error(_main(*args, capsys=capsys), str(store), problem)
         assert _digest(store) == before
     assert not (tmp_path / "e.csv").exists() and not (tmp_path / "b.pdf").exists()
+
+
+# --- read-only stores ----------------------------------------------------------------------
+
+#: The commands that only read a store, as ``nanpure`` arguments before ``--store``.
+READING = (("stats",), ("stats", "--json"), ("stats", "--inventory"), ("verify",),
+           ("export", "--kind", "sudoku"), ("export", "--kind", "nonogram", "--format", "jsonl"))
+
+
+def _read_only_copy(small: Path, directory: Path) -> Path:
+    directory.mkdir()
+    shutil.copy(small, directory / "s.db")
+    return directory / "s.db"
+
+
+def _writes_refused(store: Path, tmp_path: Path, capsys, *words: str) -> None:
+    """run and book (which records the book) refuse ``store`` in one line with ``words``;
+    a proof copy (book --no-record), which only reads it, is made."""
+    config = run_config(tmp_path / "r.toml", "more", 5, store=store)
+    book = book_config(tmp_path / "b.toml", store, tmp_path / "b.pdf", "r")
+    for args in (("run", str(config)), ("book", str(book))):
+        one_line_error(_main(*args, capsys=capsys), f"{store}: ", *words)
+    assert not (tmp_path / "b.pdf").exists()
+    assert _main("book", str(book), "--no-record", capsys=capsys).returncode == 0
+    assert (tmp_path / "b.pdf").exists()
+
+
+@pytest.mark.parametrize("archived", ["file", "directory", "both"])
+def test_a_read_only_store_is_read_by_the_commands_that_only_read(
+        archived, small, tmp_path, capsys):
+    """stats, export and verify read a store whose file or directory is read-only as
+    they read a writable copy, and leave nothing beside it (before, each refused it:
+    "nanpure writes to a store even to read it"); run and book refuse it in one line."""
+    writable = _read_only_copy(small, tmp_path / "rw")
+    store = _read_only_copy(small, tmp_path / "ro")
+    before = _digest(store)
+    made_read_only = {"file": [store], "directory": [store.parent],
+                      "both": [store, store.parent]}[archived]
+    for path in made_read_only:
+        path.chmod(path.stat().st_mode & ~0o222)  # chmod a-w
+    try:
+        for args in READING:
+            got = _main(*args, "--store", str(store), capsys=capsys)
+            want = _main(*args, "--store", str(writable), capsys=capsys)
+            assert got.returncode == want.returncode == 0, got.stderr
+            assert (got.stdout, got.stderr) == (want.stdout.replace(str(writable), str(store)),
+                                                want.stderr.replace(str(writable), str(store)))
+        assert _main("stats", "--store", str(store), "--plot", str(tmp_path / "p.pdf"),
+                     capsys=capsys).returncode == 0
+        where = str(store.parent) if archived == "directory" else str(store)  # file first
+        _writes_refused(store, tmp_path, capsys, "read-only", "this command writes to the store",
+                        f"make it writable (chmod u+w {where}) or ")
+        assert sorted(p.name for p in store.parent.iterdir()) == ["s.db"]  # no journal left
+        assert _digest(store) == before
+    finally:
+        for path in made_read_only:
+            path.chmod(path.stat().st_mode | 0o200)
+
+
+def test_a_store_on_a_read_only_file_system_is_read_and_the_advice_is_to_copy_it(
+        small, tmp_path, capsys):
+    """chmod cannot help there, so the refusal of a write says what can: a copy."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mount = shutil.which("mount")
+    if mount is None or subprocess.run([mount, "-t", "tmpfs", "-o", "size=1m", "tmpfs",
+                                        str(disk)], capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs mount rights)")
+    try:
+        shutil.copy(small, disk / "s.db")
+        subprocess.run([mount, "-o", "remount,ro", str(disk)], check=True)
+        store = disk / "s.db"
+        for args in READING:
+            assert _main(*args, "--store", str(store), capsys=capsys).returncode == 0
+        _writes_refused(store, tmp_path, capsys, "the store is on a read-only file system",
+                        "make a writable copy on another file system")
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_an_immutable_store_is_read_and_the_advice_is_chattr(small, tmp_path, capsys):
+    """chattr +i (root's): chmod u+w would not help, so the refusal of a write says
+    chattr -i."""
+    store = _read_only_copy(small, tmp_path / "ro")
+    chattr = shutil.which("chattr")
+    if chattr is None or subprocess.run([chattr, "+i", str(store)],
+                                        capture_output=True).returncode != 0:
+        pytest.skip("cannot make a file immutable here (needs root on ext4, xfs, ...)")
+    try:
+        for args in READING:
+            assert _main(*args, "--store", str(store), capsys=capsys).returncode == 0
+        _writes_refused(store, tmp_path, capsys, "the store file is immutable",
+                        f"make it mutable (chattr -i {store}, as root) or make a writable copy")
+    finally:
+        subprocess.run([chattr, "-i", str(store)], check=False)
+
+
+def test_a_read_only_store_open_for_writing_elsewhere_is_read_through_its_journal(
+        small, tmp_path):
+    """While a writer has the store open (its -shm and -wal beside it), a reader of the
+    read-only file reads the commits still in the journal; a copy of the file and its
+    journal without the -shm, in a read-only directory, is refused in one line rather
+    than read without those commits."""
+    store = _read_only_copy(small, tmp_path / "ro")
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    with Store(store) as writer:
+        run = writer.begin_run("later", 1, "{}")
+        writer.add_puzzle(run.id, "easy", 0, make_candidate(Spec(max_tier="easy"), 99))
+        shutil.copy(store, copy / "s.db")
+        shutil.copy(f"{store}-wal", copy / "s.db-wal")
+        store.chmod(0o444)
+        try:
+            with Store(store, create=False, writes=False) as reader:
+                assert reader.read_only and "later" in reader.run_names()
+        finally:
+            store.chmod(0o644)
+    copy.chmod(0o555)
+    try:
+        with pytest.raises(StoreError, match=r"s.db-wal holds commits not yet in the store "
+                                             "file.*copy both files to a writable directory"):
+            Store(copy / "s.db", create=False, writes=False)
+    finally:
+        copy.chmod(0o755)
 
 
 def test_damaged_ladders_of_a_run_are_one_line_for_the_commands_that_read_them(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -293,3 +294,69 @@ def test_quota_tables_follow_the_config_not_which_quota_filled_first(tmp_path):
         store.finish_run(run.id, COMPLETE)
         assert [q for _, q, _, _ in store.quota_tallies()] == ["hard", "easy"]
         assert [row[1] for row in store.inventory()] == ["hard", "easy"]
+
+
+def test_a_store_path_through_a_file_is_refused_as_an_output_path_is(tmp_path, capsys):
+    """A file where the store's directory has to be: "cannot make its directory: File
+    exists" before, where an export says "... is not a directory"."""
+    from faults import run_config
+
+    from nanpure.cli import main
+
+    (tmp_path / "afile").touch()
+    store, csv = tmp_path / "afile" / "x.db", tmp_path / "afile" / "x.csv"
+    config = run_config(tmp_path / "r.toml", "r", 1)
+    assert main(["run", str(config), "--store", str(store), "--no-progress"]) == 2
+    with Store(tmp_path / "s.db"):
+        pass
+    assert main(["export", "--store", str(tmp_path / "s.db"), "--out", str(csv)]) == 2
+    assert capsys.readouterr().err == (
+        f"nanpure: cannot write {store}: {tmp_path / 'afile'} is not a directory\n"
+        f"nanpure: cannot write {csv}: {tmp_path / 'afile'} is not a directory\n")
+
+
+def test_a_read_only_store_of_an_older_schema_is_refused_as_its_upgrade_writes(
+        tmp_path, capsys):
+    """The commands that only read a read-only store refuse one that needs upgrading, in
+    one line saying so, and leave it as it was; writable again, it is upgraded."""
+    from nanpure.cli import main
+
+    path = tmp_path / "old.db"
+    _one_old_puzzle(path, 1)
+    before = path.read_bytes()
+    path.chmod(0o444)
+    for args in (["stats"], ["verify"], ["export"]):
+        assert main([*args, "--store", str(path)]) == 2
+        assert capsys.readouterr().err == (
+            f"nanpure: {path}: the store needs upgrading from schema 1 to {SCHEMA_VERSION}, "
+            "which writes to it, but the store file is read-only: make it writable "
+            f"(chmod u+w {path}) or make a writable copy\n")
+    assert path.read_bytes() == before and sorted(tmp_path.iterdir()) == [path]
+    path.chmod(0o644)
+    assert main(["stats", "--store", str(path)]) == 0
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    db.close()
+
+
+@pytest.mark.parametrize("log", [None, "text", "json"])
+def test_run_says_its_store_was_upgraded_as_the_other_commands_do(log, tmp_path, capsys):
+    """On stderr the notice is the line stats and export print (a log record with time,
+    process and level before); a --log keeps the record too."""
+    from faults import run_config
+
+    from nanpure.cli import main
+
+    path = tmp_path / "old.db"
+    _one_old_puzzle(path, 1)
+    config = run_config(tmp_path / "r.toml", "r", 1)
+    logged = ["--log", str(tmp_path / "run.log"), "--log-format", log] if log else []
+    assert main(["run", str(config), "--store", str(path), "--no-progress", *logged]) == 0
+    notice = (f"{path}: store upgraded from schema 1 to {SCHEMA_VERSION} (nanpure before "
+              "this version can no longer open it)")
+    assert capsys.readouterr().err == notice + "\n"
+    if log == "text":
+        assert f" WARNING nanpure.pipeline.store: {notice}\n" in (tmp_path / "run.log").read_text()
+    elif log == "json":
+        records = [json.loads(line) for line in (tmp_path / "run.log").read_text().splitlines()]
+        assert [r["level"] for r in records if r["message"] == notice] == ["WARNING"]

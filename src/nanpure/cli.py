@@ -721,11 +721,17 @@ def _add_verify(sub: argparse._SubParsersAction) -> None:
         "givens (nonograms: its picture) have the symmetry recorded, and a Sudoku its "
         "blank count and canonical form; and, when the run "
         "recorded the fingerprint of the ladder that rated it and that ladder is today's, "
-        "rating it again gives the stored tier, score, hardest technique and techniques. "
+        "rating it again gives the stored tier, score, hardest technique and techniques "
+        "(with --rerate every puzzle's rating is re-checked). "
         "Each failure is printed on stderr as 'puzzle ID (run R, quota Q): problem', then a "
         "summary. Exit status: 0 all passed, 1 some failed, 2 the store cannot be read.",
     )
     _add_store_selection(p)
+    p.add_argument("--rerate", action="store_true",
+                   help="also rate again, with today's ladder, the puzzles whose run recorded "
+                   "no ladder or another one, and fail those whose tier, score or hardest "
+                   "technique differs from the stored one (older nanpure sometimes stored "
+                   "another)")
     p.set_defaults(func=_run_verify)
 
 
@@ -734,7 +740,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     from .pipeline.verify import verify_command
 
     try:
-        return verify_command(args.store, args.run)
+        return verify_command(args.store, args.run, rerate=args.rerate)
     except StoreError as exc:
         raise UsageError(str(exc)) from exc
 

@@ -56,7 +56,7 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
     these given with a format that does not take it is refused, naming the formats it
     is for (:func:`check_options`).
     """
-    with Store(store_path, create=False) as store:
+    with Store(store_path, create=False, writes=False) as store:
         store.check_runs(run)
         kinds = store.puzzle_kinds(run)
         if kind is None:
@@ -176,7 +176,7 @@ def plot_command(store_path: str, run: str | None, path: str | Path) -> Path:
     """Draw the statistics of the store (of the runs ``run`` selects, or all) into
     ``path``, a PDF or PNG (:mod:`nanpure.output.plots`): blank counts and scores by
     tier, technique usage and acceptance per quota; returns the path."""
-    with Store(store_path, create=False) as store:
+    with Store(store_path, create=False, writes=False) as store:
         summary, records = _summary_and_records(store, run)
     return _write_plot(summary, records, path)
 
@@ -230,7 +230,7 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
     draws the statistics into that file (:func:`plot_command`). Returns the exit
     status."""
     out = out or sys.stdout
-    with Store(store_path, create=False) as store:
+    with Store(store_path, create=False, writes=False) as store:
         if inventory:
             store.check_runs(run)
             rows = inventory_rows(store, run)

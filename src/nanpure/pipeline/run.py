@@ -201,7 +201,12 @@ def run_logging(log_file: str | None = None, stream: TextIO | None = None,
     """Send this process's and the workers' log records to ``log_file`` (INFO and up,
     appended; its directory made as needed) or, without one, warnings to ``stream``
     (stderr), as text lines or JSON lines (:class:`JsonLines`, with ``fields``); yields
-    the relay queue for workers."""
+    the relay queue for workers.
+
+    A notice (:data:`~nanpure.pipeline.store.NOTICE`, such as a store's upgrade) is said on
+    ``stream`` as its bare message, as the other commands say it, and is also a record of
+    the log file; only a JSON log on ``stream`` keeps it a JSON line, its readers'
+    format."""
     if log_file:
         Path(log_file).parent.mkdir(parents=True, exist_ok=True)
         handler: logging.Handler = logging.FileHandler(log_file, encoding="utf-8")
@@ -209,19 +214,45 @@ def run_logging(log_file: str | None = None, stream: TextIO | None = None,
     else:
         handler = logging.StreamHandler(stream or sys.stderr)
         level = logging.WARNING
-    handler.setFormatter(JsonLines(fields) if log_format == "json" else logging.Formatter(
-        "%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(JsonLines(fields) if log_format == "json"
+                         else _TextLines(bare_notices=not log_file))
     relay = LogRelay(handler)
+    handlers: list[logging.Handler] = [relay]
+    if log_file:
+        notices = logging.StreamHandler(stream or sys.stderr)  # formats the bare message
+        notices.addFilter(_is_notice)
+        handlers.append(notices)
     root = logging.getLogger()
     old_level = root.level
-    root.addHandler(relay)
+    for h in handlers:
+        root.addHandler(h)
     root.setLevel(level)
     try:
         yield relay.queue
     finally:
-        root.removeHandler(relay)
+        for h in handlers:
+            root.removeHandler(h)
         root.setLevel(old_level)
         relay.close()
+
+
+def _is_notice(record: logging.LogRecord) -> bool:
+    """Whether ``record`` is a notice (:data:`~nanpure.pipeline.store.NOTICE`)."""
+    return bool(getattr(record, "notice", False))
+
+
+class _TextLines(logging.Formatter):
+    """The text log's lines: time, process, level, logger and message; with
+    ``bare_notices`` (the log on stderr) a notice as its message alone."""
+
+    def __init__(self, bare_notices: bool) -> None:
+        super().__init__("%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s")
+        self.bare_notices = bare_notices
+
+    def format(self, record: logging.LogRecord) -> str:
+        if self.bare_notices and _is_notice(record):
+            return record.getMessage()
+        return super().format(record)
 
 
 # --- the run ------------------------------------------------------------------------------

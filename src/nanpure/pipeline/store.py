@@ -21,9 +21,11 @@ The file uses WAL journaling (readers never block the writer) and a busy timeout
 second process may read or write the same store. Whatever goes wrong is a
 :class:`StoreError` naming the file and the problem, and the file is left as it was: a
 file that is not a nanpure store (random bytes, another program's database; an empty file
-for a command that only reads), a truncated one, one of a newer schema, a read-only one,
-one that stays locked, and a full disk or an I/O error while writing (which rolls back the
-transaction in progress; everything committed before stays).
+for a command that only reads), a truncated one, one of a newer schema, one that stays
+locked, and a full disk or an I/O error while writing (which rolls back the transaction in
+progress; everything committed before stays). A store this process may not write (its
+file, directory or file system read-only) is refused by the commands that write and
+opened read-only by those that only read (``writes=False``), unless it needs upgrading.
 
 Each run records the fingerprints of the ladders that rated its puzzles (``ladders``, JSON
 ``{kind: fingerprint}``; NULL for runs stored before schema 5), so ``nanpure verify`` knows
@@ -37,6 +39,8 @@ import logging
 import os
 import sqlite3
 import stat
+import struct
+import sys
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -47,6 +51,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files import WriteError, make_parent
 from ..record import MADE_FIELDS, PuzzleRecord
 from ..words import counted
 from .config import DEDUP_MODES
@@ -180,6 +185,11 @@ MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = 
     5: ("ALTER TABLE runs ADD COLUMN seconds REAL",),
 }
 
+#: The ``extra`` of a log record that is a notice for the person running the command:
+#: every command shows it on stderr as its bare message, ``nanpure run`` too, whose other
+#: records carry their time, process and level there (:func:`.run.run_logging`).
+NOTICE = {"notice": True}
+
 #: What a run whose sessions used different ladders records for that kind.
 LADDER_CHANGED = "changed"
 
@@ -299,24 +309,39 @@ class Store:
 
     ``create=False`` refuses to make a new file (for commands that only read).
     ``timeout`` is how long a write waits for another process's transaction.
+    ``writes=False`` is for commands that only read: a store this process may not write
+    (its file, directory or file system read-only, :func:`unwritable`) is then opened
+    read-only (:attr:`read_only`) instead of refused, unless it needs a schema upgrade.
     """
 
-    def __init__(self, path: str | Path, *, create: bool = True, timeout: float = 30.0):
+    def __init__(self, path: str | Path, *, create: bool = True, timeout: float = 30.0,
+                 writes: bool = True):
         self.path = str(path)
         self._sessions: dict[int, float] = {}  # run id: when its session began (monotonic)
+        #: why the store may not be written and what would let it be, when it is open
+        #: read-only (see :func:`unwritable`); None when it is open for writing
+        self.unwritable: tuple[str, str] | None = None
         memory = self.path == ":memory:"
         if not memory and not create and not Path(self.path).exists():
             raise StoreError(f"{self.path}: no such store")
         if not memory and Path(self.path).exists():
             check_file(self.path, new_ok=create)
+            self.unwritable = unwritable(self.path)
+            if self.unwritable is not None and writes:
+                what, remedy = self.unwritable
+                raise StoreError(f"{self.path}: {what}, and this command writes to the store: "
+                                 f"{remedy}")
         if not memory and create:
-            try:
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise StoreError(f"{self.path}: cannot make its directory: "
-                                 f"{exc.strerror or exc}") from exc
+            try:  # said as an output's directory is ("cannot write x.db: a is not a ...")
+                make_parent(self.path)
+            except WriteError as exc:
+                raise StoreError(str(exc)) from exc
         try:
-            self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+            if self.read_only:
+                self.db = sqlite3.connect(self._read_only_uri(), timeout=timeout,
+                                          isolation_level=None, uri=True)
+            else:
+                self.db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open: {exc}") from exc
         self.db.row_factory = sqlite3.Row
@@ -329,6 +354,37 @@ class Store:
             self.db.close()
             raise
 
+    @property
+    def read_only(self) -> bool:
+        """Whether the store is open read-only (``writes=False`` and a store this process
+        may not write)."""
+        return self.unwritable is not None
+
+    def _read_only_uri(self) -> str:
+        """The SQLite URI that opens the store read-only: ``mode=ro``, and
+        ``immutable=1`` where no other connection has it open."""
+        uri = Path(self.path).absolute().as_uri() + "?mode=ro"
+        wal, shm = Path(self.path + "-wal"), Path(self.path + "-shm")
+        if shm.exists():
+            # another connection has the store open (or one that ended unexpectedly left
+            # its index): read its journal through that, as any reader does
+            return uri
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StoreError(f"{self.path}: its journal {wal} holds commits not yet in the "
+                             "store file, which a read-only store cannot take in: copy both "
+                             "files to a writable directory (the copy takes them in)")
+        # No -shm: no connection has the store open (each keeps it while open, and the
+        # last to close writes the journal into the file and removes both). mode=ro alone
+        # would make the -shm and -wal now, which a read-only directory or file system
+        # cannot hold, and which elsewhere stay behind read-only (with the store's mode)
+        # and stop a later writer even after chmod u+w. immutable=1 reads the file as it
+        # is, without locks or journal. That is safe as long as no one writes the file
+        # meanwhile, which its read-only file, directory or file system keeps anyone but
+        # a process allowed more (root, or its owner after a chmod) from doing; if such a
+        # process does write while this one reads, this command may mix old and new pages
+        # or call the file damaged. It never writes, so the store itself is not at risk.
+        return uri + "&immutable=1"
+
     def _prepare(self, timeout: float) -> None:
         self.db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
         app_id = self.db.execute("PRAGMA application_id").fetchone()[0]
@@ -340,6 +396,15 @@ class Store:
         if version > SCHEMA_VERSION:
             raise StoreError(f"{self.path}: store schema version {version} is newer than "
                              f"this nanpure ({SCHEMA_VERSION}); upgrade nanpure")
+        if self.unwritable is not None:
+            if tables and version == SCHEMA_VERSION:
+                self.db.execute("PRAGMA foreign_keys = ON")
+                return  # nothing to write: the journal mode is the file's own
+            what, remedy = self.unwritable
+            needs = (f"upgrading from schema {version} to {SCHEMA_VERSION}" if tables
+                     else "its tables made")
+            raise StoreError(f"{self.path}: the store needs {needs}, which writes to it, "
+                             f"but {what}: {remedy}")
         if self.path != ":memory:":
             self.db.execute("PRAGMA journal_mode = WAL")
         # NORMAL in WAL mode survives any process crash (kill -9); only a power cut
@@ -372,7 +437,8 @@ class Store:
                 self.db.execute(f"PRAGMA user_version = {version}")
         if first < SCHEMA_VERSION:  # said, as an older nanpure can no longer open it
             log.warning("%s: store upgraded from schema %d to %d (nanpure before this "
-                        "version can no longer open it)", self.path, first, SCHEMA_VERSION)
+                        "version can no longer open it)", self.path, first, SCHEMA_VERSION,
+                        extra=NOTICE)
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -725,11 +791,19 @@ class Store:
 
         Ask it while this process holds no lock of the store: POSIX drops every lock a
         process has on a file when it closes any descriptor of that file, as this does."""
+        if self.read_only and not Path(self.path + ".lock").exists():
+            return False  # no run has ever locked it (and a read-only store makes no file)
         try:
             with self.run_lock(name):
                 return False
         except StoreError:
             return True
+        except OSError:
+            if not self.read_only:
+                raise
+            # its lock file cannot be opened for writing: only a process allowed more
+            # than this one (root) could be making a run, and is not seen
+            return False
 
     def book_lock(self) -> AbstractContextManager[None]:
         """Hold an exclusive lock on the store's books, from picking a book's puzzles to
@@ -773,8 +847,8 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 def check_file(path: str, new_ok: bool = True) -> None:
     """Raise :class:`StoreError` for an existing file that cannot be a store to open:
-    not an SQLite file, shorter than its header says (truncated), read-only, or (unless
-    ``new_ok``) empty.
+    not an SQLite file, shorter than its header says (truncated), or (unless ``new_ok``)
+    empty.
 
     An empty file is a store being made by another process that has not yet written its
     schema (SQLite makes the file first), so a command that may create a store takes it.
@@ -809,10 +883,65 @@ def check_file(path: str, new_ok: bool = True) -> None:
     if header[92:96] == header[24:28] and info.st_size < pages * page_size and not pending:
         raise StoreError(f"{path}: store file is truncated ({info.st_size} bytes, its header "
                          f"says {pages * page_size}); restore it from a backup")
-    if not info.st_mode & stat.S_IWUSR or not os.access(path, os.W_OK):
-        raise StoreError(f"{path}: store file is read-only; nanpure writes to a store even "
-                         f"to read it (its journal): make it writable (chmod u+w {path}) or "
-                         "copy it")
+
+
+def unwritable(path: str) -> tuple[str, str] | None:
+    """Why this process may not write the store file ``path`` (or the journal SQLite
+    keeps beside it), and what would let it, for a message; None when it may.
+
+    A file or directory without its owner's write permission counts as read-only even
+    for root, who could write it: a store made read-only is meant to stay as it is.
+    """
+    file = Path(path).absolute()
+    try:
+        if os.statvfs(file.parent).f_flag & os.ST_RDONLY:
+            return ("the store is on a read-only file system",
+                    "make a writable copy on another file system")
+    except (OSError, AttributeError):  # AttributeError: no statvfs (Windows)
+        pass
+    for where, what, other in ((file, "the store file", "make a writable copy"),
+                               (file.parent, f"the store's directory {file.parent}",
+                                "copy the store to a writable directory")):
+        said = path if where == file else where  # the file as the command named it
+        if _immutable(where):
+            return (f"{what} is immutable (chattr +i)",
+                    f"make it mutable (chattr -i {said}, as root) or {other}")
+        if not where.stat().st_mode & stat.S_IWUSR or not os.access(where, os.W_OK):
+            # chmod is the owner's (or root's) to run; anyone else can only copy
+            uid = os.geteuid() if hasattr(os, "geteuid") else None
+            chmod = uid is None or uid in (0, where.stat().st_uid)
+            why = "" if where == file else " (SQLite writes the store's journal there)"
+            return (f"{what} is read-only{why}",
+                    f"make it writable (chmod u+w {said}) or {other}" if chmod
+                    else f"{other} (another user owns {'it' if where == file else 'that'})")
+    return None
+
+
+#: Linux's FS_IOC_GETFLAGS, which reads a file's attributes (``lsattr``), and the bit of
+#: the immutable one (``chattr +i``).
+_GETFLAGS = (2 << 30) | (struct.calcsize("l") << 16) | (ord("f") << 8) | 1
+_IMMUTABLE = 0x10
+
+
+def _immutable(path: Path) -> bool:
+    """Whether ``path`` (a file or directory) is immutable (Linux's ``chattr +i``, which
+    even root must undo before writing it); False where that cannot be asked."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        flags = bytearray(8)
+        fcntl.ioctl(fd, _GETFLAGS, flags)
+    except OSError:  # a file system without attributes
+        return False
+    finally:
+        os.close(fd)
+    return bool(int.from_bytes(flags[:4], sys.byteorder) & _IMMUTABLE)
 
 
 def _store_error(path: str, exc: sqlite3.Error) -> StoreError:

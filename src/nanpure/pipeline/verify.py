@@ -11,7 +11,9 @@ Each puzzle is checked by its kind (:mod:`nanpure.generator.kinds`):
 - rated again, it gets the stored rating (tier, score, hardest technique and the
   techniques used), when the run that made it recorded the fingerprint of the ladder it
   was rated with and that is today's ladder. Otherwise the rating is not re-checked
-  (older runs, or a ladder changed since), and the check says how many were not.
+  (older runs, or a ladder changed since), and the check says how many were not; with
+  ``rerate`` (``nanpure verify --rerate``) it is, with today's ladder: its tier, score and
+  hardest technique must be the stored ones (older code sometimes stored others).
 
 >>> record = PuzzleRecord(
 ...     puzzle="..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4.459.....",
@@ -59,14 +61,18 @@ class Checked:
     problems: list[str | None]
     rated: int = 0
     not_rated: dict[str, int] = field(default_factory=dict)  # why -> how many
+    #: of the ``rated``, how many were rated without their run's ladder (``rerate``)
+    rerated: int = 0
 
 
 def check_puzzles(records: Sequence[PuzzleRecord],
-                  ladders: Mapping[tuple[str, str], str | None] | None = None) -> Checked:
+                  ladders: Mapping[tuple[str, str], str | None] | None = None,
+                  *, rerate: bool = False) -> Checked:
     """Check every record (see the module docstring). ``ladders`` maps (run name, kind)
     to the fingerprint of the ladder that rated the run's puzzles of that kind (see
     :meth:`~nanpure.pipeline.store.RunRecord.ladder`); ratings are re-checked only where
-    it equals today's."""
+    it equals today's, or with ``rerate`` everywhere (the others by tier, score and
+    hardest technique, :func:`_rating_problem`)."""
     today = ladder_fingerprints()
     checked = Checked([None] * len(records))
     by_kind: dict[str, list[int]] = {}
@@ -85,7 +91,12 @@ def check_puzzles(records: Sequence[PuzzleRecord],
                 else:
                     why = ("the run recorded no ladder" if stored is None else
                            "the ladder changed since the run")
-                    checked.not_rated[why] = checked.not_rated.get(why, 0) + 1
+                    if rerate:
+                        problem = _rating_problem(record, why)
+                        checked.rated += 1
+                        checked.rerated += 1
+                    else:
+                        checked.not_rated[why] = checked.not_rated.get(why, 0) + 1
             checked.problems[k] = problem
     return checked
 
@@ -121,8 +132,10 @@ def _symmetry_problem(record: PuzzleRecord) -> str | None:
     return None if symmetric else f"is not symmetric as recorded ({record.symmetry})"
 
 
-def _rating_problem(record: PuzzleRecord) -> str | None:
-    """None when rating the puzzle again gives its stored rating."""
+def _rating_problem(record: PuzzleRecord, other_ladder: str | None = None) -> str | None:
+    """None when rating the puzzle again gives its stored rating. ``other_ladder`` says
+    why the run's ladder is not known to be today's: only the tier, score and hardest
+    technique are then compared (the technique counts follow the ladder's details)."""
     if record.kind == "sudoku":
         from ..generator.board import parse_line
         from ..generator.ladder import rate
@@ -137,6 +150,11 @@ def _rating_problem(record: PuzzleRecord) -> str | None:
         again = (found.tier, found.score, found.hardest,
                  ";".join(f"{name}:{n}" for name, n in found.counts.items()))
     stored = (record.tier, record.score, record.hardest, record.techniques)
+    if other_ladder is not None:
+        if again[:3] == stored[:3]:
+            return None
+        return (f"rates {_rating(again)} today, but the store says {_rating(stored)}; "
+                f"{other_ladder}")
     if again == stored:
         return None
     # the techniques only when the rest agrees: what differs is then shown
@@ -167,18 +185,20 @@ def _rating(rating: tuple, techniques: bool = False) -> str:
 
 
 def verify_command(store_path: str, run: str | None = None,
-                   out: TextIO | None = None, err: TextIO | None = None) -> int:
+                   out: TextIO | None = None, err: TextIO | None = None,
+                   rerate: bool = False) -> int:
     """``nanpure verify``: check every stored puzzle (of the runs ``run`` names or
-    matches as a glob pattern, or all; :meth:`Store.check_runs`); print each
-    problem as ``puzzle ID (run R, quota Q): problem`` on ``err`` and a summary on
+    matches as a glob pattern, or all; :meth:`Store.check_runs`), with ``rerate`` also
+    the ratings of runs that recorded no ladder or another (:func:`check_puzzles`); print
+    each problem as ``puzzle ID (run R, quota Q): problem`` on ``err`` and a summary on
     ``out``. Returns 0 when all pass, 1 when any fails."""
     out, err = out or sys.stdout, err or sys.stderr
-    with Store(store_path, create=False) as store:
+    with Store(store_path, create=False, writes=False) as store:
         store.check_runs(run)
         records = store.select_puzzles(unused_only=False, run_globs=run)
         ladders = run_ladders(store)
         canons = store.stored_canons(run)
-    checked = check_puzzles(records, ladders)
+    checked = check_puzzles(records, ladders, rerate=rerate)
     _check_canons(records, canons, checked.problems)
     failed = 0
     for record, problem in zip(records, checked.problems, strict=True):
@@ -189,8 +209,12 @@ def verify_command(store_path: str, run: str | None = None,
     runs = len({r.run for r in records})
     skipped = "".join(f"; {counted(n, 'rating')} not re-checked ({why})"
                       for why, n in checked.not_rated.items())
+    if skipped:
+        skipped += "; --rerate re-checks them with today's ladder"
+    rerated = (f" ({checked.rerated} of them rated before with another ladder or an "
+               "unrecorded one)" if checked.rerated else "")
     n = len(records)
     print(f"{store_path}: {counted(n, 'puzzle')} of {counted(runs, 'run')} "
           f"checked: {n - failed} passed, {failed} failed; "
-          f"{counted(checked.rated, 'rating')} re-checked{skipped}", file=out)
+          f"{counted(checked.rated, 'rating')} re-checked{rerated}{skipped}", file=out)
     return 1 if failed else 0
