@@ -13,6 +13,8 @@ from pypdf import PdfReader
 from test_book import make_store, write_config
 
 from nanpure.cli import main
+from nanpure.generator import count_solutions_batch, format_line
+from nanpure.generator.board import parse_line
 from nanpure.layouts.book import star_count
 from nanpure.layouts.pages import INCH
 from nanpure.pipeline import publish
@@ -23,7 +25,14 @@ from nanpure.pipeline.book_config import (
 )
 from nanpure.pipeline.config import ConfigError, parse_toml
 from nanpure.pipeline.fonts import find_font
-from nanpure.pipeline.publish import PublishError, manifest_path, publish_book
+from nanpure.pipeline.publish import (
+    PublishError,
+    manifest_path,
+    publish_book,
+    select_sections,
+)
+from nanpure.pipeline.store import Store
+from nanpure.record import PuzzleRecord
 
 EVERYTHING = """
 page_size = "8.5x11in"
@@ -114,6 +123,30 @@ def test_order_score_sorts_a_section_by_score_alone(tmp_path, store):
     assert tiers[15] == ("easy", 5000)
     scores = [s for _, s in section_numbers(by_score)]
     assert scores == sorted(scores) and scores[-1] == 5000
+
+
+@pytest.mark.parametrize("order", ["tier", "score"])
+def test_puzzles_of_equal_rank_keep_the_stores_order_not_their_ids(tmp_path, qqwing_rows,
+                                                                   order):
+    """Ids follow which worker's batch came back first: a book of the same run printed
+    puzzles of the same tier and score in another order when the machine was busier."""
+    db = tmp_path / "s.db"
+    puzzles = [r["puzzle"] for r in qqwing_rows[:4]]
+    _, solutions = count_solutions_batch([parse_line(p) for p in puzzles])
+    with Store(db) as store:
+        run = store.begin_run("nightly", 7, "{}")
+        # quota b's batch came back before quota a's
+        for (quota, task), p, s in zip([("b", 0), ("b", 1), ("a", 0), ("a", 1)], puzzles,
+                                       solutions, strict=True):
+            store.add_puzzle(run.id, quota, task, PuzzleRecord(
+                puzzle=p, solution=format_line(s), tier="easy", score=100,
+                hardest="Hidden Single", techniques="", symmetry="rot180",
+                blanks=p.count("."), seed=task))
+    config = load_book_config(write_config(tmp_path, db, body=f'order = "{order}"',
+                                           sections='[[book.section]]\ntitle = "All"\n'))
+    with Store(db) as store:
+        (section,) = select_sections(store, config)
+    assert [p.puzzle for p in section.puzzles] == puzzles[2:] + puzzles[:2]
 
 
 def test_stars_are_in_the_manifest_on_the_fixed_scale(tmp_path, store):

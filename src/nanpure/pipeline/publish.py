@@ -96,15 +96,17 @@ def manifest_path(pdf: str | Path) -> Path:
 
 # ----------------------------------------------------------------------------- selecting
 
-def _easiest_first(puzzle: PuzzleRecord) -> tuple[int, int, int]:
-    return tier_rank(puzzle.tier), puzzle.score, puzzle.id
+def _easiest_first(puzzle: PuzzleRecord) -> tuple[int, int]:
+    return tier_rank(puzzle.tier), puzzle.score
 
 
-def _lowest_score_first(puzzle: PuzzleRecord) -> tuple[int, int]:
-    return puzzle.score, puzzle.id
+def _lowest_score_first(puzzle: PuzzleRecord) -> int:
+    return puzzle.score
 
 
-#: How ``order`` sorts the puzzles of a section.
+#: How ``order`` sorts the puzzles of a section. The sort is stable: puzzles of equal
+#: keys keep the store's order, by run, quota and task, which a run's seed fixes (not by
+#: id, which follows when each worker's batch came back).
 ORDER_KEYS = {"tier": _easiest_first, "score": _lowest_score_first}
 
 
