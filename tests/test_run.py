@@ -795,6 +795,45 @@ def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, 
         assert run_row.status == INTERRUPTED and run_row.finished_at is not None
 
 
+#: ``nanpure`` that gets a SIGTERM while its pool starts its first worker process: after
+#: the fork server has made the process, before the pool has its process id.
+_STOPPED_STARTING_A_WORKER = """
+import signal, sys
+from multiprocessing import forkserver
+from nanpure.cli import main
+
+read_signed = forkserver.read_signed
+reads = []
+
+def stopped(fd):
+    reads.append(fd)
+    if len(reads) == 1:
+        signal.raise_signal(signal.SIGTERM)
+    return read_signed(fd)
+
+forkserver.read_signed = stopped
+sys.exit(main())
+"""
+
+
+def test_a_stop_while_a_worker_process_starts_leaves_none_half_started(tmp_path):
+    """A SIGTERM in the middle of the pool starting a worker process stopped the start
+    halfway: the process, unknown to the pool, was not ended with it, went on starting
+    once the pool was gone and died with a traceback on stderr (the pool's semaphores
+    removed). Found by scripts/soak.py."""
+    proc, _, store = _start(tmp_path, 50, program=("-c", _STOPPED_STARTING_A_WORKER))
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert out.startswith("run big: interrupted in ")
+    assert "Traceback" not in err and "leaked" not in err, err
+    with Store(store) as s:
+        assert s.find_run("big").status == INTERRUPTED
+
+
 def test_a_resume_with_nothing_left_says_so(tmp_path):
     config = RunConfig(name="done", seed=1, store=str(tmp_path / "s.db"),
                        quotas=(Quota("easy", 2, "easy", "easy", "rot180", (40, 44)),))

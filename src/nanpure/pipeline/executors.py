@@ -23,6 +23,7 @@ with no batch finished between them (workers dying as they start, say), stop the
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import dataclasses
 import logging
 import multiprocessing
@@ -30,7 +31,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, runtime_checkable
 
@@ -59,6 +60,36 @@ class ExecutorError(Exception):
 class WorkerCrashes(Exception):
     """Worker processes kept dying while the same batch was running (its message says
     which tasks); what was stored stays, and the run can be resumed."""
+
+
+# --- stops -------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def stops_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM back until the block ends, then stop as they would have.
+
+    The run loop judges a batch in such a block: a stop would otherwise land in the middle
+    of its transaction, or just after its COMMIT (a signal that arrives during the call is
+    raised when the call returns), and the counts would disagree with what the store
+    holds. The local pool starts its workers in one: see ``LocalExecutor._pool_submit``.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    # a handler installed outside Python (None here) could not be put back: left alone
+    previous = {signum: handler for signum in (signal.SIGINT, signal.SIGTERM)
+                if (handler := signal.getsignal(signum)) is not None}
+    for signum in previous:
+        signal.signal(signum, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if caught:
+        signal.raise_signal(caught[0])  # to the handler it was held back from
 
 
 # --- the worker side ---------------------------------------------------------------------------
@@ -311,7 +342,12 @@ class LocalExecutor:
 
     def _pool_submit(self, batch: Batch) -> cf.Future:
         try:
-            return self.pool.submit(_run_tracked, self.task, batch)
+            # The pool starts a worker process in the submit that needs one: a stop raised
+            # in the middle of that left a process started that the pool does not know of,
+            # so does not end; it went on starting after the pool was gone and, its queues'
+            # semaphores removed, died with a traceback on stderr.
+            with stops_held():
+                return self.pool.submit(_run_tracked, self.task, batch)
         except BrokenProcessPool:  # broke since the last wait: the next wait restarts it
             failed: cf.Future = cf.Future()
             failed.set_exception(BrokenProcessPool("the pool broke before the batch started"))
