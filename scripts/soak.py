@@ -40,6 +40,12 @@ it writes must afterwards be the old one, absent, or the whole new one (equal to
 uninterrupted export's or book's), and a book the store records must be the new one.
 Doing it again must then give the new files, and no puzzle may be in two books.
 
+Two windows are outside nanpure's reach and counted apart, not failed: Ctrl-C while
+Python still imports nanpure (Python's KeyboardInterrupt traceback, exit by SIGINT), and
+a stop while the interpreter exits after the command finished (CPython restores the
+signals' default actions before tearing its modules down, so the signal ends the
+process instead of its exit status); see :func:`window`.
+
 Prints a line a round, and at the end every failure with its seed; exit status 1 when a
 round failed. A failed round's files (store, output, standard error, stack dumps) are
 kept in its folder under ``--work``.
@@ -402,16 +408,22 @@ def expected_run_exits(event: str, bounded: bool) -> set[int]:
 
 
 def check_run_session(outcome: Outcome, event: str, bounded: bool, before: str | None,
-                      after: str | None, name: str, run: str) -> tuple[list[str], bool]:
+                      after: str | None, name: str, run: str) -> tuple[list[str], str | None]:
     """The checks of one stopped session of a run; returns the unexpected stderr lines,
-    and whether the stop came in the exit window (see :func:`in_exit_window`)."""
-    odd = check_stderr(outcome, name, killed_run=event == "sigkill")
+    and the window the stop came in, if one (see :func:`window`)."""
     summary = re.match(rf"run {re.escape(run)}: (\S+) in ", outcome.stdout)
-    if event != "sigkill" and in_exit_window(outcome, summary is not None):
+    stopped_in = window(outcome, summary is not None) if event != "sigkill" else None
+    if stopped_in == "start":
+        if after != before:
+            raise Failed(f"{name}: stopped while Python started, yet the run's status went "
+                         f"from {before} to {after}")
+        return [], stopped_in
+    odd = check_stderr(outcome, name, killed_run=event == "sigkill")
+    if stopped_in == "exit":
         if summary is None or after != summary.group(1):
             raise Failed(f"{name}: the summary says {summary and summary.group(1)}, the "
                          f"store {after}")
-        return odd, True
+        return odd, stopped_in
     allowed = expected_run_exits(event, bounded)
     if outcome.status not in allowed:
         raise Failed(f"{name}: exit status {outcome.status}, expected one of "
@@ -420,33 +432,46 @@ def check_run_session(outcome: Outcome, event: str, bounded: bool, before: str |
         if event != "sigkill" and after != before:
             raise Failed(f"{name}: killed by a signal, yet the run's status went from "
                          f"{before} to {after}")
-        return odd, False
+        return odd, None
     wanted = RUN_STATUS[outcome.status]
     if outcome.status == 130 and summary is None:
         # stopped before the run's row was made: nothing to record, nothing changed
         if after != before or "nanpure: interrupted" not in outcome.stderr:
             raise Failed(f"{name}: exit 130 without a summary, status {before} -> {after}")
-        return odd, False
+        return odd, None
     if summary is None or summary.group(1) != wanted:
         raise Failed(f"{name}: exit {outcome.status} but the summary says "
                      f"{outcome.stdout.splitlines()[:1]}")
     if after != wanted:
         raise Failed(f"{name}: exit {outcome.status}, the store says {after}, not {wanted}")
-    return odd, False
+    return odd, None
 
 
-def in_exit_window(outcome: Outcome, finished: bool) -> bool:
-    """Whether the process was ended by the signal it was sent after its command had
-    finished (``finished``: it printed all it prints), while the interpreter exited.
+def window(outcome: Outcome, finished: bool) -> str | None:
+    """``start`` or ``exit`` when the process was ended by the Ctrl-C or SIGTERM it was
+    sent while Python started or exited, outside nanpure's reach; else None.
 
-    CPython puts the default action of every signal with a handler back before it tears
-    the modules down (a tenth of a second or more with numba and reportlab loaded), so a
-    Ctrl-C or SIGTERM then ends the process by the signal, not with the command's status.
+    - ``start``: Ctrl-C while Python imported nanpure (its first tenth of a second) is
+      Python's KeyboardInterrupt, a traceback of imports only, and the exit by SIGINT.
+    - ``exit``: CPython puts the default action of every signal with a handler back before
+      it tears the modules down (a tenth of a second or more with numba and reportlab
+      loaded), so a stop then ends the process by the signal, not with the command's
+      status; ``finished``: it had printed all it prints.
     """
     names = {signal.SIGTERM.name: signal.SIGTERM, signal.SIGINT.name: signal.SIGINT}
     sent = {names[word] for line in outcome.sent for word in line.split()[:1]
             if word in names}
-    return finished and any(outcome.status == -signum for signum in sent)
+    if not any(outcome.status == -signum for signum in sent):
+        return None
+    if finished:
+        return "exit"
+    frames = re.findall(r'File "([^"]*)", line \d+, in (\S+)', outcome.stderr)
+    if (outcome.status == -signal.SIGINT and not outcome.stdout
+            and outcome.stderr.rstrip().endswith("\nKeyboardInterrupt")
+            and all(function == "<module>" for path, function in frames
+                    if "nanpure" in Path(path).parts)):
+        return "start"
+    return None
 
 
 # --- rounds -------------------------------------------------------------------------------------
@@ -468,7 +493,8 @@ class Soak:
     files: dict[tuple[str, ...], tuple[dict[str, bytes], float]] = field(default_factory=dict)
     events: Counter = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
-    late: list[str] = field(default_factory=list)  # stops in the exit window
+    # stops in Python's start and exit windows (see :func:`window`), per window
+    windows: dict[str, list[str]] = field(default_factory=lambda: {"start": [], "exit": []})
     seed: int = 0  # the round's
 
     def start(self, args: list[str], folder: Path, name: str) -> Session:
@@ -517,12 +543,12 @@ class Soak:
                     if outcome.sent else " (it had ended)")
             said.append(f"w{workers}{' max ' + options[-1] if bounded else ''} {event}"
                         f"@{moment:.2f}s{sent} -> {outcome.status} {after}")
-            lines, late = check_run_session(outcome, event, bounded, before, after,
-                                            f"session {k} ({event})", self.run)
+            lines, stopped_in = check_run_session(outcome, event, bounded, before, after,
+                                             f"session {k} ({event})", self.run)
             odd += lines
-            if late:
-                self.late.append(f"round {self.seed}: run {event}")
-                said[-1] += " (in the exit window)"
+            if stopped_in:
+                self.windows[stopped_in].append(f"{self.seed} run {event}")
+                said[-1] += f" (in the {stopped_in} window)"
         workers = rng.choice([1, 2])
         session = self.start(nanpure("run", str(self.config), "--store", str(store),
                                      "--no-progress", "--workers", str(workers)),
@@ -628,13 +654,13 @@ class Soak:
         allowed = {0} | {"none": set(), "sigterm": {KILLED[signal.SIGTERM]}, "sigint": {130},
                          "sigkill": {KILLED[signal.SIGKILL]}}[event]
         done = "preflight book.pdf: passed" if command == "book" else "wrote "
-        late = in_exit_window(outcome, done in outcome.stdout)
-        if late:
-            self.late.append(f"round {self.seed}: {command} {event}")
+        stopped_in = window(outcome, done in outcome.stdout)
+        if stopped_in:
+            self.windows[stopped_in].append(f"{self.seed} {command} {event}")
         elif outcome.status not in allowed:
             raise Failed(f"{command}: exit {outcome.status} after {event}, expected one of "
                          f"{sorted(allowed)}\n{outcome.stderr[-2000:]}")
-        odd = check_stderr(outcome, command, killed_run=False)
+        odd = [] if stopped_in == "start" else check_stderr(outcome, command, killed_run=False)
         found = _outputs(folder, store)
         parts = sorted(name for name in found if name.endswith(".part"))
         states = []
@@ -646,7 +672,8 @@ class Soak:
                 raise Failed(f"{command}: {name} is neither the old file, nor absent, nor "
                              f"the whole new one ({len(have or b'')} bytes; "
                              f"{'an old one was there' if old else 'none was there'})")
-            if (outcome.status == 0 or late or (book and books(store))) and state != "new":
+            if ((outcome.status == 0 or stopped_in == "exit" or (book and books(store)))
+                    and state != "new"):
                 raise Failed(f"{command}: exit {outcome.status}"
                              f"{', the book recorded' if books(store) else ''}, yet {name} "
                              f"is {state}")
@@ -672,7 +699,7 @@ class Soak:
         said = (f"{command} {what} {'over old' if old else 'new'} {event}@{moment:.2f}s -> "
                 f"{outcome.status}: {', '.join(states)}{'; recorded' if recorded else ''}"
                 f"{'; left ' + ', '.join(parts) if parts else ''}"
-                f"{' (in the exit window)' if late else ''}")
+                f"{f' (in the {stopped_in} window)' if stopped_in else ''}")
         return said + (f"; stderr: {odd[:3]}" if odd else "")
 
     def round(self, seed: int, only: str | None) -> str | None:
@@ -747,9 +774,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{args.rounds} rounds in {minutes:.1f} min: {args.rounds - len(failures)} "
           f"passed, {len(failures)} failed")
     print("events: " + ", ".join(f"{e} {n}" for e, n in sorted(soak.events.items())))
-    if soak.late:
-        print(f"stops in the exit window (the command had finished; the signal ended the "
-              f"interpreter as it exited): {len(soak.late)}: {'; '.join(soak.late)}")
+    for name, rounds in soak.windows.items():
+        if rounds:
+            print(f"stops in Python's {name} window, which end the process by the signal: "
+                  f"{len(rounds)}: {'; '.join(rounds)}")
     for note in Counter(soak.notes).most_common():
         print(f"note: {note[0]} ({note[1]}x)")
     for s, why in failures:
