@@ -173,6 +173,22 @@ def worker_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
+def _start_fork_server() -> None:
+    """Start the fork server that local workers are made by, unless it runs, with SIGINT
+    blocked. Ctrl-C at a terminal reaches the whole process group, and the fork server
+    ignores it only once it has imported its preloaded modules (numba: a second or so):
+    before that it died of it, with a traceback. A blocked signal stays blocked across
+    fork and exec, so in the workers too, which ignore SIGINT anyway; a Ctrl-C meanwhile
+    still reaches this process, when its thread unblocks it or through another thread."""
+    from multiprocessing import forkserver
+
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
 def _watch_lifeline(lifeline: Any) -> None:
     # The run's process holds the only write end of the lifeline; when it dies, even by
     # SIGKILL, the pipe reaches end-of-file and the worker goes too instead of lingering
@@ -327,6 +343,8 @@ class LocalExecutor:
         self.pool = self._start_pool()
 
     def _start_pool(self) -> cf.ProcessPoolExecutor:
+        if self._context.get_start_method() == "forkserver":
+            _start_fork_server()
         # per worker: its process id while it runs a batch (else 0), the batch's quota and
         # first task
         self._running = (self._context.Array("q", 3 * self.workers, lock=False),
