@@ -7,7 +7,8 @@ that every one ends as the README says: the races of stopping are found only so.
 Each round has a seed (the first round's is ``--seed``, the next one's that plus one, and
 so on), which decides all it does: which command, how many workers, which stop and the
 moment it is sent. ``--seed SEED --rounds 1`` replays a round: the same stop at the same
-moment, though what the process is doing at that moment may differ (that is a race).
+moment, though what the process is doing at that moment may differ (that is a race);
+give the same ``--only`` as the round had, if any.
 
 A run round starts ``nanpure run CONFIG --store S --no-progress`` (a config with Sudoku
 quotas from common to rare and a nonogram quota; ``--workers`` 1 or 2, sometimes
@@ -35,7 +36,8 @@ of an uninterrupted run of the same config and seed (made once, first).
 
 An export round stops ``nanpure export`` (csv, jsonl, lines, parquet, sdk; with
 ``--steps`` sometimes, which makes it slow), and a book round ``nanpure book`` (recorded
-in the store or not), each with an old file under the output's name or none: every file
+in the store or not), with SIGTERM, SIGINT, SIGKILL or nothing, each with an old file
+under the output's name or none: every file
 it writes must afterwards be the old one, absent, or the whole new one (equal to an
 uninterrupted export's or book's), and a book the store records must be the new one.
 Doing it again must then give the new files, and no puzzle may be in two books.
@@ -507,7 +509,10 @@ class Soak:
         self.ref_store = folder / "soak.db"
         session = self.start(nanpure("run", str(self.config), "--store", str(self.ref_store),
                                      "--no-progress", "--workers", "2"), folder, "run")
-        outcome = session.finish()
+        try:
+            outcome = session.finish()
+        except Failed as exc:
+            raise SystemExit(f"the reference run failed: {exc}") from None
         if outcome.status != 0 or run_status(self.ref_store, self.run) != "complete":
             raise SystemExit(f"the reference run failed ({outcome.status}):\n{outcome.stderr}")
         self.reference = run_puzzles(self.ref_store, self.run)
@@ -544,7 +549,7 @@ class Soak:
             said.append(f"w{workers}{' max ' + options[-1] if bounded else ''} {event}"
                         f"@{moment:.2f}s{sent} -> {outcome.status} {after}")
             lines, stopped_in = check_run_session(outcome, event, bounded, before, after,
-                                             f"session {k} ({event})", self.run)
+                                                 f"session {k} ({event})", self.run)
             odd += lines
             if stopped_in:
                 self.windows[stopped_in].append(f"{self.seed} run {event}")
@@ -603,7 +608,10 @@ class Soak:
             folder = self.work / ("reference-" + "-".join(k.strip("-") for k in key))
             folder.mkdir()
             store = self._store_copy(folder)
-            outcome = self.start(args, folder, "made").finish()
+            try:
+                outcome = self.start(args, folder, "made").finish()
+            except Failed as exc:
+                raise SystemExit(f"the reference {' '.join(key)} failed: {exc}") from None
             if outcome.status != 0:
                 raise SystemExit(f"{' '.join(args)} failed ({outcome.status}):\n"
                                  f"{outcome.stderr}")
@@ -734,9 +742,8 @@ def _pick(rng: random.Random, weights: dict[str, float]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="See the module's docstring for what is checked.")
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=20, help="how many rounds (default 20)")
     parser.add_argument("--seed", type=int, default=None,
                         help="the first round's seed (default: a random one, printed); "
