@@ -367,9 +367,15 @@ class LocalExecutor:
             with stops_held():
                 return self.pool.submit(_run_tracked, self.task, batch)
         except BrokenProcessPool:  # broke since the last wait: the next wait restarts it
-            failed: cf.Future = cf.Future()
-            failed.set_exception(BrokenProcessPool("the pool broke before the batch started"))
-            return failed
+            reason = "the pool broke before the batch started"
+        except (OSError, EOFError) as exc:
+            # the worker process it needed could not be started: its fork server died (or
+            # was not yet seen to have died), or the pool broke meanwhile and closed its
+            # queues (a worker killed); the next wait restarts it, as after a worker died
+            reason = f"a worker process could not be started: {exc!r}"
+        failed: cf.Future = cf.Future()
+        failed.set_exception(BrokenProcessPool(reason))
+        return failed
 
     def wait(self, futures: set, timeout: float | None) -> set:
         ready = {f for f in futures if f.done()}
