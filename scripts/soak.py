@@ -6,9 +6,9 @@ that every one ends as the README says: the races of stopping are found only so.
 
 Each round has a seed (the first round's is ``--seed``, the next one's that plus one, and
 so on), which decides all it does: which command, how many workers, which stop and the
-moment it is sent. ``--seed SEED --rounds 1`` replays a round: the same stop at the same
-moment, though what the process is doing at that moment may differ (that is a race);
-give the same ``--only`` as the round had, if any.
+moment it is sent (a share of ``--span`` seconds). ``--seed SEED --rounds 1`` with the
+options printed beside a failure replays its round: the same stop at the same moment,
+though what the process is doing at that moment may differ (that is a race).
 
 A run round starts ``nanpure run CONFIG --store S --no-progress`` (a config with Sudoku
 quotas from common to rare and a nonogram quota; ``--workers`` 1 or 2, sometimes
@@ -159,6 +159,10 @@ RUN_STATUS = {0: "complete", 1: "failed", 3: "out-of-time", 130: "interrupted"}
 
 #: How long a process's workers and fork server may outlive it.
 LINGER_SECONDS = 15.0
+#: How long a Ctrl-C or SIGTERM may take to end a process (a run holds a stop while it
+#: commits a batch or starts a worker, which waits for the fork server's imports); a
+#: process that goes on longer and exits as if nothing came lost it.
+LOST_SECONDS = 3.0
 
 
 class Failed(Exception):
@@ -265,6 +269,14 @@ class Outcome:
     stderr: str
     seconds: float
     sent: list[str] = field(default_factory=list)  # the signals sent, and when
+    first_sent: float | None = None  # seconds after the start the first was sent
+
+    def lost_stop(self) -> float | None:
+        """How long the process went on after the first stop, when that is longer than a
+        stop takes to land (:data:`LOST_SECONDS`): the stop was lost."""
+        if self.first_sent is None or self.seconds - self.first_sent <= LOST_SECONDS:
+            return None
+        return self.seconds - self.first_sent
 
 
 class Session:
@@ -281,6 +293,7 @@ class Session:
                                          preexec_fn=_ctrl_c_as_at_a_terminal)
         self.started = time.monotonic()
         self.sent: list[str] = []
+        self.first_sent: float | None = None
 
     def at(self, moment: float) -> bool:
         """Wait until ``moment`` seconds after the start; False when the process ended
@@ -302,8 +315,10 @@ class Session:
         except ProcessLookupError:
             return
         who = "group" if group else ("run" if target == self.proc.pid else f"pid {target}")
-        self.sent.append(f"{signal.Signals(signum).name} to {who} at "
-                         f"{time.monotonic() - self.started:.2f} s")
+        at = time.monotonic() - self.started
+        self.sent.append(f"{signal.Signals(signum).name} to {who} at {at:.2f} s")
+        if self.first_sent is None and target == self.proc.pid:  # a stop, not a kill
+            self.first_sent = at
 
     def finish(self) -> Outcome:
         """Wait for the process to exit, then for the processes it started to go; a hang
@@ -330,7 +345,8 @@ class Session:
             raise Failed(f"{self.name}: processes outlived it by {LINGER_SECONDS:.0f} s: "
                          f"{described}; stacks in {dump}")
         return Outcome(self.proc.returncode, self.out.read_text(errors="replace"),
-                       self.err.read_text(errors="replace"), seconds, self.sent)
+                       self.err.read_text(errors="replace"), seconds, self.sent,
+                       self.first_sent)
 
     def _end_session(self) -> None:
         for pid in session_members(self.proc.pid):  # this process and what it started
@@ -430,6 +446,9 @@ def check_run_session(outcome: Outcome, event: str, bounded: bool, before: str |
     if outcome.status not in allowed:
         raise Failed(f"{name}: exit status {outcome.status}, expected one of "
                      f"{sorted(allowed)} after {event}\n{outcome.stderr[-2000:]}")
+    if outcome.status in (0, 3) and (went_on := outcome.lost_stop()) is not None:
+        raise Failed(f"{name}: the stop was lost: the run went on {went_on:.1f} s after it "
+                     f"and exited {outcome.status}")
     if outcome.status < 0:  # killed: before nanpure took the signal, or by SIGKILL
         if event != "sigkill" and after != before:
             raise Failed(f"{name}: killed by a signal, yet the run's status went from "
@@ -455,6 +474,10 @@ def window(outcome: Outcome, finished: bool) -> str | None:
 
     - ``start``: Ctrl-C while Python imported nanpure (its first tenth of a second) is
       Python's KeyboardInterrupt, a traceback of imports only, and the exit by SIGINT.
+      Ctrl-C while a command imports what it needs (a few tenths of a second) is
+      ``nanpure: interrupted``, but when it came while the module imported compiled text
+      (a dataclass's methods), CPython 3.11 remembers it as not handled and, at exit,
+      ends the process by SIGINT (the shell's status is 130 all the same).
     - ``exit``: CPython puts the default action of every signal with a handler back before
       it tears the modules down (a tenth of a second or more with numba and reportlab
       loaded), so a stop then ends the process by the signal, not with the command's
@@ -467,11 +490,14 @@ def window(outcome: Outcome, finished: bool) -> str | None:
         return None
     if finished:
         return "exit"
+    if outcome.status != -signal.SIGINT or outcome.stdout:
+        return None
     frames = re.findall(r'File "([^"]*)", line \d+, in (\S+)', outcome.stderr)
-    if (outcome.status == -signal.SIGINT and not outcome.stdout
-            and outcome.stderr.rstrip().endswith("\nKeyboardInterrupt")
+    if (outcome.stderr.rstrip().endswith("\nKeyboardInterrupt")
             and all(function == "<module>" for path, function in frames
                     if "nanpure" in Path(path).parts)):
+        return "start"
+    if outcome.stderr == "nanpure: interrupted\n":
         return "start"
     return None
 
@@ -491,7 +517,9 @@ class Soak:
     keep: bool = False
     reference: set[tuple[str, str, int]] = field(default_factory=set)
     ref_store: Path = Path()
-    run_seconds: float = 0.0
+    span: float | None = None  # run rounds' moments are in [0, span) s (None: measured)
+    run_events: dict[str, float] = field(default_factory=lambda: dict(RUN_EVENTS))
+    file_events: dict[str, float] = field(default_factory=lambda: dict(FILE_EVENTS))
     files: dict[tuple[str, ...], tuple[dict[str, bytes], float]] = field(default_factory=dict)
     events: Counter = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
@@ -516,9 +544,11 @@ class Soak:
         if outcome.status != 0 or run_status(self.ref_store, self.run) != "complete":
             raise SystemExit(f"the reference run failed ({outcome.status}):\n{outcome.stderr}")
         self.reference = run_puzzles(self.ref_store, self.run)
-        self.run_seconds = outcome.seconds
+        if self.span is None:
+            self.span = round(1.1 * outcome.seconds, 2)
         print(f"reference: {len(self.reference)} puzzles in {outcome.seconds:.1f} s "
-              f"({self.ref_store})", flush=True)
+              f"({self.ref_store}); run rounds stop at moments up to --span {self.span}",
+              flush=True)
 
     # --- run rounds
 
@@ -533,10 +563,11 @@ class Soak:
             workers = rng.choice([1, 2])
             bounded = rng.random() < 0.25
             options = ["--workers", str(workers)]
+            span = self.span or 0.0
             if bounded:
-                options += ["--max-seconds", f"{rng.uniform(0.5, self.run_seconds):.2f}"]
-            event = _pick(rng, RUN_EVENTS)
-            moment = rng.uniform(0.0, 1.1 * self.run_seconds)
+                options += ["--max-seconds", f"{rng.uniform(0.5, 0.9 * span):.2f}"]
+            event = _pick(rng, self.run_events)
+            moment = rng.uniform(0.0, span)
             before = run_status(store, self.run)
             session = self.start(nanpure("run", str(self.config), "--store", str(store),
                                          "--no-progress", *options), folder, f"session{k}")
@@ -651,7 +682,7 @@ class Soak:
         if old:
             for name in new:
                 (folder / name).write_bytes(f"old {name}\n".encode())
-        event = _pick(rng, FILE_EVENTS)
+        event = _pick(rng, self.file_events)
         moment = rng.uniform(0.0, 1.1 * seconds)
         session = self.start(args, folder, "stopped")
         if event != "none" and session.at(moment):
@@ -668,6 +699,9 @@ class Soak:
         elif outcome.status not in allowed:
             raise Failed(f"{command}: exit {outcome.status} after {event}, expected one of "
                          f"{sorted(allowed)}\n{outcome.stderr[-2000:]}")
+        elif outcome.status == 0 and (went_on := outcome.lost_stop()) is not None:
+            raise Failed(f"{command}: the stop was lost: it went on {went_on:.1f} s after it "
+                         "and exited 0")
         odd = [] if stopped_in == "start" else check_stderr(outcome, command, killed_run=False)
         found = _outputs(folder, store)
         parts = sorted(name for name in found if name.endswith(".part"))
@@ -716,6 +750,8 @@ class Soak:
         self.seed = seed
         kind = _pick(rng, {"run": 8, "export": 1, "book": 1})
         kind = only or kind  # drawn all the same: the rest of the round is as without it
+        if not (self.run_events if kind == "run" else self.file_events):  # --events
+            kind = "export" if kind == "run" else "run"
         folder = self.work / f"round-{seed}"
         folder.mkdir()
         try:
@@ -750,6 +786,12 @@ def main(argv: list[str] | None = None) -> int:
                              "--seed S --rounds 1 replays round S")
     parser.add_argument("--only", choices=["run", "export", "book"],
                         help="play only rounds of this command")
+    parser.add_argument("--events", help="play only these stops, comma-separated (run "
+                                         f"rounds: {', '.join(RUN_EVENTS)}; export and "
+                                         f"book rounds: {', '.join(FILE_EVENTS)})")
+    parser.add_argument("--span", type=float, help="run rounds' stops come 0 to SPAN "
+                                                   "seconds after the start (default: 1.1 "
+                                                   "times the reference run's time, printed)")
     parser.add_argument("--timeout", type=float, default=120.0,
                         help="seconds a process may take before it counts as hung "
                              "(default 120)")
@@ -767,7 +809,15 @@ def main(argv: list[str] | None = None) -> int:
     config = work / "soak.toml"
     config.write_text(Path(args.config).read_text() if args.config else CONFIG)
     run = tomllib.loads(config.read_text()).get("run", {}).get("name") or config.stem
-    soak = Soak(work, config, run, args.timeout, find_py_spy(args.py_spy), keep=args.keep)
+    soak = Soak(work, config, run, args.timeout, find_py_spy(args.py_spy), keep=args.keep,
+                span=args.span)
+    if args.events:
+        chosen = set(args.events.split(","))
+        unknown = chosen - set(RUN_EVENTS) - set(FILE_EVENTS)
+        if unknown:
+            parser.error(f"--events: no such stop {', '.join(sorted(unknown))}")
+        soak.run_events = {e: w for e, w in RUN_EVENTS.items() if e in chosen}
+        soak.file_events = {e: w for e, w in FILE_EVENTS.items() if e in chosen}
     print(f"soak: rounds {seed}..{seed + args.rounds - 1} in {work}; stacks of hung "
           f"processes by {soak.py_spy or '/proc'}", flush=True)
     soak.make_reference()
@@ -787,9 +837,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"{len(rounds)}: {'; '.join(rounds)}")
     for note in Counter(soak.notes).most_common():
         print(f"note: {note[0]} ({note[1]}x)")
+    replay = "".join(f" --{name} {value}" for name, value in
+                     [("only", args.only), ("events", args.events), ("span", soak.span)]
+                     if value)
     for s, why in failures:
-        only = f" --only {args.only}" if args.only else ""
-        print(f"FAILED round {s} (replay: --seed {s} --rounds 1{only}): {why}")
+        print(f"FAILED round {s} (replay: --seed {s} --rounds 1{replay}): {why}")
     if not failures and not args.keep and not args.work:
         shutil.rmtree(work)
     return 1 if failures else 0
