@@ -17,7 +17,7 @@ PIP_WHEEL = $(shell $(PYTHON) -c 'import ensurepip, glob, os; print(*glob.glob(o
 # The dependencies the kernels compile with, as pyproject.toml gives them.
 KERNEL_DEPS := $(BIN)/python -c 'import tomllib; print(*(d for d in tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"] if d.startswith(("numba", "numpy"))))'
 
-.PHONY: help install test test-all fuzz lint bench book clean distclean
+.PHONY: help install test test-all fuzz soak lint bench book clean distclean
 .DEFAULT_GOAL := help
 
 # Plain `make` prints this list; it sets nothing up.
@@ -27,6 +27,7 @@ help:
 	@echo '  test       lint, then the fast tests'
 	@echo '  test-all   lint, then the fast and the slow tests (not the fuzz tests)'
 	@echo '  fuzz       100,000 generated inputs for every parser a user feeds'
+	@echo '  soak       100 runs, exports and books stopped at random moments (about 10 min)'
 	@echo '  lint       ruff on src, tests, benchmarks and scripts'
 	@echo '  bench      every benchmark in benchmarks/ (about a quarter of an hour)'
 	@echo '  install    only set up .venv, with the test, lint and parquet extras'
@@ -70,6 +71,13 @@ test-all: lint
 # Every parser a user feeds gets 100,000 generated inputs (NANPURE_FUZZ_EXAMPLES to change).
 fuzz: $(DEV)
 	$(BIN)/python -m pytest -q -s -m fuzz tests/test_fuzz.py
+
+# Runs, exports and books stopped at random moments (signals, killed workers), each
+# checked as the README's Reliability section says (scripts/soak.py). SOAK_ROUNDS=N for
+# more; SOAK_SEED=S replays round S (with SOAK_ROUNDS=1). Not part of test: it takes long.
+SOAK_ROUNDS ?= 100
+soak: $(DEV)
+	$(BIN)/python scripts/soak.py --rounds $(SOAK_ROUNDS) $(if $(SOAK_SEED),--seed $(SOAK_SEED))
 
 bench: $(DEV)
 	$(BIN)/python benchmarks/solver.py

@@ -188,6 +188,33 @@ def test_workers_that_die_as_they_start_stop_the_run_after_three_pools(tmp_path)
                              "stopped (running the same command again resumes the run)")
 
 
+@pytest.mark.parametrize("failure", [
+    EOFError("unexpected EOF"),  # the fork server died while it made the worker
+    ConnectionRefusedError(111, "Connection refused"),  # ... before it did
+    OSError(9, "Bad file descriptor"),  # the pool's queues closed as it broke meanwhile
+], ids=["eof", "refused", "ebadf"])
+def test_a_worker_that_cannot_be_started_is_a_pool_break(tmp_path, caplog, failure):
+    """The pool starts a worker process in the submit that needs one, through the fork
+    server: a fork server killed meanwhile, or a worker killed as the pool started another,
+    made that submit raise, and the run failed with a traceback (exit status 1). Found by
+    scripts/soak.py."""
+    execute(_config(tmp_path / "inline.db"), executor=InlineExecutor())
+    executor = LocalExecutor(1, warm=None, quota_names=["easy", "medium"])
+    submit, calls = executor.pool.submit, []
+
+    def starting(*args):
+        calls.append(args)
+        if len(calls) == 1:
+            raise failure
+        return submit(*args)
+
+    executor.pool.submit = starting
+    summary = _execute_on(executor, tmp_path / "pool.db", caplog, logging.WARNING)
+    assert (summary.status, executor.restarts) == (COMPLETE, 1)
+    assert _rows(tmp_path / "pool.db") == _rows(tmp_path / "inline.db")
+    assert [r.getMessage() for r in caplog.records][0].startswith("a worker process died")
+
+
 STOP_WHILE_SENDING = textwrap.dedent("""
     import os, sys
     sys.path.insert(0, sys.argv[1])

@@ -120,6 +120,33 @@ def test_cli_export(store, tmp_path, capsys):
     assert "give a file with --out" in capsys.readouterr().err
 
 
+def test_ctrl_c_that_numba_made_a_system_error_is_an_interrupt(store, tmp_path, capsys,
+                                                                 monkeypatch):
+    """Ctrl-C while numba's compiled code calls back into Python (the rater's, in export
+    --steps) comes out of it as a SystemError caused by the KeyboardInterrupt: that was a
+    traceback and exit status 1, and is Ctrl-C's one line and 130. Found by
+    scripts/soak.py."""
+    from nanpure.pipeline import reports
+
+    def solution_path(record):  # rating the puzzle with the rater's kernels
+        raise SystemError("CPUDispatcher(<function rate_puzzle>) returned a result with an "
+                          "exception set") from KeyboardInterrupt()
+
+    monkeypatch.setattr(reports, "solution_path", solution_path)
+    out = tmp_path / "steps.csv"
+    export = ["export", "--store", str(store), "--run", "nightly", "--steps", "--out", str(out)]
+    assert main(export) == 130
+    assert capsys.readouterr().err == "nanpure: interrupted\n"
+    assert list(tmp_path.glob("steps.csv*")) == []  # nor the part written
+
+    def broken(*args, **kwargs):
+        raise SystemError("a bug")
+
+    monkeypatch.setattr(reports, "solution_path", broken)
+    with pytest.raises(SystemError, match="a bug"):
+        main(export)
+
+
 #: Export options that only some formats take, and those formats.
 ONLY_FOR = [(["--license", "mit"], ["hf"]), (["--dpi", "50"], ["png"]),
             (["--answers"], ["svg", "png"]), (["--steps"], ["csv", "jsonl"]),

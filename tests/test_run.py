@@ -534,10 +534,11 @@ blanks = [46, 54]
 
 
 def _start(tmp_path, count, run_keys="", program=("-m", "nanpure.cli"), options=(),
-           path=None):
+           path=None, session=False):
     """Start ``nanpure run`` on the config :data:`_BIG` (with ``run_keys`` added to its
     [run] table) by ``python PROGRAM``, with more ``options``, importing from ``path``
-    first when given."""
+    first when given; ``session``: in a session of its own, so that its process group
+    (the processes it starts) can be sent Ctrl-C as a terminal sends it."""
     config = tmp_path / "big.toml"
     config.write_text(_BIG.format(count=count).replace("[run]\n", f"[run]\n{run_keys}"))
     store = tmp_path / "big.db"
@@ -548,7 +549,7 @@ def _start(tmp_path, count, run_keys="", program=("-m", "nanpure.cli"), options=
     proc = subprocess.Popen([sys.executable, *program, "run", str(config),
                              "--store", str(store), "--no-progress", *options],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            preexec_fn=_ctrl_c_as_at_a_terminal)
+                            preexec_fn=_ctrl_c_as_at_a_terminal, start_new_session=session)
     return proc, config, store
 
 
@@ -793,6 +794,86 @@ def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, 
     with Store(store) as s:
         run_row = s.find_run("big")
         assert run_row.status == INTERRUPTED and run_row.finished_at is not None
+
+
+#: ``nanpure`` that gets a SIGTERM while its pool starts its first worker process: after
+#: the fork server has made the process, before the pool has its process id.
+_STOPPED_STARTING_A_WORKER = """
+import signal, sys
+from multiprocessing import forkserver
+from nanpure.cli import main
+
+read_signed = forkserver.read_signed
+reads = []
+
+def stopped(fd):
+    reads.append(fd)
+    if len(reads) == 1:
+        signal.raise_signal(signal.SIGTERM)
+    return read_signed(fd)
+
+forkserver.read_signed = stopped
+sys.exit(main())
+"""
+
+
+def test_a_stop_while_a_worker_process_starts_leaves_none_half_started(tmp_path):
+    """A SIGTERM in the middle of the pool starting a worker process stopped the start
+    halfway: the process, unknown to the pool, was not ended with it, went on starting
+    once the pool was gone and died with a traceback on stderr (the pool's semaphores
+    removed). Found by scripts/soak.py."""
+    proc, _, store = _start(tmp_path, 50, program=("-c", _STOPPED_STARTING_A_WORKER))
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert out.startswith("run big: interrupted in ")
+    assert "Traceback" not in err and "leaked" not in err, err
+    with Store(store) as s:
+        assert s.find_run("big").status == INTERRUPTED
+
+
+#: ``nanpure`` whose pool's fork server imports one more module before its own, which
+#: says so on stderr and then takes its time.
+_SLOW_FORK_SERVER = """
+import sys
+from multiprocessing import context
+from nanpure.cli import main
+
+preload = context.ForkServerContext.set_forkserver_preload
+context.ForkServerContext.set_forkserver_preload = (
+    lambda self, names: preload(self, ["slow_preload", *names]))
+sys.exit(main())
+"""
+
+
+def test_ctrl_c_at_a_terminal_while_the_fork_server_starts_ends_the_run_cleanly(tmp_path):
+    """Ctrl-C at a terminal reaches the whole process group. The pool's fork server
+    ignores it only once it has imported its preloaded modules (numba: a second or so);
+    before that it died of it with a traceback on the run's stderr. Found by
+    scripts/soak.py."""
+    (tmp_path / "fake").mkdir()
+    (tmp_path / "fake" / "slow_preload.py").write_text(
+        'import sys, time\nprint("test: preloading", file=sys.stderr, flush=True)\n'
+        'time.sleep(3)\n')
+    proc, _, store = _start(tmp_path, 50, program=("-c", _SLOW_FORK_SERVER),
+                            path=tmp_path / "fake", session=True)
+    err = _Lines(proc.stderr)
+    try:
+        assert err.wait_for("test: preloading"), err.text()
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=60)
+        out = proc.stdout.read()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err.text()
+    assert out.startswith("run big: interrupted in ")
+    assert "Traceback" not in err.text(), err.text()
+    with Store(store) as s:
+        assert s.find_run("big").status == INTERRUPTED
 
 
 def test_a_resume_with_nothing_left_says_so(tmp_path):

@@ -869,6 +869,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _caused_by_ctrl_c(exc: BaseException | None) -> bool:
+    """Whether a KeyboardInterrupt is among the causes of ``exc``.
+
+    >>> try:
+    ...     raise SystemError("returned a result with an exception set") from KeyboardInterrupt()
+    ... except SystemError as exc:
+    ...     _caused_by_ctrl_c(exc), _caused_by_ctrl_c(SystemError("a bug"))
+    (True, False)
+    """
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command ``argv`` says (None: the process's own command line, after which
     the process exits) and return its exit status."""
@@ -889,6 +907,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt as exc:  # its text, if any, says what was left half done
         print(f"nanpure: interrupted{f': {exc}' if str(exc) else ''}", file=sys.stderr)
+        return 130
+    except SystemError as exc:
+        # Ctrl-C while numba's compiled code calls back into Python (the rater's, say)
+        # comes out of it as "returned a result with an exception set", caused by it
+        if not _caused_by_ctrl_c(exc):
+            raise
+        print("nanpure: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # the reader went away (e.g. `| head`); nothing more to say

@@ -23,6 +23,7 @@ with no batch finished between them (workers dying as they start, say), stop the
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import dataclasses
 import logging
 import multiprocessing
@@ -30,7 +31,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, runtime_checkable
 
@@ -59,6 +60,36 @@ class ExecutorError(Exception):
 class WorkerCrashes(Exception):
     """Worker processes kept dying while the same batch was running (its message says
     which tasks); what was stored stays, and the run can be resumed."""
+
+
+# --- stops -------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def stops_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM back until the block ends, then stop as they would have.
+
+    The run loop judges a batch in such a block: a stop would otherwise land in the middle
+    of its transaction, or just after its COMMIT (a signal that arrives during the call is
+    raised when the call returns), and the counts would disagree with what the store
+    holds. The local pool starts its workers in one: see ``LocalExecutor._pool_submit``.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    # a handler installed outside Python (None here) could not be put back: left alone
+    previous = {signum: handler for signum in (signal.SIGINT, signal.SIGTERM)
+                if (handler := signal.getsignal(signum)) is not None}
+    for signum in previous:
+        signal.signal(signum, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if caught:
+        signal.raise_signal(caught[0])  # to the handler it was held back from
 
 
 # --- the worker side ---------------------------------------------------------------------------
@@ -140,6 +171,22 @@ def worker_context() -> multiprocessing.context.BaseContext:
     """``forkserver`` where it exists (Linux, macOS), else ``spawn``; never plain fork."""
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _start_fork_server() -> None:
+    """Start the fork server that local workers are made by, unless it runs, with SIGINT
+    blocked. Ctrl-C at a terminal reaches the whole process group, and the fork server
+    ignores it only once it has imported its preloaded modules (numba: a second or so):
+    before that it died of it, with a traceback. A blocked signal stays blocked across
+    fork and exec, so in the workers too, which ignore SIGINT anyway; a Ctrl-C meanwhile
+    still reaches this process, when its thread unblocks it or through another thread."""
+    from multiprocessing import forkserver
+
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 def _watch_lifeline(lifeline: Any) -> None:
@@ -296,6 +343,8 @@ class LocalExecutor:
         self.pool = self._start_pool()
 
     def _start_pool(self) -> cf.ProcessPoolExecutor:
+        if self._context.get_start_method() == "forkserver":
+            _start_fork_server()
         # per worker: its process id while it runs a batch (else 0), the batch's quota and
         # first task
         self._running = (self._context.Array("q", 3 * self.workers, lock=False),
@@ -311,11 +360,22 @@ class LocalExecutor:
 
     def _pool_submit(self, batch: Batch) -> cf.Future:
         try:
-            return self.pool.submit(_run_tracked, self.task, batch)
+            # The pool starts a worker process in the submit that needs one: a stop raised
+            # in the middle of that left a process started that the pool does not know of,
+            # so does not end; it went on starting after the pool was gone and, its queues'
+            # semaphores removed, died with a traceback on stderr.
+            with stops_held():
+                return self.pool.submit(_run_tracked, self.task, batch)
         except BrokenProcessPool:  # broke since the last wait: the next wait restarts it
-            failed: cf.Future = cf.Future()
-            failed.set_exception(BrokenProcessPool("the pool broke before the batch started"))
-            return failed
+            reason = "the pool broke before the batch started"
+        except (OSError, EOFError) as exc:
+            # the worker process it needed could not be started: its fork server died (or
+            # was not yet seen to have died), or the pool broke meanwhile and closed its
+            # queues (a worker killed); the next wait restarts it, as after a worker died
+            reason = f"a worker process could not be started: {exc!r}"
+        failed: cf.Future = cf.Future()
+        failed.set_exception(BrokenProcessPool(reason))
+        return failed
 
     def wait(self, futures: set, timeout: float | None) -> set:
         ready = {f for f in futures if f.done()}

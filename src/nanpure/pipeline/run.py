@@ -50,7 +50,14 @@ from ..files import WriteError, check_writable
 from ..output.stats import percent
 from ..words import counted
 from .config import ConfigError, RunConfig
-from .executors import BatchFuture, Executor, LogRelay, WorkerCrashes, make_executor
+from .executors import (
+    BatchFuture,
+    Executor,
+    LogRelay,
+    WorkerCrashes,
+    make_executor,
+    stops_held,
+)
 from .quotas import Batch, QuotaState, Stock, TaskResult, in_stock, pick_quota
 from .store import (
     COMPLETE,
@@ -263,32 +270,6 @@ class _Stop(BaseException):
     KeyboardInterrupt is, so that no ``except Exception`` on the way swallows it)."""
 
 
-@contextlib.contextmanager
-def _stops_held() -> Iterator[None]:
-    """Hold Ctrl-C and SIGTERM back until the block ends, then stop as they would have.
-
-    A stop inside the judging of a batch would otherwise land in the middle of its
-    transaction, or just after its COMMIT (a signal that arrives during the call is raised
-    when the call returns), and the counts would disagree with what the store holds.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    # a handler installed outside Python (None here) could not be put back: left alone
-    previous = {signum: handler for signum in (signal.SIGINT, signal.SIGTERM)
-                if (handler := signal.getsignal(signum)) is not None}
-    for signum in previous:
-        signal.signal(signum, lambda signum, frame: caught.append(signum))
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-    if caught:
-        signal.raise_signal(caught[0])  # to the handler it was held back from
-
-
 class _Stops:
     """Ctrl-C and SIGTERM from the moment a run's row says ``running`` to the end of its
     clean-up (see :func:`_stops_spared`): the first one while the run goes on (its
@@ -422,7 +403,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
             # once the row says running, a stop is the run's, however far it got: while
             # the executor starts (up to 20 s connecting to a Dask scheduler) as in the loop
             with _run_stops():
-                with _stops_held():  # the row made whole before a stop
+                with stops_held():  # the row made whole before a stop
                     run = store.begin_run(config.name, config.seed, config.to_json(),
                                           ladders=ladder_fingerprints(), began_at=began_at)
                 if all(s.full for s in states):
@@ -573,7 +554,7 @@ class TaskLoop:
             if left <= 0:
                 return OUT_OF_TIME
             for future in self.executor.wait(set(self.futures), min(left, 1.0)):
-                with _stops_held():
+                with stops_held():
                     self._take(future)
             if self.tick is not None:
                 self.tick()
