@@ -396,12 +396,13 @@ def twice_printed(store: Path) -> int:
 # --- checks -------------------------------------------------------------------------------------
 
 
-def check_stderr(outcome: Outcome, name: str, killed_run: bool) -> list[str]:
-    """Fail on a traceback (and, unless the run was killed, on leaked semaphores, which
-    its resource tracker reports after it); return the lines nobody expects."""
+def check_stderr(outcome: Outcome, name: str) -> list[str]:
+    """Fail on a traceback, and on leaked semaphores unless the process was killed by a
+    signal (its resource tracker then removes them, and says so); return the lines nobody
+    expects."""
     if "Traceback (most recent call last)" in outcome.stderr:
         raise Failed(f"{name}: a traceback on stderr:\n{outcome.stderr[-3000:]}")
-    if "leaked" in outcome.stderr and not killed_run:
+    if "leaked" in outcome.stderr and outcome.status >= 0:
         raise Failed(f"{name}: leaked resources reported:\n{outcome.stderr[-2000:]}")
     known = ("a worker process died", "nanpure: interrupted", "leaked", "resource_tracker",
              "warnings.warn(")
@@ -436,7 +437,7 @@ def check_run_session(outcome: Outcome, event: str, bounded: bool, before: str |
             raise Failed(f"{name}: stopped while Python started, yet the run's status went "
                          f"from {before} to {after}")
         return [], stopped_in
-    odd = check_stderr(outcome, name, killed_run=event == "sigkill")
+    odd = check_stderr(outcome, name)
     if stopped_in == "exit":
         if summary is None or after != summary.group(1):
             raise Failed(f"{name}: the summary says {summary and summary.group(1)}, the "
@@ -591,7 +592,7 @@ class Soak:
                              folder, "resume")
         outcome = session.finish()
         status = run_status(store, self.run)
-        odd += check_stderr(outcome, "resume", killed_run=False)
+        odd += check_stderr(outcome, "resume")
         if outcome.status != 0 or status != "complete":
             raise Failed(f"resume: exit {outcome.status}, status {status}\n"
                          f"{outcome.stderr[-2000:]}")
@@ -702,7 +703,7 @@ class Soak:
         elif outcome.status == 0 and (went_on := outcome.lost_stop()) is not None:
             raise Failed(f"{command}: the stop was lost: it went on {went_on:.1f} s after it "
                          "and exited 0")
-        odd = [] if stopped_in == "start" else check_stderr(outcome, command, killed_run=False)
+        odd = [] if stopped_in == "start" else check_stderr(outcome, command)
         found = _outputs(folder, store)
         parts = sorted(name for name in found if name.endswith(".part"))
         states = []
@@ -728,7 +729,7 @@ class Soak:
                               f"{outcome.status})")
         recorded = books(store)
         again = self.start(args, folder, "again").finish()
-        check_stderr(again, f"{command} again", killed_run=False)
+        check_stderr(again, f"{command} again")
         if again.status != 0:
             raise Failed(f"{command} again: exit {again.status}\n{again.stderr[-2000:]}")
         found = _outputs(folder, store)
