@@ -473,8 +473,10 @@ def window(outcome: Outcome, finished: bool) -> str | None:
     """``start`` or ``exit`` when the process was ended by the Ctrl-C or SIGTERM it was
     sent while Python started or exited, outside nanpure's reach; else None.
 
-    - ``start``: Ctrl-C while Python imported nanpure (its first tenth of a second) is
-      Python's KeyboardInterrupt, a traceback of imports only, and the exit by SIGINT.
+    - ``start``: Ctrl-C before Python took SIGINT over (its first hundredth of a second)
+      ends the process silently by SIGINT; while Python imported nanpure (its first
+      tenth of a second) it is Python's KeyboardInterrupt, a traceback of imports only,
+      and the exit by SIGINT.
       Ctrl-C while a command imports what it needs (a few tenths of a second) is
       ``nanpure: interrupted``, but when it came while the module imported compiled text
       (a dataclass's methods), CPython 3.11 remembers it as not handled and, at exit,
@@ -498,7 +500,7 @@ def window(outcome: Outcome, finished: bool) -> str | None:
             and all(function == "<module>" for path, function in frames
                     if "nanpure" in Path(path).parts)):
         return "start"
-    if outcome.stderr == "nanpure: interrupted\n":
+    if outcome.stderr in ("", "nanpure: interrupted\n"):
         return "start"
     return None
 
