@@ -147,6 +147,26 @@ def test_ctrl_c_that_numba_made_a_system_error_is_an_interrupt(store, tmp_path, 
         main(export)
 
 
+def test_ctrl_c_while_the_command_line_is_read_is_an_interrupt(store, tmp_path, capsys,
+                                                                monkeypatch):
+    """Ctrl-C while nanpure builds its parser (which imports the kernels' table) was a
+    KeyboardInterrupt traceback; it is Ctrl-C's one line and 130. Found by
+    scripts/soak.py."""
+    from nanpure import cli
+
+    def build_parser():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", build_parser)
+    try:
+        status = main(["export", "--store", str(store), "--out", str(tmp_path / "x.csv")])
+    except KeyboardInterrupt:  # would end the test session
+        pytest.fail("the KeyboardInterrupt left main")
+    assert status == 130
+    assert capsys.readouterr().err == "nanpure: interrupted\n"
+    assert list(tmp_path.glob("x.csv*")) == []
+
+
 #: Export options that only some formats take, and those formats.
 ONLY_FOR = [(["--license", "mit"], ["hf"]), (["--dpi", "50"], ["png"]),
             (["--answers"], ["svg", "png"]), (["--steps"], ["csv", "jsonl"]),

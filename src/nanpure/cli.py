@@ -890,15 +890,16 @@ def _caused_by_ctrl_c(exc: BaseException | None) -> bool:
 def main(argv: list[str] | None = None) -> int:
     """Run the command ``argv`` says (None: the process's own command line, after which
     the process exits) and return its exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not hasattr(args, "func"):
-        parser.print_help(sys.stderr)
-        return 2
-    args.exits = argv is None
     stdout = sys.stdout
-    sys.stdout = StandardOutput(stdout)  # type: ignore[assignment]
     try:
+        # inside: a Ctrl-C while the command line is read is Ctrl-C's one line too
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not hasattr(args, "func"):
+            parser.print_help(sys.stderr)
+            return 2
+        args.exits = argv is None
+        sys.stdout = StandardOutput(stdout)  # type: ignore[assignment]
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # a full disk shows at the last flush: here, not at exit
         return status
