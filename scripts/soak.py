@@ -696,7 +696,7 @@ class Soak:
         allowed = {0} | {"none": set(), "sigterm": {KILLED[signal.SIGTERM]}, "sigint": {130},
                          "sigkill": {KILLED[signal.SIGKILL]}}[event]
         done = "preflight book.pdf: passed" if command == "book" else "wrote "
-        stopped_in = window(outcome, done in outcome.stdout)
+        stopped_in = window(outcome, done in outcome.stdout + outcome.stderr)  # --out: stderr
         if stopped_in:
             self.windows[stopped_in].append(f"{self.seed} {command} {event}")
         elif outcome.status not in allowed:

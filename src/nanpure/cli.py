@@ -870,7 +870,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _caused_by_ctrl_c(exc: BaseException | None) -> bool:
-    """Whether a KeyboardInterrupt is among the causes of ``exc``.
+    """Whether a KeyboardInterrupt is among the causes of ``exc`` (or the exceptions it
+    was raised while handling).
 
     >>> try:
     ...     raise SystemError("returned a result with an exception set") from KeyboardInterrupt()
@@ -909,17 +910,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as exc:  # its text, if any, says what was left half done
         print(f"nanpure: interrupted{f': {exc}' if str(exc) else ''}", file=sys.stderr)
         return 130
-    except SystemError as exc:
-        # Ctrl-C while numba's compiled code calls back into Python (the rater's, say)
-        # comes out of it as "returned a result with an exception set", caused by it
-        if not _caused_by_ctrl_c(exc):
-            raise
-        print("nanpure: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:
         # the reader went away (e.g. `| head`); nothing more to say
         sys.stderr.close()
         return 141
+    except Exception as exc:
+        # Ctrl-C while Python runs for compiled code comes out as an exception it caused:
+        # numba's kernels make it a SystemError ("returned a result with an exception
+        # set"), a class being made (numba's, as it is imported) a RuntimeError ("Error
+        # calling __set_name__"), an extension module's import an ImportError
+        if not _caused_by_ctrl_c(exc):
+            raise
+        print("nanpure: interrupted", file=sys.stderr)
+        return 130
     finally:
         sys.stdout = stdout
 
