@@ -542,7 +542,9 @@ def _start(tmp_path, count, run_keys="", program=("-m", "nanpure.cli"), options=
     config = tmp_path / "big.toml"
     config.write_text(_BIG.format(count=count).replace("[run]\n", f"[run]\n{run_keys}"))
     store = tmp_path / "big.db"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # faulthandler: a process that does not end is sent SIGABRT to show its threads
+    # (:meth:`_Lines.wait_for_exit`)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"}
     if path is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(path),
                                                           env.get("PYTHONPATH")]))
@@ -666,6 +668,18 @@ class _Lines:
         self.reader.join(60)
         return "".join(self.lines)
 
+    def wait_for_exit(self, proc, timeout: float) -> None:
+        """Wait for ``proc`` (started by :func:`_start`, this its stderr) to exit; one
+        still running after ``timeout`` seconds fails the test with every thread's stack,
+        which faulthandler prints on SIGABRT."""
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)
+            proc.wait(timeout=30)
+            pytest.fail(f"still running {timeout:.0f} s later; its stderr and threads:\n"
+                        f"{self.text()}")
+
 
 def test_more_sigterms_and_ctrl_c_while_a_run_stops_spare_its_ending(tmp_path):
     """``timeout`` sends SIGTERM twice, supervisors repeat theirs: a second SIGTERM while
@@ -685,7 +699,7 @@ def test_more_sigterms_and_ctrl_c_while_a_run_stops_spare_its_ending(tmp_path):
             if err.wait_for(f"test: {step}"):
                 for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM):
                     proc.send_signal(signum)
-        proc.wait(timeout=60)
+        err.wait_for_exit(proc, 60)
         out = proc.stdout.read()
     finally:
         if proc.poll() is None:
@@ -719,7 +733,7 @@ def test_a_stop_after_the_run_ended_exits_at_once_with_the_runs_status(tmp_path)
     try:
         assert err.wait_for("test: exiting"), err.text()
         proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=20)
+        err.wait_for_exit(proc, 20)
         out = proc.stdout.read()
     finally:
         if proc.poll() is None:
@@ -738,7 +752,7 @@ import sys, time
 class Client:
     def __init__(self, address, timeout=None):
         print("test: starting", file=sys.stderr, flush=True)
-        time.sleep(60)
+        time.sleep(300)  # longer than the test waits: a lost stop fails it
         raise OSError(f"Timed out trying to connect to {address} after {timeout}")
 """
 
@@ -750,7 +764,7 @@ from nanpure.pipeline import run
 
 def slow(*args, **kwargs):
     print("test: starting", file=sys.stderr, flush=True)
-    time.sleep(60)
+    time.sleep(300)  # longer than the test waits: a lost stop fails it
 
 run.make_executor = slow
 sys.exit(main())
@@ -777,7 +791,7 @@ def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, 
         with Store(store) as s:
             assert s.find_run("big").status == "running"
         proc.send_signal(signal.SIGTERM if how == "dask-sigterm" else signal.SIGINT)
-        proc.wait(timeout=30)
+        err.wait_for_exit(proc, 60)
         out = proc.stdout.read()
     finally:
         if proc.poll() is None:
@@ -864,7 +878,7 @@ def test_ctrl_c_at_a_terminal_while_the_fork_server_starts_ends_the_run_cleanly(
     try:
         assert err.wait_for("test: preloading"), err.text()
         os.killpg(proc.pid, signal.SIGINT)
-        proc.wait(timeout=60)
+        err.wait_for_exit(proc, 60)
         out = proc.stdout.read()
     finally:
         if proc.poll() is None:
