@@ -742,6 +742,21 @@ class Client:
         raise OSError(f"Timed out trying to connect to {address} after {timeout}")
 """
 
+#: A dask.distributed whose LocalCluster takes long to start its workers, announced on
+#: stderr (a real one takes a few seconds to start its worker processes).
+_SLOW_LOCAL_CLUSTER = """
+import sys, time
+
+class LocalCluster:
+    def __init__(self, **kwargs):
+        print("test: starting", file=sys.stderr, flush=True)
+        time.sleep(60)
+
+class Client:
+    def __init__(self, address, timeout=None):
+        raise AssertionError("no client without a cluster")
+"""
+
 #: ``nanpure`` whose local workers take long to start, announced on stderr.
 _SLOW_START = """
 import sys, time
@@ -757,10 +772,11 @@ sys.exit(main())
 """
 
 
-@pytest.mark.parametrize("how", ["dask-sigterm", "local-ctrl-c"])
+@pytest.mark.parametrize("how", ["dask-sigterm", "dask-local-sigterm", "local-ctrl-c"])
 def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, how):
     """A SIGTERM while a Dask scheduler was being reached, or the workers started, ended
-    the process with 143 and left the run 'running' in the store, without a summary."""
+    the process with 143 and left the run 'running' in the store, without a summary. So
+    too while a local Dask cluster (``executor = "dask"`` without a scheduler) starts."""
     report = tmp_path / "big.json"
     if how == "dask-sigterm":
         (tmp_path / "fake").mkdir()
@@ -768,6 +784,11 @@ def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, 
         proc, _, store = _start(tmp_path, 50, run_keys=f'report = "{report}"\n',
                                 options=("--scheduler", "tcp://192.0.2.1:8786"),
                                 path=tmp_path / "fake")
+    elif how == "dask-local-sigterm":
+        (tmp_path / "fake").mkdir()
+        (tmp_path / "fake" / "distributed.py").write_text(_SLOW_LOCAL_CLUSTER)
+        proc, _, store = _start(tmp_path, 50, path=tmp_path / "fake",
+                                run_keys=f'report = "{report}"\nexecutor = "dask"\n')
     else:
         proc, _, store = _start(tmp_path, 50, run_keys=f'report = "{report}"\n',
                                 program=("-c", _SLOW_START))
@@ -776,14 +797,14 @@ def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, 
         assert err.wait_for("test: starting"), err.text()
         with Store(store) as s:
             assert s.find_run("big").status == "running"
-        proc.send_signal(signal.SIGTERM if how == "dask-sigterm" else signal.SIGINT)
+        proc.send_signal(signal.SIGINT if how == "local-ctrl-c" else signal.SIGTERM)
         proc.wait(timeout=30)
         out = proc.stdout.read()
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130, err.text()
-    executor = "dask" if how == "dask-sigterm" else "local"
+    executor = "local" if how == "local-ctrl-c" else "dask"
     assert out.splitlines()[0].startswith("run big: interrupted in ")
     assert out.splitlines()[0].endswith(
         f" before its {executor} workers started; store {store}; running the same command "
