@@ -817,6 +817,57 @@ def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, 
         assert run_row.status == INTERRUPTED and run_row.finished_at is not None
 
 
+#: ``nanpure`` that gets a SIGTERM as a run begins: the moment its stops become the run's
+#: (its handlers installed), or while its row in the store is being made.
+_STOPPED_AS_THE_RUN_BEGINS = """
+import signal, sys
+from nanpure.cli import main
+from nanpure.pipeline import run
+from nanpure.pipeline.store import Store
+
+install, begin_run = run._Stops.install, Store.begin_run
+
+def installed(self):
+    install(self)
+    if sys.argv[-1] == "handlers":
+        signal.raise_signal(signal.SIGTERM)
+
+def begun(self, *args, **kwargs):
+    if sys.argv[-1] == "row":
+        signal.raise_signal(signal.SIGTERM)
+    return begin_run(self, *args, **kwargs)
+
+run._Stops.install, Store.begin_run = installed, begun
+sys.exit(main(sys.argv[1:-1]))
+"""
+
+
+@pytest.mark.parametrize("when", ["handlers", "row"])
+def test_a_stop_as_the_run_begins_ends_it_as_interrupted_with_its_row(tmp_path, when):
+    """From the moment Ctrl-C and SIGTERM are the run's, a stop ends it as interrupted,
+    with its row in the store saying so. One that came the instant the handlers were
+    installed, before the run was marked live, was let go and the run went on to the end
+    (exit 0); one after that, before its row was made, ended it with no row recorded.
+    The row is now made first, with any stop held back until it is."""
+    proc, _, store = _start(tmp_path, 50, program=("-c", _STOPPED_AS_THE_RUN_BEGINS),
+                            options=(when,))
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert out.startswith("run big: interrupted in ")
+    assert out.splitlines()[0].endswith(
+        f" before its local workers started; store {store}; running the same command "
+        "again resumes it")
+    assert "Traceback" not in err
+    with Store(store) as s:
+        run_row = s.find_run("big")
+        assert run_row.status == INTERRUPTED and run_row.finished_at is not None
+        assert s.count_puzzles() == 0
+
+
 #: ``nanpure`` that gets a SIGTERM while its pool starts its first worker process: after
 #: the fork server has made the process, before the pool has its process id.
 _STOPPED_STARTING_A_WORKER = """
