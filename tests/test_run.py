@@ -757,6 +757,24 @@ class Client:
         raise AssertionError("no client without a cluster")
 """
 
+#: A dask.distributed whose LocalCluster starts at once and whose Client then takes long
+#: to connect to it; the cluster says on stderr when it is closed.
+_SLOW_LOCAL_CLIENT = """
+import sys, time
+
+class LocalCluster:
+    def __init__(self, **kwargs):
+        pass
+
+    def close(self):
+        print("test: cluster closed", file=sys.stderr, flush=True)
+
+class Client:
+    def __init__(self, cluster):
+        print("test: starting", file=sys.stderr, flush=True)
+        time.sleep(60)
+"""
+
 #: ``nanpure`` whose local workers take long to start, announced on stderr.
 _SLOW_START = """
 import sys, time
@@ -772,11 +790,14 @@ sys.exit(main())
 """
 
 
-@pytest.mark.parametrize("how", ["dask-sigterm", "dask-local-sigterm", "local-ctrl-c"])
+@pytest.mark.parametrize("how", ["dask-sigterm", "dask-local-sigterm", "dask-client-sigterm",
+                                 "local-ctrl-c"])
 def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, how):
     """A SIGTERM while a Dask scheduler was being reached, or the workers started, ended
     the process with 143 and left the run 'running' in the store, without a summary. So
-    too while a local Dask cluster (``executor = "dask"`` without a scheduler) starts."""
+    too while a local Dask cluster (``executor = "dask"`` without a scheduler) starts;
+    one that stopped the client connecting to the cluster made left the cluster
+    unclosed, as the run had no executor to close."""
     report = tmp_path / "big.json"
     if how == "dask-sigterm":
         (tmp_path / "fake").mkdir()
@@ -784,9 +805,10 @@ def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, 
         proc, _, store = _start(tmp_path, 50, run_keys=f'report = "{report}"\n',
                                 options=("--scheduler", "tcp://192.0.2.1:8786"),
                                 path=tmp_path / "fake")
-    elif how == "dask-local-sigterm":
+    elif how in ("dask-local-sigterm", "dask-client-sigterm"):
         (tmp_path / "fake").mkdir()
-        (tmp_path / "fake" / "distributed.py").write_text(_SLOW_LOCAL_CLUSTER)
+        (tmp_path / "fake" / "distributed.py").write_text(
+            _SLOW_LOCAL_CLUSTER if how == "dask-local-sigterm" else _SLOW_LOCAL_CLIENT)
         proc, _, store = _start(tmp_path, 50, path=tmp_path / "fake",
                                 run_keys=f'report = "{report}"\nexecutor = "dask"\n')
     else:
@@ -812,6 +834,7 @@ def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, 
     assert f"report {report}" in out
     assert "Traceback" not in err.text() and "leaked" not in err.text()
     assert json.loads(report.read_text())["status"] == INTERRUPTED
+    assert ("test: cluster closed" in err.text()) == (how == "dask-client-sigterm")
     with Store(store) as s:
         run_row = s.find_run("big")
         assert run_row.status == INTERRUPTED and run_row.finished_at is not None
