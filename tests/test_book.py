@@ -143,12 +143,12 @@ def test_an_unknown_run_names_the_known_ones(tmp_path, store):
 
 def test_ctrl_c_after_the_pdf_is_written_says_it_is_not_recorded(tmp_path, store,
                                                                   monkeypatch, capsys):
-    import nanpure.pipeline.publish as publish
-
+    """Ctrl-C once the book's files are in place, as the store records the book (one
+    during the preflight leaves the earlier files: see test_publish_book)."""
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(publish, "preflight", interrupted)
+    monkeypatch.setattr(Store, "record_book", interrupted)
     config = write_config(tmp_path, store)
     assert main(["book", str(config)]) == 130
     assert capsys.readouterr().err == (

@@ -373,6 +373,31 @@ def test_a_read_only_store_is_read_by_the_commands_that_only_read(
             path.chmod(path.stat().st_mode | 0o200)
 
 
+def test_a_new_store_in_a_read_only_directory_is_refused_in_one_line(tmp_path, capsys):
+    """A store not yet made, in a directory without write permission (chmod a-w): run
+    refuses it in one line naming the directory and what would let it, as it refuses a
+    read-only store, and makes nothing there. Before, SQLite's "unable to open database
+    file" was said (and root, whom chmod does not stop, made the store there); book,
+    which never makes a store, says there is none."""
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    store = ro / "new.db"
+    config = run_config(tmp_path / "r.toml", "r", 5, store=store)
+    book = book_config(tmp_path / "b.toml", store, tmp_path / "b.pdf", "r")
+    ro.chmod(ro.stat().st_mode & ~0o222)  # chmod a-w
+    try:
+        for args in (("run", str(config)), ("run", str(config), "--store", str(store))):
+            line = one_line_error(_main(*args, capsys=capsys))
+            assert line == (f"nanpure: {store}: the store's directory {ro} is read-only "
+                            "(SQLite makes the store there), and this command writes to the "
+                            f"store: make it writable (chmod u+w {ro}) or give a store path "
+                            "in a writable directory")
+        one_line_error(_main("book", str(book), capsys=capsys), f"no store at {store}")
+        assert list(ro.iterdir()) == []
+    finally:
+        ro.chmod(ro.stat().st_mode | 0o200)
+
+
 def test_a_store_on_a_read_only_file_system_is_read_and_the_advice_is_to_copy_it(
         small, tmp_path, capsys):
     """chmod cannot help there, so the refusal of a write says what can: a copy."""

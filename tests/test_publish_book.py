@@ -3,6 +3,7 @@ found through fontconfig, and byte-identical rebuilds with all of them on."""
 
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 from pathlib import Path
@@ -13,10 +14,12 @@ from pypdf import PdfReader
 from test_book import make_store, write_config
 
 from nanpure.cli import main
+from nanpure.files import PART_SUFFIX
 from nanpure.generator import count_solutions_batch, format_line
 from nanpure.generator.board import parse_line
 from nanpure.layouts.book import star_count
 from nanpure.layouts.pages import INCH
+from nanpure.layouts.preflight import Check
 from nanpure.pipeline import publish
 from nanpure.pipeline.book_config import (
     book_config_from_toml,
@@ -304,3 +307,57 @@ def test_a_refused_cover_leaves_the_output_as_it_was(tmp_path, store, capsys, mo
                         out="out/book.pdf")
     assert main(["book", str(fits), "--no-record"]) == 0
     assert (out / "book-cover.pdf").read_bytes().startswith(b"%PDF")
+
+
+def _failing(check):
+    """``check`` (a preflight) with a failed check added to each report it gives."""
+    def failed(*args, **kwargs):
+        report = check(*args, **kwargs)
+        report.checks.append(Check("test", False, "failed on purpose"))
+        return report
+    return failed
+
+
+def _cover_disk_full(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def _ctrl_c(*args, **kwargs):
+    raise KeyboardInterrupt
+
+
+#: Faults in a book with a cover after its interior is drawn: (the name in publish to
+#: replace, what replaces it, the exit status).
+BOOK_FAULTS = {
+    "full disk in the cover": ("render_cover", lambda real: _cover_disk_full, 2),
+    "interior fails preflight": ("preflight", _failing, 2),
+    "cover fails preflight": ("preflight_cover", _failing, 2),
+    "ctrl-c in preflight": ("preflight", lambda real: _ctrl_c, 130),
+}
+
+
+@pytest.mark.parametrize("fault", BOOK_FAULTS)
+def test_a_book_that_fails_leaves_the_files_of_the_last_one_as_they_were(
+        tmp_path, store, monkeypatch, capsys, fault):
+    """The interior, its cover and its manifest are one set. A full disk while the cover
+    was written left the new interior beside the old cover and manifest (or none), and a
+    failed preflight (or Ctrl-C during it) the whole new set, unrecorded. Now a book that
+    fails leaves the earlier book's files as they were, or none, and nothing beside
+    them; the store records no book."""
+    name, make, status = BOOK_FAULTS[fault]
+    monkeypatch.setattr(publish, name, make(getattr(publish, name)))
+    config = write_config(tmp_path, store, EVERYTHING)
+    outputs = [tmp_path / "book.pdf", tmp_path / "book-cover.pdf",
+               manifest_path(tmp_path / "book.pdf")]
+    for earlier in (False, True):
+        if earlier:
+            for path in outputs:
+                path.write_bytes(f"the {path.name} of yesterday\n".encode())
+        assert main(["book", str(config)]) == status
+        assert capsys.readouterr().err.startswith("nanpure: ")
+        assert not list(tmp_path.glob(f"*{PART_SUFFIX}"))
+        for path in outputs:
+            assert (path.read_bytes() == f"the {path.name} of yesterday\n".encode()
+                    if earlier else not path.exists()), path
+    with Store(store) as s:
+        assert not s.db.execute("SELECT * FROM books").fetchall()

@@ -756,6 +756,39 @@ class Client:
         raise OSError(f"Timed out trying to connect to {address} after {timeout}")
 """
 
+#: A dask.distributed whose LocalCluster takes long to start its workers, announced on
+#: stderr (a real one takes a few seconds to start its worker processes).
+_SLOW_LOCAL_CLUSTER = """
+import sys, time
+
+class LocalCluster:
+    def __init__(self, **kwargs):
+        print("test: starting", file=sys.stderr, flush=True)
+        time.sleep(300)  # longer than the test waits: a lost stop fails it
+
+class Client:
+    def __init__(self, address, timeout=None):
+        raise AssertionError("no client without a cluster")
+"""
+
+#: A dask.distributed whose LocalCluster starts at once and whose Client then takes long
+#: to connect to it; the cluster says on stderr when it is closed.
+_SLOW_LOCAL_CLIENT = """
+import sys, time
+
+class LocalCluster:
+    def __init__(self, **kwargs):
+        pass
+
+    def close(self):
+        print("test: cluster closed", file=sys.stderr, flush=True)
+
+class Client:
+    def __init__(self, cluster):
+        print("test: starting", file=sys.stderr, flush=True)
+        time.sleep(300)  # longer than the test waits: a lost stop fails it
+"""
+
 #: ``nanpure`` whose local workers take long to start, announced on stderr.
 _SLOW_START = """
 import sys, time
@@ -771,10 +804,14 @@ sys.exit(main())
 """
 
 
-@pytest.mark.parametrize("how", ["dask-sigterm", "local-ctrl-c"])
+@pytest.mark.parametrize("how", ["dask-sigterm", "dask-local-sigterm", "dask-client-sigterm",
+                                 "local-ctrl-c"])
 def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, how):
     """A SIGTERM while a Dask scheduler was being reached, or the workers started, ended
-    the process with 143 and left the run 'running' in the store, without a summary."""
+    the process with 143 and left the run 'running' in the store, without a summary. So
+    too while a local Dask cluster (``executor = "dask"`` without a scheduler) starts;
+    one that stopped the client connecting to the cluster made left the cluster
+    unclosed, as the run had no executor to close."""
     report = tmp_path / "big.json"
     if how == "dask-sigterm":
         (tmp_path / "fake").mkdir()
@@ -782,6 +819,12 @@ def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, 
         proc, _, store = _start(tmp_path, 50, run_keys=f'report = "{report}"\n',
                                 options=("--scheduler", "tcp://192.0.2.1:8786"),
                                 path=tmp_path / "fake")
+    elif how in ("dask-local-sigterm", "dask-client-sigterm"):
+        (tmp_path / "fake").mkdir()
+        (tmp_path / "fake" / "distributed.py").write_text(
+            _SLOW_LOCAL_CLUSTER if how == "dask-local-sigterm" else _SLOW_LOCAL_CLIENT)
+        proc, _, store = _start(tmp_path, 50, path=tmp_path / "fake",
+                                run_keys=f'report = "{report}"\nexecutor = "dask"\n')
     else:
         proc, _, store = _start(tmp_path, 50, run_keys=f'report = "{report}"\n',
                                 program=("-c", _SLOW_START))
@@ -790,14 +833,14 @@ def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, 
         assert err.wait_for("test: starting"), err.text()
         with Store(store) as s:
             assert s.find_run("big").status == "running"
-        proc.send_signal(signal.SIGTERM if how == "dask-sigterm" else signal.SIGINT)
+        proc.send_signal(signal.SIGINT if how == "local-ctrl-c" else signal.SIGTERM)
         err.wait_for_exit(proc, 60)
         out = proc.stdout.read()
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130, err.text()
-    executor = "dask" if how == "dask-sigterm" else "local"
+    executor = "local" if how == "local-ctrl-c" else "dask"
     assert out.splitlines()[0].startswith("run big: interrupted in ")
     assert out.splitlines()[0].endswith(
         f" before its {executor} workers started; store {store}; running the same command "
@@ -805,9 +848,61 @@ def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, 
     assert f"report {report}" in out
     assert "Traceback" not in err.text() and "leaked" not in err.text()
     assert json.loads(report.read_text())["status"] == INTERRUPTED
+    assert ("test: cluster closed" in err.text()) == (how == "dask-client-sigterm")
     with Store(store) as s:
         run_row = s.find_run("big")
         assert run_row.status == INTERRUPTED and run_row.finished_at is not None
+
+
+#: ``nanpure`` that gets a SIGTERM as a run begins: the moment its stops become the run's
+#: (its handlers installed), or while its row in the store is being made.
+_STOPPED_AS_THE_RUN_BEGINS = """
+import signal, sys
+from nanpure.cli import main
+from nanpure.pipeline import run
+from nanpure.pipeline.store import Store
+
+install, begin_run = run._Stops.install, Store.begin_run
+
+def installed(self):
+    install(self)
+    if sys.argv[-1] == "handlers":
+        signal.raise_signal(signal.SIGTERM)
+
+def begun(self, *args, **kwargs):
+    if sys.argv[-1] == "row":
+        signal.raise_signal(signal.SIGTERM)
+    return begin_run(self, *args, **kwargs)
+
+run._Stops.install, Store.begin_run = installed, begun
+sys.exit(main(sys.argv[1:-1]))
+"""
+
+
+@pytest.mark.parametrize("when", ["handlers", "row"])
+def test_a_stop_as_the_run_begins_ends_it_as_interrupted_with_its_row(tmp_path, when):
+    """From the moment Ctrl-C and SIGTERM are the run's, a stop ends it as interrupted,
+    with its row in the store saying so. One that came the instant the handlers were
+    installed, before the run was marked live, was let go and the run went on to the end
+    (exit 0); one after that, before its row was made, ended it with no row recorded.
+    The row is now made first, with any stop held back until it is."""
+    proc, _, store = _start(tmp_path, 50, program=("-c", _STOPPED_AS_THE_RUN_BEGINS),
+                            options=(when,))
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert out.startswith("run big: interrupted in ")
+    assert out.splitlines()[0].endswith(
+        f" before its local workers started; store {store}; running the same command "
+        "again resumes it")
+    assert "Traceback" not in err
+    with Store(store) as s:
+        run_row = s.find_run("big")
+        assert run_row.status == INTERRUPTED and run_row.finished_at is not None
+        assert s.count_puzzles() == 0
 
 
 #: ``nanpure`` that gets a SIGTERM while its pool starts its first worker process: after

@@ -26,7 +26,7 @@ It lives at the top of the package, beside no layer, so that ``output`` and ``la
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -142,13 +142,32 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     """Yield a temporary path beside ``path`` for the caller to write; when the block
     ends without an error the file is synced and renamed to ``path``, otherwise it is
     removed and ``path`` is left as it was."""
-    tmp = part_path(path)
-    try:
+    with atomic_paths([path]) as (tmp,):
         yield tmp
-        _sync(tmp)
-        os.replace(tmp, path)
+
+
+@contextmanager
+def atomic_paths(paths: Sequence[str | Path]) -> Iterator[list[Path]]:
+    """:func:`atomic_path` for files that belong together (a book, its cover and its
+    manifest): yield a temporary path beside each of ``paths``; when the block ends
+    without an error every file is synced, and only then are they renamed, in order,
+    to ``paths``; otherwise all are removed and every one of ``paths`` is left as it
+    was. A failed sync is raised as an OSError naming the final path."""
+    finals = [Path(p) for p in paths]
+    tmps = [part_path(p) for p in finals]
+    try:
+        yield tmps
+        for tmp, final in zip(tmps, finals, strict=True):
+            try:
+                _sync(tmp)
+            except OSError as exc:  # said of the file being made, not of its temporary one
+                raise OSError(exc.errno, exc.strerror, str(final)) from exc
+        # renames in one directory take no space: a full disk cannot stop one half-way
+        for tmp, final in zip(tmps, finals, strict=True):
+            os.replace(tmp, final)
     finally:
-        tmp.unlink(missing_ok=True)
+        for tmp in tmps:
+            tmp.unlink(missing_ok=True)
 
 
 @contextmanager

@@ -507,21 +507,31 @@ class DaskExecutor:
         self._distributed = distributed
         self._own_client = client is None
         self._cluster = None
-        if client is None:
-            try:
-                if scheduler:
-                    client = distributed.Client(scheduler, timeout="20s")
-                else:
-                    self._cluster = distributed.LocalCluster(
-                        n_workers=workers or default_workers(), threads_per_worker=1,
-                        processes=True, dashboard_address=None)
-                    client = distributed.Client(self._cluster)
-            except (OSError, TimeoutError) as exc:
-                raise ExecutorError(f"cannot reach the dask scheduler {scheduler}: {exc}"
-                                    ) from exc
-        self.client = client
-        threads = sum(w.get("nthreads", 1) for w in
-                      client.scheduler_info().get("workers", {}).values()) or 1
+        try:
+            if client is None:
+                try:
+                    if scheduler:
+                        client = distributed.Client(scheduler, timeout="20s")
+                    else:
+                        self._cluster = distributed.LocalCluster(
+                            n_workers=workers or default_workers(), threads_per_worker=1,
+                            processes=True, dashboard_address=None)
+                        client = distributed.Client(self._cluster)
+                except (OSError, TimeoutError) as exc:
+                    raise ExecutorError(f"cannot reach the dask scheduler {scheduler}: "
+                                        f"{exc}") from exc
+            self.client = client
+            threads = sum(w.get("nthreads", 1) for w in
+                          client.scheduler_info().get("workers", {}).values()) or 1
+        except BaseException:
+            # a stop or failure before the run has this executor to close: what it
+            # started (a local cluster's worker processes) is ended here, quietly: the
+            # error to say is the one that stopped the start
+            for started in (client if self._own_client else None, self._cluster):
+                if started is not None:
+                    with contextlib.suppress(Exception):
+                        started.close()
+            raise
         self.workers = threads
         self.slots = threads * IN_FLIGHT_PER_WORKER
 

@@ -12,8 +12,11 @@
 4. preflight the PDF, and the cover, as a print service would;
 5. record in the store which puzzle went on which page.
 
-A problem anywhere stops the job with a :class:`PublishError` that says what to change;
-the store records a book only when its PDF passed preflight.
+The PDF, cover and manifest are one set (:func:`~nanpure.files.atomic_paths`): drawn and
+preflighted under temporary names, and renamed to theirs only when all are whole and
+passed. A problem anywhere stops the job with a :class:`PublishError` that says what to
+change, leaving the files of the book made before (or none); the store records a book
+only when its PDF passed preflight.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..files import atomic_path, make_parent, write_text_atomic
+from ..files import atomic_paths, make_parent
 from ..generator.tiers import tier_rank
 from ..layouts.book import (
     MIN_PAGES,
@@ -272,13 +275,16 @@ def _entry(placement: Placement, kinds: bool, stars: bool = False,
 
 
 @contextmanager
-def _writing(path: Path) -> Iterator[None]:
-    """Turn a failed write (full disk, I/O error) into a :class:`PublishError`; the file
-    is written atomically, so nothing is left under its name."""
+def _writing(path: Path | None = None) -> Iterator[None]:
+    """Turn a failed write (full disk, I/O error) of ``path`` into a
+    :class:`PublishError`; the file is written atomically, so nothing is left under its
+    name. Without ``path``, the file is the one the error names: a failed sync's final
+    path, or a rename's destination (``filename2``)."""
     try:
         yield
     except OSError as exc:
-        raise PublishError(f"cannot write {path}: {exc.strerror or exc}; nothing was "
+        where = path if path is not None else exc.filename2 or exc.filename
+        raise PublishError(f"cannot write {where}: {exc.strerror or exc}; nothing was "
                            "written under that name and the store records no book") from exc
 
 
@@ -319,6 +325,10 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
     held."""
     sections = select_sections(store, config)
     verify_puzzles(store, [p for s in sections for p in s.puzzles])
+    # the interior, its cover and its manifest are one set: written beside their names,
+    # checked there, then renamed together, so that a book that fails (a full disk, a
+    # failed preflight, Ctrl-C) leaves the set that was there before, or none
+    outputs = [pdf, *([cover] if cover is not None else []), manifest_path(pdf)]
     try:
         cover_settings = (CoverSettings.of(config.cover) if config.cover is not None
                           else None)
@@ -335,33 +345,19 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
             cover_layout(cover_settings, fonts, plan.size, plan.page_count)
         # the option or key that named the file, so that the one line says which
         make_parent(pdf, "--out" if out_given else f"{config.source}: book.out")
-        with _writing(pdf):
-            render_book(plan, str(pdf))
-        steps.append("rendered")
-        if cover is not None and cover_settings is not None:
-            sample = next((p.puzzle.puzzle for p in plan.placements
-                           if p.puzzle.kind == "sudoku"), None)
-            with _writing(cover), atomic_path(cover) as tmp:
-                render_cover(cover_settings, fonts, plan.size, plan.page_count, str(tmp),
-                             sample)
+        with _writing(), atomic_paths(outputs) as staged:
+            with _writing(pdf), open(staged[0], "wb") as stream:
+                render_book(plan, stream)
+            if cover is not None and cover_settings is not None:
+                sample = next((p.puzzle.puzzle for p in plan.placements
+                               if p.puzzle.kind == "sudoku"), None)
+                with _writing(cover):
+                    render_cover(cover_settings, fonts, plan.size, plan.page_count,
+                                 str(staged[1]), sample)
+            report, cover_report = _checked(config, plan, pdf, cover, staged)
     except (LayoutError, FontError, CoverError) as exc:
         raise PublishError(f"{config.source}: {exc}") from exc
-    data = manifest(plan, config, pdf, cover)
-    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-    with _writing(manifest_path(pdf)):
-        write_text_atomic(manifest_path(pdf), text)
-    report = preflight(pdf, plan.size, MIN_PAGES, bleed=settings.bleed,
-                       text_pages=plan.pages_with_words())
-    if not report.ok:
-        raise PublishError(f"{pdf} failed preflight; not recorded in the store\n"
-                           + report.format())
-    cover_report = None
-    if cover is not None and config.cover is not None:
-        cover_report = preflight_cover(cover, plan.size, plan.page_count,
-                                       config.cover.paper)
-        if not cover_report.ok:
-            raise PublishError(f"{cover} failed preflight; not recorded in the store\n"
-                               + cover_report.format())
+    steps.append("rendered")
     book_id = None
     if record:
         book_id = store.record_book(
@@ -370,6 +366,33 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
              for p in plan.placements])
         steps.append("recorded")
     return PublishedBook(pdf, manifest_path(pdf), plan, report, book_id, cover, cover_report)
+
+
+def _checked(config: BookConfig, plan: BookPlan, pdf: Path, cover: Path | None,
+             staged: list[Path]) -> tuple[PreflightReport, PreflightReport | None]:
+    """Write the manifest of the book drawn into ``staged`` (the temporary files of
+    ``pdf``, its ``cover`` when it has one, and its manifest), then preflight the PDF and
+    the cover there: their reports, named by their final paths, or a
+    :class:`PublishError` when one fails."""
+    data = manifest(plan, config, pdf, cover)
+    text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    with _writing(manifest_path(pdf)):
+        staged[-1].write_text(text, encoding="utf-8")
+    report = preflight(staged[0], plan.size, MIN_PAGES, bleed=plan.settings.bleed,
+                       text_pages=plan.pages_with_words())
+    report.path = str(pdf)
+    if not report.ok:
+        raise PublishError(f"{pdf} failed preflight; not recorded in the store\n"
+                           + report.format())
+    cover_report = None
+    if cover is not None and config.cover is not None:
+        cover_report = preflight_cover(staged[1], plan.size, plan.page_count,
+                                       config.cover.paper)
+        cover_report.path = str(cover)
+        if not cover_report.ok:
+            raise PublishError(f"{cover} failed preflight; not recorded in the store\n"
+                               + cover_report.format())
+    return report, cover_report
 
 
 def _fonts_for(settings: BookSettings,

@@ -277,11 +277,14 @@ class _Stops:
     Ctrl-C as its handler does (KeyboardInterrupt); any after that, or after the run
     ended otherwise, is let go. A second SIGTERM (``timeout`` sends two, supervisors
     repeat theirs) or Ctrl-C would otherwise cut short the ending of the workers, the
-    store's status, the summary and the report."""
+    store's status, the summary and the report. One that comes while the row is being
+    made is held back until it is (:meth:`go_live`), so that a stopped run has its row."""
 
     def __init__(self) -> None:
         self.previous: dict[int, Any] = {}  # the handlers replaced, once installed
         self.live = False  # the run goes on and nothing has stopped it yet
+        #: the stops held back while the run's row is made; None when none would be
+        self.held: list[int] | None = None
         self.exit_status: int | None = None  # the command's, once it is known
 
     def exit_at_once(self, signum: int, frame: Any) -> None:
@@ -306,7 +309,19 @@ class _Stops:
         for signum, handler in self.previous.items():
             signal.signal(signum, handler)
 
+    def go_live(self) -> None:
+        """The run's row is made: a stop stops the run from now on, and the first one
+        held back meanwhile does so now."""
+        held = self.held
+        self.live = True  # before no longer holding, so that no stop falls between
+        self.held = None
+        if held:
+            signal.raise_signal(held[0])  # the others would have been let go
+
     def _on_signal(self, signum: int, frame: Any) -> None:
+        if self.held is not None:
+            self.held.append(signum)  # the run's row is being made: it comes first
+            return
         if not self.live:
             return  # the run is stopping or ending already: let its clean-up finish
         self.live = False
@@ -346,20 +361,23 @@ def _stops_spared(for_good: bool = False) -> Iterator[_Stops | None]:
 
 
 @contextlib.contextmanager
-def _run_stops() -> Iterator[None]:
+def _run_stops() -> Iterator[Callable[[], None]]:
     """The first Ctrl-C or SIGTERM in the block stops it (inside :func:`_stops_spared`):
-    the block is a run from its row in the store on, whose stop the store must record."""
+    the block is a run, whose stop the store must record. It begins by making the run's
+    row, then calls the function it is given; a stop before that is held back until
+    then, so that none stops the run before it has a row, nor is let go."""
     stops = _stops
     if stops is None:  # not the main thread, whose signals these are
-        yield
+        yield lambda: None
         return
+    stops.held = []  # before the handlers are the run's, so that none is let go
     if not stops.previous:
         stops.install()
-    stops.live = True
     try:
-        yield
+        yield stops.go_live
     finally:
         stops.live = False
+        stops.held = None
 
 
 def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = None,
@@ -402,10 +420,10 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         try:
             # once the row says running, a stop is the run's, however far it got: while
             # the executor starts (up to 20 s connecting to a Dask scheduler) as in the loop
-            with _run_stops():
-                with stops_held():  # the row made whole before a stop
-                    run = store.begin_run(config.name, config.seed, config.to_json(),
-                                          ladders=ladder_fingerprints(), began_at=began_at)
+            with _run_stops() as go_live:
+                run = store.begin_run(config.name, config.seed, config.to_json(),
+                                      ladders=ladder_fingerprints(), began_at=began_at)
+                go_live()  # a stop held back while the row was made stops the run here
                 if all(s.full for s in states):
                     store.finish_run(run.id, COMPLETE)
                     summary.seconds = time.monotonic() - started

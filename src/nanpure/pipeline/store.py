@@ -25,7 +25,8 @@ for a command that only reads), a truncated one, one of a newer schema, one that
 locked, and a full disk or an I/O error while writing (which rolls back the transaction in
 progress; everything committed before stays). A store this process may not write (its
 file, directory or file system read-only) is refused by the commands that write and
-opened read-only by those that only read (``writes=False``), unless it needs upgrading.
+opened read-only by those that only read (``writes=False``), unless it needs upgrading;
+a new store is refused alike in a directory this process may not write.
 
 Each run records the fingerprints of the ladders that rated its puzzles (``ladders``, JSON
 ``{kind: fingerprint}``; NULL for runs stored before schema 5), so ``nanpure verify`` knows
@@ -328,14 +329,15 @@ class Store:
             check_file(self.path, new_ok=create)
             self.unwritable = unwritable(self.path)
             if self.unwritable is not None and writes:
-                what, remedy = self.unwritable
-                raise StoreError(f"{self.path}: {what}, and this command writes to the store: "
-                                 f"{remedy}")
-        if not memory and create:
+                raise StoreError(_refusal(self.path, self.unwritable))
+        if not memory and create and not Path(self.path).exists():
             try:  # said as an output's directory is ("cannot write x.db: a is not a ...")
                 make_parent(self.path)
             except WriteError as exc:
                 raise StoreError(str(exc)) from exc
+            # a directory SQLite may not make the store in: refused as a read-only store is
+            if (why := unwritable(self.path)) is not None:
+                raise StoreError(_refusal(self.path, why))
         try:
             if self.read_only:
                 self.db = sqlite3.connect(self._read_only_uri(), timeout=timeout,
@@ -885,23 +887,37 @@ def check_file(path: str, new_ok: bool = True) -> None:
                          f"says {pages * page_size}); restore it from a backup")
 
 
+def _refusal(path: str, why: tuple[str, str]) -> str:
+    """The one line refusing a command that writes to the store ``path``, which this
+    process may not write for the reason :func:`unwritable` gives as ``why``."""
+    what, remedy = why
+    return f"{path}: {what}, and this command writes to the store: {remedy}"
+
+
 def unwritable(path: str) -> tuple[str, str] | None:
     """Why this process may not write the store file ``path`` (or the journal SQLite
-    keeps beside it), and what would let it, for a message; None when it may.
+    keeps beside it), and what would let it, for a message; None when it may. Of a store
+    not yet made, its directory is asked, where SQLite would make it.
 
     A file or directory without its owner's write permission counts as read-only even
-    for root, who could write it: a store made read-only is meant to stay as it is.
+    for root, who could write it: a store made read-only is meant to stay as it is, and a
+    directory made read-only to hold no new files.
     """
     file = Path(path).absolute()
+    new = not file.exists()
     try:
         if os.statvfs(file.parent).f_flag & os.ST_RDONLY:
             return ("the store is on a read-only file system",
-                    "make a writable copy on another file system")
+                    "give a store path on another file system" if new
+                    else "make a writable copy on another file system")
     except (OSError, AttributeError):  # AttributeError: no statvfs (Windows)
         pass
-    for where, what, other in ((file, "the store file", "make a writable copy"),
-                               (file.parent, f"the store's directory {file.parent}",
-                                "copy the store to a writable directory")):
+    places = [(file.parent, f"the store's directory {file.parent}",
+               "give a store path in a writable directory" if new
+               else "copy the store to a writable directory")]
+    if not new:
+        places.insert(0, (file, "the store file", "make a writable copy"))
+    for where, what, other in places:
         said = path if where == file else where  # the file as the command named it
         if _immutable(where):
             return (f"{what} is immutable (chattr +i)",
@@ -910,7 +926,8 @@ def unwritable(path: str) -> tuple[str, str] | None:
             # chmod is the owner's (or root's) to run; anyone else can only copy
             uid = os.geteuid() if hasattr(os, "geteuid") else None
             chmod = uid is None or uid in (0, where.stat().st_uid)
-            why = "" if where == file else " (SQLite writes the store's journal there)"
+            why = ("" if where == file else " (SQLite makes the store there)" if new
+                   else " (SQLite writes the store's journal there)")
             return (f"{what} is read-only{why}",
                     f"make it writable (chmod u+w {said}) or {other}" if chmod
                     else f"{other} (another user owns {'it' if where == file else 'that'})")
