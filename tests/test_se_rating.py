@@ -60,6 +60,17 @@ def test_ed_and_ep_come_first_and_never_exceed_er(rated):
     assert same_ed >= 0.95 * len(rated)
 
 
+def test_the_last_empty_cell_of_a_house_is_rated_1_0(rated):
+    """SE rates a single in a house with one empty cell 1.0, below a hidden single in a
+    box (1.2): serate's ED and EP of the reference puzzles that start with one."""
+    first = [(row, r) for row, r in rated if row["se_ed"] == "1.0"]
+    assert len(first) == 2
+    for row, r in first:
+        assert (r.ep, r.ed) == (1.0, 1.0), row["puzzle"]
+    assert se_rate(parse(first[0][0]["puzzle"])).er == 1.2
+    assert all(r.ed > 1.0 for row, r in rated if row["se_ed"] != "1.0")
+
+
 def test_a_singles_puzzle_needs_a_naked_single():
     r = se_rate(parse(EASY))
     assert (r.er, r.ep, r.ed) == (2.3, 1.2, 1.2)

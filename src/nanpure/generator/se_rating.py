@@ -1,16 +1,17 @@
 """Ratings on Sudoku Explainer's scale (ER, EP, ED), from the technique ladder.
 
 Sudoku Explainer (SE) 1.2.1 rates a puzzle by solving it with, at every step, the
-technique of the lowest rating that makes progress; ER is the rating of the hardest step,
-EP the hardest up to the first placement and ED the first step's. Its scale: a hidden
-single in a box 1.2, in a row or column 1.5, direct pointing 1.7, direct claiming 1.9,
-direct hidden pair 2.0, naked single 2.3, direct hidden triple 2.5, pointing 2.6,
-claiming 2.8, naked pair 3.0, X-Wing 3.2, hidden pair 3.4, naked triple 3.6, Swordfish
-3.8, hidden triple 4.0, XY-Wing 4.2, XYZ-Wing 4.4, unique rectangles 4.5 and up, naked
-quad 5.0, Jellyfish 5.2, hidden quad 5.4, BUG 5.6, chains 6.5 and up (one digit 6.6, the
-shortest being the Turbot Fish; chains of several digits 7.0), forcing chains over
-several branches 8.0 and up, dynamic ones 8.5 and up, nested ones 9 and up. A chain's
-rating grows by 0.1 each time its length passes 4, 6, 8, 12, 16, 24, 32, ...
+technique of the lowest rating that makes progress; ER is the rating of the hardest
+step, EP the hardest up to the first placement and ED the first step's. Its scale: the
+last empty cell of a house 1.0, a hidden single in a box 1.2, in a row or column 1.5,
+direct pointing 1.7, direct claiming 1.9, direct hidden pair 2.0, naked single 2.3,
+direct hidden triple 2.5, pointing 2.6, claiming 2.8, naked pair 3.0, X-Wing 3.2, hidden
+pair 3.4, naked triple 3.6, Swordfish 3.8, hidden triple 4.0, XY-Wing 4.2, XYZ-Wing 4.4,
+unique rectangles 4.5 and up, naked quad 5.0, Jellyfish 5.2, hidden quad 5.4, BUG 5.6,
+chains 6.5 and up (one digit 6.6, the shortest being the Turbot Fish; chains of several
+digits 7.0), forcing chains over several branches 8.0 and up, dynamic ones 8.5 and up,
+nested ones 9 and up. A chain's rating grows by 0.1 each time its length passes 4, 6, 8,
+12, 16, 24, 32, ...
 
 >>> from nanpure.generator.board import parse
 >>> se_rate(parse("..65.71........8....1.3..2.194.2.....6.375....5..1...27....."
@@ -131,9 +132,10 @@ class SERating:
     ed: float
 
 
-#: Ratings (tenths) of the placements :func:`_singles_closure` makes: hidden singles,
-#: the "direct" intersections and hidden subsets (their eliminations leave a hidden single,
-#: which is placed), naked singles.
+#: Ratings (tenths) of the placements :func:`_singles_closure` makes: the last empty cell
+#: of a house (a full house), hidden singles, the "direct" intersections and hidden
+#: subsets (their eliminations leave a hidden single, which is placed), naked singles.
+FULL_HOUSE = 10
 BOX_SINGLE, LINE_SINGLE, DIRECT_POINTING, DIRECT_CLAIMING = 12, 15, 17, 19
 DIRECT_HIDDEN_PAIR, NAKED_SINGLE, DIRECT_HIDDEN_TRIPLE = 20, 23, 25
 
@@ -186,6 +188,26 @@ def _hidden_single(cand: np.ndarray, first: int, last: int) -> tuple[int, int]:
                 while mask >> (k + 1):
                     k += 1
                 return HOUSES[h, k], d + 1
+    return -1, 0
+
+
+@njit(cache=True)
+def _full_house(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int]:
+    """The first house with one empty cell left: (cell, digit), or (-1, 0). SE rates it
+    1.0, below a hidden single ("last value in block, row or column")."""
+    for h in range(27):
+        empty = -1
+        n = 0
+        for k in range(9):
+            if grid[HOUSES[h, k]] == 0:
+                empty = HOUSES[h, k]
+                n += 1
+        m = cand[empty] if n == 1 else 0
+        if m != 0 and (m & (m - 1)) == 0:
+            d = 1
+            while m >> d:
+                d += 1
+            return empty, d
     return -1, 0
 
 
@@ -304,6 +326,9 @@ def _naked_single(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int]:
 def _lowest_single(grid: np.ndarray, cand: np.ndarray, gone: np.ndarray) -> tuple[int, int, int]:
     """The placement SE would make next among the singles and the direct techniques:
     (rating, cell, digit), or (0, -1, 0) when there is none."""
+    cell, d = _full_house(grid, cand)
+    if cell >= 0:
+        return FULL_HOUSE, cell, d
     cell, d = _hidden_single(cand, 18, 27)
     if cell >= 0:
         return BOX_SINGLE, cell, d
