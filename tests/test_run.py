@@ -555,6 +555,16 @@ def _start(tmp_path, count, run_keys="", program=("-m", "nanpure.cli"), options=
     return proc, config, store
 
 
+def _communicate(proc, timeout: float = 60) -> tuple[str, str]:
+    """``proc.communicate()``, the process killed when it is still running ``timeout``
+    seconds on (the test then fails with TimeoutExpired)."""
+    try:
+        return proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 def _stored(store) -> int:
     try:
         db = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=5)
@@ -888,11 +898,7 @@ def test_a_stop_as_the_run_begins_ends_it_as_interrupted_with_its_row(tmp_path, 
     The row is now made first, with any stop held back until it is."""
     proc, _, store = _start(tmp_path, 50, program=("-c", _STOPPED_AS_THE_RUN_BEGINS),
                             options=(when,))
-    try:
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    out, err = _communicate(proc)
     assert proc.returncode == 130, err
     assert out.startswith("run big: interrupted in ")
     assert out.splitlines()[0].endswith(
@@ -932,11 +938,7 @@ def test_a_stop_while_a_worker_process_starts_leaves_none_half_started(tmp_path)
     once the pool was gone and died with a traceback on stderr (the pool's semaphores
     removed). Found by scripts/soak.py."""
     proc, _, store = _start(tmp_path, 50, program=("-c", _STOPPED_STARTING_A_WORKER))
-    try:
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    out, err = _communicate(proc)
     assert proc.returncode == 130, err
     assert out.startswith("run big: interrupted in ")
     assert "Traceback" not in err and "leaked" not in err, err
