@@ -4,7 +4,9 @@ Prints, as medians of ``--runs`` timed passes in one process (CPU time, one core
 
 1. uniqueness checks (count to 2, one batch kernel call) per second on generated
    line-solvable 15x15 and 30x30 puzzles (targets: 20,000/s and 2,000/s);
-2. accepted 15x15 ``medium`` mirror-symmetric candidates per second (target: 200/s);
+2. accepted 15x15 ``medium`` mirror-symmetric candidates per second (target: 200/s), and
+   CPU seconds per accepted 15x15 ``extreme`` candidate (the search; one timed pass over
+   seeds 0, 1, ... until ``--extreme`` are made);
 3. the pure-Python ``pynogram`` solver on the same 15x15 and 30x30 puzzles when it is
    installed (it is not a dependency), and our speed-up over it.
 
@@ -78,6 +80,19 @@ def generated_per_second(spec: Spec, count: int, runs: int) -> tuple[float, floa
     return count / seconds, sum(drawn) / count
 
 
+def seconds_per_extreme(size: int, count: int) -> tuple[float, int]:
+    """CPU seconds per accepted ``extreme`` candidate of ``size x size`` over seeds 0, 1,
+    ... until ``count`` are made, and the tasks (seeds) that took."""
+    spec = Spec(width=size, height=size, min_tier="extreme", max_tier="extreme")
+    make_candidate(spec, 0)  # compiled, or loaded from the cache, before timing
+    made = seed = 0
+    start = time.process_time()
+    while made < count:
+        made += make_candidate(spec, seed) is not None
+        seed += 1
+    return (time.process_time() - start) / count, seed
+
+
 def pynogram_per_second(batch: list[Nonogram], runs: int) -> float | str:
     """pynogram's solves per second on ``batch``, or why it could not be measured."""
     try:
@@ -101,6 +116,8 @@ def main() -> None:
     parser = argument_parser(__doc__)
     parser.add_argument("--runs", type=int, default=5, help="timed runs per measurement")
     parser.add_argument("--count", type=int, default=200, help="puzzles per size")
+    parser.add_argument("--extreme", type=int, default=5,
+                        help="extreme 15x15 puzzles to time (0: skip)")
     args = parser.parse_args()
 
     sets = {15: puzzles(15, args.count), 30: puzzles(30, args.count // 4)}
@@ -122,6 +139,12 @@ def main() -> None:
     print(f"\nGeneration of 15x15 medium mirror puzzles, median of {args.runs}")
     print(f"{'accepted/s':>10} {'pictures/accepted':>18} {'target':>7}")
     print(f"{rate:>10,.0f} {drawn:>18.1f} {200:>7}")
+
+    if args.extreme:
+        seconds, tasks = seconds_per_extreme(15, args.extreme)
+        print(f"\nGeneration of 15x15 extreme puzzles (search), one pass of {args.extreme}")
+        print(f"{'s/accepted':>10} {'tasks/accepted':>15}")
+        print(f"{seconds:>10.1f} {tasks / args.extreme:>15.1f}")
 
 
 if __name__ == "__main__":

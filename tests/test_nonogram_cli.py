@@ -203,6 +203,20 @@ def test_generate_text_is_deterministic_and_unique():
         assert line.startswith("8x8 ") and count_solutions(parse_line(line)) == 1
 
 
+def test_generate_finds_an_extreme_nonogram_quickly(tmp_path):
+    args = ("generate", "--kind", "nonogram", "--size", "10x10", "--tier", "extreme",
+            "--count", "1", "--seed", "1", "--workers", "1")
+    done = nanpure(*args)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("10x10 ")
+    path = tmp_path / "extreme.txt"
+    path.write_text(done.stdout)
+    rated = nanpure("rate", "--kind", "nonogram", str(path))
+    assert rated.returncode == 0, rated.stderr
+    assert rated.stdout.split()[2:3] == ["extreme"]
+
+
 @pytest.mark.slow
 def test_generate_csv_jsonl_and_non(tmp_path):
     base = ("generate", "--kind", "nonogram", "--size", "7x6", "--count", "2", "--seed", "9")

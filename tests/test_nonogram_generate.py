@@ -58,6 +58,24 @@ def test_candidates_are_unique_of_their_tier_and_repeatable(seed, tier, symmetry
     assert make_candidate(spec, seed) == c
 
 
+def test_extreme_candidates_are_searched_for_and_repeatable():
+    # random pictures almost never need nested probing; the search finds this one in
+    # about a second
+    spec = Spec(width=10, height=10, min_tier="extreme", max_tier="extreme",
+                symmetry="rot90")
+    c = make_candidate(spec, 0)
+    assert c is not None and c.tier == "extreme"
+    p = c.puzzle
+    assert count_solutions(p) == 1
+    assert is_symmetric(p.goal, p.width, p.height, "rot90")
+    assert clues_of(p.goal, p.width, p.height) == (p.rows, p.columns)
+    again = rate(p)
+    assert (again.tier, again.score, again.counts) == ("extreme", c.rating.score,
+                                                        c.rating.counts)
+    assert not rate(p, max_tier="hard").solved
+    assert make_candidate(spec, 0) == c
+
+
 def test_easy_and_medium_candidates_come_readily():
     for tier in ("easy", "medium"):
         spec = Spec(min_tier=tier, max_tier=tier, symmetry="mirror", attempts=50)

@@ -192,6 +192,8 @@ def _nonogram() -> None:
     made = make_candidate(Spec(width=10, height=10, attempts=3), 0)
     if made is not None:
         count_solutions_batch([made.puzzle], 2)
+    # compiles the search an extreme floor takes
+    make_candidate(Spec(width=10, height=10, min_tier="extreme", attempts=1), 0)
 
 
 class Task(NamedTuple):

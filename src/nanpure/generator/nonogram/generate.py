@@ -20,6 +20,17 @@ Each attempt draws a random picture and asks the ladder about its clues:
 - the ladder, limited to the spec's ceiling, must solve the clues (so the solution is
   unique: each step is forced) with a hardest technique at or above the floor.
 
+Random pictures almost never need nested probing (none of 15,219 15x15 tasks did), so a
+spec whose floor is ``extreme`` searches instead (:func:`search_kernel`): a picture that
+rates ``hard`` starts a walk of at most :data:`SEARCH_MOVES` moves, each flipping one
+cell's whole orbit (so the symmetry holds), each flipped cell keeping at least
+:data:`MIN_ALIKE` of its 8 neighbours alike (shapes grow or get notched, no specks). A
+move is kept while the clues stay solvable by probing and the fewest productive probes
+at any point of the solution path (the *slack*) does not grow; four moves in five flip a
+cell that was unknown where the slack was least. A move that leaves probing stuck is
+checked for one solution, then rated: the first that the ladder solves is the
+candidate. Other specs only draw pictures.
+
 Everything random is drawn from one SplitMix64 state seeded by ``seed``.
 """
 
@@ -31,13 +42,18 @@ from functools import cache
 import numpy as np
 from numba import njit
 
-from ..rng import new_state, next_u64
+from ..rng import new_state, next_u64, random_below
 from ..tiers import tier_range_problem
 from .formats import Nonogram, nonogram_from_picture
-from .line import UNKNOWN
-from .rating import TIERS, Rating, rate_kernel, rating_of
+from .line import EMPTY, FILLED, UNKNOWN, new_workspace
+from .rating import NESTED, TIERS, Rating, rate_kernel, rating_of
+from .solver import assume, count_kernel, propagate
 
 MIN_SIZE, MAX_SIZE = 5, 60
+#: Moves of one walk from a hard picture towards an extreme one.
+SEARCH_MOVES = 300
+#: A flipped cell keeps at least this many of its 8 neighbours alike.
+MIN_ALIKE = 2
 
 # maps of (row, column): 0 identity, 1 mirror, 2 flip, 3 half turn, 4 quarter turn,
 # 5 three-quarter turn, 6 diagonal transpose, 7 antidiagonal transpose
@@ -254,6 +270,211 @@ def generate_kernel(state, height, width, density, smoothing, group, floor, ceil
     return 0, 0
 
 
+@njit(cache=True)
+def flip_orbit(picture, cell, height, width, group) -> None:
+    """Flip ``cell`` and every cell of its orbit under the symmetry ``group``."""
+    value = 1 - picture[cell]
+    r, c = divmod(cell, width)
+    for m in group:
+        rr, cc = _image(r, c, m, height, width)
+        picture[rr * width + cc] = value
+
+
+@njit(cache=True)
+def _alike(picture, cell, height, width) -> int:
+    """How many of the 8 cells around ``cell`` have its value (outside counts empty)."""
+    r, c = divmod(cell, width)
+    value = picture[cell]
+    alike = 0
+    for rr in range(r - 1, r + 2):
+        for cc in range(c - 1, c + 2):
+            if rr == r and cc == c:
+                continue
+            inside = 0 <= rr < height and 0 <= cc < width
+            alike += (picture[rr * width + cc] if inside else 0) == value
+    return alike
+
+
+@njit(cache=True)
+def _orbit_fits(picture, cell, height, width, group) -> bool:
+    """Whether every cell of ``cell``'s orbit has at least :data:`MIN_ALIKE` neighbours of
+    its value: a flip must grow or notch a shape, not leave a speck or a pinhole."""
+    r, c = divmod(cell, width)
+    for m in group:
+        rr, cc = _image(r, c, m, height, width)
+        if _alike(picture, rr * width + cc, height, width) < MIN_ALIKE:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _productive(grid, cell, height, width, runs, nruns, dirty, buf, ws):
+    """Probe ``cell``: (whether it fixes anything, grid after assuming it filled, whether
+    that held, the same for empty)."""
+    ok_f, filled = assume(grid, cell, FILLED, height, width, runs, nruns, dirty, buf, ws)
+    ok_e, empty = assume(grid, cell, EMPTY, height, width, runs, nruns, dirty, buf, ws)
+    if not ok_f or not ok_e:
+        return True, filled, ok_f, empty, ok_e
+    for other in range(height * width):
+        if grid[other] == UNKNOWN and filled[other] == empty[other] != UNKNOWN:
+            return True, filled, ok_f, empty, ok_e
+    return False, filled, ok_f, empty, ok_e
+
+
+@njit(cache=True)
+def probe_slack_kernel(runs, nruns, height, width, cap, region):
+    """Follow the ladder's path with line logic and probing (depth 1) only: at each point
+    where line logic is stuck, count the cells whose probe fixes something, counting no
+    further than ``cap + 1``, and take the first. Returns (status, slack, probe points):
+    status 1 when the grid gets solved, 0 when no probe fixes anything (the clues need
+    nested probing, or have no single solution), -1 on a contradiction; slack is the
+    least count. ``region`` gets 1 on the cells unknown where the count was least."""
+    cells = height * width
+    lines = height + width
+    ws = new_workspace(max(height, width), runs.shape[1])
+    buf = np.zeros(max(height, width), dtype=np.uint8)
+    dirty = np.ones(lines, dtype=np.uint8)
+    trial_dirty = np.zeros(lines, dtype=np.uint8)
+    grid = np.full(cells, UNKNOWN, dtype=np.uint8)
+    if propagate(grid, height, width, runs, nruns, dirty, buf, ws) < 0:
+        return -1, 0, 0
+    slack = cells + 1
+    points = 0
+    while True:
+        unknown = 0
+        for cell in range(cells):
+            unknown += grid[cell] == UNKNOWN
+        if unknown == 0:
+            return 1, slack, points
+        points += 1
+        count = 0
+        first = -1
+        for cell in range(cells):
+            if grid[cell] != UNKNOWN:
+                continue
+            if _productive(grid, cell, height, width, runs, nruns, trial_dirty, buf, ws)[0]:
+                count += 1
+                if first < 0:
+                    first = cell
+                if count > cap:  # the move is refused whatever follows
+                    break
+        if count < slack:
+            slack = count
+            for cell in range(cells):
+                region[cell] = grid[cell] == UNKNOWN
+        if count == 0:
+            return 0, 0, points
+        _, filled, ok_f, empty, ok_e = _productive(grid, first, height, width, runs, nruns,
+                                                   trial_dirty, buf, ws)
+        if not ok_f and not ok_e:
+            return -1, slack, points
+        if not ok_f or not ok_e:  # the survivor is grid plus sound deductions
+            survivor = empty if ok_e else filled
+            for cell in range(cells):
+                grid[cell] = survivor[cell]
+            continue
+        dirty[:] = 0
+        for other in range(cells):
+            if grid[other] == UNKNOWN and filled[other] == empty[other] != UNKNOWN:
+                grid[other] = filled[other]
+                dirty[other // width] = 1
+                dirty[height + other % width] = 1
+        if propagate(grid, height, width, runs, nruns, dirty, buf, ws) < 0:
+            return -1, slack, points
+
+
+@njit(cache=True)
+def _rated_at_least(picture, height, width, floor, ceiling, runs, nruns, grid, cell_step,
+                    steps) -> int:
+    """Rate the clues of ``picture``: the step count when the ladder solves them with a
+    hardest technique at or above ``floor``, else 0."""
+    clues_kernel(picture, height, width, runs, nruns)
+    grid[:] = UNKNOWN
+    cell_step[:] = -1
+    count = rate_kernel(runs, nruns, height, width, ceiling, grid, cell_step, steps)
+    if count <= 0:
+        return 0
+    for cell in range(height * width):
+        if grid[cell] == UNKNOWN:
+            return 0
+    hardest = 0
+    for i in range(count):
+        hardest = max(hardest, steps[i, 0])
+    return count if hardest >= floor else 0
+
+
+@njit(cache=True)
+def _listed(flags, cells) -> int:
+    """Write the indices where ``flags`` is set into ``cells``; how many."""
+    size = 0
+    for i in range(flags.shape[0]):
+        if flags[i]:
+            cells[size] = i
+            size += 1
+    return size
+
+
+@njit(cache=True)
+def search_kernel(state, height, width, density, smoothing, group, floor, ceiling, attempts,
+                  moves, picture, grid, cell_step, steps):
+    """:func:`generate_kernel` for a floor of nested probing: each picture that probing
+    solves starts a walk of at most ``moves`` orbit flips that keeps the probe slack
+    from growing, until a picture rates at or above ``floor``."""
+    cells = height * width
+    runs = np.zeros((height + width, (max(height, width) + 1) // 2), dtype=np.int32)
+    nruns = np.zeros(height + width, dtype=np.int32)
+    solution = np.zeros(cells, dtype=np.uint8)
+    region = np.zeros(cells, dtype=np.uint8)
+    trial_region = np.zeros(cells, dtype=np.uint8)
+    chosen = np.zeros(cells, dtype=np.int64)  # the cells of the kept picture's region
+    current = np.zeros(cells, dtype=np.uint8)
+    for attempt in range(1, attempts + 1):
+        random_picture_kernel(state, height, width, density, smoothing, group, picture)
+        if not is_picture_kernel(picture, height, width):
+            continue
+        clues_kernel(picture, height, width, runs, nruns)
+        status, best, points = probe_slack_kernel(runs, nruns, height, width, cells, region)
+        if status == 0:
+            if count_kernel(runs, nruns, height, width, 2, solution) == 1:
+                count = _rated_at_least(picture, height, width, floor, ceiling, runs, nruns,
+                                        grid, cell_step, steps)
+                if count:
+                    return attempt, count
+            continue
+        if status != 1 or points == 0:  # line logic alone: too far from nested probing
+            continue
+        size = _listed(region, chosen)
+        for cell in range(cells):
+            current[cell] = picture[cell]
+        for _ in range(moves):
+            # random_below's value is unsigned in the kernel: cast before mixing types
+            if size and random_below(state, 5) < 4:
+                flip = chosen[np.int64(random_below(state, size))]
+            else:
+                flip = np.int64(random_below(state, cells))
+            for i in range(cells):
+                picture[i] = current[i]
+            flip_orbit(picture, flip, height, width, group)
+            if not (_orbit_fits(picture, flip, height, width, group)
+                    and is_picture_kernel(picture, height, width)):
+                continue
+            clues_kernel(picture, height, width, runs, nruns)
+            status, slack, points = probe_slack_kernel(runs, nruns, height, width, best,
+                                                       trial_region)
+            if status == 0:
+                if count_kernel(runs, nruns, height, width, 2, solution) == 1:
+                    count = _rated_at_least(picture, height, width, floor, ceiling, runs,
+                                            nruns, grid, cell_step, steps)
+                    if count:
+                        return attempt, count
+            elif status == 1 and points > 0 and slack <= best:
+                best = slack
+                size = _listed(trial_region, chosen)
+                for i in range(cells):
+                    current[i] = picture[i]
+    return 0, 0
+
+
 # --- Python edges -----------------------------------------------------------------------------
 
 
@@ -283,7 +504,8 @@ def is_symmetric(picture: str, width: int, height: int, symmetry: str) -> bool:
 
 def make_candidate(spec: Spec, seed: int) -> Candidate | None:
     """A nonogram satisfying ``spec``, made from ``seed`` alone, or None when
-    ``spec.attempts`` pictures all failed. Raises :class:`SpecError` for an impossible spec.
+    ``spec.attempts`` pictures all failed (for a floor of ``extreme``, with the walks
+    that start from them). Raises :class:`SpecError` for an impossible spec.
     """
     check_spec(spec)
     cells = spec.width * spec.height
@@ -291,10 +513,14 @@ def make_candidate(spec: Spec, seed: int) -> Candidate | None:
     grid = np.zeros(cells, dtype=np.uint8)
     cell_step = np.zeros(cells, dtype=np.int32)
     steps = np.zeros((cells + 1, 3), dtype=np.int32)
-    attempt, count = generate_kernel(new_state(seed), spec.height, spec.width, spec.density,
-                              spec.smoothing, _group(spec.symmetry),
-                              TIERS.index(spec.min_tier), TIERS.index(spec.max_tier),
-                              spec.attempts, picture, grid, cell_step, steps)
+    floor, ceiling = TIERS.index(spec.min_tier), TIERS.index(spec.max_tier)
+    args = (new_state(seed), spec.height, spec.width, spec.density, spec.smoothing,
+            _group(spec.symmetry), floor, ceiling, spec.attempts)
+    outputs = (picture, grid, cell_step, steps)
+    if floor == NESTED:  # random pictures almost never need nested probing: search
+        attempt, count = search_kernel(*args, SEARCH_MOVES, *outputs)
+    else:
+        attempt, count = generate_kernel(*args, *outputs)
     if attempt == 0:
         return None
     rating = rating_of(grid, cell_step, steps, count, spec.height, spec.width, False)
