@@ -361,3 +361,23 @@ def test_a_book_that_fails_leaves_the_files_of_the_last_one_as_they_were(
                     if earlier else not path.exists()), path
     with Store(store) as s:
         assert not s.db.execute("SELECT * FROM books").fetchall()
+
+
+def test_a_directory_in_the_way_of_one_file_replaces_none_of_the_book(tmp_path, store,
+                                                                      capsys):
+    """A directory where the manifest goes failed its rename after the interior and the
+    cover had replaced the earlier book's, which the message said nothing was written
+    over. Now the set is checked before the first rename: the earlier files stay."""
+    config = write_config(tmp_path, store, EVERYTHING)
+    pdf, cover = tmp_path / "book.pdf", tmp_path / "book-cover.pdf"
+    for path in (pdf, cover):
+        path.write_bytes(f"the {path.name} of yesterday\n".encode())
+    manifest_path(pdf).mkdir()
+    assert main(["book", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write {manifest_path(pdf)}: Is a directory" in err, err
+    for path in (pdf, cover):
+        assert path.read_bytes() == f"the {path.name} of yesterday\n".encode(), path
+    assert not list(tmp_path.glob(f"*{PART_SUFFIX}"))
+    with Store(store) as s:
+        assert not s.db.execute("SELECT * FROM books").fetchall()

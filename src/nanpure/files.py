@@ -25,6 +25,7 @@ It lives at the top of the package, beside no layer, so that ``output`` and ``la
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -162,6 +163,11 @@ def atomic_paths(paths: Sequence[str | Path]) -> Iterator[list[Path]]:
                 _sync(tmp)
             except OSError as exc:  # said of the file being made, not of its temporary one
                 raise OSError(exc.errno, exc.strerror, str(final)) from exc
+        # a rename fails on a directory in the way: found before the first, so that no
+        # file of the set is replaced unless all are
+        for final in finals:
+            if final.is_dir():
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(final))
         # renames in one directory take no space: a full disk cannot stop one half-way
         for tmp, final in zip(tmps, finals, strict=True):
             os.replace(tmp, final)
