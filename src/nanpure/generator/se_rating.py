@@ -52,6 +52,7 @@ from numba import njit
 from .board import ALL_DIGITS, CELL_HOUSES, HOUSES, PEERS, as_board
 from .ladder import LADDER, Technique, false_step, known_solution, run_climb
 from .techniques import climb
+from .techniques.singles import full_house
 from .techniques.step import (
     N_PLACE,
     N_TOKEN,
@@ -192,26 +193,6 @@ def _hidden_single(cand: np.ndarray, first: int, last: int) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def _full_house(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int]:
-    """The first house with one empty cell left: (cell, digit), or (-1, 0). SE rates it
-    1.0, below a hidden single ("last value in block, row or column")."""
-    for h in range(27):
-        empty = -1
-        n = 0
-        for k in range(9):
-            if grid[HOUSES[h, k]] == 0:
-                empty = HOUSES[h, k]
-                n += 1
-        m = cand[empty] if n == 1 else 0
-        if m != 0 and (m & (m - 1)) == 0:
-            d = 1
-            while m >> d:
-                d += 1
-            return empty, d
-    return -1, 0
-
-
-@njit(cache=True)
 def _single_without(cand: np.ndarray, d: int, gone: np.ndarray, lo: int, hi: int) -> int:
     """A cell that is the only place left for digit ``d`` in one of the houses ``lo`` to
     ``hi - 1`` once ``d`` is removed from the cells marked in ``gone``, or -1."""
@@ -326,7 +307,7 @@ def _naked_single(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int]:
 def _lowest_single(grid: np.ndarray, cand: np.ndarray, gone: np.ndarray) -> tuple[int, int, int]:
     """The placement SE would make next among the singles and the direct techniques:
     (rating, cell, digit), or (0, -1, 0) when there is none."""
-    cell, d = _full_house(grid, cand)
+    _, cell, d = full_house(grid, cand)  # SE's "last value in block, row or column"
     if cell >= 0:
         return FULL_HOUSE, cell, d
     cell, d = _hidden_single(cand, 18, 27)

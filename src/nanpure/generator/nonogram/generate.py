@@ -239,33 +239,40 @@ def clues_kernel(picture, height, width, runs, nruns) -> None:
 
 
 @njit(cache=True)
+def _rated_at_least(picture, height, width, floor, ceiling, runs, nruns, grid, cell_step,
+                    steps) -> int:
+    """Rate the clues of ``picture``: the step count when the ladder solves them with a
+    hardest technique at or above ``floor``, else 0."""
+    clues_kernel(picture, height, width, runs, nruns)
+    grid[:] = UNKNOWN
+    cell_step[:] = -1
+    count = rate_kernel(runs, nruns, height, width, ceiling, grid, cell_step, steps)
+    if count <= 0:
+        return 0
+    for cell in range(height * width):
+        if grid[cell] == UNKNOWN:
+            return 0
+    hardest = 0  # steps[:count, 0].max(), in a loop: numpy's max compiles more
+    for i in range(count):
+        hardest = max(hardest, steps[i, 0])
+    return count if hardest >= floor else 0
+
+
+@njit(cache=True)
 def generate_kernel(state, height, width, density, smoothing, group, floor, ceiling,
                     attempts, picture, grid, cell_step, steps):
     """Draw pictures until one's clues rate within ``floor..ceiling`` (technique codes):
     the 1-based attempt that succeeded and its rating's step count (its picture and rating
     outputs left in the arrays), or (0, 0) when all ``attempts`` failed."""
-    cells = height * width
     runs = np.zeros((height + width, (max(height, width) + 1) // 2), dtype=np.int32)
     nruns = np.zeros(height + width, dtype=np.int32)
     for attempt in range(1, attempts + 1):
         random_picture_kernel(state, height, width, density, smoothing, group, picture)
         if not is_picture_kernel(picture, height, width):
             continue
-        clues_kernel(picture, height, width, runs, nruns)
-        grid[:] = UNKNOWN
-        cell_step[:] = -1
-        count = rate_kernel(runs, nruns, height, width, ceiling, grid, cell_step, steps)
-        if count <= 0:
-            continue
-        solved = True
-        for cell in range(cells):
-            if grid[cell] == UNKNOWN:
-                solved = False
-                break
-        hardest = 0  # steps[:count, 0].max(), in a loop: numpy's max compiles more
-        for i in range(count):
-            hardest = max(hardest, steps[i, 0])
-        if solved and hardest >= floor:
+        count = _rated_at_least(picture, height, width, floor, ceiling, runs, nruns, grid,
+                                cell_step, steps)
+        if count:
             return attempt, count
     return 0, 0
 
@@ -381,26 +388,6 @@ def probe_slack_kernel(runs, nruns, height, width, cap, region):
                 dirty[height + other % width] = 1
         if propagate(grid, height, width, runs, nruns, dirty, buf, ws) < 0:
             return -1, slack, points
-
-
-@njit(cache=True)
-def _rated_at_least(picture, height, width, floor, ceiling, runs, nruns, grid, cell_step,
-                    steps) -> int:
-    """Rate the clues of ``picture``: the step count when the ladder solves them with a
-    hardest technique at or above ``floor``, else 0."""
-    clues_kernel(picture, height, width, runs, nruns)
-    grid[:] = UNKNOWN
-    cell_step[:] = -1
-    count = rate_kernel(runs, nruns, height, width, ceiling, grid, cell_step, steps)
-    if count <= 0:
-        return 0
-    for cell in range(height * width):
-        if grid[cell] == UNKNOWN:
-            return 0
-    hardest = 0
-    for i in range(count):
-        hardest = max(hardest, steps[i, 0])
-    return count if hardest >= floor else 0
 
 
 @njit(cache=True)

@@ -42,7 +42,8 @@ HIDDEN_SINGLE = 2
 
 
 @njit(cache=True)
-def _full_house(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int, int]:
+def full_house(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int, int]:
+    """The first house with one open cell left: (house, cell, digit), or (-1, -1, 0)."""
     for h in range(27):
         open_cell = -1
         n_open = 0
@@ -93,7 +94,7 @@ def _hidden_single(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int, int]:
 @njit(cache=True)
 def find_full_house(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """The last open cell of a house."""
-    h, cell, d = _full_house(grid, cand)
+    h, cell, d = full_house(grid, cand)
     if cell < 0:
         return False
     clear(step)
