@@ -1,6 +1,6 @@
 # The README's commands. Every target builds the local virtualenv first if needed: nanpure
-# and what it needs to run for `make book`, the test, lint and parquet extras as well for
-# the others (downloading those is most of a fresh install's time, and a book needs none).
+# and what it needs to run for `make book`, the test, lint, parquet and dask extras as well
+# for the others (downloading those is most of a fresh install's time, and a book needs none).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -30,7 +30,7 @@ help:
 	@echo '  soak       100 runs, exports and books stopped at random moments (about 10 min)'
 	@echo '  lint       ruff on src, tests, benchmarks and scripts'
 	@echo '  bench      every benchmark in benchmarks/ (about a quarter of an hour)'
-	@echo '  install    only set up .venv, with the test, lint and parquet extras'
+	@echo '  install    only set up .venv, with the test, lint, parquet and dask extras'
 	@echo '  clean      remove .venv, the caches and output/, but keep the stores output/*.db'
 	@echo '  distclean  clean, and remove the stores too (output/nanpure.db and any other)'
 	@echo '  help       this list (also plain make)'
@@ -51,8 +51,10 @@ $(STAMP): pyproject.toml
 	wait $$pip
 	touch $(STAMP)
 
+# dask too, so that the tests run nanpure on real Dask clusters (local, and a scheduler
+# with workers started as its users start them) instead of skipping them
 $(DEV): $(STAMP)
-	$(PIP) -e '.[test,parquet]'
+	$(PIP) -e '.[test,parquet,dask]'
 	$(BYTECOMPILE)
 	touch $(DEV)
 

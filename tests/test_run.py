@@ -356,6 +356,31 @@ def test_no_task_finishing_for_long_is_warned_about_every_so_often(caplog, monke
         "(a Dask cluster that lost its workers waits for new ones)"]
 
 
+@pytest.mark.parametrize("to_file", [False, True], ids=["terminal", "log-file"])
+def test_a_library_that_logs_at_info_is_heard_only_when_it_warns(tmp_path, to_file):
+    """dask.distributed sets its loggers to INFO: a run on a local Dask cluster said some
+    35 lines of its start and close on stderr, and wrote them to the log file."""
+    import io
+    import logging
+
+    chatty = logging.getLogger("chatty.scheduler")
+    chatty.setLevel(logging.INFO)
+    stream = io.StringIO()
+    log_file = tmp_path / "run.log"
+    try:
+        with run.run_logging(str(log_file) if to_file else None, stream=stream):
+            chatty.info("scheduler at tcp://127.0.0.1:1")
+            chatty.warning("worker lost")
+            logging.getLogger("nanpure.pipeline.run").info("quota easy filled")
+    finally:
+        chatty.setLevel(logging.NOTSET)
+    said = log_file.read_text() if to_file else stream.getvalue()
+    assert "worker lost" in said and "scheduler at" not in said
+    assert ("quota easy filled" in said) == to_file
+    if to_file:
+        assert stream.getvalue() == ""  # the terminal hears only notices then
+
+
 def test_a_lost_dask_scheduler_is_one_line_and_the_run_resumable(tmp_path, caplog):
     """Losing the scheduler logged some 40 lines of distributed's traceback."""
 

@@ -221,6 +221,12 @@ def run_logging(log_file: str | None = None, stream: TextIO | None = None,
     else:
         handler = logging.StreamHandler(stream or sys.stderr)
         level = logging.WARNING
+    # on the handler, not only the root logger: libraries that set their own loggers'
+    # levels (dask.distributed's are at INFO) would otherwise pass their chatter through;
+    # in a log file too, only their warnings (a local Dask cluster's start and close is
+    # some 35 INFO lines a run, beside nanpure's few)
+    handler.setLevel(level)
+    handler.addFilter(_ours_or_a_warning)
     handler.setFormatter(JsonLines(fields) if log_format == "json"
                          else _TextLines(bare_notices=not log_file))
     relay = LogRelay(handler)
@@ -241,6 +247,11 @@ def run_logging(log_file: str | None = None, stream: TextIO | None = None,
             root.removeHandler(h)
         root.setLevel(old_level)
         relay.close()
+
+
+def _ours_or_a_warning(record: logging.LogRecord) -> bool:
+    """Whether ``record`` is nanpure's own or, from a library, a warning or worse."""
+    return record.name.split(".", 1)[0] == "nanpure" or record.levelno >= logging.WARNING
 
 
 def _is_notice(record: logging.LogRecord) -> bool:
