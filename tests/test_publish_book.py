@@ -34,7 +34,7 @@ from nanpure.pipeline.publish import (
     publish_book,
     select_sections,
 )
-from nanpure.pipeline.store import Store
+from nanpure.pipeline.store import Store, StoreError
 from nanpure.record import PuzzleRecord
 
 EVERYTHING = """
@@ -379,5 +379,25 @@ def test_a_directory_in_the_way_of_one_file_replaces_none_of_the_book(tmp_path, 
     for path in (pdf, cover):
         assert path.read_bytes() == f"the {path.name} of yesterday\n".encode(), path
     assert not list(tmp_path.glob(f"*{PART_SUFFIX}"))
+    with Store(store) as s:
+        assert not s.db.execute("SELECT * FROM books").fetchall()
+
+
+def test_a_store_that_cannot_record_the_book_says_the_files_are_unrecorded(
+        tmp_path, store, monkeypatch, capsys):
+    """A full disk as the book was recorded said only the store's error, as if nothing
+    had been written; the new book's files were there, whole, and their puzzles unused."""
+    def disk_full(self, *args, **kwargs):
+        raise StoreError(f"{self.path}: database or disk is full")
+
+    monkeypatch.setattr(Store, "record_book", disk_full)
+    config = write_config(tmp_path, store, "")
+    assert main(["book", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"nanpure: {tmp_path / 'book.pdf'} was written but not recorded in "
+                          "the store, so its puzzles stay unused"), err
+    assert err.rstrip().endswith("database or disk is full"), err
+    assert PdfReader(tmp_path / "book.pdf").pages
     with Store(store) as s:
         assert not s.db.execute("SELECT * FROM books").fetchall()

@@ -16,7 +16,8 @@ The PDF, cover and manifest are one set (:func:`~nanpure.files.atomic_paths`): d
 preflighted under temporary names, and renamed to theirs only when all are whole and
 passed. A problem anywhere stops the job with a :class:`PublishError` that says what to
 change, leaving the files of the book made before (or none); the store records a book
-only when its PDF passed preflight.
+only when its PDF passed preflight. A store that cannot record it (a full disk) leaves
+the new files, whole, and says they are not recorded.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from ..record import PuzzleRecord, columns, row
 from ..words import counted
 from .book_config import BookConfig, SectionSpec, cover_path
 from .fonts import find_font
-from .store import RUNNING, Runs, Store, run_globs
+from .store import RUNNING, Runs, Store, StoreError, run_globs
 from .verify import check_puzzles, run_ladders
 
 log = logging.getLogger(__name__)
@@ -360,10 +361,15 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
     steps.append("rendered")
     book_id = None
     if record:
-        book_id = store.record_book(
-            config.layout.title, str(pdf), config.to_json(),
-            [(p.puzzle.id, p.number, p.section, p.page, p.answer_page)
-             for p in plan.placements])
+        try:
+            book_id = store.record_book(
+                config.layout.title, str(pdf), config.to_json(),
+                [(p.puzzle.id, p.number, p.section, p.page, p.answer_page)
+                 for p in plan.placements])
+        except StoreError as exc:  # a full disk, say: the book is whole, but unrecorded
+            raise PublishError(f"{pdf} was written but not recorded in the store, so its "
+                               f"puzzles stay unused (the next book takes them again): "
+                               f"{exc}") from exc
         steps.append("recorded")
     return PublishedBook(pdf, manifest_path(pdf), plan, report, book_id, cover, cover_report)
 
