@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
 import logging
 import subprocess
 import sys
@@ -112,7 +113,7 @@ def test_dask_local_cluster_equals_local_run(tmp_path):
 
     execute(_config(tmp_path / "local.db"), executor=InlineExecutor())
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster, \
+                                  dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
         executor = DaskExecutor(client=client)
         assert executor.workers == 2
@@ -123,6 +124,26 @@ def test_dask_local_cluster_equals_local_run(tmp_path):
     assert summary.status == by_address.status == COMPLETE and summary.executor == "dask"
     assert _rows(tmp_path / "dask.db") == _rows(tmp_path / "local.db")
     assert _rows(tmp_path / "address.db") == _rows(tmp_path / "local.db")
+
+
+def test_a_local_dask_cluster_takes_a_free_port_quietly():
+    """With the dashboard's port 8787 taken (another cluster, another run), a run on a
+    local Dask cluster said distributed's "Port 8787 is already in use" warning on
+    stderr."""
+    pytest.importorskip("distributed")
+    import socket
+    import warnings
+
+    with contextlib.ExitStack() as stack:
+        holder = stack.enter_context(socket.socket())
+        with contextlib.suppress(OSError):  # already taken: as good
+            holder.bind(("", 8787))
+            holder.listen()
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            executor = DaskExecutor(workers=1)
+            executor.close()
+    assert not [str(w.message) for w in said if "8787" in str(w.message)]
 
 
 # --- worker processes that die ----------------------------------------------------------------

@@ -513,9 +513,11 @@ class DaskExecutor:
                     if scheduler:
                         client = distributed.Client(scheduler, timeout="20s")
                     else:
+                        # its web server on any free port: None still takes 8787,
+                        # and warns on stderr when another cluster (or run) holds it
                         self._cluster = distributed.LocalCluster(
                             n_workers=workers or default_workers(), threads_per_worker=1,
-                            processes=True, dashboard_address=None)
+                            processes=True, dashboard_address=":0")
                         client = distributed.Client(self._cluster)
                 except (OSError, TimeoutError) as exc:
                     raise ExecutorError(f"cannot reach the dask scheduler {scheduler}: "
