@@ -381,6 +381,24 @@ def test_a_library_that_logs_at_info_is_heard_only_when_it_warns(tmp_path, to_fi
         assert stream.getvalue() == ""  # the terminal hears only notices then
 
 
+def test_the_json_log_keeps_the_traceback_of_a_failed_run(tmp_path):
+    """A failed run's record reached the JSON log without its ``exception``: the log
+    relay formats a record's traceback and drops exc_info, and JsonLines read only
+    exc_info. A nightly job's log then said "run failed" and not why."""
+    import logging
+
+    log_file = tmp_path / "run.jsonl"
+    with run.run_logging(str(log_file), log_format="json", fields={"run": "nightly"}):
+        try:
+            raise ConnectionError("scheduler gone")
+        except ConnectionError:
+            logging.getLogger("nanpure.pipeline.run").exception("run nightly failed")
+    record = json.loads(log_file.read_text())
+    assert record["message"] == "run nightly failed" and record["run"] == "nightly"
+    assert "Traceback" in record["exception"]
+    assert "ConnectionError: scheduler gone" in record["exception"]
+
+
 def test_a_lost_dask_scheduler_is_one_line_and_the_run_resumable(tmp_path, caplog):
     """Losing the scheduler logged some 40 lines of distributed's traceback."""
 

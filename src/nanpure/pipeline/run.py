@@ -196,8 +196,12 @@ class JsonLines(logging.Formatter):
                     timespec="milliseconds"),
                 "level": record.levelname, "logger": record.name,
                 "process": record.processName, "message": record.getMessage(), **self.fields}
-        if record.exc_info:
-            data["exception"] = self.formatException(record.exc_info)
+        # a record relayed from a worker, or through the relay's queue, carries its
+        # traceback as text only (exc_text): the relay formats and drops exc_info
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            data["exception"] = record.exc_text
         return json.dumps(data)
 
 
