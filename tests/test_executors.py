@@ -146,6 +146,30 @@ def test_a_local_dask_cluster_takes_a_free_port_quietly():
     assert not [str(w.message) for w in said if "8787" in str(w.message)]
 
 
+@pytest.mark.parametrize("now", [True, False], ids=["after-a-failure", "at-the-end"])
+def test_closing_a_dask_run_after_a_failure_is_quiet(caplog, now):
+    """After the scheduler was lost, closing the client logged distributed's failed
+    reconnections, a traceback below the run's one line."""
+    class Client:
+        def close(self):
+            try:
+                raise ConnectionRefusedError(111, "Connection refused")
+            except OSError:
+                logging.getLogger("distributed.client").exception("")
+            logging.getLogger("distributed.comm.tcp").warning("closing")
+
+    logging.getLogger("distributed.client").setLevel(logging.WARNING)  # as distributed's
+    executor = DaskExecutor.__new__(DaskExecutor)
+    executor.client, executor._own_client, executor._cluster = Client(), True, None
+    try:
+        with caplog.at_level(logging.INFO):
+            executor.close(now=now)
+    finally:
+        logging.getLogger("distributed.client").setLevel(logging.NOTSET)
+    assert len(caplog.records) == (0 if now else 2)
+    assert not logging.getLogger("distributed.client").disabled
+
+
 # --- worker processes that die ----------------------------------------------------------------
 
 

@@ -399,24 +399,44 @@ def test_the_json_log_keeps_the_traceback_of_a_failed_run(tmp_path):
     assert "ConnectionError: scheduler gone" in record["exception"]
 
 
-def test_a_lost_dask_scheduler_is_one_line_and_the_run_resumable(tmp_path, caplog):
-    """Losing the scheduler logged some 40 lines of distributed's traceback."""
-
+def _comm_closed() -> Exception:
     class CommClosedError(OSError):  # as distributed's, an IOError
         pass
+
+    return CommClosedError("in <TCP (closed) ConnectionPool.gather>: Stream is closed")
+
+
+def _futures_cancelled() -> Exception:
+    client = pytest.importorskip("distributed.client")
+    errors = [client.FutureCancelledError(f"run_batch-{k}", "scheduler-connection-lost",
+                                          "Client lost the connection to the scheduler.")
+              for k in range(4)]
+    return client.FuturesCancelledError(
+        [client.CancelledFuturesGroup(errors, "scheduler-connection-lost")])
+
+
+@pytest.mark.parametrize("lost, said", [
+    (_comm_closed, "CommClosedError: in <TCP (closed) ConnectionPool.gather>: Stream is closed"),
+    (_futures_cancelled, "FuturesCancelledError: scheduler-connection-lost"),
+], ids=["connection-closed", "futures-cancelled"])
+def test_a_lost_dask_scheduler_is_one_line_and_the_run_resumable(tmp_path, caplog, lost,
+                                                                 said):
+    """Losing the scheduler logged some 40 lines of distributed's traceback; and when
+    distributed says it by cancelling the futures (its FuturesCancelledError, not an
+    OSError) a traceback, and a summary line of five lines listing every future."""
+    error = lost()
 
     class LostScheduler(InlineExecutor):
         name = "dask"
 
         def wait(self, futures, timeout):
-            raise CommClosedError("in <TCP (closed) ConnectionPool.gather>: Stream is closed")
+            raise error
 
     config = _config(tmp_path / "s.db", scheduler="tcp://h:8786", executor="dask")
     with caplog.at_level("ERROR"):
         summary = execute(config, executor=LostScheduler())
     assert summary.status == "failed" and summary.exit_status == 1
-    assert summary.error == ("lost the Dask scheduler tcp://h:8786: CommClosedError: in <TCP "
-                             "(closed) ConnectionPool.gather>: Stream is closed")
+    assert summary.error == f"lost the Dask scheduler tcp://h:8786: {said}"
     assert [(r.getMessage(), r.exc_info) for r in caplog.records] == [
         (f"run t: {summary.error}", None)]
     assert execute(config.replace(executor="local", scheduler=None),

@@ -554,9 +554,29 @@ class DaskExecutor:
 
     def close(self, now: bool = False) -> None:
         if self._own_client:
-            self.client.close()
-            if self._cluster is not None:
-                self._cluster.close()
+            # after a failure (a lost scheduler, say) closing logs distributed's failed
+            # reconnections, tracebacks that say nothing the run's own line does not
+            with _quiet("distributed") if now else contextlib.nullcontext():
+                self.client.close()
+                if self._cluster is not None:
+                    self._cluster.close()
+
+
+@contextlib.contextmanager
+def _quiet(name: str) -> Iterator[None]:
+    """Silence the logger ``name`` and those below it for the ``with`` block (each on its
+    own: distributed gives some of its loggers levels of their own)."""
+    loggers = [logging.getLogger(name)] + [
+        logger for key, logger in list(logging.root.manager.loggerDict.items())
+        if key.startswith(name + ".") and isinstance(logger, logging.Logger)]
+    disabled = [logger.disabled for logger in loggers]
+    for logger in loggers:
+        logger.disabled = True
+    try:
+        yield
+    finally:
+        for logger, was in zip(loggers, disabled, strict=True):
+            logger.disabled = was
 
 
 def _lost(future: cf.Future) -> bool:

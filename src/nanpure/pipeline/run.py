@@ -475,11 +475,11 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         except Exception as exc:  # a worker's failure: keep what is stored, say what broke
             summary.status = FAILED
             summary.error = f"{type(exc).__name__}: {exc}"
-            if summary.executor == "dask" and isinstance(exc, OSError):
-                # the connection to the scheduler (distributed's CommClosedError is one):
+            lost = _scheduler_lost(exc) if summary.executor == "dask" else None
+            if lost is not None:
                 # nothing of nanpure's to trace back; the run can be resumed
                 where = f" {config.scheduler}" if config.scheduler else ""
-                summary.error = f"lost the Dask scheduler{where}: {summary.error}"
+                summary.error = f"lost the Dask scheduler{where}: {lost}"
                 log.error("run %s: %s", config.name, summary.error)
             else:
                 log.exception("run %s failed", config.name)
@@ -496,6 +496,22 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         log.info("run %s %s: %d puzzles made in %.1f s", config.name, summary.status,
                  summary.made, summary.seconds)
         return summary
+
+
+#: Why distributed cancels a client's futures when its scheduler is gone.
+SCHEDULER_LOST = "scheduler-connection-lost"
+
+
+def _scheduler_lost(exc: Exception) -> str | None:
+    """What says, in one line, that the Dask scheduler is gone, if ``exc`` (raised while a
+    run waited on Dask) does: a broken connection (distributed's CommClosedError is an
+    OSError), or the futures cancelled because of one (FutureCancelledError,
+    FuturesCancelledError, whose text lists every future); else None."""
+    if isinstance(exc, OSError):
+        return f"{type(exc).__name__}: {exc}"
+    reasons = {getattr(exc, "reason", None),
+               *(getattr(g, "reason", None) for g in getattr(exc, "error_groups", ()))}
+    return f"{type(exc).__name__}: {SCHEDULER_LOST}" if SCHEDULER_LOST in reasons else None
 
 
 def _start_executor(config: RunConfig, log_queue: Any, specs: list[Any]) -> Executor:
