@@ -99,3 +99,49 @@ def test_run_survives_a_worker_killed_mid_run(tmp_path):
                 p.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 p.kill()
+
+
+LOCAL_CLUSTER = """[run]
+name = "local-cluster"
+seed = 777
+executor = "dask"
+workers = 2
+[[quota]]
+name = "easy"
+tier = "easy"
+count = 20
+symmetry = "rot180"
+[[quota]]
+name = "rare"
+min_tier = "hard"
+count = 150
+se = [7.5, 9.0]
+"""
+
+
+def test_ctrl_c_on_a_local_dask_cluster_is_the_runs_alone(tmp_path):
+    """Ctrl-C at a terminal reaches the whole process group: every process of the local
+    Dask cluster printed its KeyboardInterrupt traceback (68 lines on stderr for 2
+    workers). Its processes now leave the stopping to the run."""
+    config = tmp_path / "cluster.toml"
+    config.write_text(LOCAL_CLUSTER)
+    log = tmp_path / "run.log"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "nanpure.cli", "run", str(config), "--store",
+         str(tmp_path / "s.db"), "--no-progress", "--log", str(log)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+        start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while run.poll() is None and time.monotonic() < deadline and not (
+                log.exists() and "quota easy filled" in log.read_text()):
+            time.sleep(0.1)
+        assert run.poll() is None, "the run ended before Ctrl-C"
+        os.killpg(run.pid, signal.SIGINT)  # as a terminal's Ctrl-C
+        out, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130, err
+    assert "interrupted" in out and "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert len(err.splitlines()) <= 4, err  # distributed's warnings of cancelled tasks

@@ -8,8 +8,10 @@ import logging
 import subprocess
 import sys
 import textwrap
+import time
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from faults import die_at
@@ -23,6 +25,7 @@ from nanpure.pipeline.executors import (
     InlineExecutor,
     LocalExecutor,
     LogRelay,
+    check_cluster,
     run_batch,
 )
 from nanpure.pipeline.quotas import QuotaState
@@ -168,6 +171,72 @@ def test_closing_a_dask_run_after_a_failure_is_quiet(caplog, now):
         logging.getLogger("distributed.client").setLevel(logging.NOTSET)
     assert len(caplog.records) == (0 if now else 2)
     assert not logging.getLogger("distributed.client").disabled
+
+
+def test_a_dask_workers_warnings_reach_the_runs_log(caplog):
+    """A Dask worker's log records stayed on the worker's stderr: `--log` held none."""
+    pytest.importorskip("distributed")
+    def ours():
+        return [(r.name, r.getMessage()) for r in caplog.records
+                if r.name.startswith("nanpure")]
+
+    executor = DaskExecutor(workers=1)
+    try:
+        with caplog.at_level(logging.WARNING):
+            executor.client.run(exec, "import logging\n"
+                                "logging.getLogger('nanpure.pipeline.quotas').warning("
+                                "'a candidate does not fit its spec')")
+            for _ in range(100):  # forwarded as an event, a moment later
+                if ours():
+                    break
+                time.sleep(0.05)
+    finally:
+        executor.close()
+    assert ours() == [("nanpure.pipeline.quotas", "a candidate does not fit its spec")]
+
+
+class _Cluster:
+    """A Dask client's view of a cluster: what its scheduler and workers evaluate."""
+
+    def __init__(self, scheduler, **workers):
+        self.scheduler, self.workers = scheduler, workers
+
+    def run_on_scheduler(self, function, *args):
+        if isinstance(self.scheduler, Exception):
+            raise self.scheduler
+        return function(*args, {"__import__": lambda name: SimpleNamespace(
+            __version__=self.scheduler)})
+
+    def run(self, function, *args, on_error="raise"):
+        assert on_error == "return"
+        return {f"tcp://{name}:1": got if isinstance(got, Exception) else function(
+                    *args, {"__import__": lambda name, v=got: SimpleNamespace(__version__=v)})
+                for name, got in self.workers.items()}
+
+
+@pytest.mark.parametrize("cluster, said", [
+    (lambda v: _Cluster(v, a=v, b=v), None),
+    (lambda v: _Cluster(v, a=v, b=ModuleNotFoundError("No module named 'nanpure'")),
+     "worker tcp://b:1 cannot import nanpure (ModuleNotFoundError: No module named "
+     "'nanpure')"),
+    (lambda v: _Cluster(ModuleNotFoundError("No module named 'nanpure'"), a=v),
+     "the scheduler cannot import nanpure (ModuleNotFoundError: No module named 'nanpure')"),
+    (lambda v: _Cluster(v, a="0.0.9", b="0.0.9"), "worker tcp://a:1 (and 1 more) has "
+     "nanpure 0.0.9, not {v}"),
+], ids=["same", "worker-without", "scheduler-without", "other-version"])
+def test_a_dask_cluster_without_this_nanpure_is_refused_at_the_start(cluster, said):
+    """A worker without nanpure died on its first task, and the run waited for workers
+    for good; a scheduler without it failed the run with distributed's traceback."""
+    from nanpure import __version__
+
+    if said is None:
+        check_cluster(cluster(__version__))
+        return
+    with pytest.raises(ExecutorError) as refused:
+        check_cluster(cluster(__version__))
+    assert str(refused.value) == (f"{said.format(v=__version__)}: install nanpure "
+                                  f"{__version__}, as here, on every worker and on the "
+                                  "scheduler")
 
 
 # --- worker processes that die ----------------------------------------------------------------

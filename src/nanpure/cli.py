@@ -466,7 +466,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         "Exit status: 0 all quotas filled, 1 a worker failed (a task raised, worker "
         "processes died three times on the same tasks, or the Dask scheduler was lost), "
         "2 bad config or store (also a "
-        "report or plot path that cannot be written), 3 the time budget ran out, 130 "
+        "report or plot path that cannot be written, or a Dask cluster that cannot be "
+        "reached or lacks this nanpure), 3 the time budget ran out, 130 "
         "interrupted (Ctrl-C or SIGTERM; more of them while the run stops are let go; "
         "running again resumes).",
     )

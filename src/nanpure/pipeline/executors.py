@@ -514,15 +514,28 @@ class DaskExecutor:
                         client = distributed.Client(scheduler, timeout="20s")
                     else:
                         # its web server on any free port: None still takes 8787,
-                        # and warns on stderr when another cluster (or run) holds it
-                        self._cluster = distributed.LocalCluster(
-                            n_workers=workers or default_workers(), threads_per_worker=1,
-                            processes=True, dashboard_address=":0")
+                        # and warns on stderr when another cluster (or run) holds it.
+                        # Its processes start with SIGINT blocked, as the local pool's
+                        # fork server: Ctrl-C at a terminal reaches the whole group, and
+                        # each printed its KeyboardInterrupt; the run stops them
+                        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                        try:
+                            self._cluster = distributed.LocalCluster(
+                                n_workers=workers or default_workers(),
+                                threads_per_worker=1, processes=True,
+                                dashboard_address=":0")
+                        finally:
+                            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
                         client = distributed.Client(self._cluster)
                 except (OSError, TimeoutError) as exc:
                     raise ExecutorError(f"cannot reach the dask scheduler {scheduler}: "
                                         f"{exc}") from exc
             self.client = client
+            check_cluster(client)
+            if self._own_client:
+                # the workers' warnings (nanpure's) to this process's log, as local
+                # workers' go through the log relay
+                client.forward_logging("nanpure")
             threads = sum(w.get("nthreads", 1) for w in
                           client.scheduler_info().get("workers", {}).values()) or 1
         except BaseException:
@@ -560,6 +573,34 @@ class DaskExecutor:
                 self.client.close()
                 if self._cluster is not None:
                     self._cluster.close()
+
+
+#: What a Dask scheduler or worker evaluates to say which nanpure it has (``eval`` is sent
+#: by reference, so the check itself needs no nanpure there).
+_NANPURE_THERE = "__import__('nanpure').__version__"
+
+
+def check_cluster(client: Any) -> None:
+    """Raise :class:`ExecutorError` unless the Dask scheduler and every worker it has now
+    import this version of nanpure. A worker without it dies on its first task, and the
+    run then waits for workers for good; a scheduler without it fails the run with
+    distributed's traceback; another version would make other puzzles."""
+    from .. import __version__
+
+    try:
+        found = {"the scheduler": client.run_on_scheduler(eval, _NANPURE_THERE)}
+    except Exception as exc:
+        found = {"the scheduler": exc}
+    found |= {f"worker {address}": version for address, version in
+              client.run(eval, _NANPURE_THERE, on_error="return").items()}
+    wrong = {where: got for where, got in found.items() if got != __version__}
+    if wrong:
+        where, got = next(iter(wrong.items()))
+        has = (f"cannot import nanpure ({type(got).__name__}: {got})"
+               if isinstance(got, BaseException) else f"has nanpure {got}, not {__version__}")
+        more = f" (and {len(wrong) - 1} more)" if len(wrong) > 1 else ""
+        raise ExecutorError(f"{where}{more} {has}: install nanpure {__version__}, as here, "
+                            "on every worker and on the scheduler")
 
 
 @contextlib.contextmanager
