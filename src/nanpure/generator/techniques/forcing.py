@@ -20,7 +20,20 @@ Two kinds of conclusion follow (the step's variant):
 
 The contradiction reached in the fewest implications wins (ties by candidate order, "true"
 before "false"); then verities in the order cells, houses, single candidates. Only the
-found conclusion's premises are traced for display.
+found conclusion's premises are traced for display, so that a reader can check every link
+on the grid (``-`` true to false, ``=`` false to true, as in a chain):
+
+- a contradiction shows the route from the premise to the clashing state, then, after
+  ``|`` (T_BRANCH), what it clashes with: the route to the same candidate the other way,
+  or the routes that made the other candidates of the emptied cell (or places of the
+  digit in the emptied house) false. A further route starts from the last candidate on
+  it already shown. Sudoku Explainer's rating counts the first route only, as before;
+- a net's step that rests on more than a strong link names the candidates, made false
+  before, that leave its end the last of its cell or house: ``-(5)r2c3&(1)r2c3=(3)r2c3``
+  (T_WITH). A contradiction's text ends with the routes to those not shown yet; a
+  verity's names them only;
+- a verity shows one route from each premise of its set to the first shared conclusion,
+  separated by ``|``.
 
 A forcing chain's links do not depend on the premise, so what each premise implies is
 worked out once for all of them (:func:`chain_closures`); only the few premises whose

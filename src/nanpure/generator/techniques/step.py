@@ -152,6 +152,10 @@ def format_tokens(toks: tuple[int, ...]) -> str:
     >>> format_tokens((T_DIGIT * TOKEN_BASE + 7, T_HOUSE * TOKEN_BASE + 1,
     ...                T_HOUSE * TOKEN_BASE + 7, T_HOUSE * TOKEN_BASE + 11))
     '7 r2r8 c3'
+    >>> format_tokens((T_CAND * TOKEN_BASE + 13, T_WITH * TOKEN_BASE + 9,
+    ...                T_STRONG * TOKEN_BASE, T_CAND * TOKEN_BASE + 11,
+    ...                T_BRANCH * TOKEN_BASE + 1))
+    '(5)r1c2&(1)r1c2=(3)r1c2 | ...'
     """
     words: list[str] = []
     prev_kind = 0
