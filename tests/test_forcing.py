@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from conftest import open_position as position
@@ -26,9 +28,11 @@ from nanpure.generator.techniques.step import (
     VARIANT,
     apply_step,
     eliminations,
+    format_tokens,
     new_step,
     place,
     placements,
+    tokens,
 )
 
 
@@ -243,3 +247,154 @@ def test_chain_closures_are_what_a_chain_reaches_unless_it_clashes(ratings_rows)
                 clashes += 1
                 assert set(queue[:n].tolist()) <= closure
     assert clashes > 0
+
+
+# --- the step's text is a proof a reader can check ------------------------------------
+
+_LINK = re.compile(r"([-=&]?)\((\d)\)r(\d)c(\d)")
+
+
+def _houses() -> list[list[int]]:
+    rows = [[r * 9 + c for c in range(9)] for r in range(9)]
+    cols = [[r * 9 + c for r in range(9)] for c in range(9)]
+    boxes = [[(b // 3 * 3 + k // 3) * 9 + b % 3 * 3 + k % 3 for k in range(9)] for b in range(9)]
+    return rows + cols + boxes
+
+
+def _parse_branch(text: str) -> tuple[int, list[tuple[str, list[int], int]]]:
+    """A branch ``(5)r1c2-(5)r1c7&(5)r1c8=(5)r1c9``: its first candidate and its links
+    as (``-`` or ``=``, the ``&`` candidates, the candidate linked to)."""
+    items = [(m.group(1), (int(m.group(3)) - 1) * 9 + int(m.group(4)) - 1, int(m.group(2)) - 1)
+             for m in _LINK.finditer(text)]
+    assert "".join(m.group(0) for m in _LINK.finditer(text)) == text, text
+    assert items and items[0][0] == "", text
+    links, extra = [], []
+    for sign, cell, d in items[1:]:
+        if sign == "&":
+            extra.append(cell * 9 + d)
+        else:
+            links.append((sign, extra, cell * 9 + d))
+            extra = []
+    assert not extra, text
+    return items[0][1] * 9 + items[0][2], links
+
+
+def replay_contradiction(cand: np.ndarray, text: str, premise: int, value: bool) -> None:
+    """Check a contradiction's text on the position ``cand``: starting from ``premise``
+    (a candidate) being ``value``, every branch follows from the premise or from what an
+    earlier branch shows, by valid links only:
+
+    - ``A-B``: A true, and B a candidate of A's cell or A's digit in a cell A sees, so B
+      is false;
+    - ``A&C&D=B``: A, C and D false (C, D shown false somewhere in the text) and with B
+      all the candidates of a cell or all the places of a digit in a house, so B is true;
+
+    and what it shows clashes: a candidate both true and false, or a cell or a house
+    without a place for a digit."""
+    houses = _houses()
+    has = {c * 9 + d for c in range(81) for d in range(9) if cand[c] >> d & 1}
+
+    def sees(a: int, b: int) -> bool:
+        return a != b and any(a in h and b in h for h in houses)
+
+    branches = [_parse_branch(b) for b in text.split(" | ")]
+    assert branches[0][0] == premise
+    facts: dict[int, set[bool]] = {premise: {value}}
+    done = [0] * len(branches)  # links followed per branch
+    progress = True
+    while progress:
+        progress = False
+        for b, (start, chain) in enumerate(branches):
+            if done[b] == len(chain):
+                continue
+            cur = start if done[b] == 0 else chain[done[b] - 1][2]
+            if len(facts.get(cur, ())) != 1:
+                continue  # not shown yet (or both ways: never where a branch goes on)
+            for sign, extra, nxt in chain[done[b]:]:
+                state = next(iter(facts[cur]))
+                assert nxt in has and all(e in has for e in extra), text
+                if sign == "-":
+                    assert state and not extra, f"{text}: a weak link from a false node"
+                    assert nxt != cur and (nxt // 9 == cur // 9 or nxt % 9 == cur % 9
+                                           and sees(nxt // 9, cur // 9)), text
+                    facts.setdefault(nxt, set()).add(False)
+                else:
+                    assert not state, f"{text}: a strong link from a true node"
+                    if any(facts.get(e) != {False} for e in extra):
+                        break  # rests on what a later branch shows
+                    group = {cur, nxt, *extra}
+                    if len({c // 9 for c in group}) == 1:
+                        full = {c for c in has if c // 9 == nxt // 9}
+                    else:
+                        assert len({c % 9 for c in group}) == 1, text
+                        inside = [h for h in houses if all(c // 9 in h for c in group)]
+                        assert inside, text
+                        full = {c * 9 + nxt % 9 for c in inside[0]} & has
+                    assert group == full and len(group) == len(extra) + 2, (
+                        f"{text}: {nxt} is not the last candidate left")
+                    facts.setdefault(nxt, set()).add(True)
+                done[b] += 1
+                progress = True
+                cur = nxt
+                if len(facts[cur]) != 1:
+                    break
+    assert done == [len(chain) for _, chain in branches], f"{text}: a branch never follows"
+    false = {c for c, v in facts.items() if v == {False}}
+    clash = any(len(v) == 2 for v in facts.values())
+    clash |= any(all(c * 9 + d in false for d in range(9) if c * 9 + d in has)
+                 for c in range(81) if cand[c])
+    clash |= any(all(c * 9 + d in false for c in h if c * 9 + d in has)
+                 and any(c * 9 + d in has for c in h) for h in houses for d in range(9))
+    assert clash, f"{text}: shows no contradiction"
+
+
+def forcing_positions(puzzle: str):
+    """Every forcing step of the puzzle's solution path: (grid, cand, net) before it."""
+    board = parse(puzzle)
+    grid = board.copy()
+    cand = candidates(board)
+    cand[grid > 0] = 0
+    for step in rate(board, path=True).steps:
+        if step.code in ("fc", "fn"):
+            yield grid.copy(), cand.copy(), step.code == "fn", step
+        for c, d in step.places:
+            place(grid, cand, c, d)
+        for c, d in step.elims:
+            cand[c] &= ~np.uint16(1 << (d - 1))
+
+
+def test_contradiction_texts_replay_as_proofs(ratings_rows):
+    rows = reference_rows(ratings_rows, ("Forcing Chain Contradiction",
+                                         "Forcing Net Contradiction"))[:6]
+    checked = set()
+    for r in rows:
+        for grid, cand, net, found in forcing_positions(r["puzzle"]):
+            step = new_step()
+            assert find_forcing_chain(grid, cand, step, net)
+            assert step[VARIANT] == CONTRADICTION
+            text = format_tokens(tokens(step))
+            assert found.where == text
+            if eliminations(step):
+                (cell, d), = eliminations(step)
+                replay_contradiction(cand, text, cell * 9 + d - 1, True)
+            else:
+                (cell, d), = placements(step)
+                replay_contradiction(cand, text, cell * 9 + d - 1, False)
+            checked.add(net)
+    assert checked == {False, True}
+
+
+def test_a_contradiction_shows_both_sides_of_the_clash(ratings_rows):
+    # a chain: "r9c7 is 6" leaves r5c9 without a candidate: each of its 5, 4 and 9 made
+    # false, the later routes from the premise again
+    steps = [str(found) for *_, found in forcing_positions(ratings_rows[60]["puzzle"])]
+    assert ("Forcing Chain Contradiction (6)r9c7-(6)r9c2=(6)r6c2-(5)r6c2=(5)r5c2-(5)r5c9"
+            " | (6)r9c7-(4)r9c7=(4)r9c9-(4)r5c9 | (6)r9c7-(6)r7c9=(9)r7c9-(9)r5c9"
+            " => r9c7<>6") in steps
+    # a net: "r6c8 is 5" makes (6)r3c6 false, and true by a route from (5)r4c4 on; then
+    # the routes to the false candidates the net's steps rest on (after "&")
+    steps = [str(found) for *_, found in forcing_positions(ratings_rows[200]["puzzle"])]
+    assert ("Forcing Net Contradiction (5)r6c8-(5)r4c9&(5)r4c7&(5)r4c8=(5)r4c4-(5)r1c4"
+            "=(5)r1c1-(6)r1c1=(6)r1c6-(6)r3c6 | (5)r4c4-(5)r3c4&(5)r3c8=(5)r3c7-(6)r3c7"
+            "=(6)r3c6 | (5)r6c8-(5)r4c7 | (5)r6c8-(5)r4c8 | (5)r6c8-(5)r3c8"
+            " => r6c8<>5") in steps

@@ -56,6 +56,7 @@ from .techniques.singles import full_house
 from .techniques.step import (
     N_PLACE,
     N_TOKEN,
+    T_BRANCH,
     T_CAND,
     T_JOIN,
     TOKEN_AT,
@@ -405,7 +406,12 @@ def singles_levels(board: np.ndarray, log: np.ndarray, records: np.ndarray,
 
 
 def _chain_nodes(record: np.ndarray) -> int:
+    """The nodes of the chain a step shows: its candidates, a grouped node once, up to
+    the first other branch of a contradiction (which only lets the reader check it)."""
     toks = record[TOKEN_AT: TOKEN_AT + record[N_TOKEN]] // TOKEN_BASE
+    branch = np.flatnonzero(toks == T_BRANCH)
+    if branch.size:
+        toks = toks[:branch[0]]
     return int(np.count_nonzero(toks == T_CAND) - np.count_nonzero(toks == T_JOIN))
 
 

@@ -20,7 +20,20 @@ Two kinds of conclusion follow (the step's variant):
 
 The contradiction reached in the fewest implications wins (ties by candidate order, "true"
 before "false"); then verities in the order cells, houses, single candidates. Only the
-found conclusion's premises are traced for display.
+found conclusion's premises are traced for display, so that a reader can check every link
+on the grid (``-`` true to false, ``=`` false to true, as in a chain):
+
+- a contradiction shows the route from the premise to the clashing state, then, after
+  ``|`` (T_BRANCH), what it clashes with: the route to the same candidate the other way,
+  or the routes that made the other candidates of the emptied cell (or places of the
+  digit in the emptied house) false. A further route starts from the last candidate on
+  it already shown. Sudoku Explainer's rating counts the first route only, as before;
+- a net's step that rests on more than a strong link names the candidates, made false
+  before, that leave its end the last of its cell or house: ``-(5)r2c3&(1)r2c3=(3)r2c3``
+  (T_WITH). A contradiction's text ends with the routes to those not shown yet; a
+  verity's names them only;
+- a verity shows one route from each premise of its set to the first shared conclusion,
+  separated by ``|``.
 
 A forcing chain's links do not depend on the premise, so what each premise implies is
 worked out once for all of them (:func:`chain_closures`); only the few premises whose
@@ -37,10 +50,16 @@ from numba import njit
 from ..bits import POPCOUNT, low_bit_index
 from ..board import CELL_HOUSES, HOUSE_POS, HOUSES, PEERS
 from .step import (
+    MAX_TOKENS,
+    N_TOKEN,
+    T_BRANCH,
     T_CAND,
     T_SEP,
     T_STRONG,
     T_WEAK,
+    T_WITH,
+    TOKEN_AT,
+    TOKEN_BASE,
     VARIANT,
     add_elim,
     add_place,
@@ -407,7 +426,7 @@ def propagate(
                 if work[W_VALUE, c] == 0:
                     continue
                 if work[W_VALUE, c] == 1:
-                    parent[c] = state  # remember the clashing route for display
+                    # parent[c] keeps the route to c true; the display finds this state
                     found = level + 1
                     clash = nxt
                     break
@@ -472,21 +491,195 @@ def propagate(
 
 
 @njit(cache=True)
-def _trace_tokens(step: np.ndarray, parent: np.ndarray, state: int, premise: int) -> None:
-    """Tokens for the route from the premise to ``state`` (following first parents)."""
+def _sees(a: int, b: int) -> bool:
+    """Whether cells ``a`` and ``b`` share a house."""
+    for k in range(20):
+        if PEERS[a, k] == b:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _positions(queue: np.ndarray, n: int) -> np.ndarray:
+    """pos[code]: where candidate ``code``'s state is in ``queue[:n]`` (-1 if not there)."""
+    pos = np.full(729, -1, dtype=np.int64)
+    for k in range(n):
+        pos[queue[k] >> 1] = k
+    return pos
+
+
+@njit(cache=True)
+def _false_before(code: int, queue: np.ndarray, pos: np.ndarray, k: int) -> bool:
+    """Whether candidate ``code`` was made false by a state followed before ``queue[k]``
+    (propagate follows the queue in order)."""
+    return 0 <= pos[code] < k and not queue[pos[code]] & 1
+
+
+@njit(cache=True)
+def _supports(cand: np.ndarray, places: np.ndarray, queue: np.ndarray, pos: np.ndarray,
+              before: int, after: int, out: np.ndarray) -> int:
+    """What a net's step from false state ``before`` to true state ``after`` rests on
+    besides ``before``: the other candidates of the cell, or places of the digit in a
+    house, all made false before ``before`` was followed, so that ``after`` is the last.
+    Writes them to ``out`` and returns how many (0: a strong link). Of the houses that
+    would do, the one with the fewest."""
+    b = before >> 1
+    a = after >> 1
+    cell = b // 9
+    d = b % 9
+    if a // 9 == cell:  # the last candidate of the cell (a net's only way within a cell)
+        n = 0
+        for e in range(9):
+            if cand[cell] >> e & 1 and e != d and e != a % 9:
+                out[n] = cell * 9 + e
+                n += 1
+        return n
+    best = -1
+    for j in range(3):
+        h = CELL_HOUSES[cell, j]
+        if CELL_HOUSES[a // 9, j] != h:
+            continue
+        m = 0
+        ok = True
+        for k in range(9):
+            p = HOUSES[h, k]
+            if cand[p] >> d & 1 and p != cell and p != a // 9:
+                ok &= _false_before(p * 9 + d, queue, pos, pos[b])
+                m += 1
+        if ok and (best < 0 or m < best):
+            best = m
+            n = 0
+            for k in range(9):
+                p = HOUSES[h, k]
+                if cand[p] >> d & 1 and p != cell and p != a // 9:
+                    out[n] = p * 9 + d
+                    n += 1
+    return best
+
+
+@njit(cache=True)
+def _add_branch(step: np.ndarray, cand: np.ndarray, places: np.ndarray, parent: np.ndarray,
+                queue: np.ndarray, pos: np.ndarray, net: bool, shown: np.ndarray,
+                state: int, up: int, premise: int, lead: int) -> bool:
+    """Tokens for the route to ``state`` from the premise, or from the last candidate on
+    it already shown (``shown``, which this updates): ``up`` is the state ``state`` came
+    from, then the route follows ``parent``. A net's step that rests on more than a
+    strong link names the other false candidates it rests on (T_WITH).
+
+    ``lead`` is a token kind written first (0 for none). A T_BRANCH route is written only
+    if it fits in the record with one token to spare (for the mark that more was left
+    out); returns whether it was. Any other route is the chain whose nodes are counted:
+    it is written as before T_WITH existed when those would crowd its nodes out."""
     route = np.empty(1458, dtype=np.int64)
-    n = 0
+    route[0] = state
+    n = 1
     s = state
-    while n < 1458:
+    nxt = up
+    while n < route.shape[0] and s != premise and nxt >= 0:
+        s = nxt
         route[n] = s
         n += 1
-        if s == premise or parent[s >> 1] < 0:
+        if shown[s >> 1]:
             break
-        s = parent[s >> 1]
+        nxt = parent[s >> 1]
+    support = np.empty(9, dtype=np.int64)
+    size = 2 * n - 1 + (lead != 0)
+    if net:
+        for i in range(n - 1):
+            if route[i] & 1:
+                size += _supports(cand, places, queue, pos, route[i + 1], route[i], support)
+    room = MAX_TOKENS - step[N_TOKEN]
+    if lead == T_BRANCH and size > room - 1:
+        return False
+    if size > room:
+        net = False
+    if lead:
+        add_token(step, lead, 0)
     for i in range(n - 1, -1, -1):
+        s = route[i]
         if i < n - 1:
-            add_token(step, T_STRONG if route[i] & 1 else T_WEAK, 0)
-        add_token(step, T_CAND, route[i] >> 1)
+            if s & 1:
+                if net:
+                    for k in range(_supports(cand, places, queue, pos, route[i + 1], s,
+                                             support)):
+                        add_token(step, T_WITH, support[k])
+                add_token(step, T_STRONG, 0)
+            else:
+                add_token(step, T_WEAK, 0)
+        add_token(step, T_CAND, s >> 1)
+        shown[s >> 1] = True
+    return True
+
+
+@njit(cache=True)
+def _contradiction_tokens(step: np.ndarray, cand: np.ndarray, places: np.ndarray,
+                          parent: np.ndarray, queue: np.ndarray, n: int, clash: int,
+                          premise: int, net: bool) -> None:
+    """Tokens for a contradiction that :func:`propagate` found (its ``queue[:n]`` and
+    ``clash``, ``parent`` as it left them): first the route to the clashing state as
+    found; then, each after T_BRANCH, what it clashes with: the route to the same
+    candidate true, or the routes that made the other candidates of the emptied cell (or
+    places of the digit in the emptied house) false; then the routes to the false
+    candidates a net's steps rest on (T_WITH) that no route shows yet. Each further route
+    starts from the last candidate on it already shown."""
+    pos = _positions(queue, n)
+    shown = np.zeros(729, dtype=np.bool_)
+    c = clash >> 1
+    cell = c // 9
+    d = c % 9
+    k = pos[c]
+    if queue[k] != clash:
+        # c was true when a true candidate made it false: the first true one in the queue
+        # that sees it (any before would have made it false before it was true)
+        up = -1
+        for i in range(n):
+            t = queue[i] >> 1
+            if queue[i] & 1 and t != c and (t // 9 == cell or t % 9 == d and _sees(t // 9, cell)):
+                up = queue[i]
+                break
+        _add_branch(step, cand, places, parent, queue, pos, net, shown, clash, up, premise, 0)
+        room = _add_branch(step, cand, places, parent, queue, pos, net, shown, c * 2 + 1,
+                           parent[c], premise, T_BRANCH)
+    else:
+        _add_branch(step, cand, places, parent, queue, pos, net, shown, clash, parent[c],
+                    premise, 0)
+        # the emptied cell, else the first emptied house (propagate's order)
+        others = np.empty(8, dtype=np.int64)
+        m = 0
+        emptied = True
+        for e in range(9):
+            if cand[cell] >> e & 1 and e != d:
+                others[m] = cell * 9 + e
+                m += 1
+                emptied &= _false_before(cell * 9 + e, queue, pos, k)
+        for j in range(3):
+            if emptied:
+                break
+            h = CELL_HOUSES[cell, j]
+            m = 0
+            emptied = True
+            for i in range(9):
+                p = HOUSES[h, i]
+                if cand[p] >> d & 1 and p != cell:
+                    others[m] = p * 9 + d
+                    m += 1
+                    emptied &= _false_before(p * 9 + d, queue, pos, k)
+        room = True
+        for i in range(m if emptied else 0):
+            if room:
+                room = _add_branch(step, cand, places, parent, queue, pos, net, shown,
+                                   others[i] * 2, parent[others[i]], premise, T_BRANCH)
+    # the tokens so far are the list of what to show: supports found on the way join it
+    i = 0
+    while room and i < step[N_TOKEN]:
+        t = step[TOKEN_AT + i]
+        i += 1
+        if t // TOKEN_BASE == T_WITH and not shown[t % TOKEN_BASE]:
+            s = t % TOKEN_BASE
+            room = _add_branch(step, cand, places, parent, queue, pos, net, shown, s * 2,
+                               parent[s], premise, T_BRANCH)
+    if not room:
+        add_token(step, T_BRANCH, 1)  # "| ...": the rest would not fit
 
 
 @njit(cache=True)
@@ -551,7 +744,7 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
             add_elim(step, code // 9, code % 9 + 1)
         else:
             add_place(step, code // 9, code % 9 + 1)
-        _trace_tokens(step, parent, clash, premise)
+        _contradiction_tokens(step, cand, places, parent, queue, n, clash, premise, net)
         return True
 
     # Verities: a set of premises of which one must hold, all implying the same.
@@ -614,12 +807,21 @@ def find_forcing_chain(grid: np.ndarray, cand: np.ndarray, step: np.ndarray, net
             if common[WORDS + (code >> 6)] & bit:
                 target = code * 2
                 break
-        for m in range(nm):
-            i = members[m]
-            premise = codes[i >> 1] * 2 + 1 - (i & 1)
-            propagate(cand, places, link, premise, net, parent, queue, work, NO_LIMIT)
-            if m > 0:
-                add_token(step, T_SEP, 0)
-            _trace_tokens(step, parent, target, premise)
-        return True
+        start = step[N_TOKEN]
+        supports = net
+        while True:
+            for m in range(nm):
+                i = members[m]
+                premise = codes[i >> 1] * 2 + 1 - (i & 1)
+                n = propagate(cand, places, link, premise, net, parent, queue, work,
+                              NO_LIMIT)[0]
+                _add_branch(step, cand, places, parent, queue, _positions(queue, n),
+                            supports, np.zeros(729, dtype=np.bool_), target,
+                            parent[target >> 1], premise, T_SEP if m > 0 else 0)
+            if step[N_TOKEN] < MAX_TOKENS or not supports:
+                return True
+            # every branch counts: a full record is written again as before T_WITH
+            # existed, so the supports crowd out none of the nodes
+            step[N_TOKEN] = start
+            supports = False
     return False

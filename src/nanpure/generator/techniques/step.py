@@ -48,6 +48,14 @@ T_STRONG = 5  # strong link between chain nodes     -> "="
 T_WEAK = 6  # weak link between chain nodes         -> "-"
 T_SEP = 7  # a visible separator, payload ignored   -> "|"
 T_JOIN = 8  # the next T_CAND belongs to the same grouped node -> "r1c2,r1c3"
+# A forcing net's inference that rests on several conclusions: the candidate (payload as
+# T_CAND), found false before, that together with the node before leaves the next node
+# the last candidate of its cell or the last place of its digit in a house -> "&(5)r1c2"
+T_WITH = 9
+# Another branch of the same contradiction, shown so that it can be checked; a chain's
+# length (Sudoku Explainer's rating) counts only the nodes before the first -> "|";
+# payload 1: the branches left would not fit in the record -> "| ..."
+T_BRANCH = 10
 
 
 def new_step() -> np.ndarray:
@@ -144,6 +152,10 @@ def format_tokens(toks: tuple[int, ...]) -> str:
     >>> format_tokens((T_DIGIT * TOKEN_BASE + 7, T_HOUSE * TOKEN_BASE + 1,
     ...                T_HOUSE * TOKEN_BASE + 7, T_HOUSE * TOKEN_BASE + 11))
     '7 r2r8 c3'
+    >>> format_tokens((T_CAND * TOKEN_BASE + 13, T_WITH * TOKEN_BASE + 9,
+    ...                T_STRONG * TOKEN_BASE, T_CAND * TOKEN_BASE + 11,
+    ...                T_BRANCH * TOKEN_BASE + 1))
+    '(5)r1c2&(1)r1c2=(3)r1c2 | ...'
     """
     words: list[str] = []
     prev_kind = 0
@@ -172,7 +184,12 @@ def format_tokens(toks: tuple[int, ...]) -> str:
                 words.append(f"({d + 1}){cell_name(cell)}")
         elif kind in (T_STRONG, T_WEAK):
             words[-1] += "=" if kind == T_STRONG else "-"
-        elif kind == T_SEP:
+        elif kind == T_WITH:
+            cell, d = divmod(payload, 9)
+            words[-1] += f"&({d + 1}){cell_name(cell)}"
+        elif kind == T_BRANCH and payload:
+            words.append("| ...")
+        elif kind in (T_SEP, T_BRANCH):
             words.append("|")
         prev_kind = kind
     return " ".join(words)
