@@ -76,6 +76,11 @@ def test_hint_texts():
     longer = hint_from("X-Chain", 5, "(4)r1c1=(4)r1c5-(4)r3c4=(4)r7c4-(4)r8c6=(4)r8c9")
     assert longer.look_at == "the chain that starts at r1c1 (6 cells), with the 4s"
     assert hint_from("Bivalue Universal Grave + 1", 30, "r4c5").text() == "Look at r4c5."
+    # a forcing step's other branches prove it; its hint is its chain's, as before them
+    forcing = hint_from("Forcing Chain Contradiction", 40,
+                        "(6)r9c7-(6)r9c2=(6)r6c2-(5)r6c2=(5)r5c2-(5)r5c9 | (6)r9c7-(4)r9c7="
+                        "(4)r9c9-(4)r5c9 | (6)r9c7-(6)r7c9=(9)r7c9-(9)r5c9")
+    assert forcing.look_at == "the chain that starts at r9c7 (5 cells), with the 5s and 6s"
 
 
 def test_hints_for_skips_singles_and_nonograms(puzzles):

@@ -62,7 +62,9 @@ def _join(words: list[str]) -> str:
 def hint_from(technique: str, step: int, where: str) -> Hint:
     """The hint for a step of ``technique`` whose pattern prints as ``where`` (the display
     text of the rater's step): its digits with its first houses (a fish's base lines, a
-    pointing box), else with its cells, else the start of its chain."""
+    pointing box), else with its cells, else the start of its chain: of a forcing step,
+    the chain before its first ``|`` (the other branches show the reader its proof)."""
+    where = where.split(" |", 1)[0]
     digits: list[str] = []
     houses: list[tuple[str, int]] = []
     cells: list[str] = []
