@@ -443,6 +443,20 @@ def test_a_lost_dask_scheduler_is_one_line_and_the_run_resumable(tmp_path, caplo
                    executor=InlineExecutor()).status == COMPLETE
 
 
+def test_an_unreachable_scheduler_is_named_once(tmp_path, monkeypatch):
+    """The line said "Dask scheduler tcp://h:1: cannot reach the dask scheduler
+    tcp://h:1: ..."."""
+    def unreachable(address, timeout=None):
+        raise OSError(f"Timed out trying to connect to {address} after {timeout}")
+
+    monkeypatch.setitem(sys.modules, "distributed", SimpleNamespace(Client=unreachable))
+    config = _config(tmp_path / "s.db", scheduler="tcp://h:1", executor="dask")
+    with pytest.raises(RunError) as refused:
+        execute(config)
+    assert str(refused.value) == ("cannot reach the dask scheduler tcp://h:1: Timed out "
+                                  "trying to connect to tcp://h:1 after 20s")
+
+
 def test_cli_bad_config_is_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('[run]\nseed = 1\n[[quota]]\nname = "x"\ncount = 5\nblanks = [50, 90]\n')

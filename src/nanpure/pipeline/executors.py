@@ -528,8 +528,9 @@ class DaskExecutor:
                             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
                         client = distributed.Client(self._cluster)
                 except (OSError, TimeoutError) as exc:
-                    raise ExecutorError(f"cannot reach the dask scheduler {scheduler}: "
-                                        f"{exc}") from exc
+                    raise ExecutorError(f"cannot reach the dask scheduler {scheduler}: {exc}"
+                                        if scheduler else
+                                        f"cannot start a local dask cluster: {exc}") from exc
             self.client = client
             check_cluster(client)
             if self._own_client:

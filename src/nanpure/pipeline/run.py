@@ -522,7 +522,8 @@ def _start_executor(config: RunConfig, log_queue: Any, specs: list[Any]) -> Exec
                              specs, [q.kind for q in config.quotas],
                              [q.name for q in config.quotas])
     except Exception as exc:
-        where = f"Dask scheduler {config.scheduler}: " if config.scheduler else ""
+        named = not config.scheduler or config.scheduler in str(exc)
+        where = "" if named else f"Dask scheduler {config.scheduler}: "
         raise RunError(f"{where}{exc}") from exc
 
 
