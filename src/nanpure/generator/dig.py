@@ -38,6 +38,7 @@ from .board import ALL_DIGITS, CELL_HOUSES, HOUSES, PEERS
 from .rng import new_state, shuffle
 from .solver import _search, _search_in, new_workspace
 from .symmetry import orbit_table
+from .techniques.singles import hidden_in_house
 
 
 @njit(cache=True)
@@ -85,13 +86,7 @@ def solvable_by_singles(board: np.ndarray) -> bool:
                 n_open -= 1
                 progress = True
         for h in range(27):
-            once = 0
-            twice = 0
-            for k in range(9):
-                m = cand[HOUSES[h, k]]
-                twice |= once & m
-                once |= m
-            hidden = once & ~twice
+            hidden = hidden_in_house(cand, h)
             while hidden:
                 bit = hidden & -hidden
                 hidden &= ~bit

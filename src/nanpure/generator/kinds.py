@@ -72,20 +72,8 @@ def _sudoku_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
     from .board import BoardError, format_line, parse_line
     from .solver import count_solutions_batch
 
-    problems: list[str | None] = [None] * len(records)
-    boards, places = [], []
-    for k, record in enumerate(records):
-        try:
-            boards.append(parse_line(record.puzzle))
-            places.append(k)
-        except BoardError as exc:
-            problems[k] = f"cannot be read: {exc}"
-    if boards:
-        counts, solutions = count_solutions_batch(np.stack(boards))
-        for k, count, solution in zip(places, counts, solutions, strict=True):
-            problems[k] = _solution_problem(int(count), format_line(solution) if count == 1
-                                            else None, records[k].solution)
-    return problems
+    return _verify(records, parse_line, BoardError,
+                   lambda boards: count_solutions_batch(np.stack(boards)), format_line)
 
 
 def _sudoku_fits(made: PuzzleRecord, spec: Any) -> bool:
@@ -139,19 +127,8 @@ def _nonogram_check(spec: Any) -> None:
 def _nonogram_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
     from .nonogram import FormatError, count_solutions_batch, parse_line
 
-    problems: list[str | None] = [None] * len(records)
-    puzzles, places = [], []
-    for k, record in enumerate(records):
-        try:
-            puzzles.append(parse_line(record.puzzle))
-            places.append(k)
-        except FormatError as exc:
-            problems[k] = f"cannot be read: {exc}"
-    if puzzles:
-        counts, solutions = count_solutions_batch(puzzles, 2)
-        for k, count, solution in zip(places, counts, solutions, strict=True):
-            problems[k] = _solution_problem(int(count), solution, records[k].solution)
-    return problems
+    return _verify(records, parse_line, FormatError,
+                   lambda puzzles: count_solutions_batch(puzzles, 2))
 
 
 def _nonogram_fits(made: PuzzleRecord, spec: Any) -> bool:
@@ -165,6 +142,28 @@ def _nonogram_fits(made: PuzzleRecord, spec: Any) -> bool:
         and made.blanks == cells == len(made.solution)
         and made.symmetry == spec.symmetry
     )
+
+
+def _verify(records: Sequence[PuzzleRecord], parse: Callable[[str], Any],
+            error: type[Exception], count: Callable[[list], tuple],
+            text: Callable[[Any], str] = lambda solution: solution) -> list[str | None]:
+    """A kind's ``verify``: ``parse`` reads a record's puzzle (raising ``error``),
+    ``count(puzzles)`` gives their solution counts and first solutions, and ``text`` writes
+    a solution as records store it."""
+    problems: list[str | None] = [None] * len(records)
+    puzzles, places = [], []
+    for k, record in enumerate(records):
+        try:
+            puzzles.append(parse(record.puzzle))
+            places.append(k)
+        except error as exc:
+            problems[k] = f"cannot be read: {exc}"
+    if puzzles:
+        counts, solutions = count(puzzles)
+        for k, n, solution in zip(places, counts, solutions, strict=True):
+            problems[k] = _solution_problem(int(n), text(solution) if n == 1 else None,
+                                            records[k].solution)
+    return problems
 
 
 def _solution_problem(count: int, solution: str | None, stored: str) -> str | None:

@@ -1140,11 +1140,7 @@ class _Drawer:
         # the numbers, not the tiers: a section is often named for its tier, and each
         # puzzle's label gives its own
         self.header(page, page.heading, _puzzle_numbers(page.items))
-        template = PUZZLE_TEMPLATES[page.per_page]
-        if page.puzzle_kind == "nonogram":
-            self._nonograms(page, template, solutions=False)
-        else:
-            self._grids(page, *template, solutions=False)
+        self._puzzles(page, solutions=False)
 
     def page_hints(self, page: Page) -> None:
         draw_hints_page(self, page, self.plan.hints)
@@ -1167,11 +1163,7 @@ class _Drawer:
 
     def page_answers(self, page: Page) -> None:
         self.header(page, "Answers", _puzzle_numbers(page.items))
-        template = ANSWER_TEMPLATES[page.per_page]
-        if page.puzzle_kind == "nonogram":
-            self._nonograms(page, template, solutions=True)
-        else:
-            self._grids(page, *template, solutions=True)
+        self._puzzles(page, solutions=True)
 
     def page_notes(self, page: Page) -> None:
         self.header(page, "Notes", "")
@@ -1184,6 +1176,14 @@ class _Drawer:
             self.c.line(box.x0, y, box.x1, y)
             y -= step
         self.c.setStrokeColorRGB(*BLACK)
+
+    def _puzzles(self, page: Page, solutions: bool) -> None:
+        """The page's puzzles, or their answers, in the page's template."""
+        template = (ANSWER_TEMPLATES if solutions else PUZZLE_TEMPLATES)[page.per_page]
+        if page.puzzle_kind == "nonogram":
+            self._nonograms(page, template, solutions=solutions)
+        else:
+            self._grids(page, *template, solutions=solutions)
 
     def _grids(self, page: Page, cols: int, rows: int, solutions: bool) -> None:
         box = self.body_box(page)

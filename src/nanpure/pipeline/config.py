@@ -87,19 +87,15 @@ def _show(value: Any) -> str:
     return repr(value) if not isinstance(value, dict) else "a table"
 
 
+#: TOML's types as errors name them; bool before int, which it subclasses.
+_TYPE_NAMES = ((bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"),
+               (list, "a list"), (dict, "a table"))
+
+
 def _type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a table"
+    for kind, name in _TYPE_NAMES:
+        if isinstance(value, kind):
+            return name
     return type(value).__name__
 
 

@@ -166,24 +166,19 @@ def rate_kernel(runs, nruns, height, width, ceiling, grid, cell_step, steps) -> 
         found = 0
         target = -1
         technique = SIMPLE
-        for line in range(lines):
-            if pending[line]:
-                pending[line] = 0
-                found = apply_line(grid, height, width, line, runs, nruns, False, pending,
-                                   dirty, buf, ws, count, cell_step)
-                if found != 0:
-                    target = line
-                    break
-        if found == 0 and ceiling >= LINE:
-            technique = LINE
-            for line in range(lines):
-                if dirty[line]:
-                    dirty[line] = 0
-                    found = apply_line(grid, height, width, line, runs, nruns, True, pending,
-                                       dirty, buf, ws, count, cell_step)
-                    if found != 0:
-                        target = line
-                        break
+        # simple rules on the lines pending for them, then line logic on the dirty ones
+        for exact in range(2):
+            if found == 0 and ceiling >= SIMPLE + exact:
+                technique = SIMPLE + exact
+                todo = dirty if exact else pending
+                for line in range(lines):
+                    if todo[line]:
+                        todo[line] = 0
+                        found = apply_line(grid, height, width, line, runs, nruns, exact == 1,
+                                           pending, dirty, buf, ws, count, cell_step)
+                        if found != 0:
+                            target = line
+                            break
         for nested in range(2):
             if found == 0 and ceiling >= PROBE + nested:
                 technique = PROBE + nested

@@ -69,18 +69,24 @@ def _naked_single(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int]:
 
 
 @njit(cache=True)
+def hidden_in_house(cand: np.ndarray, h: int) -> int:
+    """The digits (a mask) with one place left among the candidates of house ``h``."""
+    once = 0
+    twice = 0
+    for k in range(9):
+        m = cand[HOUSES[h, k]]
+        twice |= once & m
+        once |= m
+    return once & ~twice
+
+
+@njit(cache=True)
 def _hidden_single(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int, int]:
     # boxes first, then rows, then columns: the order in which people scan, and the one
     # that makes the printed path read naturally
     for hi in range(27):
         h = SCAN_ORDER[hi]
-        once = 0
-        twice = 0
-        for k in range(9):
-            m = cand[HOUSES[h, k]]
-            twice |= once & m
-            once |= m
-        single = once & ~twice
+        single = hidden_in_house(cand, h)
         if single:
             d = low_bit_index(single) + 1
             bit = 1 << (d - 1)
@@ -95,12 +101,7 @@ def _hidden_single(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int, int]:
 def find_full_house(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """The last open cell of a house."""
     h, cell, d = full_house(grid, cand)
-    if cell < 0:
-        return False
-    clear(step)
-    add_token(step, T_HOUSE, h)
-    add_place(step, cell, d)
-    return True
+    return _house_single_step(step, h, cell, d)
 
 
 @njit(cache=True)
@@ -118,6 +119,13 @@ def find_naked_single(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> b
 def find_hidden_single(grid: np.ndarray, cand: np.ndarray, step: np.ndarray) -> bool:
     """A digit with a single place in a house."""
     h, cell, d = _hidden_single(grid, cand)
+    return _house_single_step(step, h, cell, d)
+
+
+@njit(cache=True)
+def _house_single_step(step: np.ndarray, h: int, cell: int, d: int) -> bool:
+    """Write the step placing ``d`` in ``cell``, a single of house ``h``; False when there
+    is none (``cell`` -1)."""
     if cell < 0:
         return False
     clear(step)
