@@ -402,6 +402,17 @@ def _listed(flags, cells) -> int:
 
 
 @njit(cache=True)
+def _unique_rated(picture, height, width, floor, ceiling, runs, nruns, solution, grid,
+                  cell_step, steps) -> int:
+    """For clues (of ``picture``, in ``runs``) that probing leaves stuck: their step count
+    when they have one solution and rate at or above ``floor``, else 0."""
+    if count_kernel(runs, nruns, height, width, 2, solution) != 1:
+        return 0
+    return _rated_at_least(picture, height, width, floor, ceiling, runs, nruns, grid,
+                           cell_step, steps)
+
+
+@njit(cache=True)
 def search_kernel(state, height, width, density, smoothing, group, floor, ceiling, attempts,
                   moves, picture, grid, cell_step, steps):
     """:func:`generate_kernel` for a floor of nested probing: each picture that probing
@@ -422,11 +433,10 @@ def search_kernel(state, height, width, density, smoothing, group, floor, ceilin
         clues_kernel(picture, height, width, runs, nruns)
         status, best, points = probe_slack_kernel(runs, nruns, height, width, cells, region)
         if status == 0:
-            if count_kernel(runs, nruns, height, width, 2, solution) == 1:
-                count = _rated_at_least(picture, height, width, floor, ceiling, runs, nruns,
-                                        grid, cell_step, steps)
-                if count:
-                    return attempt, count
+            count = _unique_rated(picture, height, width, floor, ceiling, runs, nruns,
+                                  solution, grid, cell_step, steps)
+            if count:
+                return attempt, count
             continue
         if status != 1 or points == 0:  # line logic alone: too far from nested probing
             continue
@@ -449,11 +459,10 @@ def search_kernel(state, height, width, density, smoothing, group, floor, ceilin
             status, slack, points = probe_slack_kernel(runs, nruns, height, width, best,
                                                        trial_region)
             if status == 0:
-                if count_kernel(runs, nruns, height, width, 2, solution) == 1:
-                    count = _rated_at_least(picture, height, width, floor, ceiling, runs,
-                                            nruns, grid, cell_step, steps)
-                    if count:
-                        return attempt, count
+                count = _unique_rated(picture, height, width, floor, ceiling, runs, nruns,
+                                      solution, grid, cell_step, steps)
+                if count:
+                    return attempt, count
             elif status == 1 and points > 0 and slack <= best:
                 best = slack
                 size = _listed(trial_region, chosen)

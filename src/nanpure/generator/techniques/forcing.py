@@ -48,7 +48,7 @@ import numpy as np
 from numba import njit
 
 from ..bits import POPCOUNT, low_bit_index
-from ..board import CELL_HOUSES, HOUSE_POS, HOUSES, PEERS
+from ..board import CELL_HOUSES, HOUSE_POS, HOUSES, IS_PEER, PEERS
 from .step import (
     MAX_TOKENS,
     N_TOKEN,
@@ -491,15 +491,6 @@ def propagate(
 
 
 @njit(cache=True)
-def _sees(a: int, b: int) -> bool:
-    """Whether cells ``a`` and ``b`` share a house."""
-    for k in range(20):
-        if PEERS[a, k] == b:
-            return True
-    return False
-
-
-@njit(cache=True)
 def _positions(queue: np.ndarray, n: int) -> np.ndarray:
     """pos[code]: where candidate ``code``'s state is in ``queue[:n]`` (-1 if not there)."""
     pos = np.full(729, -1, dtype=np.int64)
@@ -535,6 +526,7 @@ def _supports(cand: np.ndarray, places: np.ndarray, queue: np.ndarray, pos: np.n
                 n += 1
         return n
     best = -1
+    rest = np.empty(9, dtype=np.int64)
     for j in range(3):
         h = CELL_HOUSES[cell, j]
         if CELL_HOUSES[a // 9, j] != h:
@@ -545,15 +537,11 @@ def _supports(cand: np.ndarray, places: np.ndarray, queue: np.ndarray, pos: np.n
             p = HOUSES[h, k]
             if cand[p] >> d & 1 and p != cell and p != a // 9:
                 ok &= _false_before(p * 9 + d, queue, pos, pos[b])
+                rest[m] = p * 9 + d
                 m += 1
         if ok and (best < 0 or m < best):
             best = m
-            n = 0
-            for k in range(9):
-                p = HOUSES[h, k]
-                if cand[p] >> d & 1 and p != cell and p != a // 9:
-                    out[n] = p * 9 + d
-                    n += 1
+            out[:m] = rest[:m]
     return best
 
 
@@ -634,7 +622,7 @@ def _contradiction_tokens(step: np.ndarray, cand: np.ndarray, places: np.ndarray
         up = -1
         for i in range(n):
             t = queue[i] >> 1
-            if queue[i] & 1 and t != c and (t // 9 == cell or t % 9 == d and _sees(t // 9, cell)):
+            if queue[i] & 1 and t != c and (t // 9 == cell or t % 9 == d and IS_PEER[t // 9, cell]):
                 up = queue[i]
                 break
         _add_branch(step, cand, places, parent, queue, pos, net, shown, clash, up, premise, 0)
