@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import json
 import os
 import random
@@ -455,6 +456,29 @@ def test_an_unreachable_scheduler_is_named_once(tmp_path, monkeypatch):
         execute(config)
     assert str(refused.value) == ("cannot reach the dask scheduler tcp://h:1: Timed out "
                                   "trying to connect to tcp://h:1 after 20s")
+
+
+def test_a_run_whose_executor_cannot_start_leaves_the_store_as_it_was(tmp_path, monkeypatch):
+    """A refused new run left its row, so the next run said "(resumed)"; a refused
+    resumed run was marked failed, though it never ran."""
+    def unreachable(address, timeout=None):
+        raise OSError(f"Timed out trying to connect to {address} after {timeout}")
+
+    monkeypatch.setitem(sys.modules, "distributed", SimpleNamespace(Client=unreachable))
+    dask = _config(tmp_path / "s.db", scheduler="tcp://h:1", executor="dask")
+    with pytest.raises(RunError, match="cannot reach"):
+        execute(dask)
+    with Store(dask.store, create=False) as store:
+        assert store.runs() == []
+    first = execute(dask.replace(executor="local", scheduler=None), executor=InlineExecutor())
+    assert first.status == COMPLETE and not first.resumed
+    with Store(dask.store, create=False) as store:
+        before = store.find_run("t")
+    with pytest.raises(RunError, match="cannot reach"):
+        execute(dask.replace(quotas=tuple(dataclasses.replace(q, count=q.count + 1)
+                                          for q in dask.quotas)))
+    with Store(dask.store, create=False) as store:
+        assert store.runs() == [before]
 
 
 def test_cli_bad_config_is_one_line(tmp_path, capsys):

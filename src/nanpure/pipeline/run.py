@@ -446,7 +446,14 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                 specs = [q.spec() for q in config.quotas]
                 summary.executor = config.executor  # until it has started
                 if executor is None:
-                    executor = _start_executor(config, log_queue, specs)
+                    try:
+                        executor = _start_executor(config, log_queue, specs)
+                    except RunError:
+                        # nothing ran: the store is left as it was before this command
+                        with contextlib.suppress(StoreError):  # else it is marked failed
+                            store.undo_begin(run, stored)
+                            run = None
+                        raise
                 summary.workers, summary.executor = executor.workers, executor.name
                 bars = _Bars(states, progress)
                 # without bars, progress lines only where nobody chose --no-progress

@@ -546,6 +546,22 @@ class Store:
         self._sessions[run.id] = time.monotonic()
         return run
 
+    def undo_begin(self, run: RunRecord, before: RunRecord | None) -> None:
+        """Take back :meth:`begin_run` for a session that made nothing (its executor could
+        not start): a run it created is deleted, a stored one (``before``, as
+        :meth:`find_run` gave it) gets back its status, end, config and ladders, so the
+        next session neither says it resumes nor finds the run failed."""
+        self._sessions.pop(run.id, None)
+        with self.transaction():
+            if before is None:
+                self.db.execute("DELETE FROM runs WHERE id = ? AND NOT EXISTS "
+                                "(SELECT 1 FROM puzzles WHERE run_id = ?)", (run.id, run.id))
+            else:
+                self.db.execute("UPDATE runs SET status = ?, finished_at = ?, config = ?, "
+                                "ladders = ? WHERE id = ?",
+                                (before.status, before.finished_at, before.config,
+                                 before.ladders, run.id))
+
     def finish_run(self, run_id: int, status: str) -> None:
         """Record how a run ended and when, and add the session's wall time (since
         :meth:`begin_run`) to the run's seconds (which stay unknown, NULL, for a run
