@@ -124,6 +124,11 @@ def test_dask_local_cluster_equals_local_run(tmp_path):
         # the way `--scheduler ADDRESS` goes: the run makes (and closes) its own client
         by_address = execute(_config(tmp_path / "address.db").replace(
             executor="dask", scheduler=cluster.scheduler_address))
+        # its forwarding of the workers' logs ends with it: the scheduler kept it and
+        # started it on every worker that joined later
+        plugins = client.run_on_scheduler(lambda dask_scheduler: list(
+            dask_scheduler.worker_plugins))
+    assert "forward-logging-nanpure" not in plugins
     assert summary.status == by_address.status == COMPLETE and summary.executor == "dask"
     assert _rows(tmp_path / "dask.db") == _rows(tmp_path / "local.db")
     assert _rows(tmp_path / "address.db") == _rows(tmp_path / "local.db")
@@ -154,6 +159,8 @@ def test_closing_a_dask_run_after_a_failure_is_quiet(caplog, now):
     """After the scheduler was lost, closing the client logged distributed's failed
     reconnections, a traceback below the run's one line."""
     class Client:
+        status = "connecting"  # to a scheduler that is gone
+
         def close(self):
             try:
                 raise ConnectionRefusedError(111, "Connection refused")

@@ -571,6 +571,11 @@ class DaskExecutor:
             # after a failure (a lost scheduler, say) closing logs distributed's failed
             # reconnections, tracebacks that say nothing the run's own line does not
             with _quiet("distributed") if now else contextlib.nullcontext():
+                if self.client.status == "running":
+                    # the forwarding is a plugin the scheduler keeps, and starts on every
+                    # worker that joins later, after this run is gone
+                    with contextlib.suppress(Exception):
+                        self.client.unforward_logging("nanpure")
                 self.client.close()
                 if self._cluster is not None:
                     self._cluster.close()
