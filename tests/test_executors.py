@@ -134,6 +134,28 @@ def test_dask_local_cluster_equals_local_run(tmp_path):
     assert _rows(tmp_path / "address.db") == _rows(tmp_path / "local.db")
 
 
+def test_workers_that_join_a_dask_cluster_get_tasks(tmp_path, monkeypatch):
+    """The run counted the cluster's workers once, as it started: workers that joined
+    later (the run started first, or the cluster scaled up) got at most the tasks the
+    first ones were given, and the summary named the first count."""
+    distributed = pytest.importorskip("distributed")
+    from nanpure.pipeline import executors
+
+    monkeypatch.setattr(executors, "COUNT_SECONDS", 0.0)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        executor = DaskExecutor(client=client)
+        assert (executor.workers, executor.slots) == (1, 2)
+        cluster.scale(3)
+        client.wait_for_workers(3, timeout=30)
+        summary = execute(_config(tmp_path / "s.db"), executor=executor)
+        assert (executor.workers, executor.slots) == (3, 6)
+    assert summary.status == COMPLETE and summary.workers == 3
+    assert summary.format().startswith("run d: complete in ")
+    assert " with 3 dask workers;" in summary.format()
+
+
 def test_a_local_dask_cluster_takes_a_free_port_quietly():
     """With the dashboard's port 8787 taken (another cluster, another run), a run on a
     local Dask cluster said distributed's "Port 8787 is already in use" warning on

@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 
 #: Batches kept in flight per worker, so a worker never waits for the parent.
 IN_FLIGHT_PER_WORKER = 2
+#: How often a run on a Dask cluster counts its workers again (they may join and leave).
+COUNT_SECONDS = 5.0
 
 #: A batch running each time a worker died this often is taken for the cause: the run
 #: stops rather than start pools for ever.
@@ -260,7 +262,8 @@ class BatchFuture(Protocol):
 @runtime_checkable
 class Executor(Protocol):
     """What the run loop needs of an executor. ``workers`` is how many batches run at
-    once, ``slots`` how many the loop keeps submitted."""
+    once, ``slots`` how many the loop keeps submitted (both may change as a run goes, as
+    a Dask cluster's workers join and leave)."""
 
     name: str
     workers: int
@@ -550,6 +553,7 @@ class DaskExecutor:
             raise
         self.workers = threads
         self.slots = threads * IN_FLIGHT_PER_WORKER
+        self._counted = time.monotonic()
 
     def submit(self, batch: Batch) -> Any:
         return self.client.submit(run_batch, batch, pure=False)
@@ -559,8 +563,24 @@ class DaskExecutor:
             done, _ = self._distributed.wait(list(futures), timeout=timeout,
                                              return_when="FIRST_COMPLETED")
         except TimeoutError:
-            return set()
+            done = set()
+        if time.monotonic() - self._counted >= COUNT_SECONDS:
+            self._count_workers()
         return set(done)
+
+    def _count_workers(self) -> None:
+        """Follow the cluster's threads: workers that join get tasks too (the run keeps
+        ``slots`` batches submitted), and a cluster with none left keeps the last count
+        until new ones come. A scheduler that does not answer is left to ``wait`` to say."""
+        self._counted = time.monotonic()
+        if self.client.status != "running":  # reconnecting: a call would wait for it
+            return
+        try:
+            threads = sum(self.client.nthreads().values())
+        except Exception:
+            return
+        if threads:
+            self.workers, self.slots = threads, threads * IN_FLIGHT_PER_WORKER
 
     def cancel(self, futures: set) -> None:
         if futures:

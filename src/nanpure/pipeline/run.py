@@ -491,6 +491,8 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
             else:
                 log.exception("run %s failed", config.name)
         finally:
+            if loop is not None:
+                summary.workers = max(summary.workers, loop.most_workers)
             if bars is not None:
                 bars.close()
             if executor is not None and own:
@@ -597,9 +599,11 @@ class TaskLoop:
     batch_scope: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext
     futures: dict[BatchFuture, Batch] = field(default_factory=dict)
     tick: Callable[[], None] | None = None
+    most_workers: int = 0  # the executor's, at most (a Dask cluster's change)
 
     def run(self) -> str:
         while not all(s.full for s in self.states):
+            self.most_workers = max(self.most_workers, self.executor.workers)
             while len(self.futures) < self.executor.slots:
                 state = pick_quota(self.states)
                 if state is None:
