@@ -31,7 +31,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import groupby
 from typing import Any, BinaryIO
 
@@ -152,7 +152,7 @@ class BookSection:
     puzzles: tuple[PuzzleRecord, ...]
     puzzles_per_page: int | None = None
 
-    @property
+    @cached_property  # asked for each of the section's pages
     def kind(self) -> str:
         """The kind of the section's puzzles; a :class:`LayoutError` if they mix kinds."""
         kinds = sorted({p.kind for p in self.puzzles})
