@@ -360,3 +360,15 @@ def test_run_says_its_store_was_upgraded_as_the_other_commands_do(log, tmp_path,
     elif log == "json":
         records = [json.loads(line) for line in (tmp_path / "run.log").read_text().splitlines()]
         assert [r["level"] for r in records if r["message"] == notice] == ["WARNING"]
+
+
+def test_a_run_matching_none_names_the_first_and_last_of_many_runs(tmp_path):
+    """A store of a year's nights listed every one of its runs in the one line."""
+    with Store(tmp_path / "s.db") as store:
+        for night in range(1, 13):
+            store.begin_run(f"nightly-{night:02}", 1, "{}")
+        with pytest.raises(StoreError) as refused:
+            store.check_runs("weekly")
+    assert str(refused.value) == (
+        f"{tmp_path / 's.db'}: no run named 'weekly' (12 runs: nightly-01, nightly-02, ..., "
+        "nightly-08, nightly-09, nightly-10, nightly-11, nightly-12)")

@@ -193,6 +193,8 @@ NOTICE = {"notice": True}
 
 #: What a run whose sessions used different ladders records for that kind.
 LADDER_CHANGED = "changed"
+#: At most this many run names in the line that says a ``--run`` matches none.
+NAMED_RUNS = 8
 
 
 #: Run statuses: still going (or killed), all quotas filled, stopped by Ctrl-C, out of time.
@@ -496,9 +498,14 @@ class Store:
         """Raise :class:`StoreError`, listing the runs, unless ``run`` (what ``--run``
         says) is None, a run's name, or a glob pattern some run's name matches."""
         if run is not None and not self.run_names(run):
-            names = ", ".join(self.run_names()) or "none"
+            names = self.run_names()
+            if len(names) > NAMED_RUNS:  # a store of a year's nights: the first and last
+                listed = (f"{len(names)} runs: {', '.join(names[:2])}, ..., "
+                          f"{', '.join(names[-(NAMED_RUNS - 3):])}")
+            else:
+                listed = f"runs: {', '.join(names) or 'none'}"
             which = f"matches {run!r}" if is_glob(run) else f"named {run!r}"
-            raise StoreError(f"{self.path}: no run {which} (runs: {names})")
+            raise StoreError(f"{self.path}: no run {which} ({listed})")
 
     def _run_record(self, row: sqlite3.Row) -> RunRecord:
         """A row of ``runs``; a StoreError when its ladders are not a JSON object (a
