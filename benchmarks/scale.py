@@ -1,17 +1,20 @@
 """A large run: puzzles/s, memory of the run process over the run, store bytes per puzzle,
-and the time to export the whole store.
+and the time and memory of each command that reads the whole store.
 
     .venv/bin/python benchmarks/scale.py [--count 200000] [--workers 2] [--easy-share 0.8]
 
 One run of ``--count`` puzzles (easy and medium, rot180, equivalent-dedup as a new run
-would) into a fresh store with a local pool, then ``nanpure export`` of the whole store
-to Parquet and CSV, each export in a process of its own whose peak memory is reported
-(an export reads and writes the store a chunk at a time, so it should not grow with the
-store). The run process's resident memory is sampled every half second; the figures at
-10%, 50% and 100% of the run show whether it grows with the run (the workers' memory is
-reported beside it). A run this long is measured once; quote it with the machine's load.
+would) into a fresh store with a local pool, then, each in a process of its own whose peak
+memory is reported: ``nanpure export`` of the whole store to Parquet, CSV, the Kaggle form
+and the Hugging Face layout; ``nanpure stats`` and ``stats --inventory``; ``nanpure
+verify``; and a 20-puzzle ``nanpure book`` (``--no-record``) picked from the whole store.
+None of them should grow with the store but by what it writes (the book does not); the
+peak memory tells. The run process's resident memory is sampled every half second; the
+figures at 10%, 50% and 100% of the run show whether it grows with the run (the workers'
+memory is reported beside it). A run this long is measured once; quote it with the
+machine's load.
 
-    .venv/bin/python benchmarks/scale.py --export-only STORE   # only export a store
+    .venv/bin/python benchmarks/scale.py --commands-only STORE   # only the commands
 """
 
 from __future__ import annotations
@@ -84,16 +87,16 @@ def main() -> None:
                         help="share of easy puzzles; the rest are medium")
     parser.add_argument("--dir", help="where to put the store (default: a temporary "
                         "directory, removed afterwards)")
-    parser.add_argument("--export-only", metavar="STORE",
-                        help="make no run: export this store (its puzzles) and stop")
+    parser.add_argument("--commands-only", metavar="STORE",
+                        help="make no run: time the commands on this store and stop")
     args = parser.parse_args()
-    if args.export_only:
+    if args.commands_only:
         from nanpure.pipeline.store import Store
 
-        with Store(args.export_only, create=False) as existing:
+        with Store(args.commands_only, create=False) as existing:
             count = existing.count_puzzles()
         with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-            export_all(Path(args.export_only), count, Path(tmp))
+            time_commands(Path(args.commands_only), count, Path(tmp))
         return
 
     easy = round(args.count * args.easy_share)
@@ -127,12 +130,12 @@ def main() -> None:
         print(f"peak memory of the run process: {peak:.1f} MiB")
         size = store.stat().st_size
         print(f"store: {size / 2**20:.1f} MiB, {size / summary.made:.0f} bytes per puzzle")
-        export_all(store, summary.made, Path(tmp))
+        time_commands(store, summary.made, Path(tmp))
 
 
-#: Run in a process of its own: ``nanpure export`` with the arguments given, then its
-#: peak resident memory (KiB, Linux) on the last line of standard output.
-_EXPORT = """
+#: Run in a process of its own: ``nanpure`` with the arguments given, then its peak
+#: resident memory (KiB, Linux) on the last line of standard output.
+_COMMAND = """
 import resource, sys
 from nanpure.cli import main
 status = main(sys.argv[1:])
@@ -140,20 +143,60 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 sys.exit(status)
 """
 
+#: A small book picked from the whole store.
+_BOOK = """[book]
+title = "Scale"
+store = "{store}"
+out = "{out}"
+page_size = "6x9in"
+reuse = true  # a store whose puzzles are all in books still makes it
 
-def export_all(store: Path, count: int, tmp: Path) -> None:
-    """Export the whole store to Parquet and to CSV, each in a fresh process: seconds,
-    rate, file size and the process's peak memory."""
-    for fmt in ("parquet", "csv"):
-        out = tmp / f"all.{fmt}"
+[[book.section]]
+title = "Easy"
+kind = "sudoku"
+tier = "easy"
+count = 10
+
+[[book.section]]
+title = "Harder"
+kind = "sudoku"
+tiers = ["medium", "hard", "unfair", "extreme"]
+count = 10
+"""
+
+
+def time_commands(store: Path, count: int, tmp: Path) -> None:
+    """Each command that reads the whole store, in a fresh process: seconds and the
+    process's peak memory (and for exports the rate and the file's size)."""
+    book = tmp / "book.toml"
+    book.write_text(_BOOK.format(store=store, out=tmp / "book.pdf"))
+    on = ["--store", str(store)]
+    sudoku = [*on, "--kind", "sudoku"]  # a store may hold nonograms too
+    commands = [
+        *((f"export {fmt}", ["export", *sudoku, "--format", fmt,
+                             "--out", str(tmp / f"all.{fmt}")],
+           tmp / f"all.{fmt}") for fmt in ("parquet", "csv", "kaggle")),
+        ("export hf", ["export", *sudoku, "--format", "hf", "--out", str(tmp / "hf")], tmp / "hf"),
+        ("stats", ["stats", *on], None),
+        ("stats --inventory", ["stats", *on, "--inventory"], None),
+        ("verify", ["verify", *on], None),
+        ("book of 20 puzzles", ["book", str(book), "--no-record"], None),
+    ]
+    for label, argv, out in commands:
         start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-c", _EXPORT, "export", "--store", str(store),
-                               "--format", fmt, "--out", str(out)],
-                              capture_output=True, text=True, check=True)
+        done = subprocess.run([sys.executable, "-c", _COMMAND, *argv],
+                              capture_output=True, text=True)
+        if done.returncode:
+            sys.exit(f"nanpure {' '.join(argv)}: exit status {done.returncode}\n"
+                     f"{done.stderr.strip()}")
         seconds = time.perf_counter() - start
         peak = int(done.stdout.split()[-1]) / 1024
-        print(f"export {fmt}: {seconds:.1f} s ({count / seconds:,.0f} puzzles/s, "
-              f"{out.stat().st_size / 2**20:.1f} MiB), peak memory {peak:.0f} MiB")
+        made = ""
+        if out is not None:
+            size = sum(f.stat().st_size for f in out.rglob("*")) if out.is_dir() \
+                else out.stat().st_size
+            made = f" ({count / seconds:,.0f} puzzles/s, {size / 2**20:.1f} MiB)"
+        print(f"{label}: {seconds:.1f} s{made}, peak memory {peak:.0f} MiB")
 
 
 if __name__ == "__main__":
