@@ -479,6 +479,17 @@ class Store:
         except sqlite3.Error as exc:
             raise _store_error(self.path, exc) from exc
 
+    def _iter_rows(self, sql: str, params: Sequence = (),
+                   batch: int = 4096) -> Iterator[sqlite3.Row]:
+        """The rows of a query, read ``batch`` at a time as they are taken (so a query of
+        any size holds a batch); the store must stay open meanwhile."""
+        try:
+            cursor = self.db.execute(sql, params)
+            while rows := cursor.fetchmany(batch):
+                yield from rows
+        except sqlite3.Error as exc:
+            raise _store_error(self.path, exc) from exc
+
     # --- runs -----------------------------------------------------------------------------
 
     def find_run(self, name: str) -> RunRecord | None:
@@ -651,6 +662,27 @@ class Store:
                f"JOIN runs ON runs.id = run_id{_where(where)}")
         n, classes = self._rows(sql, params)[0]
         return n, classes
+
+    def puzzle_groups(self, run_globs: Runs = None
+                      ) -> Iterator[tuple[str, str, int, str, str | None, int]]:
+        """(kind, tier, blanks, techniques, size, puzzles) for each group of puzzles alike
+        in all five (in every run, or in those whose names match ``run_globs``): what
+        ``nanpure stats`` counts, read without loading the puzzles. ``size`` is a
+        nonogram's ``WxH`` (the head of its one-line text), None for Sudoku."""
+        where, params = _runs_matching(run_globs)
+        size = ("CASE WHEN kind = 'nonogram' "
+                "THEN substr(puzzle, 1, instr(puzzle || ' ', ' ') - 1) END")
+        sql = (f"SELECT kind, tier, blanks, techniques, {size} AS size, count(*) "
+               f"FROM puzzles{_where(where)} GROUP BY kind, tier, blanks, techniques, size")
+        return (tuple(r) for r in self._iter_rows(sql, params))
+
+    def score_counts(self, run_globs: Runs = None) -> list[tuple[str, int, int]]:
+        """(tier, score, puzzles) for each tier and score of the Sudoku puzzles (in every
+        run, or in those whose names match ``run_globs``), by tier and score."""
+        where, params = _runs_matching(run_globs)
+        sql = ("SELECT tier, score, count(*) FROM puzzles"
+               f"{_where(['kind = ?', *where])} GROUP BY tier, score ORDER BY tier, score")
+        return [tuple(r) for r in self._rows(sql, ["sudoku", *params])]
 
     def stored_canons(self, run_globs: Runs = None) -> dict[int, str]:
         """``{puzzle id: its stored canonical form}`` of the Sudoku puzzles (of every run,
