@@ -436,3 +436,16 @@ def test_stats_count_in_the_store_what_the_records_give(tmp_path, monkeypatch):
             assert plot_command(str(path), run, tmp_path / f"{k}.pdf").read_bytes() \
                 == expected_plot[run]
     assert stats_command(str(path), out=io.StringIO()) == 0
+
+
+def test_equivalence_classes_of_every_run_count_from_the_canon_index(tmp_path):
+    path = tmp_path / "s.db"
+    _varied_store(path)
+    with Store(path, create=False) as store:
+        queries: list[str] = []
+        store.db.set_trace_callback(queries.append)
+        assert store.equivalence_classes() == (30, 2)
+        assert store.equivalence_classes("b*") == (15, 2)
+        store.db.set_trace_callback(None)
+        plan = " ".join(r[3] for r in store.db.execute("EXPLAIN QUERY PLAN " + queries[0]))
+    assert "COVERING INDEX puzzles_by_canon" in plan and "runs" not in plan

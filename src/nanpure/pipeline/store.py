@@ -657,9 +657,10 @@ class Store:
         """(Sudoku puzzles stored, distinct equivalence classes among them), in every run
         (or in those whose names match ``run_globs``); the two differ only where runs with
         ``dedup = "exact"`` stored equivalent puzzles."""
+        # no join with runs: without a run filter SQLite then counts from the covering
+        # index puzzles_by_canon alone, ten times faster than reading the table
         where, params = _runs_matching(run_globs)
-        sql = ("SELECT count(canon), count(DISTINCT canon) FROM puzzles "
-               f"JOIN runs ON runs.id = run_id{_where(where)}")
+        sql = f"SELECT count(canon), count(DISTINCT canon) FROM puzzles{_where(where)}"
         n, classes = self._rows(sql, params)[0]
         return n, classes
 
