@@ -13,6 +13,7 @@ import pytest
 from conftest import old_store
 
 from nanpure.pipeline.store import (
+    _SELECT_COLUMNS,
     APPLICATION_ID,
     COMPLETE,
     PUZZLE,
@@ -449,3 +450,28 @@ def test_equivalence_classes_of_every_run_count_from_the_canon_index(tmp_path):
         store.db.set_trace_callback(None)
         plan = " ".join(r[3] for r in store.db.execute("EXPLAIN QUERY PLAN " + queries[0]))
     assert "COVERING INDEX puzzles_by_canon" in plan and "runs" not in plan
+
+
+def test_the_unused_puzzles_of_a_family_are_read_a_batch_at_a_time(tmp_path, monkeypatch):
+    path = tmp_path / "s.db"
+    _varied_store(path)
+    read_whole: list[str] = []
+    rows = Store._rows
+
+    def no_records(self, sql, params=()):
+        if _SELECT_COLUMNS in sql:
+            read_whole.append(sql)
+        return rows(self, sql, params)
+
+    monkeypatch.setattr(Store, "_rows", no_records)
+    with Store(path, create=False) as store:
+        queries: list[str] = []
+        store.db.set_trace_callback(queries.append)
+        unused = store.unused_in_family("b1", "easy", "sudoku")
+        assert [(r.run, r.task) for r in unused] == [("b1", 0), ("b1", 1), ("b1", 2)]
+        store.db.set_trace_callback(None)
+        plan = " ".join(r[3] for r in store.db.execute(
+            "EXPLAIN QUERY PLAN " + queries[-1].replace("'b1'", "?").replace(
+                "'easy'", "?").replace("'sudoku'", "?"), ("b1", "easy", "sudoku")))
+    assert not read_whole
+    assert "SEARCH puzzles USING INDEX puzzles_by_run" in plan

@@ -773,19 +773,24 @@ class Store:
 
     # --- inventory ------------------------------------------------------------------------
 
-    def unused_in_family(self, family: str, quota: str, kind: str) -> list[PuzzleRecord]:
+    def unused_in_family(self, family: str, quota: str, kind: str) -> Iterator[PuzzleRecord]:
         """The puzzles of ``kind`` that runs of ``family`` stored for a quota named
-        ``quota`` and that no book has printed, oldest run first.
+        ``quota`` and that no book has printed, oldest run first, read a batch at a time
+        as they are taken (the store must stay open meanwhile).
 
         A run's family is the name its config was written with when that holds a
         ``{date}`` (``nightly-{date}``, kept in ``runs.config``), else its own name.
         """
+        # the family's run ids from a subquery, not the joined runs: SQLite then searches
+        # puzzles_by_run for each run instead of scanning the whole index
         sql = (f"SELECT {_SELECT_COLUMNS}, runs.name AS run FROM puzzles "
-               f"JOIN runs ON runs.id = run_id WHERE {_FAMILY} = ? AND puzzles.quota = ? "
-               "AND puzzles.kind = ? AND NOT EXISTS "
+               "JOIN runs ON runs.id = run_id "
+               f"WHERE puzzles.run_id IN (SELECT id FROM runs WHERE {_FAMILY} = ?) "
+               "AND puzzles.quota = ? AND puzzles.kind = ? AND NOT EXISTS "
                "(SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id) "
                "ORDER BY run_id, task")
-        return [PuzzleRecord(**dict(r)) for r in self._rows(sql, (family, quota, kind))]
+        return (PuzzleRecord(**dict(r))
+                for r in self._iter_rows(sql, (family, quota, kind)))
 
     def inventory(self, run_globs: Runs = None) -> list[tuple[str, str, str, str, int, int]]:
         """(family, quota, kind, tier, puzzles stored, puzzles printed in books) for every
