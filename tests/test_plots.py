@@ -172,7 +172,8 @@ def test_score_axis_labels_never_touch(lo, hi):
               "hard": list(range((lo + hi) // 2, hi + 1, step))}
     rows = [{"tier": t, "blanks": 50, "score": s, "techniques": ""}
             for t, values in scores.items() for s in values]
-    [(title, group)] = [c for c in charts(summarize(rows), scores, load_fonts())
+    [(title, group)] = [c for c in charts(summarize(rows), score_distribution(rows),
+                                          load_fonts())
                         if c[0] == "Scores by tier"]
     labels = axis_labels(group.contents[0])
     assert len(labels) >= 3, labels

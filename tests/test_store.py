@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 import subprocess
 import sys
+from itertools import islice, permutations
 
 import pytest
 from conftest import old_store
 
 from nanpure.pipeline.store import (
+    _SELECT_COLUMNS,
     APPLICATION_ID,
     COMPLETE,
     PUZZLE,
@@ -372,3 +375,115 @@ def test_a_run_matching_none_names_the_first_and_last_of_many_runs(tmp_path):
     assert str(refused.value) == (
         f"{tmp_path / 's.db'}: no run named 'weekly' (12 runs: nightly-01, nightly-02, ..., "
         "nightly-08, nightly-09, nightly-10, nightly-11, nightly-12)")
+
+
+# --- reading a large store: counted in SQL or a batch at a time -----------------------------
+
+
+def _relabelled(text: str, k: int) -> str:
+    """``text`` with its digits relabelled by the ``k``-th permutation of 1..9: an
+    equivalent puzzle with another text."""
+    perm = "".join(next(islice(permutations("123456789"), k, None)))
+    return text.translate(str.maketrans("123456789", perm))
+
+
+def _varied_store(path) -> None:
+    """A store of two runs holding every Sudoku tier and nonograms of several sizes and
+    tiers, with techniques of both ladders (and one of neither), groups of like puzzles
+    and puzzles equivalent to each other."""
+    from nanpure.generator.nonogram import TIERS as NONOGRAM_TIERS
+    from nanpure.generator.tiers import TIERS
+
+    techniques = ["Hidden Single:20;Naked Single:3", "Full House:9;Hidden Single:20",
+                  "Hidden Single:12;X-Wing:1;Made Up:2", ""]
+    with Store(path) as store:
+        for name in ("a", "b1"):
+            run_id = store.begin_run(name, 1, "{}").id
+            k = 0 if name == "a" else 9
+            for t, tier in enumerate(TIERS):
+                for n in range(3):
+                    puzzle = _relabelled(PUZZLE if t % 2 else OTHER, k)
+                    _add(store, run_id, quota=tier, task=n, puzzle=puzzle, tier=tier,
+                         blanks=50 + n % 2 + t, score=300 + 170 * t + 40 * n,
+                         techniques=techniques[(t + n) % len(techniques)])
+                    k += 1
+            for t, tier in enumerate(NONOGRAM_TIERS[:3]):
+                for n, size in enumerate(["5x5", "10x10", "15x10", "10x10"]):
+                    store.add_puzzle(run_id, f"pics-{tier}", n, PuzzleRecord(
+                        puzzle=f"{size} {name}{t}{n}/x", solution="#", tier=tier,
+                        score=10 * n, hardest="Line", techniques=f"Line:{n + 1}",
+                        symmetry="none", blanks=0, seed=n, kind="nonogram"))
+            store.finish_run(run_id, COMPLETE)
+
+
+def _refused(*args, **kwargs):
+    raise AssertionError("read every puzzle record")
+
+
+def test_stats_count_in_the_store_what_the_records_give(tmp_path, monkeypatch):
+    from nanpure.output.plots import score_distribution, write_plot
+    from nanpure.output.stats import summarize
+    from nanpure.pipeline.reports import plot_command, stats_command, store_summary
+
+    path = tmp_path / "s.db"
+    _varied_store(path)
+    selections = (None, "a", "b*", ("a", "b1"))
+    with Store(path, create=False) as store:
+        records = {run: store.select_puzzles(unused_only=False, run_globs=run)
+                   for run in selections}
+        expected_plot = {run: write_plot(store_summary(store, run),
+                                         score_distribution(records[run]),
+                                         tmp_path / f"expected-{k}.pdf").read_bytes()
+                         for k, run in enumerate(selections)}
+    # stats, plots and run reports count in the store; they never list the puzzles
+    monkeypatch.setattr(Store, "select_puzzles", _refused)
+    monkeypatch.setattr(Store, "iter_puzzles", _refused)
+    with Store(path, create=False) as store:
+        for k, run in enumerate(selections):
+            summary = store_summary(store, run)
+            expected = summarize(records[run], tasks=summary["tasks"],
+                                 seconds=summary["seconds"])
+            assert "nonograms" in expected and len(expected["blanks"]) == 5
+            # the same keys in the same order: the same JSON and tables
+            assert json.dumps({key: summary[key] for key in expected}) == json.dumps(expected)
+            assert plot_command(str(path), run, tmp_path / f"{k}.pdf").read_bytes() \
+                == expected_plot[run]
+    assert stats_command(str(path), out=io.StringIO()) == 0
+
+
+def test_equivalence_classes_of_every_run_count_from_the_canon_index(tmp_path):
+    path = tmp_path / "s.db"
+    _varied_store(path)
+    with Store(path, create=False) as store:
+        queries: list[str] = []
+        store.db.set_trace_callback(queries.append)
+        assert store.equivalence_classes() == (30, 2)
+        assert store.equivalence_classes("b*") == (15, 2)
+        store.db.set_trace_callback(None)
+        plan = " ".join(r[3] for r in store.db.execute("EXPLAIN QUERY PLAN " + queries[0]))
+    assert "COVERING INDEX puzzles_by_canon" in plan and "runs" not in plan
+
+
+def test_the_unused_puzzles_of_a_family_are_read_a_batch_at_a_time(tmp_path, monkeypatch):
+    path = tmp_path / "s.db"
+    _varied_store(path)
+    read_whole: list[str] = []
+    rows = Store._rows
+
+    def no_records(self, sql, params=()):
+        if _SELECT_COLUMNS in sql:
+            read_whole.append(sql)
+        return rows(self, sql, params)
+
+    monkeypatch.setattr(Store, "_rows", no_records)
+    with Store(path, create=False) as store:
+        queries: list[str] = []
+        store.db.set_trace_callback(queries.append)
+        unused = store.unused_in_family("b1", "easy", "sudoku")
+        assert [(r.run, r.task) for r in unused] == [("b1", 0), ("b1", 1), ("b1", 2)]
+        store.db.set_trace_callback(None)
+        plan = " ".join(r[3] for r in store.db.execute(
+            "EXPLAIN QUERY PLAN " + queries[-1].replace("'b1'", "?").replace(
+                "'easy'", "?").replace("'sudoku'", "?"), ("b1", "easy", "sudoku")))
+    assert not read_whole
+    assert "SEARCH puzzles USING INDEX puzzles_by_run" in plan

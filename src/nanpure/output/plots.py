@@ -66,25 +66,29 @@ def _field(rec: Any, name: str) -> Any:
     return rec[name] if isinstance(rec, Mapping) else getattr(rec, name)
 
 
-def score_distribution(records: Iterable[Any]) -> dict[str, list[int]]:
-    """The scores of the Sudoku records, by tier (easiest first)."""
-    found: dict[str, list[int]] = {}
+def score_distribution(records: Iterable[Any]) -> dict[str, dict[int, int]]:
+    """How many Sudoku records have each score (ascending), by tier (easiest first): what
+    :func:`charts` takes, and what :meth:`.Store.score_counts` reads from a store."""
+    found: dict[str, dict[int, int]] = {}
     for rec in records:
         kind = (rec.get("kind") if isinstance(rec, Mapping) else rec.kind) or "sudoku"
         if kind == "sudoku":
-            found.setdefault(_field(rec, "tier"), []).append(int(_field(rec, "score")))
-    return {t: sorted(found[t]) for t in sorted(found, key=lambda t: (tier_rank(t), t))}
+            counts = found.setdefault(_field(rec, "tier"), {})
+            score = int(_field(rec, "score"))
+            counts[score] = counts.get(score, 0) + 1
+    return {t: dict(sorted(found[t].items()))
+            for t in sorted(found, key=lambda t: (tier_rank(t), t))}
 
 
-def _score_bins(scores: dict[str, list[int]]) -> tuple[int, list[int]]:
+def _score_bins(scores: dict[str, dict[int, int]]) -> tuple[int, list[int]]:
     """The bin width and the lower edges of the bins that cover every score."""
-    every = [s for values in scores.values() for s in values]
-    lo, hi = min(every), max(every)
+    lo = min(min(counts) for counts in scores.values())
+    hi = max(max(counts) for counts in scores.values())
     width = next((w for w in SCORE_BINS if hi // w - lo // w < MAX_BINS), SCORE_BINS[-1])
     return width, list(range(lo // width * width, hi // width * width + 1, width))
 
 
-def charts(summary: dict[str, Any], scores: dict[str, list[int]],
+def charts(summary: dict[str, Any], scores: dict[str, dict[int, int]],
            fonts: Fonts) -> list[tuple[str, Group]]:
     """The charts the summary has something for, each with its title."""
     found: list[tuple[str, Group]] = []
@@ -96,8 +100,8 @@ def charts(summary: dict[str, Any], scores: dict[str, list[int]],
                       _histogram(fonts, [str(n) for n in edges], blanks, "blanks")))
     if scores:
         width, lows = _score_bins(scores)
-        binned = {t: [sum(1 for s in values if lo <= s < lo + width) for lo in lows]
-                  for t, values in scores.items()}
+        binned = {t: [sum(n for s, n in counts.items() if lo <= s < lo + width)
+                      for lo in lows] for t, counts in scores.items()}
         found.append(("Scores by tier", _histogram(fonts, [str(lo) for lo in lows], binned,
                                                    f"score (bins of {width})")))
     for key, title in ((None, "Technique usage"), ("nonograms", "Nonogram technique usage")):
@@ -115,7 +119,7 @@ def charts(summary: dict[str, Any], scores: dict[str, list[int]],
     return found
 
 
-def stats_drawing(summary: dict[str, Any], scores: dict[str, list[int]]) -> Drawing:
+def stats_drawing(summary: dict[str, Any], scores: dict[str, dict[int, int]]) -> Drawing:
     """Every chart of :func:`charts`, stacked on one page, each under its title."""
     fonts = load_fonts()
     groups = []
@@ -264,7 +268,8 @@ def _bars(fonts: Fonts, values: dict[str, float], axis: str) -> Group:
     return group
 
 
-def write_plot(summary: dict[str, Any], scores: dict[str, list[int]], path: str | Path) -> Path:
+def write_plot(summary: dict[str, Any], scores: dict[str, dict[int, int]],
+               path: str | Path) -> Path:
     """Write the charts to ``path``: PDF or PNG, by its extension; returns the path. A
     file that cannot be written there is a :class:`~nanpure.files.WriteError`."""
     path = Path(path)

@@ -58,10 +58,8 @@ def blank_distribution(records: Iterable[Any]) -> dict[str, dict[int, int]]:
     """For each tier present, how many puzzles have each blank count (ascending)."""
     found: dict[str, dict[int, int]] = {}
     for rec in records:
-        per_tier = found.setdefault(_tier(rec), {})
-        n = _blanks(rec)
-        per_tier[n] = per_tier.get(n, 0) + 1
-    return {t: dict(sorted(found[t].items())) for t in _tier_order(found)}
+        _count(found.setdefault(_tier(rec), {}), _blanks(rec))
+    return _by_tier(found)
 
 
 def technique_usage(records: Iterable[Any],
@@ -70,12 +68,87 @@ def technique_usage(records: Iterable[Any],
     the order of the ladder (``rank``: technique name to place, Sudoku's by default)."""
     usage: dict[str, dict[str, int]] = {}
     for rec in records:
-        for name, n in _techniques(rec).items():
-            entry = usage.setdefault(name, {"puzzles": 0, "steps": 0})
-            entry["puzzles"] += 1
-            entry["steps"] += int(n)
-    rank = _ladder_rank() if rank is None else rank
-    return dict(sorted(usage.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
+        _count_techniques(usage, _techniques(rec))
+    return _in_ladder_order(usage, rank)
+
+
+class Tally:
+    """The counts :func:`summarize` reports, gathered a record (or a group of like
+    records) at a time, so that any number of records takes the same little memory.
+
+    >>> tally = Tally()
+    >>> tally.add("sudoku", "easy", 50, "Hidden Single:20", n=2)
+    >>> tally.add("nonogram", "easy", 0, "Line:4", size="10x10")
+    >>> s = tally.summary()
+    >>> s["puzzles"], s["blanks"], s["nonograms"]["sizes"]
+    (3, {'easy': {'50': 2}}, {'easy': {'10x10': 1}})
+    """
+
+    def __init__(self) -> None:
+        self.puzzles = 0
+        self.blanks: dict[str, dict[int, int]] = {}  # Sudoku: tier -> blanks -> puzzles
+        self.usage: dict[str, dict[str, int]] = {}  # Sudoku techniques
+        self.nonograms = 0
+        self.sizes: dict[str, dict[str, int]] = {}  # nonograms: tier -> WxH -> puzzles
+        self.nonogram_usage: dict[str, dict[str, int]] = {}
+
+    def add(self, kind: str, tier: str, blanks: int, techniques: str | Mapping[str, int],
+            size: str | None = None, n: int = 1) -> None:
+        """Count ``n`` puzzles of ``kind`` alike in ``tier``, ``blanks``, ``techniques``
+        (``name:count;...`` or ``{name: count}``) and, for nonograms, ``size`` (WxH)."""
+        self.puzzles += n
+        used = _techniques({"techniques": techniques})
+        if kind == "nonogram":
+            self.nonograms += n
+            _count(self.sizes.setdefault(tier, {}), str(size), n)
+            _count_techniques(self.nonogram_usage, used, n)
+        else:
+            _count(self.blanks.setdefault(tier, {}), int(blanks), n)
+            _count_techniques(self.usage, used, n)
+
+    def add_record(self, rec: Any) -> None:
+        """Count one record (see the module's docstring for what a record may be)."""
+        kind = _kind(rec)
+        nonogram = kind == "nonogram"
+        self.add(kind, _tier(rec), 0 if nonogram else _blanks(rec), _techniques(rec),
+                 _size(rec) if nonogram else None)
+
+    def summary(self, *, tasks: int | None = None, grids: int | None = None,
+                seconds: float | None = None) -> dict[str, Any]:
+        """What :func:`summarize` returns for the records counted."""
+        n = self.puzzles
+        tiers = _by_tier(self.blanks)
+        summary = {
+            "puzzles": n,
+            "tasks": tasks,
+            "acceptance": n / tasks if tasks else None,
+            "grids": grids,
+            "grids_per_puzzle": grids / n if grids is not None and n else None,
+            "seconds": seconds,
+            "puzzles_per_second": n / seconds if seconds else None,
+            "tiers": {t: sum(d.values()) for t, d in tiers.items()},
+            "blanks": {t: {str(k): v for k, v in d.items()} for t, d in tiers.items()},
+            "techniques": _in_ladder_order(self.usage),
+        }
+        if self.nonograms:
+            summary["nonograms"] = self._nonogram_summary()
+        return summary
+
+    def _nonogram_summary(self) -> dict[str, Any]:
+        from ..generator.nonogram import TECHNIQUES
+        from ..generator.nonogram import TIERS as NONOGRAM_TIERS
+
+        sizes = self.sizes
+        order = sorted(sizes, key=lambda t: (NONOGRAM_TIERS.index(t) if t in NONOGRAM_TIERS
+                                             else len(NONOGRAM_TIERS), t))
+        rank = {t.name: k for k, t in enumerate(TECHNIQUES)}
+        return {
+            "puzzles": self.nonograms,
+            "tiers": {t: sum(sizes[t].values()) for t in order},
+            "sizes": {t: dict(sorted(sizes[t].items(), key=lambda kv: _area(kv[0])))
+                      for t in order},
+            "techniques": _in_ladder_order(self.nonogram_usage, rank),
+        }
 
 
 def summarize(
@@ -85,7 +158,8 @@ def summarize(
     grids: int | None = None,
     seconds: float | None = None,
 ) -> dict[str, Any]:
-    """Everything the tables show, as one JSON-ready dict.
+    """Everything the tables show, as one JSON-ready dict, in one pass over ``records``
+    (:class:`Tally`).
 
     ``tasks`` is how many candidates were asked for (a task that failed all its attempts
     counts as rejected), ``grids`` how many full grids were drawn and ``seconds`` the
@@ -93,52 +167,43 @@ def summarize(
     count in ``puzzles`` and are summarised apart, under ``nonograms``
     (:func:`nonogram_summary`); blank counts and techniques are then the Sudoku ones.
     """
-    records = list(records)
-    n = len(records)
-    nonograms = [r for r in records if _kind(r) == "nonogram"]
-    if nonograms:  # blank counts and the Sudoku ladder are Sudoku's
-        records = [r for r in records if _kind(r) != "nonogram"]
-    tiers = blank_distribution(records)
-    summary = {
-        "puzzles": n,
-        "tasks": tasks,
-        "acceptance": n / tasks if tasks else None,
-        "grids": grids,
-        "grids_per_puzzle": grids / n if grids is not None and n else None,
-        "seconds": seconds,
-        "puzzles_per_second": n / seconds if seconds else None,
-        "tiers": {t: sum(d.values()) for t, d in tiers.items()},
-        "blanks": {t: {str(k): v for k, v in d.items()} for t, d in tiers.items()},
-        "techniques": technique_usage(records),
-    }
-    if nonograms:
-        summary["nonograms"] = nonogram_summary(nonograms)
-    return summary
+    tally = Tally()
+    for rec in records:
+        tally.add_record(rec)
+    return tally.summary(tasks=tasks, grids=grids, seconds=seconds)
 
 
 def nonogram_summary(records: Iterable[Any]) -> dict[str, Any]:
     """Nonograms' share of :func:`summarize`: how many, per tier, per size and tier
     (``WxH``), and the nonogram ladder's technique usage."""
-    from ..generator.nonogram import TECHNIQUES
-    from ..generator.nonogram import TIERS as NONOGRAM_TIERS
-
-    records = list(records)
-    sizes: dict[str, dict[str, int]] = {}
+    tally = Tally()
     for rec in records:
-        per_tier = sizes.setdefault(_tier(rec), {})
-        size = _size(rec)
-        per_tier[size] = per_tier.get(size, 0) + 1
-    order = sorted(sizes, key=lambda t: (NONOGRAM_TIERS.index(t) if t in NONOGRAM_TIERS
-                                         else len(NONOGRAM_TIERS), t))
-    rank = {t.name: k for k, t in enumerate(TECHNIQUES)}
-    usage = technique_usage(records, rank)
-    return {
-        "puzzles": len(records),
-        "tiers": {t: sum(sizes[t].values()) for t in order},
-        "sizes": {t: dict(sorted(sizes[t].items(), key=lambda kv: _area(kv[0])))
-                  for t in order},
-        "techniques": usage,
-    }
+        tally.add("nonogram", _tier(rec), 0, _techniques(rec), _size(rec))
+    return tally._nonogram_summary()
+
+
+def _count(counts: dict[Any, int], key: Any, n: int = 1) -> None:
+    counts[key] = counts.get(key, 0) + n
+
+
+def _count_techniques(usage: dict[str, dict[str, int]], used: Mapping[str, int],
+                      n: int = 1) -> None:
+    """Add ``n`` puzzles that each used the techniques ``used`` (name: steps)."""
+    for name, steps in used.items():
+        entry = usage.setdefault(name, {"puzzles": 0, "steps": 0})
+        entry["puzzles"] += n
+        entry["steps"] += int(steps) * n
+
+
+def _in_ladder_order(usage: dict[str, dict[str, int]],
+                     rank: dict[str, int] | None = None) -> dict[str, dict[str, int]]:
+    rank = _ladder_rank() if rank is None else rank
+    return dict(sorted(usage.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
+
+
+def _by_tier(found: dict[str, dict[int, int]]) -> dict[str, dict[int, int]]:
+    """Each tier's counts in ascending order, the tiers easiest first."""
+    return {t: dict(sorted(found[t].items())) for t in _tier_order(found)}
 
 
 def _kind(rec: Any) -> str:

@@ -310,11 +310,12 @@ class Stock:
         return max(0, self.keep - self.unused)
 
 
-def in_stock(store: Store, family: str, quota: Any) -> list[PuzzleRecord]:
+def in_stock(store: Store, family: str, quota: Any) -> Iterator[PuzzleRecord]:
     """The puzzles in the stock of the inventory ``quota`` (a Sudoku or nonogram quota of a
     run config) of runs of ``family``: those they stored for a quota of its name that no
-    book has printed and that fit it. A quota whose spec changed keeps counting only what
-    fits it now."""
+    book has printed and that fit it, read a batch at a time as they are taken (a stock
+    of any size is counted in the same little memory). A quota whose spec changed keeps
+    counting only what fits it now."""
     spec = quota.spec()
-    return [r for r in store.unused_in_family(family, quota.name, quota.kind)
-            if fits(r, spec, quota.kind)]
+    return (r for r in store.unused_in_family(family, quota.name, quota.kind)
+            if fits(r, spec, quota.kind))

@@ -168,35 +168,16 @@ def store_summary(store: Store, run: str | None = None) -> dict[str, Any]:
     """What ``nanpure stats --json`` prints for the store (or the runs ``run`` selects,
     :meth:`Store.check_runs`): blank counts per tier, technique usage, per quota the
     puzzles, tasks and acceptance, the runs with their throughput, the equivalence
-    classes. Run reports embed the same dict."""
-    return _summary_and_records(store, run)[0]
+    classes. Run reports embed the same dict.
 
-
-def plot_command(store_path: str, run: str | None, path: str | Path) -> Path:
-    """Draw the statistics of the store (of the runs ``run`` selects, or all) into
-    ``path``, a PDF or PNG (:mod:`nanpure.output.plots`): blank counts and scores by
-    tier, technique usage and acceptance per quota; returns the path."""
-    with Store(store_path, create=False, writes=False) as store:
-        summary, records = _summary_and_records(store, run)
-    return _write_plot(summary, records, path)
-
-
-def _write_plot(summary: dict, records: list, path: str | Path) -> Path:
-    from ..output.plots import score_distribution, write_plot
-
-    try:
-        written = write_plot(summary, score_distribution(records), path)
-    except ValueError as exc:
-        raise StoreError(f"--plot: {exc}") from None
-    print(f"wrote {written}", file=sys.stderr)
-    return written
-
-
-def _summary_and_records(store: Store, run: str | None) -> tuple[dict[str, Any], list]:
-    """:func:`store_summary` and the records it is made from."""
+    The puzzles are counted in the store, a group of like puzzles at a time
+    (:meth:`Store.puzzle_groups`), so a store of any size takes the same little memory.
+    """
     store.check_runs(run)
     runs = store.runs(run)
-    records = store.select_puzzles(unused_only=False, run_globs=run)
+    tally = stats.Tally()
+    for kind, tier, blanks, techniques, size, n in store.puzzle_groups(run):
+        tally.add(kind, tier, blanks, techniques, size, n)
     tallies = store.quota_tallies(run)
     puzzles, classes = store.equivalence_classes(run)
     seconds: float | None = 0.0
@@ -209,8 +190,7 @@ def _summary_and_records(store: Store, run: str | None) -> tuple[dict[str, Any],
         seconds += r.seconds if r.seconds is not None else (
             datetime.fromisoformat(r.finished_at)
             - datetime.fromisoformat(r.started_at)).total_seconds()
-    summary = stats.summarize(records, tasks=sum(t[3] for t in tallies) or None,
-                              seconds=seconds or None)
+    summary = tally.summary(tasks=sum(t[3] for t in tallies) or None, seconds=seconds or None)
     summary["quotas"] = [
         {"run": r, "quota": q, "puzzles": n, "tasks": t, "acceptance": n / t if t else None}
         for r, q, n, t in tallies]
@@ -218,7 +198,38 @@ def _summary_and_records(store: Store, run: str | None) -> tuple[dict[str, Any],
                         "started_at": r.started_at, "finished_at": r.finished_at}
                        for r in runs]
     summary["equivalence"] = {"puzzles": puzzles, "classes": classes}
-    return summary, records
+    return summary
+
+
+def plot_command(store_path: str, run: str | None, path: str | Path) -> Path:
+    """Draw the statistics of the store (of the runs ``run`` selects, or all) into
+    ``path``, a PDF or PNG (:mod:`nanpure.output.plots`): blank counts and scores by
+    tier, technique usage and acceptance per quota; returns the path."""
+    with Store(store_path, create=False, writes=False) as store:
+        summary, scores = store_summary(store, run), _scores(store, run)
+    return _write_plot(summary, scores, path)
+
+
+def _scores(store: Store, run: str | None) -> dict[str, dict[int, int]]:
+    """How many Sudoku puzzles (of the runs ``run`` selects, or all) have each score, by
+    tier easiest first: what :func:`~nanpure.output.plots.charts` draws."""
+    from ..generator.tiers import tier_rank
+
+    found: dict[str, dict[int, int]] = {}
+    for tier, score, n in store.score_counts(run):
+        found.setdefault(tier, {})[score] = n
+    return {t: found[t] for t in sorted(found, key=lambda t: (tier_rank(t), t))}
+
+
+def _write_plot(summary: dict, scores: dict[str, dict[int, int]], path: str | Path) -> Path:
+    from ..output.plots import write_plot
+
+    try:
+        written = write_plot(summary, scores, path)
+    except ValueError as exc:
+        raise StoreError(f"--plot: {exc}") from None
+    print(f"wrote {written}", file=sys.stderr)
+    return written
 
 
 def stats_command(store_path: str, run: str | None = None, as_json: bool = False,
@@ -237,9 +248,9 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
             print(json.dumps({"inventory": rows}, indent=2) if as_json
                   else format_inventory(rows), file=out)
             return 0
-        summary, records = _summary_and_records(store, run)
-    if plot is not None:
-        _write_plot(summary, records, plot)
+        summary = store_summary(store, run)
+        if plot is not None:
+            _write_plot(summary, _scores(store, run), plot)
     if as_json:
         print(json.dumps(summary, indent=2), file=out)
         return 0

@@ -540,7 +540,7 @@ def unused_stock(store: Store, config: RunConfig, quota: Any) -> int:
     """The unused puzzles in stock for an inventory quota of ``config``: those its run's
     family (the runs of its dated name, or the run alone) stored for a quota of that
     name, that fit the quota and that no book has printed."""
-    return len(in_stock(store, config.family or config.name, quota))
+    return sum(1 for _ in in_stock(store, config.family or config.name, quota))
 
 
 def _top_up(store: Store, config: RunConfig, done: dict[str, Any]

@@ -481,6 +481,17 @@ class Store:
         except sqlite3.Error as exc:
             raise _store_error(self.path, exc) from exc
 
+    def _iter_rows(self, sql: str, params: Sequence = (),
+                   batch: int = 4096) -> Iterator[sqlite3.Row]:
+        """The rows of a query, read ``batch`` at a time as they are taken (so a query of
+        any size holds a batch); the store must stay open meanwhile."""
+        try:
+            cursor = self.db.execute(sql, params)
+            while rows := cursor.fetchmany(batch):
+                yield from rows
+        except sqlite3.Error as exc:
+            raise _store_error(self.path, exc) from exc
+
     # --- runs -----------------------------------------------------------------------------
 
     def find_run(self, name: str) -> RunRecord | None:
@@ -653,11 +664,33 @@ class Store:
         """(Sudoku puzzles stored, distinct equivalence classes among them), in every run
         (or in those whose names match ``run_globs``); the two differ only where runs with
         ``dedup = "exact"`` stored equivalent puzzles."""
+        # no join with runs: without a run filter SQLite then counts from the covering
+        # index puzzles_by_canon alone, ten times faster than reading the table
         where, params = _runs_matching(run_globs)
-        sql = ("SELECT count(canon), count(DISTINCT canon) FROM puzzles "
-               f"JOIN runs ON runs.id = run_id{_where(where)}")
+        sql = f"SELECT count(canon), count(DISTINCT canon) FROM puzzles{_where(where)}"
         n, classes = self._rows(sql, params)[0]
         return n, classes
+
+    def puzzle_groups(self, run_globs: Runs = None
+                      ) -> Iterator[tuple[str, str, int, str, str | None, int]]:
+        """(kind, tier, blanks, techniques, size, puzzles) for each group of puzzles alike
+        in all five (in every run, or in those whose names match ``run_globs``): what
+        ``nanpure stats`` counts, read without loading the puzzles. ``size`` is a
+        nonogram's ``WxH`` (the head of its one-line text), None for Sudoku."""
+        where, params = _runs_matching(run_globs)
+        size = ("CASE WHEN kind = 'nonogram' "
+                "THEN substr(puzzle, 1, instr(puzzle || ' ', ' ') - 1) END")
+        sql = (f"SELECT kind, tier, blanks, techniques, {size} AS size, count(*) "
+               f"FROM puzzles{_where(where)} GROUP BY kind, tier, blanks, techniques, size")
+        return (tuple(r) for r in self._iter_rows(sql, params))
+
+    def score_counts(self, run_globs: Runs = None) -> list[tuple[str, int, int]]:
+        """(tier, score, puzzles) for each tier and score of the Sudoku puzzles (in every
+        run, or in those whose names match ``run_globs``), by tier and score."""
+        where, params = _runs_matching(run_globs)
+        sql = ("SELECT tier, score, count(*) FROM puzzles"
+               f"{_where(['kind = ?', *where])} GROUP BY tier, score ORDER BY tier, score")
+        return [tuple(r) for r in self._rows(sql, ["sudoku", *params])]
 
     def stored_canons(self, run_globs: Runs = None) -> dict[int, str]:
         """``{puzzle id: its stored canonical form}`` of the Sudoku puzzles (of every run,
@@ -747,19 +780,24 @@ class Store:
 
     # --- inventory ------------------------------------------------------------------------
 
-    def unused_in_family(self, family: str, quota: str, kind: str) -> list[PuzzleRecord]:
+    def unused_in_family(self, family: str, quota: str, kind: str) -> Iterator[PuzzleRecord]:
         """The puzzles of ``kind`` that runs of ``family`` stored for a quota named
-        ``quota`` and that no book has printed, oldest run first.
+        ``quota`` and that no book has printed, oldest run first, read a batch at a time
+        as they are taken (the store must stay open meanwhile).
 
         A run's family is the name its config was written with when that holds a
         ``{date}`` (``nightly-{date}``, kept in ``runs.config``), else its own name.
         """
+        # the family's run ids from a subquery, not the joined runs: SQLite then searches
+        # puzzles_by_run for each run instead of scanning the whole index
         sql = (f"SELECT {_SELECT_COLUMNS}, runs.name AS run FROM puzzles "
-               f"JOIN runs ON runs.id = run_id WHERE {_FAMILY} = ? AND puzzles.quota = ? "
-               "AND puzzles.kind = ? AND NOT EXISTS "
+               "JOIN runs ON runs.id = run_id "
+               f"WHERE puzzles.run_id IN (SELECT id FROM runs WHERE {_FAMILY} = ?) "
+               "AND puzzles.quota = ? AND puzzles.kind = ? AND NOT EXISTS "
                "(SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id) "
                "ORDER BY run_id, task")
-        return [PuzzleRecord(**dict(r)) for r in self._rows(sql, (family, quota, kind))]
+        return (PuzzleRecord(**dict(r))
+                for r in self._iter_rows(sql, (family, quota, kind)))
 
     def inventory(self, run_globs: Runs = None) -> list[tuple[str, str, str, str, int, int]]:
         """(family, quota, kind, tier, puzzles stored, puzzles printed in books) for every
