@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import json
 import shutil
 import sqlite3
 import subprocess
@@ -25,6 +26,7 @@ from nanpure.pipeline.publish import PublishError, verify_puzzles
 from nanpure.pipeline.run import execute
 from nanpure.pipeline.store import SCHEMA_VERSION, Store, StoreError
 from nanpure.pipeline.verify import ladder_fingerprints
+from nanpure.words import counted
 
 #: Puzzles of the reference run the slow tests' faults are compared with (the fast tests
 #: use a store of SMALL).
@@ -188,6 +190,51 @@ def test_verify_checks_the_stored_canonical_forms(small, tmp_path, capsys):
     assert line.startswith(f"puzzle {b} (run r, quota ") and line.endswith(
         f", but the store says {canon_a}")
     assert "has the canonical form " in line and ", 1 failed;" in captured.out
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 4096])
+def test_verify_checks_a_chunk_at_a_time_and_says_what_checking_all_at_once_says(
+        small, tmp_path, capsys, monkeypatch, chunk):
+    """verify reads and checks the puzzles a chunk at a time, never all of them at once
+    (nor all their canonical forms, which came in one dict), and prints what it printed
+    when it checked them all together: each failure in order, the runs counted once, and
+    the ratings not re-checked in the order one check of all of them counts them (by
+    kind, the kind seen first first), not the order the chunks meet them."""
+    store = tmp_path / "s.db"
+    shutil.copy(small, store)
+    db = sqlite3.connect(store)
+    # run r: Sudoku rated with today's ladder, nonograms of no recorded ladder; run s:
+    # Sudoku of a changed ladder, after r's nonograms in the order read
+    db.execute("UPDATE runs SET ladders = ?",
+               (json.dumps({"sudoku": ladder_fingerprints()["sudoku"]}),))
+    db.execute("INSERT INTO runs (name, seed, config, started_at, status, ladders) "
+               "SELECT 's', seed, config, started_at, status, ? FROM runs",
+               (json.dumps({"sudoku": "0" * 16}),))
+    moved = [r[0] for r in db.execute("SELECT id FROM puzzles WHERE kind = 'sudoku' "
+                                      "ORDER BY quota, task LIMIT 3 OFFSET 10")]
+    db.execute(f"UPDATE puzzles SET run_id = (SELECT id FROM runs WHERE name = 's') "
+               f"WHERE id IN ({', '.join(map(str, moved))})")
+    tampered = db.execute("SELECT id FROM puzzles WHERE kind = 'sudoku' ORDER BY quota, task "
+                          "LIMIT 1 OFFSET 2").fetchone()[0]
+    db.execute("UPDATE puzzles SET canon = ? WHERE id = ?", ("." * 81, tampered))
+    db.commit()
+    db.close()
+
+    def whole(*args, **kwargs):
+        raise AssertionError("verify read every puzzle at once")
+
+    monkeypatch.setattr(Store, "select_puzzles", whole)
+    monkeypatch.setattr("nanpure.pipeline.verify.VERIFY_CHUNK", chunk)
+    assert main(["verify", "--store", str(store)]) == 1
+    captured = capsys.readouterr()
+    (line,) = captured.err.splitlines()
+    assert line.startswith(f"puzzle {tampered} (run r, quota easy): has the canonical form ")
+    total = SMALL + 4
+    assert captured.out == (
+        f"{store}: {total} puzzles of 2 runs checked: {total - 1} passed, 1 failed; "
+        f"{counted(SMALL - 3, 'rating')} re-checked; 3 ratings not re-checked (the ladder "
+        "changed since the run); 4 ratings not re-checked (the run recorded no ladder); "
+        "--rerate re-checks them with today's ladder\n")
 
 
 def test_verify_refuses_an_unknown_run_and_a_missing_store(small, tmp_path, capsys):

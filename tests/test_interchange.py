@@ -5,7 +5,10 @@ card's counts match its files; bad input is one line per problem."""
 from __future__ import annotations
 
 import csv
+import io
 import json
+import sqlite3
+import tracemalloc
 
 import pytest
 
@@ -23,8 +26,10 @@ from nanpure.output.datasets import (
     read_interchange,
     split_of,
     write_export,
+    write_file_export,
+    write_hf,
 )
-from nanpure.pipeline.store import Store
+from nanpure.pipeline.store import Store, canonical_forms
 
 pq = pytest.importorskip("pyarrow.parquet")
 
@@ -324,3 +329,83 @@ def test_an_opensudoku_file_without_games_is_read_as_no_puzzles(tmp_path, capsys
                     "  </folder>\n</opensudoku>\n")
     assert main(["solve", str(path)]) == 0
     assert capsys.readouterr() == ("", "")
+
+
+@pytest.mark.parametrize("fmt", INTERCHANGE_FORMATS)
+def test_interchange_formats_write_each_record_as_it_is_read(store, fmt):
+    """kaggle, sdm, sdk and opensudoku (given its folder's runs) write a record before
+    the next is read, so an export never holds its selection: the first puzzle is
+    written before the last is read, and the bytes are those of writing a list."""
+    records = _records(store)
+    out = io.StringIO()
+    seen_before_last: list[str] = []
+
+    def one_at_a_time():
+        for k, r in enumerate(records):
+            if k == len(records) - 1:
+                seen_before_last.append(out.getvalue())
+            yield r
+
+    runs = ["nightly"] if fmt == "opensudoku" else None
+    assert write_file_export(one_at_a_time(), fmt, out, runs=runs) == len(records)
+    first = records[0].puzzle
+    assert first[:9] in seen_before_last[0] or first.replace(".", "0") in seen_before_last[0]
+    whole = io.StringIO()
+    assert write_file_export(records, fmt, whole) == len(records)
+    assert out.getvalue() == whole.getvalue()
+
+
+def test_hf_export_takes_the_stored_canonical_forms(store, tmp_path, capsys, monkeypatch):
+    """hf reads each puzzle's canonical form from the store instead of computing them
+    all again, and computes only those the store lacks; the files are the same."""
+    records = _records(store)
+    expected = tmp_path / "expected"
+    write_hf(records, canonical_forms(["sudoku"] * len(records),
+                                      [r.puzzle for r in records]), expected)
+    computed: list[int] = []
+
+    def counting(kinds, puzzles):
+        computed.append(len(puzzles))
+        return canonical_forms(kinds, puzzles)
+
+    monkeypatch.setattr("nanpure.pipeline.reports.canonical_forms", counting)
+    for lacking in (0, 3):
+        with sqlite3.connect(store) as db:
+            db.execute("UPDATE puzzles SET canon = NULL WHERE id IN "
+                       "(SELECT id FROM puzzles ORDER BY id DESC LIMIT ?)", (lacking,))
+        out = tmp_path / f"hf{lacking}"
+        assert main(["export", "--store", str(store), "--format", "hf", "--out",
+                     str(out)]) == 0
+        assert sum(computed) == lacking
+        computed.clear()
+        for name in ("README.md", "data/train.parquet", "data/train.csv",
+                     "data/test.parquet", "data/test.csv"):
+            assert (out / name).read_bytes() == (expected / name).read_bytes(), name
+    capsys.readouterr()
+
+
+def test_hf_writes_its_rows_as_they_are_read(tmp_path, made, monkeypatch):
+    """write_hf holds a row group per split, not every row: its memory stays that of a
+    chunk however many records it is given."""
+    monkeypatch.setattr("nanpure.output.datasets.CHUNK_ROWS", 50)
+    record = made[0]._replace(id=1, run="nightly", quota="easy",
+                              created_at="2026-11-22T03:00:00.000+00:00")
+    n = 6000
+
+    def records():
+        for k in range(n):
+            yield record._replace(id=k, puzzle=f"{k:081d}")
+
+    def forms():
+        for k in range(n):
+            yield f"{k:081d}"
+
+    tracemalloc.start()
+    try:
+        splits = write_hf(records(), forms(), tmp_path / "hf")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert sum(splits.values()) == n
+    # every row held would be n dicts of 14 fields (about 1.5 KiB each with its texts)
+    assert peak < 2_000_000, peak

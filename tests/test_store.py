@@ -16,6 +16,7 @@ from nanpure.pipeline.store import (
     _SELECT_COLUMNS,
     APPLICATION_ID,
     COMPLETE,
+    JOURNAL_SIZE_LIMIT,
     PUZZLE,
     RUNNING,
     SCHEMA_VERSION,
@@ -487,3 +488,65 @@ def test_the_unused_puzzles_of_a_family_are_read_a_batch_at_a_time(tmp_path, mon
                 "'easy'", "?").replace("'sudoku'", "?"), ("b1", "easy", "sudoku")))
     assert not read_whole
     assert "SEARCH puzzles USING INDEX puzzles_by_run" in plan
+
+
+def _nonograms(store, run_id, quota, tasks, first):
+    """Store nonogram records (no canonical form to compute) of ``tasks`` in ``quota``."""
+    for k, task in enumerate(tasks):
+        store.add_puzzle(run_id, quota, task, PuzzleRecord(
+            puzzle=f"1x1 {first + k}/1", solution="1", tier="easy", score=1, hardest="x",
+            techniques="", symmetry="none", blanks=1, seed=first + k, kind="nonogram"))
+
+
+def test_reading_puzzles_holds_no_snapshot_and_reads_those_stored_when_it_began(tmp_path):
+    """A long export reads a batch at a time, each batch a short read of its own: between
+    batches a run writing meanwhile can checkpoint (and truncate) the journal, which a
+    read snapshot held for the whole export stopped. It reads the puzzles stored when it
+    began, in the order run, quota, task, id, none twice and none left out; those stored
+    meanwhile are not read."""
+    path = tmp_path / "s.db"
+    with Store(path) as s:
+        a, b = s.begin_run("a", 1, "{}"), s.begin_run("b", 1, "{}")
+        _nonograms(s, b.id, "y", [2, 0], 100)  # ids out of the order read
+        _nonograms(s, a.id, "y", [1, 0, 1], 200)  # two puzzles of one task
+        _nonograms(s, a.id, "x", [5, 3], 300)
+        _nonograms(s, b.id, "x", [0], 400)
+        order = [r[0] for r in s.db.execute(
+            "SELECT id FROM puzzles ORDER BY run_id, quota, task, id")]
+    with Store(path, create=False) as reader, Store(path, timeout=0.2) as writer:
+        reading = reader.iter_puzzles(unused_only=False, batch=2)
+        first = [next(reading) for _ in range(3)]
+        _nonograms(writer, a.id, "x", [4, 9], 500)  # before and after where it reads
+        _nonograms(writer, b.id, "a", [0], 600)
+        # a journal that grew meanwhile is cut back once a checkpoint empties it
+        assert writer.db.execute("PRAGMA journal_size_limit").fetchone()[0] == (
+            JOURNAL_SIZE_LIMIT)
+        busy, _, _ = writer.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        assert busy == 0 and (tmp_path / "s.db-wal").stat().st_size == 0
+        rest = list(reading)
+        assert [r.id for r in first + rest] == order
+        assert [r.id for r in reader.iter_puzzles(unused_only=False, batch=2,
+                                                  run_globs="b")] == [
+            r[0] for r in reader.db.execute("SELECT id FROM puzzles WHERE run_id = ? "
+                                            "ORDER BY quota, task, id", (b.id,))]
+        assert reader.puzzle_run_names("nonogram") == ["a", "b"]
+        assert reader.puzzle_run_names("sudoku") == []
+
+
+def test_each_batch_of_a_filtered_read_walks_the_run_index_without_sorting(tmp_path):
+    """The filters of a read (quotas, tiers, kinds, unused) never make the planner take
+    another index: each batch would then sort all the matches again."""
+    with Store(tmp_path / "s.db") as s:
+        run = s.begin_run("n", 1, "{}")
+        _nonograms(s, run.id, "x", range(6), 0)
+        statements: list[str] = []
+        s.db.set_trace_callback(statements.append)
+        read = list(s.iter_puzzles(quotas=["x"], tiers=["easy"], kinds=["nonogram"],
+                                   run_globs="n*", batch=4))
+        s.db.set_trace_callback(None)
+        assert len(read) == 6
+        batches = [sql for sql in statements if "LIMIT" in sql]
+        assert len(batches) == 2
+        for sql in batches:
+            plan = " | ".join(r[3] for r in s.db.execute("EXPLAIN QUERY PLAN " + sql))
+            assert "USING INDEX puzzles_by_run" in plan and "TEMP B-TREE" not in plan, plan

@@ -52,12 +52,14 @@ import csv
 import hashlib
 import io
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import ExitStack
 from itertools import chain, islice
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from ..files import atomic_open, atomic_path, write_text_atomic
+from ..files import atomic_open, atomic_path, atomic_paths, write_text_atomic
 from ..generator.tiers import TIERS
 from ..record import PuzzleRecord, columns, row
 
@@ -506,21 +508,30 @@ def _zeros(puzzle: str) -> str:
     return puzzle.replace(".", "0")
 
 
-def _write_interchange(records: list[PuzzleRecord], fmt: str, out: TextIO) -> None:
+def _write_interchange(records: Iterable[PuzzleRecord], fmt: str, out: TextIO,
+                       runs: Sequence[str] | None = None) -> int:
+    """Write ``records`` in an interchange format; returns how many. ``runs`` (sorted)
+    names opensudoku's folder; None: the records' own runs, which takes them whole."""
     meta = provenance()
+    counted = _Counted(records)
     if fmt == "kaggle":
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(("quizzes", "solutions"))
-        writer.writerows((_zeros(r.puzzle), r.solution) for r in records)
+        writer.writerows((_zeros(r.puzzle), r.solution) for r in counted)
     elif fmt == "sdm":
-        out.writelines(_zeros(r.puzzle) + "\n" for r in records)
+        out.writelines(_zeros(r.puzzle) + "\n" for r in counted)
     elif fmt == "sdk":
-        _write_sdk(records, meta, out)
+        _write_sdk(counted, meta, out)
     else:
-        _write_opensudoku(records, meta, out)
+        if runs is None:
+            whole = list(counted)
+            runs = sorted({r.run for r in whole if r.run is not None})
+            counted = _Counted(whole)
+        _write_opensudoku(counted, meta, out, runs)
+    return counted.n
 
 
-def _write_sdk(records: list[PuzzleRecord], meta: dict[str, str], out: TextIO) -> None:
+def _write_sdk(records: Iterable[PuzzleRecord], meta: dict[str, str], out: TextIO) -> None:
     """SadMan/SudoCue ``.sdk``: per puzzle ``#`` lines (S source, L level, C comments)
     and its 9 rows, ``.`` for a blank; puzzles are separated by a blank line."""
     for k, r in enumerate(records):
@@ -534,12 +545,13 @@ def _write_sdk(records: list[PuzzleRecord], meta: dict[str, str], out: TextIO) -
         out.writelines(r.puzzle[i : i + 9] + "\n" for i in range(0, 81, 9))
 
 
-def _write_opensudoku(records: list[PuzzleRecord], meta: dict[str, str], out: TextIO) -> None:
-    """OpenSudoku's XML (version 2): one folder of games, ``data`` with ``0`` for a blank;
-    nanpure's own attributes say what made and rated them (the app ignores them)."""
+def _write_opensudoku(records: Iterable[PuzzleRecord], meta: dict[str, str], out: TextIO,
+                      runs: Sequence[str]) -> None:
+    """OpenSudoku's XML (version 2): one folder of games named for ``runs``, ``data``
+    with ``0`` for a blank; nanpure's own attributes say what made and rated them (the
+    app ignores them)."""
     from xml.sax.saxutils import quoteattr
 
-    runs = sorted({r.run for r in records if r.run is not None})
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
     out.write(f'<opensudoku version="2" nanpure_version={quoteattr(meta["nanpure_version"])} '
               f'ladder_fingerprint={quoteattr(meta["ladder_fingerprint"])}>\n')
@@ -550,12 +562,27 @@ def _write_opensudoku(records: list[PuzzleRecord], meta: dict[str, str], out: Te
     out.write("  </folder>\n</opensudoku>\n")
 
 
-def _sudoku_only(records: list[PuzzleRecord], fmt: str) -> None:
-    kinds = sorted({r.kind for r in records} - {"sudoku"})
-    if kinds:
-        raise ExportError(f"{fmt} holds Sudoku puzzles only, and the selection has "
-                          f"{', '.join(kinds)} puzzles; export one run with --run, or use "
-                          "csv, jsonl or parquet")
+def _sudoku_only(records: Iterable[PuzzleRecord], fmt: str) -> Iterable[PuzzleRecord]:
+    """``records``, refused if any is not Sudoku: a list before anything is written, an
+    iterator as its records are taken (the export's selection is of one kind already)."""
+    if isinstance(records, Sequence):
+        kinds = sorted({r.kind for r in records} - {"sudoku"})
+        if kinds:
+            raise ExportError(_not_sudoku(fmt, kinds))
+        return records
+    return _checked_sudoku(records, fmt)
+
+
+def _checked_sudoku(records: Iterable[PuzzleRecord], fmt: str) -> Iterator[PuzzleRecord]:
+    for r in records:
+        if r.kind != "sudoku":
+            raise ExportError(_not_sudoku(fmt, [r.kind]))
+        yield r
+
+
+def _not_sudoku(fmt: str, kinds: Sequence[str]) -> str:
+    return (f"{fmt} holds Sudoku puzzles only, and the selection has {', '.join(kinds)} "
+            "puzzles; export one run with --run, or use csv, jsonl or parquet")
 
 
 def write_meta(path: str | Path, fmt: str, rows: int) -> Path:
@@ -569,14 +596,15 @@ def write_meta(path: str | Path, fmt: str, rows: int) -> Path:
 
 def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | str | Path,
                       kind: str = "sudoku", steps: Iterable[list[str]] | None = None,
-                      se: bool = False) -> int:
+                      se: bool = False, runs: Sequence[str] | None = None) -> int:
     """Write the records (all of ``kind``) in any format of ``KIND_FORMATS[kind]`` but
     ``hf`` to a stream or a path; returns how many rows. Sudoku's Parquet carries
     :func:`provenance` in its metadata, sdk and opensudoku inside the file; a file path in
     another format gets :func:`write_meta` beside it (the file itself stays exactly as
     before); a directory of ``.non`` files gets none. ``steps`` and ``se`` as for
-    :func:`write_export`; only sdk and opensudoku, which count the puzzles first, hold
-    the records whole."""
+    :func:`write_export`. Records are written as they are read, except for opensudoku
+    without ``runs``, the sorted names of the records' runs its folder is named for,
+    which then holds them whole to find them."""
     check_steps(fmt, steps)
     if kind != "sudoku":
         n = write_export(records, fmt, out, kind, steps)
@@ -586,10 +614,11 @@ def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | s
     if fmt not in INTERCHANGE_FORMATS:
         n = write_export(records, fmt, out, steps=steps, se=se)
     else:
-        records = list(records)
-        _sudoku_only(records, fmt)
-        _write_text(out, lambda stream: _write_interchange(records, fmt, stream))
-        n = len(records)
+        sudoku = _sudoku_only(records, fmt)
+        written: list[int] = []
+        _write_text(out, lambda stream: written.append(
+            _write_interchange(sudoku, fmt, stream, runs)))
+        n = written[0]
     if isinstance(out, str | Path) and fmt not in _PROVENANCE_INSIDE:
         write_meta(out, fmt, n)
     return n
@@ -612,42 +641,88 @@ def split_of(canonical: str, test_percent: int = TEST_PERCENT) -> str:
     return "test" if bucket < test_percent else "train"
 
 
-def write_hf(records: Iterable[PuzzleRecord], canonical: list[str], out_dir: str | Path,
+def write_hf(records: Iterable[PuzzleRecord], canonical: Iterable[str], out_dir: str | Path,
              *, license: str = HF_LICENSE, test_percent: int = TEST_PERCENT) -> dict[str, int]:
     """Write a Hugging Face style dataset into ``out_dir``: ``data/train.parquet``,
     ``data/test.parquet``, the same as CSV, and ``README.md``, a dataset card with a YAML
     header (columns, counts per split and tier, licence, provenance). ``canonical`` is
     each record's canonical form; the split is a hash of it. ``license`` is written
     lower-case, as the Hub's licence ids are (``MIT`` as ``mit``). Returns rows per
-    split."""
+    split. Records and forms are read as the rows are written (iterators are fine, and
+    are not held whole); the four data files are kept only when all are written."""
     pa = _pyarrow()
-    records = list(records)
-    _sudoku_only(records, "hf")
+    records = _sudoku_only(records, "hf")
     out_dir = Path(out_dir)
     (out_dir / "data").mkdir(parents=True, exist_ok=True)
     meta = provenance()
-    splits: dict[str, list[dict[str, Any]]] = {"train": [], "test": []}
-    for record, form in zip(records, canonical, strict=True):
-        splits[split_of(form, test_percent)].append({**row_of(record), "canonical": form})
     schema = parquet_schema().append(pa.field("canonical", pa.string()))
-    for name, rows in splits.items():
-        with atomic_path(out_dir / "data" / f"{name}.parquet") as tmp:
-            _write_parquet_rows(rows, tmp, schema, meta)
-        with atomic_open(out_dir / "data" / f"{name}.csv") as f:
-            writer = csv.DictWriter(f, fieldnames=HF_COLUMNS, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
-    tiers = {name: _tier_counts(rows) for name, rows in splits.items()}
-    symmetries = {r.symmetry for r in records}
+    names = ("train", "test")
+    tiers: dict[str, Counter[str]] = {name: Counter() for name in names}
+    symmetries: set[str] = set()
+    files = [out_dir / "data" / f"{name}.{ext}" for name in names for ext in ("parquet", "csv")]
+    with atomic_paths(files) as tmps, ExitStack() as stack:
+        parquet = {name: stack.enter_context(_ParquetRows(tmps[2 * k], schema, meta))
+                   for k, name in enumerate(names)}
+        writers = {}
+        for k, name in enumerate(names):
+            stream = stack.enter_context(open(tmps[2 * k + 1], "w", encoding="utf-8",
+                                              newline=""))
+            writers[name] = csv.DictWriter(stream, fieldnames=HF_COLUMNS,
+                                           lineterminator="\n")
+            writers[name].writeheader()
+        for record, form in zip(records, canonical, strict=True):
+            name = split_of(form, test_percent)
+            row = {**row_of(record), "canonical": form}
+            parquet[name].add(row)
+            writers[name].writerow(row)
+            tiers[name][record.tier] += 1
+            symmetries.add(record.symmetry)
+    counts = {name: {t: tiers[name][t] for t in TIERS if tiers[name][t]} for name in names}
     write_text_atomic(out_dir / "README.md",
-                      _dataset_card(schema, tiers, license.lower(), test_percent, meta,
+                      _dataset_card(schema, counts, license.lower(), test_percent, meta,
                                     symmetries))
-    return {name: len(rows) for name, rows in splits.items()}
+    return {name: sum(tiers[name].values()) for name in names}
 
 
-def _tier_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
-    counts = {t: sum(r["tier"] == t for r in rows) for t in TIERS}
-    return {t: n for t, n in counts.items() if n}
+class _ParquetRows:
+    """A Parquet file written a row at a time (a context manager): a row group of
+    :data:`CHUNK_ROWS` rows at a time, with ``schema`` (and ``meta`` as ``nanpure.*``
+    keys in the file's metadata); an empty file still has the schema."""
+
+    def __init__(self, out: BinaryIO | str | Path, schema,
+                 meta: dict[str, str] | None = None) -> None:
+        pa = _pyarrow()
+        if meta is not None:
+            schema = schema.with_metadata(_parquet_meta(meta))
+        self.schema = schema
+        self.writer = pa.parquet.ParquetWriter(out, schema)
+        self.chunk: list[Mapping[str, Any]] = []
+        self.written = False
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        self.chunk.append(row)
+        if len(self.chunk) == CHUNK_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        from datetime import datetime
+
+        pa = _pyarrow()
+        columns = {c: [r[c] for r in self.chunk] for c in self.schema.names}
+        columns["created_at"] = [datetime.fromisoformat(t) for t in columns["created_at"]]
+        self.writer.write_table(pa.Table.from_pydict(columns, schema=self.schema))
+        self.chunk = []
+        self.written = True
+
+    def __enter__(self) -> _ParquetRows:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            if exc[0] is None and (self.chunk or not self.written):
+                self._flush()
+        finally:
+            self.writer.close()
 
 
 def _write_parquet_rows(rows: Iterable[Mapping[str, Any]], out: BinaryIO | str | Path,
@@ -655,24 +730,9 @@ def _write_parquet_rows(rows: Iterable[Mapping[str, Any]], out: BinaryIO | str |
     """Write rows with ``schema`` (and ``meta`` as ``nanpure.*`` keys in the file's
     metadata), a row group of at most :data:`CHUNK_ROWS` rows at a time; an empty file
     still has the schema."""
-    pa = _pyarrow()
-    from datetime import datetime
-
-    if meta is not None:
-        schema = schema.with_metadata(_parquet_meta(meta))
-
-    def table(chunk: list[Mapping[str, Any]]):
-        columns = {c: [r[c] for r in chunk] for c in schema.names}
-        columns["created_at"] = [datetime.fromisoformat(t) for t in columns["created_at"]]
-        return pa.Table.from_pydict(columns, schema=schema)
-
-    with pa.parquet.ParquetWriter(out, schema) as writer:
-        written = False
-        for chunk in chunks(rows):
-            writer.write_table(table(chunk))
-            written = True
-        if not written:
-            writer.write_table(table([]))
+    with _ParquetRows(out, schema, meta) as writer:
+        for r in rows:
+            writer.add(r)
 
 
 def _parquet_meta(meta: dict[str, str]) -> dict[bytes, bytes]:

@@ -26,6 +26,7 @@ from ..output.datasets import (
     MAX_DPI,
     ExportError,
     check_steps,
+    chunks,
     write_file_export,
     write_hf,
 )
@@ -66,10 +67,15 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
                     f"{' and '.join(kinds)}; an export holds one kind: add --kind "
                     f"{' or --kind '.join(kinds)}")
             kind = kinds[0] if kinds else "sudoku"
-        # Read as written, so that an export of any size holds only what is being written.
-        records = store.iter_puzzles(unused_only=False, kinds=[kind], run_globs=run)
-        return _write_export(records, store_path, fmt, out, kind, license=license,
-                             steps=steps, answers=answers, dpi=dpi, se=se)
+        # Read as written, so that an export of any size holds only what is being
+        # written; the puzzles stored when it began (none a run adds meanwhile)
+        last = store.last_puzzle_id()
+        pairs = store.iter_puzzles_with_canon(unused_only=False, kinds=[kind],
+                                              run_globs=run, up_to=last)
+        # opensudoku's folder is named for the runs before its first game
+        runs = store.puzzle_run_names(kind, run, last) if fmt == "opensudoku" else None
+        return _write_export(pairs, store_path, fmt, out, kind, license=license,
+                             steps=steps, answers=answers, dpi=dpi, se=se, runs=runs)
 
 
 #: Export options only some formats take: what each is for, and those formats.
@@ -106,11 +112,25 @@ def check_options(fmt: str, kind: str, *, license: str | None, steps: bool, answ
                           f"{', '.join(KIND_FORMATS[kind] + IMAGE_FORMATS)}")
 
 
-def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, out: str,
-                  kind: str, *, license: str | None, steps: bool, answers: bool,
-                  dpi: float | None, se: bool) -> int:
-    """:func:`export_command`'s writing, ``records`` all of ``kind``."""
+def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: str,
+                  fmt: str, out: str, kind: str, *, license: str | None, steps: bool,
+                  answers: bool, dpi: float | None, se: bool,
+                  runs: list[str] | None = None) -> int:
+    """:func:`export_command`'s writing: ``pairs`` are the records, all of ``kind``, with
+    their stored canonical forms; ``runs`` the sorted names of their runs (opensudoku's
+    folder), None to find them from the records."""
     check_options(fmt, kind, license=license, steps=steps, answers=answers, dpi=dpi, se=se)
+    if fmt == "hf":
+        if out == "-":
+            raise ExportError("hf writes a directory; give it with --out DIR")
+        records, forms = _unzip(_canonical(pairs))
+        splits = write_hf(records, forms, out,
+                          license=HF_LICENSE if license is None else license)
+        n = sum(splits.values())
+        print(f"wrote {counted(n, 'puzzle')} to {out} "
+              f"(train {splits['train']}, test {splits['test']})", file=sys.stderr)
+        return 0
+    records: Iterator[PuzzleRecord] = (record for record, _ in pairs)
     if fmt in IMAGE_FORMATS:
         if out == "-":
             raise ExportError(f"--format {fmt} writes one file a puzzle; give a directory "
@@ -128,29 +148,38 @@ def _write_export(records: Iterator[PuzzleRecord], store_path: str, fmt: str, ou
     if steps:  # the two copies are read in step, so tee holds a record or two
         records, for_paths = tee(records)
         paths = map(solution_path, for_paths)
-    if fmt == "hf":
-        if out == "-":
-            raise ExportError("hf writes a directory; give it with --out DIR")
-        chosen = list(records)
-        forms = canonical_forms([r.kind for r in chosen], [r.puzzle for r in chosen])
-        splits = write_hf(chosen, forms, out,
-                          license=HF_LICENSE if license is None else license)
-        n = sum(splits.values())
-        print(f"wrote {counted(n, 'puzzle')} to {out} "
-              f"(train {splits['train']}, test {splits['test']})", file=sys.stderr)
-        return 0
     if out == "-":
         if fmt == "parquet":
             raise ExportError("Parquet is binary; give a file with --out")
         if fmt == "non":
             raise ExportError("--format non writes one .non file a puzzle; give a directory "
                               "with --out DIR")
-        write_file_export(records, fmt, sys.stdout, kind, paths, se)
+        write_file_export(records, fmt, sys.stdout, kind, paths, se, runs)
         return 0
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    n = write_file_export(records, fmt, out, kind, paths, se)
+    n = write_file_export(records, fmt, out, kind, paths, se, runs)
     print(f"wrote {counted(n, 'puzzle')} to {out}", file=sys.stderr)
     return 0
+
+
+def _canonical(pairs: Iterator[tuple[PuzzleRecord, str | None]]
+               ) -> Iterator[tuple[PuzzleRecord, str]]:
+    """The Sudoku ``pairs`` with each one's canonical form: the stored one (every store
+    keeps it, schema 3 on), else computed, a chunk at a time."""
+    for chunk in chunks(pairs, 4096):
+        missing = [k for k, (_, form) in enumerate(chunk) if form is None]
+        found = canonical_forms([chunk[k][0].kind for k in missing],
+                                [chunk[k][0].puzzle for k in missing])
+        filled = dict(zip(missing, found, strict=True))
+        for k, (record, form) in enumerate(chunk):
+            yield record, filled[k] if form is None else form
+
+
+def _unzip(pairs: Iterator[tuple[Any, Any]]) -> tuple[Iterator[Any], Iterator[Any]]:
+    """Two iterators, of the pairs' firsts and of their seconds; read in step (as zip
+    reads them), they hold a pair or two."""
+    firsts, seconds = tee(pairs)
+    return (a for a, _ in firsts), (b for _, b in seconds)
 
 
 def _with_se(record: PuzzleRecord) -> PuzzleRecord:

@@ -61,6 +61,8 @@ log = logging.getLogger(__name__)
 
 #: Bumped whenever the schema changes; kept in ``PRAGMA user_version``.
 SCHEMA_VERSION = 6
+#: Bytes of the write-ahead journal SQLite keeps once a checkpoint empties it.
+JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
 #: ``PRAGMA application_id`` of a nanpure store (the bytes "nanp").
 APPLICATION_ID = 0x6E616E70
 
@@ -414,6 +416,9 @@ class Store:
         # NORMAL in WAL mode survives any process crash (kill -9); only a power cut
         # can lose the last commits, which a resumed run simply makes again.
         self.db.execute("PRAGMA synchronous = NORMAL")
+        # a journal that grew while a checkpoint could not finish (a reader holding an old
+        # snapshot) keeps its size when it starts over unless limited; this cuts it back
+        self.db.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
         self.db.execute("PRAGMA foreign_keys = ON")
         if tables and version < SCHEMA_VERSION:
             self._migrate(version)
@@ -692,15 +697,6 @@ class Store:
                f"{_where(['kind = ?', *where])} GROUP BY tier, score ORDER BY tier, score")
         return [tuple(r) for r in self._rows(sql, ["sudoku", *params])]
 
-    def stored_canons(self, run_globs: Runs = None) -> dict[int, str]:
-        """``{puzzle id: its stored canonical form}`` of the Sudoku puzzles (of every run,
-        or of those whose names match ``run_globs``), which ``verify`` compares with the
-        form made again."""
-        where, params = _runs_matching(run_globs)
-        sql = ("SELECT puzzles.id, canon FROM puzzles JOIN runs ON runs.id = run_id"
-               + _where(["canon IS NOT NULL", *where]))
-        return dict(self._rows(sql, params))
-
     def select_puzzles(self, run: str | None = None, quotas: Sequence[str] | None = None,
                        tiers: Sequence[str] | None = None,
                        unused_only: bool = True,
@@ -719,33 +715,107 @@ class Store:
                      unused_only: bool = True,
                      kinds: Sequence[str] | None = None,
                      run_globs: Runs = None,
-                     batch: int = 4096) -> Iterator[PuzzleRecord]:
+                     batch: int = 4096, up_to: int | None = None) -> Iterator[PuzzleRecord]:
         """:meth:`select_puzzles`, read from the file ``batch`` rows at a time as they
-        are taken (for exports of any size); the store must stay open meanwhile."""
-        where, params = _runs_matching(run_globs)
-        if run is not None:
-            where.append("runs.name = ?")
-            params.append(run)
+        are taken (for exports of any size); the store must stay open meanwhile.
+        ``up_to``: see :meth:`iter_puzzles_with_canon`."""
+        for rows in self._puzzle_batches(run, quotas, tiers, unused_only, kinds, run_globs,
+                                         batch, up_to):
+            yield from (PuzzleRecord(**dict(r)) for r in rows)
+
+    def iter_puzzles_with_canon(self, run: str | None = None,
+                                quotas: Sequence[str] | None = None,
+                                tiers: Sequence[str] | None = None,
+                                unused_only: bool = True,
+                                kinds: Sequence[str] | None = None,
+                                run_globs: Runs = None, batch: int = 4096,
+                                up_to: int | None = None
+                                ) -> Iterator[tuple[PuzzleRecord, str | None]]:
+        """:meth:`iter_puzzles` with each puzzle's stored canonical form (None for a
+        nonogram).
+
+        Each batch is a query of its own, a short read that starts where the last one
+        ended in the order (run, quota, task, id): a long export holds no read snapshot,
+        which would keep a run writing meanwhile from checkpointing its journal (the WAL
+        then grows for as long as the export reads). What is read is the puzzles stored
+        when the reading began (ids up to :meth:`last_puzzle_id` then, or ``up_to``):
+        puzzles a run stores meanwhile are left out, and none stored before is skipped
+        or read twice; only a puzzle deleted meanwhile (its run discarded) is missing.
+        """
+        for rows in self._puzzle_batches(run, quotas, tiers, unused_only, kinds, run_globs,
+                                         batch, up_to, canon=True):
+            for r in rows:
+                fields = dict(r)
+                canon = fields.pop("canon")
+                yield PuzzleRecord(**fields), canon
+
+    def _puzzle_batches(self, run: str | None, quotas: Sequence[str] | None,
+                        tiers: Sequence[str] | None, unused_only: bool,
+                        kinds: Sequence[str] | None, run_globs: Runs, batch: int,
+                        up_to: int | None, canon: bool = False
+                        ) -> Iterator[list[sqlite3.Row]]:
+        """The rows of :meth:`iter_puzzles_with_canon` (with ``canon``, a last column
+        ``canon``), a batch at a time."""
+        if up_to is None:
+            up_to = self.last_puzzle_id()
+        where: list[str] = ["puzzles.id <= ?"]
+        params: list[object] = [up_to]
         if quotas is not None:
-            where.append(f"puzzles.quota IN ({', '.join('?' * len(quotas))})")
+            where.append(f"+puzzles.quota IN ({', '.join('?' * len(quotas))})")
             params.extend(quotas)
         if tiers is not None:
-            where.append(f"puzzles.tier IN ({', '.join('?' * len(tiers))})")
+            where.append(f"+puzzles.tier IN ({', '.join('?' * len(tiers))})")
             params.extend(tiers)
         if kinds is not None:
-            where.append(f"puzzles.kind IN ({', '.join('?' * len(kinds))})")
+            where.append(f"+puzzles.kind IN ({', '.join('?' * len(kinds))})")
             params.extend(kinds)
         if unused_only:
             where.append("NOT EXISTS (SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id)")
-        sql = (f"SELECT {_SELECT_COLUMNS}, runs.name AS run FROM puzzles "
-               f"JOIN runs ON runs.id = run_id{_where(where)} "
-               "ORDER BY run_id, quota, task, puzzles.id")
-        try:
-            cursor = self.db.execute(sql, params)
-            while rows := cursor.fetchmany(batch):
-                yield from (PuzzleRecord(**dict(r)) for r in rows)
-        except sqlite3.Error as exc:
-            raise _store_error(self.path, exc) from exc
+        # one run at a time, in the index's order (run, quota, task; the index holds the
+        # id too): each batch is a range of puzzles_by_run from the last key read. The
+        # filters are written +column, which no index answers, so the planner never
+        # takes another index and sorts every batch's matches again.
+        sql = (f"SELECT {_SELECT_COLUMNS}, runs.name AS run"
+               f"{', puzzles.canon' if canon else ''} FROM puzzles "
+               "JOIN runs ON runs.id = run_id WHERE run_id = ? "
+               "AND (puzzles.quota, puzzles.task, puzzles.id) > (?, ?, ?) AND "
+               + " AND ".join(where)
+               + " ORDER BY puzzles.quota, puzzles.task, puzzles.id LIMIT ?")
+        for run_id in self._run_ids(run, run_globs):
+            # before the first key: every text is >= "", every id and task > the least
+            key: tuple = ("", -(2 ** 63), -(2 ** 63))
+            while True:
+                rows = self._rows(sql, (run_id, *key, *params, batch))
+                yield rows
+                if len(rows) < batch:
+                    break
+                key = (rows[-1]["quota"], rows[-1]["task"], rows[-1]["id"])
+
+    def last_puzzle_id(self) -> int:
+        """The largest puzzle id stored (0 for none): every puzzle stored later has a
+        larger one, as SQLite gives a new row the largest id plus one."""
+        return self._rows("SELECT coalesce(max(id), 0) FROM puzzles")[0][0]
+
+    def _run_ids(self, run: str | None, run_globs: Runs) -> list[int]:
+        """The ids of the runs named ``run`` and matching ``run_globs`` (each when not
+        None), oldest first."""
+        where, params = _runs_matching(run_globs, "id")
+        if run is not None:
+            where.append("name = ?")
+            params.append(run)
+        return [r[0] for r in self._rows(f"SELECT id FROM runs{_where(where)} ORDER BY id",
+                                         params)]
+
+    def puzzle_run_names(self, kind: str, run_globs: Runs = None,
+                         up_to: int | None = None) -> list[str]:
+        """The names of the runs (all, or those matching ``run_globs``) that stored
+        puzzles of ``kind`` (with ids up to ``up_to``, when given), sorted."""
+        where, params = _runs_matching(run_globs, "id")
+        where.append("EXISTS (SELECT 1 FROM puzzles WHERE run_id = runs.id AND kind = ? "
+                     "AND id <= ?)")
+        last = self.last_puzzle_id() if up_to is None else up_to
+        return sorted(r[0] for r in self._rows(f"SELECT name FROM runs{_where(where)}",
+                                               [*params, kind, last]))
 
     def puzzle_kinds(self, run_globs: Runs = None) -> list[str]:
         """The kinds of the puzzles stored (in every run, or in those whose names match

@@ -30,6 +30,7 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TextIO
 
 from ..generator.kinds import kind_of
@@ -63,6 +64,8 @@ class Checked:
     not_rated: dict[str, int] = field(default_factory=dict)  # why -> how many
     #: of the ``rated``, how many were rated without their run's ladder (``rerate``)
     rerated: int = 0
+    #: per puzzle, why its rating was not re-checked (a key of ``not_rated``), else None
+    skipped: list[str | None] = field(default_factory=list)
 
 
 def check_puzzles(records: Sequence[PuzzleRecord],
@@ -74,7 +77,7 @@ def check_puzzles(records: Sequence[PuzzleRecord],
     it equals today's, or with ``rerate`` everywhere (the others by tier, score and
     hardest technique, :func:`_rating_problem`)."""
     today = ladder_fingerprints()
-    checked = Checked([None] * len(records))
+    checked = Checked([None] * len(records), skipped=[None] * len(records))
     by_kind: dict[str, list[int]] = {}
     for k, record in enumerate(records):
         by_kind.setdefault(record.kind, []).append(k)
@@ -97,6 +100,7 @@ def check_puzzles(records: Sequence[PuzzleRecord],
                         checked.rerated += 1
                     else:
                         checked.not_rated[why] = checked.not_rated.get(why, 0) + 1
+                        checked.skipped[k] = why
             checked.problems[k] = problem
     return checked
 
@@ -184,6 +188,11 @@ def _rating(rating: tuple, techniques: bool = False) -> str:
     return f"{tier} {score} ({hardest}{', ' + counts if techniques else ''})"
 
 
+#: Puzzles ``nanpure verify`` reads and checks at a time: its memory is that of a chunk,
+#: however many puzzles the store holds.
+VERIFY_CHUNK = 4096
+
+
 def verify_command(store_path: str, run: str | None = None,
                    out: TextIO | None = None, err: TextIO | None = None,
                    rerate: bool = False) -> int:
@@ -191,30 +200,53 @@ def verify_command(store_path: str, run: str | None = None,
     matches as a glob pattern, or all; :meth:`Store.check_runs`), with ``rerate`` also
     the ratings of runs that recorded no ladder or another (:func:`check_puzzles`); print
     each problem as ``puzzle ID (run R, quota Q): problem`` on ``err`` and a summary on
-    ``out``. Returns 0 when all pass, 1 when any fails."""
+    ``out``. Returns 0 when all pass, 1 when any fails.
+
+    The puzzles are read and checked :data:`VERIFY_CHUNK` at a time (those stored when
+    the check began, :meth:`Store.iter_puzzles_with_canon`); what is printed is what
+    checking them all at once prints."""
     out, err = out or sys.stdout, err or sys.stderr
+    n = failed = rated = rerated = 0
+    runs: set[str | None] = set()
+    not_rated: dict[str, int] = {}
+    # check_puzzles counts a kind's puzzles after those of the kinds seen before it, so
+    # the reasons are said in the order of their first puzzle by (its kind's first
+    # appearance, its place), as one call for all of them says them
+    kinds: dict[str, int] = {}
+    first: dict[str, tuple[int, int]] = {}
     with Store(store_path, create=False, writes=False) as store:
         store.check_runs(run)
-        records = store.select_puzzles(unused_only=False, run_globs=run)
         ladders = run_ladders(store)
-        canons = store.stored_canons(run)
-    checked = check_puzzles(records, ladders, rerate=rerate)
-    _check_canons(records, canons, checked.problems)
-    failed = 0
-    for record, problem in zip(records, checked.problems, strict=True):
-        if problem is not None:
-            failed += 1
-            print(f"puzzle {record.id} (run {record.run}, quota {record.quota}): {problem}",
-                  file=err)
-    runs = len({r.run for r in records})
-    skipped = "".join(f"; {counted(n, 'rating')} not re-checked ({why})"
-                      for why, n in checked.not_rated.items())
+        pairs = store.iter_puzzles_with_canon(unused_only=False, run_globs=run,
+                                              batch=VERIFY_CHUNK)
+        while chunk := list(islice(pairs, VERIFY_CHUNK)):
+            records = [record for record, _ in chunk]
+            canons = {record.id: canon for record, canon in chunk if canon is not None}
+            checked = check_puzzles(records, ladders, rerate=rerate)
+            _check_canons(records, canons, checked.problems)
+            for k, (record, problem) in enumerate(zip(records, checked.problems,
+                                                      strict=True)):
+                place = (kinds.setdefault(record.kind, len(kinds)), n + k)
+                why = checked.skipped[k]
+                if why is not None:
+                    first[why] = min(first.get(why, place), place)
+                if problem is not None:
+                    failed += 1
+                    print(f"puzzle {record.id} (run {record.run}, quota {record.quota}): "
+                          f"{problem}", file=err)
+                runs.add(record.run)
+            for why, count in checked.not_rated.items():
+                not_rated[why] = not_rated.get(why, 0) + count
+            n += len(records)
+            rated += checked.rated
+            rerated += checked.rerated
+    skipped = "".join(f"; {counted(not_rated[why], 'rating')} not re-checked ({why})"
+                      for why in sorted(not_rated, key=first.__getitem__))
     if skipped:
         skipped += "; --rerate re-checks them with today's ladder"
-    rerated = (f" ({checked.rerated} of them rated before with another ladder or an "
-               "unrecorded one)" if checked.rerated else "")
-    n = len(records)
-    print(f"{store_path}: {counted(n, 'puzzle')} of {counted(runs, 'run')} "
+    rerated_text = (f" ({rerated} of them rated before with another ladder or an "
+                    "unrecorded one)" if rerated else "")
+    print(f"{store_path}: {counted(n, 'puzzle')} of {counted(len(runs), 'run')} "
           f"checked: {n - failed} passed, {failed} failed; "
-          f"{counted(checked.rated, 'rating')} re-checked{rerated}{skipped}", file=out)
+          f"{counted(rated, 'rating')} re-checked{rerated_text}{skipped}", file=out)
     return 1 if failed else 0
