@@ -44,7 +44,7 @@ import struct
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -264,6 +264,29 @@ def _runs_matching(runs: Runs, column: str = "puzzles.run_id") -> tuple[list[str
 def _where(conditions: Sequence[str]) -> str:
     """`` WHERE`` and the ``conditions`` joined by ``AND``, or nothing for none."""
     return " WHERE " + " AND ".join(conditions) if conditions else ""
+
+
+def _selection(run: str | None, quotas: Sequence[str] | None, tiers: Sequence[str] | None,
+               unused_only: bool, kinds: Sequence[str] | None,
+               run_globs: Runs) -> tuple[list[str], list]:
+    """The SQL conditions on ``puzzles`` joined with ``runs`` that
+    :meth:`Store.select_puzzles` filters by, and their parameters."""
+    where, params = _runs_matching(run_globs)
+    if run is not None:
+        where.append("runs.name = ?")
+        params.append(run)
+    if quotas is not None:
+        where.append(f"puzzles.quota IN ({', '.join('?' * len(quotas))})")
+        params.extend(quotas)
+    if tiers is not None:
+        where.append(f"puzzles.tier IN ({', '.join('?' * len(tiers))})")
+        params.extend(tiers)
+    if kinds is not None:
+        where.append(f"puzzles.kind IN ({', '.join('?' * len(kinds))})")
+        params.extend(kinds)
+    if unused_only:
+        where.append("NOT EXISTS (SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id)")
+    return where, params
 
 
 class StoreError(Exception):
@@ -679,33 +702,60 @@ class Store:
                      unused_only: bool = True,
                      kinds: Sequence[str] | None = None,
                      run_globs: Runs = None,
-                     batch: int = 4096) -> Iterator[PuzzleRecord]:
+                     batch: int = 4096, limit: int | None = None) -> Iterator[PuzzleRecord]:
         """:meth:`select_puzzles`, read from the file ``batch`` rows at a time as they
-        are taken (for exports of any size); the store must stay open meanwhile."""
-        where, params = _runs_matching(run_globs)
-        if run is not None:
-            where.append("runs.name = ?")
-            params.append(run)
-        if quotas is not None:
-            where.append(f"puzzles.quota IN ({', '.join('?' * len(quotas))})")
-            params.extend(quotas)
-        if tiers is not None:
-            where.append(f"puzzles.tier IN ({', '.join('?' * len(tiers))})")
-            params.extend(tiers)
-        if kinds is not None:
-            where.append(f"puzzles.kind IN ({', '.join('?' * len(kinds))})")
-            params.extend(kinds)
-        if unused_only:
-            where.append("NOT EXISTS (SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id)")
+        are taken (for exports of any size, or a book that stops once it has enough), the
+        first ``limit`` of them when given; the store must stay open meanwhile."""
+        where, params = _selection(run, quotas, tiers, unused_only, kinds, run_globs)
         sql = (f"SELECT {_SELECT_COLUMNS}, runs.name AS run FROM puzzles "
                f"JOIN runs ON runs.id = run_id{_where(where)} "
                "ORDER BY run_id, quota, task, puzzles.id")
+        if limit is not None:  # SQLite then keeps only the first rows when it sorts
+            sql += " LIMIT ?"
+            params.append(limit)
         try:
             cursor = self.db.execute(sql, params)
             while rows := cursor.fetchmany(batch):
                 yield from (PuzzleRecord(**dict(r)) for r in rows)
         except sqlite3.Error as exc:
             raise _store_error(self.path, exc) from exc
+
+    def selected_kinds(self, quotas: Sequence[str] | None = None,
+                       tiers: Sequence[str] | None = None,
+                       unused_only: bool = True,
+                       kinds: Sequence[str] | None = None,
+                       run_globs: Runs = None,
+                       skip: Collection[int] = frozenset(),
+                       most: int | None = None) -> list[str]:
+        """The kinds of the puzzles :meth:`select_puzzles` selects with these filters,
+        sorted, leaving out the puzzles whose ids are in ``skip``; at most ``most`` kinds
+        (the number of kinds there are, say: the query then stops as soon as it has found
+        them all, instead of reading every puzzle selected).
+
+        A kind counts when one of its puzzles is not in ``skip``: the puzzles of each kind
+        are read until one is, no more than ``len(skip) + 1`` of them.
+        """
+        where, params = _selection(None, quotas, tiers, unused_only, kinds, run_globs)
+        source = f"FROM puzzles JOIN runs ON runs.id = run_id{_where(where)}"
+        sql = f"SELECT DISTINCT puzzles.kind {source}"
+        found = sorted(r[0] for r in self._rows(
+            sql + (" LIMIT ?" if most is not None else ""),
+            params + ([most] if most is not None else [])))
+        if not skip:
+            return found
+        ids = (f"SELECT puzzles.id FROM puzzles JOIN runs ON runs.id = run_id"
+               f"{_where([*where, 'puzzles.kind = ?'])} LIMIT ?")
+        kept = []
+        for kind in found:
+            cursor = self.db.execute(ids, [*params, kind, len(skip) + 1])
+            try:
+                if any(i not in skip for (i,) in cursor):
+                    kept.append(kind)
+            except sqlite3.Error as exc:
+                raise _store_error(self.path, exc) from exc
+            finally:
+                cursor.close()
+        return kept
 
     def puzzle_kinds(self, run_globs: Runs = None) -> list[str]:
         """The kinds of the puzzles stored (in every run, or in those whose names match
