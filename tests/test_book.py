@@ -245,6 +245,18 @@ def test_an_unknown_quota_names_the_known_ones(tmp_path, store):
         publish_book(config)
 
 
+def test_known_quotas_are_looked_up_not_listed(tmp_path, store, monkeypatch):
+    # listing every quota reads the whole store's index, once per section: only an error
+    # needs the list
+    def no_list(*args):
+        raise AssertionError("quota_names was asked")
+
+    monkeypatch.setattr(Store, "quota_names", no_list)
+    config = load_book_config(write_config(tmp_path, store))
+    with Store(store) as s:
+        assert len(select_sections(s, config)) == 3
+
+
 def test_sections_are_numbered_from_one_in_errors(tmp_path, store):
     sections = ('[[book.section]]\ntitle = "Easy"\nquota = "easy"\n'
                 '[[book.section]]\ntitle = "Hard"\nquota = "hardd"\n')

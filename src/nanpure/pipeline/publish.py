@@ -162,9 +162,10 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
                 known = ", ".join(r.name for r in store.runs()) or "none"
                 raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} "
                                    f"has no run {glob!r} (runs: {known})")
-        known = store.quota_names(run_globs(run)) if spec.quotas else []
         for quota in spec.quotas or ():
-            if quota not in known:  # a typo, most likely: no puzzle ever had that quota
+            # a typo, most likely: no puzzle ever had that quota
+            if not store.has_quota(quota, run_globs(run)):
+                known = store.quota_names(run_globs(run))
                 raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} "
                                    f"has no puzzles of quota {quota!r} in "
                                    f"{_describe_runs(run)} "

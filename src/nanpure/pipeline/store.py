@@ -788,6 +788,15 @@ class Store:
             "SELECT DISTINCT puzzles.quota FROM puzzles "
             f"JOIN runs ON runs.id = run_id{_where(where)} ORDER BY 1", params)]
 
+    def has_quota(self, quota: str, run_globs: Runs = None) -> bool:
+        """Whether some puzzle of quota ``quota`` is stored (in any run, or in one whose
+        name matches ``run_globs``); it looks one up, where :meth:`quota_names` reads
+        them all."""
+        where, params = _runs_matching(run_globs)
+        return bool(self._rows("SELECT 1 FROM puzzles JOIN runs ON runs.id = run_id"
+                               f"{_where([*where, 'puzzles.quota = ?'])} LIMIT 1",
+                               [*params, quota]))
+
     # --- inventory ------------------------------------------------------------------------
 
     def unused_in_family(self, family: str, quota: str, kind: str) -> list[PuzzleRecord]:
