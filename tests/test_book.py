@@ -17,6 +17,7 @@ from pypdf import PdfReader
 from nanpure.cli import main
 from nanpure.generator import count_solutions_batch, format_line
 from nanpure.generator.board import parse_line
+from nanpure.layouts import book as book_layout
 from nanpure.layouts.book import BookSettings
 from nanpure.pipeline import store as store_module
 from nanpure.pipeline.book_config import (
@@ -210,6 +211,22 @@ def test_a_section_with_a_count_reads_only_the_puzzles_it_takes(tmp_path, store,
     # 3, then 5 after skipping the 3 taken easy ones, 1 after the 8 taken, 2: not the 16
     # easy, 26 easy or medium, 16 easy and 6 hard puzzles the sections select
     assert len(built) <= 3 + (3 + 5) + (8 + 1) + 2
+
+
+def test_a_section_title_page_finds_its_pages_once_not_for_each_puzzle(tmp_path, store,
+                                                                        monkeypatch):
+    # for each puzzle, a section of 300,000 puzzles made a title page of minutes
+    calls = []
+    pages_of = book_layout._Drawer._pages_of
+
+    def counted_pages_of(self, page):
+        calls.append(page.number)
+        return pages_of(self, page)
+
+    monkeypatch.setattr(book_layout._Drawer, "_pages_of", counted_pages_of)
+    book = publish_book(load_book_config(write_config(tmp_path, store)), record=False)
+    assert sorted(calls) == [p.number for p in book.plan.pages if p.kind == "section"]
+    assert len(calls) == 3
 
 
 def test_an_unknown_run_names_the_known_ones(tmp_path, store):
