@@ -57,7 +57,7 @@ from ..layouts.cover import (
     render_cover,
 )
 from ..layouts.pages import BLEED, FontError, Fonts, load_fonts
-from ..layouts.preflight import PreflightReport, preflight, preflight_cover
+from ..layouts.preflight import PreflightReport, max_pages, preflight, preflight_cover
 from ..output.hints import Hint, hints_for
 from ..record import PuzzleRecord, columns, row
 from ..words import counted
@@ -366,6 +366,7 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
         hints = (hints_for(p for s in sections for p in s.puzzles)
                  if settings.hints else None)
         plan = plan_book(sections, settings, hints)
+        _check_size(config, plan)
         if cover_settings is not None:
             # every refusal of the cover before anything is written: a book whose cover
             # cannot be made leaves no new interior beside an old cover, or none
@@ -398,6 +399,20 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
                                f"{exc}") from exc
         steps.append("recorded")
     return PublishedBook(pdf, manifest_path(pdf), plan, report, book_id, cover, cover_report)
+
+
+def _check_size(config: BookConfig, plan: BookPlan) -> None:
+    """Refuse, before anything is drawn, a book of more pages than its preflight can read
+    (which would fail it after drawing them all: minutes and gigabytes for 300,000
+    puzzles)."""
+    limit = max_pages()
+    if limit is not None and plan.page_count > limit:
+        every = [f"{s.title!r}" for s in config.sections if s.count is None]
+        which = (f" (sections without one take every puzzle they find: {', '.join(every)})"
+                 if every else "")
+        raise PublishError(f"{config.source}: the book would have {plan.page_count:,} pages, "
+                           f"more than the {limit:,} its preflight can read; give its "
+                           f"sections a smaller count{which}")
 
 
 def _checked(config: BookConfig, plan: BookPlan, pdf: Path, cover: Path | None,
