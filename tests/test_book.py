@@ -17,7 +17,9 @@ from pypdf import PdfReader
 from nanpure.cli import main
 from nanpure.generator import count_solutions_batch, format_line
 from nanpure.generator.board import parse_line
+from nanpure.layouts import book as book_layout
 from nanpure.layouts.book import BookSettings
+from nanpure.pipeline import store as store_module
 from nanpure.pipeline.book_config import (
     LayoutSpec,
     book_config_from_toml,
@@ -25,7 +27,13 @@ from nanpure.pipeline.book_config import (
     load_book_config,
 )
 from nanpure.pipeline.config import ConfigError, parse_toml
-from nanpure.pipeline.publish import PublishError, manifest_path, publish_book
+from nanpure.pipeline.publish import (
+    ORDER_KEYS,
+    PublishError,
+    manifest_path,
+    publish_book,
+    select_sections,
+)
 from nanpure.pipeline.store import Store
 from nanpure.record import PuzzleRecord
 
@@ -134,6 +142,93 @@ def test_too_few_puzzles_is_a_clear_error(tmp_path, store):
     assert not (tmp_path / "book.pdf").exists()
 
 
+def counting_records(monkeypatch) -> list[int]:
+    """A list that grows by one for each record the store builds from a row."""
+    built: list[int] = []
+
+    def record(**fields):
+        built.append(1)
+        return PuzzleRecord(**fields)
+
+    monkeypatch.setattr(store_module, "PuzzleRecord", record)
+    return built
+
+
+OVERLAPPING = """
+[[book.section]]
+title = "First easy"
+quota = "easy"
+count = 3
+[[book.section]]
+title = "Easy or medium"
+tiers = ["easy", "medium"]
+count = 5
+[[book.section]]
+title = "Other easy"
+quota = "easy"
+[[book.section]]
+title = "Hard"
+quota = "hard"
+count = 2
+"""
+
+
+def test_a_section_takes_the_first_puzzles_in_store_order_not_taken_before(tmp_path, store):
+    # a book first, so that unused puzzles are not the first ones of their quotas
+    publish_book(load_book_config(write_config(
+        tmp_path, store, sections='[[book.section]]\ntitle = "M"\nquota = "medium"\n'
+                                  'count = 4\n[[book.section]]\ntitle = "E"\n'
+                                  'quota = "easy"\ncount = 2\n', out="first.pdf")))
+    # reuse = true takes the two easy puzzles of the first book too
+    for body, sizes in [("", [3, 5, 6, 2]), ("reuse = true", [3, 5, 8, 2]),
+                        ('order = "score"', [3, 5, 6, 2])]:
+        config = load_book_config(write_config(tmp_path, store, body, sections=OVERLAPPING))
+        with Store(store) as s:
+            sections = select_sections(s, config)
+            # what the book chose when it read every puzzle of a section, then kept the
+            # first ones not taken by an earlier section
+            taken: set[int] = set()
+            expected = {}
+            for spec in config.sections:
+                every = s.select_puzzles(quotas=spec.quotas, tiers=spec.tiers,
+                                         unused_only=not config.reuse, run_globs=("nightly",))
+                chosen = [r for r in every if r.id not in taken][:spec.count]
+                taken.update(r.id for r in chosen)
+                expected[spec.title] = [r.id for r in
+                                        sorted(chosen, key=ORDER_KEYS[config.order])]
+        assert {s.title: [p.id for p in s.puzzles] for s in sections} == expected
+        assert [len(ids) for ids in expected.values()] == sizes
+
+
+def test_a_section_with_a_count_reads_only_the_puzzles_it_takes(tmp_path, store, monkeypatch):
+    config = load_book_config(write_config(tmp_path, store, sections=OVERLAPPING.replace(
+        'title = "Other easy"\nquota = "easy"\n', 'title = "Other easy"\nquota = "easy"\n'
+                                                  'count = 1\n')))
+    built = counting_records(monkeypatch)
+    with Store(store) as s:
+        sections = select_sections(s, config)
+    assert [len(s.puzzles) for s in sections] == [3, 5, 1, 2]
+    # 3, then 5 after skipping the 3 taken easy ones, 1 after the 8 taken, 2: not the 16
+    # easy, 26 easy or medium, 16 easy and 6 hard puzzles the sections select
+    assert len(built) <= 3 + (3 + 5) + (8 + 1) + 2
+
+
+def test_a_section_title_page_finds_its_pages_once_not_for_each_puzzle(tmp_path, store,
+                                                                        monkeypatch):
+    # for each puzzle, a section of 300,000 puzzles made a title page of minutes
+    calls = []
+    pages_of = book_layout._Drawer._pages_of
+
+    def counted_pages_of(self, page):
+        calls.append(page.number)
+        return pages_of(self, page)
+
+    monkeypatch.setattr(book_layout._Drawer, "_pages_of", counted_pages_of)
+    book = publish_book(load_book_config(write_config(tmp_path, store)), record=False)
+    assert sorted(calls) == [p.number for p in book.plan.pages if p.kind == "section"]
+    assert len(calls) == 3
+
+
 def test_an_unknown_run_names_the_known_ones(tmp_path, store):
     sections = '[[book.section]]\ntitle = "Easy"\nquota = "easy"\nrun = "weekly"\n'
     config = load_book_config(write_config(tmp_path, store, sections=sections))
@@ -165,6 +260,18 @@ def test_an_unknown_quota_names_the_known_ones(tmp_path, store):
                                            r"puzzles of quota 'eazy' in run 'nightly' \(quotas: "
                                            r"easy, hard, medium\)$"):
         publish_book(config)
+
+
+def test_known_quotas_are_looked_up_not_listed(tmp_path, store, monkeypatch):
+    # listing every quota reads the whole store's index, once per section: only an error
+    # needs the list
+    def no_list(*args):
+        raise AssertionError("quota_names was asked")
+
+    monkeypatch.setattr(Store, "quota_names", no_list)
+    config = load_book_config(write_config(tmp_path, store))
+    with Store(store) as s:
+        assert len(select_sections(s, config)) == 3
 
 
 def test_sections_are_numbered_from_one_in_errors(tmp_path, store):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
-from test_book import make_store
+from test_book import counting_records, make_store
 
 from nanpure.generator.kinds import kind_of
 from nanpure.generator.nonogram import Spec, format_line, nonogram_from_picture, parse_line
@@ -27,7 +27,7 @@ from nanpure.layouts.nonogram import MIN_CLUE_SIZE, clue_lines, smallest_box
 from nanpure.layouts.pages import live_area, load_fonts
 from nanpure.pipeline.book_config import book_config_from_toml, load_book_config
 from nanpure.pipeline.config import ConfigError, parse_toml
-from nanpure.pipeline.publish import PublishError, manifest_path, publish_book
+from nanpure.pipeline.publish import PublishError, manifest_path, publish_book, select_sections
 from nanpure.pipeline.store import Store
 from nanpure.record import PuzzleRecord
 
@@ -195,6 +195,33 @@ def test_a_section_mixing_kinds_is_refused_by_name(tmp_path, mixed_store):
     book = publish_book(load_book_config(write_config(tmp_path, mixed_store,
                                                       sections=sections)), record=False)
     assert {p.puzzle.kind for p in book.plan.placements} == {"sudoku"}
+
+
+def test_a_section_mixing_kinds_is_refused_before_its_puzzles_are_read(tmp_path, mixed_store,
+                                                                      monkeypatch):
+    sections = '[[book.section]]\ntitle = "Everything"\ntier = "easy"\ncount = 2\n'
+    config = load_book_config(write_config(tmp_path, mixed_store, sections=sections))
+    built = counting_records(monkeypatch)
+    with pytest.raises(PublishError, match=r"more than one kind \(nonogram, sudoku\)"):
+        publish_book(config, record=False)
+    assert built == []
+
+
+@pytest.mark.parametrize(("count", "mixes"), [("", False), ("count = 1", True)])
+def test_a_section_without_kind_counts_the_kinds_an_earlier_section_left(tmp_path, mixed_store,
+                                                                        count, mixes):
+    # the first section takes every easy nonogram, or only one
+    sections = ('[[book.section]]\ntitle = "Pictures"\ntier = "easy"\nkind = "nonogram"\n'
+                f'{count}\n[[book.section]]\ntitle = "Rest"\ntier = "easy"\ncount = 3\n')
+    config = load_book_config(write_config(tmp_path, mixed_store, sections=sections))
+    with Store(mixed_store) as store:
+        if mixes:
+            with pytest.raises(PublishError, match=r"section 2 \('Rest'\) finds puzzles of "
+                                                   r"more than one kind \(nonogram, sudoku\)"):
+                select_sections(store, config)
+        else:
+            rest = next(s for s in select_sections(store, config) if s.title == "Rest")
+            assert {p.kind for p in rest.puzzles} == {"sudoku"}
 
 
 def test_a_kind_with_no_puzzles_says_what_it_looked_for(tmp_path, mixed_store):

@@ -137,3 +137,23 @@ def test_failures_show_japanese_text_as_its_characters(tmp_path):
     assert text_check(report).detail == "page 3: text 'ナンプレ 百問' overlaps text '数独'"
     report = preflight(pdf, SIX_BY_NINE, text_pages=[4])
     assert text_check(report).detail.startswith("page 4: text 'ナンプレ' at ")
+
+
+def test_a_pdf_beyond_a_limit_of_pypdf_fails_the_readable_check(tmp_path, monkeypatch):
+    # pypdf reads no array of more than 100,000 elements: a book of more pages than that
+    # raised its LimitReachedError through the preflight
+    from pypdf import PdfReader
+    from pypdf.errors import LimitReachedError
+
+    from nanpure.layouts import preflight as preflight_module
+
+    def limited(path):
+        raise LimitReachedError("Reached maximum array element count.")
+
+    path = write_pdf(tmp_path / "book.pdf", 24)
+    monkeypatch.setattr(preflight_module, "PdfReader", limited)
+    report = preflight(path, SIX_BY_NINE)
+    assert not report.ok and failed(report) == ["readable"]
+    assert "maximum array element count" in report.format()
+    monkeypatch.setattr(preflight_module, "PdfReader", PdfReader)
+    assert preflight(path, SIX_BY_NINE).ok

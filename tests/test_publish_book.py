@@ -152,6 +152,23 @@ def test_puzzles_of_equal_rank_keep_the_stores_order_not_their_ids(tmp_path, qqw
     assert [p.puzzle for p in section.puzzles] == puzzles[2:] + puzzles[:2]
 
 
+def test_a_book_of_more_pages_than_the_preflight_reads_is_refused_before_drawing(
+        tmp_path, store, monkeypatch):
+    # the packaged book on a store of 300,000 puzzles: 200,000 pages drawn in minutes,
+    # then a preflight that cannot read them
+    monkeypatch.setattr(publish, "max_pages", lambda: 20)
+    config = load_book_config(write_config(tmp_path, store))
+    with pytest.raises(PublishError, match=r"book.toml: the book would have \d+ pages, more "
+                                           r"than the 20 its preflight can read; give its "
+                                           r"sections a smaller count \(sections without one "
+                                           r"take every puzzle they find: 'Hard ones', "
+                                           r"'Medium ones'\)$"):
+        publish_book(config, record=False)
+    assert not (tmp_path / "book.pdf").exists()
+    monkeypatch.setattr(publish, "max_pages", lambda: None)
+    assert publish_book(config, record=False).report.ok
+
+
 def test_stars_are_in_the_manifest_on_the_fixed_scale(tmp_path, store):
     book = publish_book(load_book_config(write_config(tmp_path, store, "stars = true")),
                         record=False)

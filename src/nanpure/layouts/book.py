@@ -1115,7 +1115,8 @@ class _Drawer:
 
     def page_section(self, page: Page) -> None:
         box = self.area(page)
-        mine = [p for p in self.plan.placements if p.page in self._pages_of(page)]
+        pages = self._pages_of(page)  # once, not for each puzzle (pages x puzzles)
+        mine = [p for p in self.plan.placements if p.page in pages]
         size = self.fitted(page.heading, self.type.title * 0.85, box.width)
         y = self.paragraph(box.x0, box.y0 + box.height * 0.6, box.width, page.heading,
                            size, bold=True, align="centre", leading=1.2)

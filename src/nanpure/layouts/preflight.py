@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pypdf import PdfReader
-from pypdf.errors import PdfReadError
+from pypdf.errors import PyPdfError
 
 from ..words import counted
 from .cover import CoverGeometry
@@ -95,11 +95,22 @@ def _read(path: str | Path) -> tuple[list, PreflightReport]:
     pages when the file cannot be read)."""
     try:
         pages = list(PdfReader(str(path)).pages)
-    except (OSError, PdfReadError) as exc:
+    except (OSError, PyPdfError) as exc:  # PdfReadError, or a limit of pypdf's reached
         report = PreflightReport(str(path), 0)
         report.checks.append(Check("readable", False, f"cannot read the PDF: {exc}"))
         return [], report
     return pages, PreflightReport(str(path), len(pages))
+
+
+def max_pages() -> int | None:
+    """The most pages :func:`preflight` can read (None: no limit): pypdf reads no array
+    longer than its ``array_maximum_element_count`` (from version 6), and the PDFs made
+    here list their pages in one array."""
+    try:
+        from pypdf import get_configuration
+    except ImportError:  # an older pypdf, without the limit
+        return None
+    return get_configuration().array_maximum_element_count
 
 
 def preflight(path: str | Path, size: tuple[float, float], min_pages: int = 24,

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..files import atomic_paths, make_parent
+from ..generator.kinds import KINDS
 from ..generator.tiers import tier_rank
 from ..layouts.book import (
     MIN_PAGES,
@@ -56,7 +57,7 @@ from ..layouts.cover import (
     render_cover,
 )
 from ..layouts.pages import BLEED, FontError, Fonts, load_fonts
-from ..layouts.preflight import PreflightReport, preflight, preflight_cover
+from ..layouts.preflight import PreflightReport, max_pages, preflight, preflight_cover
 from ..output.hints import Hint, hints_for
 from ..record import PuzzleRecord, columns, row
 from ..words import counted
@@ -161,24 +162,28 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
                 known = ", ".join(r.name for r in store.runs()) or "none"
                 raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} "
                                    f"has no run {glob!r} (runs: {known})")
-        known = store.quota_names(run_globs(run)) if spec.quotas else []
         for quota in spec.quotas or ():
-            if quota not in known:  # a typo, most likely: no puzzle ever had that quota
+            # a typo, most likely: no puzzle ever had that quota
+            if not store.has_quota(quota, run_globs(run)):
+                known = store.quota_names(run_globs(run))
                 raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} "
                                    f"has no puzzles of quota {quota!r} in "
                                    f"{_describe_runs(run)} "
                                    f"(quotas: {', '.join(known) or 'none'})")
-        records = store.select_puzzles(quotas=spec.quotas, tiers=spec.tiers,
-                                       unused_only=not config.reuse,
-                                       kinds=(spec.kind,) if spec.kind else None,
-                                       run_globs=run_globs(run))
-        fresh = [r for r in records if r.id not in taken]
-        kinds = sorted({r.kind for r in fresh})
+        selection = {"quotas": spec.quotas, "tiers": spec.tiers,
+                     "unused_only": not config.reuse,
+                     "kinds": (spec.kind,) if spec.kind else None,
+                     "run_globs": run_globs(run)}
+        # a section with a kind selects only that kind; one without is checked before its
+        # puzzles are read (the query stops once it has found every kind there is)
+        kinds = [] if spec.kind else store.selected_kinds(**selection, skip=taken,
+                                                          most=len(KINDS))
         if len(kinds) > 1:
             raise PublishError(f"section {i} ({spec.title!r}) finds puzzles of more than one "
                                f"kind ({', '.join(kinds)}) with {_describe(spec, run)}; a "
                                "section holds one kind: set kind = \"sudoku\" or kind = "
                                "\"nonogram\" in it")
+        fresh = _fresh(store, selection, taken, spec.count)
         want = spec.count if spec.count is not None else len(fresh)
         if want == 0 or len(fresh) < want:
             unused = "" if config.reuse else " not yet in a book"
@@ -188,11 +193,32 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
                     f"has no puzzles: the store {config.store} has none")
             raise PublishError(f"section {i} ({spec.title!r}) {need}{unused} with "
                                f"{_describe(spec, run)}{hint}")
-        chosen = fresh[:want]
-        taken.update(r.id for r in chosen)
-        puzzles = sorted(chosen, key=ORDER_KEYS[config.order])
+        taken.update(r.id for r in fresh)  # all of them: _fresh stops at want
+        puzzles = sorted(fresh, key=ORDER_KEYS[config.order])
         sections.append(BookSection(spec.title, tuple(puzzles), spec.puzzles_per_page))
     return sorted(sections, key=_difficulty)
+
+
+def _fresh(store: Store, selection: dict, taken: set[int],
+           count: int | None) -> list[PuzzleRecord]:
+    """The first ``count`` puzzles (or all, for None) of the store's ``selection`` (the
+    filters of :meth:`Store.iter_puzzles`) whose ids are not in ``taken``, in the store's
+    order.
+
+    Only as many are read as that takes: a section of 20 from a store of 300,000 builds
+    20 records, not 300,000. Among the first ``count + len(taken)`` puzzles selected, at
+    most ``len(taken)`` are skipped, so that many always give ``count`` puzzles when the
+    store has them; when they give fewer, the store has no more.
+    """
+    limit = None if count is None else count + len(taken)
+    fresh: list[PuzzleRecord] = []
+    with contextlib.closing(store.iter_puzzles(**selection, limit=limit)) as records:
+        for record in records:
+            if record.id not in taken:
+                fresh.append(record)
+                if len(fresh) == count:
+                    break
+    return fresh
 
 
 # ----------------------------------------------------------------------------- checking
@@ -340,6 +366,7 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
         hints = (hints_for(p for s in sections for p in s.puzzles)
                  if settings.hints else None)
         plan = plan_book(sections, settings, hints)
+        _check_size(config, plan)
         if cover_settings is not None:
             # every refusal of the cover before anything is written: a book whose cover
             # cannot be made leaves no new interior beside an old cover, or none
@@ -372,6 +399,20 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
                                f"{exc}") from exc
         steps.append("recorded")
     return PublishedBook(pdf, manifest_path(pdf), plan, report, book_id, cover, cover_report)
+
+
+def _check_size(config: BookConfig, plan: BookPlan) -> None:
+    """Refuse, before anything is drawn, a book of more pages than its preflight can read
+    (which would fail it after drawing them all: minutes and gigabytes for 300,000
+    puzzles)."""
+    limit = max_pages()
+    if limit is not None and plan.page_count > limit:
+        every = [f"{s.title!r}" for s in config.sections if s.count is None]
+        which = (f" (sections without one take every puzzle they find: {', '.join(every)})"
+                 if every else "")
+        raise PublishError(f"{config.source}: the book would have {plan.page_count:,} pages, "
+                           f"more than the {limit:,} its preflight can read; give its "
+                           f"sections a smaller count{which}")
 
 
 def _checked(config: BookConfig, plan: BookPlan, pdf: Path, cover: Path | None,

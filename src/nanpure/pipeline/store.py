@@ -44,7 +44,7 @@ import struct
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -268,6 +268,35 @@ def _runs_matching(runs: Runs, column: str = "puzzles.run_id") -> tuple[list[str
 def _where(conditions: Sequence[str]) -> str:
     """`` WHERE`` and the ``conditions`` joined by ``AND``, or nothing for none."""
     return " WHERE " + " AND ".join(conditions) if conditions else ""
+
+
+def _selection(run: str | None, quotas: Sequence[str] | None, tiers: Sequence[str] | None,
+               unused_only: bool, kinds: Sequence[str] | None,
+               run_globs: Runs) -> tuple[list[str], list]:
+    """The SQL conditions on ``puzzles`` joined with ``runs`` that
+    :meth:`Store.select_puzzles` filters by, and their parameters."""
+    where, params = _runs_matching(run_globs)
+    if run is not None:
+        where.append("runs.name = ?")
+        params.append(run)
+    more, values = _puzzle_filters(quotas, tiers, kinds, unused_only)
+    return where + more, params + values
+
+
+def _puzzle_filters(quotas: Sequence[str] | None, tiers: Sequence[str] | None,
+                    kinds: Sequence[str] | None, unused_only: bool,
+                    mark: str = "") -> tuple[list[str], list]:
+    """The conditions on a puzzle's own columns of :func:`_selection`; ``mark`` "+"
+    keeps any index from answering those on quota, tier and kind."""
+    where: list[str] = []
+    params: list = []
+    for column, values in (("quota", quotas), ("tier", tiers), ("kind", kinds)):
+        if values is not None:
+            where.append(f"{mark}puzzles.{column} IN ({', '.join('?' * len(values))})")
+            params.extend(values)
+    if unused_only:
+        where.append("NOT EXISTS (SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id)")
+    return where, params
 
 
 class StoreError(Exception):
@@ -715,13 +744,22 @@ class Store:
                      unused_only: bool = True,
                      kinds: Sequence[str] | None = None,
                      run_globs: Runs = None,
-                     batch: int = 4096, up_to: int | None = None) -> Iterator[PuzzleRecord]:
+                     batch: int = 4096, up_to: int | None = None,
+                     limit: int | None = None) -> Iterator[PuzzleRecord]:
         """:meth:`select_puzzles`, read from the file ``batch`` rows at a time as they
-        are taken (for exports of any size); the store must stay open meanwhile.
+        are taken (for exports of any size, or a book that stops once it has enough), the
+        first ``limit`` of them when given; the store must stay open meanwhile.
         ``up_to``: see :meth:`iter_puzzles_with_canon`."""
+        if limit is not None:
+            batch = max(1, min(batch, limit))
+        taken = 0
         for rows in self._puzzle_batches(run, quotas, tiers, unused_only, kinds, run_globs,
                                          batch, up_to):
-            yield from (PuzzleRecord(**dict(r)) for r in rows)
+            for r in rows:
+                if taken == limit:
+                    return
+                taken += 1
+                yield PuzzleRecord(**dict(r))
 
     def iter_puzzles_with_canon(self, run: str | None = None,
                                 quotas: Sequence[str] | None = None,
@@ -758,19 +796,9 @@ class Store:
         ``canon``), a batch at a time."""
         if up_to is None:
             up_to = self.last_puzzle_id()
-        where: list[str] = ["puzzles.id <= ?"]
-        params: list[object] = [up_to]
-        if quotas is not None:
-            where.append(f"+puzzles.quota IN ({', '.join('?' * len(quotas))})")
-            params.extend(quotas)
-        if tiers is not None:
-            where.append(f"+puzzles.tier IN ({', '.join('?' * len(tiers))})")
-            params.extend(tiers)
-        if kinds is not None:
-            where.append(f"+puzzles.kind IN ({', '.join('?' * len(kinds))})")
-            params.extend(kinds)
-        if unused_only:
-            where.append("NOT EXISTS (SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id)")
+        filters, values = _puzzle_filters(quotas, tiers, kinds, unused_only, "+")
+        where = ["puzzles.id <= ?", *filters]
+        params: list[object] = [up_to, *values]
         # one run at a time, in the index's order (run, quota, task; the index holds the
         # id too): each batch is a range of puzzles_by_run from the last key read. The
         # filters are written +column, which no index answers, so the planner never
@@ -817,6 +845,43 @@ class Store:
         return sorted(r[0] for r in self._rows(f"SELECT name FROM runs{_where(where)}",
                                                [*params, kind, last]))
 
+    def selected_kinds(self, quotas: Sequence[str] | None = None,
+                       tiers: Sequence[str] | None = None,
+                       unused_only: bool = True,
+                       kinds: Sequence[str] | None = None,
+                       run_globs: Runs = None,
+                       skip: Collection[int] = frozenset(),
+                       most: int | None = None) -> list[str]:
+        """The kinds of the puzzles :meth:`select_puzzles` selects with these filters,
+        sorted, leaving out the puzzles whose ids are in ``skip``; at most ``most`` kinds
+        (the number of kinds there are, say: the query then stops as soon as it has found
+        them all, instead of reading every puzzle selected).
+
+        A kind counts when one of its puzzles is not in ``skip``: the puzzles of each kind
+        are read until one is, no more than ``len(skip) + 1`` of them.
+        """
+        where, params = _selection(None, quotas, tiers, unused_only, kinds, run_globs)
+        source = f"FROM puzzles JOIN runs ON runs.id = run_id{_where(where)}"
+        sql = f"SELECT DISTINCT puzzles.kind {source}"
+        found = sorted(r[0] for r in self._rows(
+            sql + (" LIMIT ?" if most is not None else ""),
+            params + ([most] if most is not None else [])))
+        if not skip:
+            return found
+        ids = (f"SELECT puzzles.id FROM puzzles JOIN runs ON runs.id = run_id"
+               f"{_where([*where, 'puzzles.kind = ?'])} LIMIT ?")
+        kept = []
+        for kind in found:
+            cursor = self.db.execute(ids, [*params, kind, len(skip) + 1])
+            try:
+                if any(i not in skip for (i,) in cursor):
+                    kept.append(kind)
+            except sqlite3.Error as exc:
+                raise _store_error(self.path, exc) from exc
+            finally:
+                cursor.close()
+        return kept
+
     def puzzle_kinds(self, run_globs: Runs = None) -> list[str]:
         """The kinds of the puzzles stored (in every run, or in those whose names match
         ``run_globs``), sorted."""
@@ -847,6 +912,15 @@ class Store:
         return [r[0] for r in self._rows(
             "SELECT DISTINCT puzzles.quota FROM puzzles "
             f"JOIN runs ON runs.id = run_id{_where(where)} ORDER BY 1", params)]
+
+    def has_quota(self, quota: str, run_globs: Runs = None) -> bool:
+        """Whether some puzzle of quota ``quota`` is stored (in any run, or in one whose
+        name matches ``run_globs``); it looks one up, where :meth:`quota_names` reads
+        them all."""
+        where, params = _runs_matching(run_globs)
+        return bool(self._rows("SELECT 1 FROM puzzles JOIN runs ON runs.id = run_id"
+                               f"{_where([*where, 'puzzles.quota = ?'])} LIMIT 1",
+                               [*params, quota]))
 
     # --- inventory ------------------------------------------------------------------------
 
