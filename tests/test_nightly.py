@@ -269,16 +269,23 @@ def test_stats_inventory_shows_unused_per_quota_tier_and_kind(tmp_path, capsys):
         ("easy", "sudoku", 5, 5), ("pics", "nonogram", 2, 2)]
 
 
-def test_stats_inventory_stock_counts_what_fits_the_quota_as_last_run(tmp_path, capsys):
-    """After a quota's spec changes, the next run counts only the unused puzzles that fit
-    it now; the inventory's stock column counts the same, where its unused column counts
-    them all (before, the table and the run's stock line disagreed)."""
+def _a_night_then_a_quota_changed(tmp_path):
+    """(store, config path) after one night of NIGHTLY, its easy quota's blanks then
+    changed in the config, so that the puzzles made no longer fit it."""
     db = tmp_path / "s.db"
     config_path = tmp_path / "nightly.toml"
     config_path.write_text(NIGHTLY.replace("STORE", str(db)).replace("REPORTS", str(tmp_path)))
     _night(config_path, DAY)
     config_path.write_text(config_path.read_text().replace("blanks = [40, 44]",
                                                            "blanks = [45, 48]"))
+    return db, config_path
+
+
+def test_stats_inventory_stock_counts_what_fits_the_quota_as_last_run(tmp_path, capsys):
+    """After a quota's spec changes, the next run counts only the unused puzzles that fit
+    it now; the inventory's stock column counts the same, where its unused column counts
+    them all (before, the table and the run's stock line disagreed)."""
+    db, config_path = _a_night_then_a_quota_changed(tmp_path)
     config, summary = _night(config_path, DAY + timedelta(1))
     assert {s.quota: s.unused for s in summary.stock} == {"easy": 0, "pics": 2}
     with Store(db, create=False) as store:
@@ -295,12 +302,7 @@ def test_stock_report_and_inventory_never_hold_every_puzzle(tmp_path, monkeypatc
     """A run's stock, its report and the inventory count the unused puzzles as they are
     read, a batch at a time, and the report's stats in the store: no query hands back
     every puzzle record at once (on a store of 300,000 puzzles that took 450 MiB)."""
-    db = tmp_path / "s.db"
-    config_path = tmp_path / "nightly.toml"
-    config_path.write_text(NIGHTLY.replace("STORE", str(db)).replace("REPORTS", str(tmp_path)))
-    _night(config_path, DAY)
-    config_path.write_text(config_path.read_text().replace("blanks = [40, 44]",
-                                                           "blanks = [45, 48]"))
+    db, config_path = _a_night_then_a_quota_changed(tmp_path)
     whole: list[str] = []
     rows = Store._rows
 
