@@ -550,3 +550,53 @@ def test_each_batch_of_a_filtered_read_walks_the_run_index_without_sorting(tmp_p
         for sql in batches:
             plan = " | ".join(r[3] for r in s.db.execute("EXPLAIN QUERY PLAN " + sql))
             assert "USING INDEX puzzles_by_run" in plan and "TEMP B-TREE" not in plan, plan
+
+
+def test_the_inventory_counts_per_run_then_per_family_as_one_count_of_every_puzzle(
+        tmp_path):
+    """The inventory read each puzzle's run config (JSON) for its family and its quota's
+    place, 3.3 s on 305,000 puzzles; it now counts per run first (0.8 s). The rows and
+    their order are what one count of every puzzle gives: families of several runs, a
+    quota its config no longer names, a puzzle printed in two books, a run filter."""
+    def config(family, quotas):
+        return json.dumps({"family": family, "quotas": [{"name": q} for q in quotas]})
+
+    table = str.maketrans("123456789", "234567891")
+    texts = [PUZZLE]
+    for _ in range(8):
+        texts.append(texts[-1].translate(table))
+    with Store(tmp_path / "s.db") as store:
+        runs = [store.begin_run("nightly-1", 1, config("nightly-{date}", ["hard", "easy"])),
+                store.begin_run("weekly", 2, "{}"),
+                store.begin_run("nightly-2", 3, config("nightly-{date}", ["easy"]))]
+        placed = [(runs[0], "easy", "easy"), (runs[0], "hard", "hard"),
+                  (runs[0], "hard", "medium"), (runs[1], "easy", "easy"),
+                  (runs[2], "easy", "easy"), (runs[2], "hard", "hard"),
+                  (runs[2], "gone", "easy"), (runs[0], "easy", "easy"),
+                  (runs[2], "easy", "medium")]
+        ids = []
+        for task, ((run, quota, tier), text) in enumerate(zip(placed, texts, strict=True)):
+            assert _add(store, run.id, quota, task, text, tier=tier)
+            ids.append(store.db.execute("SELECT max(id) FROM puzzles").fetchone()[0])
+        for _ in range(2):  # the same puzzle in two books counts once
+            store.record_book("B", "b.pdf", "{}", [(ids[1], 1, "S", 1, 2),
+                                                   (ids[4], 2, "S", 1, 2)])
+        family = "coalesce(json_extract(runs.config, '$.family'), runs.name)"
+        place = ("(SELECT key FROM json_each(runs.config, '$.quotas') "
+                 "WHERE json_extract(value, '$.name') = puzzles.quota)")
+        for globs, where in ((None, ""), ("nightly-*", " WHERE runs.name GLOB 'nightly-*'")):
+            one_count = store.db.execute(
+                f"SELECT {family}, quota, kind, tier, count(DISTINCT puzzles.id), "
+                "count(DISTINCT book_puzzles.puzzle_id) FROM puzzles "
+                "JOIN runs ON runs.id = run_id LEFT JOIN book_puzzles ON "
+                f"book_puzzles.puzzle_id = puzzles.id{where} "
+                f"GROUP BY {family}, quota, kind, tier "
+                f"ORDER BY min(run_id), min({place}), min(puzzles.id)").fetchall()
+            assert store.inventory(globs) == [tuple(r) for r in one_count]
+        # easy is first of nightly-2's quotas: at place 0 as hard is, but made first
+        assert store.inventory() == [("nightly-{date}", "easy", "sudoku", "easy", 3, 1),
+                                     ("nightly-{date}", "hard", "sudoku", "hard", 2, 1),
+                                     ("nightly-{date}", "hard", "sudoku", "medium", 1, 0),
+                                     ("weekly", "easy", "sudoku", "easy", 1, 0),
+                                     ("nightly-{date}", "gone", "sudoku", "easy", 1, 0),
+                                     ("nightly-{date}", "easy", "sudoku", "medium", 1, 0)]

@@ -949,12 +949,18 @@ class Store:
         ``run_globs``), in the order they were first made: by the first run that made them,
         then by their place in its config."""
         where, params = _runs_matching(run_globs)
-        sql = (f"SELECT {_FAMILY}, quota, kind, tier, count(DISTINCT puzzles.id), "
-               "count(DISTINCT book_puzzles.puzzle_id) FROM puzzles "
-               "JOIN runs ON runs.id = run_id "
-               f"LEFT JOIN book_puzzles ON book_puzzles.puzzle_id = puzzles.id{_where(where)} "
-               f"GROUP BY {_FAMILY}, quota, kind, tier "
-               f"ORDER BY min(run_id), min({_QUOTA_PLACE}), min(puzzles.id)")
+        # counted per run first and only then per family: the family and the quota's
+        # place read the run's config (JSON), once a group instead of once a puzzle
+        place = _QUOTA_PLACE.replace("puzzles.quota", "made.quota")
+        sql = ("SELECT family, quota, kind, tier, sum(stored), sum(printed) FROM ("
+               f"SELECT {_FAMILY} AS family, made.*, {place} AS place FROM ("
+               "SELECT run_id, quota, kind, tier, count(*) AS stored, "
+               "sum(EXISTS (SELECT 1 FROM book_puzzles WHERE puzzle_id = puzzles.id)) "
+               f"AS printed, min(puzzles.id) AS first FROM puzzles{_where(where)} "
+               "GROUP BY run_id, quota, kind, tier) AS made "
+               "JOIN runs ON runs.id = made.run_id) "
+               "GROUP BY family, quota, kind, tier "
+               "ORDER BY min(run_id), min(place), min(first)")
         return [tuple(r) for r in self._rows(sql, params)]
 
     def family_config(self, family: str) -> str:
