@@ -30,10 +30,10 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import TextIO
 
 from ..generator.kinds import kind_of
+from ..output.datasets import chunks
 from ..record import PuzzleRecord
 from ..words import counted
 from .store import Store
@@ -219,7 +219,7 @@ def verify_command(store_path: str, run: str | None = None,
         ladders = run_ladders(store)
         pairs = store.iter_puzzles_with_canon(unused_only=False, run_globs=run,
                                               batch=VERIFY_CHUNK)
-        while chunk := list(islice(pairs, VERIFY_CHUNK)):
+        for chunk in chunks(pairs, VERIFY_CHUNK):
             records = [record for record, _ in chunk]
             canons = {record.id: canon for record, canon in chunk if canon is not None}
             checked = check_puzzles(records, ladders, rerate=rerate)
