@@ -600,3 +600,55 @@ def test_the_inventory_counts_per_run_then_per_family_as_one_count_of_every_puzz
                                      ("weekly", "easy", "sudoku", "easy", 1, 0),
                                      ("nightly-{date}", "gone", "sudoku", "easy", 1, 0),
                                      ("nightly-{date}", "easy", "sudoku", "medium", 1, 0)]
+
+
+def test_a_read_in_batches_leaves_out_a_run_made_again_meanwhile(tmp_path):
+    """SQLite gives a discarded run's ids (its own, its puzzles') to the next made: an
+    export that began before `run --fresh tonight` wrote the new night's puzzles under
+    the old one's place, puzzles stored after it began."""
+    table = str.maketrans("123456789", "234567891")
+    texts = [PUZZLE]
+    for _ in range(8):
+        texts.append(texts[-1].translate(table))
+    path = tmp_path / "s.db"
+    with Store(path) as writer, Store(path, create=False, writes=False) as reader:
+        older = writer.begin_run("older", 1, "{}")
+        for task in range(2):
+            _add(writer, older.id, "q", task, texts[task], seed=task)
+        tonight = writer.begin_run("tonight", 2, "{}")
+        for task in range(2):
+            _add(writer, tonight.id, "q", task, texts[2 + task], seed=10 + task)
+        read = reader.iter_puzzles(unused_only=False, batch=1)
+        first = next(read)  # the export has begun
+        writer.delete_run("tonight")
+        again = writer.begin_run("tonight", 3, "{}", began_at="2099-01-01T00:00:00.000+00:00")
+        assert again.id == tonight.id
+        for task in range(3):
+            _add(writer, again.id, "q", task, texts[4 + task], seed=20 + task)
+        seeds = [first.seed] + [p.seed for p in read]
+    assert seeds == [0, 1]
+
+
+def test_a_damaged_page_met_while_a_books_kinds_are_counted_is_one_line(tmp_path):
+    """The second query of selected_kinds ran outside the store's error handling: a
+    damaged page there came out as sqlite3's DatabaseError, a traceback."""
+    with Store(tmp_path / "s.db") as store:
+        run = store.begin_run("r", 1, "{}")
+        assert _add(store, run.id, "easy", 0, PUZZLE)
+        real = store.db
+
+        class Damaged:
+            def __getattr__(self, name):
+                return getattr(real, name)
+
+            def execute(self, sql, params=()):
+                if sql.startswith("SELECT puzzles.id") and "puzzles.kind = ?" in sql:
+                    raise sqlite3.DatabaseError("database disk image is malformed")
+                return real.execute(sql, params)
+
+        store.db = Damaged()
+        try:
+            with pytest.raises(StoreError, match="malformed"):
+                store.selected_kinds(tiers=["easy"], skip={999}, most=2)
+        finally:
+            store.db = real

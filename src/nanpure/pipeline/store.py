@@ -519,12 +519,16 @@ class Store:
                    batch: int = 4096) -> Iterator[sqlite3.Row]:
         """The rows of a query, read ``batch`` at a time as they are taken (so a query of
         any size holds a batch); the store must stay open meanwhile."""
+        cursor = None
         try:
             cursor = self.db.execute(sql, params)
             while rows := cursor.fetchmany(batch):
                 yield from rows
         except sqlite3.Error as exc:
             raise _store_error(self.path, exc) from exc
+        finally:  # a reader that stops early holds no read snapshot after
+            if cursor is not None:
+                cursor.close()
 
     # --- runs -----------------------------------------------------------------------------
 
@@ -779,6 +783,8 @@ class Store:
         when the reading began (ids up to :meth:`last_puzzle_id` then, or ``up_to``):
         puzzles a run stores meanwhile are left out, and none stored before is skipped
         or read twice; only a puzzle deleted meanwhile (its run discarded) is missing.
+        SQLite gives a discarded run's ids to the next puzzles stored, so puzzles another
+        run stores after a run was discarded meanwhile may be read.
         """
         for rows in self._puzzle_batches(run, quotas, tiers, unused_only, kinds, run_globs,
                                          batch, up_to, canon=True):
@@ -805,15 +811,18 @@ class Store:
         # takes another index and sorts every batch's matches again.
         sql = (f"SELECT {_SELECT_COLUMNS}, runs.name AS run"
                f"{', puzzles.canon' if canon else ''} FROM puzzles "
-               "JOIN runs ON runs.id = run_id WHERE run_id = ? "
+               "JOIN runs ON runs.id = run_id WHERE run_id = ? AND runs.started_at = ? "
                "AND (puzzles.quota, puzzles.task, puzzles.id) > (?, ?, ?) AND "
                + " AND ".join(where)
                + " ORDER BY puzzles.quota, puzzles.task, puzzles.id LIMIT ?")
-        for run_id in self._run_ids(run, run_globs):
+        # each run as it was when the reading began: SQLite gives the ids of a discarded
+        # run again (its own and its puzzles') to the next made, so a run discarded and
+        # made again meanwhile (run --fresh) is the same id with another start
+        for run_id, started_at in self._run_starts(run, run_globs):
             # before the first key: every text is >= "", every id and task > the least
             key: tuple = ("", -(2 ** 63), -(2 ** 63))
             while True:
-                rows = self._rows(sql, (run_id, *key, *params, batch))
+                rows = self._rows(sql, (run_id, started_at, *key, *params, batch))
                 yield rows
                 if len(rows) < batch:
                     break
@@ -824,15 +833,15 @@ class Store:
         larger one, as SQLite gives a new row the largest id plus one."""
         return self._rows("SELECT coalesce(max(id), 0) FROM puzzles")[0][0]
 
-    def _run_ids(self, run: str | None, run_globs: Runs) -> list[int]:
-        """The ids of the runs named ``run`` and matching ``run_globs`` (each when not
-        None), oldest first."""
+    def _run_starts(self, run: str | None, run_globs: Runs) -> list[tuple[int, str]]:
+        """(id, started_at) of the runs named ``run`` and matching ``run_globs`` (each
+        when not None), oldest first."""
         where, params = _runs_matching(run_globs, "id")
         if run is not None:
             where.append("name = ?")
             params.append(run)
-        return [r[0] for r in self._rows(f"SELECT id FROM runs{_where(where)} ORDER BY id",
-                                         params)]
+        return [tuple(r) for r in self._rows(
+            f"SELECT id, started_at FROM runs{_where(where)} ORDER BY id", params)]
 
     def puzzle_run_names(self, kind: str, run_globs: Runs = None,
                          up_to: int | None = None) -> list[str]:
@@ -870,17 +879,9 @@ class Store:
             return found
         ids = (f"SELECT puzzles.id FROM puzzles JOIN runs ON runs.id = run_id"
                f"{_where([*where, 'puzzles.kind = ?'])} LIMIT ?")
-        kept = []
-        for kind in found:
-            cursor = self.db.execute(ids, [*params, kind, len(skip) + 1])
-            try:
-                if any(i not in skip for (i,) in cursor):
-                    kept.append(kind)
-            except sqlite3.Error as exc:
-                raise _store_error(self.path, exc) from exc
-            finally:
-                cursor.close()
-        return kept
+        return [kind for kind in found
+                if any(i not in skip for (i,) in self._rows(ids, [*params, kind,
+                                                                  len(skip) + 1]))]
 
     def puzzle_kinds(self, run_globs: Runs = None) -> list[str]:
         """The kinds of the puzzles stored (in every run, or in those whose names match
