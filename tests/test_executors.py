@@ -124,11 +124,6 @@ def test_dask_local_cluster_equals_local_run(tmp_path):
         # the way `--scheduler ADDRESS` goes: the run makes (and closes) its own client
         by_address = execute(_config(tmp_path / "address.db").replace(
             executor="dask", scheduler=cluster.scheduler_address))
-        # its forwarding of the workers' logs ends with it: the scheduler kept it and
-        # started it on every worker that joined later
-        plugins = client.run_on_scheduler(lambda dask_scheduler: list(
-            dask_scheduler.worker_plugins))
-    assert "forward-logging-nanpure" not in plugins
     assert summary.status == by_address.status == COMPLETE and summary.executor == "dask"
     assert _rows(tmp_path / "dask.db") == _rows(tmp_path / "local.db")
     assert _rows(tmp_path / "address.db") == _rows(tmp_path / "local.db")
@@ -222,6 +217,35 @@ def test_a_dask_workers_warnings_reach_the_runs_log(caplog):
     finally:
         executor.close()
     assert ours() == [("nanpure.pipeline.quotas", "a candidate does not fit its spec")]
+
+
+def test_a_dask_run_that_ends_leaves_another_runs_log_forwarding(caplog):
+    """A run that ended removed the log forwarding from the cluster's workers, and with
+    it the forwarding of another run on the same cluster (one plugin per cluster)."""
+    distributed = pytest.importorskip("distributed")
+
+    def said():
+        return [r.getMessage() for r in caplog.records if r.name == "nanpure.pipeline.quotas"]
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster:
+        ours = DaskExecutor(scheduler=cluster.scheduler_address)
+        try:
+            # another run, in a process of its own, starts on the cluster and ends
+            subprocess.run([sys.executable, "-c", "from nanpure.pipeline.executors import "
+                            f"DaskExecutor; DaskExecutor(scheduler={cluster.scheduler_address!r})"
+                            ".close()"], check=True, capture_output=True, timeout=60)
+            with caplog.at_level(logging.WARNING):
+                ours.client.run(exec, "import logging\n"
+                                "logging.getLogger('nanpure.pipeline.quotas').warning("
+                                "'a candidate does not fit its spec')")
+                for _ in range(100):  # forwarded as an event, a moment later
+                    if said():
+                        break
+                    time.sleep(0.05)
+        finally:
+            ours.close()
+    assert "a candidate does not fit its spec" in said()
 
 
 class _Cluster:

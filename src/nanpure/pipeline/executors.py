@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 IN_FLIGHT_PER_WORKER = 2
 #: How often a run on a Dask cluster counts its workers again (they may join and leave).
 COUNT_SECONDS = 5.0
+#: Seconds a run waits for its Dask scheduler's answer when it counts the workers.
+COUNT_TIMEOUT = 2.0
 
 #: A batch running each time a worker died this often is taken for the cause: the run
 #: stops rather than start pools for ever.
@@ -538,7 +540,9 @@ class DaskExecutor:
             check_cluster(client)
             if self._own_client:
                 # the workers' warnings (nanpure's) to this process's log, as local
-                # workers' go through the log relay
+                # workers' go through the log relay. The scheduler keeps the plugin after
+                # the run, one for every client that asks: removing it at the end would
+                # end another run's forwarding on the same cluster
                 client.forward_logging("nanpure")
             threads = sum(w.get("nthreads", 1) for w in
                           client.scheduler_info().get("workers", {}).values()) or 1
@@ -576,7 +580,8 @@ class DaskExecutor:
         if self.client.status != "running":  # reconnecting: a call would wait for it
             return
         try:
-            threads = sum(self.client.nthreads().values())
+            # bounded: a scheduler that hangs must not hold the run's deadline and stops
+            threads = sum(self.client.nthreads(callback_timeout=COUNT_TIMEOUT).values())
         except Exception:
             return
         if threads:
@@ -591,11 +596,6 @@ class DaskExecutor:
             # after a failure (a lost scheduler, say) closing logs distributed's failed
             # reconnections, tracebacks that say nothing the run's own line does not
             with _quiet("distributed") if now else contextlib.nullcontext():
-                if self.client.status == "running":
-                    # the forwarding is a plugin the scheduler keeps, and starts on every
-                    # worker that joins later, after this run is gone
-                    with contextlib.suppress(Exception):
-                        self.client.unforward_logging("nanpure")
                 self.client.close()
                 if self._cluster is not None:
                     self._cluster.close()
