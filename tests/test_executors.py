@@ -197,36 +197,41 @@ def test_closing_a_dask_run_after_a_failure_is_quiet(caplog, now):
     assert not logging.getLogger("distributed.client").disabled
 
 
-def test_a_dask_workers_warnings_reach_the_runs_log(caplog):
-    """A Dask worker's log records stayed on the worker's stderr: `--log` held none."""
-    pytest.importorskip("distributed")
+def _forwarded(executor: DaskExecutor, caplog) -> list[tuple[str, str]]:
+    """Have the executor's workers warn, and return the nanpure records the run's log
+    got (forwarded as an event, a moment later)."""
     def ours():
         return [(r.name, r.getMessage()) for r in caplog.records
                 if r.name.startswith("nanpure")]
 
+    with caplog.at_level(logging.WARNING):
+        executor.client.run(exec, "import logging\n"
+                            "logging.getLogger('nanpure.pipeline.quotas').warning("
+                            "'a candidate does not fit its spec')")
+        for _ in range(100):
+            if ours():
+                break
+            time.sleep(0.05)
+    return ours()
+
+
+WARNED = [("nanpure.pipeline.quotas", "a candidate does not fit its spec")]
+
+
+def test_a_dask_workers_warnings_reach_the_runs_log(caplog):
+    """A Dask worker's log records stayed on the worker's stderr: `--log` held none."""
+    pytest.importorskip("distributed")
     executor = DaskExecutor(workers=1)
     try:
-        with caplog.at_level(logging.WARNING):
-            executor.client.run(exec, "import logging\n"
-                                "logging.getLogger('nanpure.pipeline.quotas').warning("
-                                "'a candidate does not fit its spec')")
-            for _ in range(100):  # forwarded as an event, a moment later
-                if ours():
-                    break
-                time.sleep(0.05)
+        assert _forwarded(executor, caplog) == WARNED
     finally:
         executor.close()
-    assert ours() == [("nanpure.pipeline.quotas", "a candidate does not fit its spec")]
 
 
 def test_a_dask_run_that_ends_leaves_another_runs_log_forwarding(caplog):
     """A run that ended removed the log forwarding from the cluster's workers, and with
     it the forwarding of another run on the same cluster (one plugin per cluster)."""
     distributed = pytest.importorskip("distributed")
-
-    def said():
-        return [r.getMessage() for r in caplog.records if r.name == "nanpure.pipeline.quotas"]
-
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as cluster:
         ours = DaskExecutor(scheduler=cluster.scheduler_address)
@@ -235,17 +240,9 @@ def test_a_dask_run_that_ends_leaves_another_runs_log_forwarding(caplog):
             subprocess.run([sys.executable, "-c", "from nanpure.pipeline.executors import "
                             f"DaskExecutor; DaskExecutor(scheduler={cluster.scheduler_address!r})"
                             ".close()"], check=True, capture_output=True, timeout=60)
-            with caplog.at_level(logging.WARNING):
-                ours.client.run(exec, "import logging\n"
-                                "logging.getLogger('nanpure.pipeline.quotas').warning("
-                                "'a candidate does not fit its spec')")
-                for _ in range(100):  # forwarded as an event, a moment later
-                    if said():
-                        break
-                    time.sleep(0.05)
+            assert _forwarded(ours, caplog) == WARNED
         finally:
             ours.close()
-    assert "a candidate does not fit its spec" in said()
 
 
 class _Cluster:
