@@ -165,21 +165,12 @@ def summarize(
     counts as rejected), ``grids`` how many full grids were drawn and ``seconds`` the
     wall time; any left out is reported as unknown (None). Nonograms among the records
     count in ``puzzles`` and are summarised apart, under ``nonograms``
-    (:func:`nonogram_summary`); blank counts and techniques are then the Sudoku ones.
+    (:class:`Tally`); blank counts and techniques are then the Sudoku ones.
     """
     tally = Tally()
     for rec in records:
         tally.add_record(rec)
     return tally.summary(tasks=tasks, grids=grids, seconds=seconds)
-
-
-def nonogram_summary(records: Iterable[Any]) -> dict[str, Any]:
-    """Nonograms' share of :func:`summarize`: how many, per tier, per size and tier
-    (``WxH``), and the nonogram ladder's technique usage."""
-    tally = Tally()
-    for rec in records:
-        tally.add("nonogram", _tier(rec), 0, _techniques(rec), _size(rec))
-    return tally._nonogram_summary()
 
 
 def _count(counts: dict[Any, int], key: Any, n: int = 1) -> None:

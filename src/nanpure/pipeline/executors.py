@@ -544,8 +544,7 @@ class DaskExecutor:
                 # the run, one for every client that asks: removing it at the end would
                 # end another run's forwarding on the same cluster
                 client.forward_logging("nanpure")
-            threads = sum(w.get("nthreads", 1) for w in
-                          client.scheduler_info().get("workers", {}).values()) or 1
+            threads = self._threads() or 1
         except BaseException:
             # a stop or failure before the run has this executor to close: what it
             # started (a local cluster's worker processes) is ended here, quietly: the
@@ -581,11 +580,16 @@ class DaskExecutor:
             return
         try:
             # bounded: a scheduler that hangs must not hold the run's deadline and stops
-            threads = sum(self.client.nthreads(callback_timeout=COUNT_TIMEOUT).values())
+            threads = self._threads(COUNT_TIMEOUT)
         except Exception:
             return
         if threads:
             self.workers, self.slots = threads, threads * IN_FLIGHT_PER_WORKER
+
+    def _threads(self, timeout: float | None = None) -> int:
+        """The threads of the cluster's workers, asking the scheduler (for at most
+        ``timeout`` seconds)."""
+        return sum(self.client.nthreads(callback_timeout=timeout).values())
 
     def cancel(self, futures: set) -> None:
         if futures:

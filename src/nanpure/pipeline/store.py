@@ -48,6 +48,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import chain, islice
 from pathlib import Path
 
 import numpy as np
@@ -756,14 +757,9 @@ class Store:
         ``up_to``: see :meth:`iter_puzzles_with_canon`."""
         if limit is not None:
             batch = max(1, min(batch, limit))
-        taken = 0
-        for rows in self._puzzle_batches(run, quotas, tiers, unused_only, kinds, run_globs,
-                                         batch, up_to):
-            for r in rows:
-                if taken == limit:
-                    return
-                taken += 1
-                yield PuzzleRecord(**dict(r))
+        rows = chain.from_iterable(self._puzzle_batches(run, quotas, tiers, unused_only,
+                                                        kinds, run_globs, batch, up_to))
+        yield from (PuzzleRecord(**dict(r)) for r in islice(rows, limit))
 
     def iter_puzzles_with_canon(self, run: str | None = None,
                                 quotas: Sequence[str] | None = None,
@@ -829,8 +825,9 @@ class Store:
                 key = (rows[-1]["quota"], rows[-1]["task"], rows[-1]["id"])
 
     def last_puzzle_id(self) -> int:
-        """The largest puzzle id stored (0 for none): every puzzle stored later has a
-        larger one, as SQLite gives a new row the largest id plus one."""
+        """The largest puzzle id stored (0 for none). SQLite gives a new row the largest
+        id plus one, so a puzzle stored later has a larger id, unless the puzzles with the
+        largest were deleted meanwhile (their ids are then given again)."""
         return self._rows("SELECT coalesce(max(id), 0) FROM puzzles")[0][0]
 
     def _run_starts(self, run: str | None, run_globs: Runs) -> list[tuple[int, str]]:
