@@ -532,6 +532,7 @@ class DaskExecutor:
                         finally:
                             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
                         client = distributed.Client(self._cluster)
+                        client.run(quiet_cancelled_tasks)
                 except (OSError, TimeoutError) as exc:
                     raise ExecutorError(f"cannot reach the dask scheduler {scheduler}: {exc}"
                                         if scheduler else
@@ -603,6 +604,13 @@ class DaskExecutor:
                 self.client.close()
                 if self._cluster is not None:
                     self._cluster.close()
+
+
+def quiet_cancelled_tasks() -> None:
+    """Run on a local cluster's workers: a task cancelled as the run stops (Ctrl-C, the
+    time budget) is not worth the warning distributed prints for it, on the run's own
+    terminal, since the workers share it. Their other warnings still show."""
+    logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
 
 
 #: What a Dask scheduler or worker evaluates to say which nanpure it has (``eval`` is sent
