@@ -159,9 +159,8 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
         run = spec.run or config.run
         for glob in run_globs(run) or ():
             if not store.run_names(glob):
-                known = ", ".join(r.name for r in store.runs()) or "none"
                 raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} "
-                                   f"has no run {glob!r} (runs: {known})")
+                                   f"has no run {glob!r} ({store.named_runs()})")
         for quota in spec.quotas or ():
             # a typo, most likely: no puzzle ever had that quota
             if not store.has_quota(quota, run_globs(run)):
