@@ -371,8 +371,9 @@ def plan_book(sections: Sequence[BookSection], settings: BookSettings,
 def page_count(sections: Sequence[BookSection], settings: BookSettings) -> int:
     """The pages :func:`plan_book` gives ``sections`` without hints, counted without
     placing a puzzle: a section of Sudoku fills its pages by count alone (300,000 puzzles
-    are counted at once, where planning them takes seconds). Words that do not fit are
-    not refused here, but by :func:`plan_book`."""
+    are counted at once, where planning them takes seconds). What the plan refuses in
+    the sections (a title too long for the contents, a nonogram too large for its page)
+    is refused here too; the title page is checked only by :func:`plan_book`."""
     sections = [s for s in sections if s.puzzles]
     if not sections:
         raise LayoutError("the book has no puzzles")

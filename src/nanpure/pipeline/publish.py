@@ -3,8 +3,8 @@
 1. select each section's puzzles from the store (skipping puzzles already in a book
    unless the config says ``reuse = true``), easiest first (``order``: by tier, then
    score; or by score alone);
-2. refuse a book of more pages than its preflight can read, from the plan of its
-   sections, before the re-check (most of a minute for 300,000 puzzles);
+2. refuse a book of more pages than its preflight can read, from its page count,
+   before the re-check (most of a minute for 300,000 puzzles);
 3. re-check every puzzle as ``nanpure verify`` does: exactly one solution, equal to the
    stored one, the recorded symmetry, the stored rating;
 4. find a font for text the built-in font lacks (:mod:`.fonts`), plan the book
@@ -417,12 +417,13 @@ def _refuse_too_long(config: BookConfig, sections: Sequence[BookSection]) -> Non
     section without a ``count`` takes from a large store: its pages counted here without
     its hints (rated only once the puzzles are checked; they only add pages), when its
     puzzles could fill that many. What stops the count (a title too long for the
-    contents, a nonogram too large for its page) is
-    refused in its turn, after the re-check, as it was."""
+    contents, a nonogram too large for its page) is refused in its turn, after the
+    re-check, as it was."""
     limit = max_pages()
     n = sum(len(s.puzzles) for s in sections)
     # at most every puzzle, its hint and its answer on a page of their own, a title page
-    # and a contents row a section (and a kind), and the pages around them
+    # and a contents row a section (and a kind), and the pages around them: a book that
+    # cannot reach the limit is not counted twice
     if limit is None or max(MIN_PAGES, 3 * n + 4 * len(sections) + 8) <= limit:
         return
     try:
