@@ -236,6 +236,21 @@ def test_an_unknown_run_names_the_known_ones(tmp_path, store):
         publish_book(config)
 
 
+def test_an_unknown_run_names_the_first_and_last_of_many_runs(tmp_path, store):
+    """A book names the runs as --run does (Store.named_runs): a store of a year's
+    nights listed every one of them in the one line."""
+    with Store(store) as s:
+        for night in range(1, 12):
+            s.begin_run(f"nightly-{night:02}", 1, "{}")
+    sections = '[[book.section]]\ntitle = "Easy"\nquota = "easy"\nrun = "weekly"\n'
+    config = load_book_config(write_config(tmp_path, store, sections=sections))
+    with pytest.raises(PublishError) as refused:
+        publish_book(config)
+    assert str(refused.value) == (
+        f"section 1 ('Easy'): the store {store} has no run 'weekly' (12 runs: nightly, "
+        "nightly-01, ..., nightly-07, nightly-08, nightly-09, nightly-10, nightly-11)")
+
+
 def test_ctrl_c_after_the_pdf_is_written_says_it_is_not_recorded(tmp_path, store,
                                                                   monkeypatch, capsys):
     """Ctrl-C once the book's files are in place, as the store records the book (one

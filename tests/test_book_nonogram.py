@@ -21,6 +21,7 @@ from nanpure.layouts.book import (
     BookSettings,
     LayoutError,
     nonogram_of,
+    page_count,
     plan_book,
 )
 from nanpure.layouts.nonogram import MIN_CLUE_SIZE, clue_lines, smallest_box
@@ -369,3 +370,43 @@ def test_large_print_puts_one_nonogram_a_page_with_large_clues(mixed_store):
     with pytest.raises(LayoutError, match=r"20x20 nonogram, does not fit alone on a letter "
                                           r"page with clues of 16 pt or more"):
         plan_book([BookSection("Big", tuple(large))], settings)
+
+
+@pytest.mark.parametrize("settings", [
+    BookSettings(title="T"), BookSettings(title="T", page_size="6x9in"),
+    BookSettings(title="T", large_print=True, hints=True),
+    BookSettings(title="T", page_size="letter", puzzles_per_page=6, answers_per_page=12)])
+def test_the_page_count_is_the_plans_without_placing_a_puzzle(mixed_store, settings):
+    """page_count, which refuses a book too long for its preflight before its puzzles are
+    checked, counts what plan_book lays out: the gutter of its own length (wider from 150
+    and 700 pages), nonograms two a page when both fit half of it, answers a page per kind."""
+    with Store(mixed_store) as s:
+        records = s.select_puzzles(unused_only=False)
+    sudoku = tuple(r for r in records if r.kind == "sudoku")
+    # of the nonograms the page holds at all, sizes around what fits half a page, with a
+    # narrow gutter or a wide one
+    nonograms = tuple(r for r in records if r.kind == "nonogram" and _fits_alone(r, settings))
+    sizes = [random_nonogram(w, h, seed=w * h) for w in (8, 12, 15, 18, 22)
+             for h in (10, 15, 22)]
+    sizes = [r for r in sizes if _fits_alone(r, settings)]
+    assert len(sizes) > 2
+    books = [
+        [BookSection("Few", sudoku[:3])],
+        [BookSection("Easy", sudoku * 20), BookSection("Pictures", nonograms * 10),
+         BookSection("Two a page", sudoku[:7], puzzles_per_page=2)],
+        [BookSection("Sizes", tuple(sizes) * 30),
+         BookSection("A section whose title is long enough to take two lines of the "
+                     "contents page", sudoku * 30),
+         BookSection("More pictures", nonograms * 30)],
+    ]
+    for sections in books:
+        assert page_count(sections, settings) == plan_book(sections, settings).page_count
+
+
+def _fits_alone(record: PuzzleRecord, settings: BookSettings) -> bool:
+    """Whether ``record`` fits a page of its own with the widest gutter (over 700 pages)."""
+    try:
+        plan_book([BookSection("One", (record,) * 1500)], settings)
+    except LayoutError:
+        return False
+    return True

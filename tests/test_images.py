@@ -199,3 +199,38 @@ def test_a_refused_format_lists_the_pictures_too(store, capsys):
     err = capsys.readouterr().err
     assert err.strip().endswith("nonogram exports are csv, jsonl, parquet, lines, non, svg, "
                                 "png")
+
+
+def test_picture_exports_write_each_puzzle_before_reading_the_next(tmp_path, monkeypatch,
+                                                                   capsys):
+    """export --format svg|png writes a puzzle's pictures as it is read, so it never
+    holds its selection; the files are those of drawing the whole list at once."""
+    path = tmp_path / "s.db"
+    givens = [k for k, ch in enumerate(PUZZLE) if ch != "."]
+    records = [SUDOKU._replace(id=None, blanks=SUDOKU.blanks + 1,
+                               puzzle=PUZZLE[:k] + "." + PUZZLE[k + 1:]) for k in givens[:3]]
+    with Store(path) as s:
+        run = s.begin_run("nightly", 1, "{}")
+        for task, record in enumerate(records):
+            s.add_puzzle(run.id, "easy", task, record)
+        stored = s.select_puzzles(unused_only=False)
+    seen: list[list[str]] = []  # the files written as each puzzle is read
+    read = Store.iter_puzzles_with_canon
+
+    def watched(self, *args, **kwargs):
+        for pair in read(self, *args, **kwargs):
+            seen.append(sorted(p.name for p in out.iterdir()) if out.exists() else [])
+            yield pair
+
+    monkeypatch.setattr(Store, "iter_puzzles_with_canon", watched)
+    for fmt in ("svg", "png"):
+        out = tmp_path / fmt
+        seen.clear()
+        assert export_command(str(path), None, fmt, str(out), answers=True) == 0
+        assert f"wrote 6 pictures of 3 puzzles to {out}" in capsys.readouterr().err
+        names = [f"{n}{a}.{fmt}" for n in (1, 2) for a in ("", "-answer")]
+        assert seen == [[], sorted(names[:2]), sorted(names)]
+        whole = write_puzzle_images(stored, fmt, tmp_path / f"whole-{fmt}", answers=True)
+        assert sorted(p.name for p in out.iterdir()) == sorted(f.name for f in whole)
+        for file in whole:
+            assert (out / file.name).read_bytes() == file.read_bytes(), file.name

@@ -169,6 +169,41 @@ def test_a_book_of_more_pages_than_the_preflight_reads_is_refused_before_drawing
     assert publish_book(config, record=False).report.ok
 
 
+def test_a_book_too_long_for_its_preflight_is_refused_before_its_puzzles_are_checked(
+        tmp_path, store, monkeypatch):
+    """The packaged book on a store of 300,000 puzzles re-checked every one (most of a
+    minute) before its plan refused it: it is planned first now, without its hints (which
+    are rated once the puzzles are checked, and only add pages)."""
+    def not_yet(*args, **kwargs):
+        raise AssertionError("re-checked or rated before the book was refused")
+
+    real_verify = publish.verify_puzzles
+    monkeypatch.setattr(publish, "verify_puzzles", not_yet)
+    monkeypatch.setattr(publish, "hints_for", not_yet)
+    monkeypatch.setattr(publish, "max_pages", lambda: 20)
+    plain = load_book_config(write_config(tmp_path, store))
+    with pytest.raises(PublishError, match=r"book.toml: the book would have \d+ pages, more "
+                                           r"than the 20 its preflight can read; give"):
+        publish_book(plain, record=False)
+    hinted = load_book_config(write_config(tmp_path, store, "hints = true"))
+    with pytest.raises(PublishError, match=r"book.toml: the book would have \d+ pages "
+                                           r"before its hints, more than the 20 its "
+                                           r"preflight can read; give its sections a "
+                                           r"smaller count \(sections without one"):
+        publish_book(hinted, record=False)
+    assert not (tmp_path / "book.pdf").exists()
+    # a book within the limit is checked, and is the same bytes, planned first or not
+    monkeypatch.setattr(publish, "verify_puzzles", real_verify)
+    monkeypatch.setattr(publish, "max_pages", lambda: None)
+    whole = publish_book(plain, out=str(tmp_path / "whole.pdf"), record=False)
+    checked = []
+    monkeypatch.setattr(publish, "verify_puzzles",
+                        lambda *args: checked.append(1) or real_verify(*args))
+    monkeypatch.setattr(publish, "max_pages", lambda: whole.plan.page_count)
+    again = publish_book(plain, out=str(tmp_path / "again.pdf"), record=False)
+    assert checked == [1] and again.pdf.read_bytes() == whole.pdf.read_bytes()
+
+
 def test_stars_are_in_the_manifest_on_the_fixed_scale(tmp_path, store):
     book = publish_book(load_book_config(write_config(tmp_path, store, "stars = true")),
                         record=False)

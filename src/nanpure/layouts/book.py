@@ -368,6 +368,39 @@ def plan_book(sections: Sequence[BookSection], settings: BookSettings,
         margins = plan.margins
 
 
+def page_count(sections: Sequence[BookSection], settings: BookSettings) -> int:
+    """The pages :func:`plan_book` gives ``sections`` without hints, counted without
+    placing a puzzle: a section of Sudoku fills its pages by count alone (300,000 puzzles
+    are counted at once, where planning them takes seconds). What the plan refuses in
+    the sections (a title too long for the contents, a nonogram too large for its page)
+    is refused here too; the title page is checked only by :func:`plan_book`."""
+    sections = [s for s in sections if s.puzzles]
+    if not sections:
+        raise LayoutError("the book has no puzzles")
+    kinds = list(dict.fromkeys(s.kind for s in sections))
+    per_kind = [sum(len(s.puzzles) for s in group)
+                for _, group in groupby(sections, key=lambda s: s.kind)]
+    answer_pages = 1 + sum(math.ceil(n / settings.answers_per_page) for n in per_kind)
+    margins = Margins.for_pages(MIN_PAGES)
+    while True:  # the gutter of its own page count, as plan_book finds it
+        body_pages = sum(1 + _puzzle_page_count(s, settings, margins) for s in sections)
+        contents, notes = _contents_and_notes(sections, kinds, settings, margins, body_pages,
+                                              0, answer_pages)
+        pages = 2 + len(contents) + len(kinds) + body_pages + answer_pages + notes
+        if Margins.for_pages(pages) == margins:
+            return pages
+        margins = Margins.for_pages(pages)
+
+
+def _puzzle_page_count(section: BookSection, settings: BookSettings,
+                       margins: Margins) -> int:
+    """How many pages :func:`_puzzle_pages` gives a section."""
+    if section.kind == "nonogram":
+        return len(_puzzle_pages(section, settings, margins))
+    per_page = section.puzzles_per_page or settings.puzzles_per_page
+    return math.ceil(len(section.puzzles) / per_page)
+
+
 def _plan(sections: Sequence[BookSection], settings: BookSettings, margins: Margins,
           hints: Mapping[str, Any]) -> BookPlan:
     kinds = list(dict.fromkeys(s.kind for s in sections))
@@ -375,6 +408,20 @@ def _plan(sections: Sequence[BookSection], settings: BookSettings, margins: Marg
     puzzles = [p for s in sections for p in s.puzzles]
     answers = _answer_ranges(puzzles, settings.answers_per_page)
     hint_pages = _hint_pages(puzzles, hints, settings, margins)
+    body_pages = sum(1 + len(pages) for pages in body)
+    contents, notes = _contents_and_notes(sections, kinds, settings, margins, body_pages,
+                                          len(hint_pages), 1 + len(answers))
+    plan = _lay_out(sections, body, answers, kinds, settings, contents, notes, hint_pages)
+    plan.hints = hints
+    return plan
+
+
+def _contents_and_notes(sections: Sequence[BookSection], kinds: Sequence[str],
+                        settings: BookSettings, margins: Margins, body_pages: int,
+                        hint_pages: int, answer_pages: int) -> tuple[list[range], int]:
+    """The contents' rows on its pages (:func:`_paged`) and the notes pages that make the
+    book's page count even and at least :data:`MIN_PAGES`, given the pages of the
+    sections (title pages too), the hints and the answers (their title page too)."""
     # The contents always has room for a "Notes" row, so padding with notes pages never
     # changes the length of the contents (and so never the page count it was sized for).
     capacity = _contents_rows_per_page(settings) * _ROW
@@ -383,13 +430,8 @@ def _plan(sections: Sequence[BookSection], settings: BookSettings, margins: Marg
     costs = ([_ROW] * len(kinds) + [_ROW + _RUNOVER * k for k in runovers]
              + [_ROW] * (3 if hint_pages else 2))
     contents = _paged(costs, capacity)
-    body_pages = sum(1 + len(pages) for pages in body)
-    answer_pages = 1 + len(answers)
-    total = 2 + len(contents) + len(kinds) + body_pages + len(hint_pages) + answer_pages
-    notes = max(MIN_PAGES, total + total % 2) - total
-    plan = _lay_out(sections, body, answers, kinds, settings, contents, notes, hint_pages)
-    plan.hints = hints
-    return plan
+    total = 2 + len(contents) + len(kinds) + body_pages + hint_pages + answer_pages
+    return contents, max(MIN_PAGES, total + total % 2) - total
 
 
 def _paged(costs: Sequence[int], capacity: int) -> list[range]:

@@ -11,6 +11,7 @@ by :mod:`~nanpure.layouts.raster`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -85,15 +86,21 @@ def write_image(drawing: Drawing, path: str | Path, fmt: str, *, title: str = ""
                          f"{', '.join(IMAGE_FORMATS)}")
 
 
-def write_puzzle_images(records: list[PuzzleRecord], fmt: str, directory: str | Path, *,
-                        answers: bool = False, dpi: float | None = None) -> list[Path]:
+def write_puzzle_images(records: Iterable[PuzzleRecord], fmt: str, directory: str | Path,
+                        *, answers: bool = False, dpi: float | None = None) -> list[Path]:
     """One picture a puzzle in ``directory``, ``ID.svg`` (or ``.png``), and with
     ``answers`` its solution beside it, ``ID-answer.svg``; returns the files written.
     A PNG has ``dpi`` pixels an inch (:data:`PNG_DPI` unless given)."""
+    return list(puzzle_images(records, fmt, directory, answers=answers, dpi=dpi))
+
+
+def puzzle_images(records: Iterable[PuzzleRecord], fmt: str, directory: str | Path, *,
+                  answers: bool = False, dpi: float | None = None) -> Iterator[Path]:
+    """:func:`write_puzzle_images` a picture at a time: each file is written as its
+    record is taken and then named, so that a selection of any size is never held."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     fonts = load_fonts()
-    written = []
     for record in records:
         name = str(record.id if record.id is not None else record.seed)
         what = "Sudoku" if record.kind == "sudoku" else "Nonogram"
@@ -102,5 +109,4 @@ def write_puzzle_images(records: list[PuzzleRecord], fmt: str, directory: str | 
             title = f"{what} {name}{' (answer)' if answer else ''}, {record.tier}"
             write_image(puzzle_drawing(record, answer, fonts), path, fmt, title=title,
                         dpi=dpi or PNG_DPI)
-            written.append(path)
-    return written
+            yield path

@@ -3,14 +3,16 @@
 1. select each section's puzzles from the store (skipping puzzles already in a book
    unless the config says ``reuse = true``), easiest first (``order``: by tier, then
    score; or by score alone);
-2. re-check every puzzle as ``nanpure verify`` does: exactly one solution, equal to the
+2. refuse a book of more pages than its preflight can read, from its page count,
+   before the re-check (most of a minute for 300,000 puzzles);
+3. re-check every puzzle as ``nanpure verify`` does: exactly one solution, equal to the
    stored one, the recorded symmetry, the stored rating;
-3. find a font for text the built-in font lacks (:mod:`.fonts`), plan the book
+4. find a font for text the built-in font lacks (:mod:`.fonts`), plan the book
    (``layouts.book``) and lay out its cover if it has one (``layouts.cover``), so that
    what does not fit is refused before anything is written; draw both, then write the
    manifest beside them;
-4. preflight the PDF, and the cover, as a print service would;
-5. record in the store which puzzle went on which page.
+5. preflight the PDF, and the cover, as a print service would;
+6. record in the store which puzzle went on which page.
 
 The PDF, cover and manifest are one set (:func:`~nanpure.files.atomic_paths`): drawn and
 preflighted under temporary names, and renamed to theirs only when all are whole and
@@ -45,6 +47,7 @@ from ..layouts.book import (
     check_text,
     lacking,
     nonogram_of,
+    page_count,
     plan_book,
     render_book,
     star_count,
@@ -159,9 +162,8 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
         run = spec.run or config.run
         for glob in run_globs(run) or ():
             if not store.run_names(glob):
-                known = ", ".join(r.name for r in store.runs()) or "none"
                 raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} "
-                                   f"has no run {glob!r} (runs: {known})")
+                                   f"has no run {glob!r} ({store.named_runs()})")
         for quota in spec.quotas or ():
             # a typo, most likely: no puzzle ever had that quota
             if not store.has_quota(quota, run_globs(run)):
@@ -351,22 +353,19 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
     """:func:`_publish` once the store is open and, for a recorded book, its book lock
     held."""
     sections = select_sections(store, config)
+    _refuse_too_long(config, sections)
     verify_puzzles(store, [p for s in sections for p in s.puzzles])
     # the interior, its cover and its manifest are one set: written beside their names,
     # checked there, then renamed together, so that a book that fails (a full disk, a
     # failed preflight, Ctrl-C) leaves the set that was there before, or none
     outputs = [pdf, *([cover] if cover is not None else []), manifest_path(pdf)]
     try:
-        cover_settings = (CoverSettings.of(config.cover) if config.cover is not None
-                          else None)
-        more = cover_settings.texts() if cover_settings is not None else []
-        settings = BookSettings.of(config.layout)
-        settings, fonts = _fonts_for(settings, book_texts(settings, sections) + more)
+        settings, fonts, cover_settings, more = _layout_settings(config, sections)
         check_text(settings, sections, fonts, more)
         hints = (hints_for(p for s in sections for p in s.puzzles)
                  if settings.hints else None)
         plan = plan_book(sections, settings, hints)
-        _check_size(config, plan)
+        _check_size(config, plan.page_count)
         if cover_settings is not None:
             # every refusal of the cover before anything is written: a book whose cover
             # cannot be made leaves no new interior beside an old cover, or none
@@ -401,18 +400,53 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
     return PublishedBook(pdf, manifest_path(pdf), plan, report, book_id, cover, cover_report)
 
 
-def _check_size(config: BookConfig, plan: BookPlan) -> None:
-    """Refuse, before anything is drawn, a book of more pages than its preflight can read
-    (which would fail it after drawing them all: minutes and gigabytes for 300,000
-    puzzles)."""
+def _layout_settings(config: BookConfig, sections: Sequence[BookSection]
+                     ) -> tuple[BookSettings, Fonts, CoverSettings | None, list[tuple[str, str]]]:
+    """The book's settings and fonts (:func:`_fonts_for`, for the words of the book and
+    its cover), its cover's settings (None without a cover) and the cover's words."""
+    cover_settings = CoverSettings.of(config.cover) if config.cover is not None else None
+    more = cover_settings.texts() if cover_settings is not None else []
+    settings = BookSettings.of(config.layout)
+    settings, fonts = _fonts_for(settings, book_texts(settings, sections) + more)
+    return settings, fonts, cover_settings, more
+
+
+def _refuse_too_long(config: BookConfig, sections: Sequence[BookSection]) -> None:
+    """Refuse a book of more pages than its preflight can read (:func:`_check_size`)
+    before its puzzles are re-checked, which takes most of a minute for the 300,000 a
+    section without a ``count`` takes from a large store: its pages counted here without
+    its hints (rated only once the puzzles are checked; they only add pages), when its
+    puzzles could fill that many. What stops the count (a title too long for the
+    contents, a nonogram too large for its page) is refused in its turn, after the
+    re-check, as it was."""
     limit = max_pages()
-    if limit is not None and plan.page_count > limit:
+    n = sum(len(s.puzzles) for s in sections)
+    # at most every puzzle, its hint and its answer on a page of their own, a title page
+    # and a contents row a section (and a kind), and the pages around them: a book that
+    # cannot reach the limit is not counted twice
+    if limit is None or max(MIN_PAGES, 3 * n + 4 * len(sections) + 8) <= limit:
+        return
+    try:
+        settings = _layout_settings(config, sections)[0]
+        pages = page_count(sections, settings)
+    except (LayoutError, FontError, CoverError):
+        return
+    _check_size(config, pages, before_hints=settings.hints)
+
+
+def _check_size(config: BookConfig, pages: int, before_hints: bool = False) -> None:
+    """Refuse, before anything is drawn, a book of ``pages`` pages, more than its
+    preflight can read (which would fail it after drawing them all: minutes and gigabytes
+    for 300,000 puzzles); ``before_hints``: ``pages`` leaves out its hints section."""
+    limit = max_pages()
+    if limit is not None and pages > limit:
         every = [f"{s.title!r}" for s in config.sections if s.count is None]
         which = (f" (sections without one take every puzzle they find: {', '.join(every)})"
                  if every else "")
-        raise PublishError(f"{config.source}: the book would have {plan.page_count:,} pages, "
-                           f"more than the {limit:,} its preflight can read; give its "
-                           f"sections a smaller count{which}")
+        hints = " before its hints" if before_hints else ""
+        raise PublishError(f"{config.source}: the book would have {pages:,} pages"
+                           f"{hints}, more than the {limit:,} its preflight can read; give "
+                           f"its sections a smaller count{which}")
 
 
 def _checked(config: BookConfig, plan: BookPlan, pdf: Path, cover: Path | None,

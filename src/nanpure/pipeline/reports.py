@@ -135,11 +135,12 @@ def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: 
         if out == "-":
             raise ExportError(f"--format {fmt} writes one file a puzzle; give a directory "
                               "with --out DIR")
-        from ..layouts.images import write_puzzle_images
+        from ..layouts.images import puzzle_images
 
-        chosen = list(records)
-        written = write_puzzle_images(chosen, fmt, out, answers=answers, dpi=dpi)
-        print(f"wrote {counted(len(written), 'picture')} of {counted(len(chosen), 'puzzle')} "
+        # each picture written as its puzzle is read, so the selection is never held
+        written = sum(1 for _ in puzzle_images(records, fmt, out, answers=answers, dpi=dpi))
+        puzzles = written // 2 if answers else written
+        print(f"wrote {counted(written, 'picture')} of {counted(puzzles, 'puzzle')} "
               f"to {out}", file=sys.stderr)
         return 0
     if se:

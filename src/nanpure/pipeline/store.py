@@ -548,14 +548,18 @@ class Store:
         """Raise :class:`StoreError`, listing the runs, unless ``run`` (what ``--run``
         says) is None, a run's name, or a glob pattern some run's name matches."""
         if run is not None and not self.run_names(run):
-            names = self.run_names()
-            if len(names) > NAMED_RUNS:  # a store of a year's nights: the first and last
-                listed = (f"{len(names)} runs: {', '.join(names[:2])}, ..., "
-                          f"{', '.join(names[-(NAMED_RUNS - 3):])}")
-            else:
-                listed = f"runs: {', '.join(names) or 'none'}"
             which = f"matches {run!r}" if is_glob(run) else f"named {run!r}"
-            raise StoreError(f"{self.path}: no run {which} ({listed})")
+            raise StoreError(f"{self.path}: no run {which} ({self.named_runs()})")
+
+    def named_runs(self) -> str:
+        """The store's runs as a message that refuses a run name names them, oldest
+        first: ``runs: a, b`` (``runs: none``), or beyond :data:`NAMED_RUNS` their count,
+        the first two and the last five (a store of a year's nights has hundreds)."""
+        names = self.run_names()
+        if len(names) > NAMED_RUNS:
+            return (f"{len(names)} runs: {', '.join(names[:2])}, ..., "
+                    f"{', '.join(names[-(NAMED_RUNS - 3):])}")
+        return f"runs: {', '.join(names) or 'none'}"
 
     def _run_record(self, row: sqlite3.Row) -> RunRecord:
         """A row of ``runs``; a StoreError when its ladders are not a JSON object (a
