@@ -1,0 +1,219 @@
+"""solve, rate and canon read their input a chunk at a time: the answers, the messages
+and their order, and the exit status are those of the whole file read at once, for every
+input format and chunk size."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import select
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nanpure.cli import main
+from nanpure.output.datasets import ReadError
+from nanpure.pipeline.batch import (
+    CHUNK_PUZZLES,
+    canon_file,
+    rate_file,
+    read_puzzle_chunks,
+    read_puzzle_lines,
+    solve_file,
+)
+
+EASY = "8...6.2...5.8....323.5.......74...12....5....52...78.......9.361....3.8...6.8...9"
+XWING = "1.....569492.561.8.561.924...964.8.1.64.1....218.356.4.4.5...169.5.614.2621.....5"
+OTHER = "..7..4....9.5....81.29.......4....393.9...4.158....2.......67.37....8.4....2..1.."
+# one of each problem: malformed lines, repeated givens, no solution, several solutions
+BAD = ["not a puzzle", "", "# a comment", EASY[:-1] + "x", "11" + "." * 79, "." * 81,
+       "12345678." + "........9" + "." * 63, " " + XWING + " \r", "é" * 81, EASY + EASY,
+       "x" * 300]
+LINES = [EASY, BAD[0], XWING, BAD[1], BAD[3], OTHER, BAD[2], BAD[4], BAD[5], EASY, BAD[6],
+         BAD[7], BAD[8], OTHER, BAD[9], BAD[10], XWING]
+
+#: every command and output format: (function, keyword arguments)
+JOBS = [(solve_file, {"fmt": "lines"}), (solve_file, {"fmt": "csv"}),
+        (canon_file, {}), (rate_file, {"fmt": "text"}),
+        (rate_file, {"fmt": "csv", "steps": True}), (rate_file, {"fmt": "jsonl"})]
+
+
+def _answer(job, data: bytes, input_format: str, **options) -> tuple[str, str, int]:
+    """stdout, stderr and the status (2 and the message for a file refused whole)."""
+    function, kwargs = job
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        status = function(io.BytesIO(data), "f", out, err, input_format=input_format,
+                          **kwargs, **options)
+    except ReadError as exc:
+        err.write(f"nanpure: {exc.located('f')}\n")
+        status = 2
+    return out.getvalue(), err.getvalue(), status
+
+
+def _files() -> dict[str, tuple[bytes, str]]:
+    """Inputs in every format, with problems among the puzzles: (bytes, input format)."""
+    text = "\n".join(LINES)
+    files = {
+        "lines": ((text + "\n").encode(), "lines"),
+        "no final newline": (text.encode(), "lines"),
+        "crlf": (("\r\n".join(LINES) + "\r\n").encode(), "lines"),
+        "bom": (codecs.BOM_UTF8 + (text + "\n").encode(), "lines"),
+        "only problems": (("\n".join(BAD[:4]) + "\n").encode(), "lines"),
+        "empty": (b"", "lines"),
+        "utf-16": (text.encode("utf-16"), "lines"),
+        "csv": (("quizzes,solutions\n" + "".join(
+            f"{line.replace('.', '0')},{'1' * 81}\n" for line in LINES)).encode(), "csv"),
+        "csv crlf bom": (codecs.BOM_UTF8 + ("puzzle\r\n" + "".join(
+            f'"{line}"\r\n' for line in LINES) + '"two\nlines"\r\n').encode(), "csv"),
+        "csv without puzzles": (b"a,b\n1,2\n", "csv"),
+        "empty csv": (b"", "csv"),
+        "sdm": (("\n".join(line.replace(".", "0") for line in LINES)
+                 + "\f" + EASY + "\v" + OTHER + "\r").encode(), "sdm"),
+        "sdk": (("#Aauthor\n" + "\n".join(EASY[r : r + 9] for r in range(0, 81, 9))
+                 + "\n\n" + "\n".join(XWING[r : r + 9] for r in range(0, 81, 9))
+                 + "\n").encode(), "sdk"),
+        "opensudoku": (("<opensudoku>\n" + "".join(
+            f'<game data="{line}"/><game data="bad"/>\n' for line in LINES
+            if "<" not in line and '"' not in line) + "</opensudoku>\n").encode(),
+            "opensudoku"),
+    }
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        return files
+    buffer = io.BytesIO()
+    pq.write_table(pa.table({"puzzle": [None if k % 5 == 4 else line
+                                        for k, line in enumerate(LINES)]}), buffer,
+                   row_group_size=3)
+    files["parquet"] = (buffer.getvalue(), "parquet")
+    files["not parquet"] = (b"not parquet at all", "parquet")
+    return files
+
+
+FILES = _files()
+
+
+@pytest.mark.parametrize("name", list(FILES))
+@pytest.mark.parametrize("job", JOBS, ids=lambda job: f"{job[0].__name__}-"
+                         f"{job[1].get('fmt', '')}")
+def test_every_chunk_size_answers_as_the_whole_file(name, job):
+    data, input_format = FILES[name]
+    whole = _answer(job, data, input_format, chunk=None)
+    for chunk in (1, 2, 3, 7):
+        assert _answer(job, data, input_format, chunk=chunk) == whole, (name, chunk)
+
+
+def test_the_whole_file_is_what_main_answered_before(tmp_path):
+    """Pinned outputs of the whole-file reading (as the command gave them before it read
+    in chunks): the messages in line order, the answers, the status."""
+    out, err, status = _answer(JOBS[0], FILES["crlf"][0], "lines", chunk=2)
+    assert status == 1
+    assert out.splitlines()[0] == ("879364251651872943234591678967438512418256397523917864"
+                                   "785129436192643785346785129")
+    assert [line.split(":")[1] for line in err.splitlines()] == [
+        "2", "5", "8", "9", "11", "13", "15", "16"]
+    assert "f:16: expected 81 characters, got 300" in err
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(st.sampled_from([EASY, XWING, OTHER, *BAD]), max_size=30),
+       ending=st.sampled_from(["\n", "\r\n"]), last=st.booleans(), bom=st.booleans(),
+       chunk=st.integers(1, 9))
+def test_chunks_answer_mixed_lines_as_the_whole_file(lines, ending, last, bom, chunk):
+    data = ((codecs.BOM_UTF8 if bom else b"")
+            + (ending.join(lines) + (ending if last else "")).encode())
+    for job in (JOBS[0], JOBS[1], JOBS[2], JOBS[3]):
+        assert (_answer(job, data, "lines", chunk=chunk)
+                == _answer(job, data, "lines", chunk=None))
+
+
+def test_a_long_malformed_line_across_chunks_is_one_problem():
+    # chunk=1 reads 82 bytes at a time: the 300-character line spans four reads
+    data = f"{EASY}\n{'x' * 300}\n{XWING}\n".encode()
+    chunks = list(read_puzzle_chunks(io.BytesIO(data), size=1))
+    assert [c.line_numbers for c in chunks if c.line_numbers] == [[1], [3]]
+    assert [p for c in chunks for p in c.problems] == [(2, "expected 81 characters, got 300")]
+    whole = read_puzzle_lines(io.BytesIO(data))
+    assert (whole.line_numbers, whole.problems) == ([1, 3], chunks[1].problems)
+
+
+@pytest.mark.parametrize("fmt", ["lines", "sdm"])
+def test_an_empty_file_is_one_empty_chunk(fmt):
+    (chunk,) = read_puzzle_chunks(io.BytesIO(b""), fmt, size=2)
+    assert (len(chunk.boards), chunk.problems) == (0, [])
+
+
+def test_a_fault_found_in_a_later_chunk_stops_after_the_earlier_answers(tmp_path, capsys,
+                                                                         monkeypatch):
+    """A CSV field over the csv module's limit, after the first chunk: those answers
+    stay, and the one-line message says where it stopped (exit 2); read whole, the file
+    is refused without answers, as before."""
+    path = tmp_path / "big.csv"
+    path.write_text("puzzle\n" + f"{EASY}\n{XWING}\n{OTHER}\n" + '"' + "x" * 200_000 + '"\n')
+    assert main(["solve", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (f"nanpure: {path}:5: not valid CSV: field larger than field "
+                            "limit (131072)\n")
+    monkeypatch.setitem(solve_file.__kwdefaults__, "chunk", 2)
+    assert main(["solve", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 2  # the first chunk, two puzzles
+    assert captured.err == (f"nanpure: {path}:5: not valid CSV: field larger than field "
+                            "limit (131072); stopped there, the puzzles before it were "
+                            "answered\n")
+
+
+def test_standard_input_is_read_in_chunks(monkeypatch, capsys):
+    data = FILES["bom"][0]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    monkeypatch.setitem(canon_file.__kwdefaults__, "chunk", 2)
+    assert main(["canon"]) == 1
+    captured = capsys.readouterr()
+    out, err, status = _answer(JOBS[2], data, "lines", chunk=None)
+    assert (captured.out, captured.err) == (out, err.replace("f:", "<stdin>:"))
+
+
+def test_parquet_from_a_pipe_is_read(monkeypatch, capsys):
+    pytest.importorskip("pyarrow")
+    data = FILES["parquet"][0]
+
+    class Pipe(io.BufferedReader):
+        def seekable(self) -> bool:
+            return False
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(Pipe(io.BytesIO(data))))
+    assert main(["solve", "--input-format", "parquet"]) == 1
+    captured = capsys.readouterr()
+    out, err, _ = _answer(JOBS[0], data, "parquet", chunk=None)
+    assert (captured.out, captured.err) == (out, err.replace("f:", "<stdin>:"))
+
+
+@pytest.mark.parametrize("command", ["solve", "canon", "rate"])
+def test_answers_come_before_the_input_ends(command):
+    """The first chunk is answered while the rest is still to come: a command reading a
+    pipe that stays open prints the first answers at once."""
+    proc = subprocess.Popen([sys.executable, "-m", "nanpure.cli", command],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(f"{EASY}\n".encode() * (CHUNK_PUZZLES + 1))
+        proc.stdin.flush()
+        # with the pipe still open (reading all first would wait here for ever)
+        assert select.select([proc.stdout], [], [], 60)[0], "no answer before the input ended"
+        first = proc.stdout.readline()
+        proc.stdin.close()
+        rest, err = proc.stdout.read(), proc.stderr.read()
+        proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert first.startswith({"solve": b"879364251", "canon": b"........1..2.",
+                             "rate": EASY.encode()}[command])
+    assert (proc.returncode, err) == (0, b"")
+    assert len(rest.splitlines()) == CHUNK_PUZZLES
