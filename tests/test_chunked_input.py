@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import codecs
 import io
+import os
 import select
+import signal
 import subprocess
 import sys
+import threading
+import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -217,3 +222,125 @@ def test_answers_come_before_the_input_ends(command):
                              "rate": EASY.encode()}[command])
     assert (proc.returncode, err) == (0, b"")
     assert len(rest.splitlines()) == CHUNK_PUZZLES
+
+
+# --- rate --workers ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["text", "csv"])
+def test_workers_rate_as_one_process_does(fmt):
+    data, _ = FILES["crlf"]
+    data = data * 5
+    one = _answer((rate_file, {"fmt": fmt}), data, "lines", chunk=None)
+    assert _answer((rate_file, {"fmt": fmt}), data, "lines", chunk=7, workers=2,
+                   batch=2) == one
+    both = io.StringIO()  # stdout and stderr as a terminal shows them: the same order
+    rate_file(io.BytesIO(data), "f", both, both, fmt, workers=2, batch=3, chunk=5)
+    alone = io.StringIO()
+    rate_file(io.BytesIO(data), "f", alone, alone, fmt)
+    assert both.getvalue() == alone.getvalue()
+
+
+def test_workers_must_be_at_least_one(capsys):
+    assert main(["rate", "--workers", "0", "x.txt"]) == 2
+    assert capsys.readouterr().err == "nanpure: --workers must be at least 1, got 0\n"
+    assert main(["rate", "--kind", "nonogram", "--workers", "2", "x.txt"]) == 2
+    assert capsys.readouterr().err == ("nanpure: --workers is for Sudoku puzzles; nonograms "
+                                       "are rated in one process: leave it out\n")
+
+
+def _big_input(tmp_path: Path, n: int) -> Path:
+    path = tmp_path / "big.txt"
+    path.write_text("".join(f"{line}\n" for line in ([EASY, XWING, OTHER] * (n // 3))))
+    return path
+
+
+def _start(tmp_path: Path, *args: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
+    return subprocess.Popen([sys.executable, "-m", "nanpure.cli", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def _workers(leader: int) -> list[int]:
+    """The processes of ``leader``'s session that it did not start itself: the pool's
+    workers, which its fork server started."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ppid, session = int(fields[1]), int(fields[3])
+        if session == leader and int(entry.name) != leader and ppid != leader:
+            found.append(int(entry.name))
+    return found
+
+
+def _wait_for_workers(proc: subprocess.Popen, n: int) -> list[int]:
+    deadline = time.monotonic() + 60
+    while len(workers := _workers(proc.pid)) < n:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "no workers in time"
+        time.sleep(0.05)
+    return workers
+
+
+def _rest(proc: subprocess.Popen) -> tuple[bytes, bytes]:
+    """What ``proc`` writes from now on, once it has ended (read through the streams
+    lines were read from: ``communicate`` would skip what they hold already); killed
+    after two minutes, so that a command that does not end fails the test."""
+    timer = threading.Timer(120, os.killpg, (proc.pid, signal.SIGKILL))
+    timer.start()
+    try:
+        out, err = proc.stdout.read(), proc.stderr.read()
+        proc.wait()
+    finally:
+        timer.cancel()
+    return out, err
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_killed_worker_stops_rate_in_one_line(tmp_path):
+    path = _big_input(tmp_path, 60_000)
+    proc = _start(tmp_path, "rate", "--workers", "2", "--format", "csv", str(path))
+    try:
+        assert proc.stdout.readline().startswith(b"puzzle,tier")  # reading has begun
+        assert proc.stdout.readline()  # and rating
+        os.kill(_wait_for_workers(proc, 2)[0], signal.SIGKILL)
+        out, err = _rest(proc)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 2
+    message = err.decode()
+    assert message.startswith(f"nanpure: {path}: a worker process was killed by SIGKILL; "
+                              "stopped at line ")
+    assert message.endswith(", the puzzles before it were answered\n")
+    assert message.count("\n") == 1
+    stopped = int(message.split("stopped at line ")[1].split(",")[0])
+    rows = out.decode().splitlines()
+    # every line before it, whole (the header and the first were read above)
+    expected = [EASY, XWING, OTHER]
+    assert [row.split(",")[0] for row in rows] == [expected[k % 3]
+                                                   for k in range(1, stopped - 1)]
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_rate_workers_quietly(tmp_path):
+    path = _big_input(tmp_path, 60_000)
+    proc = _start(tmp_path, "rate", "--workers", "2", "--format", "csv", str(path))
+    try:
+        assert proc.stdout.readline().startswith(b"puzzle,tier")
+        assert proc.stdout.readline()
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal sends it: to the whole group
+        _, err = _rest(proc)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130
+    assert err.decode() == "nanpure: interrupted\n"

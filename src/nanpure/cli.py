@@ -127,6 +127,7 @@ def _over_file(args: argparse.Namespace, job: Callable) -> int:
     cannot be read, or read as its format at all, is a one-line error."""
     from .output.datasets import ExportError, ReadError
     from .pipeline.batch import input_format_for, open_input
+    from .pipeline.executors import WorkerCrashes
 
     path = args.file[0] if isinstance(args.file, list) else args.file
     stream, name = _open(path, open_input)
@@ -135,8 +136,9 @@ def _over_file(args: argparse.Namespace, job: Callable) -> int:
             return job(stream, name, input_format_for(path, args.input_format))
         except ReadError as exc:
             raise UsageError(exc.located(name)) from exc
-        except ExportError as exc:
-            raise UsageError(f"{name}: {exc}") from exc
+        except (ExportError, WorkerCrashes) as exc:
+            raise UsageError(f"{name}: {exc}" if isinstance(exc, ExportError) else str(exc)
+                             ) from exc
 
 
 def _add_rate(sub: argparse._SubParsersAction) -> None:
@@ -173,6 +175,10 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
                    help="use no technique above this tier; a puzzle that needs more is "
                    "reported as not solved (default: extreme, which always finishes; "
                    "nonogram tiers: easy, medium, hard, extreme)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="Sudoku: rate in N processes, a few hundred puzzles at a time each; "
+                   "the output is the same as with one, in the same order (default: 1, "
+                   "this process)")
     p.set_defaults(func=_run_rate)
 
 
@@ -180,6 +186,11 @@ def _run_rate(args: argparse.Namespace) -> int:
     from .pipeline.batch import rate_file
 
     _check_inputs(args)
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    if args.kind == "nonogram" and args.workers > 1:
+        raise UsageError("--workers is for Sudoku puzzles; nonograms are rated in one "
+                         "process: leave it out")
     if args.kind == "nonogram":
         from .pipeline.nonogram_jobs import rate_files
 
@@ -192,7 +203,7 @@ def _run_rate(args: argparse.Namespace) -> int:
             raise UsageError(f"--max-tier: {exc}") from exc
     return _over_file(args, lambda stream, name, input_format: rate_file(
         stream, name, sys.stdout, sys.stderr, args.format, steps=args.steps,
-        max_tier=args.max_tier, input_format=input_format))
+        max_tier=args.max_tier, input_format=input_format, workers=args.workers))
 
 
 def _add_canon(sub: argparse._SubParsersAction) -> None:
