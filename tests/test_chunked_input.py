@@ -249,6 +249,25 @@ def test_workers_must_be_at_least_one(capsys):
                                        "are rated in one process: leave it out\n")
 
 
+@pytest.mark.parametrize("function", [rate_file, canon_file])
+def test_a_bar_on_a_terminal_keeps_the_messages_whole(function, tmp_path):
+    path = tmp_path / "in.txt"
+    path.write_bytes(FILES["lines"][0] * 3)
+    shown, out = io.StringIO(), io.StringIO()
+    with path.open("rb") as stream:
+        assert function(stream, "f", out, shown, chunk=4, progress=True) == 1
+    plain, plain_out = io.StringIO(), io.StringIO()
+    with path.open("rb") as stream:
+        function(stream, "f", plain_out, plain, chunk=4)
+    assert out.getvalue() == plain_out.getvalue()
+    # every message is on a line of its own, between the bar's redraws, in order
+    lines = shown.getvalue().replace("\r", "\n").splitlines()
+    messages = [line for line in lines if line.startswith("f:")]
+    assert messages == plain.getvalue().splitlines()
+    n = len(read_puzzle_lines(io.BytesIO(path.read_bytes())).boards)
+    assert f"{n}/{n} " in shown.getvalue()  # the bar ends at the puzzles read
+
+
 def _big_input(tmp_path: Path, n: int) -> Path:
     path = tmp_path / "big.txt"
     path.write_text("".join(f"{line}\n" for line in ([EASY, XWING, OTHER] * (n // 3))))

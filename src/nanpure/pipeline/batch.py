@@ -25,6 +25,8 @@ import contextlib
 import csv
 import io
 import json
+import os
+import stat
 import sys
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -404,6 +406,7 @@ def rate_file(
     workers: int = 1,
     chunk: int | None = CHUNK_PUZZLES,
     batch: int = RATE_BATCH,
+    progress: bool | None = None,
 ) -> int:
     """Rate every puzzle of ``stream`` with the technique ladder; returns the exit status.
 
@@ -421,7 +424,8 @@ def rate_file(
     ``workers`` above 1, that many processes rate ``batch`` puzzles at a time, a few
     batches each in flight, and the output is the same, in the same order; a worker
     that dies stops the command (:class:`~nanpure.pipeline.executors.WorkerCrashes`, its
-    message naming the first line not answered).
+    message naming the first line not answered). ``progress`` shows a bar on ``err``
+    (default: when it is a terminal).
     """
     if fmt not in RATE_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(RATE_FORMATS)}")
@@ -430,8 +434,9 @@ def rate_file(
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
     job = _RateJob(name, out, err, fmt, steps, max_tier, batch)
-    with _raters(workers) as rater:
-        job.run(read_puzzle_chunks(stream, input_format, size=chunk), rater)
+    with _Progress(err, stream, progress) as bar, _raters(workers) as rater:
+        job.err = bar.messages
+        job.run(read_puzzle_chunks(stream, input_format, size=chunk), rater, bar)
     return job.status
 
 
@@ -499,26 +504,26 @@ class _RateJob:
     status: int = 0
     batches: int = 0
 
-    def run(self, chunks: Iterator[PuzzleLines], rater: _Raters) -> None:
+    def run(self, chunks: Iterator[PuzzleLines], rater: _Raters, bar: _Progress) -> None:
         from .executors import WorkerCrashes
 
         queue: deque[_Segment] = deque()
         try:
             try:
-                for segment in self._segments(chunks):
+                for segment in self._segments(chunks, bar):
                     if segment.batch is not None:
                         segment.future = rater.submit(segment.batch)
                     queue.append(segment)
                     # write what is rated; wait only when more are ahead than workers take
                     while queue and (len(queue) > rater.slots
                                      or rater.done(queue[0].future)):
-                        self._write(queue, rater)
+                        self._write(queue, rater, bar)
             except ReadError:  # found in a later chunk: the chunks before it are answered
                 while queue:
-                    self._write(queue, rater)
+                    self._write(queue, rater, bar)
                 raise
             while queue:
-                self._write(queue, rater)
+                self._write(queue, rater, bar)
         except WorkerCrashes as exc:
             self.out.flush()
             at = queue[0].lines[0] if queue and queue[0].lines else None
@@ -526,10 +531,12 @@ class _RateJob:
                                 + (f"; stopped at line {at}, the puzzles before it were "
                                    "answered" if at is not None else "")) from exc
 
-    def _segments(self, chunks: Iterator[PuzzleLines]) -> Iterator[_Segment]:
+    def _segments(self, chunks: Iterator[PuzzleLines], bar: _Progress
+                  ) -> Iterator[_Segment]:
         for k, puzzles in enumerate(chunks):
             if k == 0 and self.fmt == "csv":
                 _csv_row(self.out, RATE_COLUMNS + (("steps",) if self.steps else ()))
+            bar.read(puzzles)
             pending = located_problems(puzzles.problems, self.name)
             counts, solutions = count_solutions_batch(puzzles.boards, 2)
             self.status |= 1 if puzzles.problems else 0
@@ -547,7 +554,7 @@ class _RateJob:
                 yield _Segment(puzzles.line_numbers[part], counts[part].tolist(), pending,
                                at + self.batch >= n, rated)
 
-    def _write(self, queue: deque[_Segment], rater: _Raters) -> None:
+    def _write(self, queue: deque[_Segment], rater: _Raters, bar: _Progress) -> None:
         """Write the first segment of ``queue`` (taken off it once it is rated)."""
         segment = queue[0]
         ratings = iter(rater.result(segment.future) if segment.future is not None else ())
@@ -562,6 +569,7 @@ class _RateJob:
             self.out.write(next(ratings))
         if segment.last:
             print_pending(segment.pending, self.err)
+        bar.update(len(segment.lines))
 
 
 class _Raters:
@@ -622,6 +630,81 @@ def _raters(workers: int) -> Iterator[_Raters]:
         rater.close(now=not finished)
 
 
+class _Progress:
+    """A tqdm bar of the puzzles answered on ``err`` when it is a terminal (or when
+    ``show``), its total guessed from how far into a regular file the chunks read so far
+    came; :attr:`messages` is ``err`` for the job's messages, which then go above the
+    bar. Without a bar it does nothing and :attr:`messages` is ``err`` itself."""
+
+    def __init__(self, err: TextIO, stream: Any, show: bool | None = None) -> None:
+        if show is None:
+            show = hasattr(err, "isatty") and err.isatty()
+        self.bar = None
+        if show:
+            from .generate import progress_bar
+
+            self.bar = progress_bar(None, err, show)
+        self.messages: Any = err if self.bar is None else _AboveBar(err)
+        self.size = _file_size(stream) if self.bar is not None else None
+        self.seen = 0
+
+    def read(self, puzzles: PuzzleLines) -> None:
+        """A chunk was read: guess the total from it."""
+        self.seen += len(puzzles.boards)
+        if self.bar is not None and self.size and puzzles.position:
+            self.bar.total = max(round(self.seen * self.size / puzzles.position), self.seen)
+            self.bar.refresh()
+
+    def update(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def __enter__(self) -> _Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            if exc[0] is None:
+                self.bar.total = self.bar.n
+            self.bar.close()
+            self.messages.flush()
+
+
+class _AboveBar:
+    """A text stream whose lines are written above the progress bars on ``err`` (each
+    bar cleared, the lines written, the bar drawn again), whole lines at a time, so that
+    a message never breaks a bar."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+        self.line = ""
+
+    def write(self, text: str) -> int:
+        from tqdm import tqdm
+
+        self.line += text
+        if "\n" in self.line:
+            lines, _, self.line = self.line.rpartition("\n")
+            with tqdm.external_write_mode(file=self.err):
+                self.err.write(lines + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self.line:
+            self.err.write(self.line)
+            self.line = ""
+        self.err.flush()
+
+
+def _file_size(stream: Any) -> int | None:
+    """The size of the regular file ``stream`` reads, else None."""
+    try:
+        info = os.fstat(stream.fileno())
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+
 def csv_line(values: Sequence[object]) -> str:
     """One CSV row as text, ``\n``-terminated."""
     buf = io.StringIO()
@@ -669,22 +752,27 @@ def write_rating(out: TextIO, fmt: str, rating: Any, max_tier: str, *, label: st
 
 
 def canon_file(stream: TextIO | BinaryIO, name: str, out: TextIO, err: TextIO,
-               input_format: str = "lines", *, chunk: int | None = CHUNK_PUZZLES) -> int:
+               input_format: str = "lines", *, chunk: int | None = CHUNK_PUZZLES,
+               progress: bool | None = None) -> int:
     """Print the canonical form (:mod:`nanpure.generator.canon`) of every puzzle of
     ``stream``, one 81-character line each with ``.`` for a blank; equivalent puzzles get
     the same line. The status is 1 if any line was malformed, else 0. The file is read
-    and answered ``chunk`` puzzles at a time, each chunk's messages before its lines."""
+    and answered ``chunk`` puzzles at a time, each chunk's messages before its lines;
+    ``progress`` as :func:`rate_file`'s."""
     from ..generator.canon import canonical_batch
 
     status = 0
-    for puzzles in read_puzzle_chunks(stream, input_format, size=chunk):
-        print_pending(located_problems(puzzles.problems, name), err)
-        status |= 1 if puzzles.problems else 0
-        forms = canonical_batch(puzzles.boards)
-        if len(forms):
-            block = np.full((len(forms), 82), 10, dtype=np.uint8)  # 10: newline
-            block[:, :81] = np.where(forms == 0, ord("."), forms + 48)
-            out.write(block.tobytes().decode("ascii"))
+    with _Progress(err, stream, progress) as bar:
+        for puzzles in read_puzzle_chunks(stream, input_format, size=chunk):
+            bar.read(puzzles)
+            print_pending(located_problems(puzzles.problems, name), bar.messages)
+            status |= 1 if puzzles.problems else 0
+            forms = canonical_batch(puzzles.boards)
+            if len(forms):
+                block = np.full((len(forms), 82), 10, dtype=np.uint8)  # 10: newline
+                block[:, :81] = np.where(forms == 0, ord("."), forms + 48)
+                out.write(block.tobytes().decode("ascii"))
+            bar.update(len(forms))
     return status
 
 
