@@ -224,7 +224,7 @@ def test_answers_come_before_the_input_ends(command):
     assert len(rest.splitlines()) == CHUNK_PUZZLES
 
 
-# --- rate --workers ----------------------------------------------------------------------------
+# --- rate and canon --workers ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("fmt", ["text", "csv"])
@@ -241,7 +241,18 @@ def test_workers_rate_as_one_process_does(fmt):
     assert both.getvalue() == alone.getvalue()
 
 
+@pytest.mark.parametrize("name", ["lines", "csv", "only problems", "empty", "parquet"])
+def test_canon_workers_answer_as_one_process_does(name):
+    if name not in FILES:
+        pytest.skip("pyarrow is not installed")
+    data, input_format = FILES[name]
+    one = _answer(JOBS[2], data, input_format, chunk=None)
+    assert _answer(JOBS[2], data, input_format, chunk=7, workers=2, batch=2) == one
+
+
 def test_workers_must_be_at_least_one(capsys):
+    assert main(["canon", "--workers", "-1", "x.txt"]) == 2
+    assert capsys.readouterr().err == "nanpure: --workers must be at least 1, got -1\n"
     assert main(["rate", "--workers", "0", "x.txt"]) == 2
     assert capsys.readouterr().err == "nanpure: --workers must be at least 1, got 0\n"
     assert main(["rate", "--kind", "nonogram", "--workers", "2", "x.txt"]) == 2

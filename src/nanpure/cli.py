@@ -186,8 +186,7 @@ def _run_rate(args: argparse.Namespace) -> int:
     from .pipeline.batch import rate_file
 
     _check_inputs(args)
-    if args.workers < 1:
-        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    _check_workers(args)
     if args.kind == "nonogram" and args.workers > 1:
         raise UsageError("--workers is for Sudoku puzzles; nonograms are rated in one "
                          "process: leave it out")
@@ -223,14 +222,23 @@ def _add_canon(sub: argparse._SubParsersAction) -> None:
                    help="how FILE holds its puzzles: " + ", ".join(INPUT_FORMATS) + " "
                    "(default: by the extension: .csv (a quizzes or puzzle column), .sdm, "
                    ".sdk, .opensudoku or .xml, .parquet; otherwise lines)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="work in N processes, 8,192 puzzles at a time each; the output is "
+                   "the same as with one, in the same order (default: 1, this process)")
     p.set_defaults(func=_run_canon)
 
 
 def _run_canon(args: argparse.Namespace) -> int:
     from .pipeline.batch import canon_file
 
+    _check_workers(args)
     return _over_file(args, lambda stream, name, fmt: canon_file(
-        stream, name, sys.stdout, sys.stderr, input_format=fmt))
+        stream, name, sys.stdout, sys.stderr, input_format=fmt, workers=args.workers))
+
+
+def _check_workers(args: argparse.Namespace) -> None:
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
 
 
 def _open(path: str, opener: Callable):

@@ -29,7 +29,7 @@ import os
 import stat
 import sys
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
@@ -433,10 +433,9 @@ def rate_file(
 
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
-    job = _RateJob(name, out, err, fmt, steps, max_tier, batch)
-    with _Progress(err, stream, progress) as bar, _raters(workers) as rater:
-        job.err = bar.messages
-        job.run(read_puzzle_chunks(stream, input_format, size=chunk), rater, bar)
+    with _Progress(err, stream, progress) as bar, _workers(workers, rate_batch) as done_by:
+        job = _RateJob(name, out, bar.messages, batch, fmt=fmt, steps=steps, max_tier=max_tier)
+        job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
     return job.status
 
 
@@ -478,33 +477,31 @@ def rate_batch(batch: RateBatch) -> tuple[str, ...]:
 
 @dataclass
 class _Segment:
-    """Consecutive puzzles of a chunk, written together: their line numbers and solution
-    counts, the batch of those with one solution (rated, maybe elsewhere), and the
-    chunk's messages still to print."""
+    """Consecutive puzzles of a chunk, written together: their line numbers, the batch a
+    worker answers (None: nothing to answer), and the chunk's messages still to print
+    (``last``: the chunk's last segment); for ``rate``, each puzzle's solution count."""
 
     lines: list[int]
-    counts: list[int]
     pending: list[tuple[int, str]]
-    last: bool  # the chunk's last segment: its remaining messages follow
-    batch: RateBatch | None
+    last: bool
+    batch: Any
+    counts: list[int] | None = None
     future: Any = None
 
 
 @dataclass
-class _RateJob:
-    """``rate_file`` over chunks: segments rated by ``rater`` and written in order."""
+class _Job:
+    """A command over chunks: each cut into segments of ``batch`` puzzles, whose batches
+    ``workers`` answer (a few at a time each) and which are written in order."""
 
     name: str
     out: TextIO
     err: TextIO
-    fmt: str
-    steps: bool
-    max_tier: str
     batch: int
     status: int = 0
     batches: int = 0
 
-    def run(self, chunks: Iterator[PuzzleLines], rater: _Raters, bar: _Progress) -> None:
+    def run(self, chunks: Iterator[PuzzleLines], workers: _Workers, bar: _Progress) -> None:
         from .executors import WorkerCrashes
 
         queue: deque[_Segment] = deque()
@@ -512,18 +509,18 @@ class _RateJob:
             try:
                 for segment in self._segments(chunks, bar):
                     if segment.batch is not None:
-                        segment.future = rater.submit(segment.batch)
+                        segment.future = workers.submit(segment.batch)
                     queue.append(segment)
-                    # write what is rated; wait only when more are ahead than workers take
-                    while queue and (len(queue) > rater.slots
-                                     or rater.done(queue[0].future)):
-                        self._write(queue, rater, bar)
+                    # write what is answered; wait only when more are ahead than workers take
+                    while queue and (len(queue) > workers.slots
+                                     or workers.done(queue[0].future)):
+                        self._write(queue, workers, bar)
             except ReadError:  # found in a later chunk: the chunks before it are answered
                 while queue:
-                    self._write(queue, rater, bar)
+                    self._write(queue, workers, bar)
                 raise
             while queue:
-                self._write(queue, rater, bar)
+                self._write(queue, workers, bar)
         except WorkerCrashes as exc:
             self.out.flush()
             at = queue[0].lines[0] if queue and queue[0].lines else None
@@ -534,32 +531,65 @@ class _RateJob:
     def _segments(self, chunks: Iterator[PuzzleLines], bar: _Progress
                   ) -> Iterator[_Segment]:
         for k, puzzles in enumerate(chunks):
-            if k == 0 and self.fmt == "csv":
-                _csv_row(self.out, RATE_COLUMNS + (("steps",) if self.steps else ()))
+            if k == 0:
+                self._begin()
             bar.read(puzzles)
-            pending = located_problems(puzzles.problems, self.name)
-            counts, solutions = count_solutions_batch(puzzles.boards, 2)
             self.status |= 1 if puzzles.problems else 0
-            texts = puzzles.texts
-            n = len(texts)
-            for at in range(0, max(n, 1), self.batch):
-                part = slice(at, at + self.batch)
-                unique = np.flatnonzero(counts[part] == 1) + at
-                rated = None
-                if len(unique):
-                    rated = RateBatch(self.batches, puzzles.boards[unique], solutions[unique],
-                                      [texts[i] for i in unique.tolist()], self.fmt,
-                                      self.max_tier, self.steps)
-                    self.batches += 1
-                yield _Segment(puzzles.line_numbers[part], counts[part].tolist(), pending,
-                               at + self.batch >= n, rated)
+            yield from self._cut(puzzles, located_problems(puzzles.problems, self.name))
 
-    def _write(self, queue: deque[_Segment], rater: _Raters, bar: _Progress) -> None:
-        """Write the first segment of ``queue`` (taken off it once it is rated)."""
+    def _begin(self) -> None:
+        """What comes before the answers, once the first chunk is read (a header)."""
+
+    def _cut(self, puzzles: PuzzleLines, pending: list[tuple[int, str]]
+             ) -> Iterator[_Segment]:
+        """The segments of a chunk (at least one, for its messages)."""
+        raise NotImplementedError
+
+    def _write(self, queue: deque[_Segment], workers: _Workers, bar: _Progress) -> None:
+        """Write the first segment of ``queue`` (taken off it once it is answered)."""
         segment = queue[0]
-        ratings = iter(rater.result(segment.future) if segment.future is not None else ())
+        answers = workers.result(segment.future) if segment.future is not None else ()
         queue.popleft()
-        for lineno, n in zip(segment.lines, segment.counts, strict=True):
+        self._answer(segment, answers)
+        bar.update(len(segment.lines))
+
+    def _answer(self, segment: _Segment, answers: Any) -> None:
+        raise NotImplementedError
+
+
+@dataclass
+class _RateJob(_Job):
+    """``rate_file``: the puzzles with one solution are rated, the others reported, each
+    message before the ratings of the lines after it."""
+
+    fmt: str = "text"
+    steps: bool = False
+    max_tier: str = "extreme"
+
+    def _begin(self) -> None:
+        if self.fmt == "csv":
+            _csv_row(self.out, RATE_COLUMNS + (("steps",) if self.steps else ()))
+
+    def _cut(self, puzzles: PuzzleLines, pending: list[tuple[int, str]]
+             ) -> Iterator[_Segment]:
+        counts, solutions = count_solutions_batch(puzzles.boards, 2)
+        texts = puzzles.texts
+        n = len(texts)
+        for at in range(0, max(n, 1), self.batch):
+            part = slice(at, at + self.batch)
+            unique = np.flatnonzero(counts[part] == 1) + at
+            rated = None
+            if len(unique):
+                rated = RateBatch(self.batches, puzzles.boards[unique], solutions[unique],
+                                  [texts[i] for i in unique.tolist()], self.fmt,
+                                  self.max_tier, self.steps)
+                self.batches += 1
+            yield _Segment(puzzles.line_numbers[part], pending, at + self.batch >= n, rated,
+                           counts[part].tolist())
+
+    def _answer(self, segment: _Segment, answers: Any) -> None:
+        ratings = iter(answers)
+        for lineno, n in zip(segment.lines, segment.counts or (), strict=True):
             print_pending(segment.pending, self.err, lineno)
             if n != 1:
                 what = "no solution" if n == 0 else "more than one solution"
@@ -569,46 +599,49 @@ class _RateJob:
             self.out.write(next(ratings))
         if segment.last:
             print_pending(segment.pending, self.err)
-        bar.update(len(segment.lines))
 
 
-class _Raters:
-    """Where batches are rated: here, as they are submitted (one worker), or in a pool of
-    worker processes, ``slots`` batches in flight."""
+class _Workers:
+    """Where batches are answered by ``task``: here, as they are submitted (one worker),
+    or in a pool of worker processes, ``slots`` batches in flight."""
 
     slots = 1
 
-    def submit(self, batch: RateBatch) -> Any:
-        return rate_batch(batch)
+    def __init__(self, task: Callable[[Any], Any]) -> None:
+        self.task = task
+
+    def submit(self, batch: Any) -> Any:
+        return self.task(batch)
 
     def done(self, future: Any) -> bool:
         return True
 
-    def result(self, future: Any) -> tuple[str, ...]:
+    def result(self, future: Any) -> Any:
         return future
 
     def close(self, now: bool) -> None:
         pass
 
 
-class _PoolRaters(_Raters):
-    """Batches rated by ``workers`` processes of a
+class _Pool(_Workers):
+    """Batches answered by ``workers`` processes of a
     :class:`~nanpure.pipeline.executors.LocalExecutor`, which stops at the first worker
-    that dies (rating it again would only kill the next one)."""
+    that dies (answering its batch again would likely only kill the next one)."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, task: Callable[[Any], Any]) -> None:
         from .executors import IN_FLIGHT_PER_WORKER, LocalExecutor
 
-        self.executor = LocalExecutor(workers, warm=None, task=rate_batch, max_breaks=1)
+        super().__init__(task)
+        self.executor = LocalExecutor(workers, warm=None, task=task, max_breaks=1)
         self.slots = workers * IN_FLIGHT_PER_WORKER
 
-    def submit(self, batch: RateBatch) -> Any:
-        return self.executor.submit(batch)  # type: ignore[arg-type]
+    def submit(self, batch: Any) -> Any:
+        return self.executor.submit(batch)
 
     def done(self, future: Any) -> bool:
         return future is None or future.done()
 
-    def result(self, future: Any) -> tuple[str, ...]:
+    def result(self, future: Any) -> Any:
         while not future.done():
             self.executor.wait({future}, None)
         return future.result()
@@ -618,16 +651,17 @@ class _PoolRaters(_Raters):
 
 
 @contextlib.contextmanager
-def _raters(workers: int) -> Iterator[_Raters]:
-    """The raters for ``workers`` processes (1: this one); at the end the pool is
-    closed, at once when the job did not finish (Ctrl-C, a closed pipe, a worker died)."""
-    rater = _Raters() if workers <= 1 else _PoolRaters(workers)
+def _workers(workers: int, task: Callable[[Any], Any]) -> Iterator[_Workers]:
+    """Where ``task`` answers batches, in ``workers`` processes (1: this one); at the end
+    the pool is closed, at once when the job did not finish (Ctrl-C, a closed pipe, a
+    worker that died)."""
+    done_by = _Workers(task) if workers <= 1 else _Pool(workers, task)
     finished = False
     try:
-        yield rater
+        yield done_by
         finished = True
     finally:
-        rater.close(now=not finished)
+        done_by.close(now=not finished)
 
 
 class _Progress:
@@ -751,29 +785,67 @@ def write_rating(out: TextIO, fmt: str, rating: Any, max_tier: str, *, label: st
         out.write(json.dumps(record) + "\n")
 
 
+#: Puzzles a worker of ``canon --workers`` puts in canonical form at a time (some 0.15 s).
+CANON_BATCH = 8192
+
+
 def canon_file(stream: TextIO | BinaryIO, name: str, out: TextIO, err: TextIO,
                input_format: str = "lines", *, chunk: int | None = CHUNK_PUZZLES,
+               workers: int = 1, batch: int = CANON_BATCH,
                progress: bool | None = None) -> int:
     """Print the canonical form (:mod:`nanpure.generator.canon`) of every puzzle of
     ``stream``, one 81-character line each with ``.`` for a blank; equivalent puzzles get
     the same line. The status is 1 if any line was malformed, else 0. The file is read
     and answered ``chunk`` puzzles at a time, each chunk's messages before its lines;
-    ``progress`` as :func:`rate_file`'s."""
+    ``workers`` and ``progress`` as :func:`rate_file`'s."""
+    with _Progress(err, stream, progress) as bar, _workers(workers, canon_batch) as done_by:
+        job = _CanonJob(name, out, bar.messages, batch)
+        job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
+    return job.status
+
+
+@dataclass
+class CanonBatch:
+    """Boards for a worker to put in canonical form (:func:`canon_batch`); ``quota`` and
+    ``first`` as :class:`RateBatch`'s."""
+
+    first: int
+    boards: np.ndarray  # (N, 81)
+    quota: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.boards)
+
+
+def canon_batch(batch: CanonBatch) -> str:
+    """The lines ``nanpure canon`` writes for the boards of ``batch``."""
     from ..generator.canon import canonical_batch
 
-    status = 0
-    with _Progress(err, stream, progress) as bar:
-        for puzzles in read_puzzle_chunks(stream, input_format, size=chunk):
-            bar.read(puzzles)
-            print_pending(located_problems(puzzles.problems, name), bar.messages)
-            status |= 1 if puzzles.problems else 0
-            forms = canonical_batch(puzzles.boards)
-            if len(forms):
-                block = np.full((len(forms), 82), 10, dtype=np.uint8)  # 10: newline
-                block[:, :81] = np.where(forms == 0, ord("."), forms + 48)
-                out.write(block.tobytes().decode("ascii"))
-            bar.update(len(forms))
-    return status
+    forms = canonical_batch(batch.boards)
+    block = np.full((len(forms), 82), 10, dtype=np.uint8)  # 10: newline
+    block[:, :81] = np.where(forms == 0, ord("."), forms + 48)
+    return block.tobytes().decode("ascii")
+
+
+@dataclass
+class _CanonJob(_Job):
+    """``canon_file``: a chunk's messages, then its puzzles' canonical forms."""
+
+    def _cut(self, puzzles: PuzzleLines, pending: list[tuple[int, str]]
+             ) -> Iterator[_Segment]:
+        n = len(puzzles.boards)
+        for at in range(0, max(n, 1), self.batch):
+            boards = puzzles.boards[at : at + self.batch]
+            yield _Segment(puzzles.line_numbers[at : at + self.batch], pending,
+                           at + self.batch >= n,
+                           CanonBatch(self.batches, boards) if len(boards) else None)
+            self.batches += 1
+
+    def _answer(self, segment: _Segment, answers: Any) -> None:
+        print_pending(segment.pending, self.err)  # the chunk's, with its first segment
+        if answers:
+            self.out.write(answers)
 
 
 def open_input(path: str | None) -> tuple[BinaryIO, str]:
