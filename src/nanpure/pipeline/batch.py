@@ -572,20 +572,21 @@ class _RateJob(_Job):
 
     def _cut(self, puzzles: PuzzleLines, pending: list[tuple[int, str]]
              ) -> Iterator[_Segment]:
-        counts, solutions = count_solutions_batch(puzzles.boards, 2)
         texts = puzzles.texts
         n = len(texts)
         for at in range(0, max(n, 1), self.batch):
-            part = slice(at, at + self.batch)
-            unique = np.flatnonzero(counts[part] == 1) + at
+            # counted a segment at a time, so that workers never wait for a whole chunk
+            boards = puzzles.boards[at : at + self.batch]
+            counts, solutions = count_solutions_batch(boards, 2)
+            unique = np.flatnonzero(counts == 1)
             rated = None
             if len(unique):
-                rated = RateBatch(self.batches, puzzles.boards[unique], solutions[unique],
-                                  [texts[i] for i in unique.tolist()], self.fmt,
+                rated = RateBatch(self.batches, boards[unique], solutions[unique],
+                                  [texts[at + i] for i in unique.tolist()], self.fmt,
                                   self.max_tier, self.steps)
                 self.batches += 1
-            yield _Segment(puzzles.line_numbers[part], pending, at + self.batch >= n, rated,
-                           counts[part].tolist())
+            yield _Segment(puzzles.line_numbers[at : at + self.batch], pending,
+                           at + self.batch >= n, rated, counts.tolist())
 
     def _answer(self, segment: _Segment, answers: Any) -> None:
         ratings = iter(answers)
