@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -285,9 +286,9 @@ def _big_input(tmp_path: Path, n: int) -> Path:
     return path
 
 
-def _start(tmp_path: Path, *args: str) -> subprocess.Popen:
+def _start(tmp_path: Path, *args: str, stdin: Any = None) -> subprocess.Popen:
     env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
-    return subprocess.Popen([sys.executable, "-m", "nanpure.cli", *args],
+    return subprocess.Popen([sys.executable, "-m", "nanpure.cli", *args], stdin=stdin,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                             start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -374,3 +375,21 @@ def test_ctrl_c_stops_rate_workers_quietly(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130
     assert err.decode() == "nanpure: interrupted\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["rate", "canon"])
+def test_a_closed_pipe_stops_the_workers_quietly(tmp_path, command):
+    """``| head -1``: the reader goes away; the command ends at once, saying nothing."""
+    path = _big_input(tmp_path, 60_000)
+    with path.open("rb") as stream:  # on standard input
+        proc = _start(tmp_path, command, "--workers", "2", stdin=stream)
+    try:
+        assert proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read()
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert (proc.returncode, err) == (141, b"")
