@@ -126,8 +126,7 @@ def _over_file(args: argparse.Namespace, job: Callable) -> int:
     """Run ``job(stream, name, input_format)`` on the (first) FILE argument; a file that
     cannot be read, or read as its format at all, is a one-line error."""
     from .output.datasets import ExportError, ReadError
-    from .pipeline.batch import input_format_for, open_input
-    from .pipeline.executors import WorkerCrashes
+    from .pipeline.batch import WorkerDied, input_format_for, open_input
 
     path = args.file[0] if isinstance(args.file, list) else args.file
     stream, name = _open(path, open_input)
@@ -136,9 +135,10 @@ def _over_file(args: argparse.Namespace, job: Callable) -> int:
             return job(stream, name, input_format_for(path, args.input_format))
         except ReadError as exc:
             raise UsageError(exc.located(name)) from exc
-        except (ExportError, WorkerCrashes) as exc:
-            raise UsageError(f"{name}: {exc}" if isinstance(exc, ExportError) else str(exc)
-                             ) from exc
+        except ExportError as exc:
+            raise UsageError(f"{name}: {exc}") from exc
+        except WorkerDied as exc:  # its message names the file
+            raise UsageError(str(exc)) from exc
 
 
 def _add_rate(sub: argparse._SubParsersAction) -> None:

@@ -423,8 +423,8 @@ def rate_file(
     The file is read ``chunk`` puzzles at a time (:func:`read_puzzle_chunks`). With
     ``workers`` above 1, that many processes rate ``batch`` puzzles at a time, a few
     batches each in flight, and the output is the same, in the same order; a worker
-    that dies stops the command (:class:`~nanpure.pipeline.executors.WorkerCrashes`, its
-    message naming the first line not answered). ``progress`` shows a bar on ``err``
+    that dies stops the command (:class:`WorkerDied`, its message naming the first line
+    not answered). ``progress`` shows a bar on ``err``
     (default: when it is a terminal).
     """
     if fmt not in RATE_FORMATS:
@@ -437,6 +437,11 @@ def rate_file(
         job = _RateJob(name, out, bar.messages, batch, fmt=fmt, steps=steps, max_tier=max_tier)
         job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
     return job.status
+
+
+class WorkerDied(Exception):
+    """A worker process of ``rate`` or ``canon --workers`` died: the command stopped; the
+    message names the file, how the worker ended and the first line not answered."""
 
 
 @dataclass
@@ -524,7 +529,7 @@ class _Job:
         except WorkerCrashes as exc:
             self.out.flush()
             at = queue[0].lines[0] if queue and queue[0].lines else None
-            raise WorkerCrashes(f"{self.name}: {exc}"
+            raise WorkerDied(f"{self.name}: {exc}"
                                 + (f"; stopped at line {at}, the puzzles before it were "
                                    "answered" if at is not None else "")) from exc
 

@@ -419,7 +419,8 @@ class LocalExecutor:
 
     def _restart(self) -> None:
         """Replace the broken pool and run every unfinished batch again in the new one;
-        raise :class:`WorkerCrashes` when a batch was running at too many breaks."""
+        raise :class:`WorkerCrashes` when a batch was running at too many breaks (with
+        ``max_breaks`` 1, at the first)."""
         table, _ = self._running
         running = {table[k]: (table[k + 1], table[k + 2]) for k in range(0, len(table), 3)
                    if table[k]}
@@ -439,11 +440,10 @@ class LocalExecutor:
         culprits = [b for b in suspects if self._breaks[b.quota, b.first] >= self.max_breaks]
         self._barren += 1
         resume = "stopped (running the same command again resumes the run)"
-        # how a worker that died ended, running a batch or not (for the message)
-        exitcode = next((p.exitcode for pid, p in sorted(processes.items(), key=lambda item:
-                                                         item[0] not in died)
+        # how a worker that died ended (running a batch or not), for the message
+        exitcode = next((p.exitcode for p in processes.values()
                          if p.exitcode not in (None, -signal.SIGTERM)), None)
-        if self.max_breaks == 1 and (culprits or self._barren >= 1):
+        if self.max_breaks == 1:  # the first death stops the pool, wherever it was
             how = (f"was killed by {signal.Signals(-exitcode).name}"
                    if exitcode is not None and -exitcode in signal.valid_signals()
                    else "died" if exitcode is None else f"exited with status {exitcode}")
