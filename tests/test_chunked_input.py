@@ -148,6 +148,15 @@ def test_a_long_malformed_line_across_chunks_is_one_problem():
     assert (whole.line_numbers, whole.problems) == ([1, 3], chunks[1].problems)
 
 
+def test_a_line_over_thousands_of_pieces_is_one_problem():
+    # 8,200-byte pieces: the long line spans some 6,000 of them (joined once, not each time)
+    data = b"x" * 50_000_000 + b"\n" + EASY.encode()
+    chunks = list(read_puzzle_chunks(io.BytesIO(data), size=100))
+    assert [c.problems for c in chunks] == [[(1, "expected 81 characters, got 50000000")],
+                                            []]
+    assert [c.line_numbers for c in chunks] == [[], [2]]
+
+
 @pytest.mark.parametrize("fmt", ["lines", "sdm"])
 def test_an_empty_file_is_one_empty_chunk(fmt):
     (chunk,) = read_puzzle_chunks(io.BytesIO(b""), fmt, size=2)

@@ -243,16 +243,17 @@ def _line_chunks(source: _Input, size: int | None) -> Iterator[bytes]:
     if size is None:
         yield source.block(None)
         return
-    carry = b""
+    carry: list[bytes] = []  # the start of a line that goes on in the next piece
     while block := source.block(size):
-        data = carry + block if carry else block
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:  # a line longer than a piece: read on to its end
-            carry = data
+        cut = block.rfind(b"\n") + 1
+        if cut == 0:  # a line longer than a piece: read on to its end (joined once)
+            carry.append(block)
             continue
-        carry = data[cut:]
+        data = b"".join([*carry, block]) if carry else block
+        cut += len(data) - len(block)
+        carry = [data[cut:]] if cut < len(data) else []
         yield data[:cut] if carry else data
-    yield carry
+    yield b"".join(carry)
 
 
 _EXTENSIONS = {".csv": "csv", ".sdm": "sdm", ".sdk": "sdk", ".opensudoku": "opensudoku",
