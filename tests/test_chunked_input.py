@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nanpure.cli import main
-from nanpure.output.datasets import ReadError
+from nanpure.output.datasets import ReadError, _split_lines
 from nanpure.pipeline.batch import (
     CHUNK_PUZZLES,
     canon_file,
@@ -146,6 +146,15 @@ def test_a_long_malformed_line_across_chunks_is_one_problem():
     assert [p for c in chunks for p in c.problems] == [(2, "expected 81 characters, got 300")]
     whole = read_puzzle_lines(io.BytesIO(data))
     assert (whole.line_numbers, whole.problems) == ([1, 3], chunks[1].problems)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab \r\n\v\f\x1c\x85\u2028", max_size=40),
+       size=st.integers(1, 7))
+def test_sdm_lines_read_in_pieces_are_those_of_the_whole_text(text, size):
+    # the lines str.splitlines finds, whatever the pieces: "\r" and "\n" in two pieces
+    # are still one line break
+    assert list(_split_lines(io.StringIO(text, newline=""), size)) == text.splitlines(True)
 
 
 def test_a_line_over_thousands_of_pieces_is_one_problem():

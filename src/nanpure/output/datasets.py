@@ -922,14 +922,17 @@ def iter_puzzle_texts(stream: BinaryIO, fmt: str, rows: int = CHUNK_ROWS
 def _split_lines(text: TextIO, size: int = 1 << 20) -> Iterator[str]:
     """The lines of a text stream as ``str.splitlines(keepends=True)`` splits its whole
     text, read ``size`` characters at a time."""
-    carry = ""
+    carry: list[str] = []  # the last line read, which may go on in the next piece
     while piece := text.read(size):
-        lines = (carry + piece).splitlines(keepends=True)
-        # the last line may go on in the next piece (even "\r" may, as "\r\n")
-        carry = lines.pop() if lines else ""
+        lines = piece.splitlines(keepends=True)
+        if len(lines) == 1 and lines[0].splitlines() == lines:  # no line break in it
+            carry.append(piece)  # joined once its line ends: a long line stays linear
+            continue
+        if carry:  # joined and split again: "\r" may end the one and "\n" start the other
+            lines[:1] = ("".join(carry) + lines[0]).splitlines(keepends=True)
+        carry = [lines.pop()]
         yield from lines
-    if carry:
-        yield carry
+    yield from "".join(carry).splitlines(keepends=True)
 
 
 def _parquet_texts(stream: BinaryIO, rows: int) -> Iterator[tuple[int, str]]:
