@@ -425,8 +425,7 @@ def rate_file(
     ``workers`` above 1, that many processes rate ``batch`` puzzles at a time, a few
     batches each in flight, and the output is the same, in the same order; a worker
     that dies stops the command (:class:`WorkerDied`, its message naming the first line
-    not answered). ``progress`` shows a bar on ``err``
-    (default: when it is a terminal).
+    not answered). ``progress`` shows a bar on ``err`` (default: when it is a terminal).
     """
     if fmt not in RATE_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(RATE_FORMATS)}")
