@@ -89,6 +89,7 @@ bench: $(DEV)
 	$(BIN)/python benchmarks/book.py
 	$(BIN)/python benchmarks/pipeline.py
 	$(BIN)/python benchmarks/canon.py
+	$(BIN)/python benchmarks/bigfile.py
 	$(BIN)/python benchmarks/nonogram.py
 	$(BIN)/python benchmarks/compile.py
 	$(BIN)/python benchmarks/scale.py

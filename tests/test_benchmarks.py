@@ -26,6 +26,7 @@ NEEDS_REFERENCE = [
     ("solver.py", ["--solve-only"], "qqwing-2000.csv"),
     ("book.py", [], "qqwing-2000.csv"),
     ("canon.py", [], "qqwing-2000.csv"),
+    ("bigfile.py", [], "qqwing-2000.csv"),
     ("paired.py", ["--what", "rater"], "ratings.csv"),
     ("paired.py", ["--what", "solver"], "qqwing-2000.csv"),
 ]

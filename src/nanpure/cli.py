@@ -126,7 +126,7 @@ def _over_file(args: argparse.Namespace, job: Callable) -> int:
     """Run ``job(stream, name, input_format)`` on the (first) FILE argument; a file that
     cannot be read, or read as its format at all, is a one-line error."""
     from .output.datasets import ExportError, ReadError
-    from .pipeline.batch import input_format_for, open_input
+    from .pipeline.batch import WorkerDied, input_format_for, open_input
 
     path = args.file[0] if isinstance(args.file, list) else args.file
     stream, name = _open(path, open_input)
@@ -137,6 +137,8 @@ def _over_file(args: argparse.Namespace, job: Callable) -> int:
             raise UsageError(exc.located(name)) from exc
         except ExportError as exc:
             raise UsageError(f"{name}: {exc}") from exc
+        except WorkerDied as exc:  # its message names the file
+            raise UsageError(str(exc)) from exc
 
 
 def _add_rate(sub: argparse._SubParsersAction) -> None:
@@ -173,6 +175,10 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
                    help="use no technique above this tier; a puzzle that needs more is "
                    "reported as not solved (default: extreme, which always finishes; "
                    "nonogram tiers: easy, medium, hard, extreme)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="Sudoku: rate in N processes, a few hundred puzzles at a time each; "
+                   "the output is the same as with one, in the same order (default: 1, "
+                   "this process)")
     p.set_defaults(func=_run_rate)
 
 
@@ -180,6 +186,10 @@ def _run_rate(args: argparse.Namespace) -> int:
     from .pipeline.batch import rate_file
 
     _check_inputs(args)
+    _check_workers(args)
+    if args.kind == "nonogram" and args.workers > 1:
+        raise UsageError("--workers is for Sudoku puzzles; nonograms are rated in one "
+                         "process: leave it out")
     if args.kind == "nonogram":
         from .pipeline.nonogram_jobs import rate_files
 
@@ -192,7 +202,7 @@ def _run_rate(args: argparse.Namespace) -> int:
             raise UsageError(f"--max-tier: {exc}") from exc
     return _over_file(args, lambda stream, name, input_format: rate_file(
         stream, name, sys.stdout, sys.stderr, args.format, steps=args.steps,
-        max_tier=args.max_tier, input_format=input_format))
+        max_tier=args.max_tier, input_format=input_format, workers=args.workers))
 
 
 def _add_canon(sub: argparse._SubParsersAction) -> None:
@@ -212,14 +222,23 @@ def _add_canon(sub: argparse._SubParsersAction) -> None:
                    help="how FILE holds its puzzles: " + ", ".join(INPUT_FORMATS) + " "
                    "(default: by the extension: .csv (a quizzes or puzzle column), .sdm, "
                    ".sdk, .opensudoku or .xml, .parquet; otherwise lines)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="work in N processes, 8,192 puzzles at a time each; the output is "
+                   "the same as with one, in the same order (default: 1, this process)")
     p.set_defaults(func=_run_canon)
 
 
 def _run_canon(args: argparse.Namespace) -> int:
     from .pipeline.batch import canon_file
 
+    _check_workers(args)
     return _over_file(args, lambda stream, name, fmt: canon_file(
-        stream, name, sys.stdout, sys.stderr, input_format=fmt))
+        stream, name, sys.stdout, sys.stderr, input_format=fmt, workers=args.workers))
+
+
+def _check_workers(args: argparse.Namespace) -> None:
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
 
 
 def _open(path: str, opener: Callable):

@@ -108,14 +108,20 @@ class ReadError(ExportError):
     def __init__(self, problem: str, line: int | None = None) -> None:
         super().__init__(problem)
         self.line = line
+        #: whether puzzles before the fault were answered already (a file read a chunk
+        #: at a time, the fault found in a later chunk)
+        self.partial = False
 
     def located(self, name: str) -> str:
-        """``FILE:LINE: problem`` (``FILE: problem`` when no line is known).
+        """``FILE:LINE: problem`` (``FILE: problem`` when no line is known), and that the
+        puzzles before it were answered if they were.
 
         >>> ReadError("not valid XML: unclosed token", 4).located("a.xml")
         'a.xml:4: not valid XML: unclosed token'
         """
-        return f"{name if self.line is None else f'{name}:{self.line}'}: {self}"
+        where = f"{name if self.line is None else f'{name}:{self.line}'}: {self}"
+        return where + ("; stopped there, the puzzles before it were answered"
+                        if self.partial else "")
 
 
 def row_of(record: PuzzleRecord) -> dict[str, Any]:
@@ -888,6 +894,74 @@ def read_puzzle_texts(data: bytes, fmt: str) -> list[tuple[int, str]]:
     return [(n, r["puzzle"]) for n, r in _read_rows(data, fmt)]
 
 
+def iter_puzzle_texts(stream: BinaryIO, fmt: str, rows: int = CHUNK_ROWS
+                      ) -> Iterator[tuple[int, str]]:
+    """What :func:`read_puzzle_texts` gives for the bytes of ``stream``, read as they are
+    needed, so that a file of any length takes little memory: ``csv`` and ``sdm`` a line
+    at a time, ``parquet`` ``rows`` rows at a time (the whole stream first when it cannot
+    seek: a Parquet file's index is at its end). ``sdk`` and ``opensudoku``, one puzzle or
+    a small collection, are read whole. :class:`ReadError` may come after some puzzles
+    were given, where the fault shows."""
+    if fmt == "parquet":
+        yield from _parquet_texts(stream, rows)
+    elif fmt in ("csv", "sdm"):
+        text = io.TextIOWrapper(stream, encoding="utf-8", errors="replace", newline="")
+        try:
+            if fmt == "csv":
+                yield from ((n, r["puzzle"]) for n, r in _csv_rows(text))
+            else:
+                for k, line in enumerate(_split_lines(text), start=1):
+                    if line.strip() and not line.lstrip().startswith("#"):
+                        yield k, line.strip()
+        finally:
+            text.detach()  # the caller's stream stays open
+    else:
+        yield from read_puzzle_texts(stream.read(), fmt)
+
+
+def _split_lines(text: TextIO, size: int = 1 << 20) -> Iterator[str]:
+    """The lines of a text stream as ``str.splitlines(keepends=True)`` splits its whole
+    text, read ``size`` characters at a time."""
+    carry: list[str] = []  # the last line read, which may go on in the next piece
+    while piece := text.read(size):
+        lines = piece.splitlines(keepends=True)
+        if len(lines) == 1 and lines[0].splitlines() == lines:  # no line break in it
+            carry.append(piece)  # joined once its line ends: a long line stays linear
+            continue
+        if carry:  # joined and split again: "\r" may end the one and "\n" start the other
+            lines[:1] = ("".join(carry) + lines[0]).splitlines(keepends=True)
+        carry = [lines.pop()]
+        yield from lines
+    yield from "".join(carry).splitlines(keepends=True)
+
+
+def _parquet_texts(stream: BinaryIO, rows: int) -> Iterator[tuple[int, str]]:
+    """``(row, puzzle)`` of a Parquet file, ``rows`` rows read at a time, only the puzzle
+    column."""
+    pa = _pyarrow(reading=True)
+    try:
+        source = stream if stream.seekable() else io.BytesIO(stream.read())
+        try:
+            parquet = pa.parquet.ParquetFile(source)
+        except (pa.ArrowException, OSError) as exc:
+            # said as pyarrow's read_table says it (the words the command always gave)
+            source.seek(0)
+            pa.parquet.read_table(source)
+            raise exc from None
+        schema = parquet.schema_arrow
+        name = _puzzle_column(schema.names)
+        if not pa.types.is_string(schema.field(name).type):
+            raise ReadError(f"the {name} column holds {schema.field(name).type}, not text")
+        number = 0
+        for batch in parquet.iter_batches(batch_size=rows, columns=[name]):
+            for text in batch.column(0).to_pylist():
+                number += 1
+                yield number, text or ""
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # messages span lines
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise ReadError(f"not a Parquet file: {first}") from exc
+
+
 def _read_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any]]]:
     """``(line, row)`` for every puzzle of an interchange file; rows have ``puzzle`` and
     whatever else the format holds. A file that is not of ``fmt`` raises
@@ -928,16 +1002,20 @@ def _puzzle_column(names: list[str]) -> str:
 
 
 def _read_csv_rows(text: str) -> list[tuple[int, dict[str, Any]]]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    rows = []
+    return list(_csv_rows(io.StringIO(text, newline="")))
+
+
+def _csv_rows(text: TextIO) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, row)`` for each row of a CSV text stream (opened with ``newline=""``), as
+    the rows are read; :class:`ReadError` where it stops being CSV."""
+    reader = csv.DictReader(text)
     try:
         name = _puzzle_column(list(reader.fieldnames or []))
         for fields in reader:
-            rows.append((reader.line_num, {**fields, "puzzle": fields[name] or ""}))
+            yield reader.line_num, {**fields, "puzzle": fields[name] or ""}
     except csv.Error as exc:  # e.g. a field over the csv module's limit: not read past it
         # (DictReader's own line_num is the last row read whole)
         raise ReadError(f"not valid CSV: {exc}", reader.reader.line_num) from exc
-    return rows
 
 
 _SDK_CODES = {"A": "author", "D": "description", "C": "comment", "B": "date", "S": "source",

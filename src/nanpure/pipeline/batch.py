@@ -1,26 +1,35 @@
 """One-shot jobs over a file of puzzles, one per line: solving and rating.
 
-Lines are read all at once and parsed in a batch, so a file of many thousand puzzles
-costs little beyond the solver itself. Blank lines and lines starting with ``#`` are
-skipped; a malformed line gets a message naming its line number, and the other lines are
-still answered.
+A file is read and answered a chunk at a time (:data:`CHUNK_PUZZLES` puzzles,
+:func:`read_puzzle_chunks`), each chunk parsed in a batch: a file of many thousand puzzles
+costs little beyond the solver itself, and one of many millions no more memory than one
+chunk; the first answers come after the first chunk. Blank lines and lines starting with
+``#`` are skipped; a malformed line gets a message naming its line number, and the other
+lines are still answered. Messages come in the order of the lines, each before the
+answers of the lines after it.
 
 Files in the interchange formats :mod:`nanpure.output.datasets` writes are read too
 (:data:`INPUT_FORMATS`, chosen by :func:`input_format_for` from the file's extension or
 given): each puzzle is taken out with the line it starts on and then checked like a line,
 so every problem is still ``FILE:LINE: message``; a file that cannot be read as its format
 at all (XML that is not well-formed, a CSV without a puzzle column, ...) is not answered
-but refused whole (:class:`~nanpure.output.datasets.ReadError`).
+but refused whole (:class:`~nanpure.output.datasets.ReadError`). When that shows only in a
+later chunk (a CSV row past the csv module's field limit, a damaged Parquet row group),
+the chunks before it have been answered: the message says so.
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
 import csv
 import io
 import json
+import os
+import stat
 import sys
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
@@ -29,7 +38,7 @@ import numpy as np
 
 from ..generator.board import board_error, repeated_givens, scan_puzzle_text
 from ..generator.solver import count_solutions_batch
-from ..output.datasets import INPUT_FORMATS, ReadError, read_puzzle_texts
+from ..output.datasets import INPUT_FORMATS, ReadError, chunks, iter_puzzle_texts
 
 if TYPE_CHECKING:
     from ..generator.ladder import Rating
@@ -45,6 +54,7 @@ class PuzzleLines:
     problems: list[tuple[int, str]]  # (line number, message) for every malformed line
     data: bytes = b""  # the file's bytes
     starts: np.ndarray | None = None  # where each valid board's 81 characters start
+    position: int | None = None  # how far the file was read, when it can tell (progress)
 
     @property
     def texts(self) -> list[str]:
@@ -80,28 +90,81 @@ class PuzzleLines:
         return keep
 
 
+#: Puzzles read and answered at a time (a ``lines`` file is read this many 82-byte lines'
+#: worth of bytes at a time): what a chunk takes, its boards, texts and answers, is some
+#: tens of megabytes whatever the file's length.
+CHUNK_PUZZLES = 65_536
+
+
 def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines",
                       houses: bool = True) -> PuzzleLines:
-    """Read the puzzles of a file in ``fmt`` (:data:`INPUT_FORMATS`); for ``lines`` one
-    puzzle per line, skipping blank lines and ``#`` comments. With ``houses`` False, boards
-    that give a digit twice in a house are kept (:meth:`PuzzleLines.drop_repeated_givens`
-    finds them later). A text file's leading UTF-8 byte-order mark is not part of it. A
-    file that cannot be read as ``fmt`` at all raises
-    :class:`~nanpure.output.datasets.ReadError`."""
-    data = stream.read()
-    if isinstance(data, str):
-        data = data.encode("utf-8", "replace")
-    if fmt != "parquet":  # editors on Windows may start a UTF-8 file with one
-        data = data.removeprefix(codecs.BOM_UTF8)
-        if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):  # Notepad's "Unicode"
-            raise ReadError("UTF-16 text (its byte-order mark says so); save it as UTF-8", 1)
-    if fmt == "lines":
-        boards, numbers, starts, problems = scan_puzzle_text(data, houses)
-        return PuzzleLines(boards, numbers, problems, data, starts)
+    """Read the puzzles of a file in ``fmt`` (:data:`INPUT_FORMATS`) all at once; for
+    ``lines`` one puzzle per line, skipping blank lines and ``#`` comments. With ``houses``
+    False, boards that give a digit twice in a house are kept
+    (:meth:`PuzzleLines.drop_repeated_givens` finds them later). A text file's leading
+    UTF-8 byte-order mark is not part of it. A file that cannot be read as ``fmt`` at all
+    raises :class:`~nanpure.output.datasets.ReadError`. :func:`read_puzzle_chunks` reads
+    the same a chunk at a time."""
+    return next(read_puzzle_chunks(stream, fmt, houses, size=None))
+
+
+def read_puzzle_chunks(stream: TextIO | BinaryIO, fmt: str = "lines", houses: bool = True,
+                       size: int | None = CHUNK_PUZZLES) -> Iterator[PuzzleLines]:
+    """The puzzles of a file in ``fmt`` as :func:`read_puzzle_lines` reads them, in
+    chunks of about ``size`` puzzles (None: one chunk, the whole file), each read when
+    the one before has been taken: line numbers count from the file's start, problems
+    come with the chunk of their line, and a line is never split. There is always a
+    first chunk (an empty one for an empty file). ``sdk`` and ``opensudoku`` files, one
+    puzzle or a small collection, come in one chunk. A :class:`ReadError` raised after a
+    chunk was given says so (its ``partial``)."""
     if fmt not in INPUT_FORMATS:
         raise ValueError(f"unknown input format {fmt!r}; expected one of "
                          f"{', '.join(INPUT_FORMATS)}")
-    found = read_puzzle_texts(data, fmt)
+    given = False
+    try:
+        for chunk in _chunks(stream, fmt, houses, size):
+            given = True
+            yield chunk
+    except ReadError as exc:
+        exc.partial = given
+        raise
+
+
+def _chunks(stream: TextIO | BinaryIO, fmt: str, houses: bool,
+            size: int | None) -> Iterator[PuzzleLines]:
+    if fmt == "parquet":  # binary: no byte-order mark; pyarrow seeks in the file itself
+        source: Any = stream if _seekable_bytes(stream) else _Input(stream, bom=False)
+    else:
+        # editors on Windows may start a UTF-8 file with a byte-order mark
+        source = _Input(stream, bom=True)
+    if fmt == "lines":
+        before = 0  # lines before the chunk
+        for data in _line_chunks(source, size and size * 82):
+            boards, numbers, starts, problems = scan_puzzle_text(data, houses)
+            if before:
+                numbers = [n + before for n in numbers]
+                problems = [(n + before, message) for n, message in problems]
+            yield PuzzleLines(boards, numbers, problems, data, starts, _position(stream))
+            before += data.count(b"\n")
+        return
+    if fmt != "parquet":
+        source = io.BufferedReader(source)
+    texts = iter_puzzle_texts(source, fmt, size or CHUNK_PUZZLES)
+    if not size or fmt in ("sdk", "opensudoku"):
+        # one chunk: these are small, and several games may share a line of XML
+        yield _checked(list(texts), houses, _position(stream))
+        return
+    empty = True
+    for found in chunks(texts, size):
+        empty = False
+        yield _checked(found, houses, _position(stream))
+    if empty:
+        yield _checked([], houses, _position(stream))
+
+
+def _checked(found: list[tuple[int, str]], houses: bool, position: int | None
+             ) -> PuzzleLines:
+    """The puzzles of ``(line, text)`` pairs, each text checked as a line would be."""
     # check them as lines, one each, in order (line k is found[k - 1]); a text that would
     # not be read as one line (empty, a comment, several lines) is a problem of its own
     usable = [t.strip() != "" and not t.lstrip().startswith("#") and "\n" not in t
@@ -114,7 +177,83 @@ def read_puzzle_lines(stream: TextIO | BinaryIO, fmt: str = "lines",
     boards, numbers, starts, bad = scan_puzzle_text(lines, houses)
     problems += [(found[k - 1][0], msg) for k, msg in bad]
     problems.sort()
-    return PuzzleLines(boards, [found[k - 1][0] for k in numbers], problems, lines, starts)
+    return PuzzleLines(boards, [found[k - 1][0] for k in numbers], problems, lines, starts,
+                       position)
+
+
+def _seekable_bytes(stream: Any) -> bool:
+    try:
+        return stream.seekable() and not isinstance(stream, io.TextIOBase)
+    except (AttributeError, ValueError):
+        return False
+
+
+def _position(stream: Any) -> int | None:
+    """How far into ``stream`` reading has come (for progress), when it can tell."""
+    try:
+        return stream.tell() if stream.seekable() else None
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+class _Input(io.RawIOBase):
+    """The bytes of ``stream`` (the UTF-8 of a text stream's text) after a leading UTF-8
+    byte-order mark when ``bom``: a file read a piece at a time, whose start is checked
+    as a whole file's was."""
+
+    def __init__(self, stream: TextIO | BinaryIO, bom: bool) -> None:
+        super().__init__()
+        self._stream = stream
+        self._head = b""
+        if bom:
+            head = self._take(3)
+            if head == codecs.BOM_UTF8:
+                head = self._take(2)
+            if head[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):  # Notepad's "Unicode"
+                raise ReadError("UTF-16 text (its byte-order mark says so); save it as UTF-8",
+                                1)
+            self._head = head
+
+    def _take(self, n: int) -> bytes:
+        data = self._stream.read(n)
+        return data.encode("utf-8", "replace") if isinstance(data, str) else data
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.block(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def block(self, n: int | None) -> bytes:
+        """The next ``n`` bytes (fewer at the end; None: all the rest)."""
+        head, self._head = self._head, b""
+        if n is None:
+            return head + self._take(-1)
+        if len(head) >= n:
+            head, self._head = head[:n], head[n:]
+            return head
+        return head + self._take(n - len(head))
+
+
+def _line_chunks(source: _Input, size: int | None) -> Iterator[bytes]:
+    """The bytes of ``source`` in pieces of about ``size`` (None: one piece), each ending
+    with a newline but the last (empty when the text ends with one)."""
+    if size is None:
+        yield source.block(None)
+        return
+    carry: list[bytes] = []  # the start of a line that goes on in the next piece
+    while block := source.block(size):
+        cut = block.rfind(b"\n") + 1
+        if cut == 0:  # a line longer than a piece: read on to its end (joined once)
+            carry.append(block)
+            continue
+        data = b"".join([*carry, block]) if carry else block
+        cut += len(data) - len(block)
+        carry = [data[cut:]] if cut < len(data) else []
+        yield data[:cut] if carry else data
+    yield b"".join(carry)
 
 
 _EXTENSIONS = {".csv": "csv", ".sdm": "sdm", ".sdk": "sdk", ".opensudoku": "opensudoku",
@@ -202,7 +341,7 @@ def _write_csv_rows(out: TextIO, puzzles: PuzzleLines, counts: np.ndarray,
 
 
 def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "lines",
-               input_format: str = "lines") -> int:
+               input_format: str = "lines", *, chunk: int | None = CHUNK_PUZZLES) -> int:
     """Solve every puzzle of ``stream``; returns the exit status.
 
     ``fmt="lines"`` prints each solution as an 81-digit line (a puzzle with no solution
@@ -210,34 +349,38 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
     ``fmt="csv"`` prints ``puzzle,solutions,solution`` rows, where ``solutions`` is 0, 1
     or 2 (two or more) and ``solution`` is empty unless it is unique. The status is 1 if
     any line was malformed or, with ``lines``, had no solution or several (csv gives the
-    counts instead), else 0. ``input_format`` is one of :data:`INPUT_FORMATS`. Messages
-    come in the order of the lines.
+    counts instead), else 0. ``input_format`` is one of :data:`INPUT_FORMATS`. The file
+    is read and answered ``chunk`` puzzles at a time (:func:`read_puzzle_chunks`); the
+    messages of a chunk's lines come before its answers, in the order of the lines.
     """
+    status = 0
     # a board that gives a digit twice in a house has no solution: only those the solver
     # finds none for need that check (the solver makes it anyway, reading would repeat it)
-    puzzles = read_puzzle_lines(stream, input_format, houses=False)
-    counts, solutions = count_solutions_batch(puzzles.boards, 2)
-    unsolved = np.flatnonzero(counts == 0)
-    if len(unsolved):
-        kept = puzzles.drop_repeated_givens(unsolved)
-        counts, solutions = counts[kept], solutions[kept]
-    pending = located_problems(puzzles.problems, name)
-    status = 1 if puzzles.problems else 0
-    if fmt == "csv":
+    for k, puzzles in enumerate(read_puzzle_chunks(stream, input_format, False, chunk)):
+        counts, solutions = count_solutions_batch(puzzles.boards, 2)
+        unsolved = np.flatnonzero(counts == 0)
+        if len(unsolved):
+            kept = puzzles.drop_repeated_givens(unsolved)
+            counts, solutions = counts[kept], solutions[kept]
+        pending = located_problems(puzzles.problems, name)
+        status |= 1 if puzzles.problems else 0
+        if fmt == "csv":
+            print_pending(pending, err)
+            if k == 0:
+                out.write("puzzle,solutions,solution\n")
+            _write_csv_rows(out, puzzles, counts, solutions)
+            continue
+        for i in np.flatnonzero(counts != 1).tolist():
+            lineno = puzzles.line_numbers[i]
+            print_pending(pending, err, lineno)
+            if counts[i] == 0:
+                print(f"{name}:{lineno}: puzzle has no solution", file=err)
+            else:
+                print(f"{name}:{lineno}: puzzle has more than one solution; printed one",
+                      file=err)
+            status = 1
         print_pending(pending, err)
-        out.write("puzzle,solutions,solution\n")
-        _write_csv_rows(out, puzzles, counts, solutions)
-        return status
-    for k in np.flatnonzero(counts != 1).tolist():
-        lineno = puzzles.line_numbers[k]
-        print_pending(pending, err, lineno)
-        if counts[k] == 0:
-            print(f"{name}:{lineno}: puzzle has no solution", file=err)
-        else:
-            print(f"{name}:{lineno}: puzzle has more than one solution; printed one", file=err)
-        status = 1
-    print_pending(pending, err)
-    _write_grid_lines(out, solutions if len(unsolved) == 0 else solutions[counts > 0])
+        _write_grid_lines(out, solutions if len(unsolved) == 0 else solutions[counts > 0])
     return status
 
 
@@ -246,6 +389,9 @@ RATE_FORMATS = ("text", "csv", "jsonl")
 #: ladder's rating, then Sudoku Explainer's (:mod:`nanpure.generator.se_rating`).
 RATE_COLUMNS = ("puzzle", "tier", "score", "hardest", "techniques", "solved", "logic_only",
                 "er", "ep", "ed")
+#: Puzzles a worker of ``rate --workers`` rates at a time: some 0.1-0.2 s of work, so
+#: that sending them costs little beside it and the output follows the input closely.
+RATE_BATCH = 256
 
 
 def rate_file(
@@ -258,6 +404,10 @@ def rate_file(
     steps: bool = False,
     max_tier: str = "extreme",
     input_format: str = "lines",
+    workers: int = 1,
+    chunk: int | None = CHUNK_PUZZLES,
+    batch: int = RATE_BATCH,
+    progress: bool | None = None,
 ) -> int:
     """Rate every puzzle of ``stream`` with the technique ladder; returns the exit status.
 
@@ -270,35 +420,329 @@ def rate_file(
     with no solution or several is reported on ``err`` and not rated; messages come in
     the order of the lines, each before the ratings of the lines after it. The status is 1
     if any line was malformed or not uniquely solvable, else 0.
+
+    The file is read ``chunk`` puzzles at a time (:func:`read_puzzle_chunks`). With
+    ``workers`` above 1, that many processes rate ``batch`` puzzles at a time, a few
+    batches each in flight, and the output is the same, in the same order; a worker
+    that dies stops the command (:class:`WorkerDied`, its message naming the first line
+    not answered). ``progress`` shows a bar on ``err`` (default: when it is a terminal).
     """
     if fmt not in RATE_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(RATE_FORMATS)}")
-    from ..generator.ladder import rate
-    from ..generator.se_rating import se_rate
     from ..generator.tiers import TIERS
 
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
-    puzzles = read_puzzle_lines(stream, input_format)
-    pending = located_problems(puzzles.problems, name)
-    counts, solutions = count_solutions_batch(puzzles.boards, 2)
-    status = 1 if puzzles.problems else 0
-    if fmt == "csv":
-        _csv_row(out, RATE_COLUMNS + (("steps",) if steps else ()))
-    rows = zip(puzzles.texts, puzzles.line_numbers, puzzles.boards, counts.tolist(), solutions,
-               strict=True)
-    for text, lineno, board, n, solution in rows:
-        print_pending(pending, err, lineno)
-        if n != 1:
-            what = "no solution" if n == 0 else "more than one solution"
-            print(f"{name}:{lineno}: puzzle has {what}; not rated", file=err)
-            status = 1
-            continue
-        rating = rate(board, max_tier=max_tier, path=steps, solution=solution)
-        se = se_rate(board, solution=solution) if fmt != "text" else None
-        _write_rating(out, fmt, text, rating, max_tier, se)
-    print_pending(pending, err)
-    return status
+    with _Progress(err, stream, progress) as bar, _workers(workers, rate_batch) as done_by:
+        job = _RateJob(name, out, bar.messages, batch, fmt=fmt, steps=steps, max_tier=max_tier)
+        job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
+    return job.status
+
+
+class WorkerDied(Exception):
+    """A worker process of ``rate`` or ``canon --workers`` died: the command stopped; the
+    message names the file, how the worker ended and the first line not answered."""
+
+
+@dataclass
+class RateBatch:
+    """Puzzles for a worker to rate (:func:`rate_batch`): the boards, their solutions and
+    texts, and how to write each rating. ``quota`` and ``first`` are what a worker pool
+    notes of the batch it runs (:class:`~nanpure.pipeline.executors.LocalExecutor`):
+    here the batch's number."""
+
+    first: int
+    boards: np.ndarray  # (N, 81)
+    solutions: np.ndarray  # (N, 81)
+    texts: list[str]
+    fmt: str
+    max_tier: str
+    steps: bool
+    quota: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.texts)
+
+
+def rate_batch(batch: RateBatch) -> tuple[str, ...]:
+    """What ``nanpure rate`` writes for each puzzle of ``batch`` (in a worker, or here)."""
+    from ..generator.ladder import rate
+    from ..generator.se_rating import se_rate
+
+    written = []
+    for text, board, solution in zip(batch.texts, batch.boards, batch.solutions, strict=True):
+        rating = rate(board, max_tier=batch.max_tier, path=batch.steps, solution=solution)
+        se = se_rate(board, solution=solution) if batch.fmt != "text" else None
+        buffer = io.StringIO()
+        _write_rating(buffer, batch.fmt, text, rating, batch.max_tier, se)
+        written.append(buffer.getvalue())
+    return tuple(written)
+
+
+@dataclass
+class _Segment:
+    """Consecutive puzzles of a chunk, written together: their line numbers, the batch a
+    worker answers (None: nothing to answer), and the chunk's messages still to print
+    (``last``: the chunk's last segment); for ``rate``, each puzzle's solution count."""
+
+    lines: list[int]
+    pending: list[tuple[int, str]]
+    last: bool
+    batch: Any
+    counts: list[int] | None = None
+    future: Any = None
+
+
+@dataclass
+class _Job:
+    """A command over chunks: each cut into segments of ``batch`` puzzles, whose batches
+    ``workers`` answer (a few at a time each) and which are written in order."""
+
+    name: str
+    out: TextIO
+    err: TextIO
+    batch: int
+    status: int = 0
+    batches: int = 0
+
+    def run(self, chunks: Iterator[PuzzleLines], workers: _Workers, bar: _Progress) -> None:
+        from .executors import WorkerCrashes
+
+        queue: deque[_Segment] = deque()
+        try:
+            try:
+                for segment in self._segments(chunks, bar):
+                    if segment.batch is not None:
+                        segment.future = workers.submit(segment.batch)
+                    queue.append(segment)
+                    # write what is answered; wait only when more are ahead than workers take
+                    while queue and (len(queue) > workers.slots
+                                     or workers.done(queue[0].future)):
+                        self._write(queue, workers, bar)
+            except ReadError:  # found in a later chunk: the chunks before it are answered
+                while queue:
+                    self._write(queue, workers, bar)
+                raise
+            while queue:
+                self._write(queue, workers, bar)
+        except WorkerCrashes as exc:
+            self.out.flush()
+            at = queue[0].lines[0] if queue and queue[0].lines else None
+            raise WorkerDied(f"{self.name}: {exc}"
+                                + (f"; stopped at line {at}, the puzzles before it were "
+                                   "answered" if at is not None else "")) from exc
+
+    def _segments(self, chunks: Iterator[PuzzleLines], bar: _Progress
+                  ) -> Iterator[_Segment]:
+        for k, puzzles in enumerate(chunks):
+            if k == 0:
+                self._begin()
+            bar.read(puzzles)
+            self.status |= 1 if puzzles.problems else 0
+            yield from self._cut(puzzles, located_problems(puzzles.problems, self.name))
+
+    def _begin(self) -> None:
+        """What comes before the answers, once the first chunk is read (a header)."""
+
+    def _cut(self, puzzles: PuzzleLines, pending: list[tuple[int, str]]
+             ) -> Iterator[_Segment]:
+        """The segments of a chunk (at least one, for its messages)."""
+        raise NotImplementedError
+
+    def _write(self, queue: deque[_Segment], workers: _Workers, bar: _Progress) -> None:
+        """Write the first segment of ``queue`` (taken off it once it is answered)."""
+        segment = queue[0]
+        answers = workers.result(segment.future) if segment.future is not None else ()
+        queue.popleft()
+        self._answer(segment, answers)
+        bar.update(len(segment.lines))
+
+    def _answer(self, segment: _Segment, answers: Any) -> None:
+        raise NotImplementedError
+
+
+@dataclass
+class _RateJob(_Job):
+    """``rate_file``: the puzzles with one solution are rated, the others reported, each
+    message before the ratings of the lines after it."""
+
+    fmt: str = "text"
+    steps: bool = False
+    max_tier: str = "extreme"
+
+    def _begin(self) -> None:
+        if self.fmt == "csv":
+            _csv_row(self.out, RATE_COLUMNS + (("steps",) if self.steps else ()))
+
+    def _cut(self, puzzles: PuzzleLines, pending: list[tuple[int, str]]
+             ) -> Iterator[_Segment]:
+        texts = puzzles.texts
+        n = len(texts)
+        for at in range(0, max(n, 1), self.batch):
+            # counted a segment at a time, so that workers never wait for a whole chunk
+            boards = puzzles.boards[at : at + self.batch]
+            counts, solutions = count_solutions_batch(boards, 2)
+            unique = np.flatnonzero(counts == 1)
+            rated = None
+            if len(unique):
+                rated = RateBatch(self.batches, boards[unique], solutions[unique],
+                                  [texts[at + i] for i in unique.tolist()], self.fmt,
+                                  self.max_tier, self.steps)
+                self.batches += 1
+            yield _Segment(puzzles.line_numbers[at : at + self.batch], pending,
+                           at + self.batch >= n, rated, counts.tolist())
+
+    def _answer(self, segment: _Segment, answers: Any) -> None:
+        ratings = iter(answers)
+        for lineno, n in zip(segment.lines, segment.counts or (), strict=True):
+            print_pending(segment.pending, self.err, lineno)
+            if n != 1:
+                what = "no solution" if n == 0 else "more than one solution"
+                print(f"{self.name}:{lineno}: puzzle has {what}; not rated", file=self.err)
+                self.status = 1
+                continue
+            self.out.write(next(ratings))
+        if segment.last:
+            print_pending(segment.pending, self.err)
+
+
+class _Workers:
+    """Where batches are answered by ``task``: here, as they are submitted (one worker),
+    or in a pool of worker processes, ``slots`` batches in flight."""
+
+    slots = 1
+
+    def __init__(self, task: Callable[[Any], Any]) -> None:
+        self.task = task
+
+    def submit(self, batch: Any) -> Any:
+        return self.task(batch)
+
+    def done(self, future: Any) -> bool:
+        return True
+
+    def result(self, future: Any) -> Any:
+        return future
+
+    def close(self, now: bool) -> None:
+        pass
+
+
+class _Pool(_Workers):
+    """Batches answered by ``workers`` processes of a
+    :class:`~nanpure.pipeline.executors.LocalExecutor`, which stops at the first worker
+    that dies (answering its batch again would likely only kill the next one)."""
+
+    def __init__(self, workers: int, task: Callable[[Any], Any]) -> None:
+        from .executors import IN_FLIGHT_PER_WORKER, LocalExecutor
+
+        super().__init__(task)
+        self.executor = LocalExecutor(workers, warm=None, task=task, max_breaks=1)
+        self.slots = workers * IN_FLIGHT_PER_WORKER
+
+    def submit(self, batch: Any) -> Any:
+        return self.executor.submit(batch)
+
+    def done(self, future: Any) -> bool:
+        return future is None or future.done()
+
+    def result(self, future: Any) -> Any:
+        while not future.done():
+            self.executor.wait({future}, None)
+        return future.result()
+
+    def close(self, now: bool) -> None:
+        self.executor.close(now=now)
+
+
+@contextlib.contextmanager
+def _workers(workers: int, task: Callable[[Any], Any]) -> Iterator[_Workers]:
+    """Where ``task`` answers batches, in ``workers`` processes (1: this one); at the end
+    the pool is closed, at once when the job did not finish (Ctrl-C, a closed pipe, a
+    worker that died)."""
+    done_by = _Workers(task) if workers <= 1 else _Pool(workers, task)
+    finished = False
+    try:
+        yield done_by
+        finished = True
+    finally:
+        done_by.close(now=not finished)
+
+
+class _Progress:
+    """A tqdm bar of the puzzles answered on ``err`` when it is a terminal (or when
+    ``show``), its total guessed from how far into a regular file the chunks read so far
+    came; :attr:`messages` is ``err`` for the job's messages, which then go above the
+    bar. Without a bar it does nothing and :attr:`messages` is ``err`` itself."""
+
+    def __init__(self, err: TextIO, stream: Any, show: bool | None = None) -> None:
+        if show is None:
+            show = hasattr(err, "isatty") and err.isatty()
+        self.bar = None
+        if show:
+            from .generate import progress_bar
+
+            self.bar = progress_bar(None, err, show)
+        self.messages: Any = err if self.bar is None else _AboveBar(err)
+        self.size = _file_size(stream) if self.bar is not None else None
+        self.seen = 0
+
+    def read(self, puzzles: PuzzleLines) -> None:
+        """A chunk was read: guess the total from it."""
+        self.seen += len(puzzles.boards)
+        if self.bar is not None and self.size and puzzles.position:
+            self.bar.total = max(round(self.seen * self.size / puzzles.position), self.seen)
+            self.bar.refresh()
+
+    def update(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def __enter__(self) -> _Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            if exc[0] is None:
+                self.bar.total = self.bar.n
+            self.bar.close()
+            self.messages.flush()
+
+
+class _AboveBar:
+    """A text stream whose lines are written above the progress bars on ``err`` (each
+    bar cleared, the lines written, the bar drawn again), whole lines at a time, so that
+    a message never breaks a bar."""
+
+    def __init__(self, err: TextIO) -> None:
+        self.err = err
+        self.line = ""
+
+    def write(self, text: str) -> int:
+        from tqdm import tqdm
+
+        self.line += text
+        if "\n" in self.line:
+            lines, _, self.line = self.line.rpartition("\n")
+            with tqdm.external_write_mode(file=self.err):
+                self.err.write(lines + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self.line:
+            self.err.write(self.line)
+            self.line = ""
+        self.err.flush()
+
+
+def _file_size(stream: Any) -> int | None:
+    """The size of the regular file ``stream`` reads, else None."""
+    try:
+        info = os.fstat(stream.fileno())
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
 
 
 def csv_line(values: Sequence[object]) -> str:
@@ -347,21 +791,67 @@ def write_rating(out: TextIO, fmt: str, rating: Any, max_tier: str, *, label: st
         out.write(json.dumps(record) + "\n")
 
 
+#: Puzzles a worker of ``canon --workers`` puts in canonical form at a time (some 0.15 s).
+CANON_BATCH = 8192
+
+
 def canon_file(stream: TextIO | BinaryIO, name: str, out: TextIO, err: TextIO,
-               input_format: str = "lines") -> int:
+               input_format: str = "lines", *, chunk: int | None = CHUNK_PUZZLES,
+               workers: int = 1, batch: int = CANON_BATCH,
+               progress: bool | None = None) -> int:
     """Print the canonical form (:mod:`nanpure.generator.canon`) of every puzzle of
     ``stream``, one 81-character line each with ``.`` for a blank; equivalent puzzles get
-    the same line. The status is 1 if any line was malformed, else 0."""
+    the same line. The status is 1 if any line was malformed, else 0. The file is read
+    and answered ``chunk`` puzzles at a time, each chunk's messages before its lines;
+    ``workers`` and ``progress`` as :func:`rate_file`'s."""
+    with _Progress(err, stream, progress) as bar, _workers(workers, canon_batch) as done_by:
+        job = _CanonJob(name, out, bar.messages, batch)
+        job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
+    return job.status
+
+
+@dataclass
+class CanonBatch:
+    """Boards for a worker to put in canonical form (:func:`canon_batch`); ``quota`` and
+    ``first`` as :class:`RateBatch`'s."""
+
+    first: int
+    boards: np.ndarray  # (N, 81)
+    quota: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.boards)
+
+
+def canon_batch(batch: CanonBatch) -> str:
+    """The lines ``nanpure canon`` writes for the boards of ``batch``."""
     from ..generator.canon import canonical_batch
 
-    puzzles = read_puzzle_lines(stream, input_format)
-    print_pending(located_problems(puzzles.problems, name), err)
-    forms = canonical_batch(puzzles.boards)
-    if len(forms):
-        block = np.full((len(forms), 82), 10, dtype=np.uint8)  # 10: newline
-        block[:, :81] = np.where(forms == 0, ord("."), forms + 48)
-        out.write(block.tobytes().decode("ascii"))
-    return 1 if puzzles.problems else 0
+    forms = canonical_batch(batch.boards)
+    block = np.full((len(forms), 82), 10, dtype=np.uint8)  # 10: newline
+    block[:, :81] = np.where(forms == 0, ord("."), forms + 48)
+    return block.tobytes().decode("ascii")
+
+
+@dataclass
+class _CanonJob(_Job):
+    """``canon_file``: a chunk's messages, then its puzzles' canonical forms."""
+
+    def _cut(self, puzzles: PuzzleLines, pending: list[tuple[int, str]]
+             ) -> Iterator[_Segment]:
+        n = len(puzzles.boards)
+        for at in range(0, max(n, 1), self.batch):
+            boards = puzzles.boards[at : at + self.batch]
+            yield _Segment(puzzles.line_numbers[at : at + self.batch], pending,
+                           at + self.batch >= n,
+                           CanonBatch(self.batches, boards) if len(boards) else None)
+            self.batches += 1
+
+    def _answer(self, segment: _Segment, answers: Any) -> None:
+        print_pending(segment.pending, self.err)  # the chunk's, with its first segment
+        if answers:
+            self.out.write(answers)
 
 
 def open_input(path: str | None) -> tuple[BinaryIO, str]:

@@ -65,6 +65,11 @@ class WorkerCrashes(Exception):
     """Worker processes kept dying while the same batch was running (its message says
     which tasks); what was stored stays, and the run can be resumed."""
 
+    def __init__(self, message: str, exitcode: int | None = None) -> None:
+        super().__init__(message)
+        #: how the (first) worker seen to die ended: a negative signal number when killed
+        self.exitcode = exitcode
+
 
 # --- stops -------------------------------------------------------------------------------------
 
@@ -323,13 +328,17 @@ class LocalExecutor:
     def __init__(self, workers: int | None = None, log_queue: Any = None,
                  warm: Sequence[Any] | None = (), warm_kinds: Sequence[str] = (),
                  quota_names: Sequence[str] = (),
-                 task: Callable[[Batch], tuple[TaskResult, ...]] = run_batch):
+                 task: Callable[[Any], Any] = run_batch,
+                 max_breaks: int = MAX_POOL_BREAKS):
         """``warm``: the specs whose kernels each worker loads before its first task
         (empty: the basic ones; None: none), ``warm_kinds`` their puzzle kinds (see
         :func:`warm_up`); ``quota_names`` name the batches' quotas in messages; ``task``
         is what a worker does with a batch (:func:`run_batch`; tests give one that fails
-        on purpose)."""
+        on purpose; ``nanpure rate --workers`` its own, whose batches have ``quota``,
+        ``first`` and ``size`` too); ``max_breaks`` is :data:`MAX_POOL_BREAKS` for this
+        pool (1: the first worker that dies stops it)."""
         self.workers = workers or default_workers()
+        self.max_breaks = max_breaks
         self.slots = self.workers * IN_FLIGHT_PER_WORKER
         self.quota_names = tuple(quota_names)
         self.task = task
@@ -410,7 +419,8 @@ class LocalExecutor:
 
     def _restart(self) -> None:
         """Replace the broken pool and run every unfinished batch again in the new one;
-        raise :class:`WorkerCrashes` when a batch was running at too many breaks."""
+        raise :class:`WorkerCrashes` when a batch was running at too many breaks (with
+        ``max_breaks`` 1, at the first)."""
         table, _ = self._running
         running = {table[k]: (table[k + 1], table[k + 2]) for k in range(0, len(table), 3)
                    if table[k]}
@@ -427,17 +437,25 @@ class LocalExecutor:
         suspects = [b for b, _ in self._batches.values() if (b.quota, b.first) in suspected]
         for b in suspects:
             self._breaks[b.quota, b.first] = self._breaks.get((b.quota, b.first), 0) + 1
-        culprits = [b for b in suspects if self._breaks[b.quota, b.first] >= MAX_POOL_BREAKS]
+        culprits = [b for b in suspects if self._breaks[b.quota, b.first] >= self.max_breaks]
         self._barren += 1
         resume = "stopped (running the same command again resumes the run)"
+        # how a worker that died ended (running a batch or not), for the message
+        exitcode = next((p.exitcode for p in processes.values()
+                         if p.exitcode not in (None, -signal.SIGTERM)), None)
+        if self.max_breaks == 1:  # the first death stops the pool, wherever it was
+            how = (f"was killed by {signal.Signals(-exitcode).name}"
+                   if exitcode is not None and -exitcode in signal.valid_signals()
+                   else "died" if exitcode is None else f"exited with status {exitcode}")
+            raise WorkerCrashes(f"a worker process {how}", exitcode)
         if culprits:
             raise WorkerCrashes(
-                f"a worker process died {MAX_POOL_BREAKS} times while "
+                f"a worker process died {self.max_breaks} times while "
                 f"{' or '.join(map(self._tasks, culprits))} "
-                f"{'was' if len(culprits) == 1 else 'were'} running; {resume}")
-        if self._barren >= MAX_POOL_BREAKS:
+                f"{'was' if len(culprits) == 1 else 'were'} running; {resume}", exitcode)
+        if self._barren >= self.max_breaks:
             raise WorkerCrashes(f"worker processes died {self._barren} times in a row with no "
-                                f"batch finished; {resume}")
+                                f"batch finished; {resume}", exitcode)
         self.restarts += 1
         again = [f for f, (_, inner) in self._batches.items() if _lost(inner)]
         log.warning("a worker process died%s; started new workers and running %d unfinished "

@@ -127,7 +127,7 @@ def generate(
     # a spec with an SE range gives each puzzle its SE ratings, written as columns too
     se = getattr(spec, "se", None) is not None
     printer = _Printer(spec, count, PuzzleWriter(out, fmt, kind, directory, se), err,
-                       _progress_bar(count, err), report_every)
+                       progress_bar(count, err), report_every)
     executor: Executor = (InlineExecutor() if workers <= 1
                           else LocalExecutor(workers, warm=[spec], warm_kinds=[kind]))
     quota = QuotaState(0, "generate", count, seed_key=(), kind=kind)
@@ -145,8 +145,12 @@ def generate(
     return 0
 
 
-def _progress_bar(count: int, err: TextIO) -> Any:
-    if not (hasattr(err, "isatty") and err.isatty()):
+def progress_bar(count: int | None, err: TextIO, show: bool | None = None) -> Any:
+    """A tqdm bar of ``count`` puzzles (None: not known yet) on ``err`` when ``show``
+    (None: when ``err`` is a terminal), else None."""
+    if show is None:
+        show = hasattr(err, "isatty") and err.isatty()
+    if not show:
         return None
     from tqdm import tqdm
 

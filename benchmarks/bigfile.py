@@ -1,0 +1,161 @@
+"""Large input files: ``nanpure rate`` and ``nanpure canon`` throughput with one worker and
+with several, and the peak memory of ``solve``, ``rate`` and ``canon`` on files of two
+lengths.
+
+Builds files of QQWing's 2,000 reference puzzles (simple to expert) repeated. First each
+command with ``--workers 1`` and ``--workers N`` on ``--rate-lines`` (``--canon-lines``)
+lines, taking turns, ``--runs`` times each: wall seconds of the whole command (start-up
+included), puzzles per second, the ratio of the medians, measured in the same run, and
+the cores the command's processes used (CPU seconds over wall seconds): on a shared
+machine, N workers that get one core between them cannot go faster than one. ``--batch``
+sizes, when given, are tried with ``rate`` and N workers (the puzzles a worker rates at a
+time). Then the peak resident memory of each command (its own process, one worker) on
+``--sizes`` (``--rate-sizes``) lines: flat when the two agree.
+
+Run from the repository root: ``python benchmarks/bigfile.py``.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import REFERENCE, argument_parser, require_reference
+
+QQWING = REFERENCE / "qqwing-2000.csv"
+
+#: Runs ``nanpure`` with ``rate_file``'s batch size set by the first argument.
+_WITH_BATCH = ("import sys; from nanpure.pipeline import batch; "
+               "batch.rate_file.__kwdefaults__['batch'] = int(sys.argv[1]); "
+               "from nanpure.cli import main; sys.exit(main(sys.argv[2:]))")
+
+
+def _puzzles() -> list[str]:
+    with QQWING.open(newline="") as fh:
+        return [row["puzzle"] for row in csv.DictReader(fh)]
+
+
+def _write(path: Path, puzzles: list[str], lines: int) -> Path:
+    block = "".join(p + "\n" for p in puzzles)
+    with path.open("w") as out:
+        for _ in range(lines // len(puzzles)):
+            out.write(block)
+        out.write(block[: (lines % len(puzzles)) * 82])
+    return path
+
+
+def _session_cpu(session: int, seen: dict[int, float]) -> None:
+    """Note the CPU seconds of every process of ``session`` (Linux's /proc; the workers
+    are not this process's children, so their times are read while they run)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == session:
+            seen[int(entry.name)] = (int(fields[11]) + int(fields[12])) / ticks
+
+
+def _run(args: list[str]) -> tuple[float, int, float]:
+    """Wall seconds, peak resident kilobytes of the command's own process, and the CPU
+    seconds of all its processes (0 without /proc), its output thrown away."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, start_new_session=True)
+    seen: dict[int, float] = {}
+    watch = Path("/proc").is_dir()
+    # wait4 (not poll, which would reap it first) for the process's own peak memory
+    while not (ended := os.wait4(proc.pid, os.WNOHANG if watch else 0))[0]:
+        _session_cpu(proc.pid, seen)
+        time.sleep(0.05)
+    _, status, usage = ended
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(args)} failed")
+    seen[proc.pid] = usage.ru_utime + usage.ru_stime
+    return seconds, usage.ru_maxrss, sum(seen.values())
+
+
+def _command(command: str, path: Path, workers: int, batch: int | None) -> list[str]:
+    words = [command, "--workers", str(workers), str(path)]
+    if batch is None:
+        return [sys.executable, "-m", "nanpure.cli", *words]
+    return [sys.executable, "-c", _WITH_BATCH, str(batch), *words]
+
+
+def _throughput(command: str, path: Path, lines: int, args) -> None:
+    kinds = [("1 worker", 1, None), (f"{args.workers} workers", args.workers, None)]
+    if command == "rate":
+        kinds += [(f"{args.workers} workers, batch {b}", args.workers, b)
+                  for b in args.batch]
+    walls: dict[str, list[float]] = {name: [] for name, _, _ in kinds}
+    cores: dict[str, list[float]] = {name: [] for name, _, _ in kinds}
+    for _ in range(args.runs):  # by turns, so that a busy moment hits each alike
+        for name, workers, batch in kinds:
+            wall, _, cpu = _run(_command(command, path, workers, batch))
+            walls[name].append(wall)
+            cores[name].append(cpu / wall)
+    print(f"nanpure {command} on {lines:,} lines (QQWING's puzzles), median of {args.runs}, "
+          "start-up included")
+    one = statistics.median(walls["1 worker"])
+    for name, _, _ in kinds:
+        median = statistics.median(walls[name])
+        print(f"  {name:<24} {median:7.2f} s {lines / median:9,.0f} puzzles/s"
+              f"   x{one / median:.2f} of 1 worker, {statistics.median(cores[name]):.2f} "
+              "cores used")
+
+
+def main() -> None:
+    parser = argument_parser(__doc__)
+    parser.add_argument("--rate-lines", type=int, default=40_000,
+                        help="puzzle lines rated for the throughput")
+    parser.add_argument("--canon-lines", type=int, default=300_000,
+                        help="puzzle lines put in canonical form for the throughput")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="workers compared with one")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of each")
+    parser.add_argument("--batch", type=int, nargs="*", default=[],
+                        help="batch sizes to try with rate and --workers workers")
+    parser.add_argument("--sizes", type=int, nargs=2, default=[200_000, 1_000_000],
+                        metavar="N", help="lines of the two files solve and canon read")
+    parser.add_argument("--rate-sizes", type=int, nargs=2, default=[70_000, 140_000],
+                        metavar="N", help="lines of the two files rate reads (more than "
+                        "one chunk of 65,536 puzzles each)")
+    args = parser.parse_args()
+    require_reference(QQWING.name)
+    puzzles = _puzzles()
+    with tempfile.TemporaryDirectory() as tmp:
+        one = _write(Path(tmp) / "one.txt", puzzles, 1)
+        for command in ("rate", "canon"):  # load the kernels once
+            _run(_command(command, one, 1, None))
+        for command, lines in (("rate", args.rate_lines), ("canon", args.canon_lines)):
+            path = _write(Path(tmp) / f"{command}.txt", puzzles, lines)
+            _throughput(command, path, lines, args)
+            path.unlink()
+        print("\nPeak resident memory of the command's own process (one worker)")
+        for command in ("solve", "canon", "rate"):
+            sizes = args.rate_sizes if command == "rate" else args.sizes
+            peaks = []
+            for n in sizes:
+                path = _write(Path(tmp) / f"{n}.txt", puzzles, n)
+                peaks.append(_run([sys.executable, "-m", "nanpure.cli", command,
+                                   str(path)])[1] / 1024)
+                path.unlink()
+            print(f"  {command:<6} " + ", ".join(
+                f"{n:,} lines {peak:.0f} MB" for n, peak in zip(sizes, peaks, strict=True))
+                + f"   (x{peaks[1] / peaks[0]:.2f} for x{sizes[1] / sizes[0]:.0f} the lines)")
+        start = _run([sys.executable, "-m", "nanpure.cli", "solve", str(one)])[1] / 1024
+        print(f"  solve of one line: {start:.0f} MB (the start: Python, numpy, numba)")
+
+
+if __name__ == "__main__":
+    main()

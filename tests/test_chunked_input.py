@@ -1,0 +1,413 @@
+"""solve, rate and canon read their input a chunk at a time: the answers, the messages
+and their order, and the exit status are those of the whole file read at once, for every
+input format and chunk size."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nanpure.cli import main
+from nanpure.output.datasets import ReadError, _split_lines
+from nanpure.pipeline.batch import (
+    CHUNK_PUZZLES,
+    canon_file,
+    rate_file,
+    read_puzzle_chunks,
+    read_puzzle_lines,
+    solve_file,
+)
+
+EASY = "8...6.2...5.8....323.5.......74...12....5....52...78.......9.361....3.8...6.8...9"
+XWING = "1.....569492.561.8.561.924...964.8.1.64.1....218.356.4.4.5...169.5.614.2621.....5"
+OTHER = "..7..4....9.5....81.29.......4....393.9...4.158....2.......67.37....8.4....2..1.."
+# one of each problem: malformed lines, repeated givens, no solution, several solutions
+BAD = ["not a puzzle", "", "# a comment", EASY[:-1] + "x", "11" + "." * 79, "." * 81,
+       "12345678." + "........9" + "." * 63, " " + XWING + " \r", "é" * 81, EASY + EASY,
+       "x" * 300]
+LINES = [EASY, BAD[0], XWING, BAD[1], BAD[3], OTHER, BAD[2], BAD[4], BAD[5], EASY, BAD[6],
+         BAD[7], BAD[8], OTHER, BAD[9], BAD[10], XWING]
+
+#: every command and output format: (function, keyword arguments)
+JOBS = [(solve_file, {"fmt": "lines"}), (solve_file, {"fmt": "csv"}),
+        (canon_file, {}), (rate_file, {"fmt": "text"}),
+        (rate_file, {"fmt": "csv", "steps": True}), (rate_file, {"fmt": "jsonl"})]
+
+
+def _answer(job, data: bytes, input_format: str, **options) -> tuple[str, str, int]:
+    """stdout, stderr and the status (2 and the message for a file refused whole)."""
+    function, kwargs = job
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        status = function(io.BytesIO(data), "f", out, err, input_format=input_format,
+                          **kwargs, **options)
+    except ReadError as exc:
+        err.write(f"nanpure: {exc.located('f')}\n")
+        status = 2
+    return out.getvalue(), err.getvalue(), status
+
+
+def _files() -> dict[str, tuple[bytes, str]]:
+    """Inputs in every format, with problems among the puzzles: (bytes, input format)."""
+    text = "\n".join(LINES)
+    files = {
+        "lines": ((text + "\n").encode(), "lines"),
+        "no final newline": (text.encode(), "lines"),
+        "crlf": (("\r\n".join(LINES) + "\r\n").encode(), "lines"),
+        "bom": (codecs.BOM_UTF8 + (text + "\n").encode(), "lines"),
+        "only problems": (("\n".join(BAD[:4]) + "\n").encode(), "lines"),
+        "empty": (b"", "lines"),
+        "utf-16": (text.encode("utf-16"), "lines"),
+        "csv": (("quizzes,solutions\n" + "".join(
+            f"{line.replace('.', '0')},{'1' * 81}\n" for line in LINES)).encode(), "csv"),
+        "csv crlf bom": (codecs.BOM_UTF8 + ("puzzle\r\n" + "".join(
+            f'"{line}"\r\n' for line in LINES) + '"two\nlines"\r\n').encode(), "csv"),
+        "csv without puzzles": (b"a,b\n1,2\n", "csv"),
+        "empty csv": (b"", "csv"),
+        "sdm": (("\n".join(line.replace(".", "0") for line in LINES)
+                 + "\f" + EASY + "\v" + OTHER + "\r").encode(), "sdm"),
+        "sdk": (("#Aauthor\n" + "\n".join(EASY[r : r + 9] for r in range(0, 81, 9))
+                 + "\n\n" + "\n".join(XWING[r : r + 9] for r in range(0, 81, 9))
+                 + "\n").encode(), "sdk"),
+        "opensudoku": (("<opensudoku>\n" + "".join(
+            f'<game data="{line}"/><game data="bad"/>\n' for line in LINES
+            if "<" not in line and '"' not in line) + "</opensudoku>\n").encode(),
+            "opensudoku"),
+    }
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        return files
+    buffer = io.BytesIO()
+    pq.write_table(pa.table({"puzzle": [None if k % 5 == 4 else line
+                                        for k, line in enumerate(LINES)]}), buffer,
+                   row_group_size=3)
+    files["parquet"] = (buffer.getvalue(), "parquet")
+    files["not parquet"] = (b"not parquet at all", "parquet")
+    return files
+
+
+FILES = _files()
+
+
+@pytest.mark.parametrize("name", list(FILES))
+@pytest.mark.parametrize("job", JOBS, ids=lambda job: f"{job[0].__name__}-"
+                         f"{job[1].get('fmt', '')}")
+def test_every_chunk_size_answers_as_the_whole_file(name, job):
+    data, input_format = FILES[name]
+    whole = _answer(job, data, input_format, chunk=None)
+    for chunk in (1, 2, 3, 7):
+        assert _answer(job, data, input_format, chunk=chunk) == whole, (name, chunk)
+
+
+def test_the_whole_file_is_what_main_answered_before(tmp_path):
+    """Pinned outputs of the whole-file reading (as the command gave them before it read
+    in chunks): the messages in line order, the answers, the status."""
+    out, err, status = _answer(JOBS[0], FILES["crlf"][0], "lines", chunk=2)
+    assert status == 1
+    assert out.splitlines()[0] == ("879364251651872943234591678967438512418256397523917864"
+                                   "785129436192643785346785129")
+    assert [line.split(":")[1] for line in err.splitlines()] == [
+        "2", "5", "8", "9", "11", "13", "15", "16"]
+    assert "f:16: expected 81 characters, got 300" in err
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(st.sampled_from([EASY, XWING, OTHER, *BAD]), max_size=30),
+       ending=st.sampled_from(["\n", "\r\n"]), last=st.booleans(), bom=st.booleans(),
+       chunk=st.integers(1, 9))
+def test_chunks_answer_mixed_lines_as_the_whole_file(lines, ending, last, bom, chunk):
+    data = ((codecs.BOM_UTF8 if bom else b"")
+            + (ending.join(lines) + (ending if last else "")).encode())
+    for job in (JOBS[0], JOBS[1], JOBS[2], JOBS[3]):
+        assert (_answer(job, data, "lines", chunk=chunk)
+                == _answer(job, data, "lines", chunk=None))
+
+
+def test_a_long_malformed_line_across_chunks_is_one_problem():
+    # chunk=1 reads 82 bytes at a time: the 300-character line spans four reads
+    data = f"{EASY}\n{'x' * 300}\n{XWING}\n".encode()
+    chunks = list(read_puzzle_chunks(io.BytesIO(data), size=1))
+    assert [c.line_numbers for c in chunks if c.line_numbers] == [[1], [3]]
+    assert [p for c in chunks for p in c.problems] == [(2, "expected 81 characters, got 300")]
+    whole = read_puzzle_lines(io.BytesIO(data))
+    assert (whole.line_numbers, whole.problems) == ([1, 3], chunks[1].problems)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="ab \r\n\v\f\x1c\x85\u2028", max_size=40),
+       size=st.integers(1, 7))
+def test_sdm_lines_read_in_pieces_are_those_of_the_whole_text(text, size):
+    # the lines str.splitlines finds, whatever the pieces: "\r" and "\n" in two pieces
+    # are still one line break
+    assert list(_split_lines(io.StringIO(text, newline=""), size)) == text.splitlines(True)
+
+
+def test_a_line_over_thousands_of_pieces_is_one_problem():
+    # 8,200-byte pieces: the long line spans some 6,000 of them (joined once, not each time)
+    data = b"x" * 50_000_000 + b"\n" + EASY.encode()
+    chunks = list(read_puzzle_chunks(io.BytesIO(data), size=100))
+    assert [c.problems for c in chunks] == [[(1, "expected 81 characters, got 50000000")],
+                                            []]
+    assert [c.line_numbers for c in chunks] == [[], [2]]
+
+
+@pytest.mark.parametrize("fmt", ["lines", "sdm"])
+def test_an_empty_file_is_one_empty_chunk(fmt):
+    (chunk,) = read_puzzle_chunks(io.BytesIO(b""), fmt, size=2)
+    assert (len(chunk.boards), chunk.problems) == (0, [])
+
+
+def test_a_fault_found_in_a_later_chunk_stops_after_the_earlier_answers(tmp_path, capsys,
+                                                                         monkeypatch):
+    """A CSV field over the csv module's limit, after the first chunk: those answers
+    stay, and the one-line message says where it stopped (exit 2); read whole, the file
+    is refused without answers, as before."""
+    path = tmp_path / "big.csv"
+    path.write_text("puzzle\n" + f"{EASY}\n{XWING}\n{OTHER}\n" + '"' + "x" * 200_000 + '"\n')
+    assert main(["solve", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (f"nanpure: {path}:5: not valid CSV: field larger than field "
+                            "limit (131072)\n")
+    monkeypatch.setitem(solve_file.__kwdefaults__, "chunk", 2)
+    assert main(["solve", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 2  # the first chunk, two puzzles
+    assert captured.err == (f"nanpure: {path}:5: not valid CSV: field larger than field "
+                            "limit (131072); stopped there, the puzzles before it were "
+                            "answered\n")
+
+
+def test_standard_input_is_read_in_chunks(monkeypatch, capsys):
+    data = FILES["bom"][0]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    monkeypatch.setitem(canon_file.__kwdefaults__, "chunk", 2)
+    assert main(["canon"]) == 1
+    captured = capsys.readouterr()
+    out, err, status = _answer(JOBS[2], data, "lines", chunk=None)
+    assert (captured.out, captured.err) == (out, err.replace("f:", "<stdin>:"))
+
+
+def test_parquet_from_a_pipe_is_read(monkeypatch, capsys):
+    pytest.importorskip("pyarrow")
+    data = FILES["parquet"][0]
+
+    class Pipe(io.BufferedReader):
+        def seekable(self) -> bool:
+            return False
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(Pipe(io.BytesIO(data))))
+    assert main(["solve", "--input-format", "parquet"]) == 1
+    captured = capsys.readouterr()
+    out, err, _ = _answer(JOBS[0], data, "parquet", chunk=None)
+    assert (captured.out, captured.err) == (out, err.replace("f:", "<stdin>:"))
+
+
+@pytest.mark.parametrize("command", ["solve", "canon", "rate"])
+def test_answers_come_before_the_input_ends(command):
+    """The first chunk is answered while the rest is still to come: a command reading a
+    pipe that stays open prints the first answers at once."""
+    proc = subprocess.Popen([sys.executable, "-m", "nanpure.cli", command],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(f"{EASY}\n".encode() * (CHUNK_PUZZLES + 1))
+        proc.stdin.flush()
+        # with the pipe still open (reading all first would wait here for ever)
+        assert select.select([proc.stdout], [], [], 60)[0], "no answer before the input ended"
+        first = proc.stdout.readline()
+        proc.stdin.close()
+        rest, err = proc.stdout.read(), proc.stderr.read()
+        proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert first.startswith({"solve": b"879364251", "canon": b"........1..2.",
+                             "rate": EASY.encode()}[command])
+    assert (proc.returncode, err) == (0, b"")
+    assert len(rest.splitlines()) == CHUNK_PUZZLES
+
+
+# --- rate and canon --workers ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["text", "csv"])
+def test_workers_rate_as_one_process_does(fmt):
+    data, _ = FILES["crlf"]
+    data = data * 5
+    one = _answer((rate_file, {"fmt": fmt}), data, "lines", chunk=None)
+    assert _answer((rate_file, {"fmt": fmt}), data, "lines", chunk=7, workers=2,
+                   batch=2) == one
+    both = io.StringIO()  # stdout and stderr as a terminal shows them: the same order
+    rate_file(io.BytesIO(data), "f", both, both, fmt, workers=2, batch=3, chunk=5)
+    alone = io.StringIO()
+    rate_file(io.BytesIO(data), "f", alone, alone, fmt)
+    assert both.getvalue() == alone.getvalue()
+
+
+@pytest.mark.parametrize("name", ["lines", "csv", "only problems", "empty", "parquet"])
+def test_canon_workers_answer_as_one_process_does(name):
+    if name not in FILES:
+        pytest.skip("pyarrow is not installed")
+    data, input_format = FILES[name]
+    one = _answer(JOBS[2], data, input_format, chunk=None)
+    assert _answer(JOBS[2], data, input_format, chunk=7, workers=2, batch=2) == one
+
+
+def test_workers_must_be_at_least_one(capsys):
+    assert main(["canon", "--workers", "-1", "x.txt"]) == 2
+    assert capsys.readouterr().err == "nanpure: --workers must be at least 1, got -1\n"
+    assert main(["rate", "--workers", "0", "x.txt"]) == 2
+    assert capsys.readouterr().err == "nanpure: --workers must be at least 1, got 0\n"
+    assert main(["rate", "--kind", "nonogram", "--workers", "2", "x.txt"]) == 2
+    assert capsys.readouterr().err == ("nanpure: --workers is for Sudoku puzzles; nonograms "
+                                       "are rated in one process: leave it out\n")
+
+
+@pytest.mark.parametrize("function", [rate_file, canon_file])
+def test_a_bar_on_a_terminal_keeps_the_messages_whole(function, tmp_path):
+    path = tmp_path / "in.txt"
+    path.write_bytes(FILES["lines"][0] * 3)
+    shown, out = io.StringIO(), io.StringIO()
+    with path.open("rb") as stream:
+        assert function(stream, "f", out, shown, chunk=4, progress=True) == 1
+    plain, plain_out = io.StringIO(), io.StringIO()
+    with path.open("rb") as stream:
+        function(stream, "f", plain_out, plain, chunk=4)
+    assert out.getvalue() == plain_out.getvalue()
+    # every message is on a line of its own, between the bar's redraws, in order
+    lines = shown.getvalue().replace("\r", "\n").splitlines()
+    messages = [line for line in lines if line.startswith("f:")]
+    assert messages == plain.getvalue().splitlines()
+    n = len(read_puzzle_lines(io.BytesIO(path.read_bytes())).boards)
+    assert f"{n}/{n} " in shown.getvalue()  # the bar ends at the puzzles read
+
+
+def _big_input(tmp_path: Path, n: int) -> Path:
+    path = tmp_path / "big.txt"
+    path.write_text("".join(f"{line}\n" for line in ([EASY, XWING, OTHER] * (n // 3))))
+    return path
+
+
+def _start(tmp_path: Path, *args: str, stdin: Any = None) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
+    return subprocess.Popen([sys.executable, "-m", "nanpure.cli", *args], stdin=stdin,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def _workers(leader: int) -> list[int]:
+    """The processes of ``leader``'s session that it did not start itself: the pool's
+    workers, which its fork server started."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ppid, session = int(fields[1]), int(fields[3])
+        if session == leader and int(entry.name) != leader and ppid != leader:
+            found.append(int(entry.name))
+    return found
+
+
+def _wait_for_workers(proc: subprocess.Popen, n: int) -> list[int]:
+    deadline = time.monotonic() + 60
+    while len(workers := _workers(proc.pid)) < n:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "no workers in time"
+        time.sleep(0.05)
+    return workers
+
+
+def _rest(proc: subprocess.Popen) -> tuple[bytes, bytes]:
+    """What ``proc`` writes from now on, once it has ended (read through the streams
+    lines were read from: ``communicate`` would skip what they hold already); killed
+    after two minutes, so that a command that does not end fails the test."""
+    timer = threading.Timer(120, os.killpg, (proc.pid, signal.SIGKILL))
+    timer.start()
+    try:
+        out, err = proc.stdout.read(), proc.stderr.read()
+        proc.wait()
+    finally:
+        timer.cancel()
+    return out, err
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_killed_worker_stops_rate_in_one_line(tmp_path):
+    path = _big_input(tmp_path, 60_000)
+    proc = _start(tmp_path, "rate", "--workers", "2", "--format", "csv", str(path))
+    try:
+        assert proc.stdout.readline().startswith(b"puzzle,tier")  # reading has begun
+        assert proc.stdout.readline()  # and rating
+        os.kill(_wait_for_workers(proc, 2)[0], signal.SIGKILL)
+        out, err = _rest(proc)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 2
+    message = err.decode()
+    assert message.startswith(f"nanpure: {path}: a worker process was killed by SIGKILL; "
+                              "stopped at line ")
+    assert message.endswith(", the puzzles before it were answered\n")
+    assert message.count("\n") == 1
+    stopped = int(message.split("stopped at line ")[1].split(",")[0])
+    rows = out.decode().splitlines()
+    # every line before it, whole (the header and the first were read above)
+    expected = [EASY, XWING, OTHER]
+    assert [row.split(",")[0] for row in rows] == [expected[k % 3]
+                                                   for k in range(1, stopped - 1)]
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_rate_workers_quietly(tmp_path):
+    path = _big_input(tmp_path, 60_000)
+    proc = _start(tmp_path, "rate", "--workers", "2", "--format", "csv", str(path))
+    try:
+        assert proc.stdout.readline().startswith(b"puzzle,tier")
+        assert proc.stdout.readline()
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal sends it: to the whole group
+        _, err = _rest(proc)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130
+    assert err.decode() == "nanpure: interrupted\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["rate", "canon"])
+def test_a_closed_pipe_stops_the_workers_quietly(tmp_path, command):
+    """``| head -1``: the reader goes away; the command ends at once, saying nothing."""
+    path = _big_input(tmp_path, 60_000)
+    with path.open("rb") as stream:  # on standard input
+        proc = _start(tmp_path, command, "--workers", "2", stdin=stream)
+    try:
+        assert proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read()
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert (proc.returncode, err) == (141, b"")
