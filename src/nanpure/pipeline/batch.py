@@ -16,6 +16,10 @@ at all (XML that is not well-formed, a CSV without a puzzle column, ...) is not 
 but refused whole (:class:`~nanpure.output.datasets.ReadError`). When that shows only in a
 later chunk (a CSV row past the csv module's field limit, a damaged Parquet row group),
 the chunks before it have been answered: the message says so.
+
+``rate`` and ``canon --workers`` answer batches of a chunk in worker processes and write
+them in order (:class:`BatchJob`, :func:`batch_workers`, :class:`Progress`); ``nanpure
+verify --workers`` checks a store's puzzles on the same machinery.
 """
 
 from __future__ import annotations
@@ -608,7 +612,7 @@ class _RateJob(_FileJob):
                                   self.max_tier, self.steps)
                 self.batches += 1
             yield Segment(puzzles.line_numbers[at : at + self.batch], pending,
-                           at + self.batch >= n, rated, counts.tolist())
+                          at + self.batch >= n, rated, counts.tolist())
 
     def _answer(self, segment: Segment, answers: Any) -> None:
         ratings = iter(answers)
@@ -863,8 +867,8 @@ class _CanonJob(_FileJob):
         for at in range(0, max(n, 1), self.batch):
             boards = puzzles.boards[at : at + self.batch]
             yield Segment(puzzles.line_numbers[at : at + self.batch], pending,
-                           at + self.batch >= n,
-                           CanonBatch(self.batches, boards) if len(boards) else None)
+                          at + self.batch >= n,
+                          CanonBatch(self.batches, boards) if len(boards) else None)
             self.batches += 1
 
     def _answer(self, segment: Segment, answers: Any) -> None:
