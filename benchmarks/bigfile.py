@@ -18,15 +18,12 @@ Run from the repository root: ``python benchmarks/bigfile.py``.
 from __future__ import annotations
 
 import csv
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import REFERENCE, argument_parser, require_reference
+from _common import REFERENCE, argument_parser, require_reference, run_timed
 
 QQWING = REFERENCE / "qqwing-2000.csv"
 
@@ -50,41 +47,6 @@ def _write(path: Path, puzzles: list[str], lines: int) -> Path:
     return path
 
 
-def _session_cpu(session: int, seen: dict[int, float]) -> None:
-    """Note the CPU seconds of every process of ``session`` (Linux's /proc; the workers
-    are not this process's children, so their times are read while they run)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[3]) == session:
-            seen[int(entry.name)] = (int(fields[11]) + int(fields[12])) / ticks
-
-
-def _run(args: list[str]) -> tuple[float, int, float]:
-    """Wall seconds, peak resident kilobytes of the command's own process, and the CPU
-    seconds of all its processes (0 without /proc), its output thrown away."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, start_new_session=True)
-    seen: dict[int, float] = {}
-    watch = Path("/proc").is_dir()
-    # wait4 (not poll, which would reap it first) for the process's own peak memory
-    while not (ended := os.wait4(proc.pid, os.WNOHANG if watch else 0))[0]:
-        _session_cpu(proc.pid, seen)
-        time.sleep(0.05)
-    _, status, usage = ended
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    seconds = time.perf_counter() - start
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(args)} failed")
-    seen[proc.pid] = usage.ru_utime + usage.ru_stime
-    return seconds, usage.ru_maxrss, sum(seen.values())
-
-
 def _command(command: str, path: Path, workers: int, batch: int | None) -> list[str]:
     words = [command, "--workers", str(workers), str(path)]
     if batch is None:
@@ -101,7 +63,7 @@ def _throughput(command: str, path: Path, lines: int, args) -> None:
     cores: dict[str, list[float]] = {name: [] for name, _, _ in kinds}
     for _ in range(args.runs):  # by turns, so that a busy moment hits each alike
         for name, workers, batch in kinds:
-            wall, _, cpu = _run(_command(command, path, workers, batch))
+            wall, _, cpu = run_timed(_command(command, path, workers, batch))
             walls[name].append(wall)
             cores[name].append(cpu / wall)
     print(f"nanpure {command} on {lines:,} lines (QQWING's puzzles), median of {args.runs}, "
@@ -136,7 +98,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         one = _write(Path(tmp) / "one.txt", puzzles, 1)
         for command in ("rate", "canon"):  # load the kernels once
-            _run(_command(command, one, 1, None))
+            run_timed(_command(command, one, 1, None))
         for command, lines in (("rate", args.rate_lines), ("canon", args.canon_lines)):
             path = _write(Path(tmp) / f"{command}.txt", puzzles, lines)
             _throughput(command, path, lines, args)
@@ -147,13 +109,13 @@ def main() -> None:
             peaks = []
             for n in sizes:
                 path = _write(Path(tmp) / f"{n}.txt", puzzles, n)
-                peaks.append(_run([sys.executable, "-m", "nanpure.cli", command,
+                peaks.append(run_timed([sys.executable, "-m", "nanpure.cli", command,
                                    str(path)])[1] / 1024)
                 path.unlink()
             print(f"  {command:<6} " + ", ".join(
                 f"{n:,} lines {peak:.0f} MB" for n, peak in zip(sizes, peaks, strict=True))
                 + f"   (x{peaks[1] / peaks[0]:.2f} for x{sizes[1] / sizes[0]:.0f} the lines)")
-        start = _run([sys.executable, "-m", "nanpure.cli", "solve", str(one)])[1] / 1024
+        start = run_timed([sys.executable, "-m", "nanpure.cli", "solve", str(one)])[1] / 1024
         print(f"  solve of one line: {start:.0f} MB (the start: Python, numpy, numba)")
 
 

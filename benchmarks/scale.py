@@ -7,7 +7,9 @@ One run of ``--count`` puzzles (easy and medium, rot180, equivalent-dedup as a n
 would) into a fresh store with a local pool, then, each in a process of its own whose peak
 memory is reported: ``nanpure export`` of the whole store to Parquet, CSV, the Kaggle form
 and the Hugging Face layout; ``nanpure stats`` and ``stats --inventory``; ``nanpure
-verify``; and a 20-puzzle ``nanpure book`` (``--no-record``) picked from the whole store.
+verify`` (with one worker and with ``--workers``, ``--verify-runs`` times each by turns:
+the medians and the cores its processes used, CPU seconds over wall seconds); and a
+20-puzzle ``nanpure book`` (``--no-record``) picked from the whole store.
 None of them should grow with the store but by what it writes (the book does not); the
 peak memory tells. The run process's resident memory is sampled every half second; the
 figures at 10%, 50% and 100% of the run show whether it grows with the run (the workers'
@@ -20,6 +22,7 @@ machine's load.
 from __future__ import annotations
 
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,7 +34,7 @@ from nanpure.pipeline.config import Quota, RunConfig
 from nanpure.pipeline.executors import LocalExecutor
 from nanpure.pipeline.run import execute
 
-from _common import argument_parser
+from _common import argument_parser, run_timed
 
 
 def rss_mib(pid: int) -> float:
@@ -89,6 +92,8 @@ def main() -> None:
                         "directory, removed afterwards)")
     parser.add_argument("--commands-only", metavar="STORE",
                         help="make no run: time the commands on this store and stop")
+    parser.add_argument("--verify-runs", type=int, default=1, metavar="R",
+                        help="timed runs of verify with 1 worker and with --workers")
     args = parser.parse_args()
     if args.commands_only:
         from nanpure.pipeline.store import Store
@@ -96,7 +101,7 @@ def main() -> None:
         with Store(args.commands_only, create=False) as existing:
             count = existing.count_puzzles()
         with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
-            time_commands(Path(args.commands_only), count, Path(tmp))
+            time_commands(Path(args.commands_only), count, Path(tmp), args)
         return
 
     easy = round(args.count * args.easy_share)
@@ -130,7 +135,7 @@ def main() -> None:
         print(f"peak memory of the run process: {peak:.1f} MiB")
         size = store.stat().st_size
         print(f"store: {size / 2**20:.1f} MiB, {size / summary.made:.0f} bytes per puzzle")
-        time_commands(store, summary.made, Path(tmp))
+        time_commands(store, summary.made, Path(tmp), args)
 
 
 #: Run in a process of its own: ``nanpure`` with the arguments given, then its peak
@@ -165,9 +170,10 @@ count = 10
 """
 
 
-def time_commands(store: Path, count: int, tmp: Path) -> None:
+def time_commands(store: Path, count: int, tmp: Path, args) -> None:
     """Each command that reads the whole store, in a fresh process: seconds and the
-    process's peak memory (and for exports the rate and the file's size)."""
+    process's peak memory (and for exports the rate and the file's size); verify with
+    one worker and with ``args.workers``."""
     book = tmp / "book.toml"
     book.write_text(_BOOK.format(store=store, out=tmp / "book.pdf"))
     on = ["--store", str(store)]
@@ -179,7 +185,6 @@ def time_commands(store: Path, count: int, tmp: Path) -> None:
         ("export hf", ["export", *sudoku, "--format", "hf", "--out", str(tmp / "hf")], tmp / "hf"),
         ("stats", ["stats", *on], None),
         ("stats --inventory", ["stats", *on, "--inventory"], None),
-        ("verify", ["verify", *on], None),
         ("book of 20 puzzles", ["book", str(book), "--no-record"], None),
     ]
     for label, argv, out in commands:
@@ -197,6 +202,27 @@ def time_commands(store: Path, count: int, tmp: Path) -> None:
                 else out.stat().st_size
             made = f" ({count / seconds:,.0f} puzzles/s, {size / 2**20:.1f} MiB)"
         print(f"{label}: {seconds:.1f} s{made}, peak memory {peak:.0f} MiB")
+    time_verify(store, count, args.workers, args.verify_runs)
+
+
+def time_verify(store: Path, count: int, workers: int, runs: int) -> None:
+    """``nanpure verify`` with one worker and with ``workers``, ``runs`` times each by
+    turns (so that a busy moment hits both alike): median seconds, peak memory of its
+    own process and the cores its processes used (CPU seconds over wall seconds; on a
+    shared machine N workers may get fewer than N cores)."""
+    kinds = {1: [], workers: []} if workers > 1 else {1: []}
+    for _ in range(runs):
+        for n, times in kinds.items():
+            times.append(run_timed([sys.executable, "-m", "nanpure.cli", "verify",
+                                    "--store", str(store), "--workers", str(n)]))
+    one = statistics.median(wall for wall, _, _ in kinds[1])
+    for n, times in kinds.items():
+        wall = statistics.median(w for w, _, _ in times)
+        peak = max(p for _, p, _ in times) / 1024
+        cores = statistics.median(cpu / w for w, _, cpu in times)
+        print(f"verify --workers {n}: {wall:.1f} s ({count / wall:,.0f} puzzles/s, "
+              f"x{one / wall:.2f} of 1 worker), peak memory {peak:.0f} MiB, {cores:.2f} "
+              f"cores used (median of {runs}; load average {os.getloadavg()[0]:.1f})")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from nanpure.pipeline.executors import run_batch
 from nanpure.pipeline.quotas import Batch, TaskResult
@@ -87,6 +88,16 @@ def die_at(marker: str, times: int, quota: int, number: int, batch: Batch
             f.write(f"{os.getpid()}\n")
         os.kill(os.getpid(), signal.SIGKILL)
     return run_batch(batch)
+
+
+def verify_or_die(first: int, batch: Any) -> Any:
+    """A worker's task for ``nanpure verify --workers``: ``verify_batch``, except that the
+    batch numbered ``first`` kills its own process with SIGKILL."""
+    from nanpure.pipeline.verify import verify_batch
+
+    if batch.first == first:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return verify_batch(batch)
 
 
 def send_a_large_result(batch: Batch) -> tuple[bytes]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import io
 import json
 import shutil
 import sqlite3
@@ -25,7 +26,7 @@ from nanpure.pipeline.executors import InlineExecutor
 from nanpure.pipeline.publish import PublishError, verify_puzzles
 from nanpure.pipeline.run import execute
 from nanpure.pipeline.store import SCHEMA_VERSION, Store, StoreError
-from nanpure.pipeline.verify import ladder_fingerprints
+from nanpure.pipeline.verify import ladder_fingerprints, verify_command
 from nanpure.words import counted
 
 #: Puzzles of the reference run the slow tests' faults are compared with (the fast tests
@@ -235,6 +236,120 @@ def test_verify_checks_a_chunk_at_a_time_and_says_what_checking_all_at_once_says
         f"{counted(SMALL - 3, 'rating')} re-checked; 3 ratings not re-checked (the ladder "
         "changed since the run); 4 ratings not re-checked (the run recorded no ladder); "
         "--rerate re-checks them with today's ladder\n")
+
+
+@pytest.fixture(scope="module")
+def tampered(small, tmp_path_factory) -> tuple[Path, list[int]]:
+    """``small`` with a failure of every kind (a wrong solution, symmetry, score,
+    technique counts, canonical form and blank count; a nonogram's tier), and the runs
+    "old" (no ladder recorded, one rating wrong) and "changed" (another ladder) holding
+    some of its puzzles, and "empty" none; and the ids in the order verify reads them."""
+    store = tmp_path_factory.mktemp("tampered") / "t.db"
+    shutil.copy(small, store)
+    db = sqlite3.connect(store)
+    for name, ladders in (("old", None), ("changed", json.dumps({"sudoku": "0" * 16})),
+                          ("empty", None)):
+        db.execute("INSERT INTO runs (name, seed, config, started_at, status, ladders) "
+                   "SELECT ?, seed, config, started_at || ?, status, ? FROM runs "
+                   "WHERE name = 'r'", (name, name, ladders))
+    ids = [r[0] for r in db.execute("SELECT id FROM puzzles WHERE kind = 'sudoku' "
+                                    "ORDER BY id")]
+    nonograms = [r[0] for r in db.execute("SELECT id FROM puzzles WHERE kind = 'nonogram' "
+                                          "ORDER BY id")]
+    solution, canon = db.execute("SELECT solution, canon FROM puzzles WHERE id = ?",
+                                 (ids[0],)).fetchone()
+    puzzle = db.execute("SELECT puzzle FROM puzzles WHERE id = ?", (ids[22],)).fetchone()[0]
+    given = next(k for k, c in enumerate(puzzle) if c != ".")
+    for sql, values in (
+            ("solution = ?", (solution.translate(str.maketrans("12", "21")), ids[0])),
+            ("symmetry = 'rot90'", (ids[3],)), ("score = score + 1", (ids[5],)),
+            ("techniques = 'Full House:1'", (ids[8],)), ("canon = ?", (canon, ids[11])),
+            ("puzzle = ?", (puzzle[:given] + "." + puzzle[given + 1:], ids[22])),
+            ("tier = 'hard'", (nonograms[1],)),
+            ("tier = 'hard'", (ids[14],)), ("hardest = 'X-Wing'", (ids[19],))):
+        db.execute(f"UPDATE puzzles SET {sql} WHERE id = ?", values)
+    for name, moved in (("old", [*ids[13:17], nonograms[0]]), ("changed", ids[18:21])):
+        db.execute(f"UPDATE puzzles SET run_id = (SELECT id FROM runs WHERE name = ?) "
+                   f"WHERE id IN ({', '.join(map(str, moved))})", (name,))
+    db.commit()
+    db.close()
+    with Store(store, create=False) as s:
+        order = [r.id for r, _ in s.iter_puzzles_with_canon(unused_only=False)]
+    return store, order
+
+
+@pytest.mark.parametrize("args", [[], ["--rerate"], ["--run", "old"], ["--run", "*"],
+                                  ["--run", "empty"]])
+def test_verify_workers_say_what_one_process_says(tampered, args, capsys, monkeypatch):
+    """With --workers N the puzzles are checked in N processes, a batch at a time, and
+    what is printed, failures of every kind, the ratings not re-checked and their order,
+    and the exit status, is byte for byte what one process prints."""
+    store, _ = tampered
+    command = ["verify", "--store", str(store), *args]
+    status = main(command)
+    alone = capsys.readouterr()
+    if not args:
+        kinds = ["has the solution ", "is not symmetric as recorded", "(Naked Single) with",
+                 "Full House:1) with the same ladder", "has the canonical form",
+                 "has more than one solution", "but the store says hard"]
+        lines = alone.err.splitlines()
+        assert len(lines) == len(kinds)
+        assert all(any(kind in line for line in lines) for kind in kinds), lines
+        assert "not re-checked (the run recorded no ladder)" in alone.out
+        assert "not re-checked (the ladder changed since the run)" in alone.out
+    # small chunks and batches: many batches in flight, in several chunks
+    monkeypatch.setattr("nanpure.pipeline.verify.VERIFY_CHUNK", 5)
+    monkeypatch.setitem(verify_command.__kwdefaults__, "batch", 3)
+    for workers in ("1", "2", "3"):
+        assert main([*command, "--workers", workers]) == status
+        assert capsys.readouterr() == alone, workers
+
+
+def test_verify_workers_must_be_at_least_one(small, capsys):
+    for n in ("0", "-2"):
+        assert main(["verify", "--store", str(small), "--workers", n]) == 2
+        assert capsys.readouterr().err == f"nanpure: --workers must be at least 1, got {n}\n"
+
+
+def test_a_killed_verify_worker_stops_it_in_one_line(tampered, capsys, monkeypatch):
+    """A worker killed (as by the out-of-memory killer) stops verify with one line naming
+    the first puzzle not checked, exit status 2; the failures of the puzzles before it
+    are printed, and no summary says anything passed."""
+    from functools import partial
+
+    from faults import verify_or_die
+
+    store, order = tampered
+    assert main(["verify", "--store", str(store)]) == 1
+    failures = capsys.readouterr().err.splitlines()
+    monkeypatch.setattr("nanpure.pipeline.verify.verify_batch", partial(verify_or_die, 4))
+    monkeypatch.setitem(verify_command.__kwdefaults__, "batch", 3)
+    assert main(["verify", "--store", str(store), "--workers", "2"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    *printed, last = captured.err.splitlines()
+    assert last.startswith(f"nanpure: {store}: a worker process was killed by SIGKILL; "
+                           "stopped at puzzle ")
+    assert last.endswith(", the puzzles before it were checked")
+    stopped = order.index(int(last.split("stopped at puzzle ")[1].split(",")[0]))
+    assert stopped <= 4 * 3  # batch 4 never came back
+    before = {str(i) for i in order[:stopped]}
+    assert printed == [line for line in failures if line.split()[1] in before]
+
+
+def test_a_verify_bar_on_a_terminal_counts_the_puzzles_and_keeps_messages_whole(tampered):
+    store, order = tampered
+    shown, out = io.StringIO(), io.StringIO()
+    assert verify_command(str(store), out=out, err=shown, workers=2, batch=3,
+                          progress=True) == 1
+    plain, plain_out = io.StringIO(), io.StringIO()
+    verify_command(str(store), out=plain_out, err=plain)
+    assert out.getvalue() == plain_out.getvalue()
+    lines = shown.getvalue().replace("\r", "\n").splitlines()
+    assert [line for line in lines if line.startswith("puzzle ")] == \
+        plain.getvalue().splitlines()
+    assert f"0/{len(order)} " in shown.getvalue()  # the total counted before any check
+    assert f"{len(order)}/{len(order)} " in shown.getvalue()
 
 
 def test_verify_refuses_an_unknown_run_and_a_missing_store(small, tmp_path, capsys):

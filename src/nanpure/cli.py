@@ -744,7 +744,8 @@ def _add_verify(sub: argparse._SubParsersAction) -> None:
         "rating it again gives the stored tier, score, hardest technique and techniques "
         "(with --rerate every puzzle's rating is re-checked). "
         "Each failure is printed on stderr as 'puzzle ID (run R, quota Q): problem', then a "
-        "summary. Exit status: 0 all passed, 1 some failed, 2 the store cannot be read.",
+        "summary. Exit status: 0 all passed, 1 some failed, 2 the store cannot be read (or a "
+        "worker process of --workers died).",
     )
     _add_store_selection(p)
     p.add_argument("--rerate", action="store_true",
@@ -752,16 +753,22 @@ def _add_verify(sub: argparse._SubParsersAction) -> None:
                    "no ladder or another one, and fail those whose tier, score or hardest "
                    "technique differs from the stored one (older nanpure sometimes stored "
                    "another)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="check in N processes, 1,024 puzzles at a time each; the output is "
+                   "the same as with one, in the same order (default: 1, this process)")
     p.set_defaults(func=_run_verify)
 
 
 def _run_verify(args: argparse.Namespace) -> int:
+    from .pipeline.batch import WorkerDied
     from .pipeline.store import StoreError
     from .pipeline.verify import verify_command
 
+    _check_workers(args)
     try:
-        return verify_command(args.store, args.run, rerate=args.rerate)
-    except StoreError as exc:
+        return verify_command(args.store, args.run, rerate=args.rerate,
+                              workers=args.workers)
+    except (StoreError, WorkerDied) as exc:  # WorkerDied's message names the store
         raise UsageError(str(exc)) from exc
 
 

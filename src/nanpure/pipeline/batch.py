@@ -16,6 +16,10 @@ at all (XML that is not well-formed, a CSV without a puzzle column, ...) is not 
 but refused whole (:class:`~nanpure.output.datasets.ReadError`). When that shows only in a
 later chunk (a CSV row past the csv module's field limit, a damaged Parquet row group),
 the chunks before it have been answered: the message says so.
+
+``rate`` and ``canon --workers`` answer batches of a chunk in worker processes and write
+them in order (:class:`BatchJob`, :func:`batch_workers`, :class:`Progress`); ``nanpure
+verify --workers`` checks a store's puzzles on the same machinery.
 """
 
 from __future__ import annotations
@@ -433,15 +437,16 @@ def rate_file(
 
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
-    with _Progress(err, stream, progress) as bar, _workers(workers, rate_batch) as done_by:
+    with Progress(err, stream, progress) as bar, batch_workers(workers, rate_batch) as done_by:
         job = _RateJob(name, out, bar.messages, batch, fmt=fmt, steps=steps, max_tier=max_tier)
         job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
     return job.status
 
 
 class WorkerDied(Exception):
-    """A worker process of ``rate`` or ``canon --workers`` died: the command stopped; the
-    message names the file, how the worker ended and the first line not answered."""
+    """A worker process of ``rate``, ``canon`` or ``verify --workers`` died: the command
+    stopped; the message names the file (the store), how the worker ended and the first
+    line (puzzle) not answered."""
 
 
 @dataclass
@@ -481,12 +486,13 @@ def rate_batch(batch: RateBatch) -> tuple[str, ...]:
 
 
 @dataclass
-class _Segment:
-    """Consecutive puzzles of a chunk, written together: their line numbers, the batch a
-    worker answers (None: nothing to answer), and the chunk's messages still to print
-    (``last``: the chunk's last segment); for ``rate``, each puzzle's solution count."""
+class Segment:
+    """Consecutive puzzles of a chunk, written together: where each is (its line number;
+    ``verify``: its id), the batch a worker answers (None: nothing to answer), and the
+    chunk's messages still to print (``last``: the chunk's last segment); for ``rate``,
+    each puzzle's solution count."""
 
-    lines: list[int]
+    places: list[int]
     pending: list[tuple[int, str]]
     last: bool
     batch: Any
@@ -495,9 +501,12 @@ class _Segment:
 
 
 @dataclass
-class _Job:
-    """A command over chunks: each cut into segments of ``batch`` puzzles, whose batches
-    ``workers`` answer (a few at a time each) and which are written in order."""
+class BatchJob:
+    """A command over chunks of puzzles: each cut into segments of ``batch`` puzzles,
+    whose batches ``workers`` answer (a few at a time each) and which are written in
+    order, so that what is written is the same however many workers there are. What a
+    chunk is, how it is cut and how answers are written is each command's own
+    (:class:`_FileJob` for a file's, ``nanpure verify``'s for a store's)."""
 
     name: str
     out: TextIO
@@ -506,10 +515,10 @@ class _Job:
     status: int = 0
     batches: int = 0
 
-    def run(self, chunks: Iterator[PuzzleLines], workers: _Workers, bar: _Progress) -> None:
+    def run(self, chunks: Iterator[Any], workers: _Workers, bar: Progress) -> None:
         from .executors import WorkerCrashes
 
-        queue: deque[_Segment] = deque()
+        queue: deque[Segment] = deque()
         try:
             try:
                 for segment in self._segments(chunks, bar):
@@ -528,13 +537,36 @@ class _Job:
                 self._write(queue, workers, bar)
         except WorkerCrashes as exc:
             self.out.flush()
-            at = queue[0].lines[0] if queue and queue[0].lines else None
+            at = queue[0].places[0] if queue and queue[0].places else None
             raise WorkerDied(f"{self.name}: {exc}"
-                                + (f"; stopped at line {at}, the puzzles before it were "
-                                   "answered" if at is not None else "")) from exc
+                             + (self._stopped_at(at) if at is not None else "")) from exc
 
-    def _segments(self, chunks: Iterator[PuzzleLines], bar: _Progress
-                  ) -> Iterator[_Segment]:
+    def _segments(self, chunks: Iterator[Any], bar: Progress) -> Iterator[Segment]:
+        """The segments of the chunks, in order."""
+        raise NotImplementedError
+
+    def _stopped_at(self, place: int) -> str:
+        """The end of a dead worker's message: where the command stopped."""
+        return f"; stopped at line {place}, the puzzles before it were answered"
+
+    def _write(self, queue: deque[Segment], workers: _Workers, bar: Progress) -> None:
+        """Write the first segment of ``queue`` (taken off it once it is answered)."""
+        segment = queue[0]
+        answers = workers.result(segment.future) if segment.future is not None else ()
+        queue.popleft()
+        self._answer(segment, answers)
+        bar.update(len(segment.places))
+
+    def _answer(self, segment: Segment, answers: Any) -> None:
+        raise NotImplementedError
+
+
+@dataclass
+class _FileJob(BatchJob):
+    """A command over the chunks of a file (:func:`read_puzzle_chunks`): each chunk's
+    malformed lines are reported among its answers, in the order of the lines."""
+
+    def _segments(self, chunks: Iterator[PuzzleLines], bar: Progress) -> Iterator[Segment]:
         for k, puzzles in enumerate(chunks):
             if k == 0:
                 self._begin()
@@ -546,24 +578,13 @@ class _Job:
         """What comes before the answers, once the first chunk is read (a header)."""
 
     def _cut(self, puzzles: PuzzleLines, pending: list[tuple[int, str]]
-             ) -> Iterator[_Segment]:
+             ) -> Iterator[Segment]:
         """The segments of a chunk (at least one, for its messages)."""
-        raise NotImplementedError
-
-    def _write(self, queue: deque[_Segment], workers: _Workers, bar: _Progress) -> None:
-        """Write the first segment of ``queue`` (taken off it once it is answered)."""
-        segment = queue[0]
-        answers = workers.result(segment.future) if segment.future is not None else ()
-        queue.popleft()
-        self._answer(segment, answers)
-        bar.update(len(segment.lines))
-
-    def _answer(self, segment: _Segment, answers: Any) -> None:
         raise NotImplementedError
 
 
 @dataclass
-class _RateJob(_Job):
+class _RateJob(_FileJob):
     """``rate_file``: the puzzles with one solution are rated, the others reported, each
     message before the ratings of the lines after it."""
 
@@ -576,7 +597,7 @@ class _RateJob(_Job):
             _csv_row(self.out, RATE_COLUMNS + (("steps",) if self.steps else ()))
 
     def _cut(self, puzzles: PuzzleLines, pending: list[tuple[int, str]]
-             ) -> Iterator[_Segment]:
+             ) -> Iterator[Segment]:
         texts = puzzles.texts
         n = len(texts)
         for at in range(0, max(n, 1), self.batch):
@@ -590,12 +611,12 @@ class _RateJob(_Job):
                                   [texts[at + i] for i in unique.tolist()], self.fmt,
                                   self.max_tier, self.steps)
                 self.batches += 1
-            yield _Segment(puzzles.line_numbers[at : at + self.batch], pending,
-                           at + self.batch >= n, rated, counts.tolist())
+            yield Segment(puzzles.line_numbers[at : at + self.batch], pending,
+                          at + self.batch >= n, rated, counts.tolist())
 
-    def _answer(self, segment: _Segment, answers: Any) -> None:
+    def _answer(self, segment: Segment, answers: Any) -> None:
         ratings = iter(answers)
-        for lineno, n in zip(segment.lines, segment.counts or (), strict=True):
+        for lineno, n in zip(segment.places, segment.counts or (), strict=True):
             print_pending(segment.pending, self.err, lineno)
             if n != 1:
                 what = "no solution" if n == 0 else "more than one solution"
@@ -657,7 +678,7 @@ class _Pool(_Workers):
 
 
 @contextlib.contextmanager
-def _workers(workers: int, task: Callable[[Any], Any]) -> Iterator[_Workers]:
+def batch_workers(workers: int, task: Callable[[Any], Any]) -> Iterator[_Workers]:
     """Where ``task`` answers batches, in ``workers`` processes (1: this one); at the end
     the pool is closed, at once when the job did not finish (Ctrl-C, a closed pipe, a
     worker that died)."""
@@ -670,20 +691,22 @@ def _workers(workers: int, task: Callable[[Any], Any]) -> Iterator[_Workers]:
         done_by.close(now=not finished)
 
 
-class _Progress:
+class Progress:
     """A tqdm bar of the puzzles answered on ``err`` when it is a terminal (or when
-    ``show``), its total guessed from how far into a regular file the chunks read so far
-    came; :attr:`messages` is ``err`` for the job's messages, which then go above the
-    bar. Without a bar it does nothing and :attr:`messages` is ``err`` itself."""
+    ``show``), its total what ``total`` says (asked only when there is a bar) or else
+    guessed from how far into the regular file ``stream`` the chunks read so far came;
+    :attr:`messages` is ``err`` for the job's messages, which then go above the bar.
+    Without a bar it does nothing and :attr:`messages` is ``err`` itself."""
 
-    def __init__(self, err: TextIO, stream: Any, show: bool | None = None) -> None:
+    def __init__(self, err: TextIO, stream: Any = None, show: bool | None = None,
+                 total: Callable[[], int] | None = None) -> None:
         if show is None:
             show = hasattr(err, "isatty") and err.isatty()
         self.bar = None
         if show:
             from .generate import progress_bar
 
-            self.bar = progress_bar(None, err, show)
+            self.bar = progress_bar(total() if total is not None else None, err, show)
         self.messages: Any = err if self.bar is None else _AboveBar(err)
         self.size = _file_size(stream) if self.bar is not None else None
         self.seen = 0
@@ -699,7 +722,7 @@ class _Progress:
         if self.bar is not None:
             self.bar.update(n)
 
-    def __enter__(self) -> _Progress:
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -804,7 +827,7 @@ def canon_file(stream: TextIO | BinaryIO, name: str, out: TextIO, err: TextIO,
     the same line. The status is 1 if any line was malformed, else 0. The file is read
     and answered ``chunk`` puzzles at a time, each chunk's messages before its lines;
     ``workers`` and ``progress`` as :func:`rate_file`'s."""
-    with _Progress(err, stream, progress) as bar, _workers(workers, canon_batch) as done_by:
+    with Progress(err, stream, progress) as bar, batch_workers(workers, canon_batch) as done_by:
         job = _CanonJob(name, out, bar.messages, batch)
         job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
     return job.status
@@ -835,20 +858,20 @@ def canon_batch(batch: CanonBatch) -> str:
 
 
 @dataclass
-class _CanonJob(_Job):
+class _CanonJob(_FileJob):
     """``canon_file``: a chunk's messages, then its puzzles' canonical forms."""
 
     def _cut(self, puzzles: PuzzleLines, pending: list[tuple[int, str]]
-             ) -> Iterator[_Segment]:
+             ) -> Iterator[Segment]:
         n = len(puzzles.boards)
         for at in range(0, max(n, 1), self.batch):
             boards = puzzles.boards[at : at + self.batch]
-            yield _Segment(puzzles.line_numbers[at : at + self.batch], pending,
-                           at + self.batch >= n,
-                           CanonBatch(self.batches, boards) if len(boards) else None)
+            yield Segment(puzzles.line_numbers[at : at + self.batch], pending,
+                          at + self.batch >= n,
+                          CanonBatch(self.batches, boards) if len(boards) else None)
             self.batches += 1
 
-    def _answer(self, segment: _Segment, answers: Any) -> None:
+    def _answer(self, segment: Segment, answers: Any) -> None:
         print_pending(segment.pending, self.err)  # the chunk's, with its first segment
         if answers:
             self.out.write(answers)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -36,6 +36,7 @@ from ..generator.kinds import kind_of
 from ..output.datasets import chunks
 from ..record import PuzzleRecord
 from ..words import counted
+from .batch import BatchJob, Progress, Segment, batch_workers
 from .store import Store
 
 
@@ -191,62 +192,129 @@ def _rating(rating: tuple, techniques: bool = False) -> str:
 #: Puzzles ``nanpure verify`` reads and checks at a time: its memory is that of a chunk,
 #: however many puzzles the store holds.
 VERIFY_CHUNK = 4096
+#: Puzzles a worker of ``verify --workers`` checks at a time (some 0.1 s of work).
+VERIFY_BATCH = 1024
+
+
+@dataclass
+class VerifyBatch:
+    """Puzzles for a worker to check (:func:`verify_batch`): the records, their stored
+    canonical forms by id, and :func:`check_puzzles`' ``ladders`` and ``rerate``.
+    ``quota`` and ``first`` are what a worker pool notes of the batch it runs: here the
+    batch's number."""
+
+    first: int
+    records: list[PuzzleRecord]
+    canons: dict[int, str]
+    ladders: Mapping[tuple[str, str], str | None]
+    rerate: bool
+    quota: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.records)
+
+
+def verify_batch(batch: VerifyBatch) -> Checked:
+    """What ``nanpure verify`` finds of the puzzles of ``batch`` (in a worker, or here)."""
+    checked = check_puzzles(batch.records, batch.ladders, rerate=batch.rerate)
+    _check_canons(batch.records, batch.canons, checked.problems)
+    return checked
+
+
+@dataclass
+class _VerifyJob(BatchJob):
+    """``verify_command``'s checks, a batch at a time (anywhere), and what it prints of
+    them, in the order the puzzles were read."""
+
+    ladders: Mapping[tuple[str, str], str | None] = field(default_factory=dict)
+    rerate: bool = False
+    n: int = 0
+    failed: int = 0
+    rated: int = 0
+    rerated: int = 0
+    runs: set[str | None] = field(default_factory=set)
+    not_rated: dict[str, int] = field(default_factory=dict)
+    # check_puzzles counts a kind's puzzles after those of the kinds seen before it, so
+    # the reasons are said in the order of their first puzzle by (its kind's first
+    # appearance, its place), as one call for all of them says them
+    kinds: dict[str, int] = field(default_factory=dict)
+    first: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def _segments(self, chunks: Iterator[list[tuple[PuzzleRecord, str | None]]],
+                  bar: Progress) -> Iterator[Segment]:
+        for chunk in chunks:
+            for at in range(0, len(chunk), self.batch):
+                part = chunk[at : at + self.batch]
+                records = [record for record, _ in part]
+                canons = {record.id: canon for record, canon in part if canon is not None}
+                yield Segment([record.id for record in records], [], True,
+                              VerifyBatch(self.batches, records, canons, self.ladders,
+                                          self.rerate))
+                self.batches += 1
+
+    def _stopped_at(self, place: int) -> str:
+        return f"; stopped at puzzle {place}, the puzzles before it were checked"
+
+    def _answer(self, segment: Segment, answers: Checked) -> None:
+        records = segment.batch.records
+        for k, (record, problem) in enumerate(zip(records, answers.problems, strict=True)):
+            place = (self.kinds.setdefault(record.kind, len(self.kinds)), self.n + k)
+            why = answers.skipped[k]
+            if why is not None:
+                self.first[why] = min(self.first.get(why, place), place)
+            if problem is not None:
+                self.failed += 1
+                print(f"puzzle {record.id} (run {record.run}, quota {record.quota}): "
+                      f"{problem}", file=self.err)
+            self.runs.add(record.run)
+        for why, count in answers.not_rated.items():
+            self.not_rated[why] = self.not_rated.get(why, 0) + count
+        self.n += len(records)
+        self.rated += answers.rated
+        self.rerated += answers.rerated
+
+    def summary(self) -> str:
+        """The last line: how many were checked, passed, failed and re-rated."""
+        not_rated, n = self.not_rated, self.n
+        skipped = "".join(f"; {counted(not_rated[why], 'rating')} not re-checked ({why})"
+                          for why in sorted(not_rated, key=self.first.__getitem__))
+        if skipped:
+            skipped += "; --rerate re-checks them with today's ladder"
+        rerated_text = (f" ({self.rerated} of them rated before with another ladder or an "
+                        "unrecorded one)" if self.rerated else "")
+        return (f"{self.name}: {counted(n, 'puzzle')} of {counted(len(self.runs), 'run')} "
+                f"checked: {n - self.failed} passed, {self.failed} failed; "
+                f"{counted(self.rated, 'rating')} re-checked{rerated_text}{skipped}")
 
 
 def verify_command(store_path: str, run: str | None = None,
                    out: TextIO | None = None, err: TextIO | None = None,
-                   rerate: bool = False) -> int:
+                   rerate: bool = False, *, workers: int = 1, batch: int = VERIFY_BATCH,
+                   progress: bool | None = None) -> int:
     """``nanpure verify``: check every stored puzzle (of the runs ``run`` names or
     matches as a glob pattern, or all; :meth:`Store.check_runs`), with ``rerate`` also
     the ratings of runs that recorded no ladder or another (:func:`check_puzzles`); print
     each problem as ``puzzle ID (run R, quota Q): problem`` on ``err`` and a summary on
     ``out``. Returns 0 when all pass, 1 when any fails.
 
-    The puzzles are read and checked :data:`VERIFY_CHUNK` at a time (those stored when
-    the check began, :meth:`Store.iter_puzzles_with_canon`); what is printed is what
-    checking them all at once prints."""
+    The puzzles are read :data:`VERIFY_CHUNK` at a time (those stored when the check
+    began, :meth:`Store.iter_puzzles_with_canon`) and checked ``batch`` at a time, with
+    ``workers`` above 1 in that many processes, a few batches each in flight; what is
+    printed is what checking them all at once in one process prints. A worker that dies
+    stops the command (:class:`~nanpure.pipeline.batch.WorkerDied`, its message naming
+    the first puzzle not checked; no summary). ``progress`` shows a bar on ``err``
+    (default: when it is a terminal), its total counted first."""
     out, err = out or sys.stdout, err or sys.stderr
-    n = failed = rated = rerated = 0
-    runs: set[str | None] = set()
-    not_rated: dict[str, int] = {}
-    # check_puzzles counts a kind's puzzles after those of the kinds seen before it, so
-    # the reasons are said in the order of their first puzzle by (its kind's first
-    # appearance, its place), as one call for all of them says them
-    kinds: dict[str, int] = {}
-    first: dict[str, tuple[int, int]] = {}
     with Store(store_path, create=False, writes=False) as store:
         store.check_runs(run)
         ladders = run_ladders(store)
         pairs = store.iter_puzzles_with_canon(unused_only=False, run_globs=run,
                                               batch=VERIFY_CHUNK)
-        for chunk in chunks(pairs, VERIFY_CHUNK):
-            records = [record for record, _ in chunk]
-            canons = {record.id: canon for record, canon in chunk if canon is not None}
-            checked = check_puzzles(records, ladders, rerate=rerate)
-            _check_canons(records, canons, checked.problems)
-            for k, (record, problem) in enumerate(zip(records, checked.problems,
-                                                      strict=True)):
-                place = (kinds.setdefault(record.kind, len(kinds)), n + k)
-                why = checked.skipped[k]
-                if why is not None:
-                    first[why] = min(first.get(why, place), place)
-                if problem is not None:
-                    failed += 1
-                    print(f"puzzle {record.id} (run {record.run}, quota {record.quota}): "
-                          f"{problem}", file=err)
-                runs.add(record.run)
-            for why, count in checked.not_rated.items():
-                not_rated[why] = not_rated.get(why, 0) + count
-            n += len(records)
-            rated += checked.rated
-            rerated += checked.rerated
-    skipped = "".join(f"; {counted(not_rated[why], 'rating')} not re-checked ({why})"
-                      for why in sorted(not_rated, key=first.__getitem__))
-    if skipped:
-        skipped += "; --rerate re-checks them with today's ladder"
-    rerated_text = (f" ({rerated} of them rated before with another ladder or an "
-                    "unrecorded one)" if rerated else "")
-    print(f"{store_path}: {counted(n, 'puzzle')} of {counted(len(runs), 'run')} "
-          f"checked: {n - failed} passed, {failed} failed; "
-          f"{counted(rated, 'rating')} re-checked{rerated_text}{skipped}", file=out)
-    return 1 if failed else 0
+        with (Progress(err, show=progress, total=lambda: store.count_puzzles(run)) as bar,
+              batch_workers(workers, verify_batch) as done_by):
+            job = _VerifyJob(store_path, out, bar.messages, batch, ladders=ladders,
+                             rerate=rerate)
+            job.run(chunks(pairs, VERIFY_CHUNK), done_by, bar)
+    print(job.summary(), file=out)
+    return 1 if job.failed else 0
