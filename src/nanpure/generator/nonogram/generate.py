@@ -145,9 +145,9 @@ def _check_spec(spec: Spec) -> None:
 #: that long. On small grids the search's walks nearly always end stuck with several
 #: solutions, and at 5x5 no drawn picture is solved by probing, so no walk even starts.
 EXTREME_MEASURED: dict[int, tuple[float | None, float | None]] = {
-    5: (None, 150), 6: (None, 300), 7: (None, 300), 8: (150, None), 9: (28, None),
+    5: (None, 150), 6: (None, 300), 7: (None, 300), 8: (370, None), 9: (28, None),
     10: (13, None)}
-#: An extreme spec on fewer cells than this is warned about (8x8 took 150 s a puzzle,
+#: An extreme spec on fewer cells than this is warned about (8x8 took 370 s a puzzle,
 #: 12x6 75 s, 10x5 150 s, where 8x10 took 33 s and 9x9 28 s).
 EXTREME_RARE_BELOW = 80
 
@@ -161,7 +161,7 @@ def extreme_rarity(spec: Spec) -> str | None:
     True
     >>> print(extreme_rarity(Spec(width=8, height=6, min_tier="extreme")))
     extreme nonograms are rarely found at 8x6 (fewer than 80 cells); CPU seconds a puzzle \
-with one worker: 5x5 none in 150, 6x6 none in 300, 7x7 none in 300, 8x8 150, 9x9 28, 10x10 13
+with one worker: 5x5 none in 150, 6x6 none in 300, 7x7 none in 300, 8x8 370, 9x9 28, 10x10 13
     """
     if spec.min_tier != "extreme" or spec.width * spec.height >= EXTREME_RARE_BELOW:
         return None
