@@ -140,15 +140,11 @@ def _check_spec(spec: Spec) -> None:
         raise SpecError(f"attempts must be at least 1, got {spec.attempts}")
 
 
-#: CPU seconds per extreme puzzle of ``generate --tier extreme`` on square sizes, one
-#: worker (README, Nonograms): (seconds, None), or (None, seconds) when none was found in
-#: that long. On small grids the search's walks nearly always end stuck with several
-#: solutions, and at 5x5 no drawn picture is solved by probing, so no walk even starts.
-EXTREME_MEASURED: dict[int, tuple[float | None, float | None]] = {
-    5: (None, 150), 6: (None, 300), 7: (None, 300), 8: (370, None), 9: (28, None),
-    10: (13, None)}
-#: An extreme spec on fewer cells than this is warned about (8x8 took 370 s a puzzle,
-#: 12x6 75 s, 10x5 150 s, where 8x10 took 33 s and 9x9 28 s).
+#: An extreme spec on fewer cells than this is warned about. With one worker, 8x8 took
+#: about 370 CPU s a puzzle (12x6 75 s, 10x5 150 s) and 7x7 and smaller found none in 300
+#: s, where 8x10 took 33 s, 9x9 28 s and 10x10 13 s (README, Nonograms): on small grids
+#: the search's walks nearly always end stuck with several solutions, and at 5x5 no drawn
+#: picture is solved by probing, so no walk even starts.
 EXTREME_RARE_BELOW = 80
 
 
@@ -160,16 +156,14 @@ def extreme_rarity(spec: Spec) -> str | None:
     >>> extreme_rarity(Spec(width=10, height=10, min_tier="extreme")) is None
     True
     >>> print(extreme_rarity(Spec(width=8, height=6, min_tier="extreme")))
-    extreme nonograms are rarely found at 8x6 (fewer than 80 cells); CPU seconds a puzzle \
-with one worker: 5x5 none in 150, 6x6 none in 300, 7x7 none in 300, 8x8 370, 9x9 28, 10x10 13
+    extreme nonograms are rarely found at 8x6, fewer than 80 cells: one worker took about \
+370 CPU s a puzzle at 8x8 and found none in 300 s at 7x7 or smaller (9x9: 28 s, 10x10: 13 s)
     """
     if spec.min_tier != "extreme" or spec.width * spec.height >= EXTREME_RARE_BELOW:
         return None
-    took = ", ".join(f"{n}x{n} {seconds:.0f}" if seconds is not None else
-                     f"{n}x{n} none in {budget:.0f}"
-                     for n, (seconds, budget) in EXTREME_MEASURED.items())
-    return (f"extreme nonograms are rarely found at {spec.width}x{spec.height} (fewer than "
-            f"{EXTREME_RARE_BELOW} cells); CPU seconds a puzzle with one worker: {took}")
+    return (f"extreme nonograms are rarely found at {spec.width}x{spec.height}, fewer than "
+            f"{EXTREME_RARE_BELOW} cells: one worker took about 370 CPU s a puzzle at 8x8 "
+            "and found none in 300 s at 7x7 or smaller (9x9: 28 s, 10x10: 13 s)")
 
 
 # --- kernels ----------------------------------------------------------------------------------
