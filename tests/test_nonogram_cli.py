@@ -207,7 +207,7 @@ def test_generate_finds_an_extreme_nonogram_quickly(tmp_path):
     args = ("generate", "--kind", "nonogram", "--size", "10x10", "--tier", "extreme",
             "--count", "1", "--seed", "1", "--workers", "1")
     done = nanpure(*args)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 0 and "rarely" not in done.stderr, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 1 and lines[0].startswith("10x10 ")
     path = tmp_path / "extreme.txt"
@@ -215,6 +215,43 @@ def test_generate_finds_an_extreme_nonogram_quickly(tmp_path):
     rated = nanpure("rate", "--kind", "nonogram", str(path))
     assert rated.returncode == 0, rated.stderr
     assert rated.stdout.split()[2:3] == ["extreme"]
+
+
+def test_a_small_extreme_request_is_warned_about_at_once():
+    # it runs on for minutes: the warning must come first, before any progress line
+    args = [sys.executable, "-m", "nanpure.cli", "generate", "--kind", "nonogram", "--size",
+            "6x6", "--tier", "extreme", "--count", "1", "--seed", "5"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stderr.readline()
+    finally:
+        proc.kill()
+        proc.communicate()
+    assert first == ("nanpure: extreme nonograms are rarely found at 6x6, fewer than 80 "
+                     "cells: one worker took about 370 CPU s a puzzle at 8x8 and found none "
+                     "in 300 s at 7x7 or smaller (9x9: 28 s, 10x10: 13 s)\n")
+    # a lower tier says nothing of it (nor 10x10: test_generate_finds_an_extreme_...)
+    done = nanpure("generate", "--kind", "nonogram", "--size", "6x6", "--tier", "hard",
+                   "--count", "1", "--seed", "1")
+    assert done.returncode == 0 and "rarely" not in done.stderr, done.stderr
+
+
+def test_a_small_extreme_quota_is_warned_about_in_the_log_and_on_stderr(tmp_path):
+    config = tmp_path / "n.toml"
+    config.write_text('[run]\nname = "n"\nseed = 8\nstore = "n.db"\nworkers = 1\n'
+                      '[[quota]]\nname = "tiny"\nkind = "nonogram"\nsize = [7, 6]\n'
+                      'tier = "extreme"\ncount = 2\n'
+                      '[[quota]]\nname = "fine"\nkind = "nonogram"\nsize = [10, 10]\n'
+                      'tier = "extreme"\ncount = 1\n')
+    done = nanpure("run", str(config), "--no-progress", "--max-seconds", "3", "--log",
+                   "n.log", cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    said = [line for line in done.stderr.splitlines() if "rarely" in line]
+    assert said == [said[0]] and said[0].startswith(
+        "quota tiny: extreme nonograms are rarely found at 7x6, fewer than 80 cells: ")
+    logged = [line for line in (tmp_path / "n.log").read_text().splitlines()
+              if "rarely" in line]
+    assert len(logged) == 1 and logged[0].endswith(said[0]) and " WARNING " in logged[0]
 
 
 @pytest.mark.slow

@@ -176,3 +176,17 @@ def test_made_pictures_are_pictures_not_specks():
         cols = ["".join(row[k] for row in rows) for k in range(8)]
         empty = sum("1" not in line for line in rows + cols)
         assert empty <= MAX_EMPTY_LINES * 14
+
+
+def test_extreme_specs_on_small_grids_are_warned_about():
+    from nanpure.generator.nonogram.generate import extreme_rarity
+
+    said = extreme_rarity(Spec(width=8, height=8, min_tier="extreme", max_tier="extreme"))
+    assert said is not None and said.startswith("extreme nonograms are rarely found at 8x8")
+    assert "\n" not in said
+    assert extreme_rarity(Spec(width=12, height=6, min_tier="extreme")) is not None
+    for spec in (Spec(width=10, height=10, min_tier="extreme"),
+                 Spec(width=8, height=10, min_tier="extreme"),  # 33 s a puzzle, as 9x9
+                 Spec(width=8, height=8, min_tier="hard"),  # only draws pictures
+                 Spec(width=6, height=6)):
+        assert extreme_rarity(spec) is None

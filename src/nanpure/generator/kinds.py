@@ -11,6 +11,8 @@ small, and :data:`KINDS` holds it:
   it is the stored one, else what is wrong as the end of a sentence about the puzzle
   (``has no solution``, ``cannot be read: ...``); books and checks call it before
   trusting a stored puzzle;
+- ``rarity(spec)``: a one-line warning for a spec whose puzzles are possible but rarely
+  found (said before the work starts), or None;
 - ``fits(record, spec)``: whether a fresh record really meets the spec it was made for
   (tier range, symmetry, size or blank count, techniques, SE range): the run's guard
   against generator bugs.
@@ -49,6 +51,7 @@ class Kind:
     check_spec: Callable[[Any], None]
     verify: Callable[[Sequence[PuzzleRecord]], list[str | None]]
     fits: Callable[[PuzzleRecord, Any], bool]
+    rarity: Callable[[Any], str | None]
 
 
 # --- sudoku -----------------------------------------------------------------------------------
@@ -64,6 +67,11 @@ def _sudoku_check(spec: Any) -> None:
     from .candidate import check_spec
 
     check_spec(spec)
+
+
+def _sudoku_rarity(spec: Any) -> None:
+    """None: no Sudoku spec is warned about before its work (a stalled quota is, later)."""
+    return None
 
 
 def _sudoku_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
@@ -124,6 +132,12 @@ def _nonogram_check(spec: Any) -> None:
     check_spec(spec)
 
 
+def _nonogram_rarity(spec: Any) -> str | None:
+    from .nonogram.generate import extreme_rarity
+
+    return extreme_rarity(spec)
+
+
 def _nonogram_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
     from .nonogram import FormatError, count_solutions_batch, parse_line
 
@@ -176,9 +190,10 @@ def _solution_problem(count: int, solution: str | None, stored: str) -> str | No
 
 
 KINDS: dict[str, Kind] = {
-    "sudoku": Kind("sudoku", _sudoku_make, _sudoku_check, _sudoku_verify, _sudoku_fits),
+    "sudoku": Kind("sudoku", _sudoku_make, _sudoku_check, _sudoku_verify, _sudoku_fits,
+                   _sudoku_rarity),
     "nonogram": Kind("nonogram", _nonogram_make, _nonogram_check, _nonogram_verify,
-                     _nonogram_fits),
+                     _nonogram_fits, _nonogram_rarity),
 }
 
 

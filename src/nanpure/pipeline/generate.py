@@ -119,6 +119,9 @@ def generate(
     ``"json"``) prints a summary to ``err`` at the end.
     """
     kind_of(kind).check_spec(spec)
+    rarity = kind_of(kind).rarity(spec)
+    if rarity:  # possible, but the user should know at once that it may take long
+        print(f"nanpure: {rarity}", file=err, flush=True)
     if seed is None:
         seed = new_seed()
         print(f"nanpure: seed {seed}", file=err)

@@ -47,6 +47,7 @@ from typing import Any, TextIO
 from tqdm import tqdm
 
 from ..files import WriteError, check_writable
+from ..generator.kinds import kind_of
 from ..output.stats import percent
 from ..words import counted
 from .config import ConfigError, RunConfig
@@ -63,6 +64,7 @@ from .store import (
     COMPLETE,
     FAILED,
     INTERRUPTED,
+    NOTICE,
     OUT_OF_TIME,
     RunRecord,
     Store,
@@ -444,6 +446,10 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                     summary.seconds = time.monotonic() - started
                     return summary
                 specs = [q.spec() for q in config.quotas]
+                for q, spec, state in zip(config.quotas, specs, states, strict=True):
+                    rarity = None if state.full else kind_of(q.kind).rarity(spec)
+                    if rarity:  # in the log and on stderr, before the night is spent
+                        log.warning("quota %s: %s", q.name, rarity, extra=NOTICE)
                 summary.executor = config.executor  # until it has started
                 if executor is None:
                     try:

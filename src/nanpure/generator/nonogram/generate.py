@@ -29,7 +29,9 @@ move is kept while the clues stay solvable by probing and the fewest productive 
 at any point of the solution path (the *slack*) does not grow; four moves in five flip a
 cell that was unknown where the slack was least. A move that leaves probing stuck is
 checked for one solution, then rated: the first that the ladder solves is the
-candidate. Other specs only draw pictures.
+candidate. Other specs only draw pictures. On grids of fewer than
+:data:`EXTREME_RARE_BELOW` cells the search rarely succeeds (:func:`extreme_rarity`
+says so before the work starts).
 
 Everything random is drawn from one SplitMix64 state seeded by ``seed``.
 """
@@ -136,6 +138,32 @@ def _check_spec(spec: Spec) -> None:
         raise SpecError(f"smoothing must be 0-10 passes, got {spec.smoothing}")
     if spec.attempts < 1:
         raise SpecError(f"attempts must be at least 1, got {spec.attempts}")
+
+
+#: An extreme spec on fewer cells than this is warned about. With one worker, 8x8 took
+#: about 370 CPU s a puzzle (12x6 75 s, 10x5 150 s) and 7x7 and smaller found none in 300
+#: s, where 8x10 took 33 s, 9x9 28 s and 10x10 13 s (README, Nonograms): on small grids
+#: the search's walks nearly always end stuck with several solutions, and at 5x5 no drawn
+#: picture is solved by probing, so no walk even starts.
+EXTREME_RARE_BELOW = 80
+
+
+def extreme_rarity(spec: Spec) -> str | None:
+    """A one-line warning for a spec whose floor is ``extreme`` on a grid of fewer than
+    :data:`EXTREME_RARE_BELOW` cells, where the search rarely finds a puzzle (said before
+    any work starts, so that nobody waits without knowing why); None otherwise.
+
+    >>> extreme_rarity(Spec(width=10, height=10, min_tier="extreme")) is None
+    True
+    >>> print(extreme_rarity(Spec(width=8, height=6, min_tier="extreme")))
+    extreme nonograms are rarely found at 8x6, fewer than 80 cells: one worker took about \
+370 CPU s a puzzle at 8x8 and found none in 300 s at 7x7 or smaller (9x9: 28 s, 10x10: 13 s)
+    """
+    if spec.min_tier != "extreme" or spec.width * spec.height >= EXTREME_RARE_BELOW:
+        return None
+    return (f"extreme nonograms are rarely found at {spec.width}x{spec.height}, fewer than "
+            f"{EXTREME_RARE_BELOW} cells: one worker took about 370 CPU s a puzzle at 8x8 "
+            "and found none in 300 s at 7x7 or smaller (9x9: 28 s, 10x10: 13 s)")
 
 
 # --- kernels ----------------------------------------------------------------------------------
