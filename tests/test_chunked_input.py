@@ -187,10 +187,63 @@ def test_a_fault_found_in_a_later_chunk_stops_after_the_earlier_answers(tmp_path
     monkeypatch.setitem(solve_file.__kwdefaults__, "chunk", 2)
     assert main(["solve", str(path)]) == 2
     captured = capsys.readouterr()
-    assert len(captured.out.splitlines()) == 2  # the first chunk, two puzzles
+    # the first chunk's two puzzles and the one read since: every puzzle before the fault
+    assert captured.out.splitlines() == [
+        line for line in _solved([EASY, XWING, OTHER]).splitlines()]
     assert captured.err == (f"nanpure: {path}:5: not valid CSV: field larger than field "
                             "limit (131072); stopped there, the puzzles before it were "
                             "answered\n")
+
+
+def test_a_damaged_parquet_row_group_stops_after_the_rows_before_it(tmp_path, capsys,
+                                                                     monkeypatch):
+    """Rows before a damaged row group are answered, however the chunks fall, and the
+    message names the group's first row (the rows read since the last chunk were lost,
+    a batch spanning the damaged group failing whole)."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+
+    path = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"puzzle": [EASY, XWING, OTHER] * 3}), path, row_group_size=3,
+                   compression="none")
+    chunk = pq.ParquetFile(path).metadata.row_group(2).column(0)
+    data = bytearray(path.read_bytes())
+    start = chunk.dictionary_page_offset or chunk.data_page_offset
+    data[start : start + 8] = b"\xff" * 8
+    path.write_bytes(bytes(data))
+    monkeypatch.setitem(solve_file.__kwdefaults__, "chunk", 4)
+    assert main(["solve", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == _solved([EASY, XWING, OTHER] * 2)
+    assert captured.err.startswith(f"nanpure: {path}:7: not a Parquet file: ")
+    assert captured.err.endswith("; stopped there, the puzzles before it were answered\n")
+
+
+def _solved(puzzles: list[str]) -> str:
+    out = io.StringIO()
+    solve_file(io.BytesIO("".join(p + "\n" for p in puzzles).encode()), "x", out,
+               io.StringIO())
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 65_536])
+def test_a_text_stream_is_read_as_its_utf8_bytes(chunk):
+    """From Python, a text stream may hold characters of several bytes and a leading
+    byte-order mark: read as the whole text was (a row with "café" crashed the reading
+    of a chunk; the mark was taken for part of the first puzzle)."""
+    text = "name,puzzle\n" + "".join(f"café{k},{p}\n" for k, p in enumerate(
+        [EASY, XWING, OTHER] * 3))
+    out, err = io.StringIO(), io.StringIO()
+    assert canon_file(io.StringIO(text), "x.csv", out, err, input_format="csv",
+                      chunk=chunk) == 0
+    whole = io.StringIO()
+    canon_file(io.BytesIO(text.encode()), "x.csv", whole, io.StringIO(), input_format="csv")
+    assert (out.getvalue(), err.getvalue()) == (whole.getvalue(), "")
+    assert len(out.getvalue().splitlines()) == 9
+    out = io.StringIO()
+    assert canon_file(io.StringIO("\ufeff" + EASY + "\n"), "x.txt", out, err,
+                      chunk=chunk) == 0
+    assert err.getvalue() == "" and len(out.getvalue().splitlines()) == 1
 
 
 def test_standard_input_is_read_in_chunks(monkeypatch, capsys):

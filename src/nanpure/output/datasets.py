@@ -939,6 +939,7 @@ def _parquet_texts(stream: BinaryIO, rows: int) -> Iterator[tuple[int, str]]:
     """``(row, puzzle)`` of a Parquet file, ``rows`` rows read at a time, only the puzzle
     column."""
     pa = _pyarrow(reading=True)
+    number = 0
     try:
         source = stream if stream.seekable() else io.BytesIO(stream.read())
         try:
@@ -952,14 +953,18 @@ def _parquet_texts(stream: BinaryIO, rows: int) -> Iterator[tuple[int, str]]:
         name = _puzzle_column(schema.names)
         if not pa.types.is_string(schema.field(name).type):
             raise ReadError(f"the {name} column holds {schema.field(name).type}, not text")
-        number = 0
-        for batch in parquet.iter_batches(batch_size=rows, columns=[name]):
-            for text in batch.column(0).to_pylist():
-                number += 1
-                yield number, text or ""
+        # a row group at a time: one found damaged fails before any of its rows, so every
+        # row before it has been given, and the message names its first row
+        for group in range(parquet.num_row_groups):
+            for batch in parquet.iter_batches(batch_size=rows, row_groups=[group],
+                                              columns=[name]):
+                for text in batch.column(0).to_pylist():
+                    number += 1
+                    yield number, text or ""
     except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # messages span lines
         first = (str(exc).splitlines() or [type(exc).__name__])[0]
-        raise ReadError(f"not a Parquet file: {first}") from exc
+        raise ReadError(f"not a Parquet file: {first}", number + 1 if number else None
+                        ) from exc
 
 
 def _read_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any]]]:

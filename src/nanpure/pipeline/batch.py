@@ -42,7 +42,7 @@ import numpy as np
 
 from ..generator.board import board_error, repeated_givens, scan_puzzle_text
 from ..generator.solver import count_solutions_batch
-from ..output.datasets import INPUT_FORMATS, ReadError, chunks, iter_puzzle_texts
+from ..output.datasets import INPUT_FORMATS, ReadError, iter_puzzle_texts
 
 if TYPE_CHECKING:
     from ..generator.ladder import Rating
@@ -158,12 +158,22 @@ def _chunks(stream: TextIO | BinaryIO, fmt: str, houses: bool,
         # one chunk: these are small, and several games may share a line of XML
         yield _checked(list(texts), houses, _position(stream))
         return
-    empty = True
-    for found in chunks(texts, size):
-        empty = False
+    found: list[tuple[int, str]] = []
+    given = False
+    try:
+        for entry in texts:
+            found.append(entry)
+            if len(found) == size:
+                yield _checked(found, houses, _position(stream))
+                found, given = [], True
+    except ReadError:
+        # the rows read since the last chunk are answered too, so that the puzzles before
+        # the fault are; a fault within the first chunk still refuses the file whole
+        if given and found:
+            yield _checked(found, houses, _position(stream))
+        raise
+    if found or not given:
         yield _checked(found, houses, _position(stream))
-    if empty:
-        yield _checked([], houses, _position(stream))
 
 
 def _checked(found: list[tuple[int, str]], houses: bool, position: int | None
@@ -209,10 +219,8 @@ class _Input(io.RawIOBase):
         super().__init__()
         self._stream = stream
         self._head = b""
-        if bom:
-            head = self._take(3)
-            if head == codecs.BOM_UTF8:
-                head = self._take(2)
+        if bom:  # the UTF-16 marks are looked for after a UTF-8 one, as in a whole file
+            head = self._take(5).removeprefix(codecs.BOM_UTF8)
             if head[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):  # Notepad's "Unicode"
                 raise ReadError("UTF-16 text (its byte-order mark says so); save it as UTF-8",
                                 1)
@@ -235,10 +243,11 @@ class _Input(io.RawIOBase):
         head, self._head = self._head, b""
         if n is None:
             return head + self._take(-1)
-        if len(head) >= n:
-            head, self._head = head[:n], head[n:]
-            return head
-        return head + self._take(n - len(head))
+        if len(head) < n:
+            head += self._take(n - len(head))
+        # a text stream's characters may take more bytes than were asked for: kept
+        head, self._head = head[:n], head[n:]
+        return head
 
 
 def _line_chunks(source: _Input, size: int | None) -> Iterator[bytes]:
