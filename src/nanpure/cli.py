@@ -175,10 +175,7 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
                    help="use no technique above this tier; a puzzle that needs more is "
                    "reported as not solved (default: extreme, which always finishes; "
                    "nonogram tiers: easy, medium, hard, extreme)")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="Sudoku: rate in N processes, a few hundred puzzles at a time each; "
-                   "the output is the same as with one, in the same order (default: 1, "
-                   "this process)")
+    _add_workers(p, "Sudoku: rate in N processes, a few hundred puzzles at a time each")
     p.set_defaults(func=_run_rate)
 
 
@@ -186,7 +183,7 @@ def _run_rate(args: argparse.Namespace) -> int:
     from .pipeline.batch import rate_file
 
     _check_inputs(args)
-    _check_workers(args)
+    _check_at_least_one(args, "workers")
     if args.kind == "nonogram" and args.workers > 1:
         raise UsageError("--workers is for Sudoku puzzles; nonograms are rated in one "
                          "process: leave it out")
@@ -222,23 +219,30 @@ def _add_canon(sub: argparse._SubParsersAction) -> None:
                    help="how FILE holds its puzzles: " + ", ".join(INPUT_FORMATS) + " "
                    "(default: by the extension: .csv (a quizzes or puzzle column), .sdm, "
                    ".sdk, .opensudoku or .xml, .parquet; otherwise lines)")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="work in N processes, 8,192 puzzles at a time each; the output is "
-                   "the same as with one, in the same order (default: 1, this process)")
+    _add_workers(p, "work in N processes, 8,192 puzzles at a time each")
     p.set_defaults(func=_run_canon)
 
 
 def _run_canon(args: argparse.Namespace) -> int:
     from .pipeline.batch import canon_file
 
-    _check_workers(args)
+    _check_at_least_one(args, "workers")
     return _over_file(args, lambda stream, name, fmt: canon_file(
         stream, name, sys.stdout, sys.stderr, input_format=fmt, workers=args.workers))
 
 
-def _check_workers(args: argparse.Namespace) -> None:
-    if args.workers < 1:
-        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+def _add_workers(p: argparse.ArgumentParser, doing: str) -> None:
+    """The ``--workers N`` of a command whose output is the same with any number."""
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help=f"{doing}; the output is the same as with one, in the same order "
+                   "(default: 1, this process)")
+
+
+def _check_at_least_one(args: argparse.Namespace, *names: str) -> None:
+    """Refuse, in one line, a count option ``--NAME`` below 1."""
+    for name in names:
+        if getattr(args, name) < 1:
+            raise UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
 
 
 def _open(path: str, opener: Callable):
@@ -331,9 +335,7 @@ def _run_generate(args: argparse.Namespace) -> int:
         raise UsageError("--tier cannot be combined with --min-tier or --max-tier")
     if args.attempts is None:
         args.attempts = 50 if args.kind == "sudoku" else 200
-    for name in ("count", "attempts", "workers"):
-        if getattr(args, name) < 1:
-            raise UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
+    _check_at_least_one(args, "count", "attempts", "workers")
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed must not be negative, got {args.seed}")
     if args.format == "non" and args.kind != "nonogram":
@@ -753,9 +755,7 @@ def _add_verify(sub: argparse._SubParsersAction) -> None:
                    "no ladder or another one, and fail those whose tier, score or hardest "
                    "technique differs from the stored one (older nanpure sometimes stored "
                    "another)")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="check in N processes, 1,024 puzzles at a time each; the output is "
-                   "the same as with one, in the same order (default: 1, this process)")
+    _add_workers(p, "check in N processes, 1,024 puzzles at a time each")
     p.set_defaults(func=_run_verify)
 
 
@@ -764,7 +764,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     from .pipeline.store import StoreError
     from .pipeline.verify import verify_command
 
-    _check_workers(args)
+    _check_at_least_one(args, "workers")
     try:
         return verify_command(args.store, args.run, rerate=args.rerate,
                               workers=args.workers)

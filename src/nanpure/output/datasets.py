@@ -910,13 +910,19 @@ def iter_puzzle_texts(stream: BinaryIO, fmt: str, rows: int = CHUNK_ROWS
             if fmt == "csv":
                 yield from ((n, r["puzzle"]) for n, r in _csv_rows(text))
             else:
-                for k, line in enumerate(_split_lines(text), start=1):
-                    if line.strip() and not line.lstrip().startswith("#"):
-                        yield k, line.strip()
+                yield from _sdm_texts(_split_lines(text))
         finally:
             text.detach()  # the caller's stream stays open
     else:
         yield from read_puzzle_texts(stream.read(), fmt)
+
+
+def _sdm_texts(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """``(line, text)`` of an sdm file's lines: every line that is not blank or a
+    ``#`` comment is a puzzle."""
+    for k, line in enumerate(lines, start=1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            yield k, line.strip()
 
 
 def _split_lines(text: TextIO, size: int = 1 << 20) -> Iterator[str]:
@@ -949,10 +955,7 @@ def _parquet_texts(stream: BinaryIO, rows: int) -> Iterator[tuple[int, str]]:
             source.seek(0)
             pa.parquet.read_table(source)
             raise exc from None
-        schema = parquet.schema_arrow
-        name = _puzzle_column(schema.names)
-        if not pa.types.is_string(schema.field(name).type):
-            raise ReadError(f"the {name} column holds {schema.field(name).type}, not text")
+        name = _puzzle_text_column(pa, parquet.schema_arrow)
         # a row group at a time: one found damaged fails before any of its rows, so every
         # row before it has been given, and the message names its first row
         for group in range(parquet.num_row_groups):
@@ -961,10 +964,22 @@ def _parquet_texts(stream: BinaryIO, rows: int) -> Iterator[tuple[int, str]]:
                 for text in batch.column(0).to_pylist():
                     number += 1
                     yield number, text or ""
-    except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # messages span lines
-        first = (str(exc).splitlines() or [type(exc).__name__])[0]
-        raise ReadError(f"not a Parquet file: {first}", number + 1 if number else None
-                        ) from exc
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
+        raise _not_parquet(exc, number + 1 if number else None) from exc
+
+
+def _puzzle_text_column(pa: Any, schema: Any) -> str:
+    """The puzzle column of a Parquet schema; a :class:`ReadError` unless it holds text."""
+    name = _puzzle_column(schema.names)
+    if not pa.types.is_string(schema.field(name).type):
+        raise ReadError(f"the {name} column holds {schema.field(name).type}, not text")
+    return name
+
+
+def _not_parquet(exc: BaseException, line: int | None = None) -> ReadError:
+    """pyarrow's error as one line (its messages span several)."""
+    first = (str(exc).splitlines() or [type(exc).__name__])[0]
+    return ReadError(f"not a Parquet file: {first}", line)
 
 
 def _read_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any]]]:
@@ -975,21 +990,16 @@ def _read_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any]]]:
         pa = _pyarrow(reading=True)
         try:
             table = pa.parquet.read_table(io.BytesIO(data))
-            name = _puzzle_column(table.column_names)
-            if not pa.types.is_string(table.schema.field(name).type):
-                raise ReadError(f"the {name} column holds {table.schema.field(name).type}, "
-                                "not text")
+            name = _puzzle_text_column(pa, table.schema)
             rows = table.to_pylist()
-        except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # messages span lines
-            first = (str(exc).splitlines() or [type(exc).__name__])[0]
-            raise ReadError(f"not a Parquet file: {first}") from exc
+        except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
+            raise _not_parquet(exc) from exc
         return [(k, {**r, "puzzle": r[name] or ""}) for k, r in enumerate(rows, start=1)]
     text = data.decode("utf-8", "replace")
     if fmt == "csv":
         return _read_csv_rows(text)
     if fmt == "sdm":
-        return [(k, {"puzzle": line.strip()}) for k, line in enumerate(text.splitlines(), 1)
-                if line.strip() and not line.lstrip().startswith("#")]
+        return [(k, {"puzzle": line}) for k, line in _sdm_texts(text.splitlines())]
     if fmt == "sdk":
         return _read_sdk(text)
     if fmt == "opensudoku":
