@@ -26,6 +26,7 @@ from nanpure.pipeline.executors import (
     LocalExecutor,
     LogRelay,
     check_cluster,
+    quiet_the_stop,
     run_batch,
 )
 from nanpure.pipeline.quotas import QuotaState
@@ -169,6 +170,35 @@ def test_a_local_dask_cluster_takes_a_free_port_quietly():
             executor = DaskExecutor(workers=1)
             executor.close()
     assert not [str(w.message) for w in said if "8787" in str(w.message)]
+
+
+def test_a_local_workers_lost_heartbeat_is_not_said(caplog):
+    """A local cluster's worker whose heartbeat met the scheduler closing, as a run
+    stopped, printed distributed's 30-line traceback on the run's terminal. Its other
+    errors still show."""
+    import inspect
+
+    worker_module = pytest.importorskip("distributed.worker")
+    said = "Failed to communicate with scheduler during heartbeat."
+    assert said in inspect.getsource(worker_module.Worker.heartbeat)  # what is filtered
+    worker_log = logging.getLogger("distributed.worker")
+    kept = (list(worker_log.filters),
+            logging.getLogger("distributed.worker.state_machine").level)
+    try:
+        quiet_the_stop()
+        quiet_the_stop()  # once more (a second run on the same workers): one filter
+        with caplog.at_level(logging.INFO):
+            try:
+                raise ConnectionResetError("Stream is closed")
+            except OSError:
+                worker_log.exception(said)
+            worker_log.error("Unable to connect to scheduler: refused")
+        assert [r.getMessage() for r in caplog.records] == [
+            "Unable to connect to scheduler: refused"]
+        assert len(worker_log.filters) == len(kept[0]) + 1
+    finally:
+        worker_log.filters[:] = kept[0]
+        logging.getLogger("distributed.worker.state_machine").setLevel(kept[1])
 
 
 @pytest.mark.parametrize("now", [True, False], ids=["after-a-failure", "at-the-end"])

@@ -550,7 +550,7 @@ class DaskExecutor:
                         finally:
                             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
                         client = distributed.Client(self._cluster)
-                        client.run(quiet_cancelled_tasks)
+                        client.run(quiet_the_stop)
                 except (OSError, TimeoutError) as exc:
                     raise ExecutorError(f"cannot reach the dask scheduler {scheduler}: {exc}"
                                         if scheduler else
@@ -624,11 +624,25 @@ class DaskExecutor:
                     self._cluster.close()
 
 
-def quiet_cancelled_tasks() -> None:
-    """Run on a local cluster's workers: a task cancelled as the run stops (Ctrl-C, the
-    time budget) is not worth the warning distributed prints for it, on the run's own
-    terminal, since the workers share it. Their other warnings still show."""
+def quiet_the_stop() -> None:
+    """Run on a local cluster's workers, whose logs share the run's terminal: what they
+    log of the run stopping (Ctrl-C, the time budget, the end) is not worth saying there.
+
+    That is a task the stop cancelled (a warning line each) and a heartbeat that met the
+    scheduler closing (a 30-line traceback). The scheduler lives in the run's process, so
+    a local worker loses it only as the run ends. Their other warnings still show.
+    """
     logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
+    worker_log = logging.getLogger("distributed.worker")
+    if not any(isinstance(f, _HeartbeatLost) for f in worker_log.filters):
+        worker_log.addFilter(_HeartbeatLost())
+
+
+class _HeartbeatLost(logging.Filter):
+    """Drops distributed's record of a worker's heartbeat failing to reach its scheduler."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Failed to communicate with scheduler")
 
 
 #: What a Dask scheduler or worker evaluates to say which nanpure it has (``eval`` is sent
