@@ -135,10 +135,28 @@ def test_puzzles_are_never_stored_twice_across_runs(tmp_path):
     assert len(texts) == len(set(texts)) == 22
 
 
-def test_time_budget(tmp_path):
+class _TimedExecutor(InlineExecutor):
+    """An :class:`InlineExecutor` whose batches each take ``seconds`` of ``clock`` (a
+    one-item list standing for ``time.monotonic``), however fast this machine runs them."""
+
+    def __init__(self, clock: list[float], seconds: float) -> None:
+        super().__init__()
+        self.clock, self.seconds = clock, seconds
+
+    def submit(self, batch):
+        self.clock[0] += self.seconds
+        return super().submit(batch)
+
+
+def test_time_budget(tmp_path, monkeypatch):
+    # the budget is spent by batches, not by the machine's speed: on the wall clock, a
+    # loaded machine ran out of 0.3 s while it ran the first batches, before any was
+    # stored (the loop judges only after it has handed out the first ones)
+    clock = [time.monotonic()]
+    monkeypatch.setattr(run.time, "monotonic", lambda: clock[0])
     config = RunConfig(name="slow", seed=1, store=str(tmp_path / "s.db"), max_seconds=0.3,
                        quotas=(Quota("many", 100000, "easy", "easy", "rot180", (40, 44)),))
-    summary = execute(config, executor=InlineExecutor())
+    summary = execute(config, executor=_TimedExecutor(clock, 0.05))
     assert summary.status == OUT_OF_TIME and summary.exit_status == 3
     assert summary.format().splitlines()[0].endswith("; running the same command again "
                                                      "resumes it")
