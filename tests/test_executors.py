@@ -238,9 +238,9 @@ def _forwarded(executor: DaskExecutor, caplog) -> list[tuple[str, str]]:
         executor.client.run(exec, "import logging\n"
                             "logging.getLogger('nanpure.pipeline.quotas').warning("
                             "'a candidate does not fit its spec')")
-        for _ in range(100):
-            if ours():
-                break
+        # the event goes worker, scheduler, client: a moment, or seconds on a loaded machine
+        deadline = time.monotonic() + 60
+        while not ours() and time.monotonic() < deadline:
             time.sleep(0.05)
     return ours()
 
