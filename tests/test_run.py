@@ -825,9 +825,10 @@ def test_more_sigterms_and_ctrl_c_while_a_run_stops_spare_its_ending(tmp_path):
         proc.send_signal(signal.SIGTERM)
         proc.send_signal(signal.SIGTERM)
         for step in ("closing", "reporting", "exiting"):
-            if err.wait_for(f"test: {step}"):
-                for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM):
-                    proc.send_signal(signum)
+            # each step comes (a step missed would leave it untested, the test passing)
+            assert err.wait_for(f"test: {step}"), (step, err.text())
+            for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM):
+                proc.send_signal(signum)
         err.wait_for_exit(proc, 60)
         out = proc.stdout.read()
     finally:
