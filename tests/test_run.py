@@ -266,12 +266,14 @@ def test_a_quota_that_accepts_nothing_is_warned_about_once(tmp_path, monkeypatch
     tasks the other quotas do not need, so that they still fill."""
     monkeypatch.setattr(run, "PROGRESS_SECONDS", 0.0)
     monkeypatch.setattr(quotas, "STALL_TASKS", 8)
+    clock = [time.monotonic()]  # the budget spent by batches, as in test_time_budget
+    monkeypatch.setattr(run.time, "monotonic", lambda: clock[0])
     config = RunConfig(name="rare", seed=1, store=str(tmp_path / "s.db"), max_seconds=2.0,
                        quotas=(Quota("never", 5, "easy", "easy", "rot180", (64, 64),
                                      attempts=1),
                                Quota("easy", 2, "easy", "easy", "rot180", (40, 44))))
     with caplog.at_level("WARNING"):
-        summary = execute(config, executor=InlineExecutor())
+        summary = execute(config, executor=_TimedExecutor(clock, 0.1))
     assert summary.status == OUT_OF_TIME
     assert summary.quotas[0].judged >= 8 and summary.quotas[0].accepted == 0
     assert summary.quotas[1].stored == 2
