@@ -215,14 +215,16 @@ def test_closing_a_dask_run_after_a_failure_is_quiet(caplog, now):
                 logging.getLogger("distributed.client").exception("")
             logging.getLogger("distributed.comm.tcp").warning("closing")
 
-    logging.getLogger("distributed.client").setLevel(logging.WARNING)  # as distributed's
+    client_log = logging.getLogger("distributed.client")
+    kept = client_log.level  # put back after: the tests that follow see distributed's
+    client_log.setLevel(logging.WARNING)  # as distributed's
     executor = DaskExecutor.__new__(DaskExecutor)
     executor.client, executor._own_client, executor._cluster = Client(), True, None
     try:
         with caplog.at_level(logging.INFO):
             executor.close(now=now)
     finally:
-        logging.getLogger("distributed.client").setLevel(logging.NOTSET)
+        client_log.setLevel(kept)
     assert len(caplog.records) == (0 if now else 2)
     assert not logging.getLogger("distributed.client").disabled
 
