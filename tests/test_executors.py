@@ -215,6 +215,9 @@ def test_closing_a_dask_run_after_a_failure_is_quiet(caplog, now):
                 logging.getLogger("distributed.client").exception("")
             logging.getLogger("distributed.comm.tcp").warning("closing")
 
+    # distributed makes these loggers as it is imported, before any run closes a client;
+    # made here too, so that the test does not depend on an earlier one importing it
+    logging.getLogger("distributed.comm.tcp")
     client_log = logging.getLogger("distributed.client")
     kept = client_log.level  # put back after: the tests that follow see distributed's
     client_log.setLevel(logging.WARNING)  # as distributed's
