@@ -119,6 +119,13 @@ se = [7.5, 9.0]
 """
 
 
+def _ctrl_c_as_at_a_terminal() -> None:
+    """For the run's process: SIGINT at its default, so that Python makes it Ctrl-C. Tests
+    started in a shell's background job (`make test &`, some CI runners) have SIGINT
+    ignored, which a run keeps (as it should: the shell's Ctrl-C is not the job's)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_on_a_local_dask_cluster_is_the_runs_alone(tmp_path):
     """Ctrl-C at a terminal reaches the whole process group: every process of the local
     Dask cluster printed its KeyboardInterrupt traceback (68 lines on stderr for 2
@@ -131,7 +138,7 @@ def test_ctrl_c_on_a_local_dask_cluster_is_the_runs_alone(tmp_path):
         [sys.executable, "-m", "nanpure.cli", "run", str(config), "--store",
          str(tmp_path / "s.db"), "--no-progress", "--log", str(log)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
-        start_new_session=True)
+        start_new_session=True, preexec_fn=_ctrl_c_as_at_a_terminal)
     try:
         deadline = time.monotonic() + 120
         while run.poll() is None and time.monotonic() < deadline and not (

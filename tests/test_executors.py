@@ -215,14 +215,19 @@ def test_closing_a_dask_run_after_a_failure_is_quiet(caplog, now):
                 logging.getLogger("distributed.client").exception("")
             logging.getLogger("distributed.comm.tcp").warning("closing")
 
-    logging.getLogger("distributed.client").setLevel(logging.WARNING)  # as distributed's
+    # distributed makes these loggers as it is imported, before any run closes a client;
+    # made here too, so that the test does not depend on an earlier one importing it
+    logging.getLogger("distributed.comm.tcp")
+    client_log = logging.getLogger("distributed.client")
+    kept = client_log.level  # put back after: the tests that follow see distributed's
+    client_log.setLevel(logging.WARNING)  # as distributed's
     executor = DaskExecutor.__new__(DaskExecutor)
     executor.client, executor._own_client, executor._cluster = Client(), True, None
     try:
         with caplog.at_level(logging.INFO):
             executor.close(now=now)
     finally:
-        logging.getLogger("distributed.client").setLevel(logging.NOTSET)
+        client_log.setLevel(kept)
     assert len(caplog.records) == (0 if now else 2)
     assert not logging.getLogger("distributed.client").disabled
 
@@ -238,9 +243,9 @@ def _forwarded(executor: DaskExecutor, caplog) -> list[tuple[str, str]]:
         executor.client.run(exec, "import logging\n"
                             "logging.getLogger('nanpure.pipeline.quotas').warning("
                             "'a candidate does not fit its spec')")
-        for _ in range(100):
-            if ours():
-                break
+        # the event goes worker, scheduler, client: a moment, or seconds on a loaded machine
+        deadline = time.monotonic() + 60
+        while not ours() and time.monotonic() < deadline:
             time.sleep(0.05)
     return ours()
 

@@ -131,7 +131,9 @@ def test_impossible_requests_fail_fast_in_one_line(capsys, argv, why):
 
 def test_a_reader_that_goes_away_ends_generate_quietly():
     """`nanpure generate ... | head -1`: exit status 141, as other commands, no message."""
-    proc = subprocess.Popen([sys.executable, "-m", "nanpure.cli", "generate", "--count", "500",
+    # more than a pipe holds (64 KiB: 800 lines), so that generate cannot have written
+    # every puzzle and ended well before the reader goes away, however late that is
+    proc = subprocess.Popen([sys.executable, "-m", "nanpure.cli", "generate", "--count", "2000",
                              "--tier", "easy", "--seed", "3"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None

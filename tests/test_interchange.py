@@ -9,6 +9,7 @@ import io
 import json
 import sqlite3
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
@@ -309,7 +310,8 @@ def test_a_file_not_of_its_format_is_one_line_and_status_2(tmp_path, capsys, mad
     assert len(captured.err.splitlines()) == 1
 
 
-def test_puzzle_lines_read_as_opensudoku_are_one_line_and_status_2(capsys):
+def test_puzzle_lines_read_as_opensudoku_are_one_line_and_status_2(capsys, monkeypatch):
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])  # the path as a user gives it
     assert main(["rate", "--input-format", "opensudoku", "examples/sample.txt"]) == 2
     assert capsys.readouterr().err == (
         "nanpure: examples/sample.txt:1: not valid XML: not well-formed (invalid token)\n")

@@ -135,10 +135,28 @@ def test_puzzles_are_never_stored_twice_across_runs(tmp_path):
     assert len(texts) == len(set(texts)) == 22
 
 
-def test_time_budget(tmp_path):
+class _TimedExecutor(InlineExecutor):
+    """An :class:`InlineExecutor` whose batches each take ``seconds`` of ``clock`` (a
+    one-item list standing for ``time.monotonic``), however fast this machine runs them."""
+
+    def __init__(self, clock: list[float], seconds: float) -> None:
+        super().__init__()
+        self.clock, self.seconds = clock, seconds
+
+    def submit(self, batch):
+        self.clock[0] += self.seconds
+        return super().submit(batch)
+
+
+def test_time_budget(tmp_path, monkeypatch):
+    # the budget is spent by batches, not by the machine's speed: on the wall clock, a
+    # loaded machine ran out of 0.3 s while it ran the first batches, before any was
+    # stored (the loop judges only after it has handed out the first ones)
+    clock = [time.monotonic()]
+    monkeypatch.setattr(run.time, "monotonic", lambda: clock[0])
     config = RunConfig(name="slow", seed=1, store=str(tmp_path / "s.db"), max_seconds=0.3,
                        quotas=(Quota("many", 100000, "easy", "easy", "rot180", (40, 44)),))
-    summary = execute(config, executor=InlineExecutor())
+    summary = execute(config, executor=_TimedExecutor(clock, 0.05))
     assert summary.status == OUT_OF_TIME and summary.exit_status == 3
     assert summary.format().splitlines()[0].endswith("; running the same command again "
                                                      "resumes it")
@@ -248,12 +266,14 @@ def test_a_quota_that_accepts_nothing_is_warned_about_once(tmp_path, monkeypatch
     tasks the other quotas do not need, so that they still fill."""
     monkeypatch.setattr(run, "PROGRESS_SECONDS", 0.0)
     monkeypatch.setattr(quotas, "STALL_TASKS", 8)
+    clock = [time.monotonic()]  # the budget spent by batches, as in test_time_budget
+    monkeypatch.setattr(run.time, "monotonic", lambda: clock[0])
     config = RunConfig(name="rare", seed=1, store=str(tmp_path / "s.db"), max_seconds=2.0,
                        quotas=(Quota("never", 5, "easy", "easy", "rot180", (64, 64),
                                      attempts=1),
                                Quota("easy", 2, "easy", "easy", "rot180", (40, 44))))
     with caplog.at_level("WARNING"):
-        summary = execute(config, executor=InlineExecutor())
+        summary = execute(config, executor=_TimedExecutor(clock, 0.1))
     assert summary.status == OUT_OF_TIME
     assert summary.quotas[0].judged >= 8 and summary.quotas[0].accepted == 0
     assert summary.quotas[1].stored == 2
@@ -807,9 +827,10 @@ def test_more_sigterms_and_ctrl_c_while_a_run_stops_spare_its_ending(tmp_path):
         proc.send_signal(signal.SIGTERM)
         proc.send_signal(signal.SIGTERM)
         for step in ("closing", "reporting", "exiting"):
-            if err.wait_for(f"test: {step}"):
-                for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM):
-                    proc.send_signal(signum)
+            # each step comes (a step missed would leave it untested, the test passing)
+            assert err.wait_for(f"test: {step}"), (step, err.text())
+            for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM):
+                proc.send_signal(signum)
         err.wait_for_exit(proc, 60)
         out = proc.stdout.read()
     finally:
