@@ -175,8 +175,8 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
                    help="use no technique above this tier; a puzzle that needs more is "
                    "reported as not solved (default: extreme, which always finishes; "
                    "nonogram tiers: easy, medium, hard, extreme)")
-    _add_workers(p, "rate in N processes, a few hundred Sudoku puzzles (64 nonograms) at "
-                 "a time each")
+    _add_workers(p, "rate in N processes, a few hundred puzzles at a time each "
+                 "(nonograms: up to 64, fewer of large grids)")
     p.set_defaults(func=_run_rate)
 
 

@@ -231,8 +231,8 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
     reported on ``err`` and not rated.
 
     The files are read whole first. With ``workers`` above 1, that many processes count
-    and rate ``batch`` puzzles at a time (fewer, as many as make :data:`RATE_CELLS`
-    cells, of large grids), and the output is the same, in the same order
+    and rate ``batch`` puzzles at a time (fewer of large grids: :data:`RATE_CELLS` cells
+    at the most, or one puzzle), and the output is the same, in the same order
     (:class:`~nanpure.pipeline.batch.RatingJob`); a worker that dies stops the command
     (:class:`~nanpure.pipeline.batch.WorkerDied`, its message naming the first puzzle
     not answered). ``progress`` shows a bar on ``err`` (default: when it is a terminal).
@@ -309,8 +309,10 @@ class _RateJob(RatingJob):
             end = 0
             while end < n:
                 at, cells = end, 0
-                while end < n and end - at < self.batch and cells < RATE_CELLS:
+                while end < n and end - at < self.batch:
                     cells += found.puzzles[end].width * found.puzzles[end].height
+                    if cells > RATE_CELLS and end > at:  # one puzzle, whatever its size
+                        break
                     end += 1
                 yield Segment(found.places[at:end], found.pending, end == n,
                               RateBatch(first=self.batches, puzzles=found.puzzles[at:end],
