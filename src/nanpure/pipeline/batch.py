@@ -19,7 +19,8 @@ the chunks before it have been answered: the message says so.
 
 ``rate`` and ``canon --workers`` answer batches of a chunk in worker processes and write
 them in order (:class:`BatchJob`, :func:`batch_workers`, :class:`Progress`); ``nanpure
-verify --workers`` checks a store's puzzles on the same machinery.
+verify --workers`` checks a store's puzzles on the same machinery, and ``rate --kind
+nonogram`` rates on it (:class:`RatingJob`, what either kind's ``rate`` writes).
 """
 
 from __future__ import annotations
@@ -455,7 +456,7 @@ def rate_file(
 class WorkerDied(Exception):
     """A worker process of ``rate``, ``canon`` or ``verify --workers`` died: the command
     stopped; the message names the file (the store), how the worker ended and the first
-    line (puzzle) not answered."""
+    line (puzzle; nonograms: ``FILE:LINE``) not answered."""
 
 
 @dataclass(kw_only=True)
@@ -505,8 +506,8 @@ def rate_batch(batch: RateBatch) -> tuple[str, ...]:
 class Segment:
     """Consecutive puzzles of a chunk, written together: where each is (its line number;
     ``verify``: its id), the batch a worker answers (None: nothing to answer), and the
-    chunk's messages still to print (``last``: the chunk's last segment); for ``rate``,
-    each puzzle's solution count."""
+    chunk's messages still to print (``last``: the chunk's last segment); for Sudoku's
+    ``rate``, each puzzle's solution count."""
 
     places: list[int]
     pending: list[tuple[int, str]]
