@@ -10,7 +10,10 @@ the cores the command's processes used (CPU seconds over wall seconds): on a sha
 machine, N workers that get one core between them cannot go faster than one. ``--batch``
 sizes, when given, are tried with ``rate`` and N workers (the puzzles a worker rates at a
 time). Then the peak resident memory of each command (its own process, one worker) on
-``--sizes`` (``--rate-sizes``) lines: flat when the two agree.
+``--sizes`` (``--rate-sizes``) lines: flat when the two agree. Last, ``rate --kind
+nonogram`` with one worker and with N on files of ``--nonograms`` puzzles of each of
+``--nonogram-sizes`` (made by ``nanpure generate --kind nonogram``, seed 1), as above
+(``--nonograms-only``: only these, without the reference data).
 
 Run from the repository root: ``python benchmarks/bigfile.py``.
 """
@@ -18,7 +21,9 @@ Run from the repository root: ``python benchmarks/bigfile.py``.
 from __future__ import annotations
 
 import csv
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -47,27 +52,29 @@ def _write(path: Path, puzzles: list[str], lines: int) -> Path:
     return path
 
 
-def _command(command: str, path: Path, workers: int, batch: int | None) -> list[str]:
-    words = [command, "--workers", str(workers), str(path)]
+def _command(command: str, path: Path, workers: int, batch: int | None,
+             *options: str) -> list[str]:
+    words = [command, *options, "--workers", str(workers), str(path)]
     if batch is None:
         return [sys.executable, "-m", "nanpure.cli", *words]
     return [sys.executable, "-c", _WITH_BATCH, str(batch), *words]
 
 
-def _throughput(command: str, path: Path, lines: int, args) -> None:
+def _throughput(command: str, path: Path, lines: int, args, *options: str,
+                what: str = "QQWING's puzzles") -> None:
     kinds = [("1 worker", 1, None), (f"{args.workers} workers", args.workers, None)]
-    if command == "rate":
+    if command == "rate" and not options:
         kinds += [(f"{args.workers} workers, batch {b}", args.workers, b)
                   for b in args.batch]
     walls: dict[str, list[float]] = {name: [] for name, _, _ in kinds}
     cores: dict[str, list[float]] = {name: [] for name, _, _ in kinds}
     for _ in range(args.runs):  # by turns, so that a busy moment hits each alike
         for name, workers, batch in kinds:
-            wall, _, cpu = run_timed(_command(command, path, workers, batch))
+            wall, _, cpu = run_timed(_command(command, path, workers, batch, *options))
             walls[name].append(wall)
             cores[name].append(cpu / wall)
-    print(f"nanpure {command} on {lines:,} lines (QQWING's puzzles), median of {args.runs}, "
-          "start-up included")
+    print(f"nanpure {' '.join((command, *options))} on {lines:,} lines ({what}), median of "
+          f"{args.runs}, start-up included, load average {os.getloadavg()[0]:.1f} at the end")
     one = statistics.median(walls["1 worker"])
     for name, _, _ in kinds:
         median = statistics.median(walls[name])
@@ -92,7 +99,16 @@ def main() -> None:
     parser.add_argument("--rate-sizes", type=int, nargs=2, default=[70_000, 140_000],
                         metavar="N", help="lines of the two files rate reads (more than "
                         "one chunk of 65,536 puzzles each)")
+    parser.add_argument("--nonograms", type=int, default=300,
+                        help="puzzles of each nonogram file rated")
+    parser.add_argument("--nonogram-sizes", nargs="*", default=["15x15", "30x30"],
+                        metavar="WxH", help="the nonogram files' puzzle sizes")
+    parser.add_argument("--nonograms-only", action="store_true",
+                        help="only the nonogram throughput")
     args = parser.parse_args()
+    if args.nonograms_only:
+        _nonograms(args)
+        return
     require_reference(QQWING.name)
     puzzles = _puzzles()
     with tempfile.TemporaryDirectory() as tmp:
@@ -117,6 +133,23 @@ def main() -> None:
                 + f"   (x{peaks[1] / peaks[0]:.2f} for x{sizes[1] / sizes[0]:.0f} the lines)")
         start = run_timed([sys.executable, "-m", "nanpure.cli", "solve", str(one)])[1] / 1024
         print(f"  solve of one line: {start:.0f} MB (the start: Python, numpy, numba)")
+    print()
+    _nonograms(args)
+
+
+def _nonograms(args) -> None:
+    """``rate --kind nonogram`` throughput on generated puzzles of each size."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in args.nonogram_sizes:
+            path = Path(tmp) / f"{size}.txt"
+            made = subprocess.run([sys.executable, "-m", "nanpure.cli", "generate", "--kind",
+                                   "nonogram", "--size", size, "--count", str(args.nonograms),
+                                   "--seed", "1", "--workers", str(args.workers)],
+                                  capture_output=True, text=True, check=True)
+            path.write_text(made.stdout)
+            run_timed(_command("rate", path, 1, None, "--kind", "nonogram"))  # the kernels
+            _throughput("rate", path, args.nonograms, args, "--kind", "nonogram",
+                        what=f"generated {size} nonograms")
 
 
 if __name__ == "__main__":

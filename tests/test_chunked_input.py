@@ -327,9 +327,6 @@ def test_workers_must_be_at_least_one(capsys):
     assert capsys.readouterr().err == "nanpure: --workers must be at least 1, got -1\n"
     assert main(["rate", "--workers", "0", "x.txt"]) == 2
     assert capsys.readouterr().err == "nanpure: --workers must be at least 1, got 0\n"
-    assert main(["rate", "--kind", "nonogram", "--workers", "2", "x.txt"]) == 2
-    assert capsys.readouterr().err == ("nanpure: --workers is for Sudoku puzzles; nonograms "
-                                       "are rated in one process: leave it out\n")
 
 
 @pytest.mark.parametrize("function", [rate_file, canon_file])
@@ -351,9 +348,21 @@ def test_a_bar_on_a_terminal_keeps_the_messages_whole(function, tmp_path):
     assert f"{n}/{n} " in shown.getvalue()  # the bar ends at the puzzles read
 
 
-def _big_input(tmp_path: Path, n: int) -> Path:
+#: The puzzles of a large file of each kind (nonograms: 20x20, hard, some 0.5 ms each).
+BIG = {"sudoku": [EASY, XWING, OTHER],
+       "nonogram": ["20x20 0,1.2,10.1.2,11,7,8,4.4.2,4.4.3,8.1,5.2,4,5.2,4.7.1,5.8,14,7.1,"
+                    "5.3.1,4.3.3,2.3.3,0/1,2.7,2.2.8,2.14,16,10.4,4.3.2,8.6,8.3.3,8.7,8.3,1.3,"
+                    "2.4,4,3,0,1.1.2,1.3.2,2.1.3,0",
+                    "20x20 3,5,1.3,5,4,4.1,3.3,2.3,4.4,5.8,4.9,5.8,4.8,4.8,4.7,3.4,5,5,6,4/0,"
+                    "2.2,1.8,1.8,2.7,4.5,4.1.1,4.4,3.1.4,9,10,9,7,6,1.1.6,3.10,3.6.1,3.4,1.3,1",
+                    "20x20 3,1.4,3.2.2,4.4,5.5,5.5,5.3.3,5.1.2,4.1,3,0,2.4,2.5,2.3,0,3,1.3.5,"
+                    "3.2.7,1.2.7,1/0,1,2.3,2.2.1,2.4,9.1,8.3,5.4,3,2,2,3.1.2,3.3.1.3,1.1.2.4,"
+                    "3.3.4,3.3.4,4.2.3,6.2.2,6,0"]}
+
+
+def _big_input(tmp_path: Path, n: int, kind: str = "sudoku") -> Path:
     path = tmp_path / "big.txt"
-    path.write_text("".join(f"{line}\n" for line in ([EASY, XWING, OTHER] * (n // 3))))
+    path.write_text("".join(f"{line}\n" for line in (BIG[kind] * (n // 3))))
     return path
 
 
@@ -407,12 +416,16 @@ def _rest(proc: subprocess.Popen) -> tuple[bytes, bytes]:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
-def test_a_killed_worker_stops_rate_in_one_line(tmp_path):
-    path = _big_input(tmp_path, 60_000)
-    proc = _start(tmp_path, "rate", "--workers", "2", "--format", "csv", str(path))
+@pytest.mark.parametrize("kind", ["sudoku", "nonogram"])
+def test_a_killed_worker_stops_rate_in_one_line(tmp_path, kind):
+    path = _big_input(tmp_path, 60_000, kind)
+    proc = _start(tmp_path, "rate", "--kind", kind, "--workers", "2", "--format", "csv",
+                  str(path))
     try:
-        assert proc.stdout.readline().startswith(b"puzzle,tier")  # reading has begun
-        assert proc.stdout.readline()  # and rating
+        # reading has begun (nonograms: the whole file), and rating
+        assert proc.stdout.readline().startswith({"sudoku": b"puzzle,tier",
+                                                  "nonogram": b"file,width"}[kind])
+        assert proc.stdout.readline()
         os.kill(_wait_for_workers(proc, 2)[0], signal.SIGKILL)
         out, err = _rest(proc)
     finally:
@@ -420,24 +433,34 @@ def test_a_killed_worker_stops_rate_in_one_line(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 2
     message = err.decode()
-    assert message.startswith(f"nanpure: {path}: a worker process was killed by SIGKILL; "
-                              "stopped at line ")
+    # Sudoku names the file and the line, nonograms (of any number of files) the puzzle
+    stopped_at = {"sudoku": f"nanpure: {path}: a worker process was killed by SIGKILL; "
+                  "stopped at line ",
+                  "nonogram": "nanpure: a worker process was killed by SIGKILL; stopped at "
+                  f"{path}:"}[kind]
+    assert message.startswith(stopped_at)
     assert message.endswith(", the puzzles before it were answered\n")
     assert message.count("\n") == 1
-    stopped = int(message.split("stopped at line ")[1].split(",")[0])
+    stopped = int(message.removeprefix(stopped_at).split(",")[0])
     rows = out.decode().splitlines()
     # every line before it, whole (the header and the first were read above)
-    expected = [EASY, XWING, OTHER]
-    assert [row.split(",")[0] for row in rows] == [expected[k % 3]
-                                                   for k in range(1, stopped - 1)]
+    if kind == "sudoku":
+        assert [row.split(",")[0] for row in rows] == [BIG[kind][k % 3]
+                                                       for k in range(1, stopped - 1)]
+    else:
+        assert [row.split(",")[0] for row in rows] == [f"{path}:{k}"
+                                                       for k in range(2, stopped)]
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_rate_workers_quietly(tmp_path):
-    path = _big_input(tmp_path, 60_000)
-    proc = _start(tmp_path, "rate", "--workers", "2", "--format", "csv", str(path))
+@pytest.mark.parametrize("kind", ["sudoku", "nonogram"])
+def test_ctrl_c_stops_rate_workers_quietly(tmp_path, kind):
+    path = _big_input(tmp_path, 60_000, kind)
+    proc = _start(tmp_path, "rate", "--kind", kind, "--workers", "2", "--format", "csv",
+                  str(path))
     try:
-        assert proc.stdout.readline().startswith(b"puzzle,tier")
+        assert proc.stdout.readline().startswith({"sudoku": b"puzzle,tier",
+                                                  "nonogram": b"file,width"}[kind])
         assert proc.stdout.readline()
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal sends it: to the whole group
         _, err = _rest(proc)
@@ -449,12 +472,13 @@ def test_ctrl_c_stops_rate_workers_quietly(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("command", ["rate", "canon"])
+@pytest.mark.parametrize("command", [("rate",), ("canon",), ("rate", "--kind", "nonogram")],
+                         ids=" ".join)
 def test_a_closed_pipe_stops_the_workers_quietly(tmp_path, command):
     """``| head -1``: the reader goes away; the command ends at once, saying nothing."""
-    path = _big_input(tmp_path, 60_000)
+    path = _big_input(tmp_path, 60_000, command[-1] if "--kind" in command else "sudoku")
     with path.open("rb") as stream:  # on standard input
-        proc = _start(tmp_path, command, "--workers", "2", stdin=stream)
+        proc = _start(tmp_path, *command, "--workers", "2", stdin=stream)
     try:
         assert proc.stdout.readline()
         proc.stdout.close()

@@ -189,6 +189,132 @@ def test_rate_refuses_sudoku_tier(files):
     assert done.returncode == 2 and "'unfair' is not a nonogram tier" in done.stderr
 
 
+# --- rate --workers ---------------------------------------------------------------------------
+
+SMALL = ["6x5 0,0,1.3,5,2/1,3,2,2,2,1", "6x5 0,3.1,5,2,0/1,2,2,2,3,1"]  # medium, unique
+#: every output format of rate --kind nonogram: (format, steps)
+RATE_FORMATS = [("text", False), ("text", True), ("csv", True), ("jsonl", False)]
+#: rate's stdout and stderr as a terminal shows them for the files of ``mixed``
+#: (what one process printed before rate took --workers)
+MIXED_RATED = """\
+a.txt:2 3x2 easy 2 simple boxes and spaces
+a.txt:4: puzzle has more than one solution; not rated
+a.txt:5: puzzle has no solution; not rated
+a.txt:6: size 'bad' is not WxH
+a.txt:7 6x5 medium 14 line logic
+a.txt:8: 3 columns expected, 2 given
+a.txt:9: width must be 1-99, got 0
+a.txt:10 3x2 easy 2 simple boxes and spaces
+arch.non 3x2 easy 2 simple boxes and spaces
+missing.txt: cannot read: No such file or directory
+broken.non:7: row 2: clue 4 needs 4 cells, the row has 3
+empty.txt: no puzzles found
+b.txt:1 6x5 medium 17 line logic
+b.txt:2: puzzle has more than one solution; not rated
+"""
+
+
+@pytest.fixture
+def mixed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Files of rated, ambiguous, unsolvable and malformed puzzles, an unreadable one and
+    one without puzzles, named from the current directory (so the output is fixed)."""
+    monkeypatch.chdir(tmp_path)
+    Path("a.txt").write_text(f"# puzzles\n{UNIQUE}\n\n{TWO}\n{NONE}\nbad line\n{SMALL[0]}\n"
+                             f"3x2 1.1,3/2,1\n0x0 /\n{UNIQUE}\n")
+    Path("arch.non").write_text(NON)
+    Path("broken.non").write_text(NON.replace("rows\n1,1\n3", "rows\n1,1\n4"))
+    Path("empty.txt").write_text("# nothing\n")
+    Path("b.txt").write_text(f"{SMALL[1]}\n{TWO}\n")
+    return ["a.txt", "arch.non", "missing.txt", "broken.non", "empty.txt", "b.txt"]
+
+
+class _Both(io.StringIO):
+    """A stream that also writes what it is given to ``both``: stdout or stderr, and the
+    two as a terminal shows them."""
+
+    def __init__(self, both: io.StringIO) -> None:
+        super().__init__()
+        self.both = both
+
+    def write(self, text: str) -> int:
+        self.both.write(text)
+        return super().write(text)
+
+
+def _rated(paths: list[str], **options) -> tuple[str, str, str, int]:
+    """What rate_files prints on stdout, on stderr, and on the two as a terminal shows
+    them; and its status."""
+    from nanpure.pipeline.nonogram_jobs import rate_files
+
+    both = io.StringIO()
+    out, err = _Both(both), _Both(both)
+    status = rate_files(paths, out, err, **options)
+    return out.getvalue(), err.getvalue(), both.getvalue(), status
+
+
+def test_rate_messages_come_among_the_ratings_as_before(mixed):
+    assert _rated(mixed)[2:] == (MIXED_RATED, 1)
+    assert _rated(mixed, workers=2, batch=2)[2:] == (MIXED_RATED, 1)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+@pytest.mark.parametrize(("fmt", "steps"), RATE_FORMATS)
+def test_rate_workers_answer_as_one_process_does(mixed, fmt, steps, workers):
+    # one batch of every puzzle in this process: the puzzles counted, then rated, in
+    # order, as rate did before it took --workers
+    one = _rated(mixed, fmt=fmt, steps=steps, batch=1000)
+    # batches of 2 puzzles: some end in the middle of a file, some hold only problems
+    assert _rated(mixed, fmt=fmt, steps=steps, workers=workers, batch=2) == one
+
+
+def test_rate_batches_of_large_grids_hold_fewer_puzzles(tmp_path):
+    from test_chunked_input import BIG
+
+    from nanpure.pipeline.nonogram_jobs import RATE_CELLS, _RateJob, collect_puzzles
+
+    path = tmp_path / "sizes.txt"
+    path.write_text("".join(f"{line}\n" for line in [UNIQUE] * 70 + BIG["nonogram"] * 9))
+    found = collect_puzzles([str(path)])
+    job = _RateJob("", io.StringIO(), io.StringIO(), 64)
+    # 64 puzzles of 6 cells, then 6 of 6 and 20 of 400 (8,036 cells), then 7 of 400
+    assert [len(s.places) for s in job._segments(iter([found]), None)] == [64, 26, 7]
+    assert 6 * 6 + 20 * 400 <= RATE_CELLS < 6 * 6 + 21 * 400
+    assert _rated([str(path)], workers=2) == _rated([str(path)], batch=1000)
+
+
+def test_rate_workers_exit_statuses(mixed):
+    # every puzzle rated: 0 (1 with problems: above); none usable: 2, no pool needed
+    assert _rated(["arch.non"], workers=2)[1::2] == ("", 0)
+    nothing = "empty.txt: no puzzles found\nmissing.txt: cannot read: No such file or directory\n"
+    assert _rated(["empty.txt", "missing.txt"], workers=2) == ("", nothing, nothing, 2)
+
+
+def test_rate_workers_from_the_command_line(mixed, capsys):
+    from nanpure.cli import main
+
+    assert main(["rate", "--kind", "nonogram", "--format", "csv", *mixed]) == 1
+    one = capsys.readouterr()
+    assert main(["rate", "--kind", "nonogram", "--format", "csv", "--workers", "2",
+                 *mixed]) == 1
+    assert capsys.readouterr() == one
+    assert main(["rate", "--kind", "nonogram", "--workers", "0", *mixed]) == 2
+    assert capsys.readouterr().err == "nanpure: --workers must be at least 1, got 0\n"
+
+
+def test_rate_bar_on_a_terminal_keeps_the_messages_whole(mixed):
+    from nanpure.pipeline.nonogram_jobs import rate_files
+
+    shown, out = io.StringIO(), io.StringIO()
+    assert rate_files(mixed, out, shown, progress=True, batch=2) == 1
+    plain_out, plain, _, _ = _rated(mixed, batch=2)
+    assert out.getvalue() == plain_out
+    # every message is on a line of its own, between the bar's redraws, in order
+    lines = shown.getvalue().replace("\r", "\n").splitlines()
+    assert [line for line in lines if line.strip() and "puzzle/s]" not in line] == \
+        plain.splitlines()
+    assert "| 8/8 [" in shown.getvalue()  # the bar ends at the puzzles read
+
+
 # --- generate ---------------------------------------------------------------------------------
 
 

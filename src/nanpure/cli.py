@@ -175,7 +175,8 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
                    help="use no technique above this tier; a puzzle that needs more is "
                    "reported as not solved (default: extreme, which always finishes; "
                    "nonogram tiers: easy, medium, hard, extreme)")
-    _add_workers(p, "Sudoku: rate in N processes, a few hundred puzzles at a time each")
+    _add_workers(p, "rate in N processes, a few hundred puzzles at a time each "
+                 "(nonograms: up to 64, fewer of large grids)")
     p.set_defaults(func=_run_rate)
 
 
@@ -184,19 +185,19 @@ def _run_rate(args: argparse.Namespace) -> int:
 
     _check_inputs(args)
     _check_at_least_one(args, "workers")
-    if args.kind == "nonogram" and args.workers > 1:
-        raise UsageError("--workers is for Sudoku puzzles; nonograms are rated in one "
-                         "process: leave it out")
     if args.kind == "nonogram":
+        from .pipeline.batch import WorkerDied
         from .pipeline.nonogram_jobs import rate_files
 
         _say_if_compiling(args.kind)
         try:
             return rate_files(args.file, sys.stdout, sys.stderr, args.format,
                               steps=args.steps, max_tier=args.max_tier,
-                              input_format=args.input_format)
+                              input_format=args.input_format, workers=args.workers)
         except ValueError as exc:  # a Sudoku-only tier
             raise UsageError(f"--max-tier: {exc}") from exc
+        except WorkerDied as exc:  # its message names the puzzle it stopped at
+            raise UsageError(str(exc)) from exc
     return _over_file(args, lambda stream, name, input_format: rate_file(
         stream, name, sys.stdout, sys.stderr, args.format, steps=args.steps,
         max_tier=args.max_tier, input_format=input_format, workers=args.workers))

@@ -19,7 +19,8 @@ the chunks before it have been answered: the message says so.
 
 ``rate`` and ``canon --workers`` answer batches of a chunk in worker processes and write
 them in order (:class:`BatchJob`, :func:`batch_workers`, :class:`Progress`); ``nanpure
-verify --workers`` checks a store's puzzles on the same machinery.
+verify --workers`` checks a store's puzzles on the same machinery, and ``rate --kind
+nonogram`` rates on it (:class:`RatingJob`, what either kind's ``rate`` writes).
 """
 
 from __future__ import annotations
@@ -455,24 +456,31 @@ def rate_file(
 class WorkerDied(Exception):
     """A worker process of ``rate``, ``canon`` or ``verify --workers`` died: the command
     stopped; the message names the file (the store), how the worker ended and the first
-    line (puzzle) not answered."""
+    line (puzzle; nonograms: ``FILE:LINE``) not answered."""
 
 
-@dataclass
-class RateBatch:
-    """Puzzles for a worker to rate (:func:`rate_batch`): the boards, their solutions and
-    texts, and how to write each rating. ``quota`` and ``first`` are what a worker pool
+@dataclass(kw_only=True)
+class RatingBatch:
+    """Puzzles for a worker of ``rate`` to rate, either kind's: how to write each rating
+    (``fmt``, ``max_tier``, ``steps``). ``quota`` and ``first`` are what a worker pool
     notes of the batch it runs (:class:`~nanpure.pipeline.executors.LocalExecutor`):
     here the batch's number."""
 
     first: int
-    boards: np.ndarray  # (N, 81)
-    solutions: np.ndarray  # (N, 81)
-    texts: list[str]
     fmt: str
     max_tier: str
     steps: bool
     quota: int = 0
+
+
+@dataclass(kw_only=True)
+class RateBatch(RatingBatch):
+    """Sudoku puzzles for a worker to rate (:func:`rate_batch`): the boards, their
+    solutions and texts."""
+
+    boards: np.ndarray  # (N, 81)
+    solutions: np.ndarray  # (N, 81)
+    texts: list[str]
 
     @property
     def size(self) -> int:
@@ -498,8 +506,8 @@ def rate_batch(batch: RateBatch) -> tuple[str, ...]:
 class Segment:
     """Consecutive puzzles of a chunk, written together: where each is (its line number;
     ``verify``: its id), the batch a worker answers (None: nothing to answer), and the
-    chunk's messages still to print (``last``: the chunk's last segment); for ``rate``,
-    each puzzle's solution count."""
+    chunk's messages still to print (``last``: the chunk's last segment); for Sudoku's
+    ``rate``, each puzzle's solution count."""
 
     places: list[int]
     pending: list[tuple[int, str]]
@@ -547,14 +555,18 @@ class BatchJob:
         except WorkerCrashes as exc:
             self.out.flush()
             at = queue[0].places[0] if queue and queue[0].places else None
-            raise WorkerDied(f"{self.name}: {exc}"
-                             + (self._stopped_at(at) if at is not None else "")) from exc
+            raise WorkerDied(self._died(str(exc), at)) from exc
 
     def _segments(self, chunks: Iterator[Any], bar: Progress) -> Iterator[Segment]:
         """The segments of the chunks, in order."""
         raise NotImplementedError
 
-    def _stopped_at(self, place: int) -> str:
+    def _died(self, how: str, place: Any) -> str:
+        """A dead worker's message: ``how`` it ended, where the command stopped (the place
+        of the first puzzle not answered, if any)."""
+        return f"{self.name}: {how}" + (self._stopped_at(place) if place is not None else "")
+
+    def _stopped_at(self, place: Any) -> str:
         """The end of a dead worker's message: where the command stopped."""
         return f"; stopped at line {place}, the puzzles before it were answered"
 
@@ -593,17 +605,51 @@ class _FileJob(BatchJob):
 
 
 @dataclass
-class _RateJob(_FileJob):
-    """``rate_file``: the puzzles with one solution are rated, the others reported, each
-    message before the ratings of the lines after it."""
+class RatingJob(BatchJob):
+    """What ``rate`` writes, for either kind: a header of ``columns`` (and ``steps`` with
+    the steps) before a csv, then in order each puzzle's rating or why it was not rated
+    (:meth:`_counted`), each message of the segment's ``pending`` before the puzzles
+    after it."""
 
     fmt: str = "text"
     steps: bool = False
     max_tier: str = "extreme"
+    columns: tuple[str, ...] = ()
 
     def _begin(self) -> None:
         if self.fmt == "csv":
-            _csv_row(self.out, RATE_COLUMNS + (("steps",) if self.steps else ()))
+            _csv_row(self.out, self.columns + (("steps",) if self.steps else ()))
+
+    def _named(self, place: Any) -> str:
+        """How the puzzle at ``place`` is named in messages."""
+        return f"{self.name}:{place}"
+
+    def _counted(self, segment: Segment, answers: Any) -> tuple[list[int], Sequence[str]]:
+        """The solutions of each puzzle of ``segment`` and what is written for those with
+        one: here :attr:`Segment.counts` and the batch's answers."""
+        return segment.counts or [], answers
+
+    def _answer(self, segment: Segment, answers: Any) -> None:
+        counts, written = self._counted(segment, answers)
+        ratings = iter(written)
+        for place, n in zip(segment.places, counts, strict=True):
+            print_pending(segment.pending, self.err, place)
+            if n != 1:
+                what = "no solution" if n == 0 else "more than one solution"
+                print(f"{self._named(place)}: puzzle has {what}; not rated", file=self.err)
+                self.status = 1
+                continue
+            self.out.write(next(ratings))
+        if segment.last:
+            print_pending(segment.pending, self.err)
+
+
+@dataclass
+class _RateJob(RatingJob, _FileJob):
+    """``rate_file``: the puzzles with one solution are rated, the others reported, each
+    message before the ratings of the lines after it."""
+
+    columns: tuple[str, ...] = RATE_COLUMNS
 
     def _cut(self, puzzles: PuzzleLines, pending: list[tuple[int, str]]
              ) -> Iterator[Segment]:
@@ -616,25 +662,13 @@ class _RateJob(_FileJob):
             unique = np.flatnonzero(counts == 1)
             rated = None
             if len(unique):
-                rated = RateBatch(self.batches, boards[unique], solutions[unique],
-                                  [texts[at + i] for i in unique.tolist()], self.fmt,
-                                  self.max_tier, self.steps)
+                rated = RateBatch(first=self.batches, boards=boards[unique],
+                                  solutions=solutions[unique],
+                                  texts=[texts[at + i] for i in unique.tolist()],
+                                  fmt=self.fmt, max_tier=self.max_tier, steps=self.steps)
                 self.batches += 1
             yield Segment(puzzles.line_numbers[at : at + self.batch], pending,
                           at + self.batch >= n, rated, counts.tolist())
-
-    def _answer(self, segment: Segment, answers: Any) -> None:
-        ratings = iter(answers)
-        for lineno, n in zip(segment.places, segment.counts or (), strict=True):
-            print_pending(segment.pending, self.err, lineno)
-            if n != 1:
-                what = "no solution" if n == 0 else "more than one solution"
-                print(f"{self.name}:{lineno}: puzzle has {what}; not rated", file=self.err)
-                self.status = 1
-                continue
-            self.out.write(next(ratings))
-        if segment.last:
-            print_pending(segment.pending, self.err)
 
 
 class _Workers:

@@ -16,9 +16,10 @@ Each puzzle is named in the output by where it came from: ``FILE`` for a ``.non`
 
 from __future__ import annotations
 
+import io
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -26,7 +27,16 @@ from typing import TextIO
 from ..files import write_text_atomic
 from ..generator.nonogram import FormatError, Nonogram, parse_line, parse_non
 from ..words import counted
-from .batch import csv_line, print_pending, write_rating
+from .batch import (
+    Progress,
+    RatingBatch,
+    RatingJob,
+    Segment,
+    batch_workers,
+    csv_line,
+    print_pending,
+    write_rating,
+)
 
 INPUT_FORMATS = ("non", "line")
 SOLVE_FORMATS = ("text", "csv")
@@ -195,9 +205,21 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
     return status
 
 
+#: Puzzles a worker of ``rate --kind nonogram --workers`` rates at a time, at the most
+#: (the counting and rating of a 15x15 puzzle take some 0.2 ms, of a 30x30 one some 1 ms,
+#: of a 60x60 one 0.2 s: a batch costs some 0.5 ms to send and write) ...
+RATE_BATCH = 64
+#: ... and the cells of a batch's puzzles, at the most: a batch is some 5-10 ms of work
+#: on grids up to 30x30 (36 puzzles of 15x15, 9 of 30x30), where sending it costs little
+#: beside it; larger grids, whose rating costs far more a cell, go a few at a time, so
+#: that a file of a few hundred still makes batches for every worker.
+RATE_CELLS = 8192
+
+
 def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text", *,
                steps: bool = False, max_tier: str = "extreme",
-               input_format: str | None = None) -> int:
+               input_format: str | None = None, workers: int = 1, batch: int = RATE_BATCH,
+               progress: bool | None = None) -> int:
     """``nanpure rate --kind nonogram``: rate every puzzle of ``paths`` with the nonogram
     ladder; the exit status.
 
@@ -207,32 +229,59 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
     object a puzzle, techniques as ``{name: count}``. ``max_tier`` stops the ladder above
     that tier (``solved`` is then false). A puzzle without exactly one solution is
     reported on ``err`` and not rated.
+
+    The files are read whole first. With ``workers`` above 1, that many processes count
+    and rate ``batch`` puzzles at a time (fewer of large grids: :data:`RATE_CELLS` cells
+    at the most, or one puzzle), and the output is the same, in the same order
+    (:class:`~nanpure.pipeline.batch.RatingJob`); a worker that dies stops the command
+    (:class:`~nanpure.pipeline.batch.WorkerDied`, its message naming the first puzzle
+    not answered). ``progress`` shows a bar on ``err`` (default: when it is a terminal).
     """
-    from ..generator.nonogram import TIERS, count_solutions_batch
-    from ..generator.nonogram.rating import rate_unchecked
+    from ..generator.nonogram import TIERS
 
     if max_tier not in TIERS:
         raise ValueError(f"{max_tier!r} is not a nonogram tier; expected one of "
                          f"{', '.join(TIERS)}")
     found = collect_puzzles(paths, input_format)
-    status = found.status
     if not found.puzzles:
         found.report(err)
-        return status
-    counts, _ = count_solutions_batch(found.puzzles, 2)
-    if fmt == "csv":
-        out.write(csv_line(RATE_COLUMNS + (("steps",) if steps else ())))
-    for name, place, puzzle, n in zip(found.names, found.places, found.puzzles,
-                                      counts.tolist(), strict=True):
-        found.report(err, place)
+        return found.status
+    with Progress(err, None, progress, total=lambda: len(found.puzzles)) as bar, \
+            batch_workers(workers, rate_batch) as done_by:
+        job = _RateJob("", out, bar.messages, batch, status=found.status, fmt=fmt,
+                       steps=steps, max_tier=max_tier, columns=RATE_COLUMNS,
+                       names=dict(zip(found.places, found.names, strict=True)))
+        job.run(iter([found]), done_by, bar)
+    return job.status
+
+
+@dataclass(kw_only=True)
+class RateBatch(RatingBatch):
+    """Puzzles for a worker to count and rate (:func:`rate_batch`), each with its name."""
+
+    puzzles: list[Nonogram]
+    names: list[str]
+
+    @property
+    def size(self) -> int:
+        return len(self.puzzles)
+
+
+def rate_batch(batch: RateBatch) -> tuple[list[int], tuple[str, ...]]:
+    """The solutions of each puzzle of ``batch`` (counted to 2) and what ``nanpure rate
+    --kind nonogram`` writes for each with one (in a worker, or here)."""
+    from ..generator.nonogram import count_solutions_batch
+    from ..generator.nonogram.rating import rate_unchecked
+
+    counts = count_solutions_batch(batch.puzzles, 2)[0].tolist()
+    written = []
+    for name, puzzle, n in zip(batch.names, batch.puzzles, counts, strict=True):
         if n != 1:
-            what = "no solution" if n == 0 else "more than one solution"
-            print(f"{name}: puzzle has {what}; not rated", file=err)
-            status = 1
             continue
-        rating = rate_unchecked(puzzle, max_tier=max_tier, steps=steps)  # counted above
+        rating = rate_unchecked(puzzle, max_tier=batch.max_tier, steps=batch.steps)
         techniques = ";".join(f"{t}:{k}" for t, k in rating.counts.items())
-        write_rating(out, fmt, rating, max_tier,
+        buffer = io.StringIO()
+        write_rating(buffer, batch.fmt, rating, batch.max_tier,
                      label=f"{name} {puzzle.width}x{puzzle.height}",
                      csv_values=[name, puzzle.width, puzzle.height, rating.tier, rating.score,
                                  rating.hardest, techniques, rating.solved],
@@ -240,8 +289,47 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
                                   "height": puzzle.height, "tier": rating.tier,
                                   "score": rating.score, "hardest": rating.hardest,
                                   "techniques": rating.counts, "solved": rating.solved})
-    found.report(err)
-    return status
+        written.append(buffer.getvalue())
+    return counts, tuple(written)
+
+
+@dataclass
+class _RateJob(RatingJob):
+    """``rate_files``: the puzzles read (one chunk, a :class:`Puzzles`) cut into batches
+    (:data:`RATE_BATCH`, :data:`RATE_CELLS`) whose solutions are counted where they are
+    rated (on small grids that costs a third of the rating: here, it would hold the
+    workers back); messages by their :data:`Place`, puzzles named by ``names``."""
+
+    names: dict[Place, str] = field(default_factory=dict)
+
+    def _segments(self, chunks: Iterator[Puzzles], bar: Progress) -> Iterator[Segment]:
+        for found in chunks:
+            self._begin()
+            n = len(found.puzzles)
+            end = 0
+            while end < n:
+                at, cells = end, 0
+                while end < n and end - at < self.batch:
+                    cells += found.puzzles[end].width * found.puzzles[end].height
+                    if cells > RATE_CELLS and end > at:  # one puzzle, whatever its size
+                        break
+                    end += 1
+                yield Segment(found.places[at:end], found.pending, end == n,
+                              RateBatch(first=self.batches, puzzles=found.puzzles[at:end],
+                                        names=found.names[at:end], fmt=self.fmt,
+                                        max_tier=self.max_tier, steps=self.steps))
+                self.batches += 1
+
+    def _counted(self, segment: Segment, answers: tuple[list[int], tuple[str, ...]]
+                 ) -> tuple[list[int], tuple[str, ...]]:
+        return answers
+
+    def _named(self, place: Place) -> str:
+        return self.names[place]
+
+    def _died(self, how: str, place: Place | None) -> str:
+        return how + (f"; stopped at {self.names[place]}, the puzzles before it were "
+                      "answered" if place is not None else "")
 
 
 def from_image(image_path: str, width: int, height: int | None, out: TextIO, err: TextIO,
