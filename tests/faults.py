@@ -1,9 +1,11 @@
 """Helpers of the fault tests: run ``nanpure`` as a separate process (optionally with a
 file-size limit, the portable way to make every write past a size fail), write run and
-book configs, read a store's puzzles per run, and kill a worker from inside a task."""
+book configs, read a store's puzzles per run, kill a worker from inside a task, and
+stand in for a terminal that shows both stdout and stderr."""
 
 from __future__ import annotations
 
+import io
 import os
 import resource
 import signal
@@ -104,3 +106,20 @@ def send_a_large_result(batch: Batch) -> tuple[bytes]:
     """A task whose result takes several pipe buffers to send, so that a pool stopped at
     once is likely to find a worker halfway through sending it."""
     return (b"x" * 8_000_000,)
+
+
+class Terminal(io.StringIO):
+    """What a terminal shows: a text stream that says it is one, to pass as both ``out``
+    and ``err``, as a shell gives a command both."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def shown_lines(shown: str) -> list[str]:
+    """The lines a terminal showed, without the progress bar's: what was written between
+    its redraws (``\r``) and line ends. An answer written after the bar's text, on its
+    line, is dropped too, so that a comparison with the plain output fails."""
+    lines = shown.replace("\r", "\n").splitlines()
+    return [line for line in lines if line.strip() and "puzzle/s]" not in line
+            and "puzzle [" not in line]

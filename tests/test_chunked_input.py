@@ -5,6 +5,7 @@ input format and chunk size."""
 from __future__ import annotations
 
 import codecs
+import contextlib
 import io
 import os
 import select
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from faults import Terminal, shown_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,12 +26,15 @@ from nanpure.cli import main
 from nanpure.output.datasets import ReadError, _split_lines
 from nanpure.pipeline.batch import (
     CHUNK_PUZZLES,
+    WorkerDied,
+    _Workers,
     canon_file,
     rate_file,
     read_puzzle_chunks,
     read_puzzle_lines,
     solve_file,
 )
+from nanpure.pipeline.executors import WorkerCrashes
 
 EASY = "8...6.2...5.8....323.5.......74...12....5....52...78.......9.361....3.8...6.8...9"
 XWING = "1.....569492.561.8.561.924...964.8.1.64.1....218.356.4.4.5...169.5.614.2621.....5"
@@ -327,6 +332,97 @@ def test_workers_must_be_at_least_one(capsys):
     assert capsys.readouterr().err == "nanpure: --workers must be at least 1, got -1\n"
     assert main(["rate", "--workers", "0", "x.txt"]) == 2
     assert capsys.readouterr().err == "nanpure: --workers must be at least 1, got 0\n"
+
+
+class _DyingWorkers(_Workers):
+    """Workers whose batch numbered ``dies`` never comes back: its worker died."""
+
+    def __init__(self, task, dies: int) -> None:
+        super().__init__(task)
+        self.dies = dies
+
+    def submit(self, batch):
+        return batch
+
+    def result(self, batch):
+        if batch.first == self.dies:
+            raise WorkerCrashes("a worker process was killed by SIGKILL", -9)
+        return self.task(batch)
+
+
+@pytest.mark.parametrize("kind", ["sudoku", "nonogram"])
+def test_a_dead_worker_stops_rate_after_the_messages_before_it(kind, tmp_path,
+                                                               monkeypatch):
+    """What reading found between the last puzzle answered and the one a dead worker
+    stopped at (a malformed line; nonograms: a file that cannot be read) was never
+    printed, though the message says the puzzles before it were answered."""
+    from nanpure.pipeline import nonogram_jobs
+
+    dies = 2  # the batch of lines 7 and 8 (batches of 2: lines 3 and 6 are bad)
+    good = BIG[kind][0]
+    lines = [good, good, "bad", good, good, "bad", good, good, good]
+    plain, dead = io.StringIO(), io.StringIO()
+    if kind == "sudoku":
+        path = tmp_path / "in.txt"
+        path.write_text("".join(f"{line}\n" for line in lines))
+        with path.open("rb") as stream:
+            rate_file(stream, "f", plain, plain, batch=2)
+        monkeypatch.setattr("nanpure.pipeline.batch.batch_workers", lambda workers, task:
+                            contextlib.nullcontext(_DyingWorkers(task, dies)))
+        with path.open("rb") as stream, pytest.raises(WorkerDied) as died:
+            rate_file(stream, "f", dead, dead, batch=2)
+        assert str(died.value).startswith("f: a worker process was killed by SIGKILL; "
+                                          "stopped at line 7,")
+        before = plain.getvalue().splitlines()[:6]  # 4 answers, 2 messages
+    else:
+        paths = []
+        for k, line in enumerate([good, good, None, good, good, None, good, good, good]):
+            path = tmp_path / f"{k}.txt"
+            if line is not None:  # the third and sixth files cannot be read
+                path.write_text(line + "\n")
+            paths.append(str(path))
+        assert nonogram_jobs.rate_files(paths, plain, plain, batch=2) == 1
+        monkeypatch.setattr(nonogram_jobs, "batch_workers", lambda workers, task:
+                            contextlib.nullcontext(_DyingWorkers(task, dies)))
+        with pytest.raises(WorkerDied) as died:
+            nonogram_jobs.rate_files(paths, dead, dead, batch=2)
+        stop = paths[6]
+        assert str(died.value) == ("a worker process was killed by SIGKILL; stopped at "
+                                   f"{stop}:1, the puzzles before it were answered")
+        before = plain.getvalue().splitlines()[:6]
+        assert f"{paths[5]}: cannot read" in before[-1]
+    assert dead.getvalue().splitlines() == before
+
+
+def test_a_batch_holds_at_least_one_puzzle(tmp_path):
+    """rate_files(batch=0) cut empty batches for good, never ending."""
+    from nanpure.pipeline.nonogram_jobs import rate_files
+
+    path = tmp_path / "in.txt"
+    path.write_text(BIG["nonogram"][0] + "\n")
+    with pytest.raises(ValueError, match="batch must be at least 1, got 0"):
+        rate_files([str(path)], io.StringIO(), io.StringIO(), batch=0)
+    for function in (rate_file, canon_file):
+        with pytest.raises(ValueError, match="batch must be at least 1, got 0"):
+            function(io.BytesIO(EASY.encode() + b"\n"), "f", io.StringIO(), io.StringIO(),
+                     batch=0)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("function", [rate_file, canon_file])
+def test_answers_on_the_bars_terminal_go_above_it(function, workers, tmp_path):
+    """With stdout the terminal the bar is drawn on (as a shell gives both), each answer
+    was written after the bar's text, on its line."""
+    path = tmp_path / "in.txt"
+    path.write_bytes(FILES["lines"][0] * 3)
+    terminal, plain = Terminal(), io.StringIO()
+    with path.open("rb") as stream:
+        assert function(stream, "f", terminal, terminal, chunk=4, progress=True,
+                        workers=workers, batch=2) == 1
+    with path.open("rb") as stream:
+        function(stream, "f", plain, plain, chunk=4)
+    assert shown_lines(terminal.getvalue()) == plain.getvalue().splitlines()
+    assert "puzzle/s]" in terminal.getvalue()  # there was a bar
 
 
 @pytest.mark.parametrize("function", [rate_file, canon_file])

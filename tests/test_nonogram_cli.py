@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from faults import Terminal, shown_lines
 
 from nanpure.generator.nonogram import count_solutions, parse_line, parse_non
 
@@ -314,6 +315,19 @@ def test_rate_bar_on_a_terminal_keeps_the_messages_whole(mixed):
         plain.splitlines()
     assert "| 8/8 [" in shown.getvalue()  # the bar ends at the puzzles read
 
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_rate_answers_on_the_bars_terminal_go_above_it(mixed, workers):
+    """With stdout the terminal the bar is drawn on, each rating was written after the
+    bar's text, on its line."""
+    from nanpure.pipeline.nonogram_jobs import rate_files
+
+    terminal = Terminal()
+    assert rate_files(mixed, terminal, terminal, progress=True, workers=workers,
+                      batch=2) == 1
+    assert shown_lines(terminal.getvalue()) == MIXED_RATED.splitlines()
+    assert "puzzle/s]" in terminal.getvalue()
 
 # --- generate ---------------------------------------------------------------------------------
 

@@ -187,15 +187,17 @@ def _run_rate(args: argparse.Namespace) -> int:
     _check_at_least_one(args, "workers")
     if args.kind == "nonogram":
         from .pipeline.batch import WorkerDied
-        from .pipeline.nonogram_jobs import rate_files
+        from .pipeline.nonogram_jobs import check_tier, rate_files
 
+        try:
+            check_tier(args.max_tier)
+        except ValueError as exc:  # a Sudoku-only tier
+            raise UsageError(f"--max-tier: {exc}") from exc
         _say_if_compiling(args.kind)
         try:
             return rate_files(args.file, sys.stdout, sys.stderr, args.format,
                               steps=args.steps, max_tier=args.max_tier,
                               input_format=args.input_format, workers=args.workers)
-        except ValueError as exc:  # a Sudoku-only tier
-            raise UsageError(f"--max-tier: {exc}") from exc
         except WorkerDied as exc:  # its message names the puzzle it stopped at
             raise UsageError(str(exc)) from exc
     return _over_file(args, lambda stream, name, input_format: rate_file(

@@ -447,8 +447,10 @@ def rate_file(
 
     if max_tier not in TIERS:
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
-    with Progress(err, stream, progress) as bar, batch_workers(workers, rate_batch) as done_by:
-        job = _RateJob(name, out, bar.messages, batch, fmt=fmt, steps=steps, max_tier=max_tier)
+    with (Progress(err, stream, progress, out=out) as bar,
+          batch_workers(workers, rate_batch) as done_by):
+        job = _RateJob(name, bar.answers, bar.messages, batch, fmt=fmt, steps=steps,
+                       max_tier=max_tier)
         job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
     return job.status
 
@@ -532,6 +534,10 @@ class BatchJob:
     status: int = 0
     batches: int = 0
 
+    def __post_init__(self) -> None:
+        if self.batch < 1:  # else no segment would ever hold a puzzle
+            raise ValueError(f"batch must be at least 1, got {self.batch}")
+
     def run(self, chunks: Iterator[Any], workers: _Workers, bar: Progress) -> None:
         from .executors import WorkerCrashes
 
@@ -555,6 +561,8 @@ class BatchJob:
         except WorkerCrashes as exc:
             self.out.flush()
             at = queue[0].places[0] if queue and queue[0].places else None
+            if at is not None:  # what reading found before it, as the answers before it
+                print_pending(queue[0].pending, self.err, at)
             raise WorkerDied(self._died(str(exc), at)) from exc
 
     def _segments(self, chunks: Iterator[Any], bar: Progress) -> Iterator[Segment]:
@@ -738,11 +746,15 @@ class Progress:
     """A tqdm bar of the puzzles answered on ``err`` when it is a terminal (or when
     ``show``), its total what ``total`` says (asked only when there is a bar) or else
     guessed from how far into the regular file ``stream`` the chunks read so far came;
-    :attr:`messages` is ``err`` for the job's messages, which then go above the bar.
-    Without a bar it does nothing and :attr:`messages` is ``err`` itself."""
+    :attr:`messages` is ``err`` for the job's messages, which then go above the bar, and
+    :attr:`answers` is ``out`` for its answers, which go above it too when ``out`` is a
+    terminal (the same one, as a rule: else each answer was written after the bar's
+    text). Without a bar it does nothing: :attr:`messages` is ``err`` itself and
+    :attr:`answers` is ``out``."""
 
     def __init__(self, err: TextIO, stream: Any = None, show: bool | None = None,
-                 total: Callable[[], int] | None = None) -> None:
+                 total: Callable[[], int] | None = None, out: TextIO | None = None
+                 ) -> None:
         if show is None:
             show = hasattr(err, "isatty") and err.isatty()
         self.bar = None
@@ -751,6 +763,9 @@ class Progress:
 
             self.bar = progress_bar(total() if total is not None else None, err, show)
         self.messages: Any = err if self.bar is None else _AboveBar(err)
+        self.answers: Any = out
+        if self.bar is not None and out is not None and _is_terminal(out):
+            self.answers = _AboveBar(err, into=out)
         self.size = _file_size(stream) if self.bar is not None else None
         self.seen = 0
 
@@ -774,15 +789,19 @@ class Progress:
                 self.bar.total = self.bar.n
             self.bar.close()
             self.messages.flush()
+            if isinstance(self.answers, _AboveBar):
+                self.answers.flush()
 
 
 class _AboveBar:
     """A text stream whose lines are written above the progress bars on ``err`` (each
     bar cleared, the lines written, the bar drawn again), whole lines at a time, so that
-    a message never breaks a bar."""
+    a message never breaks a bar. The lines go to ``err``, or to ``into`` (a terminal
+    the bars share)."""
 
-    def __init__(self, err: TextIO) -> None:
+    def __init__(self, err: TextIO, into: TextIO | None = None) -> None:
         self.err = err
+        self.into = into if into is not None else err
         self.line = ""
 
     def write(self, text: str) -> int:
@@ -792,14 +811,22 @@ class _AboveBar:
         if "\n" in self.line:
             lines, _, self.line = self.line.rpartition("\n")
             with tqdm.external_write_mode(file=self.err):
-                self.err.write(lines + "\n")
+                self.into.write(lines + "\n")
+                self.into.flush()  # before the bar is drawn again
         return len(text)
 
     def flush(self) -> None:
         if self.line:
-            self.err.write(self.line)
+            self.into.write(self.line)
             self.line = ""
-        self.err.flush()
+        self.into.flush()
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def _file_size(stream: Any) -> int | None:
@@ -870,8 +897,9 @@ def canon_file(stream: TextIO | BinaryIO, name: str, out: TextIO, err: TextIO,
     the same line. The status is 1 if any line was malformed, else 0. The file is read
     and answered ``chunk`` puzzles at a time, each chunk's messages before its lines;
     ``workers`` and ``progress`` as :func:`rate_file`'s."""
-    with Progress(err, stream, progress) as bar, batch_workers(workers, canon_batch) as done_by:
-        job = _CanonJob(name, out, bar.messages, batch)
+    with (Progress(err, stream, progress, out=out) as bar,
+          batch_workers(workers, canon_batch) as done_by):
+        job = _CanonJob(name, bar.answers, bar.messages, batch)
         job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
     return job.status
 

@@ -216,6 +216,21 @@ RATE_BATCH = 64
 RATE_CELLS = 8192
 
 
+def check_tier(max_tier: str) -> None:
+    """Raise ValueError unless ``max_tier`` is a nonogram tier.
+
+    >>> check_tier("unfair")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'unfair' is not a nonogram tier; expected one of easy, medium, hard, extreme
+    """
+    from ..generator.nonogram import TIERS
+
+    if max_tier not in TIERS:
+        raise ValueError(f"{max_tier!r} is not a nonogram tier; expected one of "
+                         f"{', '.join(TIERS)}")
+
+
 def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text", *,
                steps: bool = False, max_tier: str = "extreme",
                input_format: str | None = None, workers: int = 1, batch: int = RATE_BATCH,
@@ -237,18 +252,14 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
     (:class:`~nanpure.pipeline.batch.WorkerDied`, its message naming the first puzzle
     not answered). ``progress`` shows a bar on ``err`` (default: when it is a terminal).
     """
-    from ..generator.nonogram import TIERS
-
-    if max_tier not in TIERS:
-        raise ValueError(f"{max_tier!r} is not a nonogram tier; expected one of "
-                         f"{', '.join(TIERS)}")
+    check_tier(max_tier)
     found = collect_puzzles(paths, input_format)
     if not found.puzzles:
         found.report(err)
         return found.status
-    with Progress(err, None, progress, total=lambda: len(found.puzzles)) as bar, \
-            batch_workers(workers, rate_batch) as done_by:
-        job = _RateJob("", out, bar.messages, batch, status=found.status, fmt=fmt,
+    with (Progress(err, None, progress, total=lambda: len(found.puzzles), out=out) as bar,
+          batch_workers(workers, rate_batch) as done_by):
+        job = _RateJob("", bar.answers, bar.messages, batch, status=found.status, fmt=fmt,
                        steps=steps, max_tier=max_tier, columns=RATE_COLUMNS,
                        names=dict(zip(found.places, found.names, strict=True)))
         job.run(iter([found]), done_by, bar)
