@@ -756,7 +756,7 @@ class Progress:
                  total: Callable[[], int] | None = None, out: TextIO | None = None
                  ) -> None:
         if show is None:
-            show = hasattr(err, "isatty") and err.isatty()
+            show = _is_terminal(err)
         self.bar = None
         if show:
             from .generate import progress_bar
@@ -823,6 +823,7 @@ class _AboveBar:
 
 
 def _is_terminal(stream: Any) -> bool:
+    """Whether ``stream`` is a terminal (False for any stream that cannot say)."""
     try:
         return bool(stream.isatty())
     except (AttributeError, OSError, ValueError):
