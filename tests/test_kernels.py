@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
 
 import pytest
+from faults import Terminal
 
 from nanpure.generator.kernels import GROUPS, ORDER, SUDOKU, TASKS, compile_all, is_compiled
 from nanpure.kernel_cache import loaded_modules, unchanged
@@ -113,3 +115,140 @@ def test_no_kernel_is_compiled_for_two_signatures(tmp_path):
                          timeout=1800, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+@pytest.fixture
+def compiled(monkeypatch):
+    """The groups compile_before_use compiles, instead of compiling them; the test sets
+    ``cached`` to the modules (under generator/) whose kernels the cache is to hold."""
+    import nanpure.generator.kernels as kernels
+    import nanpure.kernel_cache as kernel_cache
+
+    calls: list[tuple[list[str], bool]] = []
+    cached: set[str] = set()
+    monkeypatch.setattr(kernel_cache, "has_kernels", lambda path: any(
+        path == kernel_cache.PACKAGE / "generator" / m for m in cached))
+    monkeypatch.setattr(kernels, "compile_all", lambda groups, force: calls.append(
+        (list(groups), force)))
+    return calls, cached
+
+
+def test_a_command_compiles_first_only_the_groups_the_cache_lacks(compiled):
+    from nanpure.generator.kernels import FIRST_KERNELS, compile_before_use, uncompiled
+
+    calls, cached = compiled
+    cached.update({FIRST_KERNELS["solver"], FIRST_KERNELS["canon"]})
+    assert uncompiled(["rater", "solver", "canon", "generator"]) == ["rater", "generator"]
+    err = Terminal()
+    compile_before_use(["rater", "solver", "canon", "generator"], err)
+    # in parallel, and even if recorded compiled before: the cache lacks them now
+    assert calls == [(["rater", "generator"], True)]
+    assert err.getvalue() == ("nanpure: compiling the rater and generator kernels on their first "
+                        "use by this version of nanpure (a minute or two; `nanpure compile` "
+                        "does it ahead of time)\n")
+    err = io.StringIO()
+    compile_before_use(["canon", "nonogram"], err)  # not a terminal: compiled, not said
+    assert calls[-1] == (["nonogram"], True) and err.getvalue() == ""
+    cached.update(FIRST_KERNELS.values())
+    compile_before_use(list(GROUPS), err)
+    assert len(calls) == 2  # nothing to compile
+
+
+def test_nothing_is_compiled_first_where_the_cache_cannot_keep_it(compiled, monkeypatch):
+    import nanpure.generator.kernels as kernels
+    from nanpure.generator.kernels import compile_before_use
+
+    calls, _ = compiled
+    monkeypatch.setattr(kernels, "_cache_writable", lambda: False)
+    err = Terminal()
+    compile_before_use(["rater"], err)
+    assert calls == [] and err.getvalue() == ""  # each use compiles, as numba does without it
+
+
+def test_every_group_names_a_module_of_its_own_kernels():
+    from nanpure.generator.kernels import FIRST_KERNELS
+    from nanpure.kernel_cache import PACKAGE
+
+    assert sorted(FIRST_KERNELS) == sorted(GROUPS)
+    for group, module in FIRST_KERNELS.items():
+        assert "@njit(cache=True)" in (PACKAGE / "generator" / module).read_text(), group
+
+
+@pytest.mark.slow
+def test_a_command_on_an_empty_cache_compiles_its_groups_first(tmp_path):
+    # canon's group alone, the quickest; the record shows compile_all ran, not the command
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "nanpure.cli", "canon", "-"],
+                         input="4.....8.5.3..........7......2.....6.....8.4......1.......6.3"
+                         ".7.5..2.....1.4......\n", capture_output=True, text=True,
+                         timeout=600, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("\n") == 1 and out.stderr == ""  # not a terminal: not said
+    assert [p.name for p in tmp_path.glob("*/compiled-*.json")] == ["compiled-canon.json"]
+
+
+@pytest.fixture
+def asked(monkeypatch):
+    """The kernel groups each compile_before_use call was given (nothing compiled)."""
+    import nanpure.generator.kernels as kernels
+
+    calls: list[list[str]] = []
+    monkeypatch.setattr(kernels, "compile_before_use", lambda groups, err=None: calls.append(
+        list(groups)))
+    return calls
+
+
+@pytest.mark.parametrize(("command", "groups"), [
+    (["solve"], ["solver"]),
+    (["rate"], ["rater", "solver"]),
+    (["rate", "--format", "csv"], ["rater", "solver", "generator"]),  # the SE rating too
+    (["canon"], ["canon"]),
+    (["generate", "--count", "1", "--tier", "easy"], ["rater", "solver", "generator"]),
+    (["generate", "--kind", "nonogram", "--count", "1", "--size", "5x5"], ["nonogram"]),
+])
+def test_each_command_compiles_first_the_groups_it_uses(tmp_path, asked, capsys, command,
+                                                        groups):
+    from nanpure.cli import main
+
+    path = tmp_path / "p.txt"
+    path.write_text("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2....."
+                    "1.4......\n")
+    main([*command, *([str(path)] if command[0] != "generate" else [])])
+    assert asked == [groups]
+
+
+@pytest.mark.parametrize(("run", "quotas", "groups"), [
+    ([], ['kind = "sudoku"'], ["canon", "rater", "solver", "generator"]),
+    (['executor = "dask"'], ['kind = "sudoku"'],  # a local cluster: workers here
+     ["canon", "rater", "solver", "generator"]),
+    (['executor = "dask"', 'scheduler = "tcp://elsewhere:8786"'], ['kind = "sudoku"'],
+     ["canon"]),  # the run's own process takes the canonical forms
+    ([], ['kind = "nonogram"'], ["nonogram"]),
+    (['executor = "dask"', 'scheduler = "tcp://elsewhere:8786"'], ['kind = "nonogram"'], []),
+    ([], ['kind = "nonogram"', "[[quota]]", 'name = "s"', "count = 1"],
+     ["canon", "rater", "solver", "generator", "nonogram"]),
+])
+def test_a_run_compiles_first_what_runs_on_this_machine(run, quotas, groups):
+    from nanpure.pipeline.config import parse_toml, run_config_from_toml
+    from nanpure.pipeline.run import kernel_groups
+
+    text = "\n".join(["[run]", *run, "[[quota]]", 'name = "q"', "count = 2", *quotas])
+    config = run_config_from_toml(parse_toml(text, "r.toml"), "r.toml")
+    assert kernel_groups(config) == groups
+
+
+def test_run_compiles_first_once_its_config_is_read(tmp_path, monkeypatch):
+    import nanpure.pipeline.run as run
+    from nanpure.cli import main
+
+    asked: list[list[str]] = []
+    monkeypatch.setattr(run, "compile_before_use", lambda groups: asked.append(groups))
+    config = tmp_path / "r.toml"
+    config.write_text('[run]\nstore = "s.db"\n[[quota]]\nname = "q"\ncount = 1\n'
+                      'tier = "easy"\n')
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", str(config)]) == 0
+    assert asked == [["canon", "rater", "solver", "generator"]]
+    config.write_text("[run]\nsotre = 1\n")  # a bad config: refused before compiling
+    assert main(["run", str(config)]) == 2
+    assert len(asked) == 1

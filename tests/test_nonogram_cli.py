@@ -529,13 +529,17 @@ def test_help_explains_the_nonogram_options():
     (False, True, True), (True, True, False), (False, False, False)])
 def test_a_first_use_on_a_terminal_says_the_kernels_compile(tmp_path, monkeypatch, capsys,
                                                             cached, tty, said):
+    import nanpure.generator.kernels as kernels
     import nanpure.kernel_cache as kernel_cache
     from nanpure.cli import main
 
+    compiled: list[list[str]] = []
     monkeypatch.setattr(kernel_cache, "has_kernels", lambda path: cached)
+    monkeypatch.setattr(kernels, "compile_all", lambda groups, force: compiled.append(groups))
     monkeypatch.setattr("sys.stderr.isatty", lambda: tty)
     path = tmp_path / "n.txt"
     path.write_text("3x2 1.1,3/2,1,2\n")
     assert main(["solve", "--kind", "nonogram", str(path)]) == 0
     err = capsys.readouterr().err
     assert ("compiling the nonogram kernels on their first use" in err) == said
+    assert compiled == ([] if cached else [["nonogram"]])  # first, said or not

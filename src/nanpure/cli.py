@@ -104,33 +104,31 @@ def _run_solve(args: argparse.Namespace) -> int:
     if args.kind == "nonogram":
         from .pipeline.nonogram_jobs import solve_files
 
-        _say_if_compiling(args.kind)
+        _compile_first("nonogram")
         return solve_files(args.file, sys.stdout, sys.stderr, fmt, args.input_format)
-    return _over_file(args, lambda stream, name, input_format: solve_file(
+    return _over_file(args, ("solver",), lambda stream, name, input_format: solve_file(
         stream, name, sys.stdout, sys.stderr, fmt, input_format=input_format))
 
 
-def _say_if_compiling(kind: str) -> None:
-    """A line on a terminal's stderr when this command is about to compile the nonogram
-    kernels, on their first use (some 20 s that would pass in silence; ``make install``
-    compiles only Sudoku's)."""
-    from .kernel_cache import PACKAGE, has_kernels
+def _compile_first(*groups: str) -> None:
+    """Compile the kernel groups this command uses that the cache lacks, before its work
+    (:func:`.kernels.compile_before_use`: in parallel, said on a terminal)."""
+    from .generator.kernels import compile_before_use
 
-    if kind == "nonogram" and sys.stderr.isatty() and not has_kernels(
-            PACKAGE / "generator" / "nonogram" / "solver.py"):
-        print("nanpure: compiling the nonogram kernels on their first use (about 20 s; "
-              "`nanpure compile nonogram` does it ahead of time)", file=sys.stderr)
+    compile_before_use(groups)
 
 
-def _over_file(args: argparse.Namespace, job: Callable) -> int:
-    """Run ``job(stream, name, input_format)`` on the (first) FILE argument; a file that
-    cannot be read, or read as its format at all, is a one-line error."""
+def _over_file(args: argparse.Namespace, groups: tuple[str, ...], job: Callable) -> int:
+    """Run ``job(stream, name, input_format)`` on the (first) FILE argument, once it is
+    open and the kernel ``groups`` it uses are compiled; a file that cannot be read, or
+    read as its format at all, is a one-line error."""
     from .output.datasets import ExportError, ReadError
     from .pipeline.batch import WorkerDied, input_format_for, open_input
 
     path = args.file[0] if isinstance(args.file, list) else args.file
     stream, name = _open(path, open_input)
     with stream:
+        _compile_first(*groups)
         try:
             return job(stream, name, input_format_for(path, args.input_format))
         except ReadError as exc:
@@ -193,14 +191,16 @@ def _run_rate(args: argparse.Namespace) -> int:
             check_tier(args.max_tier)
         except ValueError as exc:  # a Sudoku-only tier
             raise UsageError(f"--max-tier: {exc}") from exc
-        _say_if_compiling(args.kind)
+        _compile_first("nonogram")
         try:
             return rate_files(args.file, sys.stdout, sys.stderr, args.format,
                               steps=args.steps, max_tier=args.max_tier,
                               input_format=args.input_format, workers=args.workers)
         except WorkerDied as exc:  # its message names the puzzle it stopped at
             raise UsageError(str(exc)) from exc
-    return _over_file(args, lambda stream, name, input_format: rate_file(
+    # the SE rating's replay of the singles is the generator group's
+    groups = ("rater", "solver") + (("generator",) if args.format != "text" else ())
+    return _over_file(args, groups, lambda stream, name, input_format: rate_file(
         stream, name, sys.stdout, sys.stderr, args.format, steps=args.steps,
         max_tier=args.max_tier, input_format=input_format, workers=args.workers))
 
@@ -230,7 +230,7 @@ def _run_canon(args: argparse.Namespace) -> int:
     from .pipeline.batch import canon_file
 
     _check_at_least_one(args, "workers")
-    return _over_file(args, lambda stream, name, fmt: canon_file(
+    return _over_file(args, ("canon",), lambda stream, name, fmt: canon_file(
         stream, name, sys.stdout, sys.stderr, input_format=fmt, workers=args.workers))
 
 
@@ -351,7 +351,8 @@ def _run_generate(args: argparse.Namespace) -> int:
         raise UsageError("--format non writes one .non file a puzzle into the directory "
                          "given with --out DIR (and --out is only for --format non)")
     spec = _nonogram_spec(args) if args.kind == "nonogram" else _sudoku_spec(args)
-    _say_if_compiling(args.kind)
+    _compile_first(*(("nonogram",) if args.kind == "nonogram"
+                     else ("rater", "solver", "generator")))
     try:
         status = generate(spec, args.count, sys.stdout, sys.stderr, seed=args.seed,
                           fmt=args.format, workers=args.workers, stats=args.stats,
@@ -472,6 +473,7 @@ def _run_book(args: argparse.Namespace) -> int:
         raise UsageError(f"--out: expected a file name ending in .pdf, got {args.out!r}")
     try:
         config = load_book_config(args.config) if args.config else default_book_config()
+        _compile_first("rater", "solver")  # each puzzle is checked again before printing
         book = publish_book(config, out=args.out, record=not args.no_record)
     except (ConfigError, PublishError, StoreError) as exc:
         raise UsageError(str(exc)) from exc
@@ -768,6 +770,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     from .pipeline.verify import verify_command
 
     _check_at_least_one(args, "workers")
+    _compile_first("rater", "solver", "canon")
     try:
         return verify_command(args.store, args.run, rerate=args.rerate,
                               workers=args.workers)

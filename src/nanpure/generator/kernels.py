@@ -27,10 +27,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TextIO
 
 # A well-known very hard puzzle ("Easter Monster") and its solution: rating it climbs the
 # whole ladder, up to the forcing nets, so every finder gets compiled.
@@ -237,6 +238,54 @@ SUDOKU = ("rater", "solver", "canon", "generator")
 
 #: Task name -> task, of every group.
 TASKS: dict[str, Task] = {task.name: task for tasks in GROUPS.values() for task in tasks}
+
+
+#: Group name -> a module (under ``generator/``) whose kernels its warm-up compiles: while
+#: the cache holds none of that module as it is now, using the group compiles it.
+FIRST_KERNELS: dict[str, str] = {"rater": "techniques/climb.py", "solver": "solver.py",
+                                 "canon": "canon.py", "generator": "dig.py",
+                                 "nonogram": "nonogram/solver.py"}
+
+
+def uncompiled(groups: Sequence[str]) -> list[str]:
+    """Those of ``groups`` whose kernels the cache lacks (asked without making or marking
+    anything): their first use in this version would compile them.
+
+    >>> uncompiled([]) == []
+    True
+    """
+    from ..kernel_cache import PACKAGE, has_kernels
+
+    return [g for g in groups if not has_kernels(PACKAGE / "generator" / FIRST_KERNELS[g])]
+
+
+def compile_before_use(groups: Sequence[str], err: TextIO | None = None) -> None:
+    """Compile those of ``groups`` the cache lacks (:func:`uncompiled`) here and now, in
+    parallel processes, before a command's work uses them: the command's workers would
+    each compile all of them at once, and one process alone compiles task after task.
+    When ``err`` (default: stderr) is a terminal, one line there says so first (minutes
+    that would pass in silence). Nothing is done where the cache is not writable: what
+    the processes compiled would be lost with them."""
+    missing = uncompiled(groups)
+    if not missing or not _cache_writable():
+        return
+    err = err or sys.stderr
+    if err.isatty():
+        names = ", ".join(missing[:-1]) + " and " * (len(missing) > 1) + missing[-1]
+        took = "a minute or two; " if "rater" in missing else ""
+        print(f"nanpure: compiling the {names} kernels on their first use by this version "
+              f"of nanpure ({took}`nanpure compile` does it ahead of time)", file=err,
+              flush=True)
+    compile_all(groups=missing, force=True)
+
+
+def _cache_writable() -> bool:
+    from ..kernel_cache import kernel_home
+
+    try:
+        return os.access(kernel_home(), os.W_OK)
+    except OSError:
+        return False
 
 
 def lock_cache_writes() -> bool:

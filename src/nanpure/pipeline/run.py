@@ -47,6 +47,7 @@ from typing import Any, TextIO
 from tqdm import tqdm
 
 from ..files import WriteError, check_writable
+from ..generator.kernels import compile_before_use
 from ..generator.kinds import kind_of
 from ..output.stats import percent
 from ..words import counted
@@ -816,6 +817,7 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
         except WriteError as exc:
             # found now, not after a night's work that would end with exit status 0
             raise ConfigError(config.source, f"run.{key}", str(exc)) from None
+    compile_before_use(kernel_groups(config))
     # spared from the run's start on: a second Ctrl-C or SIGTERM while the run
     # stops must not lose its summary, report or plot
     with _stops_spared(for_good=exits) as stops:
@@ -826,6 +828,18 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
         if stops is not None:
             stops.exit_status = status
         return status
+
+
+def kernel_groups(config: RunConfig) -> list[str]:
+    """The kernel groups (:data:`.kernels.GROUPS`) a run of ``config`` uses on this
+    machine: its own process takes Sudoku's canonical forms, and its workers, unless they
+    are a Dask scheduler's elsewhere, make the puzzles."""
+    kinds = {q.kind for q in config.quotas}
+    groups = ["canon"] if "sudoku" in kinds else []
+    if not config.scheduler:
+        groups += ["rater", "solver", "generator"] if "sudoku" in kinds else []
+        groups += ["nonogram"] if "nonogram" in kinds else []
+    return groups
 
 
 def _tell(config: RunConfig, summary: RunSummary, outputs: dict[str, Any], out: TextIO
