@@ -108,6 +108,11 @@ def test_missing_section_has_no_line():
     ("3x100 1/1", "height must be 1-99, got 100"),
     ("3x2 1.1,3/2,1,2 1011", "goal must be 6 characters 0/1 (width x height), got 4 "
                              "characters"),
+    ("3x2 1..1,3/2,1,2", "clue '1..1': runs are joined by single dots, as in 1.2"),
+    ("3x2 .1.1,3/2,1,2", "clue '.1.1': runs are joined by single dots, as in 1.2"),
+    ("3x2 1.1,3/2,1,2.", "clue '2.': runs are joined by single dots, as in 1.2"),
+    ("5x5 ,,,,/,,,,", "an empty clue between commas; write 0 for an empty line"),
+    ("3x2 1.1,0/1,,1", "an empty clue between commas; write 0 for an empty line"),
 ])
 def test_bad_one_line_puzzles(text, problem):
     with pytest.raises(FormatError) as info:

@@ -288,6 +288,15 @@ def parse_line(text: str, line: int | None = None) -> Nonogram:
     columns = tuple(_parse_clue(c, line, ".") for c in column_text.split(","))
     puzzle = Nonogram(width, height, rows, columns, fields[2] if len(fields) == 3 else None)
     check(puzzle, line, line, line, one_line=True, size_at=line)
+    # stricter than the .non form, once the size and counts are known to be right: an
+    # empty field or a doubled dot is more likely a slip than meant
+    for clue in (*row_text.split(","), *column_text.split(",")):
+        if not clue:
+            raise FormatError("an empty clue between commas; write 0 for an empty line",
+                              line)
+        if "" in clue.split("."):
+            raise FormatError(f"clue {clue!r}: runs are joined by single dots, as in 1.2",
+                              line)
     return puzzle
 
 
