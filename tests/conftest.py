@@ -178,11 +178,15 @@ def assert_family_keeps_true_candidates(family: str, rows: list[dict[str, str]])
 
 
 def old_store(path, version: int) -> sqlite3.Connection:
-    """An empty store of an older schema ``version`` (1 to 5) at ``path``, open, for
+    """An empty store of an older schema ``version`` (1 to 6) at ``path``, open, for
     migration tests: today's schema without what later versions added."""
     from nanpure.pipeline.store import APPLICATION_ID, SCHEMA
 
-    schema = SCHEMA.replace(",\n    seconds REAL\n", "\n")  # added by version 6
+    # added by version 7
+    schema = SCHEMA.replace("id INTEGER PRIMARY KEY AUTOINCREMENT", "id INTEGER PRIMARY KEY")
+    assert "AUTOINCREMENT" not in schema
+    if version < 6:
+        schema = schema.replace(",\n    seconds REAL\n", "\n")
     if version < 5:
         schema = schema.replace(",\n    ladders TEXT\n", "\n")
     if version < 4:
@@ -192,7 +196,7 @@ def old_store(path, version: int) -> sqlite3.Connection:
             "CREATE INDEX puzzles_by_canon ON puzzles(canon);", "")  # added by version 3
     if version < 2:
         schema = schema.replace("    kind TEXT NOT NULL DEFAULT 'sudoku',\n", "")
-    assert "seconds REAL" not in schema and ("ladders" in schema) == (version >= 5)
+    assert ("seconds REAL" in schema) == (version >= 6) and ("ladders" in schema) == (version >= 5)
     assert ("er REAL" in schema) == (version >= 4)
     assert ("canon" in schema) == (version >= 3) and ("kind" in schema) == (version >= 2)
     db = sqlite3.connect(path)

@@ -51,7 +51,7 @@ def test_schema_pragmas_and_wal(tmp_path):
                        "symmetry", "blanks", "seed", "kind", "run_id", "quota", "task",
                        "created_at", "canon", "er", "ep", "ed"]
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert tables == {"runs", "puzzles", "books", "book_puzzles"}
+    assert tables == {"runs", "puzzles", "books", "book_puzzles", "sqlite_sequence"}
     db.close()
     with Store(path, create=False):  # reopening an existing store works
         pass
@@ -285,7 +285,7 @@ def test_store_of_schema_3_gains_empty_se_ratings_and_keeps_new_ones(tmp_path):
         got = store.select_puzzles(run="new", unused_only=False)
         assert [(r.er, r.ep, r.ed) for r in got] == [(2.3, 1.2, 1.2)]
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
     db.close()
 
 
@@ -652,3 +652,49 @@ def test_a_damaged_page_met_while_a_books_kinds_are_counted_is_one_line(tmp_path
                 store.selected_kinds(tiers=["easy"], skip={999}, most=2)
         finally:
             store.db = real
+
+
+def test_a_deleted_puzzles_id_is_never_given_again(tmp_path):
+    with Store(tmp_path / "s.db") as store:
+        a, b = store.begin_run("a", 1, "{}"), store.begin_run("b", 2, "{}")
+        _add(store, a.id)
+        _add(store, b.id, puzzle=OTHER)
+        (last,) = [r.id for r in store.select_puzzles(run="b", unused_only=False)]
+        assert store.delete_run("b") == 1  # as `run --fresh` discards it
+        c = store.begin_run("b", 2, "{}")
+        _add(store, c.id, puzzle=OTHER)  # the same puzzle again, made anew
+        (again,) = [r.id for r in store.select_puzzles(run="b", unused_only=False)]
+    assert again > last  # an earlier export's id `last` names no other puzzle
+
+
+def test_store_of_schema_6_keeps_its_puzzle_ids_books_and_indexes(tmp_path):
+    path = tmp_path / "old.db"
+    db = old_store(path, 6)
+    db.execute("INSERT INTO runs VALUES (1, 'a', 7, '{}', 'then', 'later', 'complete', NULL, "
+               "1.5)")
+    for pid, text in [(3, PUZZLE), (8, OTHER), (9, "2" + PUZZLE[1:])]:  # gaps kept
+        db.execute("INSERT INTO puzzles (id, puzzle, solution, tier, score, hardest, "
+                   "techniques, symmetry, blanks, seed, run_id, quota, task, created_at) "
+                   f"VALUES (?, ?, '{SOLUTION}', 'easy', 4, 'Full House', 'Full House:1', "
+                   "'rot180', 50, 3, 1, 'easy', ?, 'then')", (pid, text, pid))
+    db.execute("INSERT INTO books VALUES (1, 'B', 'b.pdf', '{}', 'then')")
+    db.execute("INSERT INTO book_puzzles VALUES (1, 8, 1, 'S', 3, 4)")
+    db.commit()
+    db.close()
+    with Store(path, create=False) as store:
+        assert [r.id for r in store.select_puzzles(unused_only=False)] == [3, 8, 9]
+        assert [r.id for r in store.select_puzzles(unused_only=True)] == [3, 9]
+        store.db.execute("DELETE FROM puzzles WHERE id = 9")
+        run = store.begin_run("new", 1, "{}")
+        _add(store, run.id, puzzle="3" + PUZZLE[1:])
+        assert [r.id for r in store.select_puzzles(run="new", unused_only=False)] == [10]
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+    assert db.execute("SELECT count(*) FROM book_puzzles").fetchone()[0] == 1
+    assert sorted(r[0] for r in db.execute(
+        "SELECT name FROM sqlite_master WHERE tbl_name = 'puzzles' AND type = 'index'")) == [
+        "puzzles_by_canon", "puzzles_by_run", "puzzles_by_tier", "sqlite_autoindex_puzzles_1"]
+    assert "AUTOINCREMENT" in db.execute(
+        "SELECT sql FROM sqlite_master WHERE name = 'puzzles'").fetchone()[0]
+    db.close()
