@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -266,6 +267,69 @@ def test_ctrl_c_after_the_pdf_is_written_says_it_is_not_recorded(tmp_path, store
         "store, so its puzzles stay unused; run the command again\n")
     with Store(store) as s:
         assert s.select_puzzles() and not s.db.execute("SELECT * FROM books").fetchall()
+
+
+#: ``nanpure book CONFIG`` (the process's own command line) that sends itself a signal
+#: (the last two arguments: when, and which) once the store has recorded the book, as
+#: its summary is made, after ``main`` has returned, or as the interpreter tears down
+#: its modules (where Python no longer runs its handlers).
+_STOPPED_ONCE_RECORDED = """
+import os, signal, sys
+from nanpure.pipeline import publish
+from nanpure.pipeline.store import Store
+
+signum, when = getattr(signal, sys.argv.pop()), sys.argv.pop()
+record_book, summary = Store.record_book, publish.summary
+
+def stop(now):
+    if now == when:
+        os.kill(os.getpid(), signum)
+
+def recorded(self, *args, **kwargs):
+    book_id = record_book(self, *args, **kwargs)
+    stop("recorded")  # Python's handler runs as soon as the call is back: here
+    return book_id
+
+def said(book):
+    stop("summary")
+    return summary(book)
+
+class Teardown:
+    def __del__(self, stop=stop):
+        stop("teardown")
+
+teardown = Teardown()  # deleted with this module's names, as the interpreter ends
+Store.record_book, publish.summary = recorded, said
+from nanpure.cli import main
+status = main()
+stop("exit")
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize("when, signame", [
+    ("recorded", "SIGINT"), ("recorded", "SIGTERM"), ("summary", "SIGINT"),
+    ("exit", "SIGINT"), ("exit", "SIGTERM"), ("teardown", "SIGINT"),
+    ("teardown", "SIGTERM")])
+def test_a_stop_once_the_book_is_recorded_lets_it_finish(tmp_path, store, when, signame):
+    """Ctrl-C once the store had recorded the book ended the command with "nanpure:
+    interrupted" (130), or killed it by SIGINT as the process exited, though the book was
+    written and its puzzles marked used; a nightly script then made the next book over
+    its PDF. SIGTERM killed it. Now such a stop is let go: the summary says which book was
+    recorded, and the exit status is 0."""
+    config = write_config(tmp_path, store)
+    proc = subprocess.run(
+        [sys.executable, "-c", _STOPPED_ONCE_RECORDED, "book", str(config), when, signame],
+        capture_output=True, text=True, timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    assert proc.stderr == ""
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith(f"wrote {tmp_path / 'book.pdf'}: ")
+    assert lines[0].endswith("; recorded as book 1")
+    assert f"wrote {manifest_path(tmp_path / 'book.pdf')}" in lines
+    with Store(store) as s:
+        assert [tuple(r) for r in s.db.execute("SELECT id FROM books")] == [(1,)]
 
 
 def test_an_unknown_quota_names_the_known_ones(tmp_path, store):

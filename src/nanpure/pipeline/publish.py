@@ -66,6 +66,7 @@ from ..record import PuzzleRecord, columns, row
 from ..words import counted
 from .book_config import BookConfig, SectionSpec, cover_path
 from .fonts import find_font
+from .run import _finishing
 from .store import RUNNING, Runs, Store, StoreError, run_globs
 from .verify import check_puzzles, run_ladders
 
@@ -387,16 +388,21 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
     steps.append("rendered")
     book_id = None
     if record:
-        try:
-            book_id = store.record_book(
-                config.layout.title, str(pdf), config.to_json(),
-                [(p.puzzle.id, p.number, p.section, p.page, p.answer_page)
-                 for p in plan.placements])
-        except StoreError as exc:  # a full disk, say: the book is whole, but unrecorded
-            raise PublishError(f"{pdf} was written but not recorded in the store, so its "
-                               f"puzzles stay unused (the next book takes them again): "
-                               f"{exc}") from exc
-        steps.append("recorded")
+        # once recorded, the book is made: a Ctrl-C or SIGTERM from then on (one during
+        # the COMMIT held back till it is done) is let go, so that the command says which
+        # book it recorded and exits 0; stopped then, it said nothing of the book, whose
+        # puzzles are used, and a nightly script made the next over its PDF
+        with _finishing():
+            try:
+                book_id = store.record_book(
+                    config.layout.title, str(pdf), config.to_json(),
+                    [(p.puzzle.id, p.number, p.section, p.page, p.answer_page)
+                     for p in plan.placements])
+            except StoreError as exc:  # a full disk, say: the book is whole, but unrecorded
+                raise PublishError(f"{pdf} was written but not recorded in the store, so "
+                                   f"its puzzles stay unused (the next book takes them "
+                                   f"again): {exc}") from exc
+            steps.append("recorded")
     return PublishedBook(pdf, manifest_path(pdf), plan, report, book_id, cover, cover_report)
 
 

@@ -378,6 +378,36 @@ def _stops_spared(for_good: bool = False) -> Iterator[_Stops | None]:
 
 
 @contextlib.contextmanager
+def _finishing() -> Iterator[None]:
+    """The block does what a stop must not cut short, and after which the command has
+    done its work (a book recorded in the store): inside :func:`_stops_spared`, a Ctrl-C
+    or SIGTERM in the block is held back until it ends, and once it has ended that one
+    and any later one are let go until the :func:`_stops_spared` block ends, so that the
+    command says what it did and exits with its status. A block that raises puts the
+    handlers back and then gives them the first stop held back: the command stops as
+    it would have."""
+    stops = _stops
+    if stops is None:  # not the main thread, whose signals these are
+        yield
+        return
+    installed = not stops.previous
+    stops.held = []  # before the handlers are these, so that none is let go
+    if installed:
+        stops.install()
+    try:
+        yield
+    except BaseException:
+        held, stops.held = stops.held, None
+        if installed:
+            stops.restore()
+            stops.previous = {}  # nothing to spare any more
+        if held:
+            signal.raise_signal(held[0])
+        raise
+    stops.held = None  # not live: every stop from now on is let go
+
+
+@contextlib.contextmanager
 def _run_stops() -> Iterator[Callable[[], None]]:
     """The first Ctrl-C or SIGTERM in the block stops it (inside :func:`_stops_spared`):
     the block is a run, whose stop the store must record. It begins by making the run's
