@@ -193,7 +193,7 @@ def test_select_filters_and_books(tmp_path):
         assert book >= 1
         assert [p.quota for p in store.select_puzzles()] == ["hard"]
         assert len(store.select_puzzles(unused_only=False)) == 2
-        with pytest.raises(StoreError, match="in books"):
+        with pytest.raises(StoreError, match="has 1 puzzle in 1 book;"):
             store.delete_run("n")
         with pytest.raises(StoreError, match="not recorded"):  # unknown puzzle id
             store.record_book("Bad", "b.pdf", "{}", [(999, 1, "Easy", 1, 2)])
@@ -206,6 +206,24 @@ def test_delete_run(tmp_path):
         _add(store, run.id)
         assert store.delete_run("n") == 1
         assert store.find_run("n") is None and store.count_puzzles() == 0
+
+
+def test_a_run_printed_in_several_books_counts_its_puzzles_once(tmp_path):
+    """A run of 2 puzzles printed in three books was refused as having 6 puzzles in
+    books (a place in a book each); now its puzzles and the books are counted."""
+    with Store(tmp_path / "s.db") as store:
+        run = store.begin_run("n", 1, "{}")
+        _add(store, run.id, "easy", 0)
+        _add(store, run.id, "hard", 0, puzzle=OTHER, tier="hard")
+        ids = [p.id for p in store.select_puzzles()]
+        for n in range(3):
+            store.record_book(f"Book {n}", f"b{n}.pdf", "{}",
+                              [(i, k, "All", 3 + k, 20) for k, i in enumerate(ids, 1)])
+        with pytest.raises(StoreError) as refused:
+            store.delete_run("n")
+        assert str(refused.value) == (
+            f"{tmp_path / 's.db'}: run 'n' has 2 puzzles in 3 books; it cannot be discarded "
+            "(give the run a new name instead)")
 
 
 def test_not_a_store(tmp_path):

@@ -641,13 +641,15 @@ class Store:
             run = self.find_run(name)
             if run is None:
                 return 0
-            used = self.db.execute(
-                "SELECT count(*) FROM book_puzzles JOIN puzzles ON puzzles.id = puzzle_id "
-                "WHERE run_id = ?", (run.id,)).fetchone()[0]
+            # a puzzle printed in several books (reuse = true) counts once
+            used, books = self.db.execute(
+                "SELECT count(DISTINCT puzzle_id), count(DISTINCT book_id) FROM book_puzzles "
+                "JOIN puzzles ON puzzles.id = puzzle_id WHERE run_id = ?",
+                (run.id,)).fetchone()
             if used:
                 raise StoreError(f"{self.path}: run {name!r} has {counted(used, 'puzzle')} "
-                                 "in books; "
-                                 "it cannot be discarded (give the run a new name instead)")
+                                 f"in {counted(books, 'book')}; it cannot be discarded "
+                                 "(give the run a new name instead)")
             n = self.db.execute("DELETE FROM puzzles WHERE run_id = ?", (run.id,)).rowcount
             self.db.execute("DELETE FROM runs WHERE id = ?", (run.id,))
         return n
