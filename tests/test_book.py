@@ -332,6 +332,23 @@ def test_a_stop_once_the_book_is_recorded_lets_it_finish(tmp_path, store, when, 
         assert [tuple(r) for r in s.db.execute("SELECT id FROM books")] == [(1,)]
 
 
+def test_a_file_that_is_no_store_names_book_store(tmp_path, capsys):
+    """``book`` has no --store, yet a store file that was empty or no database told it to
+    give another --store path, and a directory said only "cannot read: Is a directory";
+    its store is book.store's."""
+    empty, junk = tmp_path / "empty.db", tmp_path / "junk.db"
+    empty.write_bytes(b"")
+    junk.write_text("not a database\n" * 20)
+    for store, problem, remedy in [
+            (tmp_path, "the store is a directory, not a file", ""),
+            (empty, "empty file, not a nanpure store", "make puzzles into it with nanpure "
+             "run, or "),
+            (junk, "not a nanpure store (not an SQLite database file)", "")]:
+        assert main(["book", str(write_config(tmp_path, store))]) == 2
+        assert capsys.readouterr().err == (
+            f"nanpure: {store}: {problem}; {remedy}set book.store to another store file\n")
+
+
 def test_an_unknown_quota_names_the_known_ones(tmp_path, store):
     sections = '[[book.section]]\ntitle = "Easy"\nquota = "eazy"\n'
     config = load_book_config(write_config(tmp_path, store, sections=sections))

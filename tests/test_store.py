@@ -226,6 +226,34 @@ def test_a_run_printed_in_several_books_counts_its_puzzles_once(tmp_path):
             "(give the run a new name instead)")
 
 
+@pytest.mark.parametrize("named_by, remedy", [
+    (("--store",), "give another --store path"),
+    (("book.store",), "set book.store to another store file"),
+    (("run.store", "--store"),
+     "set run.store to another store file or give another --store path")])
+def test_a_file_that_is_no_store_says_what_names_it(tmp_path, named_by, remedy):
+    """A directory as store said only "cannot read: Is a directory", naming neither the
+    store nor what to change; an empty file and a file that is no SQLite database told
+    ``book``, which has no --store, to give another --store path. Each names what gives
+    the command its store: an option, a config key."""
+    empty, junk = tmp_path / "empty.db", tmp_path / "junk.db"
+    empty.write_bytes(b"")
+    junk.write_text("not a database\n" * 20)
+    expected = {
+        tmp_path: f"{tmp_path}: the store is a directory, not a file; {remedy}",
+        empty: f"{empty}: empty file, not a nanpure store; make puzzles into it with "
+               f"nanpure run, or {remedy}",
+        junk: f"{junk}: not a nanpure store (not an SQLite database file); "
+              + remedy.replace("give another", "choose another")}
+    for path, message in expected.items():
+        with pytest.raises(StoreError) as refused:
+            Store(path, create=False, writes=False, named_by=named_by)
+        assert str(refused.value) == message
+    with pytest.raises(StoreError) as refused:  # a command that may make the store
+        Store(tmp_path, named_by=named_by)
+    assert str(refused.value) == expected[tmp_path]
+
+
 def test_not_a_store(tmp_path):
     text = tmp_path / "notes.db"
     text.write_text("hello, this is not a database at all" * 100)

@@ -341,7 +341,7 @@ def _publish(config: BookConfig, pdf: Path, cover: Path | None, record: bool,
     """:func:`publish_book`'s work, noting in ``steps`` when the PDF is written and when
     the book is recorded; ``out_given``: the PDF's path came from ``--out``."""
     # a proof copy (not recorded) only reads the store, so a read-only one will do
-    with Store(config.store, create=False, writes=record) as store:
+    with Store(config.store, create=False, writes=record, named_by=("book.store",)) as store:
         for name in runs_being_made(store, config):  # asked before the book lock is held
             log.warning("%s: run %r is still being made; the book takes the puzzles it has "
                         "stored so far", config.store, name)

@@ -428,17 +428,20 @@ def _run_stops() -> Iterator[Callable[[], None]]:
 
 
 def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = None,
-            log_queue: Any = None, executor: Executor | None = None) -> RunSummary:
+            log_queue: Any = None, executor: Executor | None = None,
+            store_named_by: Sequence[str] = ("--store",)) -> RunSummary:
     """Run ``config`` until its quotas are filled, its time is up, or it is stopped.
 
     ``fresh`` first discards a stored run of the same name. ``progress`` shows tqdm bars
     on stderr (default: only when stderr is a terminal). ``executor`` may be given (the
-    caller then closes it); otherwise one is made from the config.
+    caller then closes it); otherwise one is made from the config. ``store_named_by``:
+    what gives the store's path, for messages (:class:`Store`'s ``named_by``).
     """
     started, began_at = time.monotonic(), utc_now()
     if config.store != ":memory:" and not Path(config.store).exists():
         _check_room(config, {})  # before the store is made: a refused run leaves no file
-    with _stops_spared(), Store(config.store) as store, store.run_lock(config.name):
+    with (_stops_spared(), Store(config.store, named_by=store_named_by) as store,
+          store.run_lock(config.name)):
         if fresh:
             gone = store.delete_run(config.name)
             log.info("discarded run %s and its %d puzzles", config.name, gone)
@@ -837,6 +840,8 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     if max_seconds is not None:
         changes["max_seconds"] = max_seconds
     config = config.replace(**changes)
+    # a store of the config's file is also its run.store's to change
+    named_by = ("run.store", "--store") if store is None and config_path else ("--store",)
     outputs = {"report": config.report, "plot": config.plot and (
         Path(log_file).parent / config.plot if log_file else config.plot)}
     for key, path in outputs.items():
@@ -851,7 +856,8 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     with _stops_spared(for_good=exits) as stops:
         with run_logging(log_file, log_format=log_format, fields={"run": config.name}
                          ) as queue:
-            summary = execute(config, fresh=fresh, progress=progress, log_queue=queue)
+            summary = execute(config, fresh=fresh, progress=progress, log_queue=queue,
+                              store_named_by=named_by)
         status = _tell(config, summary, outputs, out or sys.stdout)
         if stops is not None:
             stops.exit_status = status
