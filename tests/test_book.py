@@ -134,6 +134,28 @@ def test_used_puzzles_are_skipped_unless_reused(tmp_path, store):
     assert publish_book(again, out=str(tmp_path / "again.pdf")).report.ok
 
 
+def test_reuse_is_suggested_only_when_used_puzzles_would_fill_the_section(tmp_path, store):
+    """A section of a run without a puzzle said "(set reuse = true to print used puzzles
+    again)", which would find none; the hint is given only when used puzzles are there."""
+    with Store(store) as s:
+        s.begin_run("weekly", 8, "{}")  # stopped before it stored any
+    sections = '[[book.section]]\ntitle = "Weekly"\nrun = "weekly"\n'
+    config = load_book_config(write_config(tmp_path, store, sections=sections))
+    with pytest.raises(PublishError) as refused:
+        publish_book(config)
+    assert str(refused.value) == (
+        f"section 1 ('Weekly') has no puzzles: the store {store} has none not yet in a "
+        "book with run 'weekly'")
+    # a section of used puzzles only (all 16 easy ones printed) still gets the hint
+    sections = '[[book.section]]\ntitle = "Easy"\nquota = "easy"\n'
+    config = load_book_config(write_config(tmp_path, store, sections=sections))
+    publish_book(config)
+    with pytest.raises(PublishError, match=r"none not yet in a book with quota easy, run "
+                                           r"'nightly' \(set reuse = true to print used "
+                                           r"puzzles again\)$"):
+        publish_book(config)
+
+
 def test_too_few_puzzles_is_a_clear_error(tmp_path, store):
     sections = '[[book.section]]\ntitle = "Easy"\nquota = "easy"\ncount = 100\n'
     config = load_book_config(write_config(tmp_path, store, sections=sections))

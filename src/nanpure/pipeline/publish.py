@@ -190,7 +190,11 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
         want = spec.count if spec.count is not None else len(fresh)
         if want == 0 or len(fresh) < want:
             unused = "" if config.reuse else " not yet in a book"
-            hint = "" if config.reuse else " (set reuse = true to print used puzzles again)"
+            # only when reuse would find more: used puzzles of this selection
+            reusable = not config.reuse and len(_fresh(
+                store, {**selection, "unused_only": False}, taken,
+                len(fresh) + 1)) > len(fresh)
+            hint = " (set reuse = true to print used puzzles again)" if reusable else ""
             need = (f"needs {counted(want, 'puzzle')} but the store "
                     f"{config.store} has only {len(fresh)}" if want else
                     f"has no puzzles: the store {config.store} has none")
