@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -131,6 +132,28 @@ def test_used_puzzles_are_skipped_unless_reused(tmp_path, store):
         publish_book(config)
     again = load_book_config(write_config(tmp_path, store, "reuse = true"))
     assert publish_book(again, out=str(tmp_path / "again.pdf")).report.ok
+
+
+def test_reuse_is_suggested_only_when_used_puzzles_would_fill_the_section(tmp_path, store):
+    """A section of a run without a puzzle said "(set reuse = true to print used puzzles
+    again)", which would find none; the hint is given only when used puzzles are there."""
+    with Store(store) as s:
+        s.begin_run("weekly", 8, "{}")  # stopped before it stored any
+    sections = '[[book.section]]\ntitle = "Weekly"\nrun = "weekly"\n'
+    config = load_book_config(write_config(tmp_path, store, sections=sections))
+    with pytest.raises(PublishError) as refused:
+        publish_book(config)
+    assert str(refused.value) == (
+        f"section 1 ('Weekly') has no puzzles: the store {store} has none not yet in a "
+        "book with run 'weekly'")
+    # a section of used puzzles only (all 16 easy ones printed) still gets the hint
+    sections = '[[book.section]]\ntitle = "Easy"\nquota = "easy"\n'
+    config = load_book_config(write_config(tmp_path, store, sections=sections))
+    publish_book(config)
+    with pytest.raises(PublishError, match=r"none not yet in a book with quota easy, run "
+                                           r"'nightly' \(set reuse = true to print used "
+                                           r"puzzles again\)$"):
+        publish_book(config)
 
 
 def test_too_few_puzzles_is_a_clear_error(tmp_path, store):
@@ -268,6 +291,86 @@ def test_ctrl_c_after_the_pdf_is_written_says_it_is_not_recorded(tmp_path, store
         assert s.select_puzzles() and not s.db.execute("SELECT * FROM books").fetchall()
 
 
+#: ``nanpure book CONFIG`` (the process's own command line) that sends itself a signal
+#: (the last two arguments: when, and which) once the store has recorded the book, as
+#: its summary is made, after ``main`` has returned, or as the interpreter tears down
+#: its modules (where Python no longer runs its handlers).
+_STOPPED_ONCE_RECORDED = """
+import os, signal, sys
+from nanpure.pipeline import publish
+from nanpure.pipeline.store import Store
+
+signum, when = getattr(signal, sys.argv.pop()), sys.argv.pop()
+record_book, summary = Store.record_book, publish.summary
+
+def stop(now):
+    if now == when:
+        os.kill(os.getpid(), signum)
+
+def recorded(self, *args, **kwargs):
+    book_id = record_book(self, *args, **kwargs)
+    stop("recorded")  # Python's handler runs as soon as the call is back: here
+    return book_id
+
+def said(book):
+    stop("summary")
+    return summary(book)
+
+class Teardown:
+    def __del__(self, stop=stop):
+        stop("teardown")
+
+teardown = Teardown()  # deleted with this module's names, as the interpreter ends
+Store.record_book, publish.summary = recorded, said
+from nanpure.cli import main
+status = main()
+stop("exit")
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize("when, signame", [
+    ("recorded", "SIGINT"), ("recorded", "SIGTERM"), ("summary", "SIGINT"),
+    ("exit", "SIGINT"), ("exit", "SIGTERM"), ("teardown", "SIGINT"),
+    ("teardown", "SIGTERM")])
+def test_a_stop_once_the_book_is_recorded_lets_it_finish(tmp_path, store, when, signame):
+    """Ctrl-C once the store had recorded the book ended the command with "nanpure:
+    interrupted" (130), or killed it by SIGINT as the process exited, though the book was
+    written and its puzzles marked used; a nightly script then made the next book over
+    its PDF. SIGTERM killed it. Now such a stop is let go: the summary says which book was
+    recorded, and the exit status is 0."""
+    config = write_config(tmp_path, store)
+    proc = subprocess.run(
+        [sys.executable, "-c", _STOPPED_ONCE_RECORDED, "book", str(config), when, signame],
+        capture_output=True, text=True, timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    assert proc.stderr == ""
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith(f"wrote {tmp_path / 'book.pdf'}: ")
+    assert lines[0].endswith("; recorded as book 1")
+    assert f"wrote {manifest_path(tmp_path / 'book.pdf')}" in lines
+    with Store(store) as s:
+        assert [tuple(r) for r in s.db.execute("SELECT id FROM books")] == [(1,)]
+
+
+def test_a_file_that_is_no_store_names_book_store(tmp_path, capsys):
+    """``book`` has no --store, yet a store file that was empty or no database told it to
+    give another --store path, and a directory said only "cannot read: Is a directory";
+    its store is book.store's."""
+    empty, junk = tmp_path / "empty.db", tmp_path / "junk.db"
+    empty.write_bytes(b"")
+    junk.write_text("not a database\n" * 20)
+    for store, problem, remedy in [
+            (tmp_path, "the store is a directory, not a file", ""),
+            (empty, "empty file, not a nanpure store", "make puzzles into it with nanpure "
+             "run, or "),
+            (junk, "not a nanpure store (not an SQLite database file)", "")]:
+        assert main(["book", str(write_config(tmp_path, store))]) == 2
+        assert capsys.readouterr().err == (
+            f"nanpure: {store}: {problem}; {remedy}set book.store to another store file\n")
+
+
 def test_an_unknown_quota_names_the_known_ones(tmp_path, store):
     sections = '[[book.section]]\ntitle = "Easy"\nquota = "eazy"\n'
     config = load_book_config(write_config(tmp_path, store, sections=sections))
@@ -367,6 +470,11 @@ CONFIG_ERRORS = [
      "book.out: expected a file name ending in .pdf"),
     ('[book]\ntitle = "T"\ncolour = 1\n[[book.section]]\ntitle = "E"\nquota = "e"\n',
      "book.colour: unknown key"),
+    # a misspelt [[book.section]] said only that no section was there
+    ('[book]\ntitle = "T"\n[[book.sections]]\ntitle = "E"\nquota = "e"\n',
+     "b.toml: book.sections: unknown key; allowed keys: title, subtitle, author, store, run, "
+     "out, page_size, large_print, puzzles_per_page, answers_per_page, cjk_font, imprint, "
+     "hints, reuse, bleed, stars, order, cover, section"),
 ]
 
 

@@ -75,3 +75,19 @@ def test_a_scheduler_that_cannot_be_used_is_named(capsys, tmp_path, monkeypatch)
     assert main(["run", str(config), "--scheduler", "http://h:1"]) == 2
     assert capsys.readouterr().err == (
         "nanpure: Dask scheduler http://h:1: unknown address scheme 'http'\n")
+
+
+def test_a_store_that_is_a_directory_names_what_gives_the_runs_store(capsys, tmp_path):
+    """A directory as the store said "cannot read: Is a directory", neither that it was
+    the store nor which key or option to change: run.store in the config, or --store."""
+    config = tmp_path / "small.toml"
+    config.write_text(CONFIG.format(store=tmp_path, more=""))
+    assert main(["run", str(config), "--no-progress"]) == 2
+    assert capsys.readouterr().err == (
+        f"nanpure: {tmp_path}: the store is a directory, not a file; set run.store to "
+        "another store file or give another --store path\n")
+    # given by --store: that is what to change
+    assert main(["run", str(config), "--store", str(tmp_path), "--no-progress"]) == 2
+    assert capsys.readouterr().err == (
+        f"nanpure: {tmp_path}: the store is a directory, not a file; give another --store "
+        "path\n")

@@ -193,7 +193,7 @@ def test_select_filters_and_books(tmp_path):
         assert book >= 1
         assert [p.quota for p in store.select_puzzles()] == ["hard"]
         assert len(store.select_puzzles(unused_only=False)) == 2
-        with pytest.raises(StoreError, match="in books"):
+        with pytest.raises(StoreError, match="has 1 puzzle in 1 book;"):
             store.delete_run("n")
         with pytest.raises(StoreError, match="not recorded"):  # unknown puzzle id
             store.record_book("Bad", "b.pdf", "{}", [(999, 1, "Easy", 1, 2)])
@@ -206,6 +206,52 @@ def test_delete_run(tmp_path):
         _add(store, run.id)
         assert store.delete_run("n") == 1
         assert store.find_run("n") is None and store.count_puzzles() == 0
+
+
+def test_a_run_printed_in_several_books_counts_its_puzzles_once(tmp_path):
+    """A run of 2 puzzles printed in three books was refused as having 6 puzzles in
+    books (a place in a book each); now its puzzles and the books are counted."""
+    with Store(tmp_path / "s.db") as store:
+        run = store.begin_run("n", 1, "{}")
+        _add(store, run.id, "easy", 0)
+        _add(store, run.id, "hard", 0, puzzle=OTHER, tier="hard")
+        ids = [p.id for p in store.select_puzzles()]
+        for n in range(3):
+            store.record_book(f"Book {n}", f"b{n}.pdf", "{}",
+                              [(i, k, "All", 3 + k, 20) for k, i in enumerate(ids, 1)])
+        with pytest.raises(StoreError) as refused:
+            store.delete_run("n")
+        assert str(refused.value) == (
+            f"{tmp_path / 's.db'}: run 'n' has 2 puzzles in 3 books; it cannot be discarded "
+            "(give the run a new name instead)")
+
+
+@pytest.mark.parametrize("named_by, remedy", [
+    (("--store",), "give another --store path"),
+    (("book.store",), "set book.store to another store file"),
+    (("run.store", "--store"),
+     "set run.store to another store file or give another --store path")])
+def test_a_file_that_is_no_store_says_what_names_it(tmp_path, named_by, remedy):
+    """A directory as store said only "cannot read: Is a directory", naming neither the
+    store nor what to change; an empty file and a file that is no SQLite database told
+    ``book``, which has no --store, to give another --store path. Each names what gives
+    the command its store: an option, a config key."""
+    empty, junk = tmp_path / "empty.db", tmp_path / "junk.db"
+    empty.write_bytes(b"")
+    junk.write_text("not a database\n" * 20)
+    expected = {
+        tmp_path: f"{tmp_path}: the store is a directory, not a file; {remedy}",
+        empty: f"{empty}: empty file, not a nanpure store; make puzzles into it with "
+               f"nanpure run, or {remedy}",
+        junk: f"{junk}: not a nanpure store (not an SQLite database file); "
+              + remedy.replace("give another", "choose another")}
+    for path, message in expected.items():
+        with pytest.raises(StoreError) as refused:
+            Store(path, create=False, writes=False, named_by=named_by)
+        assert str(refused.value) == message
+    with pytest.raises(StoreError) as refused:  # a command that may make the store
+        Store(tmp_path, named_by=named_by)
+    assert str(refused.value) == expected[tmp_path]
 
 
 def test_not_a_store(tmp_path):

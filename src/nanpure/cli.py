@@ -8,6 +8,10 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
+import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -466,18 +470,25 @@ def _run_book(args: argparse.Namespace) -> int:
     from .pipeline.book_config import default_book_config, load_book_config
     from .pipeline.config import ConfigError
     from .pipeline.publish import PublishError, publish_book, summary
+    from .pipeline.run import _stops_spared
     from .pipeline.store import StoreError
 
     if args.out is not None and not args.out.lower().endswith(".pdf"):
         # as book.out is checked: the manifest and cover are named after it
         raise UsageError(f"--out: expected a file name ending in .pdf, got {args.out!r}")
-    try:
-        config = load_book_config(args.config) if args.config else default_book_config()
-        _compile_first("rater", "solver")  # each puzzle is checked again before printing
-        book = publish_book(config, out=args.out, record=not args.no_record)
-    except (ConfigError, PublishError, StoreError) as exc:
-        raise UsageError(str(exc)) from exc
-    print(summary(book))
+    # once the store records the book, a Ctrl-C or SIGTERM is let go until its summary
+    # is printed, and one after that exits at once with status 0 (see publish_book)
+    with _stops_spared(for_good=args.exits) as stops:
+        try:
+            config = load_book_config(args.config) if args.config else default_book_config()
+            _compile_first("rater", "solver")  # each puzzle is checked again before printing
+            book = publish_book(config, out=args.out, record=not args.no_record)
+        except (ConfigError, PublishError, StoreError) as exc:
+            raise UsageError(str(exc)) from exc
+        print(summary(book))
+        sys.stdout.flush()  # said before the status is known to be 0
+        if stops is not None:
+            stops.exit_status = 0
     return 0
 
 
@@ -925,28 +936,38 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command ``argv`` says (None: the process's own command line, after which
     the process exits) and return its exit status."""
     stdout = sys.stdout
+    status: int | None = None
+    if argv is None:  # first, so that it runs after every exit handler the command adds
+        atexit.register(_let_stops_go_at_exit)
     try:
         # inside: a Ctrl-C while the command line is read is Ctrl-C's one line too
         parser = build_parser()
         args = parser.parse_args(argv)
         if not hasattr(args, "func"):
             parser.print_help(sys.stderr)
-            return 2
+            status = 2
+            return status
         args.exits = argv is None
         sys.stdout = StandardOutput(stdout)  # type: ignore[assignment]
-        status = int(args.func(args) or 0)
+        done = int(args.func(args) or 0)
         sys.stdout.flush()  # a full disk shows at the last flush: here, not at exit
+        status = done
+        if argv is None:  # here, where a Ctrl-C before it is still the command's
+            _exit_on_stop(status)
         return status
     except (UsageError, WriteError) as exc:
         print(f"nanpure: {exc}", file=sys.stderr)
-        return 2
+        status = 2
+        return status
     except KeyboardInterrupt as exc:  # its text, if any, says what was left half done
         print(f"nanpure: interrupted{f': {exc}' if str(exc) else ''}", file=sys.stderr)
-        return 130
+        status = 130
+        return status
     except BrokenPipeError:
         # the reader went away (e.g. `| head`); nothing more to say
         sys.stderr.close()
-        return 141
+        status = 141
+        return status
     except Exception as exc:
         # Ctrl-C while Python runs for compiled code comes out as an exception it caused:
         # numba's kernels make it a SystemError ("returned a result with an exception
@@ -955,9 +976,42 @@ def main(argv: list[str] | None = None) -> int:
         if not _caused_by_ctrl_c(exc):
             raise
         print("nanpure: interrupted", file=sys.stderr)
-        return 130
+        status = 130
+        return status
     finally:
         sys.stdout = stdout
+        if argv is None and status is not None:
+            _exit_on_stop(status)
+
+
+def _exit_on_stop(status: int) -> None:
+    """The command ended with ``status`` and the process exits next: a Ctrl-C from now on
+    exits at once with that status. Python's handler would raise KeyboardInterrupt where
+    nothing catches it, killing by SIGINT a process whose command had succeeded. A
+    handler other than Python's (SIG_IGN in a background job; a command's own, such as
+    the one ``run`` and ``book`` leave, which does the same) is kept."""
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return
+
+    def exit_now(signum: int, frame: object) -> None:
+        for stream in (sys.stdout, sys.stderr):
+            # closed (its reader gone) or failing: nothing more can be said
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(status)
+
+    signal.signal(signal.SIGINT, exit_now)
+
+
+def _let_stops_go_at_exit() -> None:
+    """The last exit handler: from here Python runs no signal handler, and puts the
+    default action back where it had its own, so that a Ctrl-C (or a SIGTERM a command
+    handles) while the interpreter is torn down, a tenth of a second with numba loaded,
+    killed by that signal a process whose command had succeeded. Ignored now: the
+    process exits with its command's status."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if callable(signal.getsignal(signum)):
+            signal.signal(signum, signal.SIG_IGN)
 
 
 if __name__ == "__main__":

@@ -221,7 +221,12 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     stars = book.bool("stars", False)
     order = book.choice("order", ORDERS, "tier")
     cover = _cover(book.table("cover"), title, subtitle, author) if book.has("cover") else None
-    tables = book.tables("section", required=True)
+    tables = book.tables("section")
+    if not tables:
+        # every other key of [book] is read by now: a misspelt [[book.sections]] is
+        # named as the unknown key it is, with the keys allowed
+        book.finish()
+        raise book.error("section", "expected at least one [[book.section]] table")
     sections = tuple(_section(s) for s in tables)
     for table, section in zip(tables, sections, strict=True):
         if large_print and section.puzzles_per_page not in (None, 1):

@@ -66,6 +66,7 @@ from ..record import PuzzleRecord, columns, row
 from ..words import counted
 from .book_config import BookConfig, SectionSpec, cover_path
 from .fonts import find_font
+from .run import _finishing
 from .store import RUNNING, Runs, Store, StoreError, run_globs
 from .verify import check_puzzles, run_ladders
 
@@ -189,7 +190,11 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
         want = spec.count if spec.count is not None else len(fresh)
         if want == 0 or len(fresh) < want:
             unused = "" if config.reuse else " not yet in a book"
-            hint = "" if config.reuse else " (set reuse = true to print used puzzles again)"
+            # only when reuse would find more: used puzzles of this selection
+            reusable = not config.reuse and len(_fresh(
+                store, {**selection, "unused_only": False}, taken,
+                len(fresh) + 1)) > len(fresh)
+            hint = " (set reuse = true to print used puzzles again)" if reusable else ""
             need = (f"needs {counted(want, 'puzzle')} but the store "
                     f"{config.store} has only {len(fresh)}" if want else
                     f"has no puzzles: the store {config.store} has none")
@@ -340,7 +345,7 @@ def _publish(config: BookConfig, pdf: Path, cover: Path | None, record: bool,
     """:func:`publish_book`'s work, noting in ``steps`` when the PDF is written and when
     the book is recorded; ``out_given``: the PDF's path came from ``--out``."""
     # a proof copy (not recorded) only reads the store, so a read-only one will do
-    with Store(config.store, create=False, writes=record) as store:
+    with Store(config.store, create=False, writes=record, named_by=("book.store",)) as store:
         for name in runs_being_made(store, config):  # asked before the book lock is held
             log.warning("%s: run %r is still being made; the book takes the puzzles it has "
                         "stored so far", config.store, name)
@@ -387,16 +392,21 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
     steps.append("rendered")
     book_id = None
     if record:
-        try:
-            book_id = store.record_book(
-                config.layout.title, str(pdf), config.to_json(),
-                [(p.puzzle.id, p.number, p.section, p.page, p.answer_page)
-                 for p in plan.placements])
-        except StoreError as exc:  # a full disk, say: the book is whole, but unrecorded
-            raise PublishError(f"{pdf} was written but not recorded in the store, so its "
-                               f"puzzles stay unused (the next book takes them again): "
-                               f"{exc}") from exc
-        steps.append("recorded")
+        # once recorded, the book is made: a Ctrl-C or SIGTERM from then on (one during
+        # the COMMIT held back till it is done) is let go, so that the command says which
+        # book it recorded and exits 0; stopped then, it said nothing of the book, whose
+        # puzzles are used, and a nightly script made the next over its PDF
+        with _finishing():
+            try:
+                book_id = store.record_book(
+                    config.layout.title, str(pdf), config.to_json(),
+                    [(p.puzzle.id, p.number, p.section, p.page, p.answer_page)
+                     for p in plan.placements])
+            except StoreError as exc:  # a full disk, say: the book is whole, but unrecorded
+                raise PublishError(f"{pdf} was written but not recorded in the store, so "
+                                   f"its puzzles stay unused (the next book takes them "
+                                   f"again): {exc}") from exc
+            steps.append("recorded")
     return PublishedBook(pdf, manifest_path(pdf), plan, report, book_id, cover, cover_report)
 
 

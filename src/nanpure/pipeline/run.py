@@ -379,6 +379,36 @@ def _stops_spared(for_good: bool = False) -> Iterator[_Stops | None]:
 
 
 @contextlib.contextmanager
+def _finishing() -> Iterator[None]:
+    """The block does what a stop must not cut short, and after which the command has
+    done its work (a book recorded in the store): inside :func:`_stops_spared`, a Ctrl-C
+    or SIGTERM in the block is held back until it ends, and once it has ended that one
+    and any later one are let go until the :func:`_stops_spared` block ends, so that the
+    command says what it did and exits with its status. A block that raises puts the
+    handlers back and then gives them the first stop held back: the command stops as
+    it would have."""
+    stops = _stops
+    if stops is None:  # not the main thread, whose signals these are
+        yield
+        return
+    installed = not stops.previous
+    stops.held = []  # before the handlers are these, so that none is let go
+    if installed:
+        stops.install()
+    try:
+        yield
+    except BaseException:
+        held, stops.held = stops.held, None
+        if installed:
+            stops.restore()
+            stops.previous = {}  # nothing to spare any more
+        if held:
+            signal.raise_signal(held[0])
+        raise
+    stops.held = None  # not live: every stop from now on is let go
+
+
+@contextlib.contextmanager
 def _run_stops() -> Iterator[Callable[[], None]]:
     """The first Ctrl-C or SIGTERM in the block stops it (inside :func:`_stops_spared`):
     the block is a run, whose stop the store must record. It begins by making the run's
@@ -399,17 +429,20 @@ def _run_stops() -> Iterator[Callable[[], None]]:
 
 
 def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = None,
-            log_queue: Any = None, executor: Executor | None = None) -> RunSummary:
+            log_queue: Any = None, executor: Executor | None = None,
+            store_named_by: Sequence[str] = ("--store",)) -> RunSummary:
     """Run ``config`` until its quotas are filled, its time is up, or it is stopped.
 
     ``fresh`` first discards a stored run of the same name. ``progress`` shows tqdm bars
     on stderr (default: only when stderr is a terminal). ``executor`` may be given (the
-    caller then closes it); otherwise one is made from the config.
+    caller then closes it); otherwise one is made from the config. ``store_named_by``:
+    what gives the store's path, for messages (:class:`Store`'s ``named_by``).
     """
     started, began_at = time.monotonic(), utc_now()
     if config.store != ":memory:" and not Path(config.store).exists():
         _check_room(config, {})  # before the store is made: a refused run leaves no file
-    with _stops_spared(), Store(config.store) as store, store.run_lock(config.name):
+    with (_stops_spared(), Store(config.store, named_by=store_named_by) as store,
+          store.run_lock(config.name)):
         if fresh:
             gone = store.delete_run(config.name)
             log.info("discarded run %s and its %d puzzles", config.name, gone)
@@ -808,6 +841,8 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     if max_seconds is not None:
         changes["max_seconds"] = max_seconds
     config = config.replace(**changes)
+    # a store of the config's file is also its run.store's to change
+    named_by = ("run.store", "--store") if store is None and config_path else ("--store",)
     outputs = {"report": config.report, "plot": config.plot and (
         Path(log_file).parent / config.plot if log_file else config.plot)}
     for key, path in outputs.items():
@@ -823,7 +858,8 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     with _stops_spared(for_good=exits) as stops:
         with run_logging(log_file, log_format=log_format, fields={"run": config.name}
                          ) as queue:
-            summary = execute(config, fresh=fresh, progress=progress, log_queue=queue)
+            summary = execute(config, fresh=fresh, progress=progress, log_queue=queue,
+                              store_named_by=named_by)
         status = _tell(config, summary, outputs, out or sys.stdout)
         if stops is not None:
             stops.exit_status = status

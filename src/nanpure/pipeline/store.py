@@ -366,11 +366,14 @@ class Store:
     ``writes=False`` is for commands that only read: a store this process may not write
     (its file, directory or file system read-only, :func:`unwritable`) is then opened
     read-only (:attr:`read_only`) instead of refused, unless it needs a schema upgrade.
+    ``named_by``: the options and config keys that give the command the store's path,
+    which a file that is no store tells the user to change (:func:`another_store`).
     """
 
     def __init__(self, path: str | Path, *, create: bool = True, timeout: float = 30.0,
-                 writes: bool = True):
+                 writes: bool = True, named_by: Sequence[str] = ("--store",)):
         self.path = str(path)
+        self.named_by = tuple(named_by)
         self._sessions: dict[int, float] = {}  # run id: when its session began (monotonic)
         #: why the store may not be written and what would let it be, when it is open
         #: read-only (see :func:`unwritable`); None when it is open for writing
@@ -379,7 +382,7 @@ class Store:
         if not memory and not create and not Path(self.path).exists():
             raise StoreError(f"{self.path}: no such store")
         if not memory and Path(self.path).exists():
-            check_file(self.path, new_ok=create)
+            check_file(self.path, new_ok=create, named_by=self.named_by)
             self.unwritable = unwritable(self.path)
             if self.unwritable is not None and writes:
                 raise StoreError(_refusal(self.path, self.unwritable))
@@ -447,7 +450,7 @@ class Store:
         tables = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         if app_id != APPLICATION_ID and tables:
             raise StoreError(f"{self.path}: not a nanpure store (an SQLite file with other "
-                             "tables); choose another --store path")
+                             f"tables); {another_store(self.named_by, 'choose')}")
         if version > SCHEMA_VERSION:
             raise StoreError(f"{self.path}: store schema version {version} is newer than "
                              f"this nanpure ({SCHEMA_VERSION}); upgrade nanpure")
@@ -669,13 +672,15 @@ class Store:
             run = self.find_run(name)
             if run is None:
                 return 0
-            used = self.db.execute(
-                "SELECT count(*) FROM book_puzzles JOIN puzzles ON puzzles.id = puzzle_id "
-                "WHERE run_id = ?", (run.id,)).fetchone()[0]
+            # a puzzle printed in several books (reuse = true) counts once
+            used, books = self.db.execute(
+                "SELECT count(DISTINCT puzzle_id), count(DISTINCT book_id) FROM book_puzzles "
+                "JOIN puzzles ON puzzles.id = puzzle_id WHERE run_id = ?",
+                (run.id,)).fetchone()
             if used:
                 raise StoreError(f"{self.path}: run {name!r} has {counted(used, 'puzzle')} "
-                                 "in books; "
-                                 "it cannot be discarded (give the run a new name instead)")
+                                 f"in {counted(books, 'book')}; it cannot be discarded "
+                                 "(give the run a new name instead)")
             n = self.db.execute("DELETE FROM puzzles WHERE run_id = ?", (run.id,)).rowcount
             self.db.execute("DELETE FROM runs WHERE id = ?", (run.id,))
         return n
@@ -1087,33 +1092,48 @@ _BOOK_LOCK = 0x80000000
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-def check_file(path: str, new_ok: bool = True) -> None:
+def another_store(named_by: Sequence[str], verb: str = "give") -> str:
+    """What the user of a command does to open another store, the command's store path
+    given by the options and config keys ``named_by``.
+
+    >>> another_store(["--store"]), another_store(["--store"], "choose")
+    ('give another --store path', 'choose another --store path')
+    >>> another_store(["run.store", "--store"])
+    'set run.store to another store file or give another --store path'
+    """
+    return " or ".join(f"{verb} another {name} path" if name.startswith("-")
+                       else f"set {name} to another store file" for name in named_by)
+
+
+def check_file(path: str, new_ok: bool = True,
+               named_by: Sequence[str] = ("--store",)) -> None:
     """Raise :class:`StoreError` for an existing file that cannot be a store to open:
-    not an SQLite file, shorter than its header says (truncated), or (unless ``new_ok``)
-    empty.
+    not a file (a directory), not an SQLite file, shorter than its header says
+    (truncated), or (unless ``new_ok``) empty; ``named_by`` as :func:`another_store`'s.
 
     An empty file is a store being made by another process that has not yet written its
     schema (SQLite makes the file first), so a command that may create a store takes it.
     """
     try:
         info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):  # before opening it: a directory opens as one
+            what = "a directory, not a file" if stat.S_ISDIR(info.st_mode) else "not a file"
+            raise StoreError(f"{path}: the store is {what}; {another_store(named_by)}")
         with open(path, "rb") as f:
             header = f.read(100)
     except OSError as exc:
-        raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    if not stat.S_ISREG(info.st_mode):
-        raise StoreError(f"{path}: not a file; give the path of a store file")
+        raise StoreError(f"{path}: cannot read the store: {exc.strerror or exc}") from exc
     if info.st_size == 0 and new_ok:
         return
     if info.st_size == 0:
         raise StoreError(f"{path}: empty file, not a nanpure store; make puzzles into it with "
-                         "nanpure run, or give another --store path")
+                         f"nanpure run, or {another_store(named_by)}")
     if len(header) < 100 and SQLITE_MAGIC.startswith(header[:16]):
         raise StoreError(f"{path}: store file is truncated ({info.st_size} bytes, shorter "
                          "than its header); restore it from a backup")
     if not header.startswith(SQLITE_MAGIC):
         raise StoreError(f"{path}: not a nanpure store (not an SQLite database file); "
-                         "choose another --store path")
+                         f"{another_store(named_by, 'choose')}")
     page_size = int.from_bytes(header[16:18], "big")
     page_size = 65536 if page_size == 1 else page_size
     pages = int.from_bytes(header[28:32], "big")
