@@ -151,7 +151,7 @@ def test_reuse_is_suggested_only_when_used_puzzles_would_fill_the_section(tmp_pa
     config = load_book_config(write_config(tmp_path, store, sections=sections))
     publish_book(config)
     with pytest.raises(PublishError, match=r"none not yet in a book with quota easy, run "
-                                           r"'nightly' \(set reuse = true to print used "
+                                           r"'nightly' \(set book.reuse = true to print used "
                                            r"puzzles again\)$"):
         publish_book(config)
 
@@ -475,6 +475,12 @@ CONFIG_ERRORS = [
      "b.toml: book.sections: unknown key; allowed keys: title, subtitle, author, store, run, "
      "out, page_size, large_print, puzzles_per_page, answers_per_page, cjk_font, imprint, "
      "hints, reuse, bleed, stars, order, cover, section"),
+    # a tier nonograms lack only found no puzzles
+    ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "P"\nkind = "nonogram"\n'
+     'tier = "unfair"\n', "book.section[0].tier: 'unfair' is not a nonogram tier; expected one "
+     "of easy, medium, hard, extreme"),
+    ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "P"\nkind = "nonogram"\n'
+     'tiers = ["easy", "unfair"]\n', "book.section[0].tiers: 'unfair' is not a nonogram tier"),
 ]
 
 

@@ -299,6 +299,14 @@ def _section(s: Section) -> SectionSpec:
     run = _runs(s)
     count = s.int("count", None, minimum=1)
     kind = s.choice("kind", sorted(KINDS), None)
+    if kind == "nonogram" and tiers is not None:
+        from ..generator.nonogram import TIERS as NONOGRAM_TIERS
+
+        other = [t for t in tiers if t not in NONOGRAM_TIERS]
+        if other:  # else the section would only find no puzzles
+            raise s.error("tier" if s.has("tier") else "tiers",
+                          f"{other[0]!r} is not a nonogram tier; expected one of "
+                          f"{', '.join(NONOGRAM_TIERS)}")
     per_page = _one_of(s, "puzzles_per_page", PUZZLE_TEMPLATES, None)
     s.finish()
     return SectionSpec(title=title, quotas=quotas, tiers=tiers, run=run, count=count,

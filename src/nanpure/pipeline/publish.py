@@ -194,7 +194,7 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
             reusable = not config.reuse and len(_fresh(
                 store, {**selection, "unused_only": False}, taken,
                 len(fresh) + 1)) > len(fresh)
-            hint = " (set reuse = true to print used puzzles again)" if reusable else ""
+            hint = " (set book.reuse = true to print used puzzles again)" if reusable else ""
             need = (f"needs {counted(want, 'puzzle')} but the store "
                     f"{config.store} has only {len(fresh)}" if want else
                     f"has no puzzles: the store {config.store} has none")
