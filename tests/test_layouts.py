@@ -460,3 +460,54 @@ def test_a_fitted_title_is_not_set_under_8_pt(start, lines):
     # a title that fits in the lines at 9.5 pt but not 10.5 pt is set in 9.5 pt, as before
     size = fitted_size(LONG_TITLE, fonts, 34.5, 8.5 * INCH - 1.5 * INCH, 3)
     assert size == 9.5
+
+
+#: The audit's author and title with long hyphenated words (a 6 x 9 in large-print book).
+HYPHENATED_AUTHOR = "Maximilian Alexander Bartholomew Featherstonehaugh-Cholmondeley"
+HYPHENATED_TITLE = ("Pneumonoultramicroscopicsilicovolcanoconiosis-Sudoku-Collection-"
+                    "Extraordinaire-Edition")
+
+
+def test_wrap_breaks_at_spaces_then_hyphens_then_inside_a_word_with_a_hyphen():
+    """Lines were cut at whatever letter the width ran out at, hyphens ignored and none
+    added: "Featherstonehaugh-Cholmondel" / "ey", "Sudoku-Colle" / "ction"."""
+    from nanpure.layouts.book import wrap
+
+    fonts = load_fonts()
+    author = wrap(HYPHENATED_AUTHOR, fonts, 20.16, 4.5 * INCH)
+    assert author == ["Maximilian Alexander", "Bartholomew", "Featherstonehaugh-",
+                      "Cholmondeley"]
+    title = wrap(HYPHENATED_TITLE, fonts, 30, 4.5 * INCH, bold=True)
+    assert "".join(title) != HYPHENATED_TITLE  # its long first word takes added hyphens
+    assert title[-4:] == ["canoconiosis-", "Sudoku-Collection-", "Extraordinaire-", "Edition"]
+    assert title[0].endswith("-") and all(fonts.width(line, 30, True) <= 4.5 * INCH
+                                          for line in title)
+    # a hyphen is added where a word is cut between letters, and only there
+    assert "".join(line.removesuffix("-") for line in title[:2]) + title[2] == \
+        "Pneumonoultramicroscopicsilicovolcanoconiosis-"
+    # a word that fits a line is never cut, even when it could be after its hyphen
+    assert wrap("Smith Jones-Brown", fonts, 10, fonts.width("Smith Jones-", 10)) == \
+        ["Smith", "Jones-Brown"]
+    # digits and signs are cut without a hyphen
+    assert wrap("1234567890", fonts, 10, fonts.width("12345", 10)) == ["12345", "67890"]
+
+
+def test_cjk_text_still_breaks_between_any_characters():
+    from nanpure.layouts.book import wrap
+
+    fonts = load_fonts(CJK_FONT)
+    text = "とても難しいナンプレ問題集・上級者向けの論理パズル百二十問と解答付きの特別版"
+    lines = wrap(text, fonts, 10, 100)
+    assert len(lines) > 1 and "".join(lines) == text
+    assert all(fonts.width(line, 10) <= 100 for line in lines)
+    assert all(fonts.width(a + b[0], 10) > 100 for a, b in pairwise(lines))
+
+
+def test_the_title_page_breaks_a_hyphenated_author_after_its_hyphen():
+    """The audit's 756-page large-print 6 x 9 in book set "Featherstonehaugh-Cholmondel" /
+    "ey" at the foot of its title page."""
+    settings = BookSettings(title="Test Book", author=HYPHENATED_AUTHOR, page_size="6x9in",
+                            large_print=True)
+    box = live_area(1, PAGE_SIZES["6x9in"], Margins.for_pages(756))
+    lines = [line for line, _ in title_page(settings, load_fonts(), box).author]
+    assert lines[-2:] == ["Featherstonehaugh-", "Cholmondeley"]

@@ -28,6 +28,8 @@ more, unless the section fixes ``puzzles_per_page`` (in large print: one a page,
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
@@ -963,31 +965,74 @@ def fitted_size(text: str, fonts: Fonts, size: float, width: float, lines: int =
 
 
 def wrap(text: str, fonts: Fonts, size: float, width: float, bold: bool = False) -> list[str]:
-    """Break ``text`` into lines no wider than ``width``: at spaces, and between any two
-    characters of a word too long for a line (as CJK text, which has no spaces, needs).
+    """Break ``text`` into lines no wider than ``width``: at spaces; a word too long for a
+    line, after its hyphens; a part of it still too long, between any two characters, with
+    a hyphen added between two letters (not in CJK text, which has no spaces and breaks
+    anywhere).
 
     >>> from nanpure.layouts.pages import load_fonts
     >>> wrap("one two three", load_fonts(), 10, 45)
     ['one two', 'three']
+    >>> wrap("Smith Featherstonehaugh-Cholmondeley", load_fonts(), 10, 110)
+    ['Smith', 'Featherstonehaugh-', 'Cholmondeley']
+    >>> wrap("Pneumonoultramicroscopic", load_fonts(), 10, 60)
+    ['Pneumono-', 'ultramicro-', 'scopic']
     """
+    def fits(line: str) -> bool:
+        return fonts.width(line, size, bold) <= width
+
     lines: list[str] = []
     line = ""
     for word in text.split(" "):
         trial = f"{line} {word}" if line else word
-        if fonts.width(trial, size, bold) <= width:
+        if fits(trial):
             line = trial
             continue
         if line:
             lines.append(line)
         line = ""
-        for ch in word:
-            if line and fonts.width(line + ch, size, bold) > width:
+        if fits(word):
+            line = word
+            continue
+        for piece in _HYPHEN_BREAK.split(word):
+            if fits(line + piece):
+                line += piece
+                continue
+            if line:
                 lines.append(line)
-                line = ""
-            line += ch
+            *whole, line = _broken(piece, fits)
+            lines += whole
     if line:
         lines.append(line)
     return lines
+
+
+#: Where a word too long for a line may break: after a hyphen between two word characters.
+_HYPHEN_BREAK = re.compile(r"(?<=\w[-\u2010])(?=\w)")
+
+
+def _broken(word: str, fits: Callable[[str], bool]) -> list[str]:
+    """``word`` cut into lines that each ``fits`` (at least a character each), each as
+    long as fits; a cut between two letters ends its line with a hyphen."""
+    lines = []
+    while len(word) > 1 and not fits(word):
+        k = 1
+        while k < len(word) - 1 and fits(word[:k + 1]):
+            k += 1
+        while k > 1 and _hyphenated(word, k) and not fits(word[:k] + "-"):
+            k -= 1
+        lines.append(word[:k] + ("-" if _hyphenated(word, k) else ""))
+        word = word[k:]
+    return lines + [word]
+
+
+def _hyphenated(word: str, k: int) -> bool:
+    """Whether a cut of ``word`` before its ``k``-th character takes a hyphen: between two
+    letters, neither of them wide (CJK text breaks between any characters as it is)."""
+    a, b = word[k - 1], word[k]
+    return (a.isalpha() and b.isalpha()
+            and not {unicodedata.east_asian_width(a), unicodedata.east_asian_width(b)}
+            & {"W", "F"})
 
 
 # ----------------------------------------------------------------------------- drawing
