@@ -511,3 +511,18 @@ def test_the_title_page_breaks_a_hyphenated_author_after_its_hyphen():
     box = live_area(1, PAGE_SIZES["6x9in"], Margins.for_pages(756))
     lines = [line for line, _ in title_page(settings, load_fonts(), box).author]
     assert lines[-2:] == ["Featherstonehaugh-", "Cholmondeley"]
+
+
+def test_the_title_pages_subtitle_is_never_larger_than_a_shrunk_title():
+    """The audit's long title shrank to 8 pt in three lines over a subtitle of 18.9 pt."""
+    title = ("The Enormous Compendium of Extraordinarily Challenging Sudoku Puzzles for the "
+             "Dedicated Solver Who Wants Nothing But Logic")
+    subtitle = ("Three hundred and sixty puzzles in large print, ranging from easy warm-ups to "
+                "the most extreme forcing chains")
+    box = live_area(1, PAGE_SIZES["6x9in"], Margins.for_pages(756))
+    page = title_page(BookSettings(title=title, subtitle=subtitle, page_size="6x9in",
+                                   large_print=True), load_fonts(), box)
+    assert page.size < 18.9 and page.subtitle_size == page.size
+    short = title_page(BookSettings(title="Sudoku", subtitle=subtitle, page_size="6x9in",
+                                    large_print=True), load_fonts(), box)
+    assert short.subtitle_size == pytest.approx(18 * 1.4 * 0.75) and short.size > 18.9

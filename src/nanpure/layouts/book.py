@@ -775,8 +775,8 @@ def title_page(settings: BookSettings, fonts: Fonts, box: Box, title: str | None
                subtitle: str | None = None, author: str | None = None) -> TitlePage:
     """The title page of a book in the live area ``box``: the title as large as fits three
     lines (down to 8 pt, then in as many lines as it takes) from two thirds up the page,
-    the rule under it and the subtitle under that, each keeping
-    :data:`TITLE_RULE_CLEAR` of the body size from the rule's ink however small the
+    the rule under it and the subtitle under that (never larger than the title), each
+    keeping :data:`TITLE_RULE_CLEAR` of the body size from the rule's ink however small the
     title; the author near the foot, in as many lines as it takes, raised so that they
     stay on the page. ``title``, ``subtitle`` and ``author`` stand in for the settings'
     (to find how long a text fits)."""
@@ -791,7 +791,7 @@ def title_page(settings: BookSettings, fonts: Fonts, box: Box, title: str | None
     # a fraction of the title's size below it, unless that comes too close to a small
     # title's descenders; the subtitle a body line below, unless that comes too close
     rule = min(y + size * 0.5, last - text_descent(fonts, title, True) * size - clear)
-    sub_size = kind.heading * 0.75
+    sub_size = min(kind.heading * 0.75, size)  # never larger than a shrunk title
     sub_y = min(y - kind.body, rule - clear - text_ascent(fonts, subtitle) * sub_size)
     below, _ = _baselines(subtitle, fonts, sub_size, box, sub_y, 1.35, False)
     bottom = (below[-1][1] - text_descent(fonts, subtitle) * sub_size if below
