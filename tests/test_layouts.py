@@ -526,3 +526,28 @@ def test_the_title_pages_subtitle_is_never_larger_than_a_shrunk_title():
     short = title_page(BookSettings(title="Sudoku", subtitle=subtitle, page_size="6x9in",
                                     large_print=True), load_fonts(), box)
     assert short.subtitle_size == pytest.approx(18 * 1.4 * 0.75) and short.size > 18.9
+
+
+def test_how_to_play_gives_each_tier_what_the_skipped_tiers_below_it_teach(sections):
+    """A book of easy and hard puzzles explained easy and hard only: "hard adds quads,
+    X-Wings...", never the locked candidates and pairs of medium that its puzzles need."""
+    from nanpure.layouts.book import NONOGRAM_TIER_HELP, TIER_HELP, TIER_NEEDS, tier_help
+
+    pdf, plan = pdf_of(sections, page_size="8.5x11in")
+    page = plan.first_page("how-to-play")
+    text = " ".join(PdfReader(io.BytesIO(pdf)).pages[page - 1].extract_text().split())
+    assert "hard needs locked candidates and naked or hidden pairs and triples, and adds " \
+           "quads, X-Wings" in text
+    assert "easy singles only" in text
+    # each line takes in every tier skipped since the last included one, and no other
+    ladder = list(TIER_HELP)
+    line = tier_help(TIER_HELP, TIER_NEEDS, "extreme", ["medium", "extreme"])
+    assert line.startswith("needs " + TIER_NEEDS["hard"] + "; " + TIER_NEEDS["unfair"]
+                           + "; and forcing chains")
+    assert TIER_NEEDS["medium"] not in line
+    assert TIER_NEEDS["easy"] in tier_help(TIER_HELP, TIER_NEEDS, "medium", ["medium"])
+    # a book with every tier keeps the lines as they were
+    assert all(tier_help(TIER_HELP, TIER_NEEDS, t, ladder) == TIER_HELP[t] for t in ladder)
+    nonograms = list(NONOGRAM_TIER_HELP)
+    assert all(tier_help(NONOGRAM_TIER_HELP, {}, t, nonograms) == NONOGRAM_TIER_HELP[t]
+               for t in nonograms)

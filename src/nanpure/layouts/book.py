@@ -109,6 +109,25 @@ NONOGRAM_TIER_HELP = {
     "extreme": "probes inside probes: a supposition whose consequences need further "
                "suppositions.",
 }
+#: What each tier's line names when the book skips that tier, in the line of the next
+#: tier it includes: the tiers build on each other, so a reader of a book of easy and hard
+#: puzzles needs medium's techniques too (:func:`tier_help`).
+TIER_NEEDS = {
+    "easy": "singles (a cell with one possible digit, or a digit with one place left in a "
+            "row, column or box)",
+    "medium": "locked candidates and naked or hidden pairs and triples",
+    "hard": "quads, X-Wings and other fish, wings, single-digit patterns, colouring and "
+            "uniqueness arguments",
+    "unfair": "larger and finned fish, chains and almost locked sets",
+}
+NONOGRAM_TIER_NEEDS = {
+    "easy": "simple boxes and spaces (cells that every placement of a run covers are "
+            "shaded, cells that no run can reach stay blank)",
+    "medium": "complete line logic (every cell on which all placements of a line's clue "
+              "agree)",
+    "hard": "a probe (suppose a cell filled, then empty, and follow the lines: a "
+            "contradiction settles the cell)",
+}
 #: The how-to-play page's rules, paragraph by paragraph, before the tiers.
 SUDOKU_RULES = (
     "Fill every empty cell with a digit from 1 to 9 so that each row, each column "
@@ -286,6 +305,33 @@ class BookPlan:
 
 def _chunks(items: Sequence, size: int) -> list[tuple]:
     return [tuple(items[i:i + size]) for i in range(0, len(items), size)]
+
+
+def tier_help(help_: Mapping[str, str], needs: Mapping[str, str], tier: str,
+              tiers: Sequence[str]) -> str:
+    """The how-to-play line of ``tier`` in a book whose tiers of this kind are ``tiers``:
+    its line in ``help_`` (whose keys are the kind's tiers, easiest first), led by what
+    ``needs`` says of the tiers below it that the book skips since the last it includes.
+
+    >>> tier_help(TIER_HELP, TIER_NEEDS, "hard", ["easy", "hard"])
+    'needs locked candidates and naked or hidden pairs and triples, and adds quads, X-Wings \
+and other fish, wings, single-digit patterns, colouring and uniqueness arguments.'
+    >>> tier_help(TIER_HELP, TIER_NEEDS, "hard", ["easy", "medium", "hard"]) == TIER_HELP["hard"]
+    True
+    """
+    line = help_.get(tier, "")
+    ladder = list(help_)
+    if tier not in ladder:
+        return line
+    below = ladder[:ladder.index(tier)]
+    included = [t for t in below if t in tiers]
+    skipped = below[below.index(included[-1]) + 1:] if included else below
+    if not skipped:
+        return line
+    listed = "; ".join(needs[t] for t in skipped)
+    # "needs forcing chains" joins the list as "and forcing chains"; "adds ..." stays
+    own = line.removeprefix("needs ")
+    return f"needs {listed}{';' if len(skipped) > 1 else ','} and {own}"
 
 
 def tier_span(tiers: Sequence[str]) -> str:
@@ -1179,12 +1225,12 @@ class _Drawer:
         answers = self.plan.first_page("answers-title")
         if page.puzzle_kind == "nonogram":
             rules = NONOGRAM_RULES
-            help_ = NONOGRAM_TIER_HELP
+            help_, needs = NONOGRAM_TIER_HELP, NONOGRAM_TIER_NEEDS
             answered = (f"The answers start on page {answers}. Each answer gives its puzzle's "
                         "number and page and shows the finished picture.")
         else:
             rules = SUDOKU_RULES
-            help_ = TIER_HELP
+            help_, needs = TIER_HELP, TIER_NEEDS
             answered = (f"The answers start on page {answers}. Each answer gives its puzzle's "
                         "number and page; the digits printed in bold were given, the light "
                         "ones are yours to find.")
@@ -1195,7 +1241,8 @@ class _Drawer:
         for tier in tiers:
             self.text(x, y, tier, size, bold=True)
             indent = pdfmetrics.stringWidth("extreme  ", self.fonts.bold, size)
-            y = self.paragraph(x + indent, y, width - indent, help_.get(tier, ""), size)
+            line = tier_help(help_, needs, tier, tiers)
+            y = self.paragraph(x + indent, y, width - indent, line, size)
             y -= size * 0.4
         y -= size * 0.4
         y = self.paragraph(x, y, width, answered, size)
