@@ -48,7 +48,14 @@ from ..generator.tiers import tier_rank
 from ..record import PuzzleRecord
 from ..words import a_or_an, counted, quoted
 from .grid import BLACK, FILLED_GREY, digit_size, draw_grid
-from .hint_pages import draw_hints_page, hint_chunks
+from .hint_pages import (
+    draw_hints_page,
+    entries_height,
+    hint_chunks,
+    hint_entry,
+    hint_indent,
+    room_for_entries,
+)
 from .nonogram import MIN_CLUE_SIZE, draw_nonogram, largest_grid, smallest_box
 from .pages import (
     ANSWER_TEMPLATES,
@@ -503,12 +510,25 @@ def _paged(costs: Sequence[int], capacity: int) -> list[range]:
 
 def _hint_pages(puzzles: Sequence[PuzzleRecord], hints: Mapping[str, Any],
                 settings: BookSettings, margins: Margins) -> list[list[int]]:
-    """The hints pages, as the indices into ``puzzles`` of the hints each shows."""
+    """The hints pages, as the indices into ``puzzles`` of the hints each shows; a
+    :class:`LayoutError` for a hint taller than the first hints page has room for."""
     hinted = [k for k, p in enumerate(puzzles) if p.puzzle in hints]
+    if not hinted:
+        return []
     kind = Type.for_settings(settings)
     body = _body(live_area(3, page_size(settings.page_size), margins), kind)
+    fonts = load_fonts(settings.cjk_font)
+    width = body.width - hint_indent(fonts, kind.body, kind.small)
+    lines = [hint_entry(fonts, hints[puzzles[k].puzzle], kind.body, width,
+                        settings.large_print).lines for k in hinted]
+    most = max(lines)
+    if entries_height(most, 1, kind.body) > room_for_entries(body.height, kind.body, first=True):
+        k = hinted[lines.index(most)]
+        raise LayoutError(f"the hint for puzzle {k + 1} takes {most} lines, more than a "
+                          f"hints page of {a_or_an(settings.page_size + ' book')} holds; "
+                          "choose a larger page_size or set hints = false")
     return [[hinted[i] for i in chunk]
-            for chunk in hint_chunks(len(hinted), body.height, kind.body)]
+            for chunk in hint_chunks(lines, body.height, kind.body)]
 
 
 def _answer_ranges(puzzles: Sequence[PuzzleRecord], per_page: int) -> list[tuple[int, int]]:
