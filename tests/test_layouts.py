@@ -551,3 +551,37 @@ def test_how_to_play_gives_each_tier_what_the_skipped_tiers_below_it_teach(secti
     nonograms = list(NONOGRAM_TIER_HELP)
     assert all(tier_help(NONOGRAM_TIER_HELP, {}, t, nonograms) == NONOGRAM_TIER_HELP[t]
                for t in nonograms)
+
+
+@pytest.mark.parametrize("size", ["6x9in", "A5"])
+def test_how_to_play_runs_on_to_another_page_rather_than_off_its_own(sections, size):
+    """In large print on 6 x 9 in or A5 the how-to-play text of a book of every tier ran
+    past the folio and off the page (its last paragraph 49 pt too low on 6 x 9 in, 121 pt
+    on A5); it goes on over the page now, and page_count counts that page."""
+    from nanpure.layouts.book import page_count
+
+    tiers = ["easy", "medium", "hard", "unfair", "extreme"]
+    every = [BookSection(tier.title(), tuple(r._replace(tier=tier) for r in
+                                             sections[0].puzzles[:2])) for tier in tiers]
+    settings = BookSettings(title="Test Book", page_size=size, large_print=True)
+    out = io.BytesIO()
+    plan = build_book(every, settings, out)
+    how_to = [p for p in plan.pages if p.kind == "how-to-play"]
+    assert [p.part for p in how_to] == [0, 1]
+    assert page_count(every, settings) == plan.page_count
+    assert plan.pages[2].lines[0][0] == "How to play" and plan.pages[2].lines[0][2] == 4
+    reader = PdfReader(io.BytesIO(out.getvalue()))
+    text = ""
+    for page in how_to:
+        found = [(what, b) for what, b in marks(reader.pages[page.number - 1])
+                 if what.startswith("text")]
+        folio = min((b for what, b in found if what == f"text '{page.number}'"),
+                    key=lambda b: b.y0)
+        area = live_area(page.number, plan.size, plan.margins)
+        assert all(folio.y1 < b.y0 and b.y1 <= area.y1 for _, b in found if b != folio)
+        text += reader.pages[page.number - 1].extract_text()
+    text = " ".join(text.split())
+    assert all(tier in text for tier in tiers)
+    assert f"The answers start on page {plan.first_page('answers-title')}." in text
+    # the heading only on the first page
+    assert text.count("How to play") == 1

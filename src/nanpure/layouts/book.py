@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
@@ -258,6 +258,7 @@ class Page:
     lines: tuple[tuple[str, str, int], ...] = ()  # contents rows: (title, detail, page)
     puzzle_kind: str = "sudoku"  # of a how-to-play, section, puzzles or answers page
     per_page: int = 0  # slots of a puzzles or answers page (a key of its template)
+    part: int = 0  # of a how-to-play page: 0, or the how-manyth page its text runs on to
 
 
 @dataclass
@@ -439,9 +440,10 @@ def page_count(sections: Sequence[BookSection], settings: BookSettings) -> int:
     margins = Margins.for_pages(MIN_PAGES)
     while True:  # the gutter of its own page count, as plan_book finds it
         body_pages = sum(1 + _puzzle_page_count(s, settings, margins) for s in sections)
-        contents, notes = _contents_and_notes(sections, kinds, settings, margins, body_pages,
-                                              0, answer_pages)
-        pages = 2 + len(contents) + len(kinds) + body_pages + answer_pages + notes
+        how_to = sum(_how_to_play_pages(kinds, sections, settings, margins))
+        contents, notes = _contents_and_notes(sections, kinds, settings, margins, how_to,
+                                              body_pages, 0, answer_pages)
+        pages = 2 + len(contents) + how_to + body_pages + answer_pages + notes
         if Margins.for_pages(pages) == margins:
             return pages
         margins = Margins.for_pages(pages)
@@ -464,19 +466,22 @@ def _plan(sections: Sequence[BookSection], settings: BookSettings, margins: Marg
     answers = _answer_ranges(puzzles, settings.answers_per_page)
     hint_pages = _hint_pages(puzzles, hints, settings, margins)
     body_pages = sum(1 + len(pages) for pages in body)
-    contents, notes = _contents_and_notes(sections, kinds, settings, margins, body_pages,
-                                          len(hint_pages), 1 + len(answers))
-    plan = _lay_out(sections, body, answers, kinds, settings, contents, notes, hint_pages)
+    how_to = _how_to_play_pages(kinds, sections, settings, margins)
+    contents, notes = _contents_and_notes(sections, kinds, settings, margins, sum(how_to),
+                                          body_pages, len(hint_pages), 1 + len(answers))
+    plan = _lay_out(sections, body, answers, kinds, how_to, settings, contents, notes,
+                    hint_pages)
     plan.hints = hints
     return plan
 
 
 def _contents_and_notes(sections: Sequence[BookSection], kinds: Sequence[str],
-                        settings: BookSettings, margins: Margins, body_pages: int,
-                        hint_pages: int, answer_pages: int) -> tuple[list[range], int]:
+                        settings: BookSettings, margins: Margins, how_to_pages: int,
+                        body_pages: int, hint_pages: int,
+                        answer_pages: int) -> tuple[list[range], int]:
     """The contents' rows on its pages (:func:`_paged`) and the notes pages that make the
-    book's page count even and at least :data:`MIN_PAGES`, given the pages of the
-    sections (title pages too), the hints and the answers (their title page too)."""
+    book's page count even and at least :data:`MIN_PAGES`, given the pages of how to play,
+    the sections (title pages too), the hints and the answers (their title page too)."""
     # The contents always has room for a "Notes" row, so padding with notes pages never
     # changes the length of the contents (and so never the page count it was sized for).
     capacity = _contents_rows_per_page(settings) * _ROW
@@ -485,7 +490,7 @@ def _contents_and_notes(sections: Sequence[BookSection], kinds: Sequence[str],
     costs = ([_ROW] * len(kinds) + [_ROW + _RUNOVER * k for k in runovers]
              + [_ROW] * (3 if hint_pages else 2))
     contents = _paged(costs, capacity)
-    total = 2 + len(contents) + len(kinds) + body_pages + hint_pages + answer_pages
+    total = 2 + len(contents) + how_to_pages + body_pages + hint_pages + answer_pages
     return contents, max(MIN_PAGES, total + total % 2) - total
 
 
@@ -544,15 +549,15 @@ def _answer_ranges(puzzles: Sequence[PuzzleRecord], per_page: int) -> list[tuple
 
 
 def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]],
-             answers: list[tuple[int, int]], kinds: list[str], settings: BookSettings,
-             contents: Sequence[range], notes: int,
+             answers: list[tuple[int, int]], kinds: list[str], how_to_pages: Sequence[int],
+             settings: BookSettings, contents: Sequence[range], notes: int,
              hint_pages: Sequence[Sequence[int]] = ()) -> BookPlan:
     """The plan, with the contents' rows on pages as ``contents`` (from :func:`_paged`)
     says: the rows' indices on each page, a notes row counted whether or not there is
-    one."""
+    one; each kind's how-to-play text on ``how_to_pages`` pages."""
     first_how_to = 2 + len(contents) + 1
     # where each puzzle goes
-    page = first_how_to + len(kinds)
+    page = first_how_to + sum(how_to_pages)
     number = 1
     placed: list[tuple[int, str, PuzzleRecord, int]] = []
     # section, its page, its first and last number, its puzzle pages (page, per_page, count)
@@ -578,7 +583,8 @@ def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]
 
     how_to = [("How to play" if len(kinds) == 1 else f"How to play {KIND_NAMES[kind]}", kind)
               for kind in kinds]
-    rows = [(heading, "", first_how_to + k) for k, (heading, _) in enumerate(how_to)]
+    rows = [(heading, "", first_how_to + sum(how_to_pages[:k]))
+            for k, (heading, _) in enumerate(how_to)]
     for section, on, first, last, _ in section_pages:
         detail = " \u00b7 ".join(_section_detail(section.kind, section.puzzles, first, last,
                                                  len(kinds) > 1))
@@ -594,8 +600,10 @@ def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]
     chunks = [tuple(rows[i] for i in on if i < len(rows)) for on in contents]
     for k, chunk in enumerate(chunks):
         pages.append(Page(3 + k, "contents", "Contents", lines=chunk))
-    for heading, kind in how_to:
-        pages.append(Page(len(pages) + 1, "how-to-play", heading, puzzle_kind=kind))
+    for (heading, kind), count in zip(how_to, how_to_pages, strict=True):
+        for part in range(count):
+            pages.append(Page(len(pages) + 1, "how-to-play", heading, puzzle_kind=kind,
+                              part=part))
     for section, on, first, _, layout in section_pages:
         pages.append(Page(on, "section", section.title, puzzle_kind=section.kind))
         start = first - 1
@@ -792,6 +800,73 @@ def _larger_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_pag
     return (f"no page_size has room for it{where}: make the nonograms {whose} smaller "
             f"(with clues like its, {a_or_an(best + ' page')} takes at most {most}) or "
             "leave them out of the book")
+
+
+# ----------------------------------------------------------------------------- how to play
+
+#: Stands for the answers' first page in the how-to-play text until it is known: as wide
+#: as the widest page number (a book has fewer than 100,000 pages), so that the text
+#: is paged with the room the number takes.
+_ANSWERS_PAGE = "99999"
+
+
+def _tiers_of(puzzles: Iterable[PuzzleRecord]) -> list[str]:
+    """The tiers of ``puzzles``, easiest first."""
+    return sorted({p.tier for p in puzzles}, key=tier_rank)
+
+
+def how_to_play_blocks(kind: str, tiers: Sequence[str]
+                       ) -> list[tuple[str, str, tuple[float, ...]]]:
+    """The paragraphs of the how-to-play page of ``kind`` for a book of ``tiers``, in
+    order: (the tier it explains or "", its text, the spaces after it in body sizes); the
+    answers' page is :data:`_ANSWERS_PAGE` in the text."""
+    if kind == "nonogram":
+        rules, help_, needs = NONOGRAM_RULES, NONOGRAM_TIER_HELP, NONOGRAM_TIER_NEEDS
+        answered = (f"The answers start on page {_ANSWERS_PAGE}. Each answer gives its "
+                    "puzzle's number and page and shows the finished picture.")
+    else:
+        rules, help_, needs = SUDOKU_RULES, TIER_HELP, TIER_NEEDS
+        answered = (f"The answers start on page {_ANSWERS_PAGE}. Each answer gives its "
+                    "puzzle's number and page; the digits printed in bold were given, the "
+                    "light ones are yours to find.")
+    blocks: list[tuple[str, str, tuple[float, ...]]] = [("", para, (0.6,)) for para in rules]
+    for k, tier in enumerate(tiers):
+        gaps = (0.4, 0.4) if k == len(tiers) - 1 else (0.4,)
+        blocks.append((tier, tier_help(help_, needs, tier, tiers), gaps))
+    blocks.append(("", answered, ()))
+    return blocks
+
+
+def how_to_play_parts(blocks: Sequence[tuple[str, str, tuple[float, ...]]], fonts: Fonts,
+                      kind: Type, area: Box) -> list[range]:
+    """The paragraphs of each how-to-play page (the first under its heading, the others
+    from the top of the live area ``area``): as many as keep their last line above the
+    folio's band, a paragraph taller than a page on a page of its own."""
+    size = kind.body
+    indent = pdfmetrics.stringWidth("extreme  ", fonts.bold, size)
+    foot = area.y0 + kind.small * 2.6
+    parts: list[range] = []
+    start = 0
+    y = area.y1 - kind.heading * 4  # under the heading, as page_how_to_play draws it
+    for k, (label, text, gaps) in enumerate(blocks):
+        lines = len(wrap(text, fonts, size, area.width - (indent if label else 0))) or 1
+        if k > start and y - (lines - 1) * size * 1.35 < foot:
+            parts.append(range(start, k))
+            start, y = k, area.y1 - size
+        y -= lines * size * 1.35 + sum(gaps) * size
+    parts.append(range(start, len(blocks)))
+    return parts
+
+
+def _how_to_play_pages(kinds: Sequence[str], sections: Sequence[BookSection],
+                       settings: BookSettings, margins: Margins) -> list[int]:
+    """How many pages the how-to-play text of each of ``kinds`` takes."""
+    fonts = load_fonts(settings.cjk_font)
+    kind = Type.for_settings(settings)
+    area = live_area(3, page_size(settings.page_size), margins)
+    return [len(how_to_play_parts(how_to_play_blocks(k, _tiers_of(
+        p for s in sections if s.kind == k for p in s.puzzles)), fonts, kind, area))
+        for k in kinds]
 
 
 # ----------------------------------------------------------------------------- type
@@ -1239,33 +1314,27 @@ class _Drawer:
     def page_how_to_play(self, page: Page) -> None:
         box = self.area(page).shrink(top=self.type.heading)
         x, width, size = box.x0, box.width, self.type.body
-        y = box.y1 - self.type.heading
-        self.text(x, y, page.heading, self.type.heading, bold=True)
-        y -= self.type.heading * 2
-        answers = self.plan.first_page("answers-title")
-        if page.puzzle_kind == "nonogram":
-            rules = NONOGRAM_RULES
-            help_, needs = NONOGRAM_TIER_HELP, NONOGRAM_TIER_NEEDS
-            answered = (f"The answers start on page {answers}. Each answer gives its puzzle's "
-                        "number and page and shows the finished picture.")
+        tiers = _tiers_of(p.puzzle for p in self.plan.placements
+                          if p.puzzle.kind == page.puzzle_kind)
+        blocks = how_to_play_blocks(page.puzzle_kind, tiers)
+        part = how_to_play_parts(blocks, self.fonts, self.type, self.area(page))[page.part]
+        if page.part:  # a continuation: no heading, the text from the top
+            y = self.area(page).y1 - size
         else:
-            rules = SUDOKU_RULES
-            help_, needs = TIER_HELP, TIER_NEEDS
-            answered = (f"The answers start on page {answers}. Each answer gives its puzzle's "
-                        "number and page; the digits printed in bold were given, the light "
-                        "ones are yours to find.")
-        for para in rules:
-            y = self.paragraph(x, y, width, para, size) - size * 0.6
-        tiers = sorted({p.puzzle.tier for p in self.plan.placements
-                        if p.puzzle.kind == page.puzzle_kind}, key=tier_rank)
-        for tier in tiers:
-            self.text(x, y, tier, size, bold=True)
-            indent = pdfmetrics.stringWidth("extreme  ", self.fonts.bold, size)
-            line = tier_help(help_, needs, tier, tiers)
-            y = self.paragraph(x + indent, y, width - indent, line, size)
-            y -= size * 0.4
-        y -= size * 0.4
-        y = self.paragraph(x, y, width, answered, size)
+            y = box.y1 - self.type.heading
+            self.text(x, y, page.heading, self.type.heading, bold=True)
+            y -= self.type.heading * 2
+        answers = str(self.plan.first_page("answers-title"))
+        indent = pdfmetrics.stringWidth("extreme  ", self.fonts.bold, size)
+        for label, text, gaps in (blocks[k] for k in part):
+            text = text.replace(_ANSWERS_PAGE, answers)
+            if label:
+                self.text(x, y, label, size, bold=True)
+                y = self.paragraph(x + indent, y, width - indent, text, size)
+            else:
+                y = self.paragraph(x, y, width, text, size)
+            for gap in gaps:
+                y -= size * gap
 
     def page_section(self, page: Page) -> None:
         box = self.area(page)
