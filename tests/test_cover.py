@@ -419,3 +419,20 @@ def test_the_cover_rules_keep_clear_of_a_small_title(tmp_path, trim, length):
         title = [box for what, box in found if what.startswith("text")
                  and side.x0 < box.x0 < side.x1 and box.y0 > rule.y0]
         assert title and min(box.y0 for box in title) - (rule.y1 + width / 2) >= 5 * unit - 0.01
+
+
+@pytest.mark.parametrize("trim", ["6x9in", "8.5x11in"])
+def test_the_front_subtitle_is_never_larger_than_a_shrunk_title(trim):
+    """A long title shrank to fit three lines (to 8 pt) while its subtitle stayed 15 pt."""
+    from nanpure.layouts.cover import SUBTITLE_SIZE, cover_layout
+
+    size = PAGE_SIZES[trim]
+    unit = size[0] / (6 * INCH)
+    long = CoverSettings(title=LONG_TITLE[:150], subtitle="Three hundred and sixty puzzles "
+                         "in large print", author="nanpure")
+    layout = cover_layout(long, load_fonts(), size, 100)
+    assert layout.title.size < SUBTITLE_SIZE * unit and layout.subtitle.lines
+    assert layout.subtitle.size == layout.title.size
+    # a title that keeps a size over the subtitle's leaves the subtitle as it was
+    layout = cover_layout(SETTINGS, load_fonts(), size, 100)
+    assert layout.subtitle.size == SUBTITLE_SIZE * unit < layout.title.size

@@ -6,6 +6,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+from itertools import combinations
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,11 @@ from nanpure.cli import main
 from nanpure.generator import format_line
 from nanpure.generator.board import parse
 from nanpure.generator.ladder import BY_CODE, rate
-from nanpure.output.hints import first_hint, hint_from, hints_for, solution_path
+from nanpure.layouts.book import BookSection, BookSettings, LayoutError, Type, plan_book
+from nanpure.layouts.hint_pages import MIN_SIZE, HintEntry, hint_entry, hint_indent
+from nanpure.layouts.pages import live_area, load_fonts
+from nanpure.layouts.preflight import marks
+from nanpure.output.hints import Hint, first_hint, hint_from, hints_for, solution_path
 from nanpure.pipeline.batch import rate_file
 from nanpure.pipeline.book_config import load_book_config
 from nanpure.pipeline.publish import publish_book, summary
@@ -160,6 +166,78 @@ def test_book_with_hints(tmp_path, puzzles):
     assert (f"\nhints for {len(hinted)} of the {n} puzzles (the others need only singles)\n"
             in summary(book))
     assert "\nhints for" not in summary(plain) and "no hints" not in summary(plain)
+
+
+#: The audit's hint that a 6 x 9 in large-print book set in 5.5 pt, cut short with "…".
+LONG_HINT = Hint("XY-Chain", 12, "the chain that starts at r4c6 (8 cells), with the 1s, "
+                 "2s, 3s, 4s, 6s, 7s, 8s and 9s")
+
+
+def test_a_long_hint_keeps_the_large_print_size_and_wraps():
+    """Large-print hints shrank to about 5.5 pt and were cut short with an ellipsis."""
+    fonts = load_fonts()
+    entry = hint_entry(fonts, LONG_HINT, 14, 200, large_print=True)
+    assert entry.text_size == entry.technique_size == 14 and len(entry.text) > 1
+    assert " ".join(entry.text) == LONG_HINT.text()
+    assert all(fonts.width(line, 14) <= 200 for line in entry.text)
+    # ordinary print shrinks a line a little first, as before, and wraps at 6.5 pt
+    entry = hint_entry(fonts, LONG_HINT, 10, 200, large_print=False)
+    assert entry.text_size == MIN_SIZE and " ".join(entry.text) == LONG_HINT.text()
+    short = hint_entry(fonts, Hint("X-Wing", 3, "the 9s in rows 1 and 9"), 10, 200, False)
+    assert short == HintEntry(("X-Wing",), 10, ("Look at the 9s in rows 1 and 9.",), 10)
+
+
+@pytest.mark.parametrize("extra", ['large_print = true\npage_size = "6x9in"',
+                                   'page_size = "A5"'])
+def test_every_hint_is_printed_whole_inside_its_page(tmp_path, puzzles, extra):
+    """Each hint is on its page whole, at the book's size in large print, and the hints
+    pages, paged by the entries' lines, keep every line inside the body, none overlapping."""
+    store = make_store(tmp_path / "s.db", puzzles)
+    book = publish_book(load_book_config(write_book(tmp_path, store, "hints = true\n" + extra)),
+                        record=False)
+    reader = PdfReader(book.pdf)
+    pages = [p for p in book.plan.pages if p.kind == "hints"]
+    assert sum(len(p.items) for p in pages) == len(book.plan.hints)
+    size = Type.for_settings(book.plan.settings).body
+    for page in pages:
+        text = " ".join(reader.pages[page.number - 1].extract_text().split())
+        assert "\u2026" not in text
+        text = re.sub(r" page \d+ ", " ", text)  # drawn under the number, by the hint
+        for item in page.items:
+            hint = book.plan.hints[item.puzzle.puzzle]
+            assert hint.technique in text and hint.text() in text
+        area = live_area(page.number, book.plan.size, book.plan.margins)
+        found = [(what, b) for what, b in marks(reader.pages[page.number - 1])
+                 if what.startswith("text")]
+        folio = min((b for what, b in found if what == f"text '{page.number}'"),
+                    key=lambda b: b.y0)  # not a puzzle of the same number
+        found = [b for what, b in found if b != folio]
+        # the entries above the folio, inside the live area
+        assert all(folio.y1 <= b.y0 and area.x0 - 0.01 <= b.x0 and b.x1 <= area.x1 + 0.01
+                   and b.y1 <= area.y1 + 0.01 for b in found)
+        assert not any(a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 - 0.01 and b.y0 < a.y1 - 0.01
+                       for a, b in combinations(found, 2))
+        if book.plan.settings.large_print:
+            sizes = {float(s) for s in re.findall(
+                rb"/F\d+\+?\d* ([\d.]+) Tf", reader.pages[page.number - 1].get_contents()
+                .get_data())}
+            assert min(sizes) >= Type.for_settings(book.plan.settings).small - 0.01
+    # some hints of the large-print book take more than their two lines
+    width = area.width - hint_indent(load_fonts(), size, Type.for_settings(
+        book.plan.settings).small)
+    wrapped = [h for h in book.plan.hints.values()
+               if len(hint_entry(load_fonts(), h, size, width, True).text) > 1]
+    assert wrapped or not book.plan.settings.large_print
+
+
+def test_a_hint_taller_than_a_page_is_refused(puzzles):
+    record = next(p for p in puzzles if p.tier == "hard")
+    settings = BookSettings(title="T", hints=True, large_print=True, page_size="6x9in")
+    huge = Hint("XY-Chain", 3, ", ".join(["the chain that starts at r4c6"] * 60))
+    with pytest.raises(LayoutError, match=r"^the hint for puzzle 1 takes \d+ lines, more "
+                                          r"than a hints page of a 6x9in book holds; choose "
+                                          r"a larger page_size or set hints = false$"):
+        plan_book([BookSection("Hard", (record,))], settings, {record.puzzle: huge})
 
 
 def test_a_book_whose_puzzles_need_only_singles_says_it_has_no_hints(tmp_path, puzzles):

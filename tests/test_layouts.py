@@ -460,3 +460,128 @@ def test_a_fitted_title_is_not_set_under_8_pt(start, lines):
     # a title that fits in the lines at 9.5 pt but not 10.5 pt is set in 9.5 pt, as before
     size = fitted_size(LONG_TITLE, fonts, 34.5, 8.5 * INCH - 1.5 * INCH, 3)
     assert size == 9.5
+
+
+#: The audit's author and title with long hyphenated words (a 6 x 9 in large-print book).
+HYPHENATED_AUTHOR = "Maximilian Alexander Bartholomew Featherstonehaugh-Cholmondeley"
+HYPHENATED_TITLE = ("Pneumonoultramicroscopicsilicovolcanoconiosis-Sudoku-Collection-"
+                    "Extraordinaire-Edition")
+
+
+def test_wrap_breaks_at_spaces_then_hyphens_then_inside_a_word_with_a_hyphen():
+    """Lines were cut at whatever letter the width ran out at, hyphens ignored and none
+    added: "Featherstonehaugh-Cholmondel" / "ey", "Sudoku-Colle" / "ction"."""
+    from nanpure.layouts.book import wrap
+
+    fonts = load_fonts()
+    author = wrap(HYPHENATED_AUTHOR, fonts, 20.16, 4.5 * INCH)
+    assert author == ["Maximilian Alexander", "Bartholomew", "Featherstonehaugh-",
+                      "Cholmondeley"]
+    title = wrap(HYPHENATED_TITLE, fonts, 30, 4.5 * INCH, bold=True)
+    assert "".join(title) != HYPHENATED_TITLE  # its long first word takes added hyphens
+    assert title[-4:] == ["canoconiosis-", "Sudoku-Collection-", "Extraordinaire-", "Edition"]
+    assert title[0].endswith("-") and all(fonts.width(line, 30, True) <= 4.5 * INCH
+                                          for line in title)
+    # a hyphen is added where a word is cut between letters, and only there
+    assert "".join(line.removesuffix("-") for line in title[:2]) + title[2] == \
+        "Pneumonoultramicroscopicsilicovolcanoconiosis-"
+    # a word that fits a line is never cut, even when it could be after its hyphen
+    assert wrap("Smith Jones-Brown", fonts, 10, fonts.width("Smith Jones-", 10)) == \
+        ["Smith", "Jones-Brown"]
+    # digits and signs are cut without a hyphen
+    assert wrap("1234567890", fonts, 10, fonts.width("12345", 10)) == ["12345", "67890"]
+
+
+def test_cjk_text_still_breaks_between_any_characters():
+    from nanpure.layouts.book import wrap
+
+    fonts = load_fonts(CJK_FONT)
+    text = "とても難しいナンプレ問題集・上級者向けの論理パズル百二十問と解答付きの特別版"
+    lines = wrap(text, fonts, 10, 100)
+    assert len(lines) > 1 and "".join(lines) == text
+    assert all(fonts.width(line, 10) <= 100 for line in lines)
+    assert all(fonts.width(a + b[0], 10) > 100 for a, b in pairwise(lines))
+
+
+def test_the_title_page_breaks_a_hyphenated_author_after_its_hyphen():
+    """The audit's 756-page large-print 6 x 9 in book set "Featherstonehaugh-Cholmondel" /
+    "ey" at the foot of its title page."""
+    settings = BookSettings(title="Test Book", author=HYPHENATED_AUTHOR, page_size="6x9in",
+                            large_print=True)
+    box = live_area(1, PAGE_SIZES["6x9in"], Margins.for_pages(756))
+    lines = [line for line, _ in title_page(settings, load_fonts(), box).author]
+    assert lines[-2:] == ["Featherstonehaugh-", "Cholmondeley"]
+
+
+def test_the_title_pages_subtitle_is_never_larger_than_a_shrunk_title():
+    """The audit's long title shrank to 8 pt in three lines over a subtitle of 18.9 pt."""
+    title = ("The Enormous Compendium of Extraordinarily Challenging Sudoku Puzzles for the "
+             "Dedicated Solver Who Wants Nothing But Logic")
+    subtitle = ("Three hundred and sixty puzzles in large print, ranging from easy warm-ups to "
+                "the most extreme forcing chains")
+    box = live_area(1, PAGE_SIZES["6x9in"], Margins.for_pages(756))
+    page = title_page(BookSettings(title=title, subtitle=subtitle, page_size="6x9in",
+                                   large_print=True), load_fonts(), box)
+    assert page.size < 18.9 and page.subtitle_size == page.size
+    short = title_page(BookSettings(title="Sudoku", subtitle=subtitle, page_size="6x9in",
+                                    large_print=True), load_fonts(), box)
+    assert short.subtitle_size == pytest.approx(18 * 1.4 * 0.75) and short.size > 18.9
+
+
+def test_how_to_play_gives_each_tier_what_the_skipped_tiers_below_it_teach(sections):
+    """A book of easy and hard puzzles explained easy and hard only: "hard adds quads,
+    X-Wings...", never the locked candidates and pairs of medium that its puzzles need."""
+    from nanpure.layouts.book import NONOGRAM_TIER_HELP, TIER_HELP, TIER_NEEDS, tier_help
+
+    pdf, plan = pdf_of(sections, page_size="8.5x11in")
+    page = plan.first_page("how-to-play")
+    text = " ".join(PdfReader(io.BytesIO(pdf)).pages[page - 1].extract_text().split())
+    assert "hard needs locked candidates and naked or hidden pairs and triples, and adds " \
+           "quads, X-Wings" in text
+    assert "easy singles only" in text
+    # each line takes in every tier skipped since the last included one, and no other
+    ladder = list(TIER_HELP)
+    line = tier_help(TIER_HELP, TIER_NEEDS, "extreme", ["medium", "extreme"])
+    assert line.startswith("needs " + TIER_NEEDS["hard"] + "; " + TIER_NEEDS["unfair"]
+                           + "; and forcing chains")
+    assert TIER_NEEDS["medium"] not in line
+    assert TIER_NEEDS["easy"] in tier_help(TIER_HELP, TIER_NEEDS, "medium", ["medium"])
+    # a book with every tier keeps the lines as they were
+    assert all(tier_help(TIER_HELP, TIER_NEEDS, t, ladder) == TIER_HELP[t] for t in ladder)
+    nonograms = list(NONOGRAM_TIER_HELP)
+    assert all(tier_help(NONOGRAM_TIER_HELP, {}, t, nonograms) == NONOGRAM_TIER_HELP[t]
+               for t in nonograms)
+
+
+@pytest.mark.parametrize("size", ["6x9in", "A5"])
+def test_how_to_play_runs_on_to_another_page_rather_than_off_its_own(sections, size):
+    """In large print on 6 x 9 in or A5 the how-to-play text of a book of every tier ran
+    past the folio and off the page (its last paragraph 49 pt too low on 6 x 9 in, 121 pt
+    on A5); it goes on over the page now, and page_count counts that page."""
+    from nanpure.layouts.book import page_count
+
+    tiers = ["easy", "medium", "hard", "unfair", "extreme"]
+    every = [BookSection(tier.title(), tuple(r._replace(tier=tier) for r in
+                                             sections[0].puzzles[:2])) for tier in tiers]
+    settings = BookSettings(title="Test Book", page_size=size, large_print=True)
+    out = io.BytesIO()
+    plan = build_book(every, settings, out)
+    how_to = [p for p in plan.pages if p.kind == "how-to-play"]
+    assert [p.part for p in how_to] == [0, 1]
+    assert page_count(every, settings) == plan.page_count
+    assert plan.pages[2].lines[0][0] == "How to play" and plan.pages[2].lines[0][2] == 4
+    reader = PdfReader(io.BytesIO(out.getvalue()))
+    text = ""
+    for page in how_to:
+        found = [(what, b) for what, b in marks(reader.pages[page.number - 1])
+                 if what.startswith("text")]
+        folio = min((b for what, b in found if what == f"text '{page.number}'"),
+                    key=lambda b: b.y0)
+        area = live_area(page.number, plan.size, plan.margins)
+        assert all(folio.y1 < b.y0 and b.y1 <= area.y1 for _, b in found if b != folio)
+        text += reader.pages[page.number - 1].extract_text()
+    text = " ".join(text.split())
+    assert all(tier in text for tier in tiers)
+    assert f"The answers start on page {plan.first_page('answers-title')}." in text
+    # the heading only on the first page
+    assert text.count("How to play") == 1

@@ -28,7 +28,9 @@ more, unless the section fixes ``puzzles_per_page`` (in large print: one a page,
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
@@ -46,7 +48,14 @@ from ..generator.tiers import tier_rank
 from ..record import PuzzleRecord
 from ..words import a_or_an, counted, quoted
 from .grid import BLACK, FILLED_GREY, digit_size, draw_grid
-from .hint_pages import draw_hints_page, hint_chunks
+from .hint_pages import (
+    draw_hints_page,
+    entries_height,
+    hint_chunks,
+    hint_entry,
+    hint_indent,
+    room_for_entries,
+)
 from .nonogram import MIN_CLUE_SIZE, draw_nonogram, largest_grid, smallest_box
 from .pages import (
     ANSWER_TEMPLATES,
@@ -106,6 +115,25 @@ NONOGRAM_TIER_HELP = {
             "contradiction settles the cell.",
     "extreme": "probes inside probes: a supposition whose consequences need further "
                "suppositions.",
+}
+#: What each tier's line names when the book skips that tier, in the line of the next
+#: tier it includes: the tiers build on each other, so a reader of a book of easy and hard
+#: puzzles needs medium's techniques too (:func:`tier_help`).
+TIER_NEEDS = {
+    "easy": "singles (a cell with one possible digit, or a digit with one place left in a "
+            "row, column or box)",
+    "medium": "locked candidates and naked or hidden pairs and triples",
+    "hard": "quads, X-Wings and other fish, wings, single-digit patterns, colouring and "
+            "uniqueness arguments",
+    "unfair": "larger and finned fish, chains and almost locked sets",
+}
+NONOGRAM_TIER_NEEDS = {
+    "easy": "simple boxes and spaces (cells that every placement of a run covers are "
+            "shaded, cells that no run can reach stay blank)",
+    "medium": "complete line logic (every cell on which all placements of a line's clue "
+              "agree)",
+    "hard": "a probe (suppose a cell filled, then empty, and follow the lines: a "
+            "contradiction settles the cell)",
 }
 #: The how-to-play page's rules, paragraph by paragraph, before the tiers.
 SUDOKU_RULES = (
@@ -230,6 +258,7 @@ class Page:
     lines: tuple[tuple[str, str, int], ...] = ()  # contents rows: (title, detail, page)
     puzzle_kind: str = "sudoku"  # of a how-to-play, section, puzzles or answers page
     per_page: int = 0  # slots of a puzzles or answers page (a key of its template)
+    part: int = 0  # of a how-to-play page: 0, or the how-manyth page its text runs on to
 
 
 @dataclass
@@ -284,6 +313,33 @@ class BookPlan:
 
 def _chunks(items: Sequence, size: int) -> list[tuple]:
     return [tuple(items[i:i + size]) for i in range(0, len(items), size)]
+
+
+def tier_help(help_: Mapping[str, str], needs: Mapping[str, str], tier: str,
+              tiers: Sequence[str]) -> str:
+    """The how-to-play line of ``tier`` in a book whose tiers of this kind are ``tiers``:
+    its line in ``help_`` (whose keys are the kind's tiers, easiest first), led by what
+    ``needs`` says of the tiers below it that the book skips since the last it includes.
+
+    >>> tier_help(TIER_HELP, TIER_NEEDS, "hard", ["easy", "hard"])
+    'needs locked candidates and naked or hidden pairs and triples, and adds quads, X-Wings \
+and other fish, wings, single-digit patterns, colouring and uniqueness arguments.'
+    >>> tier_help(TIER_HELP, TIER_NEEDS, "hard", ["easy", "medium", "hard"]) == TIER_HELP["hard"]
+    True
+    """
+    line = help_.get(tier, "")
+    ladder = list(help_)
+    if tier not in ladder:
+        return line
+    below = ladder[:ladder.index(tier)]
+    included = [t for t in below if t in tiers]
+    skipped = below[below.index(included[-1]) + 1:] if included else below
+    if not skipped:
+        return line
+    listed = "; ".join(needs[t] for t in skipped)
+    # "needs forcing chains" joins the list as "and forcing chains"; "adds ..." stays
+    own = line.removeprefix("needs ")
+    return f"needs {listed}{';' if len(skipped) > 1 else ','} and {own}"
 
 
 def tier_span(tiers: Sequence[str]) -> str:
@@ -384,9 +440,10 @@ def page_count(sections: Sequence[BookSection], settings: BookSettings) -> int:
     margins = Margins.for_pages(MIN_PAGES)
     while True:  # the gutter of its own page count, as plan_book finds it
         body_pages = sum(1 + _puzzle_page_count(s, settings, margins) for s in sections)
-        contents, notes = _contents_and_notes(sections, kinds, settings, margins, body_pages,
-                                              0, answer_pages)
-        pages = 2 + len(contents) + len(kinds) + body_pages + answer_pages + notes
+        how_to = sum(_how_to_play_pages(kinds, sections, settings, margins))
+        contents, notes = _contents_and_notes(sections, kinds, settings, margins, how_to,
+                                              body_pages, 0, answer_pages)
+        pages = 2 + len(contents) + how_to + body_pages + answer_pages + notes
         if Margins.for_pages(pages) == margins:
             return pages
         margins = Margins.for_pages(pages)
@@ -409,19 +466,22 @@ def _plan(sections: Sequence[BookSection], settings: BookSettings, margins: Marg
     answers = _answer_ranges(puzzles, settings.answers_per_page)
     hint_pages = _hint_pages(puzzles, hints, settings, margins)
     body_pages = sum(1 + len(pages) for pages in body)
-    contents, notes = _contents_and_notes(sections, kinds, settings, margins, body_pages,
-                                          len(hint_pages), 1 + len(answers))
-    plan = _lay_out(sections, body, answers, kinds, settings, contents, notes, hint_pages)
+    how_to = _how_to_play_pages(kinds, sections, settings, margins)
+    contents, notes = _contents_and_notes(sections, kinds, settings, margins, sum(how_to),
+                                          body_pages, len(hint_pages), 1 + len(answers))
+    plan = _lay_out(sections, body, answers, kinds, how_to, settings, contents, notes,
+                    hint_pages)
     plan.hints = hints
     return plan
 
 
 def _contents_and_notes(sections: Sequence[BookSection], kinds: Sequence[str],
-                        settings: BookSettings, margins: Margins, body_pages: int,
-                        hint_pages: int, answer_pages: int) -> tuple[list[range], int]:
+                        settings: BookSettings, margins: Margins, how_to_pages: int,
+                        body_pages: int, hint_pages: int,
+                        answer_pages: int) -> tuple[list[range], int]:
     """The contents' rows on its pages (:func:`_paged`) and the notes pages that make the
-    book's page count even and at least :data:`MIN_PAGES`, given the pages of the
-    sections (title pages too), the hints and the answers (their title page too)."""
+    book's page count even and at least :data:`MIN_PAGES`, given the pages of how to play,
+    the sections (title pages too), the hints and the answers (their title page too)."""
     # The contents always has room for a "Notes" row, so padding with notes pages never
     # changes the length of the contents (and so never the page count it was sized for).
     capacity = _contents_rows_per_page(settings) * _ROW
@@ -430,7 +490,7 @@ def _contents_and_notes(sections: Sequence[BookSection], kinds: Sequence[str],
     costs = ([_ROW] * len(kinds) + [_ROW + _RUNOVER * k for k in runovers]
              + [_ROW] * (3 if hint_pages else 2))
     contents = _paged(costs, capacity)
-    total = 2 + len(contents) + len(kinds) + body_pages + hint_pages + answer_pages
+    total = 2 + len(contents) + how_to_pages + body_pages + hint_pages + answer_pages
     return contents, max(MIN_PAGES, total + total % 2) - total
 
 
@@ -455,12 +515,25 @@ def _paged(costs: Sequence[int], capacity: int) -> list[range]:
 
 def _hint_pages(puzzles: Sequence[PuzzleRecord], hints: Mapping[str, Any],
                 settings: BookSettings, margins: Margins) -> list[list[int]]:
-    """The hints pages, as the indices into ``puzzles`` of the hints each shows."""
+    """The hints pages, as the indices into ``puzzles`` of the hints each shows; a
+    :class:`LayoutError` for a hint taller than the first hints page has room for."""
     hinted = [k for k, p in enumerate(puzzles) if p.puzzle in hints]
+    if not hinted:
+        return []
     kind = Type.for_settings(settings)
     body = _body(live_area(3, page_size(settings.page_size), margins), kind)
+    fonts = load_fonts(settings.cjk_font)
+    width = body.width - hint_indent(fonts, kind.body, kind.small)
+    lines = [hint_entry(fonts, hints[puzzles[k].puzzle], kind.body, width,
+                        settings.large_print).lines for k in hinted]
+    most = max(lines)
+    if entries_height(most, 1, kind.body) > room_for_entries(body.height, kind.body, first=True):
+        k = hinted[lines.index(most)]
+        raise LayoutError(f"the hint for puzzle {k + 1} takes {most} lines, more than a "
+                          f"hints page of {a_or_an(settings.page_size + ' book')} holds; "
+                          "choose a larger page_size or set hints = false")
     return [[hinted[i] for i in chunk]
-            for chunk in hint_chunks(len(hinted), body.height, kind.body)]
+            for chunk in hint_chunks(lines, body.height, kind.body)]
 
 
 def _answer_ranges(puzzles: Sequence[PuzzleRecord], per_page: int) -> list[tuple[int, int]]:
@@ -476,15 +549,15 @@ def _answer_ranges(puzzles: Sequence[PuzzleRecord], per_page: int) -> list[tuple
 
 
 def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]],
-             answers: list[tuple[int, int]], kinds: list[str], settings: BookSettings,
-             contents: Sequence[range], notes: int,
+             answers: list[tuple[int, int]], kinds: list[str], how_to_pages: Sequence[int],
+             settings: BookSettings, contents: Sequence[range], notes: int,
              hint_pages: Sequence[Sequence[int]] = ()) -> BookPlan:
     """The plan, with the contents' rows on pages as ``contents`` (from :func:`_paged`)
     says: the rows' indices on each page, a notes row counted whether or not there is
-    one."""
+    one; each kind's how-to-play text on ``how_to_pages`` pages."""
     first_how_to = 2 + len(contents) + 1
     # where each puzzle goes
-    page = first_how_to + len(kinds)
+    page = first_how_to + sum(how_to_pages)
     number = 1
     placed: list[tuple[int, str, PuzzleRecord, int]] = []
     # section, its page, its first and last number, its puzzle pages (page, per_page, count)
@@ -510,7 +583,8 @@ def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]
 
     how_to = [("How to play" if len(kinds) == 1 else f"How to play {KIND_NAMES[kind]}", kind)
               for kind in kinds]
-    rows = [(heading, "", first_how_to + k) for k, (heading, _) in enumerate(how_to)]
+    rows = [(heading, "", first_how_to + sum(how_to_pages[:k]))
+            for k, (heading, _) in enumerate(how_to)]
     for section, on, first, last, _ in section_pages:
         detail = " \u00b7 ".join(_section_detail(section.kind, section.puzzles, first, last,
                                                  len(kinds) > 1))
@@ -526,8 +600,10 @@ def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]
     chunks = [tuple(rows[i] for i in on if i < len(rows)) for on in contents]
     for k, chunk in enumerate(chunks):
         pages.append(Page(3 + k, "contents", "Contents", lines=chunk))
-    for heading, kind in how_to:
-        pages.append(Page(len(pages) + 1, "how-to-play", heading, puzzle_kind=kind))
+    for (heading, kind), count in zip(how_to, how_to_pages, strict=True):
+        for part in range(count):
+            pages.append(Page(len(pages) + 1, "how-to-play", heading, puzzle_kind=kind,
+                              part=part))
     for section, on, first, _, layout in section_pages:
         pages.append(Page(on, "section", section.title, puzzle_kind=section.kind))
         start = first - 1
@@ -726,6 +802,73 @@ def _larger_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_pag
             "leave them out of the book")
 
 
+# ----------------------------------------------------------------------------- how to play
+
+#: Stands for the answers' first page in the how-to-play text until it is known: as wide
+#: as the widest page number (a book has fewer than 100,000 pages), so that the text
+#: is paged with the room the number takes.
+_ANSWERS_PAGE = "99999"
+
+
+def _tiers_of(puzzles: Iterable[PuzzleRecord]) -> list[str]:
+    """The tiers of ``puzzles``, easiest first."""
+    return sorted({p.tier for p in puzzles}, key=tier_rank)
+
+
+def how_to_play_blocks(kind: str, tiers: Sequence[str]
+                       ) -> list[tuple[str, str, tuple[float, ...]]]:
+    """The paragraphs of the how-to-play page of ``kind`` for a book of ``tiers``, in
+    order: (the tier it explains or "", its text, the spaces after it in body sizes); the
+    answers' page is :data:`_ANSWERS_PAGE` in the text."""
+    if kind == "nonogram":
+        rules, help_, needs = NONOGRAM_RULES, NONOGRAM_TIER_HELP, NONOGRAM_TIER_NEEDS
+        answered = (f"The answers start on page {_ANSWERS_PAGE}. Each answer gives its "
+                    "puzzle's number and page and shows the finished picture.")
+    else:
+        rules, help_, needs = SUDOKU_RULES, TIER_HELP, TIER_NEEDS
+        answered = (f"The answers start on page {_ANSWERS_PAGE}. Each answer gives its "
+                    "puzzle's number and page; the digits printed in bold were given, the "
+                    "light ones are yours to find.")
+    blocks: list[tuple[str, str, tuple[float, ...]]] = [("", para, (0.6,)) for para in rules]
+    for k, tier in enumerate(tiers):
+        gaps = (0.4, 0.4) if k == len(tiers) - 1 else (0.4,)
+        blocks.append((tier, tier_help(help_, needs, tier, tiers), gaps))
+    blocks.append(("", answered, ()))
+    return blocks
+
+
+def how_to_play_parts(blocks: Sequence[tuple[str, str, tuple[float, ...]]], fonts: Fonts,
+                      kind: Type, area: Box) -> list[range]:
+    """The paragraphs of each how-to-play page (the first under its heading, the others
+    from the top of the live area ``area``): as many as keep their last line above the
+    folio's band, a paragraph taller than a page on a page of its own."""
+    size = kind.body
+    indent = pdfmetrics.stringWidth("extreme  ", fonts.bold, size)
+    foot = area.y0 + kind.small * 2.6
+    parts: list[range] = []
+    start = 0
+    y = area.y1 - kind.heading * 4  # under the heading, as page_how_to_play draws it
+    for k, (label, text, gaps) in enumerate(blocks):
+        lines = len(wrap(text, fonts, size, area.width - (indent if label else 0))) or 1
+        if k > start and y - (lines - 1) * size * 1.35 < foot:
+            parts.append(range(start, k))
+            start, y = k, area.y1 - size
+        y -= lines * size * 1.35 + sum(gaps) * size
+    parts.append(range(start, len(blocks)))
+    return parts
+
+
+def _how_to_play_pages(kinds: Sequence[str], sections: Sequence[BookSection],
+                       settings: BookSettings, margins: Margins) -> list[int]:
+    """How many pages the how-to-play text of each of ``kinds`` takes."""
+    fonts = load_fonts(settings.cjk_font)
+    kind = Type.for_settings(settings)
+    area = live_area(3, page_size(settings.page_size), margins)
+    return [len(how_to_play_parts(how_to_play_blocks(k, _tiers_of(
+        p for s in sections if s.kind == k for p in s.puzzles)), fonts, kind, area))
+        for k in kinds]
+
+
 # ----------------------------------------------------------------------------- type
 
 @dataclass(frozen=True)
@@ -773,8 +916,8 @@ def title_page(settings: BookSettings, fonts: Fonts, box: Box, title: str | None
                subtitle: str | None = None, author: str | None = None) -> TitlePage:
     """The title page of a book in the live area ``box``: the title as large as fits three
     lines (down to 8 pt, then in as many lines as it takes) from two thirds up the page,
-    the rule under it and the subtitle under that, each keeping
-    :data:`TITLE_RULE_CLEAR` of the body size from the rule's ink however small the
+    the rule under it and the subtitle under that (never larger than the title), each
+    keeping :data:`TITLE_RULE_CLEAR` of the body size from the rule's ink however small the
     title; the author near the foot, in as many lines as it takes, raised so that they
     stay on the page. ``title``, ``subtitle`` and ``author`` stand in for the settings'
     (to find how long a text fits)."""
@@ -789,7 +932,7 @@ def title_page(settings: BookSettings, fonts: Fonts, box: Box, title: str | None
     # a fraction of the title's size below it, unless that comes too close to a small
     # title's descenders; the subtitle a body line below, unless that comes too close
     rule = min(y + size * 0.5, last - text_descent(fonts, title, True) * size - clear)
-    sub_size = kind.heading * 0.75
+    sub_size = min(kind.heading * 0.75, size)  # never larger than a shrunk title
     sub_y = min(y - kind.body, rule - clear - text_ascent(fonts, subtitle) * sub_size)
     below, _ = _baselines(subtitle, fonts, sub_size, box, sub_y, 1.35, False)
     bottom = (below[-1][1] - text_descent(fonts, subtitle) * sub_size if below
@@ -963,31 +1106,74 @@ def fitted_size(text: str, fonts: Fonts, size: float, width: float, lines: int =
 
 
 def wrap(text: str, fonts: Fonts, size: float, width: float, bold: bool = False) -> list[str]:
-    """Break ``text`` into lines no wider than ``width``: at spaces, and between any two
-    characters of a word too long for a line (as CJK text, which has no spaces, needs).
+    """Break ``text`` into lines no wider than ``width``: at spaces; a word too long for a
+    line, after its hyphens; a part of it still too long, between any two characters, with
+    a hyphen added between two letters (not in CJK text, which has no spaces and breaks
+    anywhere).
 
     >>> from nanpure.layouts.pages import load_fonts
     >>> wrap("one two three", load_fonts(), 10, 45)
     ['one two', 'three']
+    >>> wrap("Smith Featherstonehaugh-Cholmondeley", load_fonts(), 10, 110)
+    ['Smith', 'Featherstonehaugh-', 'Cholmondeley']
+    >>> wrap("Pneumonoultramicroscopic", load_fonts(), 10, 60)
+    ['Pneumono-', 'ultramicro-', 'scopic']
     """
+    def fits(line: str) -> bool:
+        return fonts.width(line, size, bold) <= width
+
     lines: list[str] = []
     line = ""
     for word in text.split(" "):
         trial = f"{line} {word}" if line else word
-        if fonts.width(trial, size, bold) <= width:
+        if fits(trial):
             line = trial
             continue
         if line:
             lines.append(line)
         line = ""
-        for ch in word:
-            if line and fonts.width(line + ch, size, bold) > width:
+        if fits(word):
+            line = word
+            continue
+        for piece in _HYPHEN_BREAK.split(word):
+            if fits(line + piece):
+                line += piece
+                continue
+            if line:
                 lines.append(line)
-                line = ""
-            line += ch
+            *whole, line = _broken(piece, fits)
+            lines += whole
     if line:
         lines.append(line)
     return lines
+
+
+#: Where a word too long for a line may break: after a hyphen between two word characters.
+_HYPHEN_BREAK = re.compile(r"(?<=\w[-\u2010])(?=\w)")
+
+
+def _broken(word: str, fits: Callable[[str], bool]) -> list[str]:
+    """``word`` cut into lines that each ``fits`` (at least a character each), each as
+    long as fits; a cut between two letters ends its line with a hyphen."""
+    lines = []
+    while len(word) > 1 and not fits(word):
+        k = 1
+        while k < len(word) - 1 and fits(word[:k + 1]):
+            k += 1
+        while k > 1 and _hyphenated(word, k) and not fits(word[:k] + "-"):
+            k -= 1
+        lines.append(word[:k] + ("-" if _hyphenated(word, k) else ""))
+        word = word[k:]
+    return lines + [word]
+
+
+def _hyphenated(word: str, k: int) -> bool:
+    """Whether a cut of ``word`` before its ``k``-th character takes a hyphen: between two
+    letters, neither of them wide (CJK text breaks between any characters as it is)."""
+    a, b = word[k - 1], word[k]
+    return (a.isalpha() and b.isalpha()
+            and not {unicodedata.east_asian_width(a), unicodedata.east_asian_width(b)}
+            & {"W", "F"})
 
 
 # ----------------------------------------------------------------------------- drawing
@@ -1128,32 +1314,27 @@ class _Drawer:
     def page_how_to_play(self, page: Page) -> None:
         box = self.area(page).shrink(top=self.type.heading)
         x, width, size = box.x0, box.width, self.type.body
-        y = box.y1 - self.type.heading
-        self.text(x, y, page.heading, self.type.heading, bold=True)
-        y -= self.type.heading * 2
-        answers = self.plan.first_page("answers-title")
-        if page.puzzle_kind == "nonogram":
-            rules = NONOGRAM_RULES
-            help_ = NONOGRAM_TIER_HELP
-            answered = (f"The answers start on page {answers}. Each answer gives its puzzle's "
-                        "number and page and shows the finished picture.")
+        tiers = _tiers_of(p.puzzle for p in self.plan.placements
+                          if p.puzzle.kind == page.puzzle_kind)
+        blocks = how_to_play_blocks(page.puzzle_kind, tiers)
+        part = how_to_play_parts(blocks, self.fonts, self.type, self.area(page))[page.part]
+        if page.part:  # a continuation: no heading, the text from the top
+            y = self.area(page).y1 - size
         else:
-            rules = SUDOKU_RULES
-            help_ = TIER_HELP
-            answered = (f"The answers start on page {answers}. Each answer gives its puzzle's "
-                        "number and page; the digits printed in bold were given, the light "
-                        "ones are yours to find.")
-        for para in rules:
-            y = self.paragraph(x, y, width, para, size) - size * 0.6
-        tiers = sorted({p.puzzle.tier for p in self.plan.placements
-                        if p.puzzle.kind == page.puzzle_kind}, key=tier_rank)
-        for tier in tiers:
-            self.text(x, y, tier, size, bold=True)
-            indent = pdfmetrics.stringWidth("extreme  ", self.fonts.bold, size)
-            y = self.paragraph(x + indent, y, width - indent, help_.get(tier, ""), size)
-            y -= size * 0.4
-        y -= size * 0.4
-        y = self.paragraph(x, y, width, answered, size)
+            y = box.y1 - self.type.heading
+            self.text(x, y, page.heading, self.type.heading, bold=True)
+            y -= self.type.heading * 2
+        answers = str(self.plan.first_page("answers-title"))
+        indent = pdfmetrics.stringWidth("extreme  ", self.fonts.bold, size)
+        for label, text, gaps in (blocks[k] for k in part):
+            text = text.replace(_ANSWERS_PAGE, answers)
+            if label:
+                self.text(x, y, label, size, bold=True)
+                y = self.paragraph(x + indent, y, width - indent, text, size)
+            else:
+                y = self.paragraph(x, y, width, text, size)
+            for gap in gaps:
+                y -= size * gap
 
     def page_section(self, page: Page) -> None:
         box = self.area(page)

@@ -71,6 +71,8 @@ RULE_CLEAR = 5.0
 #: lines it takes, shrunk to fit them down to 8 pt (book.MIN_TITLE_SIZE).
 BACK_TITLE_SIZE = 20.0
 BACK_TITLE_LINES = 2
+#: The front's subtitle, in points on a 6 in trim; never larger than the title.
+SUBTITLE_SIZE = 15.0
 #: The front's author line: its size on a 6 in trim (scaled with the trim width), the
 #: least it shrinks to on one line before it takes a second, and the least size of two.
 AUTHOR_SIZE = 16.0
@@ -357,8 +359,9 @@ def _set(text: str, fonts: Fonts, size: float, width: float, y: float, leading: 
 def _front(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit: float,
            misfits: list[Misfit]) -> tuple[Words, Rule, Words, Words, Box]:
     """The front's title, rule, subtitle, author and the room left for the picture: the
-    title shrunk to fit three lines down to 8 pt, then in as many as it takes; title,
-    rule and subtitle in the upper half of the front (:data:`FRONT_WORDS`), or a misfit."""
+    title shrunk to fit three lines down to 8 pt, then in as many as it takes, the
+    subtitle never larger than it; title, rule and subtitle in the upper half of the front
+    (:data:`FRONT_WORDS`), or a misfit."""
     box = geometry.front.shrink(*(SAFE + 0.375 * INCH,) * 4)
     mid = (box.x0 + box.x1) / 2
     size = fitted_size(settings.title, fonts, 40 * unit, box.width)
@@ -367,11 +370,12 @@ def _front(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit:
     rule = _rule_height(settings.title, fonts, title, y, 2.5 * unit, unit)
     title_rule = Rule(mid - box.width * 0.25, mid + box.width * 0.25, rule, 2.5 * unit)
     y = rule - 22 * unit
-    subtitle = Words(15 * unit, (), mid)
+    sub_size = min(SUBTITLE_SIZE * unit, size)  # never larger than a shrunk title
+    subtitle = Words(sub_size, (), mid)
     if settings.subtitle:
-        lines, y = _set(settings.subtitle, fonts, 15 * unit, box.width, y, 1.25)
-        subtitle = Words(15 * unit, lines, mid)
-        y += 15 * unit * 0.25
+        lines, y = _set(settings.subtitle, fonts, sub_size, box.width, y, 1.25)
+        subtitle = Words(sub_size, lines, mid)
+        y += sub_size * 0.25
     if y - 12 * unit < box.y1 - box.height * FRONT_WORDS:
         what = (f"the cover title {quoted(settings.title)}"
                 + (f" and subtitle {quoted(settings.subtitle)} do" if settings.subtitle

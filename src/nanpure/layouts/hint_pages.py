@@ -1,19 +1,24 @@
 """The hints section of a book: for each puzzle that needs more than singles, its number
 and page, the technique of the first step beyond singles and where to look
-(:class:`~nanpure.output.hints.Hint`), two lines a puzzle, in the book's order.
+(:class:`~nanpure.output.hints.Hint`), in the book's order.
 
 The section comes after the puzzles and before the answers, so a reader looking for a
 hint does not see a solution first. Its first page opens with a short explanation. Each
-entry is two lines high whatever its text (a line too long is set smaller), so how
-many fit a page follows from the page alone: :func:`hint_chunks`.
+entry is two lines high, more when its technique or its "look at" sentence is too long for
+a line: such a line is set smaller, down to :data:`MIN_SIZE` (in large print it keeps the
+book's size), and what is still too long wraps onto more lines (:func:`hint_entry`), never
+cut short. How many entries fit a page follows from their lines: :func:`hint_chunks`.
 
->>> [len(c) for c in hint_chunks(40, height=500, size=10)]
+>>> [len(c) for c in hint_chunks([2] * 40, height=500, size=10)]
 [12, 14, 14]
+>>> [len(c) for c in hint_chunks([2, 3, 3] * 10, height=500, size=10)]
+[10, 11, 9]
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 #: What the first hints page says before the entries.
@@ -25,7 +30,8 @@ INTRO_LINES = 4
 #: Line spacing, and the space between two entries, as fractions of the type size.
 LEADING = 1.35
 GAP = 0.8
-#: A "look at" line too long for the page is set smaller, down to this size in points.
+#: A line too long for the column is set smaller, down to this size in points, before it
+#: wraps; not in large print, whose hints keep the book's size and wrap.
 MIN_SIZE = 6.5
 
 
@@ -37,24 +43,62 @@ class HintText(Protocol):
     def text(self) -> str: ...
 
 
-def _entry_height(size: float) -> float:
-    return 2 * LEADING * size + GAP * size
+@dataclass(frozen=True)
+class HintEntry:
+    """How a hint is set beside its number and page: the technique's lines (bold) and
+    size, then the lines and size of where to look."""
+
+    technique: tuple[str, ...]
+    technique_size: float
+    text: tuple[str, ...]
+    text_size: float
+
+    @property
+    def lines(self) -> int:
+        """The entry's height in lines (two at least: the number, then the page)."""
+        return len(self.technique) + len(self.text)
 
 
-def hints_per_page(height: float, size: float, first: bool) -> int:
-    """How many entries fit a body ``height`` points high at type ``size``; the first
-    page keeps room for the explanation."""
-    if first:
-        height -= INTRO_LINES * LEADING * size
-    return max(1, int((height + GAP * size) // _entry_height(size)))
+def hint_indent(fonts: Any, size: float, small: float) -> float:
+    """Where the hints' texts start: right of a column for the number and, under it, the
+    page, and a space."""
+    return max(fonts.width("0000", size, bold=True), fonts.width("page 0000", small)) + size
 
 
-def hint_chunks(count: int, height: float, size: float) -> list[range]:
-    """The entries (0..``count``-1) of each hints page, in order."""
+def hint_entry(fonts: Any, hint: HintText, size: float, width: float,
+               large_print: bool) -> HintEntry:
+    """The lines of ``hint`` in a column ``width`` wide at type ``size``."""
+    floor = size if large_print else MIN_SIZE
+    technique, technique_size = _fit(fonts, hint.technique, size, width, floor, bold=True)
+    text, text_size = _fit(fonts, hint.text(), size, width, floor)
+    return HintEntry(technique, technique_size, text, text_size)
+
+
+def entries_height(lines: int, entries: int, size: float) -> float:
+    """The height of ``entries`` entries of ``lines`` lines in all, gaps between them."""
+    return lines * LEADING * size + (entries - 1) * GAP * size
+
+
+def room_for_entries(height: float, size: float, first: bool) -> float:
+    """The height left for entries on a hints page whose body is ``height`` high; the
+    first page keeps room for the explanation."""
+    return height - INTRO_LINES * LEADING * size if first else height
+
+
+def hint_chunks(lines: Sequence[int], height: float, size: float) -> list[range]:
+    """The entries of each hints page, in order, given each entry's lines
+    (:attr:`HintEntry.lines`), on pages with a body ``height`` high at type ``size``. An
+    entry taller than a page's room gets a page of its own (the book refuses it first)."""
     chunks = []
     start = 0
-    while start < count:
-        end = min(count, start + hints_per_page(height, size, first=not chunks))
+    while start < len(lines):
+        free = room_for_entries(height, size, first=not chunks)
+        end = start + 1
+        total = lines[start]
+        while end < len(lines) and entries_height(total + lines[end], end + 1 - start,
+                                                  size) <= free:
+            total += lines[end]
+            end += 1
         chunks.append(range(start, end))
         start = end
     return chunks
@@ -75,26 +119,30 @@ def draw_hints_page(drawer: Any, page: Any, hints: Mapping[str, HintText]) -> No
         y -= INTRO_LINES * LEADING * size
     small = drawer.type.small
     # the number and, under it, the page in a column of their own; the text beside them
-    indent = max(drawer.fonts.width("0000", size, bold=True),
-                 drawer.fonts.width("page 0000", small)) + size
+    indent = hint_indent(drawer.fonts, size, small)
     for item in page.items:
-        hint = hints[item.puzzle.puzzle]
+        entry = hint_entry(drawer.fonts, hints[item.puzzle.puzzle], size, box.width - indent,
+                           drawer.settings.large_print)
         drawer.text(box.x0, y, str(item.number), size, bold=True)
-        text, fitted = _fit(drawer.fonts, hint.technique, size, box.width - indent, bold=True)
-        drawer.text(box.x0 + indent, y, text, fitted, bold=True)
-        y -= LEADING * size
-        drawer.text(box.x0, y, f"page {item.page}", small, grey=True)
-        text, fitted = _fit(drawer.fonts, hint.text(), size, box.width - indent)
-        drawer.text(box.x0 + indent, y, text, fitted)
+        texts = ([(t, entry.technique_size, True) for t in entry.technique]
+                 + [(t, entry.text_size, False) for t in entry.text])
+        for k, (text, fitted, bold) in enumerate(texts):
+            if k:
+                y -= LEADING * size
+            if k == 1:  # the page under the number (drawn in the order it always was)
+                drawer.text(box.x0, y, f"page {item.page}", small, grey=True)
+            drawer.text(box.x0 + indent, y, text, fitted, bold=bold)
         y -= LEADING * size + GAP * size
 
 
-def _fit(fonts: Any, text: str, size: float, width: float,
-         bold: bool = False) -> tuple[str, float]:
-    """``text`` and the size it fits ``width`` at: smaller, down to :data:`MIN_SIZE`,
-    then cut short."""
-    while size > MIN_SIZE and fonts.width(text, size, bold) > width:
-        size -= 0.5
-    while len(text) > 1 and fonts.width(text, size, bold) > width:
-        text = text[:-2] + "\u2026"
-    return text, size
+def _fit(fonts: Any, text: str, size: float, width: float, floor: float,
+         bold: bool = False) -> tuple[tuple[str, ...], float]:
+    """The lines of ``text`` in ``width`` and their size: one line, smaller if need be down
+    to ``floor``, else wrapped at ``floor``."""
+    from .book import wrap  # the book's wrapping; book imports this module
+
+    while size > floor and fonts.width(text, size, bold) > width:
+        size = max(floor, size - 0.5)
+    if fonts.width(text, size, bold) <= width:
+        return (text,), size
+    return tuple(wrap(text, fonts, size, width, bold)) or (text,), size
