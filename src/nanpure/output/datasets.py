@@ -59,7 +59,13 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from ..files import atomic_open, atomic_path, atomic_paths, write_text_atomic
+from ..files import (
+    atomic_open,
+    atomic_path,
+    atomic_paths,
+    write_text_atomic,
+    written_through,
+)
 from ..generator.tiers import TIERS
 from ..record import PuzzleRecord, columns, row
 
@@ -196,7 +202,11 @@ def _emit(rows: Iterable[dict[str, Any]], fmt: str, out: Any,
     counted = _Counted(rows)
     if fmt == "parquet" and isinstance(out, str | Path):
         with atomic_path(out) as tmp:
-            write_parquet(counted, tmp)
+            if written_through(tmp):  # a FIFO: pyarrow seeks a file it opens, not a stream
+                with open(tmp, "wb") as stream:
+                    write_parquet(counted, stream)
+            else:
+                write_parquet(counted, tmp)
     elif fmt == "parquet":
         write_parquet(counted, out)
     else:
