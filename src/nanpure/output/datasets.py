@@ -979,9 +979,16 @@ def _parquet_texts(stream: BinaryIO, rows: int) -> Iterator[tuple[int, str]]:
 
 
 def _puzzle_text_column(pa: Any, schema: Any) -> str:
-    """The puzzle column of a Parquet schema; a :class:`ReadError` unless it holds text."""
+    """The puzzle column of a Parquet schema; a :class:`ReadError` unless it holds text:
+    strings, large strings (as Polars writes them), string views, or a dictionary of
+    any of these (all read as Python strings)."""
     name = _puzzle_column(schema.names)
-    if not pa.types.is_string(schema.field(name).type):
+    kind = schema.field(name).type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    is_view = getattr(pa.types, "is_string_view", None)  # pyarrow 16 on
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+            or (is_view is not None and is_view(kind))):
         raise ReadError(f"the {name} column holds {schema.field(name).type}, not text")
     return name
 
