@@ -126,6 +126,27 @@ def test_generate_out_that_is_a_file(a_file, capsys):
     assert one_line(capsys) == f"nanpure: cannot write {a_file}: {a_file} is not a directory\n"
 
 
+def test_generate_out_that_holds_a_batch_already_is_refused(tmp_path, capsys):
+    """It overwrote 0001.non, ... and left the old batch's later files: two batches mixed."""
+    pics = tmp_path / "pics"
+    pics.mkdir()
+    for name in ("0001.non", "0002.non", "0009.non"):
+        (pics / name).write_text(f"old {name}\n")
+    argv = ["generate", "--kind", "nonogram", "--size", "5x5", "--seed", "1", "--count", "2",
+            "--format", "non", "--out", str(pics)]
+    assert main(argv) == 2
+    assert one_line(capsys) == (f"nanpure: --out: cannot write {pics}: it already holds .non "
+                                "files (0001.non and 2 more), which this batch would mix "
+                                "with; choose an empty or new directory\n")
+    assert {p.name: p.read_text() for p in pics.iterdir()} == {
+        name: f"old {name}\n" for name in ("0001.non", "0002.non", "0009.non")}
+    # a directory without .non files takes a batch
+    for path in pics.iterdir():
+        path.rename(path.with_suffix(".txt"))
+    assert main(argv) == 0
+    assert sorted(p.name for p in pics.glob("*.non")) == ["0001.non", "0002.non"]
+
+
 def test_check_writable_refuses_a_directory_and_a_file_under_a_file(tmp_path, a_file):
     assert check_writable(tmp_path / "new" / "r.json") == tmp_path / "new" / "r.json"
     with pytest.raises(WriteError, match=r"cannot write .*: it is a directory"):
