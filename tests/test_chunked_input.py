@@ -72,6 +72,9 @@ def _files() -> dict[str, tuple[bytes, str]]:
         "lines": ((text + "\n").encode(), "lines"),
         "no final newline": (text.encode(), "lines"),
         "crlf": (("\r\n".join(LINES) + "\r\n").encode(), "lines"),
+        "cr": (("\r".join(LINES) + "\r").encode(), "lines"),
+        "mixed endings": ("".join(line + "\r\n\r\n"[k % 3:][:2 - k % 3 // 2]
+                                  for k, line in enumerate(LINES)).encode(), "lines"),
         "bom": (codecs.BOM_UTF8 + (text + "\n").encode(), "lines"),
         "only problems": (("\n".join(BAD[:4]) + "\n").encode(), "lines"),
         "empty": (b"", "lines"),
@@ -126,9 +129,11 @@ def test_the_whole_file_is_what_main_answered_before(tmp_path):
     assert status == 1
     assert out.splitlines()[0] == ("879364251651872943234591678967438512418256397523917864"
                                    "785129436192643785346785129")
+    # line 12 (BAD[7]) ends "\r\r\n": a bare CR and a CRLF, two line ends (as Python's
+    # universal newlines and the csv reader count them), so the lines after it are one on
     assert [line.split(":")[1] for line in err.splitlines()] == [
-        "2", "5", "8", "9", "11", "13", "15", "16"]
-    assert "f:16: expected 81 characters, got 300" in err
+        "2", "5", "8", "9", "11", "14", "16", "17"]
+    assert "f:17: expected 81 characters, got 300" in err
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -141,6 +146,53 @@ def test_chunks_answer_mixed_lines_as_the_whole_file(lines, ending, last, bom, c
     for job in (JOBS[0], JOBS[1], JOBS[2], JOBS[3]):
         assert (_answer(job, data, "lines", chunk=chunk)
                 == _answer(job, data, "lines", chunk=None))
+
+
+#: The lines of LINES without a CR of their own, for endings chosen line by line.
+NO_CR = [line.replace("\r", "\t") for line in [EASY, XWING, OTHER, *BAD]]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(st.tuples(st.sampled_from(NO_CR), st.sampled_from(["\n", "\r\n", "\r"])),
+                      max_size=30),
+       last=st.booleans(), bom=st.booleans(), chunk=st.integers(1, 9))
+def test_cr_lf_and_crlf_each_end_a_line_in_every_chunk(lines, last, bom, chunk):
+    """A bare CR (old Mac) ends a line as LF does, and a CRLF one line, even split
+    between two chunks: the answers and line numbers are those of the text with LF
+    endings. A file of CR endings was read as one line."""
+    def text(endings: list[str]) -> bytes:
+        body = "".join(line + end for (line, _), end in zip(lines, endings, strict=True))
+        if not last and lines:
+            body = body[: -len(endings[-1])]
+        return (codecs.BOM_UTF8 if bom else b"") + body.encode()
+
+    data = text([end for _, end in lines])
+    plain = text(["\n"] * len(lines))
+    for job in (JOBS[0], JOBS[2], JOBS[3]):
+        expected = _answer(job, plain, "lines", chunk=None)
+        assert _answer(job, data, "lines", chunk=chunk) == expected
+        assert _answer(job, data, "lines", chunk=None) == expected
+
+
+def test_a_crlf_split_between_chunks_ends_one_line():
+    # chunk=1 reads 82 bytes at a time: the CR of the first line's CRLF ends the first
+    # read and its LF starts the second
+    data = f"{EASY}\r\nxx\r{XWING}\r\r{OTHER}\r".encode()
+    chunks = list(read_puzzle_chunks(io.BytesIO(data), size=1))
+    assert [n for c in chunks for n in c.line_numbers] == [1, 3, 5]
+    assert [p for c in chunks for p in c.problems] == [(2, "expected 81 characters, got 2")]
+    whole = read_puzzle_lines(io.BytesIO(data))
+    assert whole.line_numbers == [1, 3, 5] and whole.problems == [
+        (2, "expected 81 characters, got 2")]
+
+
+def test_a_file_of_cr_endings_is_read_a_line_at_a_time(tmp_path, capsys):
+    """`printf '%s\\r%s\\r\\n%s\\n' P P P`: "cr.txt:1: expected 81 characters, got 163"."""
+    path = tmp_path / "cr.txt"
+    path.write_bytes(f"{EASY}\r{EASY}\r\n{EASY}\n".encode())
+    assert main(["rate", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and len(out.splitlines()) == 3
 
 
 def test_a_long_malformed_line_across_chunks_is_one_problem():

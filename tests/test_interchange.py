@@ -411,3 +411,38 @@ def test_hf_writes_its_rows_as_they_are_read(tmp_path, made, monkeypatch):
     assert sum(splits.values()) == n
     # every row held would be n dicts of 14 fields (about 1.5 KiB each with its texts)
     assert peak < 2_000_000, peak
+
+
+def _text_types(pa) -> dict[str, object]:
+    """The Arrow types that hold text: as pyarrow, Polars (large_string) and a dictionary
+    encoding write a puzzle column."""
+    types = {"string": pa.string(), "large_string": pa.large_string(),
+             "dictionary": pa.dictionary(pa.int32(), pa.string())}
+    if hasattr(pa, "string_view"):
+        types["string_view"] = pa.string_view()
+    return types
+
+
+@pytest.mark.parametrize("type_name", ["large_string", "dictionary", "string_view"])
+@pytest.mark.parametrize("command", ["rate", "solve", "canon"])
+def test_parquet_puzzle_column_of_any_text_type_is_read(tmp_path, capsys, command,
+                                                        type_name):
+    """A large_string column (Polars writes them) or a dictionary-encoded one was refused
+    as "the puzzle column holds large_string, not text"."""
+    pa = pytest.importorskip("pyarrow")
+    types = _text_types(pa)
+    if type_name not in types:
+        pytest.skip(f"this pyarrow has no {type_name}")
+    lines = Path(__file__).resolve().parents[1].joinpath(
+        "examples", "sample.txt").read_text().splitlines()
+    puzzles = [line for line in lines if line and not line.startswith("#")][:3]
+    plain, other = tmp_path / "plain.parquet", tmp_path / f"{type_name}.parquet"
+    pq.write_table(pa.table({"puzzle": pa.array(puzzles, pa.string())}), plain)
+    table = pa.table({"puzzle": pa.array(puzzles, pa.string()).cast(types[type_name])})
+    pq.write_table(table, other)
+    assert pq.read_schema(other).field("puzzle").type == types[type_name]
+    assert main([command, str(plain)]) == 0
+    expected = capsys.readouterr()
+    assert main([command, str(other)]) == 0
+    assert capsys.readouterr() == expected
+

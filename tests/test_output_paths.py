@@ -4,9 +4,13 @@ has to be), and names the option when an option gave the path."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -122,6 +126,27 @@ def test_generate_out_that_is_a_file(a_file, capsys):
     assert one_line(capsys) == f"nanpure: cannot write {a_file}: {a_file} is not a directory\n"
 
 
+def test_generate_out_that_holds_a_batch_already_is_refused(tmp_path, capsys):
+    """It overwrote 0001.non, ... and left the old batch's later files: two batches mixed."""
+    pics = tmp_path / "pics"
+    pics.mkdir()
+    for name in ("0001.non", "0002.non", "0009.non"):
+        (pics / name).write_text(f"old {name}\n")
+    argv = ["generate", "--kind", "nonogram", "--size", "5x5", "--seed", "1", "--count", "2",
+            "--format", "non", "--out", str(pics)]
+    assert main(argv) == 2
+    assert one_line(capsys) == (f"nanpure: --out: cannot write {pics}: it already holds .non "
+                                "files (0001.non and 2 more), which this batch would mix "
+                                "with; choose an empty or new directory\n")
+    assert {p.name: p.read_text() for p in pics.iterdir()} == {
+        name: f"old {name}\n" for name in ("0001.non", "0002.non", "0009.non")}
+    # a directory without .non files takes a batch
+    for path in pics.iterdir():
+        path.rename(path.with_suffix(".txt"))
+    assert main(argv) == 0
+    assert sorted(p.name for p in pics.glob("*.non")) == ["0001.non", "0002.non"]
+
+
 def test_check_writable_refuses_a_directory_and_a_file_under_a_file(tmp_path, a_file):
     assert check_writable(tmp_path / "new" / "r.json") == tmp_path / "new" / "r.json"
     with pytest.raises(WriteError, match=r"cannot write .*: it is a directory"):
@@ -189,3 +214,195 @@ def test_a_run_whose_reader_went_away_ends_quietly_and_writes_its_report(tmp_pat
     assert proc.wait(timeout=120) == 141
     assert proc.stderr.read() == b""
     assert json.loads((tmp_path / "r.json").read_text())["exit_status"] == 0
+
+
+# --- an output that is the store ---------------------------------------------------------
+
+
+def _listing(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet", "lines", "kaggle", "sdm", "sdk",
+                                 "opensudoku", "hf", "svg", "png"])
+def test_export_over_its_store_is_refused_before_anything_is_written(
+        store, capsys, fmt):  # noqa: F811
+    """`export --out STORE` replaced the store with the export (every run lost) and
+    exited 0, leaving its -wal and -shm beside the new file."""
+    before = _listing(store.parent)
+    assert main(["export", "--store", str(store), "--format", fmt, "--out", str(store)]) == 2
+    assert one_line(capsys) == (f"nanpure: --out: cannot write {store}: it is the store "
+                                f"{store}; choose another path\n")
+    assert _listing(store.parent) == before
+
+
+@pytest.mark.parametrize("companion", ["-wal", "-shm", "-journal", ".lock"])
+def test_export_over_a_file_beside_its_store_is_refused(
+        store, capsys, companion):  # noqa: F811
+    out = f"{store}{companion}"
+    assert main(["export", "--store", str(store), "--format", "csv", "--out", out]) == 2
+    assert one_line(capsys) == (f"nanpure: --out: cannot write {out}: it is the "
+                                f"{companion} file of the store {store}; choose another "
+                                "path\n")
+    assert not Path(out).exists()
+
+
+def test_export_over_its_store_by_another_name_is_refused(
+        store, tmp_path, capsys, monkeypatch):  # noqa: F811
+    monkeypatch.chdir(tmp_path)
+    before = _listing(tmp_path)
+    # another spelling, a hard link, a symbolic link: the same file
+    (tmp_path / "hard.db").hardlink_to(store)
+    (tmp_path / "soft.db").symlink_to(store)
+    for out in ("./s.db", "../" + tmp_path.name + "/s.db", "hard.db", "soft.db"):
+        assert main(["export", "--store", "s.db", "--format", "csv", "--out", out]) == 2
+        assert one_line(capsys) == (f"nanpure: --out: cannot write {out}: it is the store "
+                                    "s.db; choose another path\n")
+    assert _listing(tmp_path) == {**before, "hard.db": before["s.db"], "soft.db": before["s.db"]}
+
+
+def test_export_whose_meta_json_is_its_store_is_refused(store, tmp_path, capsys):  # noqa: F811
+    meta = tmp_path / "e.csv.meta.json"
+    store.rename(meta)
+    assert main(["export", "--store", str(meta), "--format", "csv",
+                 "--out", str(tmp_path / "e.csv")]) == 2
+    assert one_line(capsys) == (f"nanpure: --out: cannot write {meta}: it is the store "
+                                f"{meta}; choose another path\n")
+    assert not (tmp_path / "e.csv").exists()
+
+
+def test_stats_plot_over_its_store_is_refused(store, tmp_path, capsys):  # noqa: F811
+    png = tmp_path / "s.png"
+    store.rename(png)
+    before = png.read_bytes()
+    assert main(["stats", "--store", str(png), "--plot", str(png)]) == 2
+    assert one_line(capsys) == (f"nanpure: --plot: cannot write {png}: it is the store "
+                                f"{png}; choose another path\n")
+    assert png.read_bytes() == before
+
+
+def test_run_report_or_plot_over_its_store_is_refused_before_the_run(tmp_path, capsys):
+    for key in ("report", "plot"):
+        db = tmp_path / "s.png"  # a plot is a .pdf or .png
+        config = tmp_path / "small.toml"
+        config.write_text(SMALL_RUN.format(store=db).replace(
+            "[[quota]]", f'{key} = "{db}"\n[[quota]]'))
+        assert main(["run", str(config), "--no-progress"]) == 2
+        assert one_line(capsys) == (f"nanpure: {config}: run.{key}: cannot write {db}: it is "
+                                    f"the store {db}; choose another path\n")
+        assert not db.exists()  # refused before the run made its store
+
+
+def test_book_over_its_store_is_refused(tmp_path, qqwing_rows, capsys):
+    db = make_store(tmp_path / "store.pdf", qqwing_rows)
+    before = db.read_bytes()
+    config = write_config(tmp_path, db, out="store.pdf")
+    assert main(["book", str(config), "--no-record"]) == 2
+    assert one_line(capsys) == (f"nanpure: {config}: book.out: cannot write {db}: it is "
+                                f"the store {db}; choose another path\n")
+    assert db.read_bytes() == before
+    # the manifest's name, with --out
+    db = db.rename(tmp_path / "b.manifest.json")
+    config = write_config(tmp_path, db)
+    assert main(["book", str(config), "--no-record", "--out", str(tmp_path / "b.pdf")]) == 2
+    assert one_line(capsys) == (f"nanpure: --out: cannot write {db}: it is the store {db}; "
+                                "choose another path\n")
+    assert db.read_bytes() == before and not (tmp_path / "b.pdf").exists()
+
+
+def test_no_file_is_written_over_a_store_open_in_the_process(tmp_path):
+    """The last guard, under every command: each atomic write."""
+    from nanpure.files import atomic_open, write_text_atomic
+    from nanpure.pipeline.store import Store
+
+    db = tmp_path / "s.db"
+    with Store(db):
+        with pytest.raises(WriteError, match=r"it is the store .*s\.db; choose another"):
+            write_text_atomic(db, "x")
+        with pytest.raises(WriteError, match=r"it is the -wal file of the store"):
+            with atomic_open(f"{db}-wal") as stream:
+                stream.write("x")
+    write_text_atomic(tmp_path / "s.db-wal", "closed: an ordinary file again")
+
+
+# --- an output that is a symbolic link, a FIFO or a device -------------------------------
+
+
+def _exported(db: Path, fmt: str, out: Path) -> bytes:
+    assert main(["export", "--store", str(db), "--format", fmt, "--out", str(out)]) == 0
+    return out.read_bytes()
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_export_onto_a_symbolic_link_writes_the_file_it_points_to(
+        store, tmp_path, dangling):  # noqa: F811
+    """It replaced the link with a file, leaving the file it pointed to as it was."""
+    expected = _exported(store, "csv", tmp_path / "plain.csv")
+    real = tmp_path / "real" / "real.csv"
+    real.parent.mkdir()
+    if not dangling:
+        real.write_text("old\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(real)
+    assert main(["export", "--store", str(store), "--format", "csv", "--out", str(link)]) == 0
+    assert link.is_symlink() and link.readlink() == real
+    assert real.read_bytes() == expected
+    assert sorted(p.name for p in real.parent.iterdir()) == ["real.csv"]  # no .part left
+    assert (tmp_path / "link.csv.meta.json").is_file()
+
+
+def _read_fifo(path: Path) -> tuple[threading.Thread, list[bytes]]:
+    """A reader of the FIFO ``path`` in a thread; what it read, once joined."""
+    read: list[bytes] = []
+
+    def reader() -> None:
+        with open(path, "rb") as stream:
+            read.append(stream.read())
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    return thread, read
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_export_onto_a_fifo_writes_through_it(store, tmp_path, fmt):  # noqa: F811
+    """It replaced the FIFO with a file, and its reader waited for ever."""
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    expected = _exported(store, fmt, tmp_path / f"plain.{fmt}")
+    fifo = tmp_path / f"pipe.{fmt}"
+    os.mkfifo(fifo)
+    thread, read = _read_fifo(fifo)
+    assert main(["export", "--store", str(store), "--format", fmt, "--out", str(fifo)]) == 0
+    thread.join(30)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    if fmt == "parquet":  # its metadata says when it was written
+        import pyarrow.parquet as pq
+
+        assert (pq.read_table(io.BytesIO(read[0])).to_pylist()
+                == pq.read_table(io.BytesIO(expected)).to_pylist())
+    else:
+        assert read == [expected]
+    assert not Path(f"{fifo}.part").exists()
+
+
+def test_stats_plot_onto_a_fifo_writes_through_it(store, tmp_path):  # noqa: F811
+    fifo = tmp_path / "plot.png"
+    os.mkfifo(fifo)
+    thread, read = _read_fifo(fifo)
+    assert main(["stats", "--store", str(store), "--plot", str(fifo)]) == 0
+    thread.join(30)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and read[0].startswith(b"\x89PNG")
+
+
+def test_a_book_onto_a_fifo_is_refused(tmp_path, qqwing_rows, capsys):
+    """A book is read back for its preflight: it cannot be written through a FIFO."""
+    db = make_store(tmp_path / "nanpure.db", qqwing_rows)
+    fifo = tmp_path / "book.pdf"
+    os.mkfifo(fifo)
+    config = write_config(tmp_path, db)
+    assert main(["book", str(config), "--no-record"]) == 2
+    assert one_line(capsys) == (f"nanpure: {config}: book.out: cannot write {fifo}: it is "
+                                "not a regular file (a FIFO or a device), and a book is read "
+                                "back for its preflight; give a file name\n")
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)

@@ -6,6 +6,14 @@ and only then renamed over the final name (``os.replace``, atomic on one filesys
 full disk or an I/O error in the middle leaves the old file (or none) under the final
 name, and the temporary file is removed.
 
+Two kinds of path are not replaced. A symbolic link is followed: the file it points to
+is written (atomically, beside that file), and the link stays a link. A FIFO or a device
+(``/dev/stdout``, ``/dev/null``) is written through, as it is: no rename can put a whole
+file there at once, so a reader may see part of it. And no output may be a store this
+process reads or writes, or one of the files SQLite keeps beside it
+(:func:`check_not_store`): an export with ``--out`` the store itself would replace every
+run with a CSV file.
+
 It lives at the top of the package, beside no layer, so that ``output`` and ``layouts``
 (which never import ``pipeline``) and ``pipeline`` share it.
 
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,6 +43,14 @@ from typing import IO, Any
 
 #: What a temporary file's name adds to the final name (``book.pdf`` -> ``book.pdf.part``).
 PART_SUFFIX = ".part"
+
+#: What the names of the files kept beside a store add to its name: the store itself,
+#: SQLite's write-ahead journal and its index, its rollback journal, and nanpure's locks.
+STORE_FILES = ("", "-wal", "-shm", "-journal", ".lock")
+
+#: The stores open in this process (``Store`` adds and removes its path), which no
+#: output written meanwhile may replace.
+_OPEN_STORES: list[str] = []
 
 
 class WriteError(Exception):
@@ -86,8 +103,9 @@ class StandardOutput:
 
 def make_directory(path: str | Path, option: str | None = None) -> Path:
     """Create the directory ``path`` with its parents, unless it exists; a
-    :class:`WriteError` naming ``path`` (and ``option``) when it cannot be made."""
-    return _make(Path(path), Path(path), option)
+    :class:`WriteError` naming ``path`` (and ``option``) when it cannot be made or is a
+    store (:func:`check_not_store`)."""
+    return _make(check_not_store(path, option), Path(path), option)
 
 
 def make_parent(path: str | Path, option: str | None = None) -> Path:
@@ -97,15 +115,65 @@ def make_parent(path: str | Path, option: str | None = None) -> Path:
     return _make(Path(path).parent, Path(path), option)
 
 
-def check_writable(path: str | Path, option: str | None = None) -> Path:
+def check_writable(path: str | Path, option: str | None = None,
+                   store: str | Path | None = None) -> Path:
     """What :func:`make_parent` does, and a :class:`WriteError` too when ``path`` is a
-    directory or its directory is not writable: as far as can be told before writing,
-    the file can be written there. Returns ``path``."""
-    path = make_parent(path, option)
+    directory, its directory is not writable, or it is a store (``store``, or one open:
+    :func:`check_not_store`): as far as can be told before writing, the file can be
+    written there. Returns ``path``."""
+    path = make_parent(check_not_store(path, option, store), option)
     if path.is_dir():
         raise WriteError(path, "it is a directory", option)
     if not os.access(path.parent, os.W_OK | os.X_OK):
         raise WriteError(path, f"{path.parent} is not writable", option)
+    return path
+
+
+def store_open(path: str) -> None:
+    """Note that the store ``path`` is open in this process: until :func:`store_closed`,
+    no file is written over it (:func:`check_not_store`)."""
+    _OPEN_STORES.append(path)
+
+
+def store_closed(path: str) -> None:
+    """Undo one :func:`store_open` of ``path``."""
+    if path in _OPEN_STORES:
+        _OPEN_STORES.remove(path)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` are one file: the same file on disk when both exist (a
+    hard link, a symbolic link, another spelling of the path), else the same path once
+    resolved."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return a.resolve() == b.resolve()
+
+
+def check_not_store(path: str | Path, option: str | None = None,
+                    store: str | Path | None = None) -> Path:
+    """A :class:`WriteError` when the output ``path`` is ``store``, a store open in this
+    process (:func:`store_open`), or a file SQLite or nanpure keeps beside one
+    (:data:`STORE_FILES`); writing it would replace the store. Returns ``path``.
+
+    >>> check_not_store("out.csv", "--out", store="one.db")
+    PosixPath('out.csv')
+    >>> try:
+    ...     check_not_store("one.db-wal", "--out", store="one.db")
+    ... except WriteError as exc:
+    ...     print(exc)
+    --out: cannot write one.db-wal: it is the -wal file of the store one.db; choose another path
+    """
+    given, path = path, Path(path)
+    stores = [*([str(store)] if store is not None else []), *_OPEN_STORES]
+    for name in stores:
+        if name == ":memory:":
+            continue
+        for suffix in STORE_FILES:
+            if _same_file(path, Path(name + suffix)):
+                what = "the store" if not suffix else f"the {suffix} file of the store"
+                raise WriteError(given, f"it is {what} {name}; choose another path", option)
     return path
 
 
@@ -139,26 +207,68 @@ def part_path(path: str | Path) -> Path:
 
 
 @contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
+def atomic_path(path: str | Path, *, through: bool = True) -> Iterator[Path]:
     """Yield a temporary path beside ``path`` for the caller to write; when the block
     ends without an error the file is synced and renamed to ``path``, otherwise it is
-    removed and ``path`` is left as it was."""
-    with atomic_paths([path]) as (tmp,):
+    removed and ``path`` is left as it was. A symbolic link, a FIFO or a device as
+    :func:`atomic_paths` says (``through`` as there)."""
+    with atomic_paths([path], through=through) as (tmp,):
         yield tmp
 
 
+def written_through(path: str | Path) -> bool:
+    """Whether ``path`` is a FIFO, a device or a socket (followed if a symbolic link),
+    which :func:`atomic_paths` writes through rather than replaces."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # nothing there yet (or a link to nothing): a file is made
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def check_regular(path: str | Path, option: str | None, why: str) -> Path:
+    """A :class:`WriteError` when ``path`` is a FIFO or a device (:func:`written_through`),
+    which an output that has to be a file (``why`` says for what) cannot be. Returns
+    ``path``."""
+    if written_through(path):
+        raise WriteError(path, f"it is not a regular file (a FIFO or a device), and {why}; "
+                         "give a file name", option)
+    return Path(path)
+
+
+def _target(path: Path) -> Path:
+    """Where the file ``path`` names is: a symbolic link's target (however many links
+    lead there), so that the link stays, else ``path``."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
 @contextmanager
-def atomic_paths(paths: Sequence[str | Path]) -> Iterator[list[Path]]:
+def atomic_paths(paths: Sequence[str | Path], *, through: bool = True
+                 ) -> Iterator[list[Path]]:
     """:func:`atomic_path` for files that belong together (a book, its cover and its
     manifest): yield a temporary path beside each of ``paths``; when the block ends
     without an error every file is synced, and only then are they renamed, in order,
     to ``paths``; otherwise all are removed and every one of ``paths`` is left as it
-    was. A failed sync is raised as an OSError naming the final path."""
-    finals = [Path(p) for p in paths]
-    tmps = [part_path(p) for p in finals]
+    was. A failed sync is raised as an OSError naming the final path.
+
+    A path that is a symbolic link is written where it points (the temporary file beside
+    that file), so the link stays a link. A path that is a FIFO or a device is yielded
+    itself, written through and never replaced or removed (no rename can put a file
+    there; a reader may see part of it); with ``through=False`` (outputs that are read
+    back once written) it is refused (:func:`check_regular`). Any path that is a store
+    is refused before anything is written (:func:`check_not_store`)."""
+    finals = [check_not_store(p) for p in paths]
+    if not through:
+        for final in finals:
+            check_regular(final, None, "it is read back once written")
+    direct = [written_through(p) for p in finals]
+    finals = [p if d else _target(p) for p, d in zip(finals, direct, strict=True)]
+    tmps = [p if d else part_path(p) for p, d in zip(finals, direct, strict=True)]
     try:
         yield tmps
-        for tmp, final in zip(tmps, finals, strict=True):
+        for tmp, final, d in zip(tmps, finals, direct, strict=True):
+            if d:
+                continue
             try:
                 _sync(tmp)
             except OSError as exc:  # said of the file being made, not of its temporary one
@@ -169,11 +279,13 @@ def atomic_paths(paths: Sequence[str | Path]) -> Iterator[list[Path]]:
             if final.is_dir():
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(final))
         # renames in one directory take no space: a full disk cannot stop one half-way
-        for tmp, final in zip(tmps, finals, strict=True):
-            os.replace(tmp, final)
+        for tmp, final, d in zip(tmps, finals, direct, strict=True):
+            if not d:
+                os.replace(tmp, final)
     finally:
-        for tmp in tmps:
-            tmp.unlink(missing_ok=True)
+        for tmp, d in zip(tmps, direct, strict=True):
+            if not d:
+                tmp.unlink(missing_ok=True)
 
 
 @contextmanager

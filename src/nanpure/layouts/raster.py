@@ -18,6 +18,7 @@ and scaled down, which smooths the edges that Pillow's own drawing leaves jagged
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from functools import cache
@@ -39,7 +40,7 @@ from reportlab.graphics.shapes import (
 )
 from reportlab.pdfbase import pdfmetrics
 
-from ..files import atomic_path
+from ..files import atomic_path, written_through
 
 #: Drawn at up to this many times the resolution asked for, then scaled down; less when
 #: the enlarged picture would have more than MAX_PIXELS pixels (a page of charts).
@@ -66,7 +67,14 @@ def to_image(drawing: Drawing, dpi: float = 150) -> Image.Image:
 def write_png(drawing: Drawing, path: str | FilePath, dpi: float = 150) -> None:
     """Write ``drawing`` to ``path`` as a PNG of ``dpi`` pixels per inch."""
     with atomic_path(path) as tmp:
-        to_image(drawing, dpi).save(tmp, format="PNG", dpi=(dpi, dpi))
+        image = to_image(drawing, dpi)
+        if written_through(tmp):  # a FIFO: Pillow seeks back in the file it writes
+            data = io.BytesIO()
+            image.save(data, format="PNG", dpi=(dpi, dpi))
+            with open(tmp, "wb") as stream:
+                stream.write(data.getvalue())
+        else:
+            image.save(tmp, format="PNG", dpi=(dpi, dpi))
 
 
 def _rgb(color) -> Rgb | None:

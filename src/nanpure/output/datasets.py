@@ -59,7 +59,13 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from ..files import atomic_open, atomic_path, atomic_paths, write_text_atomic
+from ..files import (
+    atomic_open,
+    atomic_path,
+    atomic_paths,
+    write_text_atomic,
+    written_through,
+)
 from ..generator.tiers import TIERS
 from ..record import PuzzleRecord, columns, row
 
@@ -196,7 +202,11 @@ def _emit(rows: Iterable[dict[str, Any]], fmt: str, out: Any,
     counted = _Counted(rows)
     if fmt == "parquet" and isinstance(out, str | Path):
         with atomic_path(out) as tmp:
-            write_parquet(counted, tmp)
+            if written_through(tmp):  # a FIFO: pyarrow seeks a file it opens, not a stream
+                with open(tmp, "wb") as stream:
+                    write_parquet(counted, stream)
+            else:
+                write_parquet(counted, tmp)
     elif fmt == "parquet":
         write_parquet(counted, out)
     else:
@@ -969,9 +979,16 @@ def _parquet_texts(stream: BinaryIO, rows: int) -> Iterator[tuple[int, str]]:
 
 
 def _puzzle_text_column(pa: Any, schema: Any) -> str:
-    """The puzzle column of a Parquet schema; a :class:`ReadError` unless it holds text."""
+    """The puzzle column of a Parquet schema; a :class:`ReadError` unless it holds text:
+    strings, large strings (as Polars writes them), string views, or a dictionary of
+    any of these (all read as Python strings)."""
     name = _puzzle_column(schema.names)
-    if not pa.types.is_string(schema.field(name).type):
+    kind = schema.field(name).type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    is_view = getattr(pa.types, "is_string_view", None)  # pyarrow 16 on
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+            or (is_view is not None and is_view(kind))):
         raise ReadError(f"the {name} column holds {schema.field(name).type}, not text")
     return name
 

@@ -31,6 +31,7 @@ import csv
 import io
 import json
 import os
+import re
 import stat
 import sys
 from collections import deque
@@ -251,14 +252,49 @@ class _Input(io.RawIOBase):
         return head
 
 
+#: A carriage return that is not the start of a CRLF: a line end of its own (old Mac).
+_BARE_CR = re.compile(rb"\r(?!\n)")
+
+
+def _lf_ends(data: bytes) -> bytes:
+    r"""``data`` with each bare CR (one not followed by a LF) made a LF, so that CR, LF
+    and CRLF all end lines (a CRLF's CR is blank space at its line's end); the same
+    length. Text without a bare CR (nearly all) is only searched, not copied.
+
+    >>> _lf_ends(b"a\rb\r\nc\n\r")
+    b'a\nb\r\nc\n\n'
+    """
+    # "in" is a memchr, all an LF file costs; a CRLF file a regex search, faster than
+    # counting its CRs and CRLFs
+    if b"\r" not in data or not _BARE_CR.search(data):
+        return data
+    return _BARE_CR.sub(b"\n", data)
+
+
+def _lf_blocks(source: _Input, size: int) -> Iterator[bytes]:
+    """The bytes of ``source`` in blocks of about ``size``, each bare CR made a LF
+    (:func:`_lf_ends`). A CR that ends a block is held for the next: only its next byte
+    says whether it is a CRLF's, which must not end two lines."""
+    held = b""
+    while block := source.block(size):
+        block, held = held + block, b""
+        if block.endswith(b"\r"):
+            block, held = block[:-1], b"\r"
+        if block:
+            yield _lf_ends(block)
+    if held:  # the text ends with a CR
+        yield b"\n"
+
+
 def _line_chunks(source: _Input, size: int | None) -> Iterator[bytes]:
     """The bytes of ``source`` in pieces of about ``size`` (None: one piece), each ending
-    with a newline but the last (empty when the text ends with one)."""
+    with a newline but the last (empty when the text ends with one); a bare CR is made a
+    newline (:func:`_lf_ends`)."""
     if size is None:
-        yield source.block(None)
+        yield _lf_ends(source.block(None))
         return
     carry: list[bytes] = []  # the start of a line that goes on in the next piece
-    while block := source.block(size):
+    for block in _lf_blocks(source, size):
         cut = block.rfind(b"\n") + 1
         if cut == 0:  # a line longer than a piece: read on to its end (joined once)
             carry.append(block)

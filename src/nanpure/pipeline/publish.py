@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..files import atomic_paths, make_parent
+from ..files import atomic_paths, check_not_store, check_regular, make_parent
 from ..generator.kinds import KINDS
 from ..generator.tiers import tier_rank
 from ..layouts.book import (
@@ -330,6 +330,12 @@ def publish_book(config: BookConfig, out: str | None = None,
         raise PublishError(f"no store at {config.store}; make puzzles first "
                            "(nanpure run) or set book.store")
     cover = cover_path(pdf) if config.cover is not None else None
+    # before anything is read or drawn: a book written over its store would lose it, and
+    # one that is a FIFO or a device could not be read back for its preflight
+    option = "--out" if out is not None else f"{config.source}: book.out"
+    for path in (pdf, *([cover] if cover is not None else []), manifest_path(pdf)):
+        check_not_store(path, option, config.store)
+        check_regular(path, option, "a book is read back for its preflight")
     steps: list[str] = []  # how far it got: "rendered", then "recorded"
     try:
         return _publish(config, pdf, cover, record, steps, out_given=out is not None)
@@ -377,7 +383,7 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
             cover_layout(cover_settings, fonts, plan.size, plan.page_count)
         # the option or key that named the file, so that the one line says which
         make_parent(pdf, "--out" if out_given else f"{config.source}: book.out")
-        with _writing(), atomic_paths(outputs) as staged:
+        with _writing(), atomic_paths(outputs, through=False) as staged:
             with _writing(pdf), open(staged[0], "wb") as stream:
                 render_book(plan, stream)
             if cover is not None and cover_settings is not None:

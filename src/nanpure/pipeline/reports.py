@@ -17,6 +17,7 @@ from itertools import tee
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..files import check_not_store
 from ..output import stats
 from ..output.datasets import (
     FORMATS,
@@ -57,6 +58,10 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
     these given with a format that does not take it is refused, naming the formats it
     is for (:func:`check_options`).
     """
+    if out != "-":  # before anything is read: an export written over its store loses it
+        check_not_store(out, "--out", store_path)
+        if fmt not in DIRECTORY_FORMATS:  # and the .meta.json beside it
+            check_not_store(f"{out}.meta.json", "--out", store_path)
     with Store(store_path, create=False, writes=False) as store:
         store.check_runs(run)
         kinds = store.puzzle_kinds(run)
@@ -76,6 +81,10 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
         runs = store.puzzle_run_names(kind, run, last) if fmt == "opensudoku" else None
         return _write_export(pairs, store_path, fmt, out, kind, license=license,
                              steps=steps, answers=answers, dpi=dpi, se=se, runs=runs)
+
+
+#: Export formats that write a directory, not a file.
+DIRECTORY_FORMATS = ("hf", "non", *IMAGE_FORMATS)
 
 
 #: Export options only some formats take: what each is for, and those formats.
@@ -236,8 +245,8 @@ def plot_command(store_path: str, run: str | None, path: str | Path) -> Path:
     ``path``, a PDF or PNG (:mod:`nanpure.output.plots`): blank counts and scores by
     tier, technique usage and acceptance per quota; returns the path."""
     with Store(store_path, create=False, writes=False) as store:
-        summary, scores = store_summary(store, run), _scores(store, run)
-    return _write_plot(summary, scores, path)
+        # drawn while the store is open, so that a plot over it is refused
+        return _write_plot(store_summary(store, run), _scores(store, run), path)
 
 
 def _scores(store: Store, run: str | None) -> dict[str, dict[int, int]]:
@@ -271,6 +280,8 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
     draws the statistics into that file (:func:`plot_command`). Returns the exit
     status."""
     out = out or sys.stdout
+    if plot is not None:  # before anything is read: a plot written over its store loses it
+        check_not_store(plot, "--plot", store_path)
     with Store(store_path, create=False, writes=False) as store:
         if inventory:
             store.check_runs(run)

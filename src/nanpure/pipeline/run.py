@@ -848,7 +848,7 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     for key, path in outputs.items():
         try:
             if path:
-                check_writable(path)
+                check_writable(path, store=config.store)
         except WriteError as exc:
             # found now, not after a night's work that would end with exit status 0
             raise ConfigError(config.source, f"run.{key}", str(exc)) from None

@@ -54,7 +54,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..files import WriteError, make_parent
+from ..files import WriteError, make_parent, store_closed, store_open
 from ..record import MADE_FIELDS, PuzzleRecord
 from ..words import counted
 from .config import DEDUP_MODES
@@ -375,6 +375,7 @@ class Store:
         self.path = str(path)
         self.named_by = tuple(named_by)
         self._sessions: dict[int, float] = {}  # run id: when its session began (monotonic)
+        self._open = False  # noted as open (files.store_open) until closed
         #: why the store may not be written and what would let it be, when it is open
         #: read-only (see :func:`unwritable`); None when it is open for writing
         self.unwritable: tuple[str, str] | None = None
@@ -411,6 +412,9 @@ class Store:
         except StoreError:
             self.db.close()
             raise
+        # while it is open, no output of this process may be written over it
+        store_open(self.path)
+        self._open = True
 
     @property
     def read_only(self) -> bool:
@@ -514,6 +518,9 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+        if self._open:
+            self._open = False
+            store_closed(self.path)
 
     def __enter__(self) -> Store:
         return self
