@@ -237,7 +237,7 @@ def test_a_run_compiles_first_what_runs_on_this_machine(run, quotas, groups):
     assert kernel_groups(config) == groups
 
 
-def test_run_compiles_first_once_its_config_is_read(tmp_path, monkeypatch):
+def test_run_compiles_first_once_its_config_and_store_are_checked(tmp_path, monkeypatch):
     import nanpure.pipeline.run as run
     from nanpure.cli import main
 
@@ -250,5 +250,8 @@ def test_run_compiles_first_once_its_config_is_read(tmp_path, monkeypatch):
     assert main(["run", str(config)]) == 0
     assert asked == [["canon", "rater", "solver", "generator"]]
     config.write_text("[run]\nsotre = 1\n")  # a bad config: refused before compiling
+    assert main(["run", str(config)]) == 2
+    (tmp_path / "junk.db").write_bytes(b"not a store" * 100)  # so is a bad store
+    config.write_text('[run]\nstore = "junk.db"\n[[quota]]\nname = "q"\ncount = 1\n')
     assert main(["run", str(config)]) == 2
     assert len(asked) == 1

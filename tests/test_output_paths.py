@@ -384,6 +384,9 @@ def test_export_onto_a_fifo_writes_through_it(store, tmp_path, fmt):  # noqa: F8
     else:
         assert read == [expected]
     assert not Path(f"{fifo}.part").exists()
+    # nothing beside it: /dev/stdout.meta.json would be made in /dev, or fail after the data
+    assert Path(f"{tmp_path}/plain.{fmt}.meta.json").exists() == (fmt != "parquet")
+    assert not Path(f"{fifo}.meta.json").exists()
 
 
 def test_stats_plot_onto_a_fifo_writes_through_it(store, tmp_path):  # noqa: F811

@@ -481,7 +481,6 @@ def _run_book(args: argparse.Namespace) -> int:
     with _stops_spared(for_good=args.exits) as stops:
         try:
             config = load_book_config(args.config) if args.config else default_book_config()
-            _compile_first("rater", "solver")  # each puzzle is checked again before printing
             book = publish_book(config, out=args.out, record=not args.no_record)
         except (ConfigError, PublishError, StoreError) as exc:
             raise UsageError(str(exc)) from exc
@@ -781,7 +780,6 @@ def _run_verify(args: argparse.Namespace) -> int:
     from .pipeline.verify import verify_command
 
     _check_at_least_one(args, "workers")
-    _compile_first("rater", "solver", "canon")
     try:
         return verify_command(args.store, args.run, rerate=args.rerate,
                               workers=args.workers)

@@ -34,6 +34,7 @@ It lives at the top of the package, beside no layer, so that ``output`` and ``la
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 from collections.abc import Iterator, Sequence
@@ -141,14 +142,19 @@ def store_closed(path: str) -> None:
         _OPEN_STORES.remove(path)
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    """Whether ``a`` and ``b`` are one file: the same file on disk when both exist (a
-    hard link, a symbolic link, another spelling of the path), else the same path once
-    resolved."""
+@functools.lru_cache(maxsize=64)
+def _store_places(store: str) -> tuple[tuple[str, str], ...]:
+    """(suffix, real path) of each file of the store at the absolute path ``store``
+    (:data:`STORE_FILES`), found once: an export may write a file a puzzle."""
+    return tuple((suffix, os.path.realpath(store + suffix)) for suffix in STORE_FILES)
+
+
+def _identity(path: str | Path) -> tuple[int, int] | None:
     try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist (yet)
-        return a.resolve() == b.resolve()
+        found = os.stat(path)
+    except OSError:  # nothing there (yet)
+        return None
+    return found.st_dev, found.st_ino
 
 
 def check_not_store(path: str | Path, option: str | None = None,
@@ -166,12 +172,16 @@ def check_not_store(path: str | Path, option: str | None = None,
     --out: cannot write one.db-wal: it is the -wal file of the store one.db; choose another path
     """
     given, path = path, Path(path)
-    stores = [*([str(store)] if store is not None else []), *_OPEN_STORES]
+    stores = [n for n in (*([str(store)] if store is not None else []), *_OPEN_STORES)
+              if n != ":memory:"]
+    if not stores:
+        return path
+    # the same path once resolved (links, other spellings), or the same file on disk
+    # (a hard link) when the output exists
+    real, identity = os.path.realpath(path), _identity(path)
     for name in stores:
-        if name == ":memory:":
-            continue
-        for suffix in STORE_FILES:
-            if _same_file(path, Path(name + suffix)):
+        for suffix, place in _store_places(os.path.abspath(name)):
+            if real == place or (identity is not None and identity == _identity(place)):
                 what = "the store" if not suffix else f"the {suffix} file of the store"
                 raise WriteError(given, f"it is {what} {name}; choose another path", option)
     return path

@@ -624,7 +624,7 @@ def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | s
     check_steps(fmt, steps)
     if kind != "sudoku":
         n = write_export(records, fmt, out, kind, steps)
-        if isinstance(out, str | Path) and fmt != "non":
+        if _beside(out) and fmt != "non":
             write_meta(out, fmt, n)
         return n
     if fmt not in INTERCHANGE_FORMATS:
@@ -635,9 +635,15 @@ def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | s
         _write_text(out, lambda stream: written.append(
             _write_interchange(sudoku, fmt, stream, runs)))
         n = written[0]
-    if isinstance(out, str | Path) and fmt not in _PROVENANCE_INSIDE:
+    if _beside(out) and fmt not in _PROVENANCE_INSIDE:
         write_meta(out, fmt, n)
     return n
+
+
+def _beside(out: Any) -> bool:
+    """Whether the export ``out`` gets its ``.meta.json`` beside it: a path, but not a
+    FIFO or a device written through (``/dev/stdout``), which has nothing beside it."""
+    return isinstance(out, str | Path) and not written_through(out)
 
 
 # --- the Hugging Face layout ------------------------------------------------------------------

@@ -457,6 +457,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         done = store.progress(stored.id) if stored is not None else {}
         config, stock = _top_up(store, config, done)
         _check_room(config, done)
+        compile_before_use(kernel_groups(config))  # once the run is known to go ahead
         states = []
         for i, q in enumerate(config.quotas):
             p = done.get(q.name)
@@ -852,7 +853,6 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
         except WriteError as exc:
             # found now, not after a night's work that would end with exit status 0
             raise ConfigError(config.source, f"run.{key}", str(exc)) from None
-    compile_before_use(kernel_groups(config))
     # spared from the run's start on: a second Ctrl-C or SIGTERM while the run
     # stops must not lose its summary, report or plot
     with _stops_spared(for_good=exits) as stops:
