@@ -6,6 +6,7 @@ import io
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from faults import Terminal
@@ -255,3 +256,32 @@ def test_run_compiles_first_once_its_config_and_store_are_checked(tmp_path, monk
     config.write_text('[run]\nstore = "junk.db"\n[[quota]]\nname = "q"\ncount = 1\n')
     assert main(["run", str(config)]) == 2
     assert len(asked) == 1
+
+
+def test_generate_compiles_after_its_refusals(tmp_path, asked, capsys):
+    from nanpure.cli import main
+
+    (tmp_path / "0001.non").write_text("width 1\n")  # a batch is there already
+    assert main(["generate", "--kind", "nonogram", "--count", "1", "--size", "5x5",
+                 "--format", "non", "--out", str(tmp_path)]) == 2
+    assert asked == []
+
+
+def test_verify_and_book_compile_the_groups_of_the_kinds_they_check(tmp_path, asked,
+                                                                    monkeypatch, capsys):
+    from nanpure.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["verify", "--store", "none.db"]) == 2  # refused before compiling
+    Path("r.toml").write_text(
+        '[run]\nstore = "s.db"\n[[quota]]\nname = "e"\ntier = "easy"\ncount = 1\n'
+        '[[quota]]\nname = "n"\nkind = "nonogram"\nsize = [5, 5]\ncount = 1\n')
+    assert main(["run", "r.toml"]) == 0
+    asked.clear()  # run's own goes through run.compile_before_use
+    assert main(["verify", "--store", "s.db"]) == 0
+    assert asked == [["rater", "solver", "canon", "nonogram"]]
+    Path("b.toml").write_text(
+        '[book]\ntitle = "T"\nstore = "s.db"\nout = "b.pdf"\n'
+        '[[book.section]]\ntitle = "P"\nkind = "nonogram"\nquota = "n"\n')
+    assert main(["book", "b.toml", "--no-record"]) == 0
+    assert asked[1:] == [["nonogram"]]  # no Sudoku in the book: no Sudoku rater

@@ -355,8 +355,6 @@ def _run_generate(args: argparse.Namespace) -> int:
         raise UsageError("--format non writes one .non file a puzzle into the directory "
                          "given with --out DIR (and --out is only for --format non)")
     spec = _nonogram_spec(args) if args.kind == "nonogram" else _sudoku_spec(args)
-    _compile_first(*(("nonogram",) if args.kind == "nonogram"
-                     else ("rater", "solver", "generator")))
     try:
         status = generate(spec, args.count, sys.stdout, sys.stderr, seed=args.seed,
                           fmt=args.format, workers=args.workers, stats=args.stats,

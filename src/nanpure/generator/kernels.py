@@ -29,7 +29,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple, TextIO
 
@@ -277,6 +277,17 @@ def compile_before_use(groups: Sequence[str], err: TextIO | None = None) -> None
               f"of nanpure ({took}`nanpure compile` does it ahead of time)", file=err,
               flush=True)
     compile_all(groups=missing, force=True)
+
+
+def kind_groups(kinds: Iterable[str], *sudoku: str) -> list[str]:
+    """The kernel groups work on puzzles of ``kinds`` uses: ``sudoku`` for Sudoku, and
+    the nonogram group for nonograms.
+
+    >>> kind_groups(["nonogram", "sudoku"], "rater", "solver")
+    ['rater', 'solver', 'nonogram']
+    """
+    kinds = set(kinds)
+    return [*(sudoku if "sudoku" in kinds else ()), *(("nonogram",) * ("nonogram" in kinds))]
 
 
 def _cache_writable() -> bool:

@@ -140,6 +140,9 @@ def generate(
     rarity = kind_of(kind).rarity(spec)
     if rarity:  # possible, but the user should know at once that it may take long
         print(f"nanpure: {rarity}", file=err, flush=True)
+    from ..generator.kernels import compile_before_use, kind_groups
+
+    compile_before_use(kind_groups([kind], "rater", "solver", "generator"), err)
     if seed is None:
         seed = new_seed()
         print(f"nanpure: seed {seed}", file=err)

@@ -47,7 +47,7 @@ from typing import Any, TextIO
 from tqdm import tqdm
 
 from ..files import WriteError, check_writable
-from ..generator.kernels import compile_before_use
+from ..generator.kernels import compile_before_use, kind_groups
 from ..generator.kinds import kind_of
 from ..output.stats import percent
 from ..words import counted
@@ -871,11 +871,9 @@ def kernel_groups(config: RunConfig) -> list[str]:
     machine: its own process takes Sudoku's canonical forms, and its workers, unless they
     are a Dask scheduler's elsewhere, make the puzzles."""
     kinds = {q.kind for q in config.quotas}
-    groups = ["canon"] if "sudoku" in kinds else []
-    if not config.scheduler:
-        groups += ["rater", "solver", "generator"] if "sudoku" in kinds else []
-        groups += ["nonogram"] if "nonogram" in kinds else []
-    return groups
+    if config.scheduler:
+        return kind_groups(kinds & {"sudoku"}, "canon")
+    return kind_groups(kinds, "canon", "rater", "solver", "generator")
 
 
 def _tell(config: RunConfig, summary: RunSummary, outputs: dict[str, Any], out: TextIO

@@ -308,6 +308,10 @@ def verify_command(store_path: str, run: str | None = None,
     out, err = out or sys.stdout, err or sys.stderr
     with Store(store_path, create=False, writes=False) as store:
         store.check_runs(run)
+        from ..generator.kernels import compile_before_use, kind_groups
+
+        compile_before_use(kind_groups(store.puzzle_kinds(run), "rater", "solver", "canon"),
+                           err)
         ladders = run_ladders(store)
         pairs = store.iter_puzzles_with_canon(unused_only=False, run_globs=run,
                                               batch=VERIFY_CHUNK)
