@@ -294,9 +294,18 @@ def test_bad_input_is_one_line_per_problem(tmp_path, capsys, made):
     ("empty.csv", "", "", "no puzzle column (quizzes or puzzle) in a file without columns"),
     ("long.csv", 'quizzes\n{good}\n"' + "x" * 200_000 + '"\n{good}\n', ":3",
      "not valid CSV: field larger than field limit (131072)"),
+    ("open.csv", 'puzzle\n{good}\n"{good}\n', ":3",
+     "not valid CSV: the quote opened on line 3 is never closed"),
+    ("open-no-newline.csv", 'puzzle,n\n{good},1\n{good},"2', ":3",
+     "not valid CSV: the quote opened on line 3 is never closed"),
+    ("open-long.csv", 'quizzes\n{good}\n"\n' + "{good}\n" * 2000, ":1602",
+     "not valid CSV: field larger than field limit (131072); the quote opened on line 3 "
+     "is never closed"),
     ("broken.parquet", "PAR1 cut off", "", "not a Parquet file: "),
 ], ids=["xml-cut-in-a-game", "xml-cut-after-a-game", "xml-without-games", "csv-no-column",
-        "csv-empty", "csv-field-too-long", "parquet-broken"])
+        "csv-empty", "csv-field-too-long", "csv-quote-never-closed",
+        "csv-quote-never-closed-no-newline", "csv-quote-never-closed-past-the-limit",
+        "parquet-broken"])
 @pytest.mark.parametrize("command", ["solve", "rate", "canon"])
 def test_a_file_not_of_its_format_is_one_line_and_status_2(tmp_path, capsys, made, command,
                                                             name, content, where, message):
@@ -446,3 +455,14 @@ def test_parquet_puzzle_column_of_any_text_type_is_read(tmp_path, capsys, comman
     assert main([command, str(other)]) == 0
     assert capsys.readouterr() == expected
 
+
+
+def test_csv_quotes_that_close_read_as_before(tmp_path, capsys, made):
+    """Quoted fields that close, on one line or several, even at the end of the file and
+    with "" inside, are read as before: only a quote never closed is refused."""
+    good = made[0].puzzle
+    path = tmp_path / "quoted.csv"
+    path.write_text(f'puzzle,note\n"{good}","a ""b"", c"\n{good},"two\nlines"\n'
+                    f'{good},"x"y"\n{good},"end\n"')
+    assert main(["canon", str(path)]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 4
