@@ -1030,8 +1030,51 @@ def _read_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any]]]:
     raise ExportError(f"unknown format {fmt!r}")
 
 
+#: The names a puzzle column of a CSV or Parquet file may have, in the order looked for.
+PUZZLE_COLUMNS = ("quizzes", "puzzle", "puzzles", "quiz")
+
+#: Keys of ``.non`` lines that take a value of any text, and those that stand alone.
+_NON_TEXT_KEYS = ("catalogue", "title", "by", "copyright", "license", "goal")
+_NON_SECTIONS = ("rows", "columns", "catalogue")
+
+
+def looks_like(line: str) -> tuple[str, str] | None:
+    """The other format a file of one-line puzzles whose first line (not blank or a
+    comment) is ``line`` looks like, as ``(format, what)``: ``jsonl`` for a JSON object,
+    ``csv`` for a CSV header naming a puzzle column (:data:`PUZZLE_COLUMNS`; ``csv
+    column`` when it names no other column: its rows may be puzzle lines), ``non`` for a
+    ``.non`` key line (``width 15``, ``title "..."``, ``rows``, ...); ``what`` says it in
+    a message. None for anything else: a puzzle line of either kind, or a malformed one.
+
+    >>> looks_like('{"id": 1}')
+    ('jsonl', 'JSON lines (an export)')
+    >>> looks_like("quizzes,solutions"), looks_like("puzzle")[0]
+    (('csv', 'CSV (its header names a quizzes column)'), 'csv column')
+    >>> looks_like("Width 15"), looks_like("3x2 1.1,3/2,1,2"), looks_like("puzzles: 3")
+    (('non', "a nonogram .non file ('Width 15')"), None, None)
+    """
+    line = line.strip()
+    if line.startswith("{"):
+        return "jsonl", "JSON lines (an export)"
+    if "puzzle" in line or "quiz" in line:  # cheap: the csv module only for a likely header
+        try:
+            fields = next(csv.reader([line]), [])
+        except csv.Error:  # a NUL
+            fields = []
+        name = next((n for n in PUZZLE_COLUMNS if n in fields), None)
+        if name is not None:
+            return ("csv" if len(fields) > 1 else "csv column",
+                    f"CSV (its header names a {name} column)")
+    key, _, value = line.replace("\t", " ").partition(" ")
+    key, value = key.lower(), value.strip()
+    if ((key in ("width", "height") and value.isdecimal())
+            or (key in _NON_TEXT_KEYS and value) or (key in _NON_SECTIONS and not value)):
+        return "non", f"a nonogram .non file ({line[:40]!r})"
+    return None
+
+
 def _puzzle_column(names: list[str]) -> str:
-    for name in ("quizzes", "puzzle", "puzzles", "quiz"):
+    for name in PUZZLE_COLUMNS:
         if name in names:
             return name
     shown = ", ".join(name if name.isprintable() else repr(name) for name in names)
