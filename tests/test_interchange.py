@@ -252,8 +252,8 @@ def test_input_format_overrides_the_extension(tmp_path, capsys, made):
     path = tmp_path / "puzzles.txt"
     path.write_text("quizzes,solutions\n" + "".join(
         f"{r.puzzle.replace('.', '0')},{r.solution}\n" for r in made[:2]))
-    assert main(["solve", str(path)]) == 1  # read as lines, the header is malformed
-    capsys.readouterr()
+    assert main(["solve", str(path)]) == 2  # read as lines: refused, naming the option
+    assert capsys.readouterr().err.endswith("give --input-format csv\n")
     assert main(["solve", "--input-format", "csv", str(path)]) == 0
     assert capsys.readouterr().out.splitlines() == [r.solution for r in made[:2]]
 
@@ -294,9 +294,18 @@ def test_bad_input_is_one_line_per_problem(tmp_path, capsys, made):
     ("empty.csv", "", "", "no puzzle column (quizzes or puzzle) in a file without columns"),
     ("long.csv", 'quizzes\n{good}\n"' + "x" * 200_000 + '"\n{good}\n', ":3",
      "not valid CSV: field larger than field limit (131072)"),
+    ("open.csv", 'puzzle\n{good}\n"{good}\n', ":3",
+     "not valid CSV: the quote opened on line 3 is never closed"),
+    ("open-no-newline.csv", 'puzzle,n\n{good},1\n{good},"2', ":3",
+     "not valid CSV: the quote opened on line 3 is never closed"),
+    ("open-long.csv", 'quizzes\n{good}\n"\n' + "{good}\n" * 2000, ":1602",
+     "not valid CSV: field larger than field limit (131072); the quote opened on line 3 "
+     "is never closed"),
     ("broken.parquet", "PAR1 cut off", "", "not a Parquet file: "),
 ], ids=["xml-cut-in-a-game", "xml-cut-after-a-game", "xml-without-games", "csv-no-column",
-        "csv-empty", "csv-field-too-long", "parquet-broken"])
+        "csv-empty", "csv-field-too-long", "csv-quote-never-closed",
+        "csv-quote-never-closed-no-newline", "csv-quote-never-closed-past-the-limit",
+        "parquet-broken"])
 @pytest.mark.parametrize("command", ["solve", "rate", "canon"])
 def test_a_file_not_of_its_format_is_one_line_and_status_2(tmp_path, capsys, made, command,
                                                             name, content, where, message):
@@ -446,3 +455,83 @@ def test_parquet_puzzle_column_of_any_text_type_is_read(tmp_path, capsys, comman
     assert main([command, str(other)]) == 0
     assert capsys.readouterr() == expected
 
+
+
+def test_csv_quotes_that_close_read_as_before(tmp_path, capsys, made):
+    """Quoted fields that close, on one line or several, even at the end of the file and
+    with "" inside, are read as before: only a quote never closed is refused."""
+    good = made[0].puzzle
+    path = tmp_path / "quoted.csv"
+    path.write_text(f'puzzle,note\n"{good}","a ""b"", c"\n{good},"two\nlines"\n'
+                    f'{good},"x"y"\n{good},"end\n"')
+    assert main(["canon", str(path)]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 4
+
+
+OTHER_FORMATS = [
+    ("all.jsonl", '{{"id": 1, "puzzle": "{good}"}}\n{{"id": 2, "puzzle": "{good}"}}\n',
+     "JSON lines (an export), not puzzle lines; nanpure reads puzzle lines, csv, sdm, sdk, "
+     "opensudoku and parquet (--input-format)"),
+    ("x.kaggle", "quizzes,solutions\n{good},1\n{good},2\n",
+     "CSV (its header names a quizzes column), not puzzle lines; give --input-format csv"),
+    ("export.txt", "# an export\n\nid,puzzle,solution\n1,{good},1\n",
+     "CSV (its header names a puzzle column), not puzzle lines; give --input-format csv"),
+    ("cat.txt", 'title "cat"\nwidth 3\nheight 2\n',
+     "a nonogram .non file ('title \"cat\"'), not puzzle lines; solve and rate read "
+     "nonograms with --kind nonogram"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "message"), OTHER_FORMATS,
+                         ids=["jsonl", "kaggle", "csv-after-comments", "non"])
+@pytest.mark.parametrize("command", ["solve", "rate", "canon"])
+def test_another_format_read_as_lines_is_one_line_and_status_2(tmp_path, capsys, made,
+                                                               command, name, content,
+                                                               message):
+    """A file whose first line clearly belongs to another format, read as puzzle lines,
+    is refused in one line that names the file, the format and the option to give
+    (it was a message for every line), before any output: no line of it is a puzzle."""
+    path = tmp_path / name
+    path.write_text(content.format(good=made[0].puzzle))
+    assert main([command, str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"nanpure: {path}: this looks like {message}\n"
+
+
+def test_a_csv_on_standard_input_is_one_line(capsys, made, monkeypatch):
+    """Standard input is read as puzzle lines: a CSV piped in says what to give."""
+    text = f"quizzes,solutions\n{made[0].puzzle},1\n"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    assert main(["rate", "--format", "csv"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == ("nanpure: <stdin>: this looks like CSV (its header names a "
+                            "quizzes column), not puzzle lines; give --input-format csv\n")
+
+
+def test_a_lone_puzzle_column_header_gets_the_hint_and_its_rows_are_answered(
+        tmp_path, capsys, made):
+    """A CSV of only a puzzle column may be read as lines (its rows are puzzle lines):
+    its header is the one malformed line, said with the hint."""
+    path = tmp_path / "one.txt"
+    path.write_text(f"puzzle\n{made[0].puzzle}\n{made[1].puzzle}\n")
+    assert main(["canon", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == 2
+    assert captured.err == (f"{path}:1: expected 81 characters, got 6; this looks like a "
+                            "CSV header: give --input-format csv\n")
+
+
+@pytest.mark.parametrize("first", ["12345", "puzzle: 1", "{good}", "# {{\n\n{good}"],
+                         ids=["short", "not-a-header", "puzzle", "comment"])
+def test_other_first_lines_read_as_before(tmp_path, capsys, made, first):
+    """A first line that is a puzzle or just a malformed one: every line is answered or
+    reported as before, whatever the lines after it look like."""
+    good = made[0].puzzle
+    path = tmp_path / "lines.txt"
+    path.write_text(first.format(good=good) + f'\n{{"id": 1}}\nquizzes,solutions\n{good}\n')
+    status = main(["canon", str(path)])
+    captured = capsys.readouterr()
+    assert status == 1 and "looks like" not in captured.err
+    assert len(captured.out.splitlines()) == 1 + first.endswith("{good}")

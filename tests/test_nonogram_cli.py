@@ -149,6 +149,33 @@ def test_malformed_input_is_named_with_its_line(files):
     assert empty.returncode == 2 and "<stdin>: no puzzles found" in empty.stderr
 
 
+def test_another_format_read_as_line_puzzles_is_one_line(files, tmp_path):
+    """A .non file, JSON lines or a CSV read as one-line puzzles is said once, naming
+    the file, what it looks like and the option to give (it was a message a line); the
+    other files are still read."""
+    done = nanpure("solve", "--kind", "nonogram", stdin=NON)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("<stdin>: this looks like a nonogram .non file ('title \"arch\"'), "
+                           "not one-line puzzles; give --input-format non\n")
+    jsonl = tmp_path / "all.jsonl"
+    jsonl.write_text(f'{{"puzzle": "{UNIQUE}"}}\n' * 3)
+    table = tmp_path / "all.csv"
+    table.write_text(f'puzzle,width\n"{UNIQUE}",3\n')
+    done = nanpure("rate", "--kind", "nonogram", str(jsonl), str(table), str(files["lines"]))
+    assert done.returncode == 1
+    tail = ("not one-line puzzles; nanpure reads nonograms as .non files and one-line "
+            "puzzles (--input-format non, line)")
+    assert done.stderr.splitlines()[:2] == [
+        f"{jsonl}: this looks like JSON lines (an export), {tail}",
+        f"{table}: this looks like CSV (its header names a puzzle column), {tail}"]
+    assert done.stdout.startswith(f"{files['lines']}:2 3x2 ")
+    # a first line that is only a malformed puzzle is said as before, line by line
+    done = nanpure("solve", "--kind", "nonogram", stdin="width\n3x2 1.1,3/2,1\n")
+    assert done.stderr.splitlines() == [
+        "<stdin>:1: expected 'WxH ROWS/COLUMNS [GOAL]', got 1 field",
+        "<stdin>:2: 3 columns expected, 2 given"]
+
+
 def test_sudoku_options_stay_sudoku(files):
     assert "one FILE" in nanpure("solve", "a", "b").stderr
     assert "--input-format non is not for sudoku puzzles" in nanpure(

@@ -1030,8 +1030,51 @@ def _read_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any]]]:
     raise ExportError(f"unknown format {fmt!r}")
 
 
+#: The names a puzzle column of a CSV or Parquet file may have, in the order looked for.
+PUZZLE_COLUMNS = ("quizzes", "puzzle", "puzzles", "quiz")
+
+#: Keys of ``.non`` lines that take a value of any text, and those that stand alone.
+_NON_TEXT_KEYS = ("catalogue", "title", "by", "copyright", "license", "goal")
+_NON_SECTIONS = ("rows", "columns", "catalogue")
+
+
+def looks_like(line: str) -> tuple[str, str] | None:
+    """The other format a file of one-line puzzles whose first line (not blank or a
+    comment) is ``line`` looks like, as ``(format, what)``: ``jsonl`` for a JSON object,
+    ``csv`` for a CSV header naming a puzzle column (:data:`PUZZLE_COLUMNS`; ``csv
+    column`` when it names no other column: its rows may be puzzle lines), ``non`` for a
+    ``.non`` key line (``width 15``, ``title "..."``, ``rows``, ...); ``what`` says it in
+    a message. None for anything else: a puzzle line of either kind, or a malformed one.
+
+    >>> looks_like('{"id": 1}')
+    ('jsonl', 'JSON lines (an export)')
+    >>> looks_like("quizzes,solutions"), looks_like("puzzle")[0]
+    (('csv', 'CSV (its header names a quizzes column)'), 'csv column')
+    >>> looks_like("Width 15"), looks_like("3x2 1.1,3/2,1,2"), looks_like("puzzles: 3")
+    (('non', "a nonogram .non file ('Width 15')"), None, None)
+    """
+    line = line.strip()
+    if line.startswith("{"):
+        return "jsonl", "JSON lines (an export)"
+    if "puzzle" in line or "quiz" in line:  # cheap: the csv module only for a likely header
+        try:
+            fields = next(csv.reader([line]), [])
+        except csv.Error:  # a NUL
+            fields = []
+        name = next((n for n in PUZZLE_COLUMNS if n in fields), None)
+        if name is not None:
+            return ("csv" if len(fields) > 1 else "csv column",
+                    f"CSV (its header names a {name} column)")
+    key, _, value = line.replace("\t", " ").partition(" ")
+    key, value = key.lower(), value.strip()
+    if ((key in ("width", "height") and value.isdecimal())
+            or (key in _NON_TEXT_KEYS and value) or (key in _NON_SECTIONS and not value)):
+        return "non", f"a nonogram .non file ({line[:40]!r})"
+    return None
+
+
 def _puzzle_column(names: list[str]) -> str:
-    for name in ("quizzes", "puzzle", "puzzles", "quiz"):
+    for name in PUZZLE_COLUMNS:
         if name in names:
             return name
     shown = ", ".join(name if name.isprintable() else repr(name) for name in names)
@@ -1045,15 +1088,92 @@ def _read_csv_rows(text: str) -> list[tuple[int, dict[str, Any]]]:
 
 def _csv_rows(text: TextIO) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line, row)`` for each row of a CSV text stream (opened with ``newline=""``), as
-    the rows are read; :class:`ReadError` where it stops being CSV."""
-    reader = csv.DictReader(text)
+    the rows are read; :class:`ReadError` where it stops being CSV, or at a quote that
+    is never closed (the csv module would take the rest of the file as its field)."""
+    lines = _RowLines(text)
+    reader = csv.DictReader(lines)
     try:
-        name = _puzzle_column(list(reader.fieldnames or []))
+        fieldnames = reader.fieldnames
+        lines.check_closed()
+        name = _puzzle_column(list(fieldnames or []))
+        lines.next_row()
         for fields in reader:
+            lines.check_closed()
+            lines.next_row()
             yield reader.line_num, {**fields, "puzzle": fields[name] or ""}
     except csv.Error as exc:  # e.g. a field over the csv module's limit: not read past it
         # (DictReader's own line_num is the last row read whole)
-        raise ReadError(f"not valid CSV: {exc}", reader.reader.line_num) from exc
+        problem = f"not valid CSV: {exc}"
+        opened = lines.open_quote()
+        if opened is not None:  # most often why a field grew past the limit
+            problem += f"; the quote opened on line {opened} is never closed"
+        raise ReadError(problem, reader.reader.line_num) from exc
+
+
+class _RowLines:
+    """The lines of a CSV text stream as a :class:`csv.reader` takes them, keeping those
+    of the row being read (from the last :meth:`next_row`), to say where a quote that
+    is never closed opened; :attr:`ended` once the stream has no more lines."""
+
+    def __init__(self, text: TextIO) -> None:
+        self.lines: list[str] = []
+        self.first = 1  # the number of lines[0]
+        self.ended = False
+        self._iter = self._read(text)
+
+    def _read(self, text: TextIO) -> Iterator[str]:
+        for line in text:  # a generator: the csv module's next() stays cheap
+            self.lines.append(line)
+            yield line
+        self.ended = True
+
+    def __iter__(self) -> Iterator[str]:
+        return self._iter
+
+    def check_closed(self) -> None:
+        """Raise :class:`ReadError` if the row just read ran into the end of the file:
+        only a quoted field does (the csv module reads any other row to its line's
+        end), one whose quote is never closed."""
+        opened = self.open_quote() if self.ended else None
+        if opened is not None:
+            raise ReadError(f"not valid CSV: the quote opened on line {opened} is never "
+                            "closed", opened)
+
+    def next_row(self) -> None:
+        """The lines read so far are a row's: the next row's start after them."""
+        self.first += len(self.lines)
+        self.lines.clear()
+
+    def open_quote(self) -> int | None:
+        """The line where the row's quoted field that is still open at the end of the
+        lines read opened (None: none is open), as the csv module reads quotes: a field
+        is quoted when its first character is a quote, ``""`` inside it is a quote, and
+        a quote anywhere else is a character.
+
+        >>> rows = _RowLines(io.StringIO('a,"b""\\n,c",d"\\n\\n"e,\\nf\\n', newline=""))
+        >>> _ = list(rows); rows.open_quote()
+        4
+        """
+        opened = None  # the line of the quote that opened the field being read, if any
+        for number, line in enumerate(self.lines, self.first):
+            at, start = 0, opened is None  # start: at the start of a field
+            while True:
+                if opened is not None:
+                    end = line.find('"', at)
+                    if end < 0:
+                        break  # the line (its end too) is part of the quoted field
+                    if line.startswith('"', end + 1):  # "" stands for a quote
+                        at = end + 2
+                        continue
+                    opened, at, start = None, end + 1, False
+                elif start and line.startswith('"', at):
+                    opened, at = number, at + 1
+                else:
+                    comma = line.find(",", at)
+                    if comma < 0:
+                        break  # the row ends with the line
+                    at, start = comma + 1, True
+        return opened
 
 
 _SDK_CODES = {"A": "author", "D": "description", "C": "comment", "B": "date", "S": "source",

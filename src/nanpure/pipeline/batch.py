@@ -15,7 +15,10 @@ so every problem is still ``FILE:LINE: message``; a file that cannot be read as 
 at all (XML that is not well-formed, a CSV without a puzzle column, ...) is not answered
 but refused whole (:class:`~nanpure.output.datasets.ReadError`). When that shows only in a
 later chunk (a CSV row past the csv module's field limit, a damaged Parquet row group),
-the chunks before it have been answered: the message says so.
+the chunks before it have been answered: the message says so. A file read as lines whose
+first line clearly belongs to another format (:func:`~nanpure.output.datasets.looks_like`:
+a CSV header, JSON lines, a ``.non`` file) is refused the same way, with the option to
+give; only a malformed first line is looked at, so a file of puzzles costs nothing more.
 
 ``rate`` and ``canon --workers`` answer batches of a chunk in worker processes and write
 them in order (:class:`BatchJob`, :func:`batch_workers`, :class:`Progress`); ``nanpure
@@ -44,7 +47,7 @@ import numpy as np
 
 from ..generator.board import board_error, repeated_givens, scan_puzzle_text
 from ..generator.solver import count_solutions_batch
-from ..output.datasets import INPUT_FORMATS, ReadError, iter_puzzle_texts
+from ..output.datasets import INPUT_FORMATS, ReadError, iter_puzzle_texts, looks_like
 
 if TYPE_CHECKING:
     from ..generator.ladder import Rating
@@ -147,6 +150,8 @@ def _chunks(stream: TextIO | BinaryIO, fmt: str, houses: bool,
         before = 0  # lines before the chunk
         for data in _line_chunks(source, size and size * 82):
             boards, numbers, starts, problems = scan_puzzle_text(data, houses)
+            if not before and problems and (not numbers or problems[0][0] < numbers[0]):
+                _other_format(data, problems)  # the first line is malformed: why?
             if before:
                 numbers = [n + before for n in numbers]
                 problems = [(n + before, message) for n, message in problems]
@@ -176,6 +181,32 @@ def _chunks(stream: TextIO | BinaryIO, fmt: str, houses: bool,
         raise
     if found or not given:
         yield _checked(found, houses, _position(stream))
+
+
+def _other_format(data: bytes, problems: list[tuple[int, str]]) -> None:
+    """Refuse a file of puzzle lines whose first line, the first of ``problems`` (of the
+    lines of ``data``), clearly belongs to another format (:func:`looks_like`), since no
+    line after it is a puzzle either (:class:`ReadError`, before any answer); a header
+    naming only a puzzle column, whose rows may be puzzles, gets the hint in its
+    problem."""
+    number, problem = problems[0]
+    at = 0
+    for _ in range(number - 1):
+        at = data.index(b"\n", at) + 1
+    end = data.find(b"\n", at)
+    found = looks_like(data[at : end if end >= 0 else None].decode("utf-8", "replace"))
+    if found is None:
+        return
+    fmt, what = found
+    if fmt == "csv column":
+        problems[0] = (number, f"{problem}; this looks like a CSV header: give "
+                       "--input-format csv")
+        return
+    raise ReadError(f"this looks like {what}, not puzzle lines; " + {
+        "csv": "give --input-format csv",
+        "non": "solve and rate read nonograms with --kind nonogram",
+    }.get(fmt, "nanpure reads puzzle lines, csv, sdm, sdk, opensudoku and parquet "
+              "(--input-format)"))
 
 
 def _checked(found: list[tuple[int, str]], houses: bool, position: int | None

@@ -3,7 +3,10 @@
 A file holds one puzzle in Steve Simpson's ``.non`` format, or many in the one-line form
 ``WxH ROWS/COLUMNS [GOAL]`` (one a line; blank lines and ``#`` comments skipped). Which
 one is told by ``input_format`` (``non`` or ``line``) or, without it, by the extension:
-``.non`` files are ``.non``, anything else (and standard input) one-line puzzles.
+``.non`` files are ``.non``, anything else (and standard input) one-line puzzles. A file
+read as one-line puzzles whose first line clearly belongs to another format (a ``.non``
+key line, a CSV header, a JSON object: :func:`~nanpure.output.datasets.looks_like`) is
+one problem naming the format and the option to give, not one a line.
 
 Every problem is one line on ``err``, ``FILE:LINE: problem`` (``FILE: problem`` when it
 is not on one line), and the other puzzles are still answered. The exit status is 0 when
@@ -26,6 +29,7 @@ from typing import TextIO
 
 from ..files import write_text_atomic
 from ..generator.nonogram import FormatError, Nonogram, parse_line, parse_non
+from ..output.datasets import looks_like
 from ..words import counted
 from .batch import (
     Progress,
@@ -140,13 +144,32 @@ def _read_non(text: str, name: str, index: int, found: Puzzles) -> None:
 
 
 def _read_lines(text: str, name: str, index: int, found: Puzzles) -> None:
+    first = True
     for number, raw in enumerate(text.splitlines(), 1):
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
         try:
             found.add(parse_line(raw, number), f"{name}:{number}", (index, number))
         except FormatError as exc:
+            if first and (other := _other_format(raw)) is not None:
+                # no line after such a first line is a puzzle either: one line, not one each
+                found.problem((index, 0), f"{name}: {other}")
+                return
             found.problem((index, number), exc.located(name))
+        first = False
+
+
+def _other_format(line: str) -> str | None:
+    """Why a file whose first line (not blank or a comment) is ``line`` is not one of
+    one-line puzzles, when that line clearly belongs to another format; else None."""
+    found = looks_like(line)
+    if found is None:
+        return None
+    fmt, what = found
+    return f"this looks like {what}, not one-line puzzles; " + (
+        "give --input-format non" if fmt == "non" else
+        "nanpure reads nonograms as .non files and one-line puzzles (--input-format non, "
+        "line)")
 
 
 def picture_rows(picture: str, width: int, marks: str = ".#") -> list[str]:
