@@ -212,6 +212,9 @@ def test_bad_quotas_name_the_key(lines, expected):
         ("seed = 1\nworkers = 0", "run.workers: expected an integer >= 1"),
         ("seed = 1\nexecutor = \"slurm\"", "run.executor: expected one of \"local\", \"dask\""),
         ("seed = 1\nmax_seconds = 0", "run.max_seconds: expected a number > 0"),
+        # kept as JSON Infinity, which SQLite's JSON reader calls damaged
+        ("seed = 1\nmax_seconds = inf", "run.max_seconds: expected a finite number > 0, "
+                                         "got inf"),
         ("seed = 1\nwrokers = 2", "run.wrokers: unknown key"),
         ("name = \"x-{day}\"", "run.name: unknown placeholder {day}; use {date}"),
         ("name = \"x-{date:%H}\"", "run.name: {date:%H} is the same for every date; use "

@@ -362,7 +362,7 @@ def test_a_run_named_with_glob_characters_reports_and_plots_itself(tmp_path, cap
     config.write_text(f'[run]\nname = "n[1]"\nstore = "{db}"\nreport = "{report}"\n'
                       f'plot = "{plot}"\n' + QUOTA)
     assert main(["run", str(config), "--workers", "1", "--no-progress"]) == 0
-    assert f"wrote {plot}" in capsys.readouterr().err and plot.is_file()
+    assert f"plot {plot}" in capsys.readouterr().out and plot.is_file()
     stats = json.loads(report.read_text())["stats"]
     assert [r["name"] for r in stats["runs"]] == ["n[1]"] and stats["puzzles"] == 3
 

@@ -18,7 +18,14 @@ from test_book import make_store, write_config
 from test_plots import store  # noqa: F401  (a store of one puzzle)
 
 from nanpure.cli import main
-from nanpure.files import WriteError, check_writable, make_directory, make_parent, writing
+from nanpure.files import (
+    WriteError,
+    check_not_store,
+    check_writable,
+    make_directory,
+    make_parent,
+    writing,
+)
 
 #: A directory that cannot be made, even by root: /proc takes no new entries.
 NO_DIR = Path("/proc/nanpure-no-such-dir")
@@ -322,7 +329,11 @@ def test_no_file_is_written_over_a_store_open_in_the_process(tmp_path):
         with pytest.raises(WriteError, match=r"it is the -wal file of the store"):
             with atomic_open(f"{db}-wal") as stream:
                 stream.write("x")
-    write_text_atomic(tmp_path / "s.db-wal", "closed: an ordinary file again")
+    # closed, it is still a nanpure store, whose journal a file there would stand for
+    with pytest.raises(WriteError, match=r"it is the -wal file of the nanpure store"):
+        write_text_atomic(tmp_path / "s.db-wal", "x")
+    db.unlink()
+    write_text_atomic(tmp_path / "s.db-wal", "no store: an ordinary name again")
 
 
 # --- an output that is a symbolic link, a FIFO or a device -------------------------------
@@ -409,3 +420,27 @@ def test_a_book_onto_a_fifo_is_refused(tmp_path, qqwing_rows, capsys):
                                 "not a regular file (a FIFO or a device), and a book is read "
                                 "back for its preflight; give a file name\n")
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+def test_an_output_over_another_store_is_refused(tmp_path, capsys):
+    """A run pointed at a test store with --store, its report at the real store, wrote
+    its JSON over the real one: only the store the command reads was guarded."""
+    from nanpure.files import STORE_APPLICATION_ID
+    from nanpure.pipeline.store import APPLICATION_ID, Store
+
+    assert APPLICATION_ID.to_bytes(4, "big") == STORE_APPLICATION_ID
+    real = tmp_path / "real.db"
+    with Store(real):
+        pass
+    before = real.read_bytes()
+    for out, said in [(real, "it is a nanpure store"),
+                      (f"{real}-wal", f"it is the -wal file of the nanpure store {real}")]:
+        config = tmp_path / "r.toml"
+        config.write_text(f'[run]\nstore = "{tmp_path / "test.db"}"\nreport = "{out}"\n'
+                          '[[quota]]\nname = "e"\ntier = "easy"\ncount = 1\n')
+        assert main(["run", str(config)]) == 2
+        assert said in capsys.readouterr().err
+    assert real.read_bytes() == before
+    other = tmp_path / "plain.db"
+    other.write_bytes(b"SQLite format 3\0" + bytes(100))  # another program's database
+    assert check_not_store(other, "--out") == other

@@ -744,3 +744,24 @@ def test_store_of_schema_6_keeps_its_puzzle_ids_books_and_indexes(tmp_path):
     assert "AUTOINCREMENT" in db.execute(
         "SELECT sql FROM sqlite_master WHERE name = 'puzzles'").fetchone()[0]
     db.close()
+
+
+def test_a_run_config_holding_infinity_is_made_readable_by_the_upgrade(tmp_path):
+    """``max_seconds = inf`` was taken and kept as JSON Infinity, after which every query
+    of the configs (stats, keep_unused runs) called the store damaged."""
+    path = tmp_path / "old.db"
+    db = old_store(path, 6)
+    db.execute("INSERT INTO runs VALUES (1, 'inf', 7, ?, 'then', 'later', 'complete', NULL, "
+               "1.5)", ('{"max_seconds": Infinity, "name": "inf", "quotas": '
+                        '[{"name": "easy", "count": 2}], "seed": 7}',))
+    db.commit()
+    db.close()
+    from nanpure.pipeline.reports import stats_command
+
+    out = io.StringIO()
+    assert stats_command(str(path), as_json=True, out=out) == 0  # was "store damaged"
+    assert json.loads(out.getvalue())["runs"][0]["name"] == "inf"
+    with Store(path, create=False) as store:
+        config = json.loads(store.find_run("inf").config)
+        assert config["max_seconds"] is None and config["quotas"] == [
+            {"name": "easy", "count": 2}]

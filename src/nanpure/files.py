@@ -174,17 +174,42 @@ def check_not_store(path: str | Path, option: str | None = None,
     given, path = path, Path(path)
     stores = [n for n in (*([str(store)] if store is not None else []), *_OPEN_STORES)
               if n != ":memory:"]
-    if not stores:
-        return path
-    # the same path once resolved (links, other spellings), or the same file on disk
-    # (a hard link) when the output exists
-    real, identity = os.path.realpath(path), _identity(path)
-    for name in stores:
-        for suffix, place in _store_places(os.path.abspath(name)):
-            if real == place or (identity is not None and identity == _identity(place)):
-                what = "the store" if not suffix else f"the {suffix} file of the store"
-                raise WriteError(given, f"it is {what} {name}; choose another path", option)
+    if stores:
+        # the same path once resolved (links, other spellings), or the same file on disk
+        # (a hard link) when the output exists
+        real, identity = os.path.realpath(path), _identity(path)
+        for name in stores:
+            for suffix, place in _store_places(os.path.abspath(name)):
+                if real == place or (identity is not None and identity == _identity(place)):
+                    what = "the store" if not suffix else f"the {suffix} file of the store"
+                    raise WriteError(given, f"it is {what} {name}; choose another path",
+                                     option)
+    # any other store too (a run pointed at a test store, its report at the real one)
+    text = str(path)
+    for suffix in STORE_FILES:
+        if text.endswith(suffix) and _is_a_store(text[: len(text) - len(suffix)]):
+            what = (f"the {suffix} file of the nanpure store {text[: -len(suffix)]}"
+                    if suffix else "a nanpure store")
+            raise WriteError(given, f"it is {what}; choose another path", option)
     return path
+
+
+#: What a nanpure store holds at byte 68 of its file, SQLite's application id
+#: (``nanpure.pipeline.store.APPLICATION_ID``, the bytes "nanp").
+STORE_APPLICATION_ID = b"nanp"
+
+
+def _is_a_store(path: str) -> bool:
+    """Whether ``path`` is a regular file that is a nanpure store (its SQLite header and
+    application id), read without opening it as a database."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False  # a FIFO would block the read
+        with open(path, "rb") as file:
+            header = file.read(72)
+    except OSError:
+        return False
+    return header.startswith(b"SQLite format 3\0") and header[68:72] == STORE_APPLICATION_ID
 
 
 def _make(directory: Path, path: Path, option: str | None) -> Path:

@@ -21,6 +21,7 @@ import dataclasses
 import difflib
 import hashlib
 import json
+import math
 import re
 import tomllib
 import unicodedata
@@ -366,10 +367,21 @@ def check_number(value: Any, *, positive: bool = False) -> float:
     Traceback (most recent call last):
     ...
     ValueError: expected a number > 0, got nan
+    >>> check_number(float("inf"), positive=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: expected a finite number > 0, got inf
+
+    Infinity is refused too: the store keeps a run's config as JSON, where it has no
+    form SQLite reads (and no number key means it: leave ``max_seconds`` out for no
+    limit).
     """
     ok = isinstance(value, int | float) and not isinstance(value, bool)
     if not ok or (positive and not value > 0):
         words = "a number > 0" if positive else "a number"
+        raise ValueError(f"expected {words}, got {_show(value)}")
+    if not math.isfinite(value):
+        words = "a finite number > 0" if positive else "a finite number"
         raise ValueError(f"expected {words}, got {_show(value)}")
     return float(value)
 

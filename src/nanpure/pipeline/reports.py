@@ -264,11 +264,9 @@ def _write_plot(summary: dict, scores: dict[str, dict[int, int]], path: str | Pa
     from ..output.plots import write_plot
 
     try:
-        written = write_plot(summary, scores, path)
+        return write_plot(summary, scores, path)
     except ValueError as exc:
         raise StoreError(f"--plot: {exc}") from None
-    print(f"wrote {written}", file=sys.stderr)
-    return written
 
 
 def stats_command(store_path: str, run: str | None = None, as_json: bool = False,
@@ -291,7 +289,8 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
             return 0
         summary = store_summary(store, run)
         if plot is not None:
-            _write_plot(summary, _scores(store, run), plot)
+            written = _write_plot(summary, _scores(store, run), plot)
+            print(f"wrote {written}", file=sys.stderr)  # stdout holds the statistics
     if as_json:
         print(json.dumps(summary, indent=2), file=out)
         return 0

@@ -905,10 +905,12 @@ def _tell(config: RunConfig, summary: RunSummary, outputs: dict[str, Any], out: 
         from .reports import plot_command
 
         try:
-            plot_command(config.store, literal_glob(config.name), outputs["plot"])
+            drawn = plot_command(config.store, literal_glob(config.name), outputs["plot"])
         except (OSError, WriteError) as exc:
             _unwritten("plot", outputs["plot"], exc)
             status = status or 2
+        else:  # with the summary, as the report: a night that went well says nothing on stderr
+            say(f"plot {drawn}")
     if unsaid:
         if isinstance(unsaid[0], BrokenPipeError):
             raise unsaid[0]  # the command ends quietly, as every command does then

@@ -35,9 +35,9 @@ whether rating a puzzle again must give its stored rating.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
+import math
 import os
 import sqlite3
 import stat
@@ -187,6 +187,31 @@ def _keep_puzzle_ids(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+def _finite(value: object) -> object:
+    """``value`` (parsed JSON) with every number that is not finite made None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _finite_configs(db: sqlite3.Connection) -> None:
+    """Give the runs whose config holds a number SQLite's JSON cannot read (``Infinity``,
+    from ``max_seconds = inf``, which older nanpure took) that key as null, no limit: the
+    queries that read configs called the whole store damaged (part of migration 6 -> 7)."""
+    for run_id, text in db.execute("SELECT id, config FROM runs WHERE NOT json_valid(config)"
+                                   ).fetchall():
+        try:
+            config = json.loads(text)  # Python's reader takes Infinity and NaN
+        except ValueError:
+            continue  # damaged otherwise: left for the commands to say so
+        db.execute("UPDATE runs SET config = ? WHERE id = ?",
+                   (json.dumps(_finite(config), sort_keys=True), run_id))
+
+
 #: What brings a store of each older schema version to the next one: SQL statements, or
 #: functions of the connection for what SQL alone cannot do.
 MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = {
@@ -204,8 +229,8 @@ MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = 
     # version 5 -> 6: runs add up the wall time of their sessions (NULL: not recorded, so
     # a run stored before counts from its first start to its last end)
     5: ("ALTER TABLE runs ADD COLUMN seconds REAL",),
-    # version 6 -> 7: a deleted puzzle's id is never given again
-    6: (_keep_puzzle_ids,),
+    # version 6 -> 7: a deleted puzzle's id is never given again; configs SQLite can read
+    6: (_keep_puzzle_ids, _finite_configs),
 }
 
 #: The ``extra`` of a log record that is a notice for the person running the command:
@@ -510,7 +535,7 @@ class Store:
             # until a checkpoint empties it; either is left for later when it cannot be
             # done now (another connection reading, no room for the copy)
             for statement in ("VACUUM", "PRAGMA wal_checkpoint(TRUNCATE)"):
-                with contextlib.suppress(sqlite3.OperationalError):
+                with suppress(sqlite3.OperationalError):
                     self.db.execute(statement)
         if first < SCHEMA_VERSION:  # said, as an older nanpure can no longer open it
             log.warning("%s: store upgraded from schema %d to %d (nanpure before this "
