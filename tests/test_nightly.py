@@ -384,6 +384,7 @@ def test_a_resumed_runs_report_says_when_its_session_began(tmp_path):
 
 @pytest.mark.parametrize(("args", "expected"), [
     (["--date", "24.11.2026"], "argument --date: expected a date YYYY-MM-DD, got '24.11.2026'"),
+    (["--date", "2026-1-5"], "argument --date: expected a date YYYY-MM-DD, got '2026-1-5'"),
     (["--seed", "-3"], "argument --seed: expected an integer from 0 to"),
 ])
 def test_cli_refuses_bad_dates_and_seeds(args, expected, capsys):

@@ -106,7 +106,7 @@ count = 1
 """
 
 
-def test_run_log_names_the_option(tmp_path, a_file, capsys):
+def test_run_log_names_the_option(tmp_path, a_file, capsys, monkeypatch):
     config = tmp_path / "small.toml"
     config.write_text(SMALL_RUN.format(store=tmp_path / "s.db"))
     assert main(["run", str(config), "--log", str(a_file / "log.txt")]) == 2
@@ -114,6 +114,11 @@ def test_run_log_names_the_option(tmp_path, a_file, capsys):
                                 "not a directory\n")
     assert main(["run", str(config), "--log", str(tmp_path)]) == 2
     assert one_line(capsys) == f"nanpure: --log: cannot write {tmp_path}: Is a directory\n"
+    # a relative one too (the log's handler opens it by its absolute path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "logs.jsonl").mkdir()
+    assert main(["run", str(config), "--log", "logs.jsonl"]) == 2
+    assert one_line(capsys) == "nanpure: --log: cannot write logs.jsonl: Is a directory\n"
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet", "hf", "svg"])

@@ -11,6 +11,7 @@ import argparse
 import atexit
 import contextlib
 import os
+import re
 import signal
 import sys
 from collections.abc import Callable
@@ -540,6 +541,8 @@ def _date(text: str):
     from datetime import datetime
 
     try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):  # strptime takes 2026-1-5 too
+            raise ValueError(text)
         return datetime.strptime(text, "%Y-%m-%d").date()
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, got {text!r}") from None
@@ -629,8 +632,9 @@ def _run_run(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         raise
     except OSError as exc:
-        if args.log is not None and exc.filename is not None and Path(exc.filename) in (
-                Path(args.log), *Path(args.log).parents):  # the log or its directory
+        log = Path(args.log).resolve() if args.log is not None else None
+        if log is not None and exc.filename is not None and Path(exc.filename).resolve() in (
+                log, *log.parents):  # the log or its directory (the handler's path is absolute)
             raise WriteError(args.log, exc, "--log") from exc
         raise UsageError(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
 
