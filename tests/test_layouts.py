@@ -216,6 +216,17 @@ def test_text_the_font_lacks_needs_a_cjk_font(sections):
 
 @pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "
                     "(apt-get install fonts-ipafont-gothic)")
+def test_characters_the_named_font_lacks_are_all_named_with_what_to_do(sections):
+    settings = BookSettings(title="数独 🧩 🎲", cjk_font=CJK_FONT)
+    with pytest.raises(LayoutError) as exc:
+        check_text(settings, sections, load_fonts(CJK_FONT))
+    assert str(exc.value) == (f"the title '数独 🧩 🎲' has '🧩' and '🎲', which neither the "
+                              f"built-in font nor {CJK_FONT} has: remove them, or name a "
+                              ".ttf file that has them in book.cjk_font")
+
+
+@pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "
+                    "(apt-get install fonts-ipafont-gothic)")
 def test_japanese_title_renders_with_a_cjk_font(sections):
     data, _ = pdf_of(sections, subtitle="ナンプレ 100問", cjk_font=CJK_FONT)
     reader = PdfReader(io.BytesIO(data))

@@ -59,7 +59,6 @@ from .hint_pages import (
 from .nonogram import MIN_CLUE_SIZE, draw_nonogram, largest_grid, smallest_box
 from .pages import (
     ANSWER_TEMPLATES,
-    CJK_PACKAGE,
     DENSITIES,
     GUTTER_BEYOND,
     INCH,
@@ -1513,14 +1512,16 @@ def check_text(settings: BookSettings, sections: Sequence[BookSection], fonts: F
         if not missing:
             continue
         if fonts.cjk is None:
+            # publishing looks for an installed font first, and says why none would do
             raise LayoutError(f"the {what} {text!r} has {missing[0]!r}, which the built-in "
-                              f"font lacks, and no installed TrueType font has it: install "
-                              f"one (Debian: apt-get install {CJK_PACKAGE}) or name a .ttf "
-                              "file in book.cjk_font")
+                              "font lacks: name a .ttf file that has it in book.cjk_font")
         lacks = [ch for ch in missing if not fonts.cjk_covers(ch)]
         if lacks:
-            raise LayoutError(f"the {what} {text!r} has {lacks[0]!r}, which neither the "
-                              f"built-in font nor {settings.cjk_font} has")
+            chars = " and ".join(repr(ch) for ch in lacks)
+            them = "it" if len(lacks) == 1 else "them"
+            raise LayoutError(f"the {what} {text!r} has {chars}, which neither the "
+                              f"built-in font nor {settings.cjk_font} has: remove {them}, "
+                              f"or name a .ttf file that has {them} in book.cjk_font")
 
 
 def digit_sizes(plan: BookPlan) -> tuple[float, float]:
