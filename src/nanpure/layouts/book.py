@@ -1118,6 +1118,8 @@ def wrap(text: str, fonts: Fonts, size: float, width: float, bold: bool = False)
     >>> wrap("Pneumonoultramicroscopic", load_fonts(), 10, 60)
     ['Pneumono-', 'ultramicro-', 'scopic']
     """
+    bold = fonts.bold_for(text, bold)  # a line takes the whole text's weight
+
     def fits(line: str) -> bool:
         return fonts.width(line, size, bold) <= width
 
@@ -1206,6 +1208,7 @@ class _Drawer:
     def paragraph(self, x: float, y: float, width: float, text: str, size: float,
                   bold: bool = False, align: str = "left", leading: float = 1.35) -> float:
         """Draw wrapped text from baseline ``y`` down; return the baseline after it."""
+        bold = self.fonts.bold_for(text, bold)  # every line in the whole text's weight
         for line in wrap(text, self.fonts, size, width, bold):
             anchor = x + width / 2 if align == "centre" else x
             self.text(anchor, y, line, size, bold, align)
@@ -1235,10 +1238,12 @@ class _Drawer:
         # book's one size, and the section's title page and the contents give it whole
         room = box.width - (self.fonts.width(inner, self.type.small) + self.type.small
                             if inner else 0)
-        outer = shortened(outer, self.fonts, self.type.small, room, bold=True)
+        bold = self.fonts.bold_for(outer)  # the whole title's weight, however cut
+        outer = shortened(outer, self.fonts, self.type.small, room, bold=bold)
         left, right = (inner, outer) if is_recto(page.number) else (outer, inner)
-        self.text(box.x0, y, left, self.type.small, bold=left == outer)
-        self.text(box.x1, y, right, self.type.small, bold=right == outer, align="right")
+        self.text(box.x0, y, left, self.type.small, bold=bold and left == outer)
+        self.text(box.x1, y, right, self.type.small, bold=bold and right == outer,
+                  align="right")
         self.c.setLineWidth(0.4)
         self.c.line(box.x0, y - self.type.small * 0.6, box.x1, y - self.type.small * 0.6)
 
@@ -1256,8 +1261,9 @@ class _Drawer:
         box = self.area(page)
         layout = title_page(self.settings, self.fonts, box)
         centre = box.x0 + box.width / 2
+        bold = self.fonts.bold_for(self.settings.title)
         for line, y in layout.title:
-            self.text(centre, y, line, layout.size, bold=True, align="centre")
+            self.text(centre, y, line, layout.size, bold=bold, align="centre")
         self.c.setLineWidth(TITLE_RULE)
         mid = (box.x0 + box.x1) / 2
         self.c.line(mid - box.width * 0.2, layout.rule, mid + box.width * 0.2, layout.rule)
@@ -1301,10 +1307,11 @@ class _Drawer:
         for title, detail, on in page.lines:
             # a long title wraps short of the page number, which stands on its last line
             *runover, last = contents_title(title, self.fonts, size, box.width)
+            bold = self.fonts.bold_for(title)
             for line in runover:
-                self.text(box.x0, y, line, size, bold=True)
+                self.text(box.x0, y, line, size, bold=bold)
                 y -= size * _RUNOVER / 10
-            self.text(box.x0, y, last, size, bold=True)
+            self.text(box.x0, y, last, size, bold=bold)
             self.text(box.x1, y, str(on), size, align="right")
             if detail:
                 self.text(box.x0 + size, y - size * 1.2, detail, self.type.small, grey=True)
