@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import CJK_FONT
 from pypdf import PdfReader
 from reportlab.pdfgen.canvas import Canvas
 
@@ -436,3 +437,18 @@ def test_the_front_subtitle_is_never_larger_than_a_shrunk_title(trim):
     # a title that keeps a size over the subtitle's leaves the subtitle as it was
     layout = cover_layout(SETTINGS, load_fonts(), size, 100)
     assert layout.subtitle.size == SUBTITLE_SIZE * unit < layout.title.size
+
+
+@pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "
+                    "(apt-get install fonts-ipafont-gothic)")
+def test_a_mixed_japanese_cover_title_is_set_in_one_weight():
+    """The CJK font has no bold: front and back titles that need it are regular
+    throughout, their Latin runs too; a Latin title stays bold."""
+    from nanpure.layouts.cover import cover_layout
+
+    fonts = load_fonts(CJK_FONT)
+    mixed = cover_layout(CoverSettings(title="ナンプレ 60問 Nightly Sudoku Puzzles"), fonts,
+                         SIX_BY_NINE, 100)
+    assert not mixed.title.bold and not mixed.back_title.bold
+    latin = cover_layout(SETTINGS, fonts, SIX_BY_NINE, 100)
+    assert latin.title.bold and latin.back_title.bold

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import replace
 from itertools import pairwise
 
 import pytest
@@ -212,6 +213,17 @@ def test_text_the_font_lacks_needs_a_cjk_font(sections):
     settings = BookSettings(title="ナンプレ")
     with pytest.raises(LayoutError, match="cjk_font"):
         check_text(settings, sections, load_fonts(None))
+
+
+@pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "
+                    "(apt-get install fonts-ipafont-gothic)")
+def test_characters_the_named_font_lacks_are_all_named_with_what_to_do(sections):
+    settings = BookSettings(title="数独 🧩 🎲", cjk_font=CJK_FONT)
+    with pytest.raises(LayoutError) as exc:
+        check_text(settings, sections, load_fonts(CJK_FONT))
+    assert str(exc.value) == (f"the title '数独 🧩 🎲' has '🧩' and '🎲', which neither the "
+                              f"built-in font nor {CJK_FONT} has: remove them, or name a "
+                              ".ttf file that has them in book.cjk_font")
 
 
 @pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "
@@ -490,6 +502,63 @@ def test_wrap_breaks_at_spaces_then_hyphens_then_inside_a_word_with_a_hyphen():
         ["Smith", "Jones-Brown"]
     # digits and signs are cut without a hyphen
     assert wrap("1234567890", fonts, 10, fonts.width("12345", 10)) == ["12345", "67890"]
+
+
+def fonts_of_words(data: bytes, number: int) -> dict[str, set[str]]:
+    """Each word drawn on page ``number`` of a PDF, with the faces it is drawn in
+    (without the subset prefix: "BitstreamVeraSans-Bold", "IPAGothic", ...)."""
+    found: dict[str, set[str]] = {}
+
+    def visit(text, cm, tm, font, size):
+        if font is not None:
+            face = str(font["/BaseFont"]).split("+")[-1]
+            for word in text.split():
+                found.setdefault(word, set()).add(face)
+
+    PdfReader(io.BytesIO(data)).pages[number - 1].extract_text(visitor_text=visit)
+    return found
+
+
+BOLD_FACE, REGULAR_FACE = "BitstreamVeraSans-Bold", "BitstreamVeraSans-Roman"
+
+
+@pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "
+                    "(apt-get install fonts-ipafont-gothic)")
+def test_a_mixed_japanese_title_is_set_in_one_weight(sections):
+    """The CJK font has no bold: the Latin runs of a title that needs it are set in the
+    regular weight too (the digits of "ナンプレ 60問" were bold beside regular kana), on the
+    title page, in the contents, on the section's page and in its running heads; a Latin
+    title keeps its bold."""
+    fonts = load_fonts(CJK_FONT)
+    assert [font for _, font in fonts.runs("ナンプレ 60問", bold=True)] == \
+        [fonts.cjk, fonts.regular, fonts.cjk]
+    assert fonts.runs("Nightly 60", bold=True) == [("Nightly 60", fonts.bold)]
+    mixed = [replace(sections[0], title="やさしい Easy"), sections[1]]
+    out = io.BytesIO()
+    plan = build_book(mixed, BookSettings(title="ナンプレ 60問", cjk_font=CJK_FONT), out)
+    data = out.getvalue()
+    words = fonts_of_words(data, 1)
+    assert words["60"] == {REGULAR_FACE} and words["ナンプレ"] == {"IPAGothic"}
+    page = {kind: next(p.number for p in plan.pages if p.kind == kind)
+            for kind in ("contents", "section", "puzzles")}
+    contents = fonts_of_words(data, page["contents"])
+    assert contents["Easy"] == {REGULAR_FACE}
+    assert contents["Hard"] == contents["Contents"] == {BOLD_FACE}  # Latin titles stay bold
+    assert fonts_of_words(data, page["section"])["Easy"] == {REGULAR_FACE}
+    assert fonts_of_words(data, page["puzzles"])["Easy"] == {REGULAR_FACE}
+
+
+@pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "
+                    "(apt-get install fonts-ipafont-gothic)")
+def test_every_line_of_a_wrapped_mixed_title_takes_its_weight(sections):
+    """A line of only Latin words, of a title that needs the CJK font, is not bold."""
+    title = "ナンプレ Nightly Sudoku for the Long Winter Evenings by the Fire"
+    out = io.BytesIO()
+    build_book(sections, BookSettings(title=title, page_size="6x9in", cjk_font=CJK_FONT),
+               out)
+    words = fonts_of_words(out.getvalue(), 1)
+    assert len({face for w in title.split()[1:] for face in words[w]}) == 1
+    assert words["Fire"] == {REGULAR_FACE}
 
 
 def test_cjk_text_still_breaks_between_any_characters():

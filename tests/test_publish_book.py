@@ -18,9 +18,9 @@ from nanpure.files import PART_SUFFIX
 from nanpure.generator import count_solutions_batch, format_line
 from nanpure.generator.board import parse_line
 from nanpure.layouts.book import star_count
-from nanpure.layouts.pages import INCH
+from nanpure.layouts.pages import INCH, load_fonts
 from nanpure.layouts.preflight import Check
-from nanpure.pipeline import publish
+from nanpure.pipeline import fonts, publish
 from nanpure.pipeline.book_config import (
     book_config_from_toml,
     default_book_config,
@@ -283,11 +283,80 @@ JAPANESE = '[book]\ntitle = "ナンプレ"\nstore = "{store}"\nrun = "nightly"\n
 
 def test_japanese_without_a_font_names_the_debian_package(tmp_path, store, monkeypatch):
     monkeypatch.setattr(publish, "find_font", lambda chars: None)
+    monkeypatch.setattr(fonts, "find_font", lambda chars: None)
+    monkeypatch.setattr(fonts, "cjk_package_installed", lambda: False, raising=False)
     path = tmp_path / "ja.toml"
     path.write_text(JAPANESE.format(store=store, out=tmp_path / "ja.pdf"))
     with pytest.raises(PublishError, match=r"apt-get install fonts-ipafont-gothic") as exc:
         publish_book(load_book_config(path), record=False)
     assert "\n" not in str(exc.value)
+
+
+def titled(tmp_path, store, title: str, section: str = "Easy") -> Path:
+    """A book config of one section with ``title``."""
+    path = tmp_path / "t.toml"
+    path.write_text(f'[book]\ntitle = "{title}"\nstore = "{store}"\nrun = "nightly"\n'
+                    f'out = "{tmp_path / "t.pdf"}"\n[[book.section]]\ntitle = "{section}"\n'
+                    'quota = "easy"\n')
+    return path
+
+
+def refusal(path: Path) -> str:
+    with pytest.raises(PublishError) as exc:
+        publish_book(load_book_config(path), record=False)
+    assert "\n" not in str(exc.value)
+    return str(exc.value)
+
+
+@pytest.mark.skipif(find_font("С数☃") is None, reason="no TrueType font with Cyrillic and "
+                    "CJK installed (apt-get install fonts-ipafont-gothic)")
+def test_the_character_no_font_has_is_named_not_the_first_the_built_in_font_lacks(
+        tmp_path, store):
+    """'С' is in installed fonts, and so are the ideographs and the snowman: the puzzle
+    piece is what no font has, and installing the font that is installed cannot help."""
+    message = refusal(titled(tmp_path, store, "Судоку 数独 ☃ 🧩"))
+    assert "has '🧩', which no installed TrueType font has, so it cannot be printed: " \
+           "remove it, or name a .ttf file that has it in book.cjk_font" in message
+    assert "'С'" not in message and "apt-get" not in message
+    publish_book(load_book_config(titled(tmp_path, store, "Судоку 数独 ☃")), record=False)
+
+
+def fake_fonts(monkeypatch, installed: list[str], package: bool) -> None:
+    """Installed fonts as the strings of characters each has (beyond the built-in font's),
+    and whether the Debian package's font is among them."""
+    def find(chars):
+        return (("font.ttf", load_fonts(None)) if any(set(chars) <= set(font)
+                                                       for font in installed) else None)
+    monkeypatch.setattr(publish, "find_font", find)
+    monkeypatch.setattr(fonts, "find_font", find)
+    monkeypatch.setattr(fonts, "cjk_package_installed", lambda: package, raising=False)
+
+
+@pytest.mark.parametrize("title, installed, package, advice", [
+    # Japanese no font has, the package not installed: installing it helps
+    ("ナンプレ", [], False, "apt-get install fonts-ipafont-gothic"),
+    # installed, and still no font has it: no advice to install it
+    ("数独 \U0002a6d6", ["数独"], True, "cannot be printed"),
+    # an emoji: the Japanese font would not help
+    ("Sudoku 🧩", [], False, "cannot be printed"),
+])
+def test_install_advice_only_where_installing_could_help(tmp_path, store, monkeypatch,
+                                                          title, installed, package, advice):
+    fake_fonts(monkeypatch, installed, package)
+    message = refusal(titled(tmp_path, store, title))
+    assert advice in message
+    assert ("apt-get" in message) == advice.startswith("apt-get")
+    if "\U0002a6d6" in title:
+        assert "has '\U0002a6d6'," in message  # the one no font has, not the first
+
+
+def test_characters_no_one_font_has_together_are_named(tmp_path, store, monkeypatch):
+    """Each is in a font, but a book takes one font beside the built-in one."""
+    fake_fonts(monkeypatch, ["Судоку", "ナンプレ"], True)
+    message = refusal(titled(tmp_path, store, "Судоку", section="ナンプレ"))
+    assert "'С' in the title 'Судоку' and 'ナ' in the section title 'ナンプレ': no " \
+           "installed TrueType font has 'С' and 'ナ' together" in message
+    assert "book.cjk_font" in message and "apt-get" not in message
 
 
 @pytest.mark.skipif(find_font("ナ") is None, reason="no CJK TrueType font installed "

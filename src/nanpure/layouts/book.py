@@ -59,7 +59,6 @@ from .hint_pages import (
 from .nonogram import MIN_CLUE_SIZE, draw_nonogram, largest_grid, smallest_box
 from .pages import (
     ANSWER_TEMPLATES,
-    CJK_PACKAGE,
     DENSITIES,
     GUTTER_BEYOND,
     INCH,
@@ -1119,6 +1118,8 @@ def wrap(text: str, fonts: Fonts, size: float, width: float, bold: bool = False)
     >>> wrap("Pneumonoultramicroscopic", load_fonts(), 10, 60)
     ['Pneumono-', 'ultramicro-', 'scopic']
     """
+    bold = fonts.bold_for(text, bold)  # a line takes the whole text's weight
+
     def fits(line: str) -> bool:
         return fonts.width(line, size, bold) <= width
 
@@ -1207,6 +1208,7 @@ class _Drawer:
     def paragraph(self, x: float, y: float, width: float, text: str, size: float,
                   bold: bool = False, align: str = "left", leading: float = 1.35) -> float:
         """Draw wrapped text from baseline ``y`` down; return the baseline after it."""
+        bold = self.fonts.bold_for(text, bold)  # every line in the whole text's weight
         for line in wrap(text, self.fonts, size, width, bold):
             anchor = x + width / 2 if align == "centre" else x
             self.text(anchor, y, line, size, bold, align)
@@ -1236,10 +1238,12 @@ class _Drawer:
         # book's one size, and the section's title page and the contents give it whole
         room = box.width - (self.fonts.width(inner, self.type.small) + self.type.small
                             if inner else 0)
-        outer = shortened(outer, self.fonts, self.type.small, room, bold=True)
+        bold = self.fonts.bold_for(outer)  # the whole title's weight, however cut
+        outer = shortened(outer, self.fonts, self.type.small, room, bold=bold)
         left, right = (inner, outer) if is_recto(page.number) else (outer, inner)
-        self.text(box.x0, y, left, self.type.small, bold=left == outer)
-        self.text(box.x1, y, right, self.type.small, bold=right == outer, align="right")
+        self.text(box.x0, y, left, self.type.small, bold=bold and left == outer)
+        self.text(box.x1, y, right, self.type.small, bold=bold and right == outer,
+                  align="right")
         self.c.setLineWidth(0.4)
         self.c.line(box.x0, y - self.type.small * 0.6, box.x1, y - self.type.small * 0.6)
 
@@ -1257,8 +1261,9 @@ class _Drawer:
         box = self.area(page)
         layout = title_page(self.settings, self.fonts, box)
         centre = box.x0 + box.width / 2
+        bold = self.fonts.bold_for(self.settings.title)
         for line, y in layout.title:
-            self.text(centre, y, line, layout.size, bold=True, align="centre")
+            self.text(centre, y, line, layout.size, bold=bold, align="centre")
         self.c.setLineWidth(TITLE_RULE)
         mid = (box.x0 + box.x1) / 2
         self.c.line(mid - box.width * 0.2, layout.rule, mid + box.width * 0.2, layout.rule)
@@ -1302,10 +1307,11 @@ class _Drawer:
         for title, detail, on in page.lines:
             # a long title wraps short of the page number, which stands on its last line
             *runover, last = contents_title(title, self.fonts, size, box.width)
+            bold = self.fonts.bold_for(title)
             for line in runover:
-                self.text(box.x0, y, line, size, bold=True)
+                self.text(box.x0, y, line, size, bold=bold)
                 y -= size * _RUNOVER / 10
-            self.text(box.x0, y, last, size, bold=True)
+            self.text(box.x0, y, last, size, bold=bold)
             self.text(box.x1, y, str(on), size, align="right")
             if detail:
                 self.text(box.x0 + size, y - size * 1.2, detail, self.type.small, grey=True)
@@ -1513,14 +1519,16 @@ def check_text(settings: BookSettings, sections: Sequence[BookSection], fonts: F
         if not missing:
             continue
         if fonts.cjk is None:
+            # publishing looks for an installed font first, and says why none would do
             raise LayoutError(f"the {what} {text!r} has {missing[0]!r}, which the built-in "
-                              f"font lacks, and no installed TrueType font has it: install "
-                              f"one (Debian: apt-get install {CJK_PACKAGE}) or name a .ttf "
-                              "file in book.cjk_font")
+                              "font lacks: name a .ttf file that has it in book.cjk_font")
         lacks = [ch for ch in missing if not fonts.cjk_covers(ch)]
         if lacks:
-            raise LayoutError(f"the {what} {text!r} has {lacks[0]!r}, which neither the "
-                              f"built-in font nor {settings.cjk_font} has")
+            chars = " and ".join(repr(ch) for ch in lacks)
+            them = "it" if len(lacks) == 1 else "them"
+            raise LayoutError(f"the {what} {text!r} has {chars}, which neither the "
+                              f"built-in font nor {settings.cjk_font} has: remove {them}, "
+                              f"or name a .ttf file that has {them} in book.cjk_font")
 
 
 def digit_sizes(plan: BookPlan) -> tuple[float, float]:

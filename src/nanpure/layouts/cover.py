@@ -366,7 +366,7 @@ def _front(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit:
     mid = (box.x0 + box.x1) / 2
     size = fitted_size(settings.title, fonts, 40 * unit, box.width)
     lines, y = _set(settings.title, fonts, size, box.width, box.y1 - size, 1.25, True)
-    title = Words(size, lines, mid, bold=True)
+    title = Words(size, lines, mid, bold=fonts.bold_for(settings.title))
     rule = _rule_height(settings.title, fonts, title, y, 2.5 * unit, unit)
     title_rule = Rule(mid - box.width * 0.25, mid + box.width * 0.25, rule, 2.5 * unit)
     y = rule - 22 * unit
@@ -441,7 +441,7 @@ def _back(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit: 
         misfits.append(Misfit(f"the cover title {quoted(settings.title)} does not fit the "
                               f"back cover in {BACK_TITLE_LINES} lines of "
                               f"{MIN_TITLE_SIZE:g} pt", ("title",)))
-    title = Words(heading, lines, box.x0, bold=True, align="left")
+    title = Words(heading, lines, box.x0, bold=fonts.bold_for(settings.title), align="left")
     rule = _rule_height(settings.title, fonts, title, y, 1.5 * unit, unit)
     back_rule = Rule(box.x0, box.x0 + box.width * 0.3, rule, 1.5 * unit)
     y = rule - size * 2.2

@@ -225,12 +225,20 @@ class Fonts:
         """True when there is a CJK font and it has every character of ``text``."""
         return self.cjk is not None and _has_glyphs(self.cjk, text)
 
+    def bold_for(self, text: str, bold: bool = True) -> bool:
+        """Whether ``text``, asked in bold, is set in bold: the CJK font has no bold, so a
+        text that needs it is set in the regular weight throughout (its Latin runs too),
+        and Latin text keeps its bold. Text wrapped to lines takes the whole text's
+        weight, so that a line of only Latin words matches the others."""
+        return bold and self.covers(text)
+
     def runs(self, text: str, bold: bool = False) -> list[tuple[str, str]]:
         """Split ``text`` into (run, font) pieces: Latin runs in the Latin font, the rest
-        in the CJK font, so a mixed title such as "ナンプレ Nightly" keeps both faces."""
-        latin = self.bold if bold else self.regular
+        in the CJK font, so a mixed title such as "ナンプレ Nightly" keeps both faces, in
+        one weight (:meth:`bold_for`)."""
         if self.cjk is None or self.covers(text):
-            return [(text, latin)]
+            return [(text, self.bold if bold else self.regular)]
+        latin = self.regular  # beside the CJK font, which has no bold
         pieces: list[tuple[str, str]] = []
         for ch in text:
             font = latin if ch.isspace() or self.covers(ch) else self.cjk

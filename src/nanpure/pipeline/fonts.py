@@ -5,14 +5,24 @@ For a title in Japanese (or Chinese, or Korean) the book takes the font fontconf
 among the installed TrueType fonts that have every character, unless the config names one
 (``cjk_font``). Fonts with PostScript (CFF) outlines, such as Noto CJK, cannot be embedded
 by the PDF library and are passed over.
+
+When no one font has every character, :func:`no_font` says why: the characters no
+installed font has (which cannot be printed), or two that no one font has together.
 """
 
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from ..layouts.pages import FontError, Fonts, load_fonts
+from ..layouts.pages import CJK_PACKAGE, FontError, Fonts, load_fonts
+
+#: The family of the font :data:`CJK_PACKAGE` installs, as fontconfig names it.
+CJK_FAMILY = "IPAGothic"
+#: Code points of Japanese text (CJK punctuation, kana, ideographs, full-width forms):
+#: the characters that installing :data:`CJK_PACKAGE` gives a font for.
+_JAPANESE = ((0x3000, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
+             (0xF900, 0xFAFF), (0xFF00, 0xFFEF), (0x20000, 0x2FFFF))
 
 
 def _lines(command: list[str]) -> list[str]:
@@ -48,3 +58,57 @@ def find_font(chars: Iterable[str]) -> tuple[str, Fonts] | None:
         if all(fonts.covers(ch) or fonts.cjk_covers(ch) for ch in chars):
             return path, fonts
     return None
+
+
+def cjk_package_installed() -> bool:
+    """True when fontconfig knows the font :data:`CJK_PACKAGE` installs."""
+    return bool(_lines(["fc-list", f":family={CJK_FAMILY}", "file"]))
+
+
+def _japanese(ch: str) -> bool:
+    return any(low <= ord(ch) <= high for low, high in _JAPANESE)
+
+
+def _listed(chars: Iterable[str]) -> str:
+    """'a', 'a' and 'b', or 'a', 'b' and 'c'."""
+    quoted = [repr(ch) for ch in chars]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def no_font(texts: Sequence[tuple[str, str]], missing: str) -> str:
+    """Why no font has every one of ``missing`` (the characters of ``texts``, given as
+    (what, text), that the built-in font lacks), and what to do, as one line.
+
+    Either some characters are in no installed font: those are named, with the text
+    they are in; the Debian package is suggested only for Japanese characters, and only
+    when it is not installed. Or each is in some font but no one font has all, and a
+    book takes one font beside the built-in one: two that no font has together are
+    named."""
+    gone = [ch for ch in missing if find_font(ch) is None]
+    if gone:
+        what, text = next((w, t) for w, t in texts if any(ch in t for ch in gone))
+        chars = [ch for ch in gone if ch in text]
+        them = "it" if len(chars) == 1 else "them"
+        if not cjk_package_installed() and any(_japanese(ch) for ch in chars):
+            return (f"the {what} {text!r} has {_listed(chars)}, which the built-in font "
+                    f"lacks, and no installed TrueType font has {them}: install one "
+                    f"(Debian: apt-get install {CJK_PACKAGE}) or name a .ttf file that has "
+                    f"{them} in book.cjk_font")
+        return (f"the {what} {text!r} has {_listed(chars)}, which no installed TrueType "
+                f"font has, so {'it' if len(chars) == 1 else 'they'} cannot be printed: "
+                f"remove {them}, or name a .ttf file that has {them} in book.cjk_font")
+    # the first character that no font has together with those before it, and one of
+    # those it clashes with
+    held = missing[:1]
+    for ch in missing[1:]:
+        if find_font(held + ch) is None:
+            other = next((h for h in held if find_font(h + ch) is None), held)
+            break
+        held += ch
+    else:  # pragma: no cover - find_font(missing) failed, so some character clashes
+        return f"no installed TrueType font has all of {_listed(missing)}"
+    where = [f"{_listed(chars)} in the {w} {t!r}" for w, t in texts
+             if (chars := [c for c in dict.fromkeys(t) if c in other + ch])]
+    return (f"{' and '.join(where)}: no installed TrueType font has {_listed(other + ch)} "
+            "together, and a book takes one font beside the built-in one: remove one of "
+            "them, or name a .ttf file that has them all in book.cjk_font")

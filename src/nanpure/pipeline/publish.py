@@ -65,7 +65,7 @@ from ..output.hints import Hint, hints_for
 from ..record import PuzzleRecord, columns, row
 from ..words import counted
 from .book_config import BookConfig, SectionSpec, cover_path
-from .fonts import find_font
+from .fonts import find_font, no_font
 from .run import _finishing
 from .store import RUNNING, Runs, Store, StoreError, run_globs
 from .verify import check_puzzles, run_ladders
@@ -500,14 +500,16 @@ def _checked(config: BookConfig, plan: BookPlan, pdf: Path, cover: Path | None,
 def _fonts_for(settings: BookSettings,
                texts: Sequence[tuple[str, str]]) -> tuple[BookSettings, Fonts]:
     """The book's settings and fonts: with a font found through fontconfig when some
-    text needs more than the built-in font and the config names none."""
+    text needs more than the built-in font and the config names none; a
+    :class:`LayoutError` saying which characters no font has when none is found."""
     fonts = load_fonts(settings.cjk_font)
     missing = lacking(texts, fonts)
     if missing and settings.cjk_font is None:
         found = find_font(missing)
-        if found is not None:
-            path, fonts = found
-            settings = replace(settings, cjk_font=path)
+        if found is None:
+            raise LayoutError(no_font(texts, missing))
+        path, fonts = found
+        settings = replace(settings, cjk_font=path)
     return settings, fonts
 
 
