@@ -523,11 +523,14 @@ def test_a_lone_puzzle_column_header_gets_the_hint_and_its_rows_are_answered(
                             "CSV header: give --input-format csv\n")
 
 
-@pytest.mark.parametrize("first", ["12345", "puzzle: 1", "{good}", "# {{\n\n{good}"],
-                         ids=["short", "not-a-header", "puzzle", "comment"])
+@pytest.mark.parametrize("first", ["12345", "puzzle: 1", "{good}", "# {{\n\n{good}",
+                                   "By Arto Inkala", 'title "Daily"', '{{"id": 1}}'],
+                         ids=["short", "not-a-header", "puzzle", "comment", "author",
+                              "non-title", "json"])
 def test_other_first_lines_read_as_before(tmp_path, capsys, made, first):
-    """A first line that is a puzzle or just a malformed one: every line is answered or
-    reported as before, whatever the lines after it look like."""
+    """A first line that is a puzzle or just a malformed one, or one that looks like
+    another format's with puzzle lines after it (a title, an author): every line is
+    answered or reported as before, whatever the lines after it look like."""
     good = made[0].puzzle
     path = tmp_path / "lines.txt"
     path.write_text(first.format(good=good) + f'\n{{"id": 1}}\nquizzes,solutions\n{good}\n')

@@ -169,6 +169,10 @@ def test_another_format_read_as_line_puzzles_is_one_line(files, tmp_path):
         f"{jsonl}: this looks like JSON lines (an export), {tail}",
         f"{table}: this looks like CSV (its header names a puzzle column), {tail}"]
     assert done.stdout.startswith(f"{files['lines']}:2 3x2 ")
+    # a first line that looks like .non with puzzle lines after it is said as before
+    done = nanpure("solve", "--kind", "nonogram", stdin='title "x"\n3x2 1.1,3/2,1,2\n')
+    assert (done.returncode, done.stdout) == (1, "#.#\n###\n")
+    assert done.stderr == "<stdin>:1: size 'title' is not WxH\n"
     # a first line that is only a malformed puzzle is said as before, line by line
     done = nanpure("solve", "--kind", "nonogram", stdin="width\n3x2 1.1,3/2,1\n")
     assert done.stderr.splitlines() == [

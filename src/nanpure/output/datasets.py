@@ -1052,6 +1052,8 @@ def looks_like(line: str) -> tuple[str, str] | None:
     (('csv', 'CSV (its header names a quizzes column)'), 'csv column')
     >>> looks_like("Width 15"), looks_like("3x2 1.1,3/2,1,2"), looks_like("puzzles: 3")
     (('non', "a nonogram .non file ('Width 15')"), None, None)
+    >>> looks_like('title "Arch"')[0], looks_like("By Arto Inkala")
+    ('non', None)
     """
     line = line.strip()
     if line.startswith("{"):
@@ -1068,7 +1070,8 @@ def looks_like(line: str) -> tuple[str, str] | None:
     key, _, value = line.replace("\t", " ").partition(" ")
     key, value = key.lower(), value.strip()
     if ((key in ("width", "height") and value.isdecimal())
-            or (key in _NON_TEXT_KEYS and value) or (key in _NON_SECTIONS and not value)):
+            or (key in _NON_TEXT_KEYS and value.startswith('"'))  # not "By A. Author"
+            or (key in _NON_SECTIONS and not value)):
         return "non", f"a nonogram .non file ({line[:40]!r})"
     return None
 

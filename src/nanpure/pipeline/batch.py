@@ -151,7 +151,7 @@ def _chunks(stream: TextIO | BinaryIO, fmt: str, houses: bool,
         for data in _line_chunks(source, size and size * 82):
             boards, numbers, starts, problems = scan_puzzle_text(data, houses)
             if not before and problems and (not numbers or problems[0][0] < numbers[0]):
-                _other_format(data, problems)  # the first line is malformed: why?
+                _other_format(data, problems, bool(numbers))  # the first line: why?
             if before:
                 numbers = [n + before for n in numbers]
                 problems = [(n + before, message) for n, message in problems]
@@ -183,12 +183,12 @@ def _chunks(stream: TextIO | BinaryIO, fmt: str, houses: bool,
         yield _checked(found, houses, _position(stream))
 
 
-def _other_format(data: bytes, problems: list[tuple[int, str]]) -> None:
+def _other_format(data: bytes, problems: list[tuple[int, str]], puzzles: bool) -> None:
     """Refuse a file of puzzle lines whose first line, the first of ``problems`` (of the
-    lines of ``data``), clearly belongs to another format (:func:`looks_like`), since no
-    line after it is a puzzle either (:class:`ReadError`, before any answer); a header
-    naming only a puzzle column, whose rows may be puzzles, gets the hint in its
-    problem."""
+    lines of ``data``), clearly belongs to another format (:func:`looks_like`), when no
+    line after it in ``data`` is a puzzle either (:class:`ReadError`, before any answer);
+    where some are (``puzzles``), or the line is a header naming only a puzzle column,
+    whose rows may be puzzles, the hint goes into its problem."""
     number, problem = problems[0]
     at = 0
     for _ in range(number - 1):
@@ -201,6 +201,8 @@ def _other_format(data: bytes, problems: list[tuple[int, str]]) -> None:
     if fmt == "csv column":
         problems[0] = (number, f"{problem}; this looks like a CSV header: give "
                        "--input-format csv")
+        return
+    if puzzles:  # a first line of its own (a title), puzzle lines after it
         return
     raise ReadError(f"this looks like {what}, not puzzle lines; " + {
         "csv": "give --input-format csv",

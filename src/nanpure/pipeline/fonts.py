@@ -69,9 +69,21 @@ def _japanese(ch: str) -> bool:
     return any(low <= ord(ch) <= high for low, high in _JAPANESE)
 
 
+#: At most this many characters are named in one message; the others are counted.
+NAMED_CHARACTERS = 8
+
+
 def _listed(chars: Iterable[str]) -> str:
-    """'a', 'a' and 'b', or 'a', 'b' and 'c'."""
+    """'a', 'a' and 'b', or 'a', 'b' and 'c'; beyond :data:`NAMED_CHARACTERS`, the first
+    ones and how many more (a Japanese blurb may lack hundreds).
+
+    >>> _listed("ab"), _listed("abcdefghijk")
+    ("'a' and 'b'", "'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h' and 3 more")
+    """
     quoted = [repr(ch) for ch in chars]
+    if len(quoted) > NAMED_CHARACTERS:
+        return (", ".join(quoted[:NAMED_CHARACTERS])
+                + f" and {len(quoted) - NAMED_CHARACTERS} more")
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 

@@ -140,14 +140,14 @@ def generate(
     rarity = kind_of(kind).rarity(spec)
     if rarity:  # possible, but the user should know at once that it may take long
         print(f"nanpure: {rarity}", file=err, flush=True)
+    if directory is not None:
+        make_directory(directory)
     from ..generator.kernels import compile_before_use, kind_groups
 
     compile_before_use(kind_groups([kind], "rater", "solver", "generator"), err)
     if seed is None:
         seed = new_seed()
         print(f"nanpure: seed {seed}", file=err)
-    if directory is not None:
-        make_directory(directory)
     # a spec with an SE range gives each puzzle its SE ratings, written as columns too
     se = getattr(spec, "se", None) is not None
     printer = _Printer(spec, count, PuzzleWriter(out, fmt, kind, directory, se), err,

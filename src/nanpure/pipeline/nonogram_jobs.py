@@ -151,12 +151,21 @@ def _read_lines(text: str, name: str, index: int, found: Puzzles) -> None:
         try:
             found.add(parse_line(raw, number), f"{name}:{number}", (index, number))
         except FormatError as exc:
-            if first and (other := _other_format(raw)) is not None:
+            if first and (other := _other_format(raw)) is not None and not any(
+                    _is_puzzle_line(line) for line in text.splitlines()[number:]):
                 # no line after such a first line is a puzzle either: one line, not one each
                 found.problem((index, 0), f"{name}: {other}")
                 return
             found.problem((index, number), exc.located(name))
         first = False
+
+
+def _is_puzzle_line(line: str) -> bool:
+    try:
+        parse_line(line)
+    except FormatError:
+        return False
+    return True
 
 
 def _other_format(line: str) -> str | None:
