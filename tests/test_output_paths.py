@@ -446,6 +446,10 @@ def test_an_output_over_another_store_is_refused(tmp_path, capsys):
         assert main(["run", str(config)]) == 2
         assert said in capsys.readouterr().err
     assert real.read_bytes() == before
+    link = tmp_path / "report.json"  # a link to the store's journal
+    link.symlink_to(f"{real}-wal")
+    with pytest.raises(WriteError, match="it is the -wal file of the nanpure store"):
+        check_not_store(link, "--out")
     other = tmp_path / "plain.db"
     other.write_bytes(b"SQLite format 3\0" + bytes(100))  # another program's database
     assert check_not_store(other, "--out") == other

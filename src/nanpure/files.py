@@ -184,13 +184,14 @@ def check_not_store(path: str | Path, option: str | None = None,
                     what = "the store" if not suffix else f"the {suffix} file of the store"
                     raise WriteError(given, f"it is {what} {name}; choose another path",
                                      option)
-    # any other store too (a run pointed at a test store, its report at the real one)
-    text = str(path)
-    for suffix in STORE_FILES:
-        if text.endswith(suffix) and _is_a_store(text[: len(text) - len(suffix)]):
-            what = (f"the {suffix} file of the nanpure store {text[: -len(suffix)]}"
-                    if suffix else "a nanpure store")
-            raise WriteError(given, f"it is {what}; choose another path", option)
+    # any other store too (a run pointed at a test store, its report at the real one),
+    # by the path as given and as a link leads
+    for text in dict.fromkeys((str(path), os.path.realpath(path))):
+        for suffix in STORE_FILES:
+            if text.endswith(suffix) and _is_a_store(text[: len(text) - len(suffix)]):
+                what = (f"the {suffix} file of the nanpure store {text[: -len(suffix)]}"
+                        if suffix else "a nanpure store")
+                raise WriteError(given, f"it is {what}; choose another path", option)
     return path
 
 
