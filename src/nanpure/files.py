@@ -195,8 +195,8 @@ def check_not_store(path: str | Path, option: str | None = None,
     return path
 
 
-#: What a nanpure store holds at byte 68 of its file, SQLite's application id
-#: (``nanpure.pipeline.store.APPLICATION_ID``, the bytes "nanp").
+#: What a nanpure store holds at byte 68 of its file, SQLite's application id (the store's
+#: ``PRAGMA application_id``, ``nanpure.pipeline.store.APPLICATION_ID``, is made of it).
 STORE_APPLICATION_ID = b"nanp"
 
 

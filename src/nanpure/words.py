@@ -10,6 +10,7 @@ one; the article a word takes as it is read aloud; a user's long text quoted sho
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 #: Capital letters whose spoken name starts with a vowel sound ("an F", "an S").
 _VOWEL_LETTERS = "AEFHILMNORSX"
@@ -39,6 +40,15 @@ def a_or_an(phrase: str) -> str:
     else:
         an = first.lower() in "aeiou"
     return f"{'an' if an else 'a'} {phrase}"
+
+
+def joined(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``.
+
+    >>> joined(["rater"]), joined(["rater", "solver", "canon"])
+    ('rater', 'rater, solver and canon')
+    """
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def quoted(text: str, most: int = 40) -> str:

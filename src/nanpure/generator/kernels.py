@@ -271,11 +271,12 @@ def compile_before_use(groups: Sequence[str], err: TextIO | None = None) -> None
         return
     err = err or sys.stderr
     if err.isatty():
-        names = ", ".join(missing[:-1]) + " and " * (len(missing) > 1) + missing[-1]
+        from ..words import joined
+
         took = "a minute or two; " if "rater" in missing else ""
-        print(f"nanpure: compiling the {names} kernels on their first use by this version "
-              f"of nanpure ({took}`nanpure compile` does it ahead of time)", file=err,
-              flush=True)
+        print(f"nanpure: compiling the {joined(missing)} kernels on their first use by this "
+              f"version of nanpure ({took}`nanpure compile` does it ahead of time)",
+              file=err, flush=True)
     compile_all(groups=missing, force=True)
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..record import PuzzleRecord
+from ..words import joined
 
 #: The ladder family whose steps every solver knows; a hint is the first step beyond it.
 SINGLES = "singles"
@@ -54,11 +55,6 @@ class Hint:
         return {"technique": self.technique, "step": self.step, "look_at": self.look_at}
 
 
-def _join(words: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-
-
 def hint_from(technique: str, step: int, where: str) -> Hint:
     """The hint for a step of ``technique`` whose pattern prints as ``where`` (the display
     text of the rater's step): its digits with its first houses (a fish's base lines, a
@@ -78,17 +74,17 @@ def hint_from(technique: str, step: int, where: str) -> Hint:
                 cells.append(cell)
         if m.group(4):
             houses.append((m.group(4), int(m.group(5))))
-    of = _join([f"{d}s" for d in sorted(digits)]) if digits else ""
+    of = joined([f"{d}s" for d in sorted(digits)]) if digits else ""
     if houses:
         kind = houses[0][0]
         first = [n for _, n in houses[:_first_run(houses)]]
         noun = _HOUSES[kind][1 if len(first) > 1 else 0]
-        place = f"{noun} {_join([str(n) for n in first])}"
+        place = f"{noun} {joined([str(n) for n in first])}"
     elif len(cells) > MAX_CELLS:
         place = f"the chain that starts at {cells[0]} ({len(cells)} cells)"
         return Hint(technique, step, place + (f", with the {of}" if of else ""))
     elif cells:
-        place = _join(cells)
+        place = joined(cells)
     else:
         return Hint(technique, step, f"the {of}" if of else "")
     return Hint(technique, step, f"the {of} in {place}" if of else place)

@@ -16,6 +16,7 @@ import subprocess
 from collections.abc import Iterable, Sequence
 
 from ..layouts.pages import CJK_PACKAGE, FontError, Fonts, load_fonts
+from ..words import joined
 
 #: The family of the font :data:`CJK_PACKAGE` installs, as fontconfig names it.
 CJK_FAMILY = "IPAGothic"
@@ -82,9 +83,8 @@ def _listed(chars: Iterable[str]) -> str:
     """
     quoted = [repr(ch) for ch in chars]
     if len(quoted) > NAMED_CHARACTERS:
-        return (", ".join(quoted[:NAMED_CHARACTERS])
-                + f" and {len(quoted) - NAMED_CHARACTERS} more")
-    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+        quoted[NAMED_CHARACTERS:] = [f"{len(quoted) - NAMED_CHARACTERS} more"]
+    return joined(quoted)
 
 
 def no_font(texts: Sequence[tuple[str, str]], missing: str) -> str:

@@ -144,15 +144,15 @@ def _read_non(text: str, name: str, index: int, found: Puzzles) -> None:
 
 
 def _read_lines(text: str, name: str, index: int, found: Puzzles) -> None:
-    first = True
-    for number, raw in enumerate(text.splitlines(), 1):
+    first, lines = True, text.splitlines()
+    for number, raw in enumerate(lines, 1):
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
         try:
             found.add(parse_line(raw, number), f"{name}:{number}", (index, number))
         except FormatError as exc:
             if first and (other := _other_format(raw)) is not None and not any(
-                    _is_puzzle_line(line) for line in text.splitlines()[number:]):
+                    _is_puzzle_line(line) for line in lines[number:]):
                 # no line after such a first line is a puzzle either: one line, not one each
                 found.problem((index, 0), f"{name}: {other}")
                 return

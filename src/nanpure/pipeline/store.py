@@ -54,7 +54,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..files import WriteError, make_parent, store_closed, store_open
+from ..files import STORE_APPLICATION_ID, WriteError, make_parent, store_closed, store_open
 from ..record import MADE_FIELDS, PuzzleRecord
 from ..words import counted
 from .config import DEDUP_MODES
@@ -66,7 +66,7 @@ SCHEMA_VERSION = 7
 #: Bytes of the write-ahead journal SQLite keeps once a checkpoint empties it.
 JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
 #: ``PRAGMA application_id`` of a nanpure store (the bytes "nanp").
-APPLICATION_ID = 0x6E616E70
+APPLICATION_ID = int.from_bytes(STORE_APPLICATION_ID, "big")
 
 SCHEMA = """
 CREATE TABLE runs (
