@@ -5,6 +5,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import dataclasses
 import json
+import logging
 import os
 import random
 import signal
@@ -1145,3 +1146,64 @@ def test_a_run_whose_puzzles_cannot_fit_on_the_disk_is_refused_before_it_starts(
         assert store.find_run("huge") is None
     execute(config.replace(quotas=(Quota("easy", 3, "easy", "easy", "rot180", (40, 44)),)),
             executor=InlineExecutor())
+
+
+def _twin_quotas(store, counts=(40, 40), dedup="equivalent") -> RunConfig:
+    """Two quotas that make the same small puzzles: 5x5 easy nonograms, few enough that
+    each often makes one the other has made."""
+    from nanpure.pipeline.config import NonogramQuota
+
+    return RunConfig(name="twins", seed=11, store=str(store), dedup=dedup, quotas=tuple(
+        NonogramQuota(name, count, size=(5, 5), min_tier="easy", max_tier="easy")
+        for name, count in zip(("a", "b"), counts, strict=True)))
+
+
+@pytest.mark.parametrize("dedup", ["equivalent", "exact"])
+def test_quotas_that_make_the_same_puzzles_store_the_same_whatever_the_order(
+        tmp_path, monkeypatch, caplog, dedup):
+    """A puzzle both quotas make belongs to the first quota that makes it, in quota order,
+    however their tasks interleave: the other quota gives it up and makes another."""
+    orders = [InlineExecutor(shuffle=None), InlineExecutor(workers=3, shuffle=5), "resumed",
+              "b first"]
+    pick = run.pick_quota
+    rows = []
+    for n, executor in enumerate(orders):
+        if executor == "resumed":  # b's puzzles of a first session are taken in the next
+            execute(_twin_quotas(tmp_path / f"{n}.db", (5, 30), dedup), executor=InlineExecutor())
+            executor = InlineExecutor(shuffle=3)
+        if executor == "b first":  # b's tasks before a's: b makes a's puzzles first
+            monkeypatch.setattr(run, "pick_quota", lambda states: pick(states[::-1]))
+            executor = InlineExecutor(shuffle=None)
+        caplog.clear()
+        caplog.set_level(logging.INFO)
+        summary = execute(_twin_quotas(tmp_path / f"{n}.db", dedup=dedup), executor=executor)
+        assert summary.status == COMPLETE
+        rows.append(sorted((r["quota"], r["task"], r["puzzle"]) for r in
+                           _rows(tmp_path / f"{n}.db")))
+        # a takes puzzles b made first, at least when b runs ahead
+        taken = caplog.text.count("quota a took a puzzle quota b had made too")
+        assert taken > 0 or n < 2
+    assert len(rows[0]) == 80
+    assert rows[0] == rows[1] == rows[2] == rows[3]
+
+
+def test_a_batch_rolled_back_after_a_quota_gave_up_a_puzzle_restores_both_quotas(
+        tmp_path, monkeypatch, ctrl_c_raises):
+    """Ctrl-C in the batch where a took a puzzle from b: the store keeps b's puzzle, and
+    both quotas' counts say what the store holds."""
+    give_up = quotas.QuotaState.give_up
+
+    def interrupted(self):
+        give_up(self)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(quotas.QuotaState, "give_up", interrupted)
+    pick = run.pick_quota
+    monkeypatch.setattr(run, "pick_quota", lambda states: pick(states[::-1]))
+    summary = execute(_twin_quotas(tmp_path / "s.db"), executor=InlineExecutor(shuffle=None))
+    assert summary.status == INTERRUPTED
+    b = summary.quotas[1]
+    assert (b.given_up, b.made) == (0, b.accepted) and b.stored > 0
+    with Store(tmp_path / "s.db") as store:
+        held = {q: p.stored for q, p in store.progress(store.find_run("twins").id).items()}
+    assert held == {q.name: q.stored for q in summary.quotas if q.stored}

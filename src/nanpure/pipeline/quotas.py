@@ -118,6 +118,7 @@ class QuotaState:
     accepted: int = 0
     duplicates: int = 0
     rejected: int = 0  # tasks whose attempts all failed (or, never, a misfit)
+    given_up: int = 0  # stored puzzles given up to a quota before this one (give_up)
     worker_seconds: float = 0.0
     filled_at: float | None = None  # seconds into the run when the quota filled
     waiting: dict[int, TaskResult] = field(default_factory=dict)
@@ -203,6 +204,29 @@ class QuotaState:
             yield due
         if self.full:
             self.waiting.clear()
+
+    def give_up(self) -> None:
+        """Give up one stored puzzle to a quota before this one in the run that made it
+        too (:class:`~.run._Keeper`). A quota that was full opens again and goes on from
+        its next task due: those it had handed out were cancelled when it filled.
+
+        >>> q = QuotaState(0, "easy", count=1, stored=1, next_number=5, next_judged=3,
+        ...                in_flight=2, filled_at=1.5)
+        >>> q.give_up()
+        >>> q.full, q.next_number, q.in_flight, q.filled_at, q.made
+        (False, 3, 0, None, -1)
+        """
+        if self.full:
+            self.next_number, self.in_flight, self.filled_at = self.next_judged, 0, None
+            self.waiting.clear()
+        self.stored -= 1
+        self.given_up += 1
+
+    @property
+    def made(self) -> int:
+        """The puzzles this session added to the quota: those it accepted, less those it
+        gave up (which an earlier session may have made)."""
+        return self.accepted - self.given_up
 
     def snapshot(self) -> QuotaState:
         """A copy of this state to go back to with :meth:`restore`."""

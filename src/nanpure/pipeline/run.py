@@ -50,6 +50,7 @@ from ..files import WriteError, check_writable
 from ..generator.kernels import compile_before_use, kind_groups
 from ..generator.kinds import kind_of
 from ..output.stats import percent
+from ..record import PuzzleRecord
 from ..words import counted
 from .config import ConfigError, RunConfig
 from .executors import (
@@ -122,7 +123,7 @@ class RunSummary:
 
     @property
     def made(self) -> int:
-        return sum(q.accepted for q in self.quotas)
+        return sum(q.made for q in self.quotas)
 
     def format(self) -> str:
         """The table printed at the end of a run."""
@@ -136,7 +137,7 @@ class RunSummary:
                 f"{RESUME_HINT if self.status in (INTERRUPTED, OUT_OF_TIME) else ''}")
         rows = [("quota", "made", "stored", "tasks", "accepted", "dupes", "work s", "filled at")]
         for q in self.quotas:
-            rows.append((q.name, str(q.accepted), f"{q.stored}/{q.count}", str(q.judged),
+            rows.append((q.name, str(q.made), f"{q.stored}/{q.count}", str(q.judged),
                          percent(q.accepted, q.judged), str(q.duplicates),
                          f"{q.worker_seconds:.1f}", _when(q)))
         judged = sum(q.judged for q in self.quotas)
@@ -154,7 +155,7 @@ class RunSummary:
         if self.workers:
             rate = self.made / self.seconds if self.seconds > 0 else 0.0
             lines.append(f"{rate:.1f} puzzles/s")
-        made = {q.name: q.accepted for q in self.quotas}
+        made = {q.name: q.made for q in self.quotas}
         for s in self.stock:
             lines.append(f"stock {s.quota}: {s.unused} unused + {made[s.quota]} made = "
                          f"{s.unused + made[s.quota]} (keep_unused {s.keep})")
@@ -500,7 +501,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                 # without bars, progress lines only where nobody chose --no-progress
                 lines = progress is None and not sys.stderr.isatty()
                 loop = TaskLoop(states, specs, config.seed, executor,
-                                _Keeper(store, run.id, config.dedup), started=started,
+                                _Keeper(store, run.id, config.dedup, states), started=started,
                                 deadline=started + (config.max_seconds or math.inf),
                                 batch_scope=store.transaction,
                                 tick=_Watch(config.name, states, started, bars, lines=lines,
@@ -674,7 +675,8 @@ class TaskLoop:
             return
         results = future.result()  # a worker's exception is raised here
         state = self.states[batch.quota]
-        before = state.snapshot()
+        # every quota's: judging may take a puzzle from another quota (see _Keeper)
+        before = [s.snapshot() for s in self.states]
         try:
             with self.batch_scope():
                 for result in results:
@@ -683,7 +685,8 @@ class TaskLoop:
         except BaseException:
             # the scope rolled the batch back (Ctrl-C, a full disk): so are its counts,
             # so that the summary and the report say what the store holds
-            state.restore(before)
+            for s, snapshot in zip(self.states, before, strict=True):
+                s.restore(snapshot)
             raise
         if state.full and state.filled_at is None:
             state.filled_at = time.monotonic() - self.started
@@ -700,19 +703,52 @@ class TaskLoop:
 
 @dataclass
 class _Keeper:
-    """A run's judge: stores each result's puzzle unless another run has it already."""
+    """A run's judge: stores each result's puzzle unless the store has it already.
+
+    A puzzle that a later quota of the same run holds is taken from it: the quota that
+    comes first in the run's config keeps a puzzle both make, whichever made it first, so
+    the puzzles stored do not depend on how the quotas' tasks interleave (which depends
+    on timing). The later quota gives it up and makes another."""
 
     store: Store
     run_id: int
     dedup: str = "exact"
+    states: Sequence[QuotaState] = ()
 
     def __call__(self, state: QuotaState, result: TaskResult) -> str:
         if result.made is None:
             return "rejected"
-        if not self.store.insert_puzzle(self.run_id, state.name, result.number, result.made,
-                                        dedup=self.dedup):
+        if self._insert(state, result):
+            return "accepted"
+        later = self._later_holder(state, result.made)
+        if later is None:
             return "duplicate"
+        puzzle_id, holder = later
+        self.store.remove_puzzle(puzzle_id)
+        if not self._insert(state, result):
+            raise RuntimeError(f"quota {state.name}: puzzle {result.made.puzzle} was not "
+                               f"stored once quota {holder.name} gave it up")
+        holder.give_up()
+        log.info("quota %s took a puzzle quota %s had made too; %s makes another",
+                 state.name, holder.name, holder.name)
         return "accepted"
+
+    def _insert(self, state: QuotaState, result: TaskResult) -> bool:
+        return self.store.insert_puzzle(self.run_id, state.name, result.number,
+                                        result.made, dedup=self.dedup)
+
+    def _later_holder(self, state: QuotaState, made: PuzzleRecord
+                      ) -> tuple[int, QuotaState] | None:
+        """The puzzle id and quota of the one stored puzzle that keeps ``made`` out, when
+        a quota after ``state`` in this run holds it and no book does; else None."""
+        held = self.store.holders(made, dedup=self.dedup)
+        if len(held) != 1:
+            return None
+        puzzle_id, run_id, quota, in_book = held[0]
+        holder = next((s for s in self.states if s.name == quota), None)
+        if run_id != self.run_id or in_book or holder is None or holder.index <= state.index:
+            return None
+        return puzzle_id, holder
 
 
 class _Bars:

@@ -37,8 +37,8 @@ def run_report(config: RunConfig, summary: RunSummary, store: Store) -> dict[str
     for q in summary.quotas:
         entry = {
             "quota": q.name, "kind": q.kind, "count": q.count, "stored": q.stored,
-            "made": q.accepted, "tasks": q.judged, "accepted": q.accepted,
-            "duplicates": q.duplicates, "rejected": q.rejected,
+            "made": q.made, "tasks": q.judged, "accepted": q.accepted,
+            "given_up": q.given_up, "duplicates": q.duplicates, "rejected": q.rejected,
             "acceptance": _rate(q.accepted, q.judged),
             "duplicate_rate": _rate(q.duplicates, q.judged),
             "worker_seconds": round(q.worker_seconds, 3),

@@ -771,6 +771,24 @@ class Store:
             (*values, run_id, quota, task, created_at or utc_now(), canon))
         return cur.rowcount == 1
 
+    def holders(self, made: PuzzleRecord, *, dedup: str = "exact"
+                ) -> list[tuple[int, int, str, bool]]:
+        """(id, run id, quota, in a book) of each stored puzzle that keeps ``made`` out of
+        the store under ``dedup``: the same text or, with ``"equivalent"``, the same
+        canonical form."""
+        canon = canonical_forms([made.kind], [made.puzzle])[0]
+        same = "puzzle = ?" + (" OR canon = ?" if dedup == "equivalent" else "")
+        params = (made.puzzle, canon) if dedup == "equivalent" else (made.puzzle,)
+        rows = self._rows(
+            "SELECT id, run_id, quota, EXISTS (SELECT 1 FROM book_puzzles "
+            f"WHERE puzzle_id = puzzles.id) FROM puzzles WHERE {same}", params)
+        return [(i, run_id, quota, bool(used)) for i, run_id, quota, used in rows]
+
+    def remove_puzzle(self, puzzle_id: int) -> None:
+        """Delete one puzzle that no book holds, inside the caller's :meth:`transaction`
+        (its id is never given again)."""
+        self.db.execute("DELETE FROM puzzles WHERE id = ?", (puzzle_id,))
+
     def equivalence_classes(self, run_globs: Runs = None) -> tuple[int, int]:
         """(Sudoku puzzles stored, distinct equivalence classes among them), in every run
         (or in those whose names match ``run_globs``); the two differ only where runs with
