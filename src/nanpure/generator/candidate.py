@@ -232,8 +232,9 @@ def make_candidate(spec: Spec, seed: int) -> PuzzleRecord | None:
         failed = np.zeros(len(sizes), dtype=np.bool_)
         judged = -1
         while True:
-            blanks = dig_orbits(puzzle, solution, cells, sizes, order, failed, target,
-                                singles_only)
+            # int(): run as plain Python (NUMBA_DISABLE_JIT) a kernel returns numpy integers
+            blanks = int(dig_orbits(puzzle, solution, cells, sizes, order, failed, target,
+                                    singles_only))
             digs += 1
             if blanks < lo or blanks == judged:
                 break  # stuck below the range, or nothing more could be removed

@@ -70,7 +70,7 @@ def solvable_by_singles(board: np.ndarray) -> bool:
             n_open += 1
             m = ALL_DIGITS
             for k in range(20):
-                d = grid[PEERS[i, k]]
+                d = np.int64(grid[PEERS[i, k]])  # not uint8: 1 << 8 must fit
                 if d:
                     m &= ~(1 << (d - 1))
             cand[i] = m

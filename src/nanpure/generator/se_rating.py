@@ -363,7 +363,7 @@ def _start(board: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             cand[c] = ALL_DIGITS
     for c in range(81):
         if grid[c]:
-            bit = np.uint16(1 << (grid[c] - 1))
+            bit = np.uint16(1 << (np.int64(grid[c]) - 1))  # not uint8: 1 << 8 must fit
             for k in range(20):
                 cand[PEERS[c, k]] &= ~bit
     return grid, cand

@@ -226,19 +226,19 @@ def is_picture_kernel(picture, height, width) -> bool:
     :data:`MAX_FILL` of its cells, with at most :data:`MAX_EMPTY_LINES` of its lines
     empty (smoothing can erode noise to a few specks, which make a dull puzzle)."""
     cells = height * width
-    filled = 0
+    filled = np.int64(0)  # not a uint8 like the cells (as plain Python would make it)
     for cell in range(cells):
         filled += picture[cell]
     if filled < MIN_FILL * cells or filled > MAX_FILL * cells:
         return False
     empty = 0
     for r in range(height):
-        line = 0
+        line = np.int64(0)
         for c in range(width):
             line += picture[r * width + c]
         empty += line == 0
     for c in range(width):
-        line = 0
+        line = np.int64(0)
         for r in range(height):
             line += picture[r * width + c]
         empty += line == 0
@@ -549,4 +549,5 @@ def make_candidate(spec: Spec, seed: int) -> Candidate | None:
         return None
     rating = rating_of(grid, cell_step, steps, count, spec.height, spec.width, False)
     puzzle = nonogram_from_picture("".join(map(str, picture.tolist())), spec.width, spec.height)
-    return Candidate(puzzle, rating, spec.symmetry, seed, attempt)
+    # int(): run as plain Python (NUMBA_DISABLE_JIT) a kernel returns numpy integers
+    return Candidate(puzzle, rating, spec.symmetry, seed, int(attempt))

@@ -271,7 +271,7 @@ def _links(n, cells, masks, dcells, buddies, dcand, reach):
                 while m:
                     c = w * WORD_BITS + low_bit_index(m)
                     m &= m - 1
-                    sees_all[d, c, b >> 6] |= 1 << (b & 63)
+                    sees_all[d, c, b >> 6] |= np.int64(1) << (b & 63)  # bit 63 too: int64
     linked = np.zeros((9, words), dtype=np.int64)  # per digit: the ALS b > a linked by it
     # the partners of one ALS go to row_b/row_rc first: growing the edge arrays inside
     # the inner loops makes numba's code for those loops twice as slow
@@ -298,7 +298,7 @@ def _links(n, cells, masks, dcells, buddies, dcand, reach):
                     m &= m - 1
                     for k in range(first, words):
                         linked[d, k] &= sees_all[d, c, k]
-            linked[d, first] &= ~((2 << (a & 63)) - 1)  # each pair once, as b > a
+            linked[d, first] &= np.int64(-2) << (a & 63)  # each pair once, as b > a
             digits |= 1 << d
         if digits == 0:
             continue

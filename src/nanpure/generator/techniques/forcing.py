@@ -170,7 +170,7 @@ def links(cand: np.ndarray, places: np.ndarray) -> np.ndarray:
             code = cell * 9 + d
             # written unconditionally, kept by counting: no branch to mispredict
             n = 0
-            others = cand[cell] & ~(1 << d)
+            others = np.int64(cand[cell]) & ~(1 << d)
             for e in range(9):
                 out[code, L_WEAK + 1 + n] = (cell * 9 + e) * 2
                 n += others >> e & 1
@@ -182,7 +182,7 @@ def links(cand: np.ndarray, places: np.ndarray) -> np.ndarray:
             n = 0
             if POPCOUNT[cand[cell]] == 2:
                 n += 1
-                out[code, L_STRONG + n] = (cell * 9 + low_bit_index(cand[cell] & ~(1 << d))) * 2 + 1
+                out[code, L_STRONG + n] = (cell * 9 + low_bit_index(others)) * 2 + 1
             for j in range(3):
                 h = CELL_HOUSES[cell, j]
                 if POPCOUNT[places[h, d]] == 2:

@@ -71,8 +71,8 @@ def _naked_single(grid: np.ndarray, cand: np.ndarray) -> tuple[int, int]:
 @njit(cache=True)
 def hidden_in_house(cand: np.ndarray, h: int) -> int:
     """The digits (a mask) with one place left among the candidates of house ``h``."""
-    once = 0
-    twice = 0
+    once = np.int64(0)  # an int64 as compiled, not the uint16 of the candidates
+    twice = np.int64(0)
     for k in range(9):
         m = cand[HOUSES[h, k]]
         twice |= once & m
@@ -182,7 +182,9 @@ def setup_kernel(board):
     state[FREE: FREE + 270] = 9  # nine open cells hold each digit; nine digits per house
     for cell in range(81):
         if board[cell]:
-            set_cell(grid, cand, state, cell, board[cell])
+            # as an int64: a uint8 digit would make ``1 << (digit - 1)`` a uint8 in plain
+            # Python (NUMBA_DISABLE_JIT), where the bit of 9 does not fit
+            set_cell(grid, cand, state, cell, np.int64(board[cell]))
     return grid, cand, state
 
 
