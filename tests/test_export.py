@@ -387,3 +387,24 @@ def test_a_book_of_one_puzzle_says_one_puzzle():
 
     assert summary(book(["All"])).startswith("wrote b.pdf: 1 puzzle (All 1), 8 pages")
     assert summary(book(["All", "All"])).startswith("wrote b.pdf: 2 puzzles (All 2), 8 pages")
+
+
+def test_a_format_in_the_table_without_a_writer_raises_instead_of_writing_another(
+        store, monkeypatch):
+    """A format added to a table of formats but not to the writers' dispatch is an
+    ExportError, not puzzle lines or OpenSudoku XML in its place."""
+    import io
+
+    from nanpure.output import datasets
+
+    records = _records(store)
+    monkeypatch.setattr(datasets, "FORMATS", datasets.FORMATS + ("xml",))
+    out = io.StringIO()
+    with pytest.raises(ExportError, match="'xml'"):
+        write_export(records, "xml", out)
+    assert out.getvalue() == ""
+    monkeypatch.setattr(datasets, "INTERCHANGE_FORMATS",
+                        datasets.INTERCHANGE_FORMATS + ("sdx",))
+    with pytest.raises(ExportError, match="'sdx'"):
+        datasets.write_file_export(records, "sdx", out)
+    assert out.getvalue() == ""

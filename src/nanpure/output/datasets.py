@@ -239,9 +239,11 @@ def _write_rows(rows: Iterable[dict[str, Any]], fmt: str, out: Any,
     elif fmt == "jsonl":
         for r in rows:
             out.write(json.dumps(r, ensure_ascii=False) + "\n")
-    else:
+    elif fmt == "lines":
         for r in rows:
             out.write(r["puzzle"] + "\n")
+    else:  # a format added to FORMATS but not here: no other format in its place
+        raise ExportError(f"no text writer for format {fmt!r}; expected csv, jsonl or lines")
 
 
 class PuzzleWriter:
@@ -538,12 +540,15 @@ def _write_interchange(records: Iterable[PuzzleRecord], fmt: str, out: TextIO,
         out.writelines(_zeros(r.puzzle) + "\n" for r in counted)
     elif fmt == "sdk":
         _write_sdk(counted, meta, out)
-    else:
+    elif fmt == "opensudoku":
         if runs is None:
             whole = list(counted)
             runs = sorted({r.run for r in whole if r.run is not None})
             counted = _Counted(whole)
         _write_opensudoku(counted, meta, out, runs)
+    else:  # a format added to INTERCHANGE_FORMATS but not here
+        raise ExportError(f"unknown interchange format {fmt!r}; expected one of "
+                          f"{', '.join(INTERCHANGE_FORMATS)}")
     return counted.n
 
 
