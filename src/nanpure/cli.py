@@ -21,13 +21,17 @@ from . import __version__
 from .files import StandardOutput, WriteError
 from .generator.tiers import TIERS
 from .output.datasets import (
+    DIRECTORY_FORMATS,
     EXPORT_FORMATS,
     HF_LICENSE,
     IMAGE_FORMATS,
+    INPUT_EXTENSIONS,
     INPUT_FORMATS,
+    KIND_FORMATS,
     MAX_DPI,
     PNG_DPI,
 )
+from .words import joined
 
 
 class UsageError(Exception):
@@ -78,12 +82,22 @@ def _add_kind(p: argparse.ArgumentParser) -> None:
 NONOGRAM_INPUT_FORMATS = ("non", "line")
 
 
+def _sudoku_input_formats() -> str:
+    """Sudoku's input formats and which extension reads as which, for --input-format's
+    help (from the tables the reading goes by)."""
+    notes = {"csv": " (a quizzes or puzzle column)"}
+    by_extension = ", ".join(
+        " or ".join(ext for ext, f in INPUT_EXTENSIONS.items() if f == fmt)
+        + notes.get(fmt, "") for fmt in INPUT_FORMATS if fmt in INPUT_EXTENSIONS.values())
+    return (f"{', '.join(INPUT_FORMATS)} (default: by the extension: {by_extension}; "
+            "otherwise lines)")
+
+
 def _add_input_format(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input-format", choices=INPUT_FORMATS + NONOGRAM_INPUT_FORMATS,
                    metavar="F",
-                   help="how FILE holds its puzzles. Sudoku: " + ", ".join(INPUT_FORMATS)
-                   + " (default: by the extension: .csv (a quizzes or puzzle column), .sdm, "
-                   ".sdk, .opensudoku or .xml, .parquet; otherwise lines). Nonograms: non (one "
+                   help="how FILE holds its puzzles. Sudoku: " + _sudoku_input_formats()
+                   + ". Nonograms: non (one "
                    ".non puzzle a file) or line (one-line puzzles 'WxH ROWS/COLUMNS [GOAL]', "
                    "one a line); by default .non files are non, other files (and standard "
                    "input) line")
@@ -221,12 +235,10 @@ def _add_canon(sub: argparse._SubParsersAction) -> None:
         "malformed line is reported on stderr with its line number, the exit status is "
         "then 1.",
     )
-    p.add_argument("file", nargs="?", default="-",
+    p.add_argument("file", nargs="?", default="-", metavar="FILE",
                    help="file of puzzles; '-' or nothing reads standard input")
     p.add_argument("--input-format", choices=INPUT_FORMATS, metavar="F",
-                   help="how FILE holds its puzzles: " + ", ".join(INPUT_FORMATS) + " "
-                   "(default: by the extension: .csv (a quizzes or puzzle column), .sdm, "
-                   ".sdk, .opensudoku or .xml, .parquet; otherwise lines)")
+                   help="how FILE holds its puzzles: " + _sudoku_input_formats())
     _add_workers(p, "work in N processes, 8,192 puzzles at a time each")
     p.set_defaults(func=_run_canon)
 
@@ -669,13 +681,16 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kind", choices=("sudoku", "nonogram"),
                    help="export the puzzles of this kind (default: the kind of the puzzles "
                    "selected; a selection of both kinds is refused without it)")
-    p.add_argument("--format", choices=EXPORT_FORMATS + ("non",) + IMAGE_FORMATS,
+    sudoku, nonogram = (KIND_FORMATS[k] + IMAGE_FORMATS for k in ("sudoku", "nonogram"))
+    nonogram_only = [f for f in nonogram if f not in sudoku]
+    p.add_argument("--format", choices=EXPORT_FORMATS + tuple(nonogram_only) + IMAGE_FORMATS,
                    default="csv",
-                   help="file format (default: csv; non: nonograms only; csv, jsonl, parquet, "
-                   "lines, svg and png: either kind; the others Sudoku only)")
+                   help=f"file format (default: csv; {joined(nonogram_only)}: nonograms only; "
+                   f"{joined([f for f in nonogram if f in sudoku])}: either kind; the others "
+                   "Sudoku only)")
     p.add_argument("--out", metavar="PATH", default="-",
-                   help="output file (a directory for hf, non, svg and png); '-' or nothing "
-                   "writes standard output")
+                   help=f"output file (a directory for {joined(DIRECTORY_FORMATS)}); '-' or "
+                   "nothing writes standard output")
     p.add_argument("--license", metavar="ID",
                    help="licence the hf dataset card declares, an identifier as the Hugging "
                    "Face Hub's (mit, apache-2.0, cc-by-4.0, other: letters, digits, '.', '-' "

@@ -76,9 +76,11 @@ FORMATS = ("csv", "jsonl", "parquet", "lines")
 #: Formats that take a ``steps`` column (the solution path), on request: "; "-separated
 #: text in CSV, a list in JSON lines.
 STEPS_FORMATS = ("csv", "jsonl")
-#: Sudoku Explainer's ratings, the columns ``se`` adds after the others (csv, jsonl,
-#: parquet, and generate's formats).
+#: Sudoku Explainer's ratings, the columns ``se`` adds after the others (in
+#: :data:`SE_FORMATS`, and generate's formats).
 SE_COLUMNS = columns("er", "ep", "ed")
+#: The export formats that take the ``se`` columns (Sudoku only).
+SE_FORMATS = ("csv", "jsonl", "parquet")
 
 #: ``nanpure generate``'s formats, the columns of its CSV and of its JSON lines.
 GENERATED_FORMATS = ("text", "csv", "jsonl")
@@ -490,9 +492,15 @@ MAX_DPI = 1200
 #: (``csv`` is any CSV with a ``quizzes`` or ``puzzle`` column, as Kaggle's sets, the
 #: kaggle export and the csv export have).
 INPUT_FORMATS = ("lines", "csv", "sdm", "sdk", "opensudoku", "parquet")
+#: A file's extension (lower case) -> the input format it is read as without
+#: ``--input-format``; any other file (and standard input) is ``lines``.
+INPUT_EXTENSIONS = {".csv": "csv", ".sdm": "sdm", ".sdk": "sdk", ".opensudoku": "opensudoku",
+                    ".xml": "opensudoku", ".parquet": "parquet"}
 #: Export formats for each kind (``non`` and ``hf`` write a directory).
 KIND_FORMATS = {"sudoku": EXPORT_FORMATS,
                 "nonogram": ("csv", "jsonl", "parquet", "lines", "non")}
+#: Export formats that write a directory, not a file.
+DIRECTORY_FORMATS = ("hf", "non", *IMAGE_FORMATS)
 #: Formats that hold :func:`provenance` themselves (the others get a ``.meta.json``).
 _PROVENANCE_INSIDE = ("parquet", "sdk", "opensudoku")
 #: Share of the equivalence classes the ``hf`` export puts in ``test``, in percent.
