@@ -66,6 +66,7 @@ from ..files import (
     write_text_atomic,
     written_through,
 )
+from ..generator.kinds import ladder_fingerprint
 from ..generator.tiers import TIERS
 from ..record import PuzzleRecord, columns, row
 
@@ -509,22 +510,9 @@ TEST_PERCENT = 10
 HF_LICENSE = "cc0-1.0"
 
 
-def ladder_fingerprint() -> str:
-    """A short hash of the technique ladder (each rung's code, name, tier, score,
-    variants and whether it is tried, in the order the rater tries them): two exports
-    rated by the same ladder show the same fingerprint.
-
-    >>> len(ladder_fingerprint()), ladder_fingerprint() == ladder_fingerprint()
-    (16, True)
-    """
-    from ..generator.ladder import LADDER
-
-    rungs = [[t.code, t.name, t.tier, t.score, list(t.variants), t.enabled] for t in LADDER]
-    return hashlib.sha256(json.dumps(rungs).encode()).hexdigest()[:16]
-
-
 def provenance() -> dict[str, str]:
-    """What every export records about how its puzzles were made and rated."""
+    """What every export records about how its puzzles were made and rated: the nanpure
+    version and the Sudoku ladder's :func:`~nanpure.generator.kinds.ladder_fingerprint`."""
     from .. import __version__
 
     return {"nanpure_version": __version__, "ladder_fingerprint": ladder_fingerprint()}
