@@ -30,6 +30,7 @@ from .output.datasets import (
     KIND_FORMATS,
     MAX_DPI,
     PNG_DPI,
+    SE_FORMATS,
 )
 from .words import joined
 
@@ -302,18 +303,21 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
                    help="target: dig to a blank count drawn from --blanks (the default when "
                    "--blanks is given); limit: dig until no more givens can go, within "
                    "--blanks (the default without --blanks)")
-    p.add_argument("--score", metavar="MIN-MAX", help="accepted range of the rating score")
+    p.add_argument("--score", metavar="MIN-MAX",
+                   help="accepted range of the rating score (default: any score)")
     p.add_argument("--require", action="append", metavar="NAMES",
                    help="techniques the solution path must use, as the ladder names them "
                    "(comma-separated or repeated; a technique's name covers its variants), "
-                   "e.g. --require X-Wing")
+                   "e.g. --require X-Wing (default: none required)")
     p.add_argument("--exclude", action="append", metavar="NAMES",
-                   help="techniques the solution path must not use (as --require)")
+                   help="techniques the solution path must not use (as --require; default: "
+                   "none excluded)")
     p.add_argument("--hardest", metavar="NAME",
-                   help="the technique the hardest step of the path must be")
+                   help="the technique the hardest step of the path must be (default: any)")
     p.add_argument("--se", metavar="MIN-MAX",
                    help="range of the Sudoku Explainer rating ER, e.g. 6.6-7.2; csv and "
-                   "jsonl then add the columns er, ep, ed")
+                   "jsonl then add the columns er, ep, ed (default: any ER, and no such "
+                   "columns)")
     p.add_argument("--attempts", type=int, metavar="N",
                    help="full grids (nonograms: pictures) each task tries before it counts "
                    "as rejected (default 50; nonograms 200)")
@@ -705,7 +709,7 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
                    "picture is its 3.75 in grid and a 1/12 in margin each side, 3.92 in "
                    "square)")
     p.add_argument("--se", action="store_true",
-                   help="Sudoku csv, jsonl and parquet: add the columns er, ep, ed, Sudoku "
+                   help=f"Sudoku {joined(SE_FORMATS)}: add the columns er, ep, ed, Sudoku "
                    "Explainer's ratings (puzzles stored without them are rated now)")
     p.set_defaults(func=_run_export)
 
@@ -776,7 +780,7 @@ def _add_verify(sub: argparse._SubParsersAction) -> None:
         "blank count and canonical form; and, when the run "
         "recorded the fingerprint of the ladder that rated it and that ladder is today's, "
         "rating it again gives the stored tier, score, hardest technique and techniques "
-        "(with --rerate every puzzle's rating is re-checked). "
+        "(with --rerate the others' ratings too, by tier, score and hardest technique). "
         "Each failure is printed on stderr as 'puzzle ID (run R, quota Q): problem', then a "
         "summary. Exit status: 0 all passed, 1 some failed, 2 the store cannot be read (or a "
         "worker process of --workers died).",
