@@ -1,4 +1,4 @@
-"""Puzzle kinds: the one interface the pipeline, the outputs and the layouts call.
+"""Puzzle kinds: what the pipeline calls a kind's own work through.
 
 Each kind (``sudoku``, ``nonogram``) is a package of pure computation with its own
 formats, solver, ladder and generator. What the rest of nanpure needs from a kind is
@@ -20,9 +20,10 @@ small, and :data:`KINDS` holds it:
   :func:`ladder_fingerprint` hashes (runs record it; ``nanpure verify`` re-checks ratings
   made with today's).
 
-Not all of a kind goes through here: :data:`KINDS` is what the run loop and the checks
-call, while formats, drawing, statistics and the command line also branch on the kind's
-name (the README's "Where to add things" lists those places).
+Not all of a kind goes through here: :data:`KINDS` is what the run's workers, the config
+check and the solution check call, and what the ladder fingerprint hashes; verify's
+symmetry and rating checks, formats, drawing, statistics and the command line branch on
+the kind's name (the README's "Where to add things" lists those places).
 
 What ``puzzle``, ``solution`` and ``blanks`` hold is the kind's:
 
@@ -53,7 +54,7 @@ from ..record import PuzzleRecord, techniques_text
 
 @dataclass(frozen=True)
 class Kind:
-    """What the pipeline, outputs and layouts call for one puzzle kind."""
+    """What the pipeline calls for one puzzle kind (see the module text)."""
 
     name: str
     make_candidate: Callable[[Any, int], PuzzleRecord | None]
