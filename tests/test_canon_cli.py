@@ -3,6 +3,8 @@ same input handling as ``solve`` (problems as FILE:LINE, exit 1; unreadable file
 
 from __future__ import annotations
 
+import pytest
+
 from nanpure.cli import main
 from nanpure.generator.board import format_line, parse
 from nanpure.generator.canon import canonical_text, random_transform
@@ -43,3 +45,25 @@ def test_reads_other_formats(tmp_path, capsys):
     path.write_text(A.replace(".", "0") + "\n")
     assert main(["canon", str(path)]) == 0
     assert capsys.readouterr().out.splitlines() == [canonical_text(A)]
+
+
+def test_help_names_the_file_argument_as_its_text_does_and_reads_by_the_extension_table(
+        monkeypatch, capsys):
+    """The usage line shows FILE, as the help's text calls it; the extensions --help
+    lists are those input_format_for reads by, each as the format it says."""
+    from nanpure import cli
+    from nanpure.pipeline.batch import input_format_for
+
+    def canon_help() -> str:
+        with pytest.raises(SystemExit):
+            main(["canon", "--help"])
+        return " ".join(capsys.readouterr().out.split())
+
+    text = canon_help()
+    assert "[--workers N] [FILE]" in text and "FILE file of puzzles" in text
+    assert ("(default: by the extension: .csv (a quizzes or puzzle column), .sdm, .sdk, "
+            ".opensudoku or .xml, .parquet; otherwise lines)") in text
+    for ext, fmt in cli.INPUT_EXTENSIONS.items():
+        assert input_format_for(f"puzzles{ext.upper()}") == fmt
+    monkeypatch.setattr(cli, "INPUT_EXTENSIONS", {**cli.INPUT_EXTENSIONS, ".ss": "sdm"})
+    assert ".sdm or .ss, .sdk" in canon_help()

@@ -387,3 +387,53 @@ def test_a_book_of_one_puzzle_says_one_puzzle():
 
     assert summary(book(["All"])).startswith("wrote b.pdf: 1 puzzle (All 1), 8 pages")
     assert summary(book(["All", "All"])).startswith("wrote b.pdf: 2 puzzles (All 2), 8 pages")
+
+
+def test_a_format_in_the_table_without_a_writer_raises_instead_of_writing_another(
+        store, monkeypatch):
+    """A format added to a table of formats but not to the writers' dispatch is an
+    ExportError, not puzzle lines or OpenSudoku XML in its place."""
+    import io
+
+    from nanpure.output import datasets
+
+    records = _records(store)
+    monkeypatch.setattr(datasets, "FORMATS", datasets.FORMATS + ("xml",))
+    out = io.StringIO()
+    with pytest.raises(ExportError, match="'xml'"):
+        write_export(records, "xml", out)
+    assert out.getvalue() == ""
+    monkeypatch.setattr(datasets, "INTERCHANGE_FORMATS",
+                        datasets.INTERCHANGE_FORMATS + ("sdx",))
+    with pytest.raises(ExportError, match="'sdx'"):
+        datasets.write_file_export(records, "sdx", out)
+    assert out.getvalue() == ""
+
+
+def test_export_help_and_option_checks_follow_the_format_tables(monkeypatch, capsys):
+    """--format's and --out's help name the formats from the tables the export goes by,
+    and --se is for the formats SE_FORMATS names."""
+    from nanpure import cli
+    from nanpure.output import datasets
+    from nanpure.pipeline import reports
+
+    def export_help() -> str:
+        with pytest.raises(SystemExit):
+            main(["export", "--help"])
+        return " ".join(capsys.readouterr().out.split())
+
+    text = export_help()
+    assert ("(default: csv; non: nonograms only; csv, jsonl, parquet, lines, svg and png: "
+            "either kind; the others Sudoku only)") in text
+    assert "(a directory for hf, non, svg and png)" in text
+    kinds = {**datasets.KIND_FORMATS,
+             "nonogram": datasets.KIND_FORMATS["nonogram"] + ("pbm",)}
+    monkeypatch.setattr(cli, "KIND_FORMATS", kinds)
+    monkeypatch.setattr(cli, "DIRECTORY_FORMATS", cli.DIRECTORY_FORMATS + ("pbm",))
+    text = export_help()
+    assert "non and pbm: nonograms only" in text and "svg, png and pbm)" in text
+    options = dict(license=None, steps=False, answers=False, dpi=None, se=True)
+    for fmt in datasets.SE_FORMATS:
+        reports.check_options(fmt, "sudoku", **options)
+    with pytest.raises(ExportError, match="csv, jsonl, parquet, not to sudoku lines"):
+        reports.check_options("lines", "sudoku", **options)

@@ -198,3 +198,26 @@ def test_bad_technique_names_fail_in_one_line(capsys, argv, why):
     status, out, err = run(capsys, *argv)
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and why in err
+
+
+def test_help_says_that_each_filter_left_out_filters_nothing(capsys):
+    with pytest.raises(SystemExit):
+        main(["generate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    said = [("--score MIN-MAX", "(default: any score)"),
+            ("--require NAMES", "(default: none required)"),
+            ("--exclude NAMES", "default: none excluded)"),
+            ("--hardest NAME", "(default: any)"),
+            ("--se MIN-MAX", "(default: any ER, and no such columns)"),
+            ("--attempts N", "")]
+    for (option, default), (following, _) in zip(said[:-1], said[1:], strict=True):
+        line = text.split(f" {option} ", 1)[1].split(f" {following} ", 1)[0]
+        assert default in line, option
+
+
+def test_verify_help_says_what_rerate_compares(capsys):
+    with pytest.raises(SystemExit):
+        main(["verify", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert ("(with --rerate the others' ratings too, by tier, score and hardest "
+            "technique)") in text

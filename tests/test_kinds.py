@@ -37,3 +37,21 @@ def test_unreadable_and_ambiguous_records_are_named():
     assert nonogram is not None
     two_ways = nonogram._replace(puzzle="2x2 1,1/1,1")  # the two diagonals
     assert kind_of("nonogram").verify([two_ways]) == ["has more than one solution"]
+
+
+def test_each_kind_fingerprints_its_ladder_with_one_recipe(monkeypatch):
+    """verify and the exports take every kind's fingerprint from kinds.ladder_fingerprint;
+    each follows its own ladder, and an unknown kind is named."""
+    from nanpure.generator.kinds import ladder_fingerprint
+    from nanpure.generator.nonogram import rating
+    from nanpure.output.datasets import provenance
+    from nanpure.pipeline.verify import ladder_fingerprints
+
+    today = ladder_fingerprints()
+    assert today == {kind: ladder_fingerprint(kind) for kind in KINDS}
+    assert provenance()["ladder_fingerprint"] == today["sudoku"]
+    monkeypatch.setattr(rating, "TECHNIQUES", rating.TECHNIQUES[::-1])
+    assert ladder_fingerprints() == {**today, "nonogram": ladder_fingerprint("nonogram")}
+    assert ladder_fingerprint("nonogram") != today["nonogram"]
+    with pytest.raises(ValueError, match="unknown puzzle kind 'kakuro'"):
+        ladder_fingerprint("kakuro")

@@ -331,3 +331,32 @@ def test_reordering_rows_reorders_the_climb(ratings_rows):
     for board in _first_using(ratings_rows, names, 6):
         assert list(rate(board, path=True, ladder=swapped).steps) == _path_rung_by_rung(
             board, swapped)
+
+
+def test_every_kernel_id_has_its_own_branch_of_run_and_an_unknown_one_finds_nothing():
+    """A kernel id forgotten in climb._run must not act as another technique (it used to
+    fall through to Brute Force, whose steps pass the check against the solution)."""
+    import ast
+    import inspect
+    import textwrap
+
+    from nanpure.generator.solver import solve
+    from nanpure.generator.techniques import climb
+    from nanpure.generator.techniques.step import N_PLACE, new_step
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(climb._run.py_func)))
+    compared = [node.comparators[0].id for node in ast.walk(tree)
+                if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name)
+                and node.left.id in ("kernel", "k") and isinstance(node.ops[0], ast.Eq)]
+    ids = [getattr(climb, name) for name in compared]
+    assert sorted(set(ids)) == sorted(climb.KERNEL_OF.values())
+    # a position where Brute Force places a digit, and a rung of an id with no branch
+    board = parse(XWING)
+    grid, cand, _ = setup(board)
+    rungs = np.zeros((1, climb.N_COLUMNS), dtype=np.int64)
+    rungs[0, climb.KERNEL] = climb.BRUTE_FORCE
+    step = new_step()
+    args = (grid, cand, step, solve(board), rungs, 0, -1, None, None)
+    assert climb._run.py_func(*args) == 1 and step[N_PLACE] == 1
+    rungs[0, climb.KERNEL] = len(climb.KERNEL_OF)
+    assert climb._run.py_func(*args) == 0 and step[N_PLACE] == 0

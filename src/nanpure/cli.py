@@ -21,13 +21,18 @@ from . import __version__
 from .files import StandardOutput, WriteError
 from .generator.tiers import TIERS
 from .output.datasets import (
+    DIRECTORY_FORMATS,
     EXPORT_FORMATS,
     HF_LICENSE,
     IMAGE_FORMATS,
+    INPUT_EXTENSIONS,
     INPUT_FORMATS,
+    KIND_FORMATS,
     MAX_DPI,
     PNG_DPI,
+    SE_FORMATS,
 )
+from .words import joined
 
 
 class UsageError(Exception):
@@ -78,12 +83,22 @@ def _add_kind(p: argparse.ArgumentParser) -> None:
 NONOGRAM_INPUT_FORMATS = ("non", "line")
 
 
+def _sudoku_input_formats() -> str:
+    """Sudoku's input formats and which extension reads as which, for --input-format's
+    help (from the tables the reading goes by)."""
+    notes = {"csv": " (a quizzes or puzzle column)"}
+    by_extension = ", ".join(
+        " or ".join(ext for ext, f in INPUT_EXTENSIONS.items() if f == fmt)
+        + notes.get(fmt, "") for fmt in INPUT_FORMATS if fmt in INPUT_EXTENSIONS.values())
+    return (f"{', '.join(INPUT_FORMATS)} (default: by the extension: {by_extension}; "
+            "otherwise lines)")
+
+
 def _add_input_format(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input-format", choices=INPUT_FORMATS + NONOGRAM_INPUT_FORMATS,
                    metavar="F",
-                   help="how FILE holds its puzzles. Sudoku: " + ", ".join(INPUT_FORMATS)
-                   + " (default: by the extension: .csv (a quizzes or puzzle column), .sdm, "
-                   ".sdk, .opensudoku or .xml, .parquet; otherwise lines). Nonograms: non (one "
+                   help="how FILE holds its puzzles. Sudoku: " + _sudoku_input_formats()
+                   + ". Nonograms: non (one "
                    ".non puzzle a file) or line (one-line puzzles 'WxH ROWS/COLUMNS [GOAL]', "
                    "one a line); by default .non files are non, other files (and standard "
                    "input) line")
@@ -221,12 +236,10 @@ def _add_canon(sub: argparse._SubParsersAction) -> None:
         "malformed line is reported on stderr with its line number, the exit status is "
         "then 1.",
     )
-    p.add_argument("file", nargs="?", default="-",
+    p.add_argument("file", nargs="?", default="-", metavar="FILE",
                    help="file of puzzles; '-' or nothing reads standard input")
     p.add_argument("--input-format", choices=INPUT_FORMATS, metavar="F",
-                   help="how FILE holds its puzzles: " + ", ".join(INPUT_FORMATS) + " "
-                   "(default: by the extension: .csv (a quizzes or puzzle column), .sdm, "
-                   ".sdk, .opensudoku or .xml, .parquet; otherwise lines)")
+                   help="how FILE holds its puzzles: " + _sudoku_input_formats())
     _add_workers(p, "work in N processes, 8,192 puzzles at a time each")
     p.set_defaults(func=_run_canon)
 
@@ -290,18 +303,21 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
                    help="target: dig to a blank count drawn from --blanks (the default when "
                    "--blanks is given); limit: dig until no more givens can go, within "
                    "--blanks (the default without --blanks)")
-    p.add_argument("--score", metavar="MIN-MAX", help="accepted range of the rating score")
+    p.add_argument("--score", metavar="MIN-MAX",
+                   help="accepted range of the rating score (default: any score)")
     p.add_argument("--require", action="append", metavar="NAMES",
                    help="techniques the solution path must use, as the ladder names them "
                    "(comma-separated or repeated; a technique's name covers its variants), "
-                   "e.g. --require X-Wing")
+                   "e.g. --require X-Wing (default: none required)")
     p.add_argument("--exclude", action="append", metavar="NAMES",
-                   help="techniques the solution path must not use (as --require)")
+                   help="techniques the solution path must not use (as --require; default: "
+                   "none excluded)")
     p.add_argument("--hardest", metavar="NAME",
-                   help="the technique the hardest step of the path must be")
+                   help="the technique the hardest step of the path must be (default: any)")
     p.add_argument("--se", metavar="MIN-MAX",
                    help="range of the Sudoku Explainer rating ER, e.g. 6.6-7.2; csv and "
-                   "jsonl then add the columns er, ep, ed")
+                   "jsonl then add the columns er, ep, ed (default: any ER, and no such "
+                   "columns)")
     p.add_argument("--attempts", type=int, metavar="N",
                    help="full grids (nonograms: pictures) each task tries before it counts "
                    "as rejected (default 50; nonograms 200)")
@@ -669,13 +685,16 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kind", choices=("sudoku", "nonogram"),
                    help="export the puzzles of this kind (default: the kind of the puzzles "
                    "selected; a selection of both kinds is refused without it)")
-    p.add_argument("--format", choices=EXPORT_FORMATS + ("non",) + IMAGE_FORMATS,
+    sudoku, nonogram = (KIND_FORMATS[k] + IMAGE_FORMATS for k in ("sudoku", "nonogram"))
+    nonogram_only = [f for f in nonogram if f not in sudoku]
+    p.add_argument("--format", choices=EXPORT_FORMATS + tuple(nonogram_only) + IMAGE_FORMATS,
                    default="csv",
-                   help="file format (default: csv; non: nonograms only; csv, jsonl, parquet, "
-                   "lines, svg and png: either kind; the others Sudoku only)")
+                   help=f"file format (default: csv; {joined(nonogram_only)}: nonograms only; "
+                   f"{joined([f for f in nonogram if f in sudoku])}: either kind; the others "
+                   "Sudoku only)")
     p.add_argument("--out", metavar="PATH", default="-",
-                   help="output file (a directory for hf, non, svg and png); '-' or nothing "
-                   "writes standard output")
+                   help=f"output file (a directory for {joined(DIRECTORY_FORMATS)}); '-' or "
+                   "nothing writes standard output")
     p.add_argument("--license", metavar="ID",
                    help="licence the hf dataset card declares, an identifier as the Hugging "
                    "Face Hub's (mit, apache-2.0, cc-by-4.0, other: letters, digits, '.', '-' "
@@ -690,7 +709,7 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
                    "picture is its 3.75 in grid and a 1/12 in margin each side, 3.92 in "
                    "square)")
     p.add_argument("--se", action="store_true",
-                   help="Sudoku csv, jsonl and parquet: add the columns er, ep, ed, Sudoku "
+                   help=f"Sudoku {joined(SE_FORMATS)}: add the columns er, ep, ed, Sudoku "
                    "Explainer's ratings (puzzles stored without them are rated now)")
     p.set_defaults(func=_run_export)
 
@@ -761,7 +780,7 @@ def _add_verify(sub: argparse._SubParsersAction) -> None:
         "blank count and canonical form; and, when the run "
         "recorded the fingerprint of the ladder that rated it and that ladder is today's, "
         "rating it again gives the stored tier, score, hardest technique and techniques "
-        "(with --rerate every puzzle's rating is re-checked). "
+        "(with --rerate the others' ratings too, by tier, score and hardest technique). "
         "Each failure is printed on stderr as 'puzzle ID (run R, quota Q): problem', then a "
         "summary. Exit status: 0 all passed, 1 some failed, 2 the store cannot be read (or a "
         "worker process of --workers died).",

@@ -32,6 +32,7 @@ them with :func:`row`:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 
@@ -70,6 +71,16 @@ class PuzzleRecord(NamedTuple):
         """``techniques`` as ``{name: count}``, in ladder order."""
         pairs = (item.rsplit(":", 1) for item in self.techniques.split(";") if item)
         return {name: int(n) for name, n in pairs}
+
+
+def techniques_text(counts: Mapping[str, int]) -> str:
+    """``{name: count}`` as the ``techniques`` field holds it, ``name:count;name:count``
+    (the reverse of :attr:`PuzzleRecord.technique_counts`).
+
+    >>> techniques_text({"Full House": 3, "X-Wing": 1})
+    'Full House:3;X-Wing:1'
+    """
+    return ";".join(f"{name}:{n}" for name, n in counts.items())
 
 
 #: Every field, in declaration order.

@@ -1,4 +1,4 @@
-"""Puzzle kinds: the one interface the pipeline, the outputs and the layouts call.
+"""Puzzle kinds: what the pipeline calls a kind's own work through.
 
 Each kind (``sudoku``, ``nonogram``) is a package of pure computation with its own
 formats, solver, ladder and generator. What the rest of nanpure needs from a kind is
@@ -15,7 +15,15 @@ small, and :data:`KINDS` holds it:
   found (said before the work starts), or None;
 - ``fits(record, spec)``: whether a fresh record really meets the spec it was made for
   (tier range, symmetry, size or blank count, techniques, SE range): the run's guard
-  against generator bugs.
+  against generator bugs;
+- ``ladder()``: what identifies the kind's ladder today, the rows its
+  :func:`ladder_fingerprint` hashes (runs record it; ``nanpure verify`` re-checks ratings
+  made with today's).
+
+Not all of a kind goes through here: :data:`KINDS` is what the run's workers, the config
+check and the solution check call, and what the ladder fingerprint hashes; verify's
+symmetry and rating checks, formats, drawing, statistics and the command line branch on
+the kind's name (the README's "Where to add things" lists those places).
 
 What ``puzzle``, ``solution`` and ``blanks`` hold is the kind's:
 
@@ -35,16 +43,18 @@ nonogram  the one-line form ``WxH rows/columns`` /        cells to decide (W x H
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..record import PuzzleRecord
+from ..record import PuzzleRecord, techniques_text
 
 
 @dataclass(frozen=True)
 class Kind:
-    """What the pipeline, outputs and layouts call for one puzzle kind."""
+    """What the pipeline calls for one puzzle kind (see the module text)."""
 
     name: str
     make_candidate: Callable[[Any, int], PuzzleRecord | None]
@@ -52,6 +62,7 @@ class Kind:
     verify: Callable[[Sequence[PuzzleRecord]], list[str | None]]
     fits: Callable[[PuzzleRecord, Any], bool]
     rarity: Callable[[Any], str | None]
+    ladder: Callable[[], list]
 
 
 # --- sudoku -----------------------------------------------------------------------------------
@@ -82,6 +93,14 @@ def _sudoku_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
 
     return _verify(records, parse_line, BoardError,
                    lambda boards: count_solutions_batch(np.stack(boards)), format_line)
+
+
+def _sudoku_ladder() -> list:
+    """Each rung's code, name, tier, score, variants and whether it is tried, in the order
+    the rater tries them."""
+    from .ladder import LADDER
+
+    return [[t.code, t.name, t.tier, t.score, list(t.variants), t.enabled] for t in LADDER]
 
 
 def _sudoku_fits(made: PuzzleRecord, spec: Any) -> bool:
@@ -117,7 +136,7 @@ def _nonogram_make(spec: Any, seed: int) -> PuzzleRecord | None:
         tier=rating.tier,
         score=rating.score,
         hardest=rating.hardest,
-        techniques=";".join(f"{name}:{n}" for name, n in rating.counts.items()),
+        techniques=techniques_text(rating.counts),
         symmetry=made.symmetry,
         blanks=p.width * p.height,
         seed=made.seed,
@@ -143,6 +162,13 @@ def _nonogram_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
 
     return _verify(records, parse_line, FormatError,
                    lambda puzzles: count_solutions_batch(puzzles, 2))
+
+
+def _nonogram_ladder() -> list:
+    """Each technique's name, tier and score, in ladder order."""
+    from .nonogram.rating import TECHNIQUES
+
+    return [[t.name, t.tier, t.score] for t in TECHNIQUES]
 
 
 def _nonogram_fits(made: PuzzleRecord, spec: Any) -> bool:
@@ -191,9 +217,9 @@ def _solution_problem(count: int, solution: str | None, stored: str) -> str | No
 
 KINDS: dict[str, Kind] = {
     "sudoku": Kind("sudoku", _sudoku_make, _sudoku_check, _sudoku_verify, _sudoku_fits,
-                   _sudoku_rarity),
+                   _sudoku_rarity, _sudoku_ladder),
     "nonogram": Kind("nonogram", _nonogram_make, _nonogram_check, _nonogram_verify,
-                     _nonogram_fits, _nonogram_rarity),
+                     _nonogram_fits, _nonogram_rarity, _nonogram_ladder),
 }
 
 
@@ -210,3 +236,15 @@ def kind_of(name: str) -> Kind:
     except KeyError:
         raise ValueError(f"unknown puzzle kind {name!r}; expected one of "
                          f"{', '.join(sorted(KINDS))}") from None
+
+
+def ladder_fingerprint(kind: str = "sudoku") -> str:
+    """A short hash of the ladder of ``kind`` today (:attr:`Kind.ladder`): puzzles rated
+    by the same ladder show the same fingerprint (Sudoku's is the one every export
+    records); an unknown kind is a ValueError (:func:`kind_of`).
+
+    >>> len(ladder_fingerprint()), ladder_fingerprint() == ladder_fingerprint("nonogram")
+    (16, False)
+    """
+    rows = kind_of(kind).ladder()
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]

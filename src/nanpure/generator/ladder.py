@@ -33,6 +33,7 @@ from functools import cache
 
 import numpy as np
 
+from ..record import techniques_text
 from .board import BoardError, as_board
 from .solver import count_solutions_batch
 from .techniques import climb
@@ -270,7 +271,7 @@ class Rating:
     @property
     def techniques(self) -> str:
         """``name:count;name:count`` in ladder order, as the CSV exports print it."""
-        return ";".join(f"{name}:{n}" for name, n in self.counts.items())
+        return techniques_text(self.counts)
 
 
 # --- resolving finders ------------------------------------------------------------------------

@@ -1540,11 +1540,6 @@ def digit_sizes(plan: BookPlan) -> tuple[float, float]:
     return digit_size(puzzles), digit_size(answers)
 
 
-def min_digit_size(plan: BookPlan) -> float:
-    """The size, in points, of the smallest digits of the book, puzzles or answers."""
-    return min(digit_sizes(plan))
-
-
 def render_book(plan: BookPlan, out: str | BinaryIO) -> None:
     """Draw ``plan`` as a PDF into the file path or binary stream ``out``.
 

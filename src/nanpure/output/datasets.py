@@ -66,6 +66,7 @@ from ..files import (
     write_text_atomic,
     written_through,
 )
+from ..generator.kinds import ladder_fingerprint
 from ..generator.tiers import TIERS
 from ..record import PuzzleRecord, columns, row
 
@@ -76,9 +77,11 @@ FORMATS = ("csv", "jsonl", "parquet", "lines")
 #: Formats that take a ``steps`` column (the solution path), on request: "; "-separated
 #: text in CSV, a list in JSON lines.
 STEPS_FORMATS = ("csv", "jsonl")
-#: Sudoku Explainer's ratings, the columns ``se`` adds after the others (csv, jsonl,
-#: parquet, and generate's formats).
+#: Sudoku Explainer's ratings, the columns ``se`` adds after the others (in
+#: :data:`SE_FORMATS`, and generate's formats).
 SE_COLUMNS = columns("er", "ep", "ed")
+#: The export formats that take the ``se`` columns (Sudoku only).
+SE_FORMATS = ("csv", "jsonl", "parquet")
 
 #: ``nanpure generate``'s formats, the columns of its CSV and of its JSON lines.
 GENERATED_FORMATS = ("text", "csv", "jsonl")
@@ -239,9 +242,11 @@ def _write_rows(rows: Iterable[dict[str, Any]], fmt: str, out: Any,
     elif fmt == "jsonl":
         for r in rows:
             out.write(json.dumps(r, ensure_ascii=False) + "\n")
-    else:
+    elif fmt == "lines":
         for r in rows:
             out.write(r["puzzle"] + "\n")
+    else:  # a format added to FORMATS but not here: no other format in its place
+        raise ExportError(f"no text writer for format {fmt!r}; expected csv, jsonl or lines")
 
 
 class PuzzleWriter:
@@ -488,9 +493,15 @@ MAX_DPI = 1200
 #: (``csv`` is any CSV with a ``quizzes`` or ``puzzle`` column, as Kaggle's sets, the
 #: kaggle export and the csv export have).
 INPUT_FORMATS = ("lines", "csv", "sdm", "sdk", "opensudoku", "parquet")
+#: A file's extension (lower case) -> the input format it is read as without
+#: ``--input-format``; any other file (and standard input) is ``lines``.
+INPUT_EXTENSIONS = {".csv": "csv", ".sdm": "sdm", ".sdk": "sdk", ".opensudoku": "opensudoku",
+                    ".xml": "opensudoku", ".parquet": "parquet"}
 #: Export formats for each kind (``non`` and ``hf`` write a directory).
 KIND_FORMATS = {"sudoku": EXPORT_FORMATS,
                 "nonogram": ("csv", "jsonl", "parquet", "lines", "non")}
+#: Export formats that write a directory, not a file.
+DIRECTORY_FORMATS = ("hf", "non", *IMAGE_FORMATS)
 #: Formats that hold :func:`provenance` themselves (the others get a ``.meta.json``).
 _PROVENANCE_INSIDE = ("parquet", "sdk", "opensudoku")
 #: Share of the equivalence classes the ``hf`` export puts in ``test``, in percent.
@@ -499,22 +510,9 @@ TEST_PERCENT = 10
 HF_LICENSE = "cc0-1.0"
 
 
-def ladder_fingerprint() -> str:
-    """A short hash of the technique ladder (each rung's code, name, tier, score,
-    variants and whether it is tried, in the order the rater tries them): two exports
-    rated by the same ladder show the same fingerprint.
-
-    >>> len(ladder_fingerprint()), ladder_fingerprint() == ladder_fingerprint()
-    (16, True)
-    """
-    from ..generator.ladder import LADDER
-
-    rungs = [[t.code, t.name, t.tier, t.score, list(t.variants), t.enabled] for t in LADDER]
-    return hashlib.sha256(json.dumps(rungs).encode()).hexdigest()[:16]
-
-
 def provenance() -> dict[str, str]:
-    """What every export records about how its puzzles were made and rated."""
+    """What every export records about how its puzzles were made and rated: the nanpure
+    version and the Sudoku ladder's :func:`~nanpure.generator.kinds.ladder_fingerprint`."""
     from .. import __version__
 
     return {"nanpure_version": __version__, "ladder_fingerprint": ladder_fingerprint()}
@@ -538,12 +536,15 @@ def _write_interchange(records: Iterable[PuzzleRecord], fmt: str, out: TextIO,
         out.writelines(_zeros(r.puzzle) + "\n" for r in counted)
     elif fmt == "sdk":
         _write_sdk(counted, meta, out)
-    else:
+    elif fmt == "opensudoku":
         if runs is None:
             whole = list(counted)
             runs = sorted({r.run for r in whole if r.run is not None})
             counted = _Counted(whole)
         _write_opensudoku(counted, meta, out, runs)
+    else:  # a format added to INTERCHANGE_FORMATS but not here
+        raise ExportError(f"unknown interchange format {fmt!r}; expected one of "
+                          f"{', '.join(INTERCHANGE_FORMATS)}")
     return counted.n
 
 

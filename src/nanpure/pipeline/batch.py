@@ -47,7 +47,13 @@ import numpy as np
 
 from ..generator.board import board_error, repeated_givens, scan_puzzle_text
 from ..generator.solver import count_solutions_batch
-from ..output.datasets import INPUT_FORMATS, ReadError, iter_puzzle_texts, looks_like
+from ..output.datasets import (
+    INPUT_EXTENSIONS,
+    INPUT_FORMATS,
+    ReadError,
+    iter_puzzle_texts,
+    looks_like,
+)
 
 if TYPE_CHECKING:
     from ..generator.ladder import Rating
@@ -339,10 +345,6 @@ def _line_chunks(source: _Input, size: int | None) -> Iterator[bytes]:
     yield b"".join(carry)
 
 
-_EXTENSIONS = {".csv": "csv", ".sdm": "sdm", ".sdk": "sdk", ".opensudoku": "opensudoku",
-               ".xml": "opensudoku", ".parquet": "parquet"}
-
-
 def input_format_for(path: str | None, given: str | None = None) -> str:
     """The input format: ``given`` if any, else by the file's extension, else ``lines``.
 
@@ -353,7 +355,7 @@ def input_format_for(path: str | None, given: str | None = None) -> str:
         return given
     if path in (None, "-"):
         return "lines"
-    return _EXTENSIONS.get(Path(path).suffix.lower(), "lines")
+    return INPUT_EXTENSIONS.get(Path(path).suffix.lower(), "lines")
 
 
 def located_problems(problems: list[tuple[int, str]], name: str) -> list[tuple[int, str]]:

@@ -560,11 +560,6 @@ class RunConfig:
         """A copy with some fields changed (e.g. ``workers`` from the command line)."""
         return dataclasses.replace(self, **changes)
 
-    def same_puzzles_as(self, config_json: str) -> bool:
-        """Whether a stored config (``runs.config``) has this seed and these quota kinds,
-        so that resuming it makes the puzzles this config would make."""
-        return not self.puzzle_changes(config_json)
-
     def puzzle_changes(self, config_json: str) -> list[str]:
         """What this config changes of a stored one (``runs.config``) that decides which
         puzzles the run makes, as the stored value and this one's, ``key = stored (now

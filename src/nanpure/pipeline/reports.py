@@ -20,11 +20,12 @@ from typing import Any, TextIO
 from ..files import check_not_store
 from ..output import stats
 from ..output.datasets import (
-    FORMATS,
+    DIRECTORY_FORMATS,
     HF_LICENSE,
     IMAGE_FORMATS,
     KIND_FORMATS,
     MAX_DPI,
+    SE_FORMATS,
     ExportError,
     check_steps,
     chunks,
@@ -83,10 +84,6 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
                              steps=steps, answers=answers, dpi=dpi, se=se, runs=runs)
 
 
-#: Export formats that write a directory, not a file.
-DIRECTORY_FORMATS = ("hf", "non", *IMAGE_FORMATS)
-
-
 #: Export options only some formats take: what each is for, and those formats.
 _ONLY_FOR = {"--answers": ("the pictures", IMAGE_FORMATS), "--dpi": ("PNG pictures", ("png",)),
              "--license": ("the hf dataset card", ("hf",))}
@@ -111,9 +108,9 @@ def check_options(fmt: str, kind: str, *, license: str | None, steps: bool, answ
                           "letters, digits, '.', '-' and '+', as the Hugging Face Hub's "
                           "cc0-1.0, mit, apache-2.0, cc-by-4.0 or other")
     check_steps(fmt, True if steps else None)
-    if se and (kind != "sudoku" or fmt not in FORMATS[:3]):
+    if se and (kind != "sudoku" or fmt not in SE_FORMATS):
         raise ExportError(f"--se adds Sudoku Explainer's ratings to Sudoku exports in "
-                          f"{', '.join(FORMATS[:3])}, not to {kind} {fmt}")
+                          f"{', '.join(SE_FORMATS)}, not to {kind} {fmt}")
     if dpi is not None and not 1 <= dpi <= MAX_DPI:
         raise ExportError(f"--dpi {dpi}: give a whole number from 1 to {MAX_DPI}")
     if fmt not in KIND_FORMATS[kind] + IMAGE_FORMATS:

@@ -25,34 +25,27 @@ Each puzzle is checked by its kind (:mod:`nanpure.generator.kinds`):
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from ..generator.kinds import kind_of
+from ..generator.kinds import KINDS, kind_of, ladder_fingerprint
 from ..output.datasets import chunks
-from ..record import PuzzleRecord
+from ..record import PuzzleRecord, techniques_text
 from ..words import counted
 from .batch import BatchJob, Progress, Segment, batch_workers
 from .store import Store
 
 
 def ladder_fingerprints() -> dict[str, str]:
-    """The fingerprint of each kind's ladder today: ``{kind: 16 hex digits}``. Sudoku's
-    is the one every export records (:func:`nanpure.output.datasets.ladder_fingerprint`).
+    """The fingerprint of each kind's ladder today (:func:`.kinds.ladder_fingerprint`):
+    ``{kind: 16 hex digits}``. Sudoku's is the one every export records.
 
     >>> sorted(ladder_fingerprints())
     ['nonogram', 'sudoku']
     """
-    from ..generator.nonogram import TECHNIQUES
-    from ..output.datasets import ladder_fingerprint
-
-    rungs = [[t.name, t.tier, t.score] for t in TECHNIQUES]
-    nonogram = hashlib.sha256(json.dumps(rungs).encode()).hexdigest()[:16]
-    return {"sudoku": ladder_fingerprint(), "nonogram": nonogram}
+    return {kind: ladder_fingerprint(kind) for kind in KINDS}
 
 
 @dataclass
@@ -152,8 +145,7 @@ def _rating_problem(record: PuzzleRecord, other_ladder: str | None = None) -> st
         from ..generator.nonogram import rate as rate_nonogram
 
         found = rate_nonogram(parse_line(record.puzzle))
-        again = (found.tier, found.score, found.hardest,
-                 ";".join(f"{name}:{n}" for name, n in found.counts.items()))
+        again = (found.tier, found.score, found.hardest, techniques_text(found.counts))
     stored = (record.tier, record.score, record.hardest, record.techniques)
     if other_ladder is not None:
         if again[:3] == stored[:3]:

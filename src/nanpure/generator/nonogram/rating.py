@@ -101,10 +101,6 @@ class Rating:
     contradiction: bool = False
     steps: tuple[Step, ...] | None = None
 
-    @property
-    def logic_solvable(self) -> bool:
-        return self.solved
-
 
 # --- kernels ----------------------------------------------------------------------------------
 

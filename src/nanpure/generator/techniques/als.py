@@ -33,7 +33,7 @@ are two ``int64`` words (see ``board.CELL_WORD``).
 ...              "..6........4.459.....")
 >>> cand = candidates(grid)
 >>> cand[grid > 0] = 0
->>> n_als(grid, cand) > 0
+>>> als_structure(grid, cand).n > 0
 True
 """
 
@@ -242,12 +242,6 @@ def _finish_als(grid, cand, n, cells, masks):
                     buddies[a, d, 0] &= PEER_SET[c, 0]
                     buddies[a, d, 1] &= PEER_SET[c, 1]
     return n, cells[:n], masks[:n], dcells, buddies
-
-
-@njit(cache=True)
-def n_als(grid: np.ndarray, cand: np.ndarray) -> int:
-    """How many distinct almost locked sets the grid holds (capped at MAX_ALS)."""
-    return _collect_als(grid, cand)[0]
 
 
 @njit(cache=True)

@@ -33,7 +33,8 @@ the whole again, so each level of calls between the climb and the finders would 
 every finder once more.
 
 A technique whose finder has a kernel here is one row of the ladder; a new finder also
-needs a kernel id (a line ``NAME = _kernel("finder")``) and a branch in :func:`_run`.
+needs a kernel id (a line ``NAME = _kernel("finder")``) and a branch in :func:`_run` (an
+id without one finds nothing; ``tests/test_ladder.py`` checks that every id has one).
 
 The log has one row per step: ``(ladder index, variant, cell, digit)`` for a single,
 ``(ladder index, variant, -1, record)`` for any other step, where ``record`` is the row
@@ -269,8 +270,11 @@ def _run(grid, cand, step, solution, rungs, r: int, units: int, memo, planes) ->
         found = _chain(cand, step, memo.chains, kernel == NICE_LOOP, a != 0)
     elif kernel == FORCING_CHAIN:
         found = find_forcing_chain(grid, cand, step, a != 0)
-    else:
+    elif kernel == BRUTE_FORCE:
         found = find_brute_force(grid, cand, step, solution)
+    else:  # a kernel id without a branch finds nothing, rather than acting as another
+        clear(step)
+        found = False
     return 1 if found else 0
 
 
