@@ -316,7 +316,7 @@ def test_the_stall_warning_of_a_nonogram_quota_names_nonogram_keys(caplog):
         watch()
     assert [r.getMessage() for r in caplog.records] == [
         f"quota tiny has accepted none of {quotas.STALL_TASKS} tasks in 0 s: its puzzles may "
-        "be too rare to find; change its tier, size or density"]
+        "be too rare to find; change its tier, size, density or smoothing"]
 
 
 def test_the_stall_warning_blames_a_quota_only_for_its_own_work(caplog, monkeypatch):
@@ -347,9 +347,9 @@ def test_the_stall_warning_blames_a_quota_only_for_its_own_work(caplog, monkeypa
         watch()
     assert [r.getMessage() for r in caplog.records] == [
         "quota n30 has accepted none of 3000 tasks in 91 s: its puzzles may be too rare to "
-        "find; change its tier, size or density",
+        "find; change its tier, size, density or smoothing",
         "quota n60 has accepted none of 4 tasks in 91 s: its puzzles may be too rare to "
-        "find; change its tier, size or density"]
+        "find; change its tier, size, density or smoothing"]
 
 
 def test_no_task_finishing_for_long_is_warned_about_every_so_often(caplog, monkeypatch):

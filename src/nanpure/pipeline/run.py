@@ -784,7 +784,7 @@ class _Bars:
 
 #: What the stall warning suggests, per puzzle kind: the keys that make its puzzles rare.
 _WIDEN = {"sudoku": "widen its blanks or change its tier",
-          "nonogram": "change its tier, size or density"}
+          "nonogram": "change its tier, size, density or smoothing"}
 
 
 @dataclass
