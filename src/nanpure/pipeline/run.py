@@ -381,12 +381,12 @@ def _stops_spared(for_good: bool = False) -> Iterator[_Stops | None]:
 @contextlib.contextmanager
 def _finishing() -> Iterator[None]:
     """The block does what a stop must not cut short, and after which the command has
-    done its work (a book recorded in the store): inside :func:`_stops_spared`, a Ctrl-C
-    or SIGTERM in the block is held back until it ends, and once it has ended that one
-    and any later one are let go until the :func:`_stops_spared` block ends, so that the
-    command says what it did and exits with its status. A block that raises puts the
-    handlers back and then gives them the first stop held back: the command stops as
-    it would have."""
+    done its work (a book recorded in the store, an export renamed into place): inside
+    :func:`_stops_spared`, a Ctrl-C or SIGTERM in the block is held back until it ends,
+    and once it has ended that one and any later one are let go until the
+    :func:`_stops_spared` block ends, so that the command says what it did and exits
+    with its status. A block that raises puts the handlers back and then gives them the
+    first stop held back: the command stops as it would have."""
     stops = _stops
     if stops is None:  # not the main thread, whose signals these are
         yield
