@@ -401,6 +401,27 @@ def test_sections_are_numbered_from_one_in_errors(tmp_path, store):
         publish_book(config)
 
 
+def test_config_errors_count_sections_from_one_as_the_book_does(tmp_path, store):
+    """The config's messages counted [[book.section]] tables from 0 (book.section[1] was
+    the second), the book's from 1 (section 2): now both count them as a reader of the
+    file does, and the items of a list too."""
+    second = ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "Easy"\nquota = "easy"\n'
+              '[[book.section]]\ntitle = "Hard"\n{}\n')
+    with pytest.raises(ConfigError) as exc:
+        book_config_from_toml(parse_toml(second.format(""), "b.toml"), "b.toml")
+    assert str(exc.value).startswith("b.toml: book.section[2]: say which puzzles fill")
+    with pytest.raises(ConfigError) as exc:
+        book_config_from_toml(parse_toml(second.format('tiers = ["hard", "hardd"]'),
+                                         "b.toml"), "b.toml")
+    assert str(exc.value).startswith('b.toml: book.section[2].tiers[2]: expected one of '
+                                     '"easy"')
+    config = load_book_config(write_config(tmp_path, store, sections=(
+        '[[book.section]]\ntitle = "Easy"\nquota = "easy"\n'
+        '[[book.section]]\ntitle = "Hard"\nquota = "hardd"\n')))
+    with pytest.raises(PublishError, match=r"^section 2 \('Hard'\): "):
+        publish_book(config)
+
+
 def test_a_stored_solution_that_does_not_match_stops_the_build(tmp_path, store):
     with sqlite3.connect(store) as db:
         (pid, solution), = db.execute("SELECT id, solution FROM puzzles WHERE quota = 'hard' "
@@ -463,9 +484,9 @@ CONFIG_ERRORS = [
      '[[book.section]]\ntitle = "E"\nquota = "e"\n', "book.puzzles_per_page: large_print"),
     ('[book]\ntitle = "T"\ncjk_font = "/no/such.ttf"\n[[book.section]]\ntitle = "E"\n'
      'quota = "e"\n', "book.cjk_font: no such font file"),
-    ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\n', "book.section[0]: say which"),
+    ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\n', "book.section[1]: say which"),
     ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\ntier = "easy"\ntiers = ["hard"]\n',
-     "book.section[0].tier: give either"),
+     "book.section[1].tier: give either"),
     ('[book]\ntitle = "T"\nout = "x.txt"\n[[book.section]]\ntitle = "E"\nquota = "e"\n',
      "book.out: expected a file name ending in .pdf"),
     ('[book]\ntitle = "T"\ncolour = 1\n[[book.section]]\ntitle = "E"\nquota = "e"\n',
@@ -477,10 +498,10 @@ CONFIG_ERRORS = [
      "hints, reuse, bleed, stars, order, cover, section"),
     # a tier nonograms lack only found no puzzles
     ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "P"\nkind = "nonogram"\n'
-     'tier = "unfair"\n', "book.section[0].tier: 'unfair' is not a nonogram tier; expected one "
+     'tier = "unfair"\n', "book.section[1].tier: 'unfair' is not a nonogram tier; expected one "
      "of easy, medium, hard, extreme"),
     ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "P"\nkind = "nonogram"\n'
-     'tiers = ["easy", "unfair"]\n', "book.section[0].tiers: 'unfair' is not a nonogram tier"),
+     'tiers = ["easy", "unfair"]\n', "book.section[1].tiers: 'unfair' is not a nonogram tier"),
 ]
 
 

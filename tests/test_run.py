@@ -507,7 +507,7 @@ def test_cli_bad_config_is_one_line(tmp_path, capsys):
     assert main(["run", str(bad), "--store", str(tmp_path / "s.db")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0
-    assert err.startswith(f"nanpure: {bad}: quota[0].blanks: expected [lo, hi]")
+    assert err.startswith(f"nanpure: {bad}: quota[1].blanks: expected [lo, hi]")
 
 
 def _lines(store):
