@@ -115,6 +115,9 @@ class RunSummary:
     resumed: bool = False
     stock: list[Stock] = field(default_factory=list)  # the inventory quotas at the start
     began_at: str = ""  # when this session began, ISO-8601 UTC (the run's may be earlier)
+    #: the session's seconds as the store recorded them (Store.finish_run), which stats
+    #: counts; None when the run's row was not made (or not finished)
+    run_seconds: float | None = None
 
     @property
     def exit_status(self) -> int:
@@ -123,6 +126,14 @@ class RunSummary:
     @property
     def made(self) -> int:
         return sum(q.accepted for q in self.quotas)
+
+    @property
+    def timed_seconds(self) -> float:
+        """The seconds the session's puzzles/s are counted over: those the store recorded
+        for it (from its row to its end, as ``stats`` counts a run's), so that the two
+        give one figure; not the command's own, which count its start too (opening the
+        store, compiling kernels on their first use). The command's without a row."""
+        return self.run_seconds if self.run_seconds is not None else self.seconds
 
     def format(self) -> str:
         """The table printed at the end of a run."""
@@ -152,8 +163,8 @@ class RunSummary:
                                                                            strict=True)]
             lines.append("  ".join(cells).rstrip())
         if self.workers:
-            rate = self.made / self.seconds if self.seconds > 0 else 0.0
-            lines.append(f"{rate:.1f} puzzles/s")
+            seconds = self.timed_seconds
+            lines.append(f"{self.made / seconds if seconds > 0 else 0.0:.1f} puzzles/s")
         made = {q.name: q.accepted for q in self.quotas}
         for s in self.stock:
             lines.append(f"stock {s.quota}: {s.unused} unused + {made[s.quota]} made = "
@@ -477,7 +488,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                                       ladders=ladder_fingerprints(), began_at=began_at)
                 go_live()  # a stop held back while the row was made stops the run here
                 if all(s.full for s in states):
-                    store.finish_run(run.id, COMPLETE)
+                    summary.run_seconds = store.finish_run(run.id, COMPLETE)
                     summary.seconds = time.monotonic() - started
                     return summary
                 specs = [q.spec() for q in config.quotas]
@@ -541,7 +552,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
             elif executor is not None and loop is not None:
                 executor.cancel(set(loop.futures))
         if run is not None:  # None: stopped in the instant before it was made
-            store.finish_run(run.id, summary.status)
+            summary.run_seconds = store.finish_run(run.id, summary.status)
         summary.seconds = time.monotonic() - started
         log.info("run %s %s: %d puzzles made in %.1f s", config.name, summary.status,
                  summary.made, summary.seconds)
