@@ -354,6 +354,45 @@ def test_a_stop_once_the_book_is_recorded_lets_it_finish(tmp_path, store, when, 
         assert [tuple(r) for r in s.db.execute("SELECT id FROM books")] == [(1,)]
 
 
+#: ``nanpure book CONFIG`` whose store fails to record the book (a full disk, say) after
+#: a signal (the last argument) came in the middle of recording it.
+_STOPPED_AS_RECORDING_FAILS = """
+import os, signal, sys
+from nanpure.pipeline.store import Store, StoreError
+
+signum = getattr(signal, sys.argv.pop())
+
+def failed(self, *args, **kwargs):
+    os.kill(os.getpid(), signum)  # held back while the book is being recorded
+    raise StoreError("database or disk is full")
+
+Store.record_book = failed
+from nanpure.cli import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_stop_as_recording_the_book_fails_still_says_it_is_not_recorded(tmp_path, store,
+                                                                         signame):
+    """A SIGTERM while the store failed to record the book was given back as the failure
+    came out, and killed the command before it said that the book was written but not
+    recorded (Ctrl-C said so, but not why). Now the failure is said, in full, and the
+    command exits with its status, 2."""
+    config = write_config(tmp_path, store)
+    proc = subprocess.run(
+        [sys.executable, "-c", _STOPPED_AS_RECORDING_FAILS, "book", str(config), signame],
+        capture_output=True, text=True, timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        f"nanpure: {tmp_path / 'book.pdf'} was written but not recorded in the store, so its "
+        "puzzles stay unused (the next book takes them again): database or disk is full\n")
+    assert (tmp_path / "book.pdf").exists()
+    with Store(store) as s:
+        assert not s.db.execute("SELECT * FROM books").fetchall()
+
+
 def test_a_file_that_is_no_store_names_book_store(tmp_path, capsys):
     """``book`` has no --store, yet a store file that was empty or no database told it to
     give another --store path, and a directory said only "cannot read: Is a directory";

@@ -396,8 +396,11 @@ def _finishing() -> Iterator[None]:
     :func:`_stops_spared`, a Ctrl-C or SIGTERM in the block is held back until it ends,
     and once it has ended that one and any later one are let go until the
     :func:`_stops_spared` block ends, so that the command says what it did and exits
-    with its status. A block that raises puts the handlers back and then gives them the
-    first stop held back: the command stops as it would have."""
+    with its status. A block that raises puts the handlers back: the command fails, or
+    stops, as it would have. One that raises with a stop held back lets that stop go as
+    well, and the command says why it failed and exits with that failure's status, never
+    0: given back then, SIGTERM killed the command before it said that its book was
+    written but not recorded."""
     stops = _stops
     if stops is None:  # not the main thread, whose signals these are
         yield
@@ -410,11 +413,9 @@ def _finishing() -> Iterator[None]:
         yield
     except BaseException:
         held, stops.held = stops.held, None
-        if installed:
+        if installed and not held:
             stops.restore()
             stops.previous = {}  # nothing to spare any more
-        if held:
-            signal.raise_signal(held[0])
         raise
     stops.held = None  # not live: every stop from now on is let go
 
