@@ -354,6 +354,45 @@ def test_a_stop_once_the_book_is_recorded_lets_it_finish(tmp_path, store, when, 
         assert [tuple(r) for r in s.db.execute("SELECT id FROM books")] == [(1,)]
 
 
+#: ``nanpure book CONFIG`` whose store fails to record the book (a full disk, say) after
+#: a signal (the last argument) came in the middle of recording it.
+_STOPPED_AS_RECORDING_FAILS = """
+import os, signal, sys
+from nanpure.pipeline.store import Store, StoreError
+
+signum = getattr(signal, sys.argv.pop())
+
+def failed(self, *args, **kwargs):
+    os.kill(os.getpid(), signum)  # held back while the book is being recorded
+    raise StoreError("database or disk is full")
+
+Store.record_book = failed
+from nanpure.cli import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_stop_as_recording_the_book_fails_still_says_it_is_not_recorded(tmp_path, store,
+                                                                         signame):
+    """A SIGTERM while the store failed to record the book was given back as the failure
+    came out, and killed the command before it said that the book was written but not
+    recorded (Ctrl-C said so, but not why). Now the failure is said, in full, and the
+    command exits with its status, 2."""
+    config = write_config(tmp_path, store)
+    proc = subprocess.run(
+        [sys.executable, "-c", _STOPPED_AS_RECORDING_FAILS, "book", str(config), signame],
+        capture_output=True, text=True, timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == (
+        f"nanpure: {tmp_path / 'book.pdf'} was written but not recorded in the store, so its "
+        "puzzles stay unused (the next book takes them again): database or disk is full\n")
+    assert (tmp_path / "book.pdf").exists()
+    with Store(store) as s:
+        assert not s.db.execute("SELECT * FROM books").fetchall()
+
+
 def test_a_file_that_is_no_store_names_book_store(tmp_path, capsys):
     """``book`` has no --store, yet a store file that was empty or no database told it to
     give another --store path, and a directory said only "cannot read: Is a directory";
@@ -398,6 +437,27 @@ def test_sections_are_numbered_from_one_in_errors(tmp_path, store):
     config = load_book_config(write_config(tmp_path, store, sections=sections))
     with pytest.raises(PublishError, match=r"^[^\n]*section 2 \('Hard'\): the store .* has no "
                                            r"puzzles of quota 'hardd'"):
+        publish_book(config)
+
+
+def test_config_errors_count_sections_from_one_as_the_book_does(tmp_path, store):
+    """The config's messages counted [[book.section]] tables from 0 (book.section[1] was
+    the second), the book's from 1 (section 2): now both count them as a reader of the
+    file does, and the items of a list too."""
+    second = ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "Easy"\nquota = "easy"\n'
+              '[[book.section]]\ntitle = "Hard"\n{}\n')
+    with pytest.raises(ConfigError) as exc:
+        book_config_from_toml(parse_toml(second.format(""), "b.toml"), "b.toml")
+    assert str(exc.value).startswith("b.toml: book.section[2]: say which puzzles fill")
+    with pytest.raises(ConfigError) as exc:
+        book_config_from_toml(parse_toml(second.format('tiers = ["hard", "hardd"]'),
+                                         "b.toml"), "b.toml")
+    assert str(exc.value).startswith('b.toml: book.section[2].tiers[2]: expected one of '
+                                     '"easy"')
+    config = load_book_config(write_config(tmp_path, store, sections=(
+        '[[book.section]]\ntitle = "Easy"\nquota = "easy"\n'
+        '[[book.section]]\ntitle = "Hard"\nquota = "hardd"\n')))
+    with pytest.raises(PublishError, match=r"^section 2 \('Hard'\): "):
         publish_book(config)
 
 
@@ -463,9 +523,9 @@ CONFIG_ERRORS = [
      '[[book.section]]\ntitle = "E"\nquota = "e"\n', "book.puzzles_per_page: large_print"),
     ('[book]\ntitle = "T"\ncjk_font = "/no/such.ttf"\n[[book.section]]\ntitle = "E"\n'
      'quota = "e"\n', "book.cjk_font: no such font file"),
-    ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\n', "book.section[0]: say which"),
+    ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\n', "book.section[1]: say which"),
     ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\ntier = "easy"\ntiers = ["hard"]\n',
-     "book.section[0].tier: give either"),
+     "book.section[1].tier: give either"),
     ('[book]\ntitle = "T"\nout = "x.txt"\n[[book.section]]\ntitle = "E"\nquota = "e"\n',
      "book.out: expected a file name ending in .pdf"),
     ('[book]\ntitle = "T"\ncolour = 1\n[[book.section]]\ntitle = "E"\nquota = "e"\n',
@@ -477,10 +537,10 @@ CONFIG_ERRORS = [
      "hints, reuse, bleed, stars, order, cover, section"),
     # a tier nonograms lack only found no puzzles
     ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "P"\nkind = "nonogram"\n'
-     'tier = "unfair"\n', "book.section[0].tier: 'unfair' is not a nonogram tier; expected one "
+     'tier = "unfair"\n', "book.section[1].tier: 'unfair' is not a nonogram tier; expected one "
      "of easy, medium, hard, extreme"),
     ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "P"\nkind = "nonogram"\n'
-     'tiers = ["easy", "unfair"]\n', "book.section[0].tiers: 'unfair' is not a nonogram tier"),
+     'tiers = ["easy", "unfair"]\n', "book.section[1].tiers: 'unfair' is not a nonogram tier"),
 ]
 
 

@@ -323,9 +323,9 @@ def test_a_sudoku_only_config_keeps_its_json():
 
 
 SECTION_ERRORS = [
-    ('kind = "kakuro"\n', 'book.section[0].kind: expected one of "nonogram", "sudoku"'),
+    ('kind = "kakuro"\n', 'book.section[1].kind: expected one of "nonogram", "sudoku"'),
     ('kind = "nonogram"\npuzzles_per_page = 3\n',
-     "book.section[0].puzzles_per_page: expected one of 1, 2, 4, 6; got 3"),
+     "book.section[1].puzzles_per_page: expected one of 1, 2, 4, 6; got 3"),
 ]
 
 
@@ -340,7 +340,7 @@ def test_section_kind_errors_name_the_key(extra, message):
 def test_large_print_refuses_a_section_of_several_a_page():
     text = ('[book]\ntitle = "T"\nlarge_print = true\n[[book.section]]\ntitle = "E"\n'
             'tier = "easy"\npuzzles_per_page = 2\n')
-    with pytest.raises(ConfigError, match=r"book.section\[0\].puzzles_per_page: large_print"):
+    with pytest.raises(ConfigError, match=r"book.section\[1\].puzzles_per_page: large_print"):
         book_config_from_toml(parse_toml(text, "b.toml"), "b.toml")
 
 

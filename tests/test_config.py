@@ -55,7 +55,7 @@ def test_readers_return_values_and_defaults():
     sub = s.table("sub")
     assert sub.path == "quota[2].sub" and sub.int("k") == 1
     (item,) = s.tables("arr")
-    assert item.path == "quota[2].arr[0]"
+    assert item.path == "quota[2].arr[1]"
     s.finish()
 
 
@@ -177,28 +177,28 @@ def _quota_error(lines, run="seed = 1"):
 @pytest.mark.parametrize(
     ("lines", "expected"),
     [
-        (["tier = \"fiendish\""], "bad.toml: quota[0].tier: expected one of \"easy\""),
-        (["blanks = [50, 70]"], "quota[0].blanks: expected [lo, hi], two integers from 0 to 64"),
-        (["blanks = 50"], "quota[0].blanks: expected [lo, hi]"),
-        (["tier = \"hard\"", "min_tier = \"easy\""], "quota[0].min_tier: give either tier"),
-        (["min_tier = \"hard\"", "max_tier = \"easy\""], "quota[0].min_tier: 'hard' is above"),
-        (["symmetry = \"spiral\""], "quota[0].symmetry: expected one of \"none\", \"rot180\""),
-        (["dig = \"deep\""], "quota[0].dig"),
-        (["colour = \"red\""], "quota[0].colour: unknown key; allowed keys: name, count"),
-        (["symmetry = \"dihedral\"", "blanks = [64, 64]"], "quota[0]: impossible quota 'q'"),
-        (["tier = \"easy\"", "score = [2000, 3000]"], "quota[0]: impossible quota 'q'"),
+        (["tier = \"fiendish\""], "bad.toml: quota[1].tier: expected one of \"easy\""),
+        (["blanks = [50, 70]"], "quota[1].blanks: expected [lo, hi], two integers from 0 to 64"),
+        (["blanks = 50"], "quota[1].blanks: expected [lo, hi]"),
+        (["tier = \"hard\"", "min_tier = \"easy\""], "quota[1].min_tier: give either tier"),
+        (["min_tier = \"hard\"", "max_tier = \"easy\""], "quota[1].min_tier: 'hard' is above"),
+        (["symmetry = \"spiral\""], "quota[1].symmetry: expected one of \"none\", \"rot180\""),
+        (["dig = \"deep\""], "quota[1].dig"),
+        (["colour = \"red\""], "quota[1].colour: unknown key; allowed keys: name, count"),
+        (["symmetry = \"dihedral\"", "blanks = [64, 64]"], "quota[1]: impossible quota 'q'"),
+        (["tier = \"easy\"", "score = [2000, 3000]"], "quota[1]: impossible quota 'q'"),
         (["require = [\"X-Wing\", \"X-wing\"]"],
-         "quota[0].require[1]: unknown technique 'X-wing'; did you mean 'X-Wing'"),
-        (["exclude = \"Forcing Chain\""], "quota[0].exclude: expected a list of strings"),
-        (["hardest = \"Swordfishh\""], "quota[0].hardest: unknown technique 'Swordfishh'"),
+         "quota[1].require[2]: unknown technique 'X-wing'; did you mean 'X-Wing'"),
+        (["exclude = \"Forcing Chain\""], "quota[1].exclude: expected a list of strings"),
+        (["hardest = \"Swordfishh\""], "quota[1].hardest: unknown technique 'Swordfishh'"),
         (["tier = \"medium\"", "require = [\"X-Wing\"]"],
          "impossible quota 'q': require: X-Wing is a hard technique"),
         (["kind = \"nonogram\"", "require = [\"X-Wing\"]"],
-         "quota[0].require: only sudoku quotas take this key"),
-        (["se = [7.2, 6.6]"], "quota[0].se: expected [lo, hi], two numbers from 1 to 12 with"),
-        (["se = \"hard\""], "quota[0].se: expected [lo, hi]"),
+         "quota[1].require: only sudoku quotas take this key"),
+        (["se = [7.2, 6.6]"], "quota[1].se: expected [lo, hi], two numbers from 1 to 12 with"),
+        (["se = \"hard\""], "quota[1].se: expected [lo, hi]"),
         (["tier = \"easy\"", "se = [9, 10]"],
-         "quota[0]: impossible quota 'q': an easy puzzle has an SE rating (ER) of at most 2.3"),
+         "quota[1]: impossible quota 'q': an easy puzzle has an SE rating (ER) of at most 2.3"),
     ],
 )
 def test_bad_quotas_name_the_key(lines, expected):
@@ -232,7 +232,8 @@ def test_bad_run_tables_name_the_key(run, expected):
 def test_quota_list_problems():
     with pytest.raises(ConfigError, match="bad.toml: quota: expected at least one"):
         _run_config("[run]\nseed = 1\n", "bad.toml")
-    with pytest.raises(ConfigError, match=r"quota\[1\].name: 'a' is already the name of quota"):
+    with pytest.raises(ConfigError, match=r"quota\[2\].name: 'a' is already the name of "
+                                          r"quota\[1\]; quota names must be unique"):
         _run_config("[run]\nseed = 1\n[[quota]]\nname='a'\ncount=1\n[[quota]]\nname='a'\n"
                     "count=2\n", "bad.toml")
     with pytest.raises(ConfigError, match="bad.toml: runs: unknown key"):
@@ -254,7 +255,7 @@ def test_puzzle_changes_name_each_key_with_both_values():
     stored = config.to_json()
     assert config.puzzle_changes(stored) == []
     narrower = _run_config(ISSUE_EXAMPLE.replace("[50, 60]", "[50, 58]"))
-    assert narrower.puzzle_changes(stored) == ["quota[1].blanks = [50, 60] (now [50, 58])"]
+    assert narrower.puzzle_changes(stored) == ["quota[2].blanks = [50, 60] (now [50, 58])"]
     fewer = config.replace(seed=5, quotas=config.quotas[:1])
     assert fewer.puzzle_changes(stored) == ["seed = 20261122 (now 5)",
                                             "quotas easy, hard (now easy)"]
@@ -309,21 +310,21 @@ def test_example_books_take_runs_and_quotas_the_example_runs_make():
 
 
 def test_a_missing_key_names_a_key_spelt_like_it():
-    with pytest.raises(ConfigError, match=r"r.toml: quota\[0\].count: missing; give count .* "
+    with pytest.raises(ConfigError, match=r"r.toml: quota\[1\].count: missing; give count .* "
                                           r"\(is cuont a misspelling of it\?\)$"):
         _run_config('[run]\nseed = 1\n[[quota]]\nname = "e"\ntier = "easy"\ncuont = 5\n',
                     "r.toml")
-    with pytest.raises(ConfigError, match=r"quota\[0\].name: missing; this key is required "
+    with pytest.raises(ConfigError, match=r"quota\[1\].name: missing; this key is required "
                                           r"\(is nmae a misspelling of it\?\)$"):
         _run_config('[run]\nseed = 1\n[[quota]]\nnmae = "e"\ncount = 5\n', "r.toml")
-    with pytest.raises(ConfigError, match=r"quota\[0\].name: missing; this key is required$"):
+    with pytest.raises(ConfigError, match=r"quota\[1\].name: missing; this key is required$"):
         _run_config('[run]\nseed = 1\n[[quota]]\ncount = 5\n', "r.toml")
 
 
 def test_names_with_control_characters_are_refused():
     """A newline in a quota's or run's name broke the sdk export's `#` lines and the run
     summary's table; such names are refused, in the config and in --name."""
-    with pytest.raises(ConfigError, match=r"bad.toml: quota\[0\].name: expected a name "
+    with pytest.raises(ConfigError, match=r"bad.toml: quota\[1\].name: expected a name "
                                           r"without control characters, got 'q\\nline2: y'"):
         _run_config('[run]\nseed = 1\n[[quota]]\nname = "q\\nline2: y"\ncount = 1\n',
                     "bad.toml")

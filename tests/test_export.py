@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import builtins
 import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -437,3 +441,168 @@ def test_export_help_and_option_checks_follow_the_format_tables(monkeypatch, cap
         reports.check_options(fmt, "sudoku", **options)
     with pytest.raises(ExportError, match="csv, jsonl, parquet, not to sudoku lines"):
         reports.check_options("lines", "sudoku", **options)
+
+
+# --- a stop once the export is written --------------------------------------------------------
+
+NONOGRAMS = [("3x2 1.1,3/2,1,2", "101111"), ("2x2 1,2/1,2", "0111")]
+
+
+@pytest.fixture
+def nonogram_store(tmp_path):
+    path = tmp_path / "n.db"
+    with Store(path) as s:
+        run = s.begin_run("pictures", 1, "{}")
+        for task, (puzzle, solution) in enumerate(NONOGRAMS):
+            s.add_puzzle(run.id, "small", task, PuzzleRecord(
+                kind="nonogram", puzzle=puzzle, solution=solution, tier="easy", score=4,
+                hardest="simple boxes and spaces", techniques="", symmetry="none",
+                blanks=len(solution), seed=task))
+    return path
+
+
+def _stopped_at_rename(monkeypatch, which) -> list[str]:
+    """Ctrl-C (a real SIGINT) right after each rename ``which(final)`` picks, as the
+    rename returns; the names of the files renamed."""
+    replace, renamed = os.replace, []
+
+    def replaced(tmp, final):
+        replace(tmp, final)
+        renamed.append(Path(final).name)
+        if which(final, len(renamed)):
+            os.kill(os.getpid(), signal.SIGINT)  # Python's handler runs here
+
+    monkeypatch.setattr(os, "replace", replaced)
+    return renamed
+
+
+#: The files of an hf export.
+HF_FILES = ["README.md", "test.csv", "test.parquet", "train.csv", "train.parquet"]
+
+
+@pytest.mark.parametrize("fmt", EXPORT_FORMATS)
+def test_a_ctrl_c_once_the_export_is_in_place_lets_it_finish(store, tmp_path, capsys,
+                                                              monkeypatch, fmt):
+    """`export --format parquet` stopped just after its file took its name printed "wrote
+    475 puzzles to ..." and exited 130, for a file that was whole. Now a Ctrl-C from the
+    rename on (every rename after it too: the .meta.json, the dataset card) is let go:
+    the export says what it wrote and exits 0, as a book does once recorded."""
+    out = tmp_path / ("hf" if fmt == "hf" else f"x.{fmt}")
+    renamed = _stopped_at_rename(monkeypatch, lambda final, k: True)
+    assert main(["export", "--store", str(store), "--format", fmt, "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    if fmt == "hf":
+        assert err.startswith(f"wrote 2 puzzles to {out} (train ")
+        assert sorted(renamed) == HF_FILES
+        assert sorted(p.name for p in out.rglob("*") if p.is_file()) == HF_FILES
+    else:
+        assert err == f"wrote 2 puzzles to {out}\n"
+        meta = [] if fmt in ("parquet", "sdk", "opensudoku") else [f"x.{fmt}.meta.json"]
+        assert renamed == [f"x.{fmt}", *meta]
+        assert sorted(p.name for p in tmp_path.glob("x.*")) == sorted([f"x.{fmt}", *meta])
+
+
+@pytest.mark.parametrize("fmt", ["svg", "png", "non"])
+def test_a_directory_export_is_done_once_its_last_file_is(store, nonogram_store, tmp_path,
+                                                           capsys, monkeypatch, fmt):
+    """A picture (or a .non file) a puzzle: a Ctrl-C after the first of them stops the
+    export (130, the first file written); one once the last is written, as the export
+    says so, is let go (0)."""
+    from nanpure.pipeline import reports
+
+    source = nonogram_store if fmt == "non" else store
+    export = ["export", "--store", str(source), "--format", fmt]
+    _stopped_at_rename(monkeypatch, lambda final, k: k == 1)
+    assert main([*export, "--out", str(tmp_path / "first")]) == 130
+    assert capsys.readouterr().err == "nanpure: interrupted\n"
+    assert len(list((tmp_path / "first").iterdir())) == 1
+    monkeypatch.undo()
+    counted = reports.counted
+
+    def said(*args):
+        os.kill(os.getpid(), signal.SIGINT)  # Python's handler runs here
+        return counted(*args)
+
+    monkeypatch.setattr(reports, "counted", said)
+    assert main([*export, "--out", str(tmp_path / "last")]) == 0
+    what = "2 puzzles" if fmt == "non" else "2 pictures of 2 puzzles"
+    assert capsys.readouterr().err == f"wrote {what} to {tmp_path / 'last'}\n"
+    assert len(list((tmp_path / "last").iterdir())) == 2
+
+
+def test_a_ctrl_c_before_the_export_is_renamed_still_stops_it(store, tmp_path, capsys,
+                                                                monkeypatch):
+    """Before its rename the export stops as it did: 130, and no file, nor its part."""
+    from nanpure import files
+
+    sync = files._sync
+
+    def synced(path):
+        sync(path)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(files, "_sync", synced)
+    out = tmp_path / "x.parquet"
+    assert main(["export", "--store", str(store), "--format", "parquet", "--out",
+                 str(out)]) == 130
+    assert capsys.readouterr().err == "nanpure: interrupted\n"
+    assert list(tmp_path.glob("x.*")) == []
+
+
+#: ``nanpure export ...`` (the process's own command line) that sends itself a signal (the
+#: last two arguments: when, and which) once the export's file has taken its name, as its
+#: summary is made, after ``main`` has returned, or as the interpreter tears down its
+#: modules (where Python no longer runs its handlers).
+_STOPPED_ONCE_WRITTEN = """
+import os, signal, sys
+from nanpure.pipeline import reports
+
+signum, when = getattr(signal, sys.argv.pop()), sys.argv.pop()
+out = sys.argv[sys.argv.index("--out") + 1]
+replace, counted = os.replace, reports.counted
+
+def stop(now):
+    if now == when:
+        os.kill(os.getpid(), signum)
+
+def replaced(tmp, final):
+    replace(tmp, final)
+    if str(final).startswith(out):  # the export's, not a file of numba's cache
+        stop("renamed")
+
+def said(*args):
+    stop("summary")
+    return counted(*args)
+
+class Teardown:
+    def __del__(self, stop=stop):
+        stop("teardown")
+
+teardown = Teardown()  # deleted with this module's names, as the interpreter ends
+os.replace, reports.counted = replaced, said
+from nanpure.cli import main
+status = main()
+stop("exit")
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize("fmt, when, signame", [
+    ("parquet", "renamed", "SIGTERM"), ("csv", "renamed", "SIGTERM"),
+    ("hf", "renamed", "SIGTERM"), ("parquet", "summary", "SIGINT"),
+    ("parquet", "summary", "SIGTERM"), ("parquet", "exit", "SIGINT"),
+    ("parquet", "exit", "SIGTERM"), ("parquet", "teardown", "SIGINT"),
+    ("parquet", "teardown", "SIGTERM")])
+def test_a_stop_once_the_export_is_in_place_lets_it_finish(store, tmp_path, fmt, when,
+                                                           signame):
+    """SIGTERM once the export was in place killed the command, and Ctrl-C as it ended
+    made it 130; now either is let go and the export exits 0 with its summary."""
+    out = tmp_path / ("hf" if fmt == "hf" else f"x.{fmt}")
+    proc = subprocess.run(
+        [sys.executable, "-c", _STOPPED_ONCE_WRITTEN, "export", "--store", str(store),
+         "--format", fmt, "--out", str(out), when, signame],
+        capture_output=True, text=True, timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    assert proc.stderr.startswith(f"wrote 2 puzzles to {out}")
+    assert not list(tmp_path.rglob("*.part"))

@@ -626,7 +626,9 @@ def test_how_to_play_gives_each_tier_what_the_skipped_tiers_below_it_teach(secti
 def test_how_to_play_runs_on_to_another_page_rather_than_off_its_own(sections, size):
     """In large print on 6 x 9 in or A5 the how-to-play text of a book of every tier ran
     past the folio and off the page (its last paragraph 49 pt too low on 6 x 9 in, 121 pt
-    on A5); it goes on over the page now, and page_count counts that page."""
+    on A5); it goes on over the page now, and page_count counts that page. That page had
+    no heading, its text starting at the top as if a page were missing: it is headed
+    "How to play (continued)", inside the margins as every heading."""
     from nanpure.layouts.book import page_count
 
     tiers = ["easy", "medium", "hard", "unfair", "extreme"]
@@ -647,10 +649,42 @@ def test_how_to_play_runs_on_to_another_page_rather_than_off_its_own(sections, s
         folio = min((b for what, b in found if what == f"text '{page.number}'"),
                     key=lambda b: b.y0)
         area = live_area(page.number, plan.size, plan.margins)
-        assert all(folio.y1 < b.y0 and b.y1 <= area.y1 for _, b in found if b != folio)
+        assert all(folio.y1 < b.y0 and b.y1 <= area.y1 and area.x0 - 0.01 <= b.x0
+                   and b.x1 <= area.x1 + 0.01 for _, b in found if b != folio)
         text += reader.pages[page.number - 1].extract_text()
+    headings = [reader.pages[p.number - 1].extract_text().splitlines()[0] for p in how_to]
+    assert headings == ["How to play", "How to play (continued)"]
     text = " ".join(text.split())
     assert all(tier in text for tier in tiers)
     assert f"The answers start on page {plan.first_page('answers-title')}." in text
-    # the heading only on the first page
-    assert text.count("How to play") == 1
+
+
+def test_each_kinds_how_to_play_heads_the_page_it_runs_on_to(sections):
+    """A book of Sudoku and nonograms in large print on 6 x 9 in: each kind's text runs on
+    to a page headed for its kind, "How to play nonograms (continued)" set as large as
+    fits the line (at the heading's size it is 510 pt wide, the page's lines 369)."""
+    from nanpure.layouts.book import page_count
+
+    nonograms = [("3x2 1.1,3/2,1,2", "101111"), ("2x2 1,2/1,2", "0111")]
+    tiers = ["easy", "medium", "hard", "unfair", "extreme"]
+    book = [BookSection(tier.title(), tuple(r._replace(tier=tier) for r in
+                                            sections[0].puzzles[:2])) for tier in tiers]
+    book += [BookSection(f"Pictures {tier}", tuple(
+        PuzzleRecord(id=100 + 10 * k + n, kind="nonogram", puzzle=puzzle, solution=solution,
+                     tier=tier, score=4, hardest="", techniques="", symmetry="none",
+                     blanks=len(solution), seed=n)
+        for n, (puzzle, solution) in enumerate(nonograms)))
+        for k, tier in enumerate(["easy", "medium", "hard", "extreme"])]
+    settings = BookSettings(title="Test Book", page_size="6x9in", large_print=True)
+    out = io.BytesIO()
+    plan = build_book(book, settings, out)
+    assert page_count(book, settings) == plan.page_count
+    reader = PdfReader(io.BytesIO(out.getvalue()))
+    how_to = [p for p in plan.pages if p.kind == "how-to-play"]
+    assert [reader.pages[p.number - 1].extract_text().splitlines()[0] for p in how_to] == [
+        "How to play Sudoku", "How to play Sudoku (continued)", "How to play nonograms",
+        "How to play nonograms (continued)"]
+    for page in how_to:
+        area = live_area(page.number, plan.size, plan.margins)
+        assert all(area.x0 - 0.01 <= b.x0 and b.x1 <= area.x1 + 0.01
+                   for _, b in text_boxes(out.getvalue(), page.number))

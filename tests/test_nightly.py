@@ -95,11 +95,11 @@ def test_keep_unused_replaces_count():
                                      config.quotas[1]))
     assert changed.puzzle_changes(config.to_json()) == []
     for lines, expected in [
-        ("count = 3\nkeep_unused = 4", "quota[0].keep_unused: give either count or "
+        ("count = 3\nkeep_unused = 4", "quota[1].keep_unused: give either count or "
                                        "keep_unused, not both"),
-        ("", "quota[0].count: missing; give count (the puzzles this run makes) or "
+        ("", "quota[1].count: missing; give count (the puzzles this run makes) or "
              "keep_unused"),
-        ("keep_unused = 0", "quota[0].keep_unused: expected an integer >= 1"),
+        ("keep_unused = 0", "quota[1].keep_unused: expected an integer >= 1"),
     ]:
         with pytest.raises(ConfigError, match=re.escape(expected)):
             _config(f'[run]\nseed = 1\n[[quota]]\nname = "e"\n{lines}\n')

@@ -539,7 +539,7 @@ def test_run_export_and_stats_as_a_user(tmp_path):
     bad.write_text(config.read_text().replace("size = [8, 8]", "size = [8, 8]\nblanks = [1, 2]"))
     refused = nanpure("run", str(bad), cwd=tmp_path)
     assert refused.returncode == 2
-    assert refused.stderr.strip() == (f"nanpure: {bad}: quota[0].blanks: only sudoku quotas "
+    assert refused.stderr.strip() == (f"nanpure: {bad}: quota[1].blanks: only sudoku quotas "
                                       'take this key; this quota has kind = "nonogram"')
 
 

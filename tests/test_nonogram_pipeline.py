@@ -71,25 +71,25 @@ def test_sudoku_quota_json_is_unchanged_by_kinds():
 
 
 @pytest.mark.parametrize("lines, expected", [
-    (['blanks = [40, 50]'], 'quota[0].blanks: only sudoku quotas take this key; this quota '
+    (['blanks = [40, 50]'], 'quota[1].blanks: only sudoku quotas take this key; this quota '
                             'has kind = "nonogram"'),
-    (['dig = "limit"'], "quota[0].dig: only sudoku quotas take this key"),
-    (['score = [1, 5]'], "quota[0].score: only sudoku quotas take this key"),
-    (['tier = "unfair"'], 'quota[0].tier: expected one of "easy", "medium", "hard", '
+    (['dig = "limit"'], "quota[1].dig: only sudoku quotas take this key"),
+    (['score = [1, 5]'], "quota[1].score: only sudoku quotas take this key"),
+    (['tier = "unfair"'], 'quota[1].tier: expected one of "easy", "medium", "hard", '
                           '"extreme"; got \'unfair\''),
-    (['symmetry = "dihedral"'], "quota[0].symmetry: expected one of \"none\""),
-    (["size = [15]"], "quota[0].size: expected [width, height], two integers from 5 to 60"),
-    (["size = [4, 10]"], "quota[0].size: expected [width, height]"),
-    (["size = [10, 61]"], "quota[0].size: expected [width, height]"),
-    (["density = 1.5"], "quota[0].density: expected a number between 0 and 1"),
-    (["density = 0"], "quota[0].density: expected a number > 0"),
-    (["smoothing = 11"], "quota[0].smoothing: expected an integer from 0 to 10"),
-    (['colour = "red"'], "quota[0].colour: unknown key; allowed keys: name, count, kind, "
+    (['symmetry = "dihedral"'], "quota[1].symmetry: expected one of \"none\""),
+    (["size = [15]"], "quota[1].size: expected [width, height], two integers from 5 to 60"),
+    (["size = [4, 10]"], "quota[1].size: expected [width, height]"),
+    (["size = [10, 61]"], "quota[1].size: expected [width, height]"),
+    (["density = 1.5"], "quota[1].density: expected a number between 0 and 1"),
+    (["density = 0"], "quota[1].density: expected a number > 0"),
+    (["smoothing = 11"], "quota[1].smoothing: expected an integer from 0 to 10"),
+    (['colour = "red"'], "quota[1].colour: unknown key; allowed keys: name, count, kind, "
                          "size"),
     (["size = [10, 12]", 'symmetry = "rot90"'],
-     "n.toml: quota[0]: impossible quota 'q': symmetry 'rot90' needs a square grid, got "
+     "n.toml: quota[1]: impossible quota 'q': symmetry 'rot90' needs a square grid, got "
      "10x12"),
-    (['min_tier = "hard"', 'max_tier = "easy"'], "quota[0].min_tier: 'hard' is above"),
+    (['min_tier = "hard"', 'max_tier = "easy"'], "quota[1].min_tier: 'hard' is above"),
 ])
 def test_bad_nonogram_quotas_name_the_key(lines, expected):
     with pytest.raises(ConfigError) as caught:
@@ -106,7 +106,7 @@ def test_nonogram_keys_are_refused_on_sudoku_quotas(key):
 
 
 def test_unknown_kind_is_refused():
-    with pytest.raises(ConfigError, match=r"quota\[0\].kind: expected one of \"sudoku\", "
+    with pytest.raises(ConfigError, match=r"quota\[1\].kind: expected one of \"sudoku\", "
                                           r"\"nonogram\"; got 'kakuro'"):
         _read('[run]\nseed = 1\n[[quota]]\nname = "e"\ncount = 1\nkind = "kakuro"\n')
 

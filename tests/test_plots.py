@@ -81,6 +81,27 @@ def test_stats_plot_cli(store, tmp_path, capsys):
     assert "--plot: a plot is written as .pdf or .png" in capsys.readouterr().err
 
 
+def test_a_ctrl_c_once_the_plot_is_in_place_lets_stats_finish(store, tmp_path, capsys,
+                                                               monkeypatch):
+    """Ctrl-C just after --plot's file took its name ended stats with 130 and no
+    statistics; it is let go now, as export lets it go once its file is in place."""
+    import os
+    import signal
+
+    replace = os.replace
+
+    def replaced(tmp, final):
+        replace(tmp, final)
+        os.kill(os.getpid(), signal.SIGINT)  # Python's handler runs as the call returns
+
+    monkeypatch.setattr(os, "replace", replaced)
+    out = tmp_path / "stats.pdf"
+    assert main(["stats", "--store", str(store), "--plot", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "blank counts by tier" in captured.out and captured.err == f"wrote {out}\n"
+    assert PdfReader(out).pages
+
+
 def test_stats_inventory_refuses_a_plot(store, tmp_path, capsys):
     """It wrote nothing and said nothing (exit 0), the plot being of the statistics."""
     out = tmp_path / "inv.png"

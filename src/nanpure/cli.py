@@ -717,18 +717,25 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
 def _run_export(args: argparse.Namespace) -> int:
     from .output.datasets import ExportError
     from .pipeline.reports import export_command
+    from .pipeline.run import _stops_spared
     from .pipeline.store import StoreError
 
-    try:
-        return export_command(args.store, args.run, args.format, args.out, args.kind,
-                              license=args.license, steps=args.steps, answers=args.answers,
-                              dpi=args.dpi, se=args.se)
-    except (StoreError, ExportError) as exc:
-        raise UsageError(str(exc)) from exc
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise WriteError(args.out, exc) from exc
+    # once the export is in place, a Ctrl-C or SIGTERM is let go until its summary is
+    # printed, and one after that exits at once with status 0 (see reports._write_export)
+    with _stops_spared(for_good=args.exits) as stops:
+        try:
+            status = export_command(args.store, args.run, args.format, args.out, args.kind,
+                                    license=args.license, steps=args.steps,
+                                    answers=args.answers, dpi=args.dpi, se=args.se)
+        except (StoreError, ExportError) as exc:
+            raise UsageError(str(exc)) from exc
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise WriteError(args.out, exc) from exc
+        if stops is not None:
+            stops.exit_status = status
+    return status
 
 
 def _add_stats(sub: argparse._SubParsersAction) -> None:
@@ -757,16 +764,23 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
 
 def _run_stats(args: argparse.Namespace) -> int:
     from .pipeline.reports import stats_command
+    from .pipeline.run import _stops_spared
     from .pipeline.store import StoreError
 
     if args.inventory and args.plot is not None:
         raise UsageError("--plot draws the statistics, not the inventory: leave out "
                          "--inventory to draw them, or --plot to list the inventory")
-    try:
-        return stats_command(args.store, args.run, args.json, inventory=args.inventory,
-                             plot=args.plot)
-    except StoreError as exc:
-        raise UsageError(str(exc)) from exc
+    # once --plot's file is in place, a stop is let go (see stats_command)
+    with _stops_spared(for_good=args.exits) as stops:
+        try:
+            status = stats_command(args.store, args.run, args.json,
+                                   inventory=args.inventory, plot=args.plot)
+        except StoreError as exc:
+            raise UsageError(str(exc)) from exc
+        sys.stdout.flush()  # the statistics said before the status is known to be 0
+        if stops is not None:
+            stops.exit_status = status
+    return status
 
 
 def _add_verify(sub: argparse._SubParsersAction) -> None:

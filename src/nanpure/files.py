@@ -37,8 +37,9 @@ import errno
 import functools
 import os
 import stat
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any
 
@@ -52,6 +53,10 @@ STORE_FILES = ("", "-wal", "-shm", "-journal", ".lock")
 #: The stores open in this process (``Store`` adds and removes its path), which no
 #: output written meanwhile may replace.
 _OPEN_STORES: list[str] = []
+
+#: What :func:`atomic_paths` renames its files into place inside (:func:`finishing_renames`).
+_RENAMING: ContextVar[Callable[[], AbstractContextManager[Any]]] = ContextVar(
+    "renaming", default=nullcontext)
 
 
 class WriteError(Exception):
@@ -243,6 +248,19 @@ def part_path(path: str | Path) -> Path:
 
 
 @contextmanager
+def finishing_renames(finishing: Callable[[], AbstractContextManager[Any]]) -> Iterator[None]:
+    """Until the block ends, :func:`atomic_paths` renames its files into place inside
+    ``finishing()``: the block for writes whose renaming completes a command's work (an
+    export whole under its name), which a stop must not cut short and after which it lets
+    the command finish (the pipeline's ``_finishing``, which ``output`` cannot import)."""
+    token = _RENAMING.set(finishing)
+    try:
+        yield
+    finally:
+        _RENAMING.reset(token)
+
+
+@contextmanager
 def atomic_path(path: str | Path, *, through: bool = True) -> Iterator[Path]:
     """Yield a temporary path beside ``path`` for the caller to write; when the block
     ends without an error the file is synced and renamed to ``path``, otherwise it is
@@ -292,7 +310,8 @@ def atomic_paths(paths: Sequence[str | Path], *, through: bool = True
     itself, written through and never replaced or removed (no rename can put a file
     there; a reader may see part of it); with ``through=False`` (outputs that are read
     back once written) it is refused (:func:`check_regular`). Any path that is a store
-    is refused before anything is written (:func:`check_not_store`)."""
+    is refused before anything is written (:func:`check_not_store`). The renames are done
+    inside the block :func:`finishing_renames` gives, if any."""
     finals = [check_not_store(p) for p in paths]
     if not through:
         for final in finals:
@@ -315,9 +334,10 @@ def atomic_paths(paths: Sequence[str | Path], *, through: bool = True
             if final.is_dir():
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(final))
         # renames in one directory take no space: a full disk cannot stop one half-way
-        for tmp, final, d in zip(tmps, finals, direct, strict=True):
-            if not d:
-                os.replace(tmp, final)
+        with _RENAMING.get()():
+            for tmp, final, d in zip(tmps, finals, direct, strict=True):
+                if not d:
+                    os.replace(tmp, final)
     finally:
         for tmp, d in zip(tmps, direct, strict=True):
             if not d:

@@ -838,9 +838,10 @@ def how_to_play_blocks(kind: str, tiers: Sequence[str]
 
 def how_to_play_parts(blocks: Sequence[tuple[str, str, tuple[float, ...]]], fonts: Fonts,
                       kind: Type, area: Box) -> list[range]:
-    """The paragraphs of each how-to-play page (the first under its heading, the others
-    from the top of the live area ``area``): as many as keep their last line above the
-    folio's band, a paragraph taller than a page on a page of its own."""
+    """The paragraphs of each how-to-play page, each under its heading (the first
+    page's, the others' :func:`continued`) in the live area ``area``: as many as keep
+    their last line above the folio's band, a paragraph taller than a page on a page of
+    its own."""
     size = kind.body
     indent = pdfmetrics.stringWidth("extreme  ", fonts.bold, size)
     foot = area.y0 + kind.small * 2.6
@@ -851,10 +852,19 @@ def how_to_play_parts(blocks: Sequence[tuple[str, str, tuple[float, ...]]], font
         lines = len(wrap(text, fonts, size, area.width - (indent if label else 0))) or 1
         if k > start and y - (lines - 1) * size * 1.35 < foot:
             parts.append(range(start, k))
-            start, y = k, area.y1 - size
+            start, y = k, area.y1 - kind.heading * 4
         y -= lines * size * 1.35 + sum(gaps) * size
     parts.append(range(start, len(blocks)))
     return parts
+
+
+def continued(heading: str) -> str:
+    """The heading of a page that ``heading``'s text runs on to.
+
+    >>> continued("How to play Sudoku")
+    'How to play Sudoku (continued)'
+    """
+    return f"{heading} (continued)"
 
 
 def _how_to_play_pages(kinds: Sequence[str], sections: Sequence[BookSection],
@@ -1324,12 +1334,14 @@ class _Drawer:
                           if p.puzzle.kind == page.puzzle_kind)
         blocks = how_to_play_blocks(page.puzzle_kind, tiers)
         part = how_to_play_parts(blocks, self.fonts, self.type, self.area(page))[page.part]
-        if page.part:  # a continuation: no heading, the text from the top
-            y = self.area(page).y1 - size
+        y = box.y1 - self.type.heading
+        if page.part:  # a page the text runs on to says so, as large as fits on a line
+            heading = continued(page.heading)
+            self.text(x, y, heading, fitted_size(heading, self.fonts, self.type.heading,
+                                                 width, lines=1), bold=True)
         else:
-            y = box.y1 - self.type.heading
             self.text(x, y, page.heading, self.type.heading, bold=True)
-            y -= self.type.heading * 2
+        y -= self.type.heading * 2
         answers = str(self.plan.first_page("answers-title"))
         indent = pdfmetrics.stringWidth("extreme  ", self.fonts.bold, size)
         for label, text, gaps in (blocks[k] for k in part):

@@ -100,7 +100,7 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
-#: A TOML bare key, with the array indices errors add (``quota[0]``); other keys are
+#: A TOML bare key, with the array indices errors add (``quota[1]``); other keys are
 #: printed quoted.
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+(\[\d+\])*")
 
@@ -108,7 +108,7 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+(\[\d+\])*")
 class Section:
     """One TOML table being read: typed readers that name ``path.key`` in their errors.
 
-    >>> s = Section({"name": "easy", "count": 40}, "quota[0]", "run.toml")
+    >>> s = Section({"name": "easy", "count": 40}, "quota[1]", "run.toml")
     >>> s.str("name"), s.int("count", minimum=1), s.bool("fresh", default=False)
     ('easy', 40, False)
     >>> s.finish()
@@ -225,10 +225,10 @@ class Section:
         """One of a fixed set of strings.
 
         >>> try:
-        ...     Section({"dig": "deep"}, "quota[0]", "r.toml").choice("dig", ("target", "limit"))
+        ...     Section({"dig": "deep"}, "quota[1]", "r.toml").choice("dig", ("target", "limit"))
         ... except ConfigError as exc:
         ...     print(exc)
-        r.toml: quota[0].dig: expected one of "target", "limit"; got 'deep'
+        r.toml: quota[1].dig: expected one of "target", "limit"; got 'deep'
         """
         value = self._get(key, default)
         if value is default and key not in self.data:
@@ -267,7 +267,7 @@ class Section:
                      maximum: float) -> Any:
         """A ``[lo, hi]`` pair of numbers with ``minimum <= lo <= hi <= maximum``.
 
-        >>> Section({"se": [4.5, 6]}, "quota[0]", "r.toml").number_range("se", minimum=1,
+        >>> Section({"se": [4.5, 6]}, "quota[1]", "r.toml").number_range("se", minimum=1,
         ...                                                            maximum=12)
         (4.5, 6.0)
         """
@@ -290,7 +290,7 @@ class Section:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise self.error(key, f"expected a list of strings, got {_show(value)}")
         if choices is not None:
-            for i, v in enumerate(value):
+            for i, v in enumerate(value, start=1):  # as tables are counted (tables)
                 if v not in choices:
                     allowed = ", ".join(f'"{c}"' for c in choices)
                     raise self.error(f"{key}[{i}]", f"expected one of {allowed}; got {v!r}")
@@ -305,7 +305,9 @@ class Section:
         return Section(value, self.key_path(key), self.source)
 
     def tables(self, key: str, *, required: bool = False) -> list[Section]:
-        """An array of tables (``[[key]]``) as sections named ``key[0]``, ``key[1]``, ..."""
+        """An array of tables (``[[key]]``) as sections named ``key[1]``, ``key[2]``, ...:
+        counted from 1, as a reader of the file counts them (the first ``[[key]]`` is
+        ``key[1]``), and as the messages about a book's sections do (``section 1``)."""
         value = self._get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
             raise self.error(key, f"expected an array of tables ([[{self.key_path(key)}]]), "
@@ -313,7 +315,7 @@ class Section:
         if required and not value:
             raise self.error(key, f"expected at least one [[{self.key_path(key)}]] table")
         return [Section(v, f"{self.key_path(key)}[{i}]", self.source)
-                for i, v in enumerate(value)]
+                for i, v in enumerate(value, start=1)]
 
     def finish(self) -> None:
         """Reject keys that no reader asked for, naming the keys that are allowed.
@@ -568,7 +570,7 @@ class RunConfig:
         >>> a = RunConfig("r", 1, (Quota("easy", 5, symmetry="rot180"),))
         >>> b = a.replace(seed=2, quotas=(Quota("easy", 9, symmetry="none"),))
         >>> b.puzzle_changes(a.to_json())
-        ['seed = 1 (now 2)', 'quota[0].symmetry = "rot180" (now "none")']
+        ['seed = 1 (now 2)', 'quota[1].symmetry = "rot180" (now "none")']
         """
         stored = json.loads(config_json)
         mine = json.loads(json.dumps(self.identity()))  # tuples become lists, as stored
@@ -580,7 +582,7 @@ class RunConfig:
         if names[0] != names[1]:
             return [*changes, f"quotas {', '.join(map(str, names[0]))} (now "
                               f"{', '.join(map(str, names[1]))})"]
-        for i, (old, new) in enumerate(zip(theirs, mine["quotas"], strict=True)):
+        for i, (old, new) in enumerate(zip(theirs, mine["quotas"], strict=True), start=1):
             changes += [f"quota[{i}].{key} = {json.dumps(old.get(key), ensure_ascii=False)} "
                         f"(now {json.dumps(new.get(key), ensure_ascii=False)})"
                         for key in sorted(old.keys() | new.keys()) if old.get(key) != new.get(key)]
@@ -739,7 +741,7 @@ def run_config_from_toml(data: dict[str, Any], source: str, default_name: str = 
     run.finish()
     quotas = tuple(_quota(q) for q in top.tables("quota", required=True))
     seen: dict[str, int] = {}
-    for i, q in enumerate(quotas):
+    for i, q in enumerate(quotas, start=1):
         if q.name in seen:
             raise ConfigError(source, f"quota[{i}].name",
                               f"{q.name!r} is already the name of quota[{seen[q.name]}]; "
@@ -821,7 +823,7 @@ def _sudoku_quota(s: Section, name: str, count: int) -> Quota:
 def _techniques(s: Section, key: str) -> tuple[str, ...]:
     """A list of technique names as the ladder prints them (empty when absent)."""
     names = s.str_list(key, ())
-    for i, name in enumerate(names):
+    for i, name in enumerate(names, start=1):
         _check_technique(s, f"{key}[{i}]", name)
     return names
 

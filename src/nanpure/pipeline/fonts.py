@@ -13,6 +13,7 @@ installed font has (which cannot be printed), or two that no one font has togeth
 from __future__ import annotations
 
 import subprocess
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
 from ..layouts.pages import CJK_PACKAGE, FontError, Fonts, load_fonts
@@ -61,6 +62,37 @@ def find_font(chars: Iterable[str]) -> tuple[str, Fonts] | None:
     return None
 
 
+def font_coverage(chars: Iterable[str]) -> dict[str, set[str]]:
+    """For each of ``chars``, the installed TrueType font files that have it as
+    :func:`find_font` asks (fontconfig says so, and the font loads and has its glyph), so
+    that ``find_font(s)`` finds a font exactly when the sets of the characters of ``s``
+    meet. One fontconfig query for all the fonts' character sets, each font loaded once:
+    a blurb of hundreds of characters asked character by character took seconds."""
+    chars = list(dict.fromkeys(chars))
+    found: dict[str, set[str]] = {ch: set() for ch in chars}
+    for line in _lines(["fc-list", "--format", "%{file}\t%{charset}\n"]):
+        path, _, charset = line.partition("\t")
+        if not path.lower().endswith((".ttf", ".ttc")):
+            continue
+        starts, ends = [], []
+        for span in charset.split():  # ascending hexadecimal ranges: 20-7e a0-17f 2c7
+            low, _, high = span.partition("-")
+            starts.append(int(low, 16))
+            ends.append(int(high or low, 16))
+        has = [ch for ch in chars if (k := bisect_right(starts, ord(ch)) - 1) >= 0
+               and ord(ch) <= ends[k]]
+        if not has:
+            continue
+        try:
+            fonts = load_fonts(path)
+        except FontError:  # PostScript outlines, or not a font after all
+            continue
+        for ch in has:
+            if fonts.covers(ch) or fonts.cjk_covers(ch):
+                found[ch].add(path)
+    return found
+
+
 def cjk_package_installed() -> bool:
     """True when fontconfig knows the font :data:`CJK_PACKAGE` installs."""
     return bool(_lines(["fc-list", f":family={CJK_FAMILY}", "file"]))
@@ -95,8 +127,13 @@ def no_font(texts: Sequence[tuple[str, str]], missing: str) -> str:
     they are in; the Debian package is suggested only for Japanese characters, and only
     when it is not installed. Or each is in some font but no one font has all, and a
     book takes one font beside the built-in one: two that no font has together are
-    named."""
-    gone = [ch for ch in missing if find_font(ch) is None]
+    named. The fonts are looked up once, for all the characters (:func:`font_coverage`)."""
+    coverage = font_coverage(missing)
+
+    def together(chars: str) -> bool:  # as find_font(chars) is not None
+        return bool(set.intersection(*(coverage[ch] for ch in chars)))
+
+    gone = [ch for ch in missing if not together(ch)]
     if gone:
         what, text = next((w, t) for w, t in texts if any(ch in t for ch in gone))
         chars = [ch for ch in gone if ch in text]
@@ -113,8 +150,8 @@ def no_font(texts: Sequence[tuple[str, str]], missing: str) -> str:
     # those it clashes with
     held = missing[:1]
     for ch in missing[1:]:
-        if find_font(held + ch) is None:
-            other = next((h for h in held if find_font(h + ch) is None), held)
+        if not together(held + ch):
+            other = next((h for h in held if not together(h + ch)), held)
             break
         held += ch
     else:  # pragma: no cover - find_font(missing) failed, so some character clashes

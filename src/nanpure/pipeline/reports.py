@@ -17,7 +17,7 @@ from itertools import tee
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..files import check_not_store
+from ..files import check_not_store, finishing_renames
 from ..output import stats
 from ..output.datasets import (
     DIRECTORY_FORMATS,
@@ -37,6 +37,7 @@ from ..record import PuzzleRecord
 from ..words import counted
 from .config import stored_quota
 from .quotas import in_stock
+from .run import _finishing
 from .store import Store, StoreError, canonical_forms
 
 
@@ -124,30 +125,47 @@ def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: 
                   runs: list[str] | None = None) -> int:
     """:func:`export_command`'s writing: ``pairs`` are the records, all of ``kind``, with
     their stored canonical forms; ``runs`` the sorted names of their runs (opensudoku's
-    folder), None to find them from the records."""
+    folder), None to find them from the records.
+
+    Once the export is whole under its name it is done: a Ctrl-C or SIGTERM from the
+    rename that puts it there on (:func:`~nanpure.files.finishing_renames`; for ``hf``
+    its data files, all four at once) is let go (:func:`~.run._finishing`), so that the
+    command writes what goes beside it (``.meta.json``, the dataset card), says what it
+    wrote and exits 0; stopped then, it exited 130 with the export in place. Before that
+    a stop stops the export as it did, the file not renamed. A directory of a file a
+    puzzle (the pictures, ``non``), each written whole before the next puzzle is read,
+    is done when no puzzle follows its last file: from the end of the loop that writes
+    them (a stop in the instant between that file's rename and the end of the loop
+    still stops the export, every file whole)."""
     check_options(fmt, kind, license=license, steps=steps, answers=answers, dpi=dpi, se=se)
     if fmt == "hf":
         if out == "-":
             raise ExportError("hf writes a directory; give it with --out DIR")
         records, forms = _unzip(_canonical(pairs))
-        splits = write_hf(records, forms, out,
-                          license=HF_LICENSE if license is None else license)
+        with finishing_renames(_finishing):
+            splits = write_hf(records, forms, out,
+                              license=HF_LICENSE if license is None else license)
         n = sum(splits.values())
         print(f"wrote {counted(n, 'puzzle')} to {out} "
               f"(train {splits['train']}, test {splits['test']})", file=sys.stderr)
         return 0
     records: Iterator[PuzzleRecord] = (record for record, _ in pairs)
-    if fmt in IMAGE_FORMATS:
+    if fmt in IMAGE_FORMATS or fmt == "non":
         if out == "-":
-            raise ExportError(f"--format {fmt} writes one file a puzzle; give a directory "
+            what = ".non file" if fmt == "non" else "file"
+            raise ExportError(f"--format {fmt} writes one {what} a puzzle; give a directory "
                               "with --out DIR")
-        from ..layouts.images import puzzle_images
+        if fmt == "non":
+            n = write_file_export(records, fmt, out, kind)
+        else:
+            from ..layouts.images import puzzle_images
 
-        # each picture written as its puzzle is read, so the selection is never held
-        written = sum(1 for _ in puzzle_images(records, fmt, out, answers=answers, dpi=dpi))
-        puzzles = written // 2 if answers else written
-        print(f"wrote {counted(written, 'picture')} of {counted(puzzles, 'puzzle')} "
-              f"to {out}", file=sys.stderr)
+            # each picture written as its puzzle is read, so the selection is never held
+            n = sum(1 for _ in puzzle_images(records, fmt, out, answers=answers, dpi=dpi))
+        with _finishing():  # every file is written
+            said = counted(n, "puzzle") if fmt == "non" else (
+                f"{counted(n, 'picture')} of {counted(n // 2 if answers else n, 'puzzle')}")
+            print(f"wrote {said} to {out}", file=sys.stderr)
         return 0
     if se:
         records = map(_with_se, records)
@@ -158,13 +176,11 @@ def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: 
     if out == "-":
         if fmt == "parquet":
             raise ExportError("Parquet is binary; give a file with --out")
-        if fmt == "non":
-            raise ExportError("--format non writes one .non file a puzzle; give a directory "
-                              "with --out DIR")
         write_file_export(records, fmt, sys.stdout, kind, paths, se, runs)
         return 0
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    n = write_file_export(records, fmt, out, kind, paths, se, runs)
+    with finishing_renames(_finishing):
+        n = write_file_export(records, fmt, out, kind, paths, se, runs)
     print(f"wrote {counted(n, 'puzzle')} to {out}", file=sys.stderr)
     return 0
 
@@ -272,8 +288,8 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
     """``nanpure stats``: blank counts per tier, technique usage, acceptance per quota
     and throughput of the stored puzzles (of the runs ``run`` selects, or all); with
     ``inventory`` the unused puzzles instead (:func:`inventory_rows`). ``plot`` also
-    draws the statistics into that file (:func:`plot_command`). Returns the exit
-    status."""
+    draws the statistics into that file (:func:`plot_command`); a stop once it is in
+    place is let go. Returns the exit status."""
     out = out or sys.stdout
     if plot is not None:  # before anything is read: a plot written over its store loses it
         check_not_store(plot, "--plot", store_path)
@@ -286,7 +302,10 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
             return 0
         summary = store_summary(store, run)
         if plot is not None:
-            written = _write_plot(summary, _scores(store, run), plot)
+            # once the plot is in place a stop is let go: the statistics are printed, and
+            # the command exits 0, as an export does (_write_export)
+            with finishing_renames(_finishing):
+                written = _write_plot(summary, _scores(store, run), plot)
             print(f"wrote {written}", file=sys.stderr)  # stdout holds the statistics
     if as_json:
         print(json.dumps(summary, indent=2), file=out)

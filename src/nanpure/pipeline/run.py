@@ -116,6 +116,9 @@ class RunSummary:
     resumed: bool = False
     stock: list[Stock] = field(default_factory=list)  # the inventory quotas at the start
     began_at: str = ""  # when this session began, ISO-8601 UTC (the run's may be earlier)
+    #: the session's seconds as the store recorded them (Store.finish_run), which stats
+    #: counts; None when the run's row was not made (or not finished)
+    run_seconds: float | None = None
 
     @property
     def exit_status(self) -> int:
@@ -124,6 +127,14 @@ class RunSummary:
     @property
     def made(self) -> int:
         return sum(q.made for q in self.quotas)
+
+    @property
+    def timed_seconds(self) -> float:
+        """The seconds the session's puzzles/s are counted over: those the store recorded
+        for it (from its row to its end, as ``stats`` counts a run's), so that the two
+        give one figure; not the command's own, which count its start too (opening the
+        store, compiling kernels on their first use). The command's without a row."""
+        return self.run_seconds if self.run_seconds is not None else self.seconds
 
     def format(self) -> str:
         """The table printed at the end of a run."""
@@ -153,8 +164,8 @@ class RunSummary:
                                                                            strict=True)]
             lines.append("  ".join(cells).rstrip())
         if self.workers:
-            rate = self.made / self.seconds if self.seconds > 0 else 0.0
-            lines.append(f"{rate:.1f} puzzles/s")
+            seconds = self.timed_seconds
+            lines.append(f"{self.made / seconds if seconds > 0 else 0.0:.1f} puzzles/s")
         made = {q.name: q.made for q in self.quotas}
         for s in self.stock:
             lines.append(f"stock {s.quota}: {s.unused} unused + {made[s.quota]} made = "
@@ -382,12 +393,15 @@ def _stops_spared(for_good: bool = False) -> Iterator[_Stops | None]:
 @contextlib.contextmanager
 def _finishing() -> Iterator[None]:
     """The block does what a stop must not cut short, and after which the command has
-    done its work (a book recorded in the store): inside :func:`_stops_spared`, a Ctrl-C
-    or SIGTERM in the block is held back until it ends, and once it has ended that one
-    and any later one are let go until the :func:`_stops_spared` block ends, so that the
-    command says what it did and exits with its status. A block that raises puts the
-    handlers back and then gives them the first stop held back: the command stops as
-    it would have."""
+    done its work (a book recorded in the store, an export renamed into place): inside
+    :func:`_stops_spared`, a Ctrl-C or SIGTERM in the block is held back until it ends,
+    and once it has ended that one and any later one are let go until the
+    :func:`_stops_spared` block ends, so that the command says what it did and exits
+    with its status. A block that raises puts the handlers back: the command fails, or
+    stops, as it would have. One that raises with a stop held back lets that stop go as
+    well, and the command says why it failed and exits with that failure's status, never
+    0: given back then, SIGTERM killed the command before it said that its book was
+    written but not recorded."""
     stops = _stops
     if stops is None:  # not the main thread, whose signals these are
         yield
@@ -400,11 +414,9 @@ def _finishing() -> Iterator[None]:
         yield
     except BaseException:
         held, stops.held = stops.held, None
-        if installed:
+        if installed and not held:
             stops.restore()
             stops.previous = {}  # nothing to spare any more
-        if held:
-            signal.raise_signal(held[0])
         raise
     stops.held = None  # not live: every stop from now on is let go
 
@@ -478,7 +490,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                                       ladders=ladder_fingerprints(), began_at=began_at)
                 go_live()  # a stop held back while the row was made stops the run here
                 if all(s.full for s in states):
-                    store.finish_run(run.id, COMPLETE)
+                    summary.run_seconds = store.finish_run(run.id, COMPLETE)
                     summary.seconds = time.monotonic() - started
                     return summary
                 specs = [q.spec() for q in config.quotas]
@@ -542,7 +554,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
             elif executor is not None and loop is not None:
                 executor.cancel(set(loop.futures))
         if run is not None:  # None: stopped in the instant before it was made
-            store.finish_run(run.id, summary.status)
+            summary.run_seconds = store.finish_run(run.id, summary.status)
         summary.seconds = time.monotonic() - started
         log.info("run %s %s: %d puzzles made in %.1f s", config.name, summary.status,
                  summary.made, summary.seconds)

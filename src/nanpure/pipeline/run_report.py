@@ -65,7 +65,8 @@ def run_report(config: RunConfig, summary: RunSummary, store: Store) -> dict[str
         "workers": summary.workers,
         "executor": summary.executor,
         "made": summary.made,
-        "puzzles_per_second": _rate(summary.made, summary.seconds),
+        # as the summary says it, and stats for a run of one session
+        "puzzles_per_second": _rate(summary.made, summary.timed_seconds),
         **provenance(),
         "quotas": quotas,
         "stats": store_summary(store, literal_glob(config.name)),

@@ -689,16 +689,17 @@ class Store:
                                 (before.status, before.finished_at, before.config,
                                  before.ladders, run.id))
 
-    def finish_run(self, run_id: int, status: str) -> None:
+    def finish_run(self, run_id: int, status: str) -> float:
         """Record how a run ended and when, and add the session's wall time (since
         :meth:`begin_run`) to the run's seconds (which stay unknown, NULL, for a run
-        stored before they were recorded)."""
+        stored before they were recorded); returns the session's seconds added."""
         began = self._sessions.pop(run_id, None)
         seconds = 0.0 if began is None else time.monotonic() - began
         with self.transaction():
             self.db.execute("UPDATE runs SET status = ?, finished_at = ?, "
                             "seconds = seconds + ? WHERE id = ?",
                             (status, utc_now(), seconds, run_id))
+        return seconds
 
     def delete_run(self, name: str) -> int:
         """Delete a run and its puzzles; returns how many puzzles went. A run whose
