@@ -574,3 +574,28 @@ def test_a_first_use_on_a_terminal_says_the_kernels_compile(tmp_path, monkeypatc
     err = capsys.readouterr().err
     assert ("compiling the nonogram kernels on their first use" in err) == said
     assert compiled == ([] if cached else [["nonogram"]])  # first, said or not
+
+
+def test_a_non_file_not_utf8_is_read_as_latin1(tmp_path):
+    """An old .non file with a Latin-1 title was refused whole as not UTF-8 text; a file
+    with NULs (UTF-16) still is."""
+    from nanpure.pipeline.nonogram_jobs import read_puzzles, solve_files
+
+    latin = tmp_path / "cafe.non"
+    latin.write_bytes(NON.replace('"arch"', '"Caf\xe9"').encode("latin-1"))
+    out, err = io.StringIO(), io.StringIO()
+    assert (solve_files([str(latin)], out, err), err.getvalue()) == (0, "")
+    found = read_puzzles([str(latin)], io.StringIO())
+    assert found.puzzles[0].title == "Café"
+    done = nanpure("solve", "--kind", "nonogram", "--input-format", "non", "-",
+                   stdin=latin.read_bytes().decode("latin-1"))  # as UTF-8 text: still read
+    assert done.returncode == 0
+    done = subprocess.run([sys.executable, "-m", "nanpure.cli", "solve", "--kind",
+                           "nonogram", "--input-format", "non", "-"],
+                          input=latin.read_bytes(), capture_output=True, timeout=300)
+    assert (done.returncode, done.stderr) == (0, b"")
+    wide = tmp_path / "wide.non"
+    wide.write_bytes(NON.encode("utf-16"))
+    err = io.StringIO()
+    assert solve_files([str(wide)], io.StringIO(), err) == 2
+    assert err.getvalue() == f"{wide}: cannot read: not UTF-8 text\n"

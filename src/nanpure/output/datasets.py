@@ -397,9 +397,9 @@ def read_nonogram_export(source: TextIO | BinaryIO | str | Path,
     """Read a nonogram export back into rows like :func:`nonogram_row`'s (``lines``:
     puzzle only; ``non``: a directory, one row of the ``.non`` fields per file)."""
     if fmt == "non":
-        from ..generator.nonogram import parse_non
+        from ..generator.nonogram.formats import decode_non, parse_non
 
-        return [{"file": p.name, "puzzle": parse_non(p.read_text(encoding="utf-8"))}
+        return [{"file": p.name, "puzzle": parse_non(decode_non(p.read_bytes()))}
                 for p in sorted(Path(source).glob("*.non"))]  # type: ignore[arg-type]
     if fmt != "csv":
         return read_export(source, fmt)

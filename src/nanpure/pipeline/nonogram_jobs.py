@@ -3,7 +3,9 @@
 A file holds one puzzle in Steve Simpson's ``.non`` format, or many in the one-line form
 ``WxH ROWS/COLUMNS [GOAL]`` (one a line; blank lines and ``#`` comments skipped). Which
 one is told by ``input_format`` (``non`` or ``line``) or, without it, by the extension:
-``.non`` files are ``.non``, anything else (and standard input) one-line puzzles. A file
+``.non`` files are ``.non``, anything else (and standard input) one-line puzzles. Text
+is UTF-8; a ``.non`` file that is not is read as Latin-1, as older files wrote their
+titles (its clues are ASCII either way). A file
 read as one-line puzzles whose first line clearly belongs to another format (a ``.non``
 key line, a CSV header, a JSON object: :func:`~nanpure.output.datasets.looks_like`) is
 one problem naming the format and the option to give, not one a line.
@@ -29,6 +31,7 @@ from typing import TextIO
 
 from ..files import write_text_atomic
 from ..generator.nonogram import FormatError, Nonogram, parse_line, parse_non
+from ..generator.nonogram.formats import decode_non
 from ..output.datasets import looks_like
 from ..words import counted
 from .batch import (
@@ -116,24 +119,36 @@ def collect_puzzles(paths: Sequence[str], input_format: str | None = None,
     found = Puzzles()
     for index, path in enumerate(paths):
         name = "<stdin>" if path == "-" else path
+        fmt = input_format_of(path, input_format)
         try:
-            if path == "-":
-                text = (stdin or sys.stdin).read()
-            else:
-                text = Path(path).read_text(encoding="utf-8")
-            text = text.removeprefix("\ufeff")  # a byte-order mark is not part of the text
-        except (OSError, UnicodeDecodeError) as exc:
+            text = _read_text(path, fmt, stdin)
+        except (OSError, UnicodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
             found.problem((index, 0), f"{name}: cannot read: {reason or exc}")
             continue
         before = len(found.puzzles), found.problems
-        if input_format_of(path, input_format) == "non":
+        if fmt == "non":
             _read_non(text, name, index, found)
         else:
             _read_lines(text, name, index, found)
         if (len(found.puzzles), found.problems) == before:
             found.problem((index, math.inf), f"{name}: no puzzles found")
     return found
+
+
+def _read_text(path: str, fmt: str, stdin: TextIO | None) -> str:
+    """The text of ``path`` (``-``: ``stdin``, else standard input) without a byte-order
+    mark: UTF-8, or for a ``.non`` file :func:`~nanpure.generator.nonogram.formats.
+    decode_non`'s (Latin-1 when it is not UTF-8)."""
+    if path == "-":
+        stream = stdin or sys.stdin
+        buffer = getattr(stream, "buffer", None) if fmt == "non" else None
+        if buffer is None:
+            return stream.read().removeprefix("\ufeff")
+        return decode_non(buffer.read())
+    if fmt == "non":
+        return decode_non(Path(path).read_bytes())
+    return Path(path).read_text(encoding="utf-8").removeprefix("\ufeff")
 
 
 def _read_non(text: str, name: str, index: int, found: Puzzles) -> None:

@@ -190,6 +190,22 @@ _KEY = re.compile(r"^[A-Za-z_][\w-]*$")
 _COUNTED_BY = {"rows": "height", "columns": "width"}
 
 
+def decode_non(data: bytes) -> str:
+    """The text of a ``.non`` file's bytes: UTF-8 (a leading byte-order mark dropped) or,
+    when that fails, Latin-1, as older files wrote their titles (the clues are ASCII
+    either way). Bytes with a NUL (UTF-16, a binary file) raise :class:`UnicodeError`.
+
+    >>> decode_non(b'title "Caf\\xe9"\\n')
+    'title "Café"\\n'
+    """
+    if b"\0" in data:
+        raise UnicodeError("not UTF-8 text")
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
 def _key_value(line: str) -> tuple[str, str]:
     """A stripped line's key (lower-case) and value: any whitespace between them."""
     parts = line.split(None, 1)
