@@ -104,6 +104,12 @@ def test_missing_section_has_no_line():
     ("3x2 1.1,3/2,1,3", "column 3: clue 3 needs 3 cells, the column has 2"),
     ("3 1/1", "size '3' is not WxH"),
     ("3x2 1.1,3", "clues must be ROWS/COLUMNS with one '/'"),
+    ("3x2 1 1,3/2,1,2", "clues '1 1,3/2,1,2' hold a space: join a line's runs by dots (1.1) "
+                        "and the lines by commas, with no spaces"),
+    ("3x2 1.1,3/2, 1,2 101111", "clues '1.1,3/2, 1,2' hold a space: join a line's runs by "
+                                "dots (1.1) and the lines by commas, with no spaces"),
+    ("3x2 1.1,3 /2,1,2", "clues '1.1,3 /2,1,2' hold a space: join a line's runs by dots "
+                         "(1.1) and the lines by commas, with no spaces"),
     ("0x0 /", "width must be 1-99, got 0"),
     ("3x100 1/1", "height must be 1-99, got 100"),
     ("3x2 1.1,3/2,1,2 1011", "goal must be 6 characters 0/1 (width x height), got 4 "

@@ -395,6 +395,7 @@ def parse_line(text: str, line: int | None = None) -> Nonogram:
     """A nonogram from the one-line form ``WxH ROWS/COLUMNS [GOAL]``; ``line`` is the
     line number reported in errors."""
     fields = text.split()
+    _check_spaces(fields, line)
     if len(fields) not in (2, 3):
         raise FormatError("expected 'WxH ROWS/COLUMNS [GOAL]', got "
                           f"{counted(len(fields), 'field')}", line)
@@ -419,6 +420,17 @@ def parse_line(text: str, line: int | None = None) -> Nonogram:
             raise FormatError(f"clue {clue!r}: runs are joined by single dots, as in 1.2",
                               line)
     return puzzle
+
+
+def _check_spaces(fields: list[str], line: int | None) -> None:
+    """Refuse clues split by spaces (``3x2 1 1,3/2,1,2``), which read as several fields:
+    the fields after the size, but for a last one of ``0``/``1`` (a goal), holding one
+    ``/`` between them and nothing but clue characters."""
+    clues = fields[1:-1] if len(fields) > 2 and set(fields[-1]) <= set("01") else fields[1:]
+    joined = " ".join(clues)
+    if len(clues) > 1 and joined.count("/") == 1 and re.fullmatch(r"[\d.,/ ]+", joined):
+        raise FormatError(f"clues {joined!r} hold a space: join a line's runs by dots "
+                          "(1.1) and the lines by commas, with no spaces", line)
 
 
 def format_line(puzzle: Nonogram, goal: bool = True) -> str:
