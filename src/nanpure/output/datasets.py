@@ -52,6 +52,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
@@ -1037,6 +1038,9 @@ PUZZLE_COLUMNS = ("quizzes", "puzzle", "puzzles", "quiz")
 #: Keys of ``.non`` lines that take a value of any text, and those that stand alone.
 _NON_TEXT_KEYS = ("catalogue", "title", "by", "copyright", "license", "goal")
 _NON_SECTIONS = ("rows", "columns", "catalogue")
+#: A nonogram in the one-line form, well formed or not: ``WxH``, then clue characters
+#: holding a ``/`` (and perhaps a goal).
+_NONOGRAM_LINE = re.compile(r"\d+x\d+\s+[\d.,/\s]*/[\d.,/\s]*")
 
 
 def looks_like(line: str) -> tuple[str, str] | None:
@@ -1044,15 +1048,18 @@ def looks_like(line: str) -> tuple[str, str] | None:
     comment) is ``line`` looks like, as ``(format, what)``: ``jsonl`` for a JSON object,
     ``csv`` for a CSV header naming a puzzle column (:data:`PUZZLE_COLUMNS`; ``csv
     column`` when it names no other column: its rows may be puzzle lines), ``non`` for a
-    ``.non`` key line (``width 15``, ``title "..."``, ``rows``, ...); ``what`` says it in
-    a message. None for anything else: a puzzle line of either kind, or a malformed one.
+    ``.non`` key line (``width 15``, ``title "..."``, ``rows``, ...), ``nonogram line``
+    for a nonogram in the one-line form (``3x2 1.1,3/2,1,2``); ``what`` says it in a
+    message. None for anything else: a Sudoku puzzle line, or a malformed one.
 
     >>> looks_like('{"id": 1}')
     ('jsonl', 'JSON lines (an export)')
     >>> looks_like("quizzes,solutions"), looks_like("puzzle")[0]
     (('csv', 'CSV (its header names a quizzes column)'), 'csv column')
-    >>> looks_like("Width 15"), looks_like("3x2 1.1,3/2,1,2"), looks_like("puzzles: 3")
-    (('non', "a nonogram .non file ('Width 15')"), None, None)
+    >>> looks_like("Width 15"), looks_like("puzzles: 3")
+    (('non', "a nonogram .non file ('Width 15')"), None)
+    >>> looks_like("3x2 1.1,3/2,1,2")
+    ('nonogram line', "nonogram puzzles in the one-line form ('3x2 1.1,3/2,1,2')")
     >>> looks_like('title "Arch"')[0], looks_like("By Arto Inkala")
     ('non', None)
     """
@@ -1068,6 +1075,8 @@ def looks_like(line: str) -> tuple[str, str] | None:
         if name is not None:
             return ("csv" if len(fields) > 1 else "csv column",
                     f"CSV (its header names a {name} column)")
+    if _NONOGRAM_LINE.fullmatch(line):
+        return "nonogram line", f"nonogram puzzles in the one-line form ({line[:40]!r})"
     key, _, value = line.replace("\t", " ").partition(" ")
     key, value = key.lower(), value.strip()
     if ((key in ("width", "height") and value.isdecimal())

@@ -187,7 +187,7 @@ def _other_format(line: str) -> str | None:
     """Why a file whose first line (not blank or a comment) is ``line`` is not one of
     one-line puzzles, when that line clearly belongs to another format; else None."""
     found = looks_like(line)
-    if found is None:
+    if found is None or found[0] == "nonogram line":  # a malformed one of these files
         return None
     fmt, what = found
     return f"this looks like {what}, not one-line puzzles; " + (
