@@ -228,8 +228,9 @@ def _run_rate(args: argparse.Namespace) -> int:
 def _add_canon(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "canon",
-        help="print the canonical form of puzzles, one per line",
-        description="Print each puzzle's canonical form: the one representative of all "
+        help="print the canonical form of Sudoku puzzles, one per line",
+        description="Print each Sudoku puzzle's canonical form (Sudoku only: nonograms "
+        "have none here): the one representative of all "
         "puzzles equivalent to it by relabelling the digits, permuting bands, stacks, rows "
         "within a band and columns within a stack, and transposing. Equivalent puzzles get "
         "the same line ('.' for a blank), others different ones. Input as for solve; a "
@@ -240,6 +241,8 @@ def _add_canon(sub: argparse._SubParsersAction) -> None:
                    help="file of puzzles; '-' or nothing reads standard input")
     p.add_argument("--input-format", choices=INPUT_FORMATS, metavar="F",
                    help="how FILE holds its puzzles: " + _sudoku_input_formats())
+    p.add_argument("--kind", choices=("sudoku", "nonogram"), default="sudoku",
+                   help="sudoku, the only kind canon takes (nonogram is refused)")
     _add_workers(p, "work in N processes, 8,192 puzzles at a time each")
     p.set_defaults(func=_run_canon)
 
@@ -247,6 +250,9 @@ def _add_canon(sub: argparse._SubParsersAction) -> None:
 def _run_canon(args: argparse.Namespace) -> int:
     from .pipeline.batch import canon_file
 
+    if args.kind != "sudoku":
+        raise UsageError("canon is for Sudoku puzzles only; nonograms have no canonical "
+                         "form in nanpure")
     _check_at_least_one(args, "workers")
     return _over_file(args, ("canon",), lambda stream, name, fmt: canon_file(
         stream, name, sys.stdout, sys.stderr, input_format=fmt, workers=args.workers))
