@@ -58,11 +58,16 @@ def files(tmp_path: Path) -> dict[str, Path]:
 
 
 def test_solve_prints_each_picture(files):
+    """Each picture under its puzzle's name and size, as rate names them (pictures were
+    told apart only by blank lines, which a puzzle skipped or not solved made doubtful)."""
     done = nanpure("solve", "--kind", "nonogram", str(files["non"]), str(files["lines"]))
     assert done.returncode == 1  # one puzzle has no solution
     pictures = done.stdout.split("\n\n")
-    assert pictures[0] == "#.#\n###" and pictures[1] == "#.#\n###"
-    assert pictures[2].strip() in ("#.\n.#", ".#\n#.")
+    assert pictures[0] == f"{files['non']} 3x2\n#.#\n###"
+    assert pictures[1] == f"{files['lines']}:2 3x2\n#.#\n###"
+    assert pictures[2].strip() in (f"{files['lines']}:4 2x2\n#.\n.#",
+                                   f"{files['lines']}:4 2x2\n.#\n#.")
+    assert len(pictures) == 3
     assert f"{files['lines']}:4: puzzle has more than one solution; printed one" in done.stderr
     assert f"{files['lines']}:5: puzzle has no solution" in done.stderr
 
@@ -80,9 +85,9 @@ def test_solve_csv(files):
 
 def test_solve_reads_stdin_and_input_format(files):
     done = nanpure("solve", "--kind", "nonogram", stdin=UNIQUE + "\n")
-    assert (done.returncode, done.stdout) == (0, "#.#\n###\n")
+    assert (done.returncode, done.stdout) == (0, "<stdin>:1 3x2\n#.#\n###\n")
     as_non = nanpure("solve", "--kind", "nonogram", "--input-format", "non", "-", stdin=NON)
-    assert (as_non.returncode, as_non.stdout) == (0, "#.#\n###\n")
+    assert (as_non.returncode, as_non.stdout) == (0, "<stdin> 3x2\n#.#\n###\n")
 
 
 def test_a_leading_byte_order_mark_is_ignored(files, tmp_path):
@@ -94,7 +99,8 @@ def test_a_leading_byte_order_mark_is_ignored(files, tmp_path):
         outputs = []
         for path in (files[name], marked):
             out, err = io.StringIO(), io.StringIO()
-            outputs.append((solve_files([str(path)], out, err), out.getvalue(),
+            outputs.append((solve_files([str(path)], out, err),
+                            out.getvalue().replace(str(path), "FILE"),
                             err.getvalue().replace(str(path), "FILE")))
         assert outputs[0] == outputs[1]
     err = io.StringIO()
@@ -115,7 +121,7 @@ def test_messages_come_in_the_order_of_files_and_lines(tmp_path, files):
     out, err = io.StringIO(), io.StringIO()
     assert solve_files([str(path), str(files["badnon"])], out, err) == 1
     assert err.getvalue().splitlines() == expected
-    assert out.getvalue().endswith("#\n\n#.#\n###\n")  # one of TWO's pictures, UNIQUE's
+    assert out.getvalue().endswith(f"#\n\n{path}:4 3x2\n#.#\n###\n")  # TWO's, UNIQUE's
     out, err = io.StringIO(), io.StringIO()
     assert rate_files([str(path), str(files["badnon"])], out, err) == 1
     assert err.getvalue().splitlines() == [expected[0].replace("solution", "solution; not rated"),
@@ -135,7 +141,7 @@ def test_more_than_one_solution_is_status_1_in_text_not_csv(files):
 @pytest.mark.slow
 def test_malformed_input_is_named_with_its_line(files):
     done = nanpure("solve", "--kind", "nonogram", str(files["bad"]))
-    assert done.returncode == 1 and done.stdout == "#.#\n###\n"
+    assert done.returncode == 1 and done.stdout == f"{files['bad']}:1 3x2\n#.#\n###\n"
     assert f"{files['bad']}:2: 3 columns expected, 2 given" in done.stderr
     assert f"{files['bad']}:3: row 1: clue 6 needs 6 cells, the row has 5" in done.stderr
     assert "Traceback" not in done.stderr
@@ -171,7 +177,7 @@ def test_another_format_read_as_line_puzzles_is_one_line(files, tmp_path):
     assert done.stdout.startswith(f"{files['lines']}:2 3x2 ")
     # a first line that looks like .non with puzzle lines after it is said as before
     done = nanpure("solve", "--kind", "nonogram", stdin='title "x"\n3x2 1.1,3/2,1,2\n')
-    assert (done.returncode, done.stdout) == (1, "#.#\n###\n")
+    assert (done.returncode, done.stdout) == (1, "<stdin>:2 3x2\n#.#\n###\n")
     assert done.stderr == "<stdin>:1: size 'title' is not WxH\n"
     # a first line that is only a malformed puzzle is said as before, line by line
     done = nanpure("solve", "--kind", "nonogram", stdin="width\n3x2 1.1,3/2,1\n")

@@ -57,8 +57,9 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("lines", "text", "csv"),
                    help="Sudoku: lines (default), each solution as an 81-digit line, or csv, "
                    "a header and puzzle,solutions,solution rows. Nonograms: text (default), "
-                   "each solution as rows of '#' (filled) and '.' (empty), a blank line "
-                   "between puzzles, or csv, a header and file,width,height,solutions,solution "
+                   "each solution as a line 'FILE[:LINE] WxH' (as rate names a puzzle) "
+                   "and rows of '#' (filled) and '.' (empty), a blank line between "
+                   "puzzles, or csv, a header and file,width,height,solutions,solution "
                    "rows (file is FILE, or FILE:LINE for a one-line puzzle; solution the "
                    "row-major 0/1 string). solutions is 0, 1 or 2 (two or more), solution "
                    "empty unless unique")

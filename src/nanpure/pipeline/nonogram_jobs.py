@@ -210,13 +210,13 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
                 input_format: str | None = None) -> int:
     """``nanpure solve --kind nonogram``: solve every puzzle of ``paths``; the exit status.
 
-    ``fmt="text"`` prints each solution as rows of ``#`` (filled) and ``.`` (empty), a
+    ``fmt="text"`` prints each solution as a line ``NAME WxH`` (as ``rate`` names a puzzle:
+    which one it is, whatever was skipped) and rows of ``#`` (filled) and ``.`` (empty), a
     blank line between puzzles; a puzzle with no solution is reported on ``err``, one with
     several gets one printed and a warning, and either makes the status 1. ``fmt="csv"``
     prints :data:`SOLVE_COLUMNS`, ``solutions`` 0, 1 or 2 (two or more), ``solution`` the
-    row-major ``0``/``1`` string, empty unless unique (the counts are the answer there:
-    only unreadable input makes the status 1). Messages come in the order of the files
-    and lines.
+    row-major ``0``/``1`` string, empty unless unique (the counts are the answer there: only
+    unreadable input makes the status 1). Messages come in the order of the files and lines.
     """
     from ..generator.nonogram import count_solutions_batch
 
@@ -245,8 +245,8 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
             print(f"{name}: puzzle has more than one solution; printed one", file=err)
             status = 1
         assert solution is not None
-        out.write(("" if first else "\n") + "\n".join(picture_rows(solution, puzzle.width))
-                  + "\n")
+        out.write(("" if first else "\n") + f"{name} {puzzle.width}x{puzzle.height}\n"
+                  + "\n".join(picture_rows(solution, puzzle.width)) + "\n")
         first = False
     found.report(err)
     return status
