@@ -257,6 +257,26 @@ def test_non_export_writes_one_file_a_puzzle(mixed_store, tmp_path):
     assert parse_non(text).goal and text.startswith("width ")
 
 
+def test_non_export_into_a_directory_of_non_files_is_refused(mixed_store, tmp_path, capsys):
+    """It overwrote the files of the same ids and left the others: two batches mixed, as
+    generate --format non refuses."""
+    from nanpure.cli import main
+
+    directory = tmp_path / "non"
+    directory.mkdir()
+    (directory / "1.non").write_text("old\n")
+    (directory / "notes.txt").write_text("mine\n")
+    argv = ["export", "--store", str(mixed_store), "--kind", "nonogram", "--format", "non",
+            "--out", str(directory)]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        f"nanpure: --out: cannot write {directory}: it already holds .non files (1.non), "
+        "which this batch would mix with; choose an empty or new directory\n")
+    assert sorted(p.name for p in directory.iterdir()) == ["1.non", "notes.txt"]
+    (directory / "1.non").unlink()  # other files do not stand in the way
+    assert main(argv) == 0 and len(list(directory.glob("*.non"))) == 7
+
+
 def test_mixed_export_needs_kind_and_sudoku_export_is_unchanged(mixed_store, tmp_path):
     with pytest.raises(ExportError, match="kinds nonogram and sudoku; an export holds one "
                                           "kind: add --kind nonogram or --kind sudoku"):
