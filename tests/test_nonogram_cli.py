@@ -163,17 +163,17 @@ def test_another_format_read_as_line_puzzles_is_one_line(files, tmp_path):
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == ("<stdin>: this looks like a nonogram .non file ('title \"arch\"'), "
                            "not one-line puzzles; give --input-format non\n")
-    jsonl = tmp_path / "all.jsonl"
+    jsonl = tmp_path / "all-jsonl.txt"
     jsonl.write_text(f'{{"puzzle": "{UNIQUE}"}}\n' * 3)
-    table = tmp_path / "all.csv"
+    table = tmp_path / "all-csv.txt"
     table.write_text(f'puzzle,width\n"{UNIQUE}",3\n')
     done = nanpure("rate", "--kind", "nonogram", str(jsonl), str(table), str(files["lines"]))
     assert done.returncode == 1
-    tail = ("not one-line puzzles; nanpure reads nonograms as .non files and one-line "
-            "puzzles (--input-format non, line)")
     assert done.stderr.splitlines()[:2] == [
-        f"{jsonl}: this looks like JSON lines (an export), {tail}",
-        f"{table}: this looks like CSV (its header names a puzzle column), {tail}"]
+        f"{jsonl}: this looks like JSON lines (an export), not one-line puzzles; give "
+        "--input-format jsonl",
+        f"{table}: this looks like CSV (its header names a puzzle column), not one-line "
+        "puzzles; give --input-format csv"]
     assert done.stdout.startswith(f"{files['lines']}:2 3x2 ")
     # a first line that looks like .non with puzzle lines after it is said as before
     done = nanpure("solve", "--kind", "nonogram", stdin='title "x"\n3x2 1.1,3/2,1,2\n')
@@ -184,6 +184,54 @@ def test_another_format_read_as_line_puzzles_is_one_line(files, tmp_path):
     assert done.stderr.splitlines() == [
         "<stdin>:1: expected 'WxH ROWS/COLUMNS [GOAL]', got 1 field",
         "<stdin>:2: 3 columns expected, 2 given"]
+
+
+def test_tables_of_generate_and_export_are_read(tmp_path):
+    """A CSV, JSON lines or Parquet file of nonograms, with generate's puzzle column or
+    export's width, height, rows and columns, is read one puzzle a row (export's CSV was
+    refused a line at a time, its Parquet as not UTF-8 text)."""
+    from nanpure.cli import INPUT_FORMATS as SUDOKU_FORMATS
+    from nanpure.cli import NONOGRAM_INPUT_FORMATS
+    from nanpure.pipeline.nonogram_jobs import INPUT_FORMATS, read_puzzles
+
+    assert NONOGRAM_INPUT_FORMATS == INPUT_FORMATS and "csv" in SUDOKU_FORMATS
+    export_csv = tmp_path / "e.csv"
+    export_csv.write_text('id,kind,width,height,rows,columns,solution\n'
+                          '7,nonogram,3,2,"[[1,1],[3]]","[[2],[1],[2]]",101111\n'
+                          '8,nonogram,3,2,"[[1,1],[3]]","[[2],[1],[2]]",111111\n'
+                          '9,nonogram,x,2,"[[1,1],[3]]","[[2],[1],[2]]",\n'
+                          '10,nonogram,3,2,"[[1,1],3]","[[2],[1],[2]]",\n')
+    generated = tmp_path / "g.csv"
+    generated.write_text(f'puzzle,width\n"{UNIQUE}",3\n"{TWO} 1",2\n')
+    export_jsonl = tmp_path / "e.jsonl"
+    export_jsonl.write_text('{"width": 3, "height": 2, "rows": [[1, 1], [3]], "columns": '
+                            '[[2], [1], [2]]}\n\n[1]\n{"puzzle": ""}\n')
+    err = io.StringIO()
+    found = read_puzzles([str(export_csv), str(generated), str(export_jsonl)], err)
+    assert found.names == [f"{export_csv}:2", f"{generated}:2", f"{export_jsonl}:1"]
+    assert {p.rows for p in found.puzzles} == {((1, 1), (3,))}
+    assert found.puzzles[0].goal == "101111"
+    assert err.getvalue().splitlines() == [
+        f"{export_csv}:3: goal does not match the clues: row 1 has clue 1 1, the goal "
+        "draws 3",
+        f"{export_csv}:4: width must be a whole number, got 'x'",
+        f"{export_csv}:5: rows must be a list of lists of run lengths, as [[1,1],[3]]",
+        f"{generated}:3: goal must be 4 characters 0/1 (width x height), got 1 character",
+        f"{export_jsonl}:3: not a JSON object",
+        f"{export_jsonl}:4: no puzzle, nor width, height, rows and columns (generate's and "
+        "export's nonogram fields)"]
+    other = tmp_path / "other.csv"
+    other.write_text("quiz,answer\n1,2\n")
+    err = io.StringIO()
+    assert read_puzzles([str(other)], err).status == 2
+    assert err.getvalue() == (
+        f"{other}: no puzzle column, nor width, height, rows and columns (columns: quiz, "
+        "answer); nonograms are read from tables as generate writes them (a puzzle column "
+        "of one-line puzzles) or as export does (width, height, rows, columns)\n")
+    # --input-format and standard input
+    done = nanpure("solve", "--kind", "nonogram", "--input-format", "csv", "-",
+                   stdin=generated.read_text())
+    assert done.stdout == "<stdin>:2 3x2\n#.#\n###\n" and done.returncode == 1
 
 
 def test_sudoku_options_stay_sudoku(files):

@@ -242,6 +242,24 @@ def test_nonogram_parquet(mixed_store, tmp_path):
     assert read_export(out, "parquet") == read_nonogram_export(csv_out, "csv")
 
 
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_nonogram_exports_are_read_back_by_rate(mixed_store, tmp_path, fmt):
+    """rate --kind nonogram reads an export's csv, jsonl and Parquet (csv was refused a
+    line at a time, Parquet as not UTF-8 text): the same ratings as its lines."""
+    from nanpure.pipeline.nonogram_jobs import rate_files
+
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    outputs = []
+    for form in ("lines", fmt):
+        path = tmp_path / f"n.{form}"
+        export_command(str(mixed_store), None, form, str(path), "nonogram")
+        out, err = io.StringIO(), io.StringIO()
+        assert (rate_files([str(path)], out, err), err.getvalue()) == (0, "")
+        outputs.append([line.split(" ", 1)[1] for line in out.getvalue().splitlines()])
+    assert outputs[0] == outputs[1] and len(outputs[0]) == 7
+
+
 def test_non_export_writes_one_file_a_puzzle(mixed_store, tmp_path):
     directory = tmp_path / "non"
     export_command(str(mixed_store), "nono", "non", str(directory), "nonogram")

@@ -49,8 +49,9 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
         "puzzle with no solution, or with more than one (one is printed), is reported too; "
         "each of these makes the exit status 1 (with --format csv, which gives the counts, "
         "only a malformed line does). "
-        "With --kind nonogram, each FILE is a .non file (one puzzle) or a file of one-line "
-        "puzzles 'WxH ROWS/COLUMNS [GOAL]'; a malformed one is reported as FILE:LINE: "
+        "With --kind nonogram, each FILE is a .non file (one puzzle), a file of one-line "
+        "puzzles 'WxH ROWS/COLUMNS [GOAL]' or a table (csv, jsonl, parquet) as generate or "
+        "export writes them (see --input-format); a malformed one is reported as FILE:LINE: "
         "problem, exit status 1 when others were answered, 2 when nothing was usable.",
     )
     _add_files_and_kind(p)
@@ -60,9 +61,9 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
                    "each solution as a line 'FILE[:LINE] WxH' (as rate names a puzzle) "
                    "and rows of '#' (filled) and '.' (empty), a blank line between "
                    "puzzles, or csv, a header and file,width,height,solutions,solution "
-                   "rows (file is FILE, or FILE:LINE for a one-line puzzle; solution the "
-                   "row-major 0/1 string). solutions is 0, 1 or 2 (two or more), solution "
-                   "empty unless unique")
+                   "rows (file is FILE, or FILE:LINE in a one-line file or a table; "
+                   "solution the row-major 0/1 string). solutions is 0, 1 or 2 (two or "
+                   "more), solution empty unless unique")
     _add_input_format(p)
     p.set_defaults(func=_run_solve)
 
@@ -80,8 +81,9 @@ def _add_kind(p: argparse.ArgumentParser) -> None:
                    help="puzzle kind (default: sudoku)")
 
 
-#: How a nonogram FILE holds its puzzles (Sudoku's are INPUT_FORMATS).
-NONOGRAM_INPUT_FORMATS = ("non", "line")
+#: How a nonogram FILE holds its puzzles (Sudoku's are INPUT_FORMATS), as
+#: pipeline.nonogram_jobs.INPUT_FORMATS (not imported: it would load the pipeline).
+NONOGRAM_INPUT_FORMATS = ("non", "line", "csv", "jsonl", "parquet")
 
 
 def _sudoku_input_formats() -> str:
@@ -96,20 +98,23 @@ def _sudoku_input_formats() -> str:
 
 
 def _add_input_format(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--input-format", choices=INPUT_FORMATS + NONOGRAM_INPUT_FORMATS,
+    p.add_argument("--input-format",
+                   choices=tuple(dict.fromkeys(INPUT_FORMATS + NONOGRAM_INPUT_FORMATS)),
                    metavar="F",
                    help="how FILE holds its puzzles. Sudoku: " + _sudoku_input_formats()
                    + ". Nonograms: non (one "
-                   ".non puzzle a file) or line (one-line puzzles 'WxH ROWS/COLUMNS [GOAL]', "
-                   "one a line); by default .non files are non, other files (and standard "
-                   "input) line")
+                   ".non puzzle a file), line (one-line puzzles 'WxH ROWS/COLUMNS [GOAL]', "
+                   "one a line), csv, jsonl or parquet (one a row: a puzzle column of "
+                   "one-line puzzles, as generate writes, or width, height, rows and "
+                   "columns, as export writes); by default by the extension (.non, .csv, "
+                   ".jsonl, .parquet), other files (and standard input) line")
 
 
 def _check_inputs(args: argparse.Namespace) -> None:
     """Refuse what only nonograms take (several files, their input formats) on Sudoku,
     and Sudoku's input formats on nonograms."""
-    nonogram_format = args.input_format in NONOGRAM_INPUT_FORMATS
-    if args.input_format is not None and nonogram_format != (args.kind == "nonogram"):
+    formats = NONOGRAM_INPUT_FORMATS if args.kind == "nonogram" else INPUT_FORMATS
+    if args.input_format is not None and args.input_format not in formats:
         raise UsageError(f"--input-format {args.input_format} is not for {args.kind} puzzles")
     if args.kind == "sudoku" and len(args.file) > 1:
         raise UsageError("Sudoku puzzles are read from one FILE (or standard input)")

@@ -416,6 +416,70 @@ def read_nonogram_export(source: TextIO | BinaryIO | str | Path,
     return rows
 
 
+#: The columns a nonogram CSV, JSON lines or Parquet file read as puzzles needs, either
+#: set: ``puzzle`` in the one-line form (``generate``'s) or the size and clues
+#: (``export``'s, :data:`NONOGRAM_COLUMNS`).
+NONOGRAM_INPUT_COLUMNS = (("puzzle",), ("width", "height", "rows", "columns"))
+
+
+def nonogram_input_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any] | str]]:
+    """``(line, row)`` for each row of a nonogram ``csv``, ``jsonl`` or ``parquet`` file
+    (Parquet: the row's number), ``row`` a problem's text for a JSON line that is not an
+    object. A file that cannot be read as ``fmt``, or a CSV or Parquet file with neither
+    set of :data:`NONOGRAM_INPUT_COLUMNS` (JSON lines: each row is looked at), raises
+    :class:`ReadError` (pyarrow missing: an :class:`ExportError`).
+
+    >>> nonogram_input_rows(b'puzzle,tier\\n"3x2 1.1,3/2,1,2",easy\\n', "csv")
+    [(2, {'puzzle': '3x2 1.1,3/2,1,2', 'tier': 'easy'})]
+    """
+    rows: list[tuple[int, dict[str, Any] | str]] = []
+    if fmt == "parquet":
+        pa = _pyarrow(reading=True)
+        try:
+            table = pa.parquet.read_table(io.BytesIO(data))
+            rows = list(enumerate(table.to_pylist(), start=1))
+        except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
+            raise _not_parquet(exc) from exc
+        names = list(table.schema.names)
+    else:
+        try:
+            text = data.decode("utf-8").removeprefix("\ufeff")
+        except UnicodeDecodeError as exc:
+            raise ReadError("not UTF-8 text") from exc
+        if fmt == "csv":
+            reader = csv.DictReader(io.StringIO(text, newline=""))
+            try:
+                names = list(reader.fieldnames or [])
+                at = reader.line_num + 1
+                for fields in reader:
+                    rows.append((at, fields))
+                    at = reader.line_num + 1
+            except csv.Error as exc:
+                raise ReadError(f"not valid CSV: {exc}", reader.line_num) from exc
+        else:
+            for number, line in enumerate(text.splitlines(), 1):
+                if not line.strip():
+                    continue
+                try:
+                    fields = json.loads(line)
+                except ValueError as exc:
+                    rows.append((number, f"not a JSON object: {str(exc).split(':')[0]}"))
+                    continue
+                if not isinstance(fields, dict):
+                    rows.append((number, "not a JSON object"))
+                    continue
+                rows.append((number, fields))
+            return rows
+    if not any(
+            all(c in names for c in wanted) for wanted in NONOGRAM_INPUT_COLUMNS):
+        shown = ", ".join(n if n.isprintable() else repr(n) for n in names)
+        raise ReadError(f"no puzzle column, nor width, height, rows and columns "
+                        f"({f'columns: {shown}' if names else 'no columns'}); nonograms "
+                        "are read from tables as generate writes them (a puzzle column of "
+                        "one-line puzzles) or as export does (width, height, rows, columns)")
+    return rows
+
+
 def _pyarrow(reading: bool = False):
     """pyarrow, or an :class:`ExportError` saying how to install it (for ``reading`` or
     for writing Parquet)."""

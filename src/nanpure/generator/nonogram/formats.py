@@ -43,8 +43,11 @@ None when the problem is not on one line) and the problem; callers print
 from __future__ import annotations
 
 import difflib
+import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ...words import counted
 
@@ -431,6 +434,51 @@ def _check_spaces(fields: list[str], line: int | None) -> None:
     if len(clues) > 1 and joined.count("/") == 1 and re.fullmatch(r"[\d.,/ ]+", joined):
         raise FormatError(f"clues {joined!r} hold a space: join a line's runs by dots "
                           "(1.1) and the lines by commas, with no spaces", line)
+
+
+def puzzle_of_fields(fields: Mapping[str, Any], line: int | None = None) -> Nonogram:
+    """A nonogram from a row of a table (CSV, JSON lines, Parquet): its ``puzzle`` in the
+    one-line form when it has one (``generate``'s), else its ``width``, ``height``,
+    ``rows`` and ``columns`` (lists of run lengths, or their JSON text: ``export``'s) with
+    its ``solution`` as the goal when given; ``line`` is where the row is, for errors.
+
+    >>> puzzle_of_fields({"width": "3", "height": "2", "rows": "[[1,1],[3]]",
+    ...                   "columns": [[2], [1], [2]], "solution": "101111"}).goal
+    '101111'
+    """
+    text = fields.get("puzzle")
+    if isinstance(text, str) and text.strip():
+        return parse_line(text.strip(), line)
+    if any(key not in fields for key in ("width", "height", "rows", "columns")):
+        raise FormatError("no puzzle, nor width, height, rows and columns (generate's and "
+                          "export's nonogram fields)", line)
+    sizes = [_whole(fields.get(key), key, line) for key in ("width", "height")]
+    clues = [_clue_list(fields.get(key), key, line) for key in ("rows", "columns")]
+    goal = fields.get("solution")
+    puzzle = Nonogram(sizes[0], sizes[1], clues[0], clues[1],
+                      goal if isinstance(goal, str) and goal else None)
+    check(puzzle, line, line, line, one_line=True, size_at=line)
+    return puzzle
+
+
+def _whole(value: Any, key: str, line: int | None) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isdecimal():
+        return int(value)
+    raise FormatError(f"{key} must be a whole number, got {value!r}", line)
+
+
+def _clue_list(value: Any, key: str, line: int | None) -> tuple[Clue, ...]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            value = None  # said below
+    if (isinstance(value, list) and all(isinstance(c, list) for c in value)
+            and all(isinstance(r, int) and not isinstance(r, bool) for c in value for r in c)):
+        return tuple(tuple(c) for c in value)
+    raise FormatError(f"{key} must be a list of lists of run lengths, as [[1,1],[3]]", line)
 
 
 def format_line(puzzle: Nonogram, goal: bool = True) -> str:
