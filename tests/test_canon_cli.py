@@ -67,3 +67,19 @@ def test_help_names_the_file_argument_as_its_text_does_and_reads_by_the_extensio
         assert input_format_for(f"puzzles{ext.upper()}") == fmt
     monkeypatch.setattr(cli, "INPUT_EXTENSIONS", {**cli.INPUT_EXTENSIONS, ".ss": "sdm"})
     assert ".sdm or .ss, .sdk" in canon_help()
+
+
+def test_canon_is_sudoku_only_and_says_so(tmp_path, capsys):
+    """``--kind nonogram`` was argparse's 'unrecognized arguments'; the help did not say
+    canon is Sudoku's."""
+    path = tmp_path / "p.txt"
+    path.write_text(A + "\n")
+    assert main(["canon", "--kind", "sudoku", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines() == [canonical_text(A)]
+    assert main(["canon", "--kind", "nonogram", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", "nanpure: canon is for Sudoku puzzles only; "
+                                            "nonograms have no canonical form in nanpure\n")
+    with pytest.raises(SystemExit):
+        main(["canon", "--help"])
+    assert "canonical form (Sudoku only" in " ".join(capsys.readouterr().out.split())

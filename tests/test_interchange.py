@@ -479,11 +479,15 @@ OTHER_FORMATS = [
     ("cat.txt", 'title "cat"\nwidth 3\nheight 2\n',
      "a nonogram .non file ('title \"cat\"'), not puzzle lines; solve and rate read "
      "nonograms with --kind nonogram"),
+    ("lines.txt", "# nonograms\n3x2 1.1,3/2,1,2 101111\n3x2 1 1,3/2,1,2\n2x2 1,1/1,1\n",
+     "nonogram puzzles in the one-line form ('3x2 1.1,3/2,1,2 101111'), not puzzle lines; "
+     "solve and rate read nonograms with --kind nonogram"),
 ]
 
 
 @pytest.mark.parametrize(("name", "content", "message"), OTHER_FORMATS,
-                         ids=["jsonl", "kaggle", "csv-after-comments", "non"])
+                         ids=["jsonl", "kaggle", "csv-after-comments", "non",
+                              "nonogram-lines"])
 @pytest.mark.parametrize("command", ["solve", "rate", "canon"])
 def test_another_format_read_as_lines_is_one_line_and_status_2(tmp_path, capsys, made,
                                                                command, name, content,

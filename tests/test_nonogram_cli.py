@@ -58,11 +58,16 @@ def files(tmp_path: Path) -> dict[str, Path]:
 
 
 def test_solve_prints_each_picture(files):
+    """Each picture under its puzzle's name and size, as rate names them (pictures were
+    told apart only by blank lines, which a puzzle skipped or not solved made doubtful)."""
     done = nanpure("solve", "--kind", "nonogram", str(files["non"]), str(files["lines"]))
     assert done.returncode == 1  # one puzzle has no solution
     pictures = done.stdout.split("\n\n")
-    assert pictures[0] == "#.#\n###" and pictures[1] == "#.#\n###"
-    assert pictures[2].strip() in ("#.\n.#", ".#\n#.")
+    assert pictures[0] == f"{files['non']} 3x2\n#.#\n###"
+    assert pictures[1] == f"{files['lines']}:2 3x2\n#.#\n###"
+    assert pictures[2].strip() in (f"{files['lines']}:4 2x2\n#.\n.#",
+                                   f"{files['lines']}:4 2x2\n.#\n#.")
+    assert len(pictures) == 3
     assert f"{files['lines']}:4: puzzle has more than one solution; printed one" in done.stderr
     assert f"{files['lines']}:5: puzzle has no solution" in done.stderr
 
@@ -80,9 +85,9 @@ def test_solve_csv(files):
 
 def test_solve_reads_stdin_and_input_format(files):
     done = nanpure("solve", "--kind", "nonogram", stdin=UNIQUE + "\n")
-    assert (done.returncode, done.stdout) == (0, "#.#\n###\n")
+    assert (done.returncode, done.stdout) == (0, "<stdin>:1 3x2\n#.#\n###\n")
     as_non = nanpure("solve", "--kind", "nonogram", "--input-format", "non", "-", stdin=NON)
-    assert (as_non.returncode, as_non.stdout) == (0, "#.#\n###\n")
+    assert (as_non.returncode, as_non.stdout) == (0, "<stdin> 3x2\n#.#\n###\n")
 
 
 def test_a_leading_byte_order_mark_is_ignored(files, tmp_path):
@@ -94,7 +99,8 @@ def test_a_leading_byte_order_mark_is_ignored(files, tmp_path):
         outputs = []
         for path in (files[name], marked):
             out, err = io.StringIO(), io.StringIO()
-            outputs.append((solve_files([str(path)], out, err), out.getvalue(),
+            outputs.append((solve_files([str(path)], out, err),
+                            out.getvalue().replace(str(path), "FILE"),
                             err.getvalue().replace(str(path), "FILE")))
         assert outputs[0] == outputs[1]
     err = io.StringIO()
@@ -115,7 +121,7 @@ def test_messages_come_in_the_order_of_files_and_lines(tmp_path, files):
     out, err = io.StringIO(), io.StringIO()
     assert solve_files([str(path), str(files["badnon"])], out, err) == 1
     assert err.getvalue().splitlines() == expected
-    assert out.getvalue().endswith("#\n\n#.#\n###\n")  # one of TWO's pictures, UNIQUE's
+    assert out.getvalue().endswith(f"#\n\n{path}:4 3x2\n#.#\n###\n")  # TWO's, UNIQUE's
     out, err = io.StringIO(), io.StringIO()
     assert rate_files([str(path), str(files["badnon"])], out, err) == 1
     assert err.getvalue().splitlines() == [expected[0].replace("solution", "solution; not rated"),
@@ -135,7 +141,7 @@ def test_more_than_one_solution_is_status_1_in_text_not_csv(files):
 @pytest.mark.slow
 def test_malformed_input_is_named_with_its_line(files):
     done = nanpure("solve", "--kind", "nonogram", str(files["bad"]))
-    assert done.returncode == 1 and done.stdout == "#.#\n###\n"
+    assert done.returncode == 1 and done.stdout == f"{files['bad']}:1 3x2\n#.#\n###\n"
     assert f"{files['bad']}:2: 3 columns expected, 2 given" in done.stderr
     assert f"{files['bad']}:3: row 1: clue 6 needs 6 cells, the row has 5" in done.stderr
     assert "Traceback" not in done.stderr
@@ -157,27 +163,75 @@ def test_another_format_read_as_line_puzzles_is_one_line(files, tmp_path):
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == ("<stdin>: this looks like a nonogram .non file ('title \"arch\"'), "
                            "not one-line puzzles; give --input-format non\n")
-    jsonl = tmp_path / "all.jsonl"
+    jsonl = tmp_path / "all-jsonl.txt"
     jsonl.write_text(f'{{"puzzle": "{UNIQUE}"}}\n' * 3)
-    table = tmp_path / "all.csv"
+    table = tmp_path / "all-csv.txt"
     table.write_text(f'puzzle,width\n"{UNIQUE}",3\n')
     done = nanpure("rate", "--kind", "nonogram", str(jsonl), str(table), str(files["lines"]))
     assert done.returncode == 1
-    tail = ("not one-line puzzles; nanpure reads nonograms as .non files and one-line "
-            "puzzles (--input-format non, line)")
     assert done.stderr.splitlines()[:2] == [
-        f"{jsonl}: this looks like JSON lines (an export), {tail}",
-        f"{table}: this looks like CSV (its header names a puzzle column), {tail}"]
+        f"{jsonl}: this looks like JSON lines (an export), not one-line puzzles; give "
+        "--input-format jsonl",
+        f"{table}: this looks like CSV (its header names a puzzle column), not one-line "
+        "puzzles; give --input-format csv"]
     assert done.stdout.startswith(f"{files['lines']}:2 3x2 ")
     # a first line that looks like .non with puzzle lines after it is said as before
     done = nanpure("solve", "--kind", "nonogram", stdin='title "x"\n3x2 1.1,3/2,1,2\n')
-    assert (done.returncode, done.stdout) == (1, "#.#\n###\n")
+    assert (done.returncode, done.stdout) == (1, "<stdin>:2 3x2\n#.#\n###\n")
     assert done.stderr == "<stdin>:1: size 'title' is not WxH\n"
     # a first line that is only a malformed puzzle is said as before, line by line
     done = nanpure("solve", "--kind", "nonogram", stdin="width\n3x2 1.1,3/2,1\n")
     assert done.stderr.splitlines() == [
         "<stdin>:1: expected 'WxH ROWS/COLUMNS [GOAL]', got 1 field",
         "<stdin>:2: 3 columns expected, 2 given"]
+
+
+def test_tables_of_generate_and_export_are_read(tmp_path):
+    """A CSV, JSON lines or Parquet file of nonograms, with generate's puzzle column or
+    export's width, height, rows and columns, is read one puzzle a row (export's CSV was
+    refused a line at a time, its Parquet as not UTF-8 text)."""
+    from nanpure.cli import INPUT_FORMATS as SUDOKU_FORMATS
+    from nanpure.cli import NONOGRAM_INPUT_FORMATS
+    from nanpure.pipeline.nonogram_jobs import INPUT_FORMATS, read_puzzles
+
+    assert NONOGRAM_INPUT_FORMATS == INPUT_FORMATS and "csv" in SUDOKU_FORMATS
+    export_csv = tmp_path / "e.csv"
+    export_csv.write_text('id,kind,width,height,rows,columns,solution\n'
+                          '7,nonogram,3,2,"[[1,1],[3]]","[[2],[1],[2]]",101111\n'
+                          '8,nonogram,3,2,"[[1,1],[3]]","[[2],[1],[2]]",111111\n'
+                          '9,nonogram,x,2,"[[1,1],[3]]","[[2],[1],[2]]",\n'
+                          '10,nonogram,3,2,"[[1,1],3]","[[2],[1],[2]]",\n')
+    generated = tmp_path / "g.csv"
+    generated.write_text(f'puzzle,width\n"{UNIQUE}",3\n"{TWO} 1",2\n')
+    export_jsonl = tmp_path / "e.jsonl"
+    export_jsonl.write_text('{"width": 3, "height": 2, "rows": [[1, 1], [3]], "columns": '
+                            '[[2], [1], [2]]}\n\n[1]\n{"puzzle": ""}\n')
+    err = io.StringIO()
+    found = read_puzzles([str(export_csv), str(generated), str(export_jsonl)], err)
+    assert found.names == [f"{export_csv}:2", f"{generated}:2", f"{export_jsonl}:1"]
+    assert {p.rows for p in found.puzzles} == {((1, 1), (3,))}
+    assert found.puzzles[0].goal == "101111"
+    assert err.getvalue().splitlines() == [
+        f"{export_csv}:3: goal does not match the clues: row 1 has clue 1 1, the goal "
+        "draws 3",
+        f"{export_csv}:4: width must be a whole number, got 'x'",
+        f"{export_csv}:5: rows must be a list of lists of run lengths, as [[1,1],[3]]",
+        f"{generated}:3: goal must be 4 characters 0/1 (width x height), got 1 character",
+        f"{export_jsonl}:3: not a JSON object",
+        f"{export_jsonl}:4: no puzzle, nor width, height, rows and columns (generate's and "
+        "export's nonogram fields)"]
+    other = tmp_path / "other.csv"
+    other.write_text("quiz,answer\n1,2\n")
+    err = io.StringIO()
+    assert read_puzzles([str(other)], err).status == 2
+    assert err.getvalue() == (
+        f"{other}: no puzzle column, nor width, height, rows and columns (columns: quiz, "
+        "answer); nonograms are read from tables as generate writes them (a puzzle column "
+        "of one-line puzzles) or as export does (width, height, rows, columns)\n")
+    # --input-format and standard input
+    done = nanpure("solve", "--kind", "nonogram", "--input-format", "csv", "-",
+                   stdin=generated.read_text())
+    assert done.stdout == "<stdin>:2 3x2\n#.#\n###\n" and done.returncode == 1
 
 
 def test_sudoku_options_stay_sudoku(files):
@@ -574,3 +628,28 @@ def test_a_first_use_on_a_terminal_says_the_kernels_compile(tmp_path, monkeypatc
     err = capsys.readouterr().err
     assert ("compiling the nonogram kernels on their first use" in err) == said
     assert compiled == ([] if cached else [["nonogram"]])  # first, said or not
+
+
+def test_a_non_file_not_utf8_is_read_as_latin1(tmp_path):
+    """An old .non file with a Latin-1 title was refused whole as not UTF-8 text; a file
+    with NULs (UTF-16) still is."""
+    from nanpure.pipeline.nonogram_jobs import read_puzzles, solve_files
+
+    latin = tmp_path / "cafe.non"
+    latin.write_bytes(NON.replace('"arch"', '"Caf\xe9"').encode("latin-1"))
+    out, err = io.StringIO(), io.StringIO()
+    assert (solve_files([str(latin)], out, err), err.getvalue()) == (0, "")
+    found = read_puzzles([str(latin)], io.StringIO())
+    assert found.puzzles[0].title == "Café"
+    done = nanpure("solve", "--kind", "nonogram", "--input-format", "non", "-",
+                   stdin=latin.read_bytes().decode("latin-1"))  # as UTF-8 text: still read
+    assert done.returncode == 0
+    done = subprocess.run([sys.executable, "-m", "nanpure.cli", "solve", "--kind",
+                           "nonogram", "--input-format", "non", "-"],
+                          input=latin.read_bytes(), capture_output=True, timeout=300)
+    assert (done.returncode, done.stderr) == (0, b"")
+    wide = tmp_path / "wide.non"
+    wide.write_bytes(NON.encode("utf-16"))
+    err = io.StringIO()
+    assert solve_files([str(wide)], io.StringIO(), err) == 2
+    assert err.getvalue() == f"{wide}: cannot read: not UTF-8 text\n"

@@ -104,6 +104,12 @@ def test_missing_section_has_no_line():
     ("3x2 1.1,3/2,1,3", "column 3: clue 3 needs 3 cells, the column has 2"),
     ("3 1/1", "size '3' is not WxH"),
     ("3x2 1.1,3", "clues must be ROWS/COLUMNS with one '/'"),
+    ("3x2 1 1,3/2,1,2", "clues '1 1,3/2,1,2' hold a space: join a line's runs by dots (1.1) "
+                        "and the lines by commas, with no spaces"),
+    ("3x2 1.1,3/2, 1,2 101111", "clues '1.1,3/2, 1,2' hold a space: join a line's runs by "
+                                "dots (1.1) and the lines by commas, with no spaces"),
+    ("3x2 1.1,3 /2,1,2", "clues '1.1,3 /2,1,2' hold a space: join a line's runs by dots "
+                         "(1.1) and the lines by commas, with no spaces"),
     ("0x0 /", "width must be 1-99, got 0"),
     ("3x100 1/1", "height must be 1-99, got 100"),
     ("3x2 1.1,3/2,1,2 1011", "goal must be 6 characters 0/1 (width x height), got 4 "
@@ -131,3 +137,123 @@ def test_counts_in_errors_are_singular_for_one(text, problem):
     with pytest.raises(FormatError) as info:
         parse_line(text)
     assert info.value.problem == problem
+
+
+# --- .non: what is left over, misspelt or doubled is named, not skipped ------------------------
+
+HEART_NON = """title "Heart"
+width 5
+height 5
+
+rows
+1,1
+5
+5
+3
+1
+
+columns
+2
+4
+4
+4
+2
+
+goal "0101011111111110111000100"
+"""
+
+
+def test_blank_lines_after_a_heading_are_skipped():
+    """A blank line between a heading and its first clue line is a separator (it was read
+    as an empty first row, shifting the rows and dropping the last one)."""
+    text = "width 5\nheight 5\n\nrows\n\n1,1\n5\n5\n3\n0\n\ncolumns\n\n\n2\n4\n3\n4\n2\n"
+    p = parse_non(text)
+    assert p.rows == ((1, 1), (5,), (5,), (3,), ())
+    assert p.columns == ((2,), (4,), (3,), (4,), (2,))
+    # a blank line after the first clue line is still an empty line of the puzzle
+    assert parse_non("width 2\nheight 3\nrows\n\n2\n1\n\ncolumns\n2\n1\n").rows == (
+        (2,), (1,), ())
+
+
+@pytest.mark.parametrize("text, line, problem", [
+    # height 5, six row lines
+    ("width 5\nheight 5\nrows\n1\n1\n1\n1\n1\n1\ncolumns\n5\n0\n0\n0\n0\n", 9,
+     "rows has 5 lines (height 5); this line is one too many"),
+    # lines like clues after the count, before the next heading
+    ("width 5\nheight 5\nrows\n1\n1\n1\n1\n1\n\n7 7\nfoo bar\ncolumns\n5\n0\n0\n0\n0\n", 10,
+     "rows has 5 lines (height 5); this line is one too many"),
+    ("width 2\nheight 1\nrows\n1\ncolumns\n1\n0\n0\n", 8,
+     "columns has 2 lines (width 2); this line is one too many"),
+    ("height 1\nrows\n1\n\n1\ncolumns\n1\n", 5,
+     "rows has 1 line (height 1); this line is one too many"),
+    ("rows\n1\n\n1\ncolumns\n1\n", 4,
+     "clue line '1' after the rows section, which ended at a blank line (no height given)"),
+    ("1\nrows\n1\ncolumns\n1\n", 1, "clue line '1' before any rows or columns heading"),
+    ("width 1\nheight 1\n(rows)\nrows\n1\ncolumns\n1\n", 3,
+     "'(rows)' is neither a key line (such as 'width 15') nor a clue line"),
+    ("width 1\nheight 1\nrows\n1\ncolumns\n1\n====\n", 7,
+     "'====' divides the puzzles of a .nonpack bundle; a .non file holds one puzzle"),
+])
+def test_lines_left_over_are_named(text, line, problem):
+    with pytest.raises(FormatError) as info:
+        parse_non(text)
+    assert (info.value.line, info.value.problem) == (line, problem)
+
+
+def test_unknown_key_lines_are_still_ignored():
+    text = HEART_NON.replace("width 5", "foo bar\nwidth 5\nsolver ignored\nColor a #ff0000")
+    assert parse_non(text) == parse_non(HEART_NON)
+
+
+@pytest.mark.parametrize("text, line, problem", [
+    ("width 1\nheight 1\nrows\n1\ncolums\n1\n", 5,
+     "unknown heading 'colums'; did you mean 'columns'?"),
+    ("width 1\nheight 1\nRow\n1\ncolumns\n1\n", 3, "unknown heading 'row'; did you mean "
+     "'rows'?"),
+    ("widht 1\nheight 1\nrows\n1\ncolumns\n1\n", 1, "unknown key 'widht'; did you mean "
+     "'width'?"),
+    ("width 5\nheight 5\nwidth 6\n", 3, "width given twice (first on line 1); give it once"),
+    ("height\t5\nwidth 5\nheight 5\n", 3,
+     "height given twice (first on line 1); give it once"),
+    ("width 1\nheight 1\nrows\n1\ncolumns\n1\ngoal 1\ngoal 0\n", 8,
+     "goal given twice (first on line 7); give it once"),
+    ("width 2\nheight 1\nrows\n1a,1b\ncolumns\n1a\n1b\n", 4, "clue '1a,1b' has colours (a "
+     "letter after a run): colours are not supported, only black-and-white nonograms"),
+    ("rows\n2a\ncolumns\n1a\n1a\n", 2, "clue '2a' has colours (a letter after a run): "
+     "colours are not supported, only black-and-white nonograms"),
+])
+def test_misspelt_doubled_and_coloured_lines_are_named(text, line, problem):
+    with pytest.raises(FormatError) as info:
+        parse_non(text)
+    assert (info.value.line, info.value.problem) == (line, problem)
+
+
+def test_any_whitespace_between_key_and_value():
+    """``width<TAB>5`` was ignored (the width then taken from the columns)."""
+    text = HEART_NON.replace("width 5", "width\t5").replace("height 5", "height \t 5")
+    assert parse_non(text) == parse_non(HEART_NON)
+    with pytest.raises(FormatError, match="columns has 5 lines"):
+        parse_non(text.replace("4\n2\n\ngoal", "4\n2\n0\n\ngoal"))
+
+
+@pytest.mark.parametrize("change", [
+    lambda t: "# drawn by hand\n" + t.replace("rows\n", "# the rows\nrows\n"),  # comments
+    lambda t: t.replace("\n", "\r\n"),  # CRLF
+    lambda t: t.replace("\n", " \t\n"),  # trailing whitespace
+    lambda t: t.replace('goal "', "goal ").replace('100"', "100"),  # unquoted goal
+    lambda t: t.replace("1,1", "1 1"),  # clues by spaces
+    lambda t: t.replace('title "Heart"', 'catalogue "#1"\ntitle "Heart"\nauthor "Me"\n'
+                        'copyright "(c) Me"\nlicense CC0'),  # credits
+    lambda t: t.replace("width 5\nheight 5\n", "") + "height 5\nwidth 5\n",  # sizes last
+    lambda t: t.replace("width 5\nheight 5\n", "").replace("\n\ncolumns", "\ncolumns"),
+])
+def test_dialects_read_as_before(change):
+    p = parse_non(change(HEART_NON))
+    assert (p.width, p.height, p.rows, p.columns, p.goal) == (
+        5, 5, HEART.rows, HEART.columns, HEART.goal)
+
+
+def test_author_is_read_as_by_and_one_by_one_reads():
+    assert parse_non(HEART_NON.replace("title", 'author "Me"\ntitle')).by == "Me"
+    assert parse_non("width 1\nheight 1\nrows\n1\ncolumns\n1\n").rows == ((1,),)
+    assert parse_non("width 1\nheight 1\nrows\n0\ncolumns\n0\n").rows == ((),)

@@ -242,6 +242,24 @@ def test_nonogram_parquet(mixed_store, tmp_path):
     assert read_export(out, "parquet") == read_nonogram_export(csv_out, "csv")
 
 
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_nonogram_exports_are_read_back_by_rate(mixed_store, tmp_path, fmt):
+    """rate --kind nonogram reads an export's csv, jsonl and Parquet (csv was refused a
+    line at a time, Parquet as not UTF-8 text): the same ratings as its lines."""
+    from nanpure.pipeline.nonogram_jobs import rate_files
+
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    outputs = []
+    for form in ("lines", fmt):
+        path = tmp_path / f"n.{form}"
+        export_command(str(mixed_store), None, form, str(path), "nonogram")
+        out, err = io.StringIO(), io.StringIO()
+        assert (rate_files([str(path)], out, err), err.getvalue()) == (0, "")
+        outputs.append([line.split(" ", 1)[1] for line in out.getvalue().splitlines()])
+    assert outputs[0] == outputs[1] and len(outputs[0]) == 7
+
+
 def test_non_export_writes_one_file_a_puzzle(mixed_store, tmp_path):
     directory = tmp_path / "non"
     export_command(str(mixed_store), "nono", "non", str(directory), "nonogram")
@@ -255,6 +273,26 @@ def test_non_export_writes_one_file_a_puzzle(mixed_store, tmp_path):
         assert parse_line(record.puzzle).rows == found["puzzle"].rows
     text = (directory / files[0]["file"]).read_text()
     assert parse_non(text).goal and text.startswith("width ")
+
+
+def test_non_export_into_a_directory_of_non_files_is_refused(mixed_store, tmp_path, capsys):
+    """It overwrote the files of the same ids and left the others: two batches mixed, as
+    generate --format non refuses."""
+    from nanpure.cli import main
+
+    directory = tmp_path / "non"
+    directory.mkdir()
+    (directory / "1.non").write_text("old\n")
+    (directory / "notes.txt").write_text("mine\n")
+    argv = ["export", "--store", str(mixed_store), "--kind", "nonogram", "--format", "non",
+            "--out", str(directory)]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        f"nanpure: --out: cannot write {directory}: it already holds .non files (1.non), "
+        "which this batch would mix with; choose an empty or new directory\n")
+    assert sorted(p.name for p in directory.iterdir()) == ["1.non", "notes.txt"]
+    (directory / "1.non").unlink()  # other files do not stand in the way
+    assert main(argv) == 0 and len(list(directory.glob("*.non"))) == 7
 
 
 def test_mixed_export_needs_kind_and_sudoku_export_is_unchanged(mixed_store, tmp_path):

@@ -49,19 +49,21 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
         "puzzle with no solution, or with more than one (one is printed), is reported too; "
         "each of these makes the exit status 1 (with --format csv, which gives the counts, "
         "only a malformed line does). "
-        "With --kind nonogram, each FILE is a .non file (one puzzle) or a file of one-line "
-        "puzzles 'WxH ROWS/COLUMNS [GOAL]'; a malformed one is reported as FILE:LINE: "
+        "With --kind nonogram, each FILE is a .non file (one puzzle), a file of one-line "
+        "puzzles 'WxH ROWS/COLUMNS [GOAL]' or a table (csv, jsonl, parquet) as generate or "
+        "export writes them (see --input-format); a malformed one is reported as FILE:LINE: "
         "problem, exit status 1 when others were answered, 2 when nothing was usable.",
     )
     _add_files_and_kind(p)
     p.add_argument("--format", choices=("lines", "text", "csv"),
                    help="Sudoku: lines (default), each solution as an 81-digit line, or csv, "
                    "a header and puzzle,solutions,solution rows. Nonograms: text (default), "
-                   "each solution as rows of '#' (filled) and '.' (empty), a blank line "
-                   "between puzzles, or csv, a header and file,width,height,solutions,solution "
-                   "rows (file is FILE, or FILE:LINE for a one-line puzzle; solution the "
-                   "row-major 0/1 string). solutions is 0, 1 or 2 (two or more), solution "
-                   "empty unless unique")
+                   "each solution as a line 'FILE[:LINE] WxH' (as rate names a puzzle) "
+                   "and rows of '#' (filled) and '.' (empty), a blank line between "
+                   "puzzles, or csv, a header and file,width,height,solutions,solution "
+                   "rows (file is FILE, or FILE:LINE in a one-line file or a table; "
+                   "solution the row-major 0/1 string). solutions is 0, 1 or 2 (two or "
+                   "more), solution empty unless unique")
     _add_input_format(p)
     p.set_defaults(func=_run_solve)
 
@@ -79,8 +81,9 @@ def _add_kind(p: argparse.ArgumentParser) -> None:
                    help="puzzle kind (default: sudoku)")
 
 
-#: How a nonogram FILE holds its puzzles (Sudoku's are INPUT_FORMATS).
-NONOGRAM_INPUT_FORMATS = ("non", "line")
+#: How a nonogram FILE holds its puzzles (Sudoku's are INPUT_FORMATS), as
+#: pipeline.nonogram_jobs.INPUT_FORMATS (not imported: it would load the pipeline).
+NONOGRAM_INPUT_FORMATS = ("non", "line", "csv", "jsonl", "parquet")
 
 
 def _sudoku_input_formats() -> str:
@@ -95,20 +98,23 @@ def _sudoku_input_formats() -> str:
 
 
 def _add_input_format(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--input-format", choices=INPUT_FORMATS + NONOGRAM_INPUT_FORMATS,
+    p.add_argument("--input-format",
+                   choices=tuple(dict.fromkeys(INPUT_FORMATS + NONOGRAM_INPUT_FORMATS)),
                    metavar="F",
                    help="how FILE holds its puzzles. Sudoku: " + _sudoku_input_formats()
                    + ". Nonograms: non (one "
-                   ".non puzzle a file) or line (one-line puzzles 'WxH ROWS/COLUMNS [GOAL]', "
-                   "one a line); by default .non files are non, other files (and standard "
-                   "input) line")
+                   ".non puzzle a file), line (one-line puzzles 'WxH ROWS/COLUMNS [GOAL]', "
+                   "one a line), csv, jsonl or parquet (one a row: a puzzle column of "
+                   "one-line puzzles, as generate writes, or width, height, rows and "
+                   "columns, as export writes); by default by the extension (.non, .csv, "
+                   ".jsonl, .parquet), other files (and standard input) line")
 
 
 def _check_inputs(args: argparse.Namespace) -> None:
     """Refuse what only nonograms take (several files, their input formats) on Sudoku,
     and Sudoku's input formats on nonograms."""
-    nonogram_format = args.input_format in NONOGRAM_INPUT_FORMATS
-    if args.input_format is not None and nonogram_format != (args.kind == "nonogram"):
+    formats = NONOGRAM_INPUT_FORMATS if args.kind == "nonogram" else INPUT_FORMATS
+    if args.input_format is not None and args.input_format not in formats:
         raise UsageError(f"--input-format {args.input_format} is not for {args.kind} puzzles")
     if args.kind == "sudoku" and len(args.file) > 1:
         raise UsageError("Sudoku puzzles are read from one FILE (or standard input)")
@@ -228,8 +234,9 @@ def _run_rate(args: argparse.Namespace) -> int:
 def _add_canon(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "canon",
-        help="print the canonical form of puzzles, one per line",
-        description="Print each puzzle's canonical form: the one representative of all "
+        help="print the canonical form of Sudoku puzzles, one per line",
+        description="Print each Sudoku puzzle's canonical form (Sudoku only: nonograms "
+        "have none here): the one representative of all "
         "puzzles equivalent to it by relabelling the digits, permuting bands, stacks, rows "
         "within a band and columns within a stack, and transposing. Equivalent puzzles get "
         "the same line ('.' for a blank), others different ones. Input as for solve; a "
@@ -240,6 +247,8 @@ def _add_canon(sub: argparse._SubParsersAction) -> None:
                    help="file of puzzles; '-' or nothing reads standard input")
     p.add_argument("--input-format", choices=INPUT_FORMATS, metavar="F",
                    help="how FILE holds its puzzles: " + _sudoku_input_formats())
+    p.add_argument("--kind", choices=("sudoku", "nonogram"), default="sudoku",
+                   help="sudoku, the only kind canon takes (nonogram is refused)")
     _add_workers(p, "work in N processes, 8,192 puzzles at a time each")
     p.set_defaults(func=_run_canon)
 
@@ -247,6 +256,9 @@ def _add_canon(sub: argparse._SubParsersAction) -> None:
 def _run_canon(args: argparse.Namespace) -> int:
     from .pipeline.batch import canon_file
 
+    if args.kind != "sudoku":
+        raise UsageError("canon is for Sudoku puzzles only; nonograms have no canonical "
+                         "form in nanpure")
     _check_at_least_one(args, "workers")
     return _over_file(args, ("canon",), lambda stream, name, fmt: canon_file(
         stream, name, sys.stdout, sys.stderr, input_format=fmt, workers=args.workers))

@@ -107,6 +107,22 @@ class StandardOutput:
         return getattr(self._stream, name)
 
 
+def check_new_batch(directory: str | Path) -> None:
+    """A :class:`WriteError` (``--out``) when ``directory`` already holds ``.non`` files:
+    a batch written there (``generate --format non``'s ``0001.non``, ...; ``export
+    --format non``'s ``ID.non``) would overwrite some of them and leave the others beside
+    it, two batches mixed."""
+    try:
+        found = sorted(p.name for p in Path(directory).glob("*.non"))
+    except OSError:  # not a directory: making it says so
+        return
+    if found:
+        more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+        raise WriteError(directory, f"it already holds .non files ({found[0]}{more}), which "
+                         "this batch would mix with; choose an empty or new directory",
+                         "--out")
+
+
 def make_directory(path: str | Path, option: str | None = None) -> Path:
     """Create the directory ``path`` with its parents, unless it exists; a
     :class:`WriteError` naming ``path`` (and ``option``) when it cannot be made or is a

@@ -52,6 +52,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
@@ -397,9 +398,9 @@ def read_nonogram_export(source: TextIO | BinaryIO | str | Path,
     """Read a nonogram export back into rows like :func:`nonogram_row`'s (``lines``:
     puzzle only; ``non``: a directory, one row of the ``.non`` fields per file)."""
     if fmt == "non":
-        from ..generator.nonogram import parse_non
+        from ..generator.nonogram.formats import decode_non, parse_non
 
-        return [{"file": p.name, "puzzle": parse_non(p.read_text(encoding="utf-8"))}
+        return [{"file": p.name, "puzzle": parse_non(decode_non(p.read_bytes()))}
                 for p in sorted(Path(source).glob("*.non"))]  # type: ignore[arg-type]
     if fmt != "csv":
         return read_export(source, fmt)
@@ -412,6 +413,70 @@ def read_nonogram_export(source: TextIO | BinaryIO | str | Path,
             found[c] = int(found[c])
         for c in ("rows", "columns"):
             found[c] = json.loads(found[c])
+    return rows
+
+
+#: The columns a nonogram CSV, JSON lines or Parquet file read as puzzles needs, either
+#: set: ``puzzle`` in the one-line form (``generate``'s) or the size and clues
+#: (``export``'s, :data:`NONOGRAM_COLUMNS`).
+NONOGRAM_INPUT_COLUMNS = (("puzzle",), ("width", "height", "rows", "columns"))
+
+
+def nonogram_input_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any] | str]]:
+    """``(line, row)`` for each row of a nonogram ``csv``, ``jsonl`` or ``parquet`` file
+    (Parquet: the row's number), ``row`` a problem's text for a JSON line that is not an
+    object. A file that cannot be read as ``fmt``, or a CSV or Parquet file with neither
+    set of :data:`NONOGRAM_INPUT_COLUMNS` (JSON lines: each row is looked at), raises
+    :class:`ReadError` (pyarrow missing: an :class:`ExportError`).
+
+    >>> nonogram_input_rows(b'puzzle,tier\\n"3x2 1.1,3/2,1,2",easy\\n', "csv")
+    [(2, {'puzzle': '3x2 1.1,3/2,1,2', 'tier': 'easy'})]
+    """
+    rows: list[tuple[int, dict[str, Any] | str]] = []
+    if fmt == "parquet":
+        pa = _pyarrow(reading=True)
+        try:
+            table = pa.parquet.read_table(io.BytesIO(data))
+            rows = list(enumerate(table.to_pylist(), start=1))
+        except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
+            raise _not_parquet(exc) from exc
+        names = list(table.schema.names)
+    else:
+        try:
+            text = data.decode("utf-8").removeprefix("\ufeff")
+        except UnicodeDecodeError as exc:
+            raise ReadError("not UTF-8 text") from exc
+        if fmt == "csv":
+            reader = csv.DictReader(io.StringIO(text, newline=""))
+            try:
+                names = list(reader.fieldnames or [])
+                at = reader.line_num + 1
+                for fields in reader:
+                    rows.append((at, fields))
+                    at = reader.line_num + 1
+            except csv.Error as exc:
+                raise ReadError(f"not valid CSV: {exc}", reader.line_num) from exc
+        else:
+            for number, line in enumerate(text.splitlines(), 1):
+                if not line.strip():
+                    continue
+                try:
+                    fields = json.loads(line)
+                except ValueError as exc:
+                    rows.append((number, f"not a JSON object: {str(exc).split(':')[0]}"))
+                    continue
+                if not isinstance(fields, dict):
+                    rows.append((number, "not a JSON object"))
+                    continue
+                rows.append((number, fields))
+            return rows
+    if not any(
+            all(c in names for c in wanted) for wanted in NONOGRAM_INPUT_COLUMNS):
+        shown = ", ".join(n if n.isprintable() else repr(n) for n in names)
+        raise ReadError(f"no puzzle column, nor width, height, rows and columns "
+                        f"({f'columns: {shown}' if names else 'no columns'}); nonograms "
+                        "are read from tables as generate writes them (a puzzle column of "
+                        "one-line puzzles) or as export does (width, height, rows, columns)")
     return rows
 
 
@@ -1037,6 +1102,9 @@ PUZZLE_COLUMNS = ("quizzes", "puzzle", "puzzles", "quiz")
 #: Keys of ``.non`` lines that take a value of any text, and those that stand alone.
 _NON_TEXT_KEYS = ("catalogue", "title", "by", "copyright", "license", "goal")
 _NON_SECTIONS = ("rows", "columns", "catalogue")
+#: A nonogram in the one-line form, well formed or not: ``WxH``, then clue characters
+#: holding a ``/`` (and perhaps a goal).
+_NONOGRAM_LINE = re.compile(r"\d+x\d+\s+[\d.,/\s]*/[\d.,/\s]*")
 
 
 def looks_like(line: str) -> tuple[str, str] | None:
@@ -1044,15 +1112,18 @@ def looks_like(line: str) -> tuple[str, str] | None:
     comment) is ``line`` looks like, as ``(format, what)``: ``jsonl`` for a JSON object,
     ``csv`` for a CSV header naming a puzzle column (:data:`PUZZLE_COLUMNS`; ``csv
     column`` when it names no other column: its rows may be puzzle lines), ``non`` for a
-    ``.non`` key line (``width 15``, ``title "..."``, ``rows``, ...); ``what`` says it in
-    a message. None for anything else: a puzzle line of either kind, or a malformed one.
+    ``.non`` key line (``width 15``, ``title "..."``, ``rows``, ...), ``nonogram line``
+    for a nonogram in the one-line form (``3x2 1.1,3/2,1,2``); ``what`` says it in a
+    message. None for anything else: a Sudoku puzzle line, or a malformed one.
 
     >>> looks_like('{"id": 1}')
     ('jsonl', 'JSON lines (an export)')
     >>> looks_like("quizzes,solutions"), looks_like("puzzle")[0]
     (('csv', 'CSV (its header names a quizzes column)'), 'csv column')
-    >>> looks_like("Width 15"), looks_like("3x2 1.1,3/2,1,2"), looks_like("puzzles: 3")
-    (('non', "a nonogram .non file ('Width 15')"), None, None)
+    >>> looks_like("Width 15"), looks_like("puzzles: 3")
+    (('non', "a nonogram .non file ('Width 15')"), None)
+    >>> looks_like("3x2 1.1,3/2,1,2")
+    ('nonogram line', "nonogram puzzles in the one-line form ('3x2 1.1,3/2,1,2')")
     >>> looks_like('title "Arch"')[0], looks_like("By Arto Inkala")
     ('non', None)
     """
@@ -1068,6 +1139,8 @@ def looks_like(line: str) -> tuple[str, str] | None:
         if name is not None:
             return ("csv" if len(fields) > 1 else "csv column",
                     f"CSV (its header names a {name} column)")
+    if _NONOGRAM_LINE.fullmatch(line):
+        return "nonogram line", f"nonogram puzzles in the one-line form ({line[:40]!r})"
     key, _, value = line.replace("\t", " ").partition(" ")
     key, value = key.lower(), value.strip()
     if ((key in ("width", "height") and value.isdecimal())

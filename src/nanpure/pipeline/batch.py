@@ -17,8 +17,9 @@ but refused whole (:class:`~nanpure.output.datasets.ReadError`). When that shows
 later chunk (a CSV row past the csv module's field limit, a damaged Parquet row group),
 the chunks before it have been answered: the message says so. A file read as lines whose
 first line clearly belongs to another format (:func:`~nanpure.output.datasets.looks_like`:
-a CSV header, JSON lines, a ``.non`` file) is refused the same way, with the option to
-give; only a malformed first line is looked at, so a file of puzzles costs nothing more.
+a CSV header, JSON lines, a ``.non`` file, one-line nonograms) is refused the same way,
+with the option to give; only a malformed first line is looked at, so a file of puzzles
+costs nothing more.
 
 ``rate`` and ``canon --workers`` answer batches of a chunk in worker processes and write
 them in order (:class:`BatchJob`, :func:`batch_workers`, :class:`Progress`); ``nanpure
@@ -213,6 +214,7 @@ def _other_format(data: bytes, problems: list[tuple[int, str]], puzzles: bool) -
     raise ReadError(f"this looks like {what}, not puzzle lines; " + {
         "csv": "give --input-format csv",
         "non": "solve and rate read nonograms with --kind nonogram",
+        "nonogram line": "solve and rate read nonograms with --kind nonogram",
     }.get(fmt, "nanpure reads puzzle lines, csv, sdm, sdk, opensudoku and parquet "
               "(--input-format)"))
 

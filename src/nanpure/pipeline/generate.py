@@ -20,10 +20,9 @@ from __future__ import annotations
 import secrets
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TextIO
 
-from ..files import WriteError, make_directory
+from ..files import check_new_batch, make_directory
 from ..generator.kinds import kind_of
 from ..output.datasets import PuzzleWriter
 from ..output.stats import format_tables, summarize, to_json
@@ -100,21 +99,6 @@ class _Printer:
         return "accepted" if c is not None else "rejected"
 
 
-def _check_new_batch(directory: str | Path) -> None:
-    """A :class:`WriteError` when ``directory`` already holds ``.non`` files: the batch
-    would overwrite ``0001.non``, ... and leave the old batch's later files beside it,
-    two batches mixed."""
-    try:
-        found = sorted(p.name for p in Path(directory).glob("*.non"))
-    except OSError:  # not a directory: make_directory says so
-        return
-    if found:
-        more = f" and {len(found) - 1} more" if len(found) > 1 else ""
-        raise WriteError(directory, f"it already holds .non files ({found[0]}{more}), which "
-                         "this batch would mix with; choose an empty or new directory",
-                         "--out")
-
-
 def generate(
     spec: Any,
     count: int,
@@ -136,7 +120,7 @@ def generate(
     """
     kind_of(kind).check_spec(spec)
     if directory is not None:
-        _check_new_batch(directory)
+        check_new_batch(directory)
     rarity = kind_of(kind).rarity(spec)
     if rarity:  # possible, but the user should know at once that it may take long
         print(f"nanpure: {rarity}", file=err, flush=True)

@@ -1,12 +1,16 @@
 """One-shot nonogram jobs: solving and rating files of puzzles, and pictures to puzzles.
 
-A file holds one puzzle in Steve Simpson's ``.non`` format, or many in the one-line form
-``WxH ROWS/COLUMNS [GOAL]`` (one a line; blank lines and ``#`` comments skipped). Which
-one is told by ``input_format`` (``non`` or ``line``) or, without it, by the extension:
-``.non`` files are ``.non``, anything else (and standard input) one-line puzzles. A file
-read as one-line puzzles whose first line clearly belongs to another format (a ``.non``
-key line, a CSV header, a JSON object: :func:`~nanpure.output.datasets.looks_like`) is
-one problem naming the format and the option to give, not one a line.
+A file holds one puzzle in Steve Simpson's ``.non`` format, many in the one-line form
+``WxH ROWS/COLUMNS [GOAL]`` (one a line; blank lines and ``#`` comments skipped), or many
+in a table, one a row, as ``generate`` or ``export`` writes them (CSV, JSON lines,
+Parquet: :func:`~nanpure.output.datasets.nonogram_input_rows`). Which one is told by
+``input_format`` (:data:`INPUT_FORMATS`) or, without it, by the extension (``.non``,
+:data:`TABLE_FORMATS`; anything else, and standard input, one-line puzzles). Text is
+UTF-8; a ``.non`` file that is not is read as Latin-1, as older files wrote their titles
+(its clues are ASCII either way). A file read as one-line puzzles whose first line
+clearly belongs to another format (a ``.non`` key line, a CSV header, a JSON object:
+:func:`~nanpure.output.datasets.looks_like`) is one problem naming the format and the
+option to give, not one a line.
 
 Every problem is one line on ``err``, ``FILE:LINE: problem`` (``FILE: problem`` when it
 is not on one line), and the other puzzles are still answered. The exit status is 0 when
@@ -29,7 +33,8 @@ from typing import TextIO
 
 from ..files import write_text_atomic
 from ..generator.nonogram import FormatError, Nonogram, parse_line, parse_non
-from ..output.datasets import looks_like
+from ..generator.nonogram.formats import decode_non, puzzle_of_fields
+from ..output.datasets import ExportError, ReadError, looks_like, nonogram_input_rows
 from ..words import counted
 from .batch import (
     Progress,
@@ -42,7 +47,10 @@ from .batch import (
     write_rating,
 )
 
-INPUT_FORMATS = ("non", "line")
+INPUT_FORMATS = ("non", "line", "csv", "jsonl", "parquet")
+#: The input formats of tables, one puzzle a row (:func:`~nanpure.output.datasets.
+#: nonogram_input_rows`), and the extensions read as each by default.
+TABLE_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".parquet": "parquet"}
 SOLVE_FORMATS = ("text", "csv")
 RATE_FORMATS = ("text", "csv", "jsonl")
 #: Columns of ``nanpure solve --kind nonogram --format csv``.
@@ -90,14 +98,18 @@ class Puzzles:
 
 
 def input_format_of(path: str, input_format: str | None = None) -> str:
-    """``non`` or ``line``: as given, else ``non`` for a ``.non`` file.
+    """One of :data:`INPUT_FORMATS`: as given, else by the extension (``.non``,
+    :data:`TABLE_FORMATS`), else ``line``.
 
     >>> input_format_of("cat.non"), input_format_of("all.txt"), input_format_of("-")
     ('non', 'line', 'line')
+    >>> input_format_of("made.CSV"), input_format_of("x.parquet", "line")
+    ('csv', 'line')
     """
     if input_format is not None:
         return input_format
-    return "non" if path.lower().endswith(".non") else "line"
+    suffix = Path(path).suffix.lower()
+    return "non" if suffix == ".non" else TABLE_FORMATS.get(suffix, "line")
 
 
 def read_puzzles(paths: Sequence[str], err: TextIO, input_format: str | None = None,
@@ -116,24 +128,73 @@ def collect_puzzles(paths: Sequence[str], input_format: str | None = None,
     found = Puzzles()
     for index, path in enumerate(paths):
         name = "<stdin>" if path == "-" else path
+        fmt = input_format_of(path, input_format)
         try:
-            if path == "-":
-                text = (stdin or sys.stdin).read()
+            if fmt in TABLE_FORMATS.values():
+                data = _read_bytes(path, stdin)
             else:
-                text = Path(path).read_text(encoding="utf-8")
-            text = text.removeprefix("\ufeff")  # a byte-order mark is not part of the text
-        except (OSError, UnicodeDecodeError) as exc:
+                text = _read_text(path, fmt, stdin)
+        except (OSError, UnicodeError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
             found.problem((index, 0), f"{name}: cannot read: {reason or exc}")
             continue
         before = len(found.puzzles), found.problems
-        if input_format_of(path, input_format) == "non":
+        if fmt in TABLE_FORMATS.values():
+            _read_table(data, fmt, name, index, found)
+        elif fmt == "non":
             _read_non(text, name, index, found)
         else:
             _read_lines(text, name, index, found)
         if (len(found.puzzles), found.problems) == before:
             found.problem((index, math.inf), f"{name}: no puzzles found")
     return found
+
+
+def _read_text(path: str, fmt: str, stdin: TextIO | None) -> str:
+    """The text of ``path`` (``-``: ``stdin``, else standard input) without a byte-order
+    mark: UTF-8, or for a ``.non`` file :func:`~nanpure.generator.nonogram.formats.
+    decode_non`'s (Latin-1 when it is not UTF-8)."""
+    if path == "-":
+        stream = stdin or sys.stdin
+        buffer = getattr(stream, "buffer", None) if fmt == "non" else None
+        if buffer is None:
+            return stream.read().removeprefix("\ufeff")
+        return decode_non(buffer.read())
+    if fmt == "non":
+        return decode_non(Path(path).read_bytes())
+    return Path(path).read_text(encoding="utf-8").removeprefix("\ufeff")
+
+
+def _read_bytes(path: str, stdin: TextIO | None) -> bytes:
+    """The bytes of ``path`` (``-``: ``stdin``, else standard input; a text stream's as
+    UTF-8)."""
+    if path != "-":
+        return Path(path).read_bytes()
+    stream = stdin or sys.stdin
+    buffer = getattr(stream, "buffer", None)
+    return buffer.read() if buffer is not None else stream.read().encode("utf-8")
+
+
+def _read_table(data: bytes, fmt: str, name: str, index: int, found: Puzzles) -> None:
+    """The puzzles of a CSV, JSON lines or Parquet file, one a row, named ``FILE:LINE``
+    (Parquet: ``FILE:ROW``)."""
+    try:
+        rows = nonogram_input_rows(data, fmt)
+    except ReadError as exc:
+        found.problem((index, exc.line or 0), exc.located(name))
+        return
+    except ExportError as exc:  # pyarrow missing
+        found.problem((index, 0), f"{name}: {exc}")
+        return
+    for line, fields in rows:
+        try:
+            if isinstance(fields, str):
+                raise FormatError(fields, line)
+            puzzle = puzzle_of_fields(fields, line)
+        except FormatError as exc:
+            found.problem((index, line), exc.located(name))
+            continue
+        found.add(puzzle, f"{name}:{line}", (index, line))
 
 
 def _read_non(text: str, name: str, index: int, found: Puzzles) -> None:
@@ -172,13 +233,11 @@ def _other_format(line: str) -> str | None:
     """Why a file whose first line (not blank or a comment) is ``line`` is not one of
     one-line puzzles, when that line clearly belongs to another format; else None."""
     found = looks_like(line)
-    if found is None:
+    if found is None or found[0] == "nonogram line":  # a malformed one of these files
         return None
     fmt, what = found
-    return f"this looks like {what}, not one-line puzzles; " + (
-        "give --input-format non" if fmt == "non" else
-        "nanpure reads nonograms as .non files and one-line puzzles (--input-format non, "
-        "line)")
+    return (f"this looks like {what}, not one-line puzzles; give --input-format "
+            f"{'csv' if fmt.startswith('csv') else fmt}")
 
 
 def picture_rows(picture: str, width: int, marks: str = ".#") -> list[str]:
@@ -195,13 +254,13 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
                 input_format: str | None = None) -> int:
     """``nanpure solve --kind nonogram``: solve every puzzle of ``paths``; the exit status.
 
-    ``fmt="text"`` prints each solution as rows of ``#`` (filled) and ``.`` (empty), a
+    ``fmt="text"`` prints each solution as a line ``NAME WxH`` (as ``rate`` names a puzzle:
+    which one it is, whatever was skipped) and rows of ``#`` (filled) and ``.`` (empty), a
     blank line between puzzles; a puzzle with no solution is reported on ``err``, one with
     several gets one printed and a warning, and either makes the status 1. ``fmt="csv"``
     prints :data:`SOLVE_COLUMNS`, ``solutions`` 0, 1 or 2 (two or more), ``solution`` the
-    row-major ``0``/``1`` string, empty unless unique (the counts are the answer there:
-    only unreadable input makes the status 1). Messages come in the order of the files
-    and lines.
+    row-major ``0``/``1`` string, empty unless unique (the counts are the answer there: only
+    unreadable input makes the status 1). Messages come in the order of the files and lines.
     """
     from ..generator.nonogram import count_solutions_batch
 
@@ -230,8 +289,8 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
             print(f"{name}: puzzle has more than one solution; printed one", file=err)
             status = 1
         assert solution is not None
-        out.write(("" if first else "\n") + "\n".join(picture_rows(solution, puzzle.width))
-                  + "\n")
+        out.write(("" if first else "\n") + f"{name} {puzzle.width}x{puzzle.height}\n"
+                  + "\n".join(picture_rows(solution, puzzle.width)) + "\n")
         first = False
     found.report(err)
     return status

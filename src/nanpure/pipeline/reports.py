@@ -17,7 +17,7 @@ from itertools import tee
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..files import check_not_store, finishing_renames
+from ..files import check_new_batch, check_not_store, finishing_renames
 from ..output import stats
 from ..output.datasets import (
     DIRECTORY_FORMATS,
@@ -64,6 +64,8 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
         check_not_store(out, "--out", store_path)
         if fmt not in DIRECTORY_FORMATS:  # and the .meta.json beside it
             check_not_store(f"{out}.meta.json", "--out", store_path)
+        if fmt == "non":  # as generate refuses it: two batches of .non files mixed
+            check_new_batch(out)
     with Store(store_path, create=False, writes=False) as store:
         store.check_runs(run)
         kinds = store.puzzle_kinds(run)

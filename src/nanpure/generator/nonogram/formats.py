@@ -4,9 +4,11 @@ A :class:`Nonogram` holds the clues (one tuple of run lengths per row and per co
 empty tuple for a line with no filled cell) and, optionally, the picture that solves it
 (``goal``: ``width * height`` characters ``0``/``1``, row-major) and credits.
 
-The ``.non`` form is a list of ``key value`` lines; ``rows`` and ``columns`` are followed
-by one clue line per row (column), runs separated by commas, ``0`` or an empty line for a
-line with no run. Unknown keys are ignored::
+The ``.non`` form is a list of ``key value`` lines (any whitespace between key and
+value); ``rows`` and ``columns`` are followed by one clue line per row (column), runs
+separated by commas (or spaces), ``0`` or an empty line for a line with no run (blank
+lines right after the heading are skipped: :func:`parse_non`). Unknown keys are ignored
+(a line that is neither a key line nor a clue line is not); ``author`` is read as ``by``::
 
     width 3
     height 2
@@ -40,8 +42,12 @@ None when the problem is not on one line) and the problem; callers print
 
 from __future__ import annotations
 
+import difflib
+import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from ...words import counted
 
@@ -178,60 +184,178 @@ def _spaced(clue: Clue) -> str:
 
 _CREDITS = ("title", "by", "copyright", "license")
 _CLUE_LINE = re.compile(r"^[\d\s,]*$")
+#: A clue of the extended format's colours, runs with a colour letter (``3b,1d``).
+_COLOUR_CLUE = re.compile(r"^[\d\s,A-Za-z]*\d[A-Za-z][\d\s,A-Za-z]*$")
+#: A line that reads as ``key value`` (or a key alone): a word first. Unknown ones are
+#: ignored, as the format asks; any other line is a mistake to report.
+_KEY = re.compile(r"^[A-Za-z_][\w-]*$")
+#: The lines count: the heading of each section and the size key that counts its lines.
+_COUNTED_BY = {"rows": "height", "columns": "width"}
+
+
+def decode_non(data: bytes) -> str:
+    """The text of a ``.non`` file's bytes: UTF-8 (a leading byte-order mark dropped) or,
+    when that fails, Latin-1, as older files wrote their titles (the clues are ASCII
+    either way). Bytes with a NUL (UTF-16, a binary file) raise :class:`UnicodeError`.
+
+    >>> decode_non(b'title "Caf\\xe9"\\n')
+    'title "Café"\\n'
+    """
+    if b"\0" in data:
+        raise UnicodeError("not UTF-8 text")
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _key_value(line: str) -> tuple[str, str]:
+    """A stripped line's key (lower-case) and value: any whitespace between them."""
+    parts = line.split(None, 1)
+    key, value = parts[0], parts[1] if len(parts) > 1 else ""
+    return key.lower(), value.strip()
+
+
+def _sizes(lines: list[str]) -> dict[str, tuple[int, int]]:
+    """``width`` and ``height`` with the line each is on, wherever they are (a section
+    may come before them); a second one of either is refused."""
+    sizes: dict[str, tuple[int, int]] = {}
+    for number, raw in enumerate(lines, 1):
+        key, value = _key_value(raw.strip()) if raw.strip() else ("", "")
+        if key not in ("width", "height"):
+            continue
+        if key in sizes:
+            raise FormatError(f"{key} given twice (first on line {sizes[key][1]}); give "
+                              "it once", number)
+        if not value.isdecimal():
+            raise FormatError(f"{key} must be a whole number, got {value!r}", number)
+        sizes[key] = int(value), number
+    return sizes
 
 
 def parse_non(text: str) -> Nonogram:
-    """A nonogram from ``.non`` text; raises :class:`FormatError` naming line and problem."""
+    """A nonogram from ``.non`` text; raises :class:`FormatError` naming line and problem.
+
+    Blank lines between a heading (``rows``, ``columns``) and its first clue line are
+    skipped, unless the section is short of lines without them (then they are its first
+    lines, empty); after the first clue line a blank line is an empty line of the
+    puzzle, as ``0`` is. A clue line left over after a section's count (its ``height``
+    or ``width``) is refused, as is any line that is neither a key line nor a clue line.
+    """
     lines = text.splitlines()
+    sizes = _sizes(lines)
     values: dict[str, str] = {}
     clues: dict[str, tuple[list[Clue], int]] = {}
-    sizes: dict[str, int] = {}
     goal_at: int | None = None
+    last: tuple[str, int | None] | None = None  # the section read last, and its count
     i = 0
     while i < len(lines):
         number, raw = i + 1, lines[i].strip()
         i += 1
         if not raw or raw.startswith("#"):
             continue
-        key, _, value = raw.partition(" ")
-        key, value = key.lower(), value.strip()
+        key, value = _key_value(raw)
         if key in ("width", "height"):
-            if not value.isdecimal():
-                raise FormatError(f"{key} must be a whole number, got {value!r}", number)
-            sizes[key] = int(value)
-        elif key in ("rows", "columns"):
+            continue  # read by _sizes
+        if key in _COUNTED_BY:
             if key in clues:
                 raise FormatError(f"{key} given twice", number)
-            count = sizes.get("height" if key == "rows" else "width")
-            found: list[Clue] = []
-            while i < len(lines) and (count is None or len(found) < count):
-                line = lines[i].strip()
-                if count is None and (not line or not _CLUE_LINE.match(line)):
-                    break  # size unknown: clue lines last until a line that is not one
-                if not _CLUE_LINE.match(line):
-                    raise FormatError(f"{key}: expected {count} clue lines, line {i + 1} "
-                                      f"is {line!r}", i + 1)
-                found.append(_parse_clue(line, i + 1, ","))
-                i += 1
-            if count is not None and len(found) < count:
-                raise FormatError(f"{key}: expected {count} clue lines, the file ends "
-                                  f"after {len(found)}", number)
-            clues[key] = (found, number + 1)
+            size = sizes.get(_COUNTED_BY[key])
+            found, start, i = _section(lines, i, key, None if size is None else size[0],
+                                       number)
+            clues[key] = found, start
+            last = key, None if size is None else size[0]
         elif key == "goal":
+            if goal_at is not None:
+                raise FormatError(f"goal given twice (first on line {goal_at}); give it "
+                                  "once", number)
             values[key], goal_at = _unquote(value), number
         elif key in _CREDITS:
             values[key] = _unquote(value)
+        elif key == "author":  # another program's name for by
+            values.setdefault("by", _unquote(value))
+        else:
+            _check_other(raw, key, value, number, last)
     for key in ("rows", "columns"):
         if key not in clues:
             raise FormatError(f"no {key} section")
     rows, rows_at = clues["rows"]
     columns, columns_at = clues["columns"]
-    width = sizes.get("width", len(columns))
-    height = sizes.get("height", len(rows))
+    width = sizes["width"][0] if "width" in sizes else len(columns)
+    height = sizes["height"][0] if "height" in sizes else len(rows)
     puzzle = Nonogram(width, height, tuple(rows), tuple(columns), values.get("goal"),
                       *(values.get(k) for k in _CREDITS))
     check(puzzle, rows_at, columns_at, goal_at)
     return puzzle
+
+
+def _section(lines: list[str], i: int, key: str, count: int | None, heading: int
+             ) -> tuple[list[Clue], int, int]:
+    """The clues of the section whose heading is line ``heading`` (``lines[i]`` the line
+    after it), the line number of its first clue, and the index after its last line."""
+    skipped = 0
+    while i < len(lines) and not lines[i].strip():  # blank lines after the heading
+        i += 1
+        skipped += 1
+    start, found = i, []
+    while i < len(lines) and (count is None or len(found) < count):
+        line = lines[i].strip()
+        if count is None and not line:
+            break  # size unknown: clue lines last until a blank line ...
+        if not _CLUE_LINE.match(line):
+            break  # ... or one that is not a clue line
+        found.append(_parse_clue(line, i + 1, ","))
+        i += 1
+    if count is not None and len(found) < count:
+        short = count - len(found)
+        if short <= skipped:  # the blank lines after the heading were empty lines
+            return [()] * short + found, start + 1 - short, i
+        if i == len(lines):
+            raise FormatError(f"{key}: expected {count} clue lines, the file ends after "
+                              f"{len(found)}", heading)
+        line = lines[i].strip()
+        _check_colours(line, i + 1)
+        raise FormatError(f"{key}: expected {count} clue lines, line {i + 1} is {line!r}",
+                          i + 1)
+    return found, start + 1, i
+
+
+def _check_colours(line: str, number: int) -> None:
+    if _COLOUR_CLUE.match(line):
+        raise FormatError(f"clue {line!r} has colours (a letter after a run): colours are "
+                          "not supported, only black-and-white nonograms", number)
+
+
+def _check_other(raw: str, key: str, value: str, number: int,
+                 last: tuple[str, int | None] | None) -> None:
+    """Refuse a line outside the sections that is not a key nanpure reads, unless it
+    reads as a key line (a word, then perhaps a value): the format asks for unknown
+    keys to be ignored. A clue line here is one too many for the section before it."""
+    if _CLUE_LINE.match(raw):
+        if last is None:
+            raise FormatError(f"clue line {raw!r} before any rows or columns heading",
+                              number)
+        section, count = last
+        if count is None:
+            raise FormatError(f"clue line {raw!r} after the {section} section, which "
+                              f"ended at a blank line (no {_COUNTED_BY[section]} given)",
+                              number)
+        raise FormatError(f"{section} has {counted(count, 'line')} "
+                          f"({_COUNTED_BY[section]} {count}); this line is one too many",
+                          number)
+    _check_colours(raw, number)
+    if raw.startswith("===="):
+        raise FormatError("'====' divides the puzzles of a .nonpack bundle; a .non file "
+                          "holds one puzzle", number)
+    if not _KEY.match(key):
+        raise FormatError(f"{raw[:40]!r} is neither a key line (such as 'width 15') nor a "
+                          "clue line", number)
+    near = difflib.get_close_matches(
+        key, _COUNTED_BY if not value else _COUNTED_BY.values() if value.isdecimal()
+        else (), n=1, cutoff=0.75)
+    if near:
+        what = "heading" if not value else "key"
+        raise FormatError(f"unknown {what} {key!r}; did you mean {near[0]!r}?", number)
 
 
 def _unquote(value: str) -> str:
@@ -274,6 +398,7 @@ def parse_line(text: str, line: int | None = None) -> Nonogram:
     """A nonogram from the one-line form ``WxH ROWS/COLUMNS [GOAL]``; ``line`` is the
     line number reported in errors."""
     fields = text.split()
+    _check_spaces(fields, line)
     if len(fields) not in (2, 3):
         raise FormatError("expected 'WxH ROWS/COLUMNS [GOAL]', got "
                           f"{counted(len(fields), 'field')}", line)
@@ -298,6 +423,62 @@ def parse_line(text: str, line: int | None = None) -> Nonogram:
             raise FormatError(f"clue {clue!r}: runs are joined by single dots, as in 1.2",
                               line)
     return puzzle
+
+
+def _check_spaces(fields: list[str], line: int | None) -> None:
+    """Refuse clues split by spaces (``3x2 1 1,3/2,1,2``), which read as several fields:
+    the fields after the size, but for a last one of ``0``/``1`` (a goal), holding one
+    ``/`` between them and nothing but clue characters."""
+    clues = fields[1:-1] if len(fields) > 2 and set(fields[-1]) <= set("01") else fields[1:]
+    joined = " ".join(clues)
+    if len(clues) > 1 and joined.count("/") == 1 and re.fullmatch(r"[\d.,/ ]+", joined):
+        raise FormatError(f"clues {joined!r} hold a space: join a line's runs by dots "
+                          "(1.1) and the lines by commas, with no spaces", line)
+
+
+def puzzle_of_fields(fields: Mapping[str, Any], line: int | None = None) -> Nonogram:
+    """A nonogram from a row of a table (CSV, JSON lines, Parquet): its ``puzzle`` in the
+    one-line form when it has one (``generate``'s), else its ``width``, ``height``,
+    ``rows`` and ``columns`` (lists of run lengths, or their JSON text: ``export``'s) with
+    its ``solution`` as the goal when given; ``line`` is where the row is, for errors.
+
+    >>> puzzle_of_fields({"width": "3", "height": "2", "rows": "[[1,1],[3]]",
+    ...                   "columns": [[2], [1], [2]], "solution": "101111"}).goal
+    '101111'
+    """
+    text = fields.get("puzzle")
+    if isinstance(text, str) and text.strip():
+        return parse_line(text.strip(), line)
+    if any(key not in fields for key in ("width", "height", "rows", "columns")):
+        raise FormatError("no puzzle, nor width, height, rows and columns (generate's and "
+                          "export's nonogram fields)", line)
+    sizes = [_whole(fields.get(key), key, line) for key in ("width", "height")]
+    clues = [_clue_list(fields.get(key), key, line) for key in ("rows", "columns")]
+    goal = fields.get("solution")
+    puzzle = Nonogram(sizes[0], sizes[1], clues[0], clues[1],
+                      goal if isinstance(goal, str) and goal else None)
+    check(puzzle, line, line, line, one_line=True, size_at=line)
+    return puzzle
+
+
+def _whole(value: Any, key: str, line: int | None) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isdecimal():
+        return int(value)
+    raise FormatError(f"{key} must be a whole number, got {value!r}", line)
+
+
+def _clue_list(value: Any, key: str, line: int | None) -> tuple[Clue, ...]:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            value = None  # said below
+    if (isinstance(value, list) and all(isinstance(c, list) for c in value)
+            and all(isinstance(r, int) and not isinstance(r, bool) for c in value for r in c)):
+        return tuple(tuple(c) for c in value)
+    raise FormatError(f"{key} must be a list of lists of run lengths, as [[1,1],[3]]", line)
 
 
 def format_line(puzzle: Nonogram, goal: bool = True) -> str:
