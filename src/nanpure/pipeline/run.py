@@ -146,15 +146,22 @@ class RunSummary:
         head = (f"run {self.name}: {self.status} in {self.seconds:.1f} s {workers}"
                 f"{' (resumed)' if self.resumed else ''}; store {self.store}"
                 f"{RESUME_HINT if self.status in (INTERRUPTED, OUT_OF_TIME) else ''}")
-        rows = [("quota", "made", "stored", "tasks", "accepted", "dupes", "work s", "filled at")]
+        # given up: puzzles a quota made and then gave up to one before it in the config
+        # (see _Keeper); a column only where some quota did, which is rare
+        gave = any(q.given_up for q in self.quotas)
+        rows = [("quota", "made", *(("given up",) if gave else ()), "stored", "tasks",
+                 "accepted", "dupes", "work s", "filled at")]
         for q in self.quotas:
-            rows.append((q.name, str(q.made), f"{q.stored}/{q.count}", str(q.judged),
+            rows.append((q.name, str(q.accepted), *((str(q.given_up),) if gave else ()),
+                         f"{q.stored}/{q.count}", str(q.judged),
                          percent(q.accepted, q.judged), str(q.duplicates),
                          f"{q.worker_seconds:.1f}", _when(q)))
         judged = sum(q.judged for q in self.quotas)
-        rows.append(("total", str(self.made),
+        accepted = sum(q.accepted for q in self.quotas)
+        rows.append(("total", str(accepted),
+                     *((str(sum(q.given_up for q in self.quotas)),) if gave else ()),
                      f"{sum(q.stored for q in self.quotas)}/{sum(q.count for q in self.quotas)}",
-                     str(judged), percent(self.made, judged),
+                     str(judged), percent(accepted, judged),
                      str(sum(q.duplicates for q in self.quotas)),
                      f"{sum(q.worker_seconds for q in self.quotas):.1f}", ""))
         widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
@@ -163,13 +170,15 @@ class RunSummary:
             cells = [r[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:],
                                                                            strict=True)]
             lines.append("  ".join(cells).rstrip())
-        if self.workers:
+        if self.workers:  # the puzzles the store gained
             seconds = self.timed_seconds
             lines.append(f"{self.made / seconds if seconds > 0 else 0.0:.1f} puzzles/s")
-        made = {q.name: q.made for q in self.quotas}
+        by_name = {q.name: q for q in self.quotas}
         for s in self.stock:
-            lines.append(f"stock {s.quota}: {s.unused} unused + {made[s.quota]} made = "
-                         f"{s.unused + made[s.quota]} (keep_unused {s.keep})")
+            q = by_name[s.quota]
+            gave_up = f" - {q.given_up} given up" if q.given_up else ""
+            lines.append(f"stock {s.quota}: {s.unused} unused + {q.accepted} made{gave_up} = "
+                         f"{s.unused + q.made} (keep_unused {s.keep})")
         if self.error:
             lines.append(f"error: {self.error}")
         return "\n".join(lines)
@@ -730,24 +739,19 @@ class _Keeper:
     def __call__(self, state: QuotaState, result: TaskResult) -> str:
         if result.made is None:
             return "rejected"
-        if self._insert(state, result):
+        if self.store.insert_puzzle(self.run_id, state.name, result.number, result.made,
+                                    dedup=self.dedup):
             return "accepted"
         later = self._later_holder(state, result.made)
         if later is None:
             return "duplicate"
         puzzle_id, holder = later
-        self.store.remove_puzzle(puzzle_id)
-        if not self._insert(state, result):
-            raise RuntimeError(f"quota {state.name}: puzzle {result.made.puzzle} was not "
-                               f"stored once quota {holder.name} gave it up")
+        self.store.move_puzzle(puzzle_id, self.run_id, state.name, result.number,
+                               result.made)
         holder.give_up()
         log.info("quota %s took a puzzle quota %s had made too; %s makes another",
                  state.name, holder.name, holder.name)
         return "accepted"
-
-    def _insert(self, state: QuotaState, result: TaskResult) -> bool:
-        return self.store.insert_puzzle(self.run_id, state.name, result.number,
-                                        result.made, dedup=self.dedup)
 
     def _later_holder(self, state: QuotaState, made: PuzzleRecord
                       ) -> tuple[int, QuotaState] | None:

@@ -733,8 +733,9 @@ class Store:
         whose names match ``run_globs``), run by run, each run's quotas in its config's order.
 
         Tasks are judged in order and the last stored task number ends the run's work on
-        a quota, so ``last task + 1`` is exactly the tasks judged for it (tasks still
-        running when a run stopped are not counted).
+        a quota, so ``last task + 1`` is the tasks judged for it (tasks still running when
+        a run stopped are not counted; nor are those after the last puzzle a quota kept
+        where it gave a later one up to a quota before it, see :class:`.run._Keeper`).
         """
         where, params = _runs_matching(run_globs)
         sql = ("SELECT runs.name, quota, count(*), max(task) + 1 FROM puzzles "
@@ -785,10 +786,18 @@ class Store:
             f"WHERE puzzle_id = puzzles.id) FROM puzzles WHERE {same}", params)
         return [(i, run_id, quota, bool(used)) for i, run_id, quota, used in rows]
 
-    def remove_puzzle(self, puzzle_id: int) -> None:
-        """Delete one puzzle that no book holds, inside the caller's :meth:`transaction`
-        (its id is never given again)."""
-        self.db.execute("DELETE FROM puzzles WHERE id = ?", (puzzle_id,))
+    def move_puzzle(self, puzzle_id: int, run_id: int, quota: str, task: int,
+                    made: PuzzleRecord, created_at: str | None = None) -> None:
+        """Give the stored puzzle ``puzzle_id`` to another quota, as ``made`` (the same
+        puzzle or, for ``dedup = "equivalent"``, an equivalent form), inside the caller's
+        :meth:`transaction`. Its id stays: a book that picked it while a run was running
+        still records it."""
+        canon = canonical_forms([made.kind], [made.puzzle])[0]
+        columns = (*MADE_FIELDS, "run_id", "quota", "task", "created_at", "canon")
+        values = [getattr(made, name) for name in MADE_FIELDS]
+        self.db.execute(
+            f"UPDATE puzzles SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ?",
+            (*values, run_id, quota, task, created_at or utc_now(), canon, puzzle_id))
 
     def equivalence_classes(self, run_globs: Runs = None) -> tuple[int, int]:
         """(Sudoku puzzles stored, distinct equivalence classes among them), in every run
