@@ -184,6 +184,11 @@ def _spaced(clue: Clue) -> str:
 # --- .non -------------------------------------------------------------------------------------
 
 _CREDITS = ("title", "by", "copyright", "license")
+#: Other programs' names for keys read here.
+_ALIASES = {"author": "by"}
+#: Keys of ``.non`` lines whose value is any text: those read here (the credits, their
+#: other names, ``goal``) and ``catalogue``, which other programs write.
+TEXT_KEYS = ("catalogue", *_CREDITS, *_ALIASES, "goal")
 _CLUE_LINE = re.compile(r"^[\d\s,]*$")
 #: A clue of the extended format's colours, runs with a colour letter (``3b,1d``); only
 #: when some run has one.
@@ -284,8 +289,8 @@ def parse_non(text: str) -> Nonogram:
             values[key], goal_at = _unquote(value), number
         elif key in _CREDITS:
             values[key] = _unquote(value)
-        elif key == "author":  # another program's name for by
-            values.setdefault("by", _unquote(value))
+        elif key in _ALIASES:
+            values.setdefault(_ALIASES[key], _unquote(value))
         else:
             _check_other(raw, key, value, number, last)
     for key in ("rows", "columns"):
