@@ -194,7 +194,7 @@ def test_tables_of_generate_and_export_are_read(tmp_path):
     from nanpure.cli import NONOGRAM_INPUT_FORMATS
     from nanpure.pipeline.nonogram_jobs import INPUT_FORMATS, read_puzzles
 
-    assert NONOGRAM_INPUT_FORMATS == INPUT_FORMATS and "csv" in SUDOKU_FORMATS
+    assert NONOGRAM_INPUT_FORMATS is INPUT_FORMATS and "csv" in SUDOKU_FORMATS
     export_csv = tmp_path / "e.csv"
     export_csv.write_text('id,kind,width,height,rows,columns,solution\n'
                           '7,nonogram,3,2,"[[1,1],[3]]","[[2],[1],[2]]",101111\n'
@@ -228,10 +228,30 @@ def test_tables_of_generate_and_export_are_read(tmp_path):
         f"{other}: no puzzle column, nor width, height, rows and columns (columns: quiz, "
         "answer); nonograms are read from tables as generate writes them (a puzzle column "
         "of one-line puzzles) or as export does (width, height, rows, columns)\n")
+    # one-line nonograms in a .csv file: their commas made the columns
+    lines_csv = tmp_path / "lines.csv"
+    lines_csv.write_text(f"{UNIQUE}\n{TWO}\n")
+    err = io.StringIO()
+    assert read_puzzles([str(lines_csv)], err).status == 2
+    assert err.getvalue() == (f"{lines_csv}: this looks like one-line nonograms "
+                              f"('{UNIQUE}'), not a table; give --input-format line\n")
+    assert len(read_puzzles([str(lines_csv)], err, "line").puzzles) == 2
     # --input-format and standard input
     done = nanpure("solve", "--kind", "nonogram", "--input-format", "csv", "-",
                    stdin=generated.read_text())
     assert done.stdout == "<stdin>:2 3x2\n#.#\n###\n" and done.returncode == 1
+
+
+def test_author_line_looks_like_non_and_help_names_the_extensions():
+    """``author`` (read as ``by``) was not a .non key to looks_like; the help's extensions
+    come from the table the reading goes by."""
+    from nanpure.output.datasets import NONOGRAM_TABLE_FORMATS, looks_like
+
+    assert looks_like('author "Me"') == ("non", "a nonogram .non file ('author \"Me\"')")
+    assert looks_like('Author "Me"')[0] == "non" and looks_like("author Me") is None
+    help_text = " ".join(nanpure("solve", "--help").stdout.split())
+    assert ("by default by the extension (.non, " + ", ".join(NONOGRAM_TABLE_FORMATS)
+            + "), other files") in help_text
 
 
 def test_sudoku_options_stay_sudoku(files):

@@ -170,9 +170,34 @@ def test_blank_lines_after_a_heading_are_skipped():
     p = parse_non(text)
     assert p.rows == ((1, 1), (5,), (5,), (3,), ())
     assert p.columns == ((2,), (4,), (3,), (4,), (2,))
-    # a blank line after the first clue line is still an empty line of the puzzle
+    # as many lines as the height once the blank lines at the end are dropped: the blank
+    # line after the heading is the first row, empty
     assert parse_non("width 2\nheight 3\nrows\n\n2\n1\n\ncolumns\n2\n1\n").rows == (
+        (), (2,), (1,))
+    # short of lines without them, blank lines at the end are empty lines
+    assert parse_non("width 2\nheight 3\nrows\n2\n1\n\ncolumns\n2\n1\n").rows == (
         (2,), (1,), ())
+
+
+def test_an_empty_first_row_written_blank_stays_first():
+    """The blank line before the next heading was read as the last row, moving the empty
+    first row to the bottom: another picture, which also solves uniquely."""
+    text = 'title "t"\nwidth 3\nheight 3\n\nrows\n\n3\n1,1\n\ncolumns\n2\n1\n2\n'
+    assert parse_non(text).rows == ((), (3,), (1, 1))
+    assert parse_non(text.replace("columns\n", "columns\n\n")).rows == ((), (3,), (1, 1))
+    # empty first column, blank, and a blank line before the goal
+    p = parse_non("width 3\nheight 2\nrows\n2\n1\ncolumns\n\n2\n1\n\ngoal 011010\n")
+    assert p.columns == ((), (2,), (1,))
+
+
+def test_a_goal_chooses_between_two_readings():
+    """Blank lines on both sides of two clue lines, height 3: the blank first or the
+    blank last is the empty row; the goal says which."""
+    text = "width 2\nheight 3\nrows\n\n2\n1\n\ncolumns\n2\n1\n"
+    assert parse_non(text + "goal 111000\n").rows == ((2,), (1,), ())
+    assert parse_non(text + "goal 001110\n").rows == ((), (2,), (1,))
+    with pytest.raises(FormatError, match="goal does not match the clues: row 1"):
+        parse_non(text + "goal 010110\n")
 
 
 @pytest.mark.parametrize("text, line, problem", [
@@ -203,6 +228,22 @@ def test_lines_left_over_are_named(text, line, problem):
 def test_unknown_key_lines_are_still_ignored():
     text = HEART_NON.replace("width 5", "foo bar\nwidth 5\nsolver ignored\nColor a #ff0000")
     assert parse_non(text) == parse_non(HEART_NON)
+
+
+@pytest.mark.parametrize("extra", [
+    "comment 10x10 heart", "date 12May2004", "version 2b", "; a comment", "// a comment",
+    "# a comment", "-- made by hand", "[puzzle]", "* drawn in 2004",
+])
+def test_property_and_comment_lines_are_ignored(extra):
+    """Refused as colours or as "neither a key line nor a clue line"; ignored before."""
+    text = HEART_NON.replace("width 5", f"{extra}\nwidth 5")
+    assert parse_non(text) == parse_non(HEART_NON)
+
+
+def test_a_key_and_a_colon_is_a_key_line():
+    text = HEART_NON.replace('title "Heart"', "title: Heart").replace("width 5", "width: 5")
+    p = parse_non(text.replace("rows\n", "Rows:\n"))
+    assert (p.title, p.rows, p.columns) == ("Heart", HEART.rows, HEART.columns)
 
 
 @pytest.mark.parametrize("text, line, problem", [

@@ -29,6 +29,8 @@ from .output.datasets import (
     INPUT_FORMATS,
     KIND_FORMATS,
     MAX_DPI,
+    NONOGRAM_INPUT_FORMATS,
+    NONOGRAM_TABLE_FORMATS,
     PNG_DPI,
     SE_FORMATS,
 )
@@ -81,11 +83,6 @@ def _add_kind(p: argparse.ArgumentParser) -> None:
                    help="puzzle kind (default: sudoku)")
 
 
-#: How a nonogram FILE holds its puzzles (Sudoku's are INPUT_FORMATS), as
-#: pipeline.nonogram_jobs.INPUT_FORMATS (not imported: it would load the pipeline).
-NONOGRAM_INPUT_FORMATS = ("non", "line", "csv", "jsonl", "parquet")
-
-
 def _sudoku_input_formats() -> str:
     """Sudoku's input formats and which extension reads as which, for --input-format's
     help (from the tables the reading goes by)."""
@@ -106,8 +103,9 @@ def _add_input_format(p: argparse.ArgumentParser) -> None:
                    ".non puzzle a file), line (one-line puzzles 'WxH ROWS/COLUMNS [GOAL]', "
                    "one a line), csv, jsonl or parquet (one a row: a puzzle column of "
                    "one-line puzzles, as generate writes, or width, height, rows and "
-                   "columns, as export writes); by default by the extension (.non, .csv, "
-                   ".jsonl, .parquet), other files (and standard input) line")
+                   "columns, as export writes); by default by the extension ("
+                   + ", ".join((".non", *NONOGRAM_TABLE_FORMATS))
+                   + "), other files (and standard input) line")
 
 
 def _check_inputs(args: argparse.Namespace) -> None:

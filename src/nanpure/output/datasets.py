@@ -68,6 +68,7 @@ from ..files import (
     written_through,
 )
 from ..generator.kinds import ladder_fingerprint
+from ..generator.nonogram.formats import TEXT_KEYS as _NON_TEXT_KEYS
 from ..generator.tiers import TIERS
 from ..record import PuzzleRecord, columns, row
 
@@ -420,6 +421,11 @@ def read_nonogram_export(source: TextIO | BinaryIO | str | Path,
 #: set: ``puzzle`` in the one-line form (``generate``'s) or the size and clues
 #: (``export``'s, :data:`NONOGRAM_COLUMNS`).
 NONOGRAM_INPUT_COLUMNS = (("puzzle",), ("width", "height", "rows", "columns"))
+#: The input formats of nonogram tables, one puzzle a row (:func:`nonogram_input_rows`),
+#: by the extension read as each by default.
+NONOGRAM_TABLE_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".parquet": "parquet"}
+#: How a nonogram file holds its puzzles: one ``.non`` puzzle, one-line puzzles, a table.
+NONOGRAM_INPUT_FORMATS = ("non", "line", *NONOGRAM_TABLE_FORMATS.values())
 
 
 def nonogram_input_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any] | str]]:
@@ -427,7 +433,8 @@ def nonogram_input_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any]
     (Parquet: the row's number), ``row`` a problem's text for a JSON line that is not an
     object. A file that cannot be read as ``fmt``, or a CSV or Parquet file with neither
     set of :data:`NONOGRAM_INPUT_COLUMNS` (JSON lines: each row is looked at), raises
-    :class:`ReadError` (pyarrow missing: an :class:`ExportError`).
+    :class:`ReadError` (pyarrow missing: an :class:`ExportError`), which for a CSV file
+    of one-line nonograms says so.
 
     >>> nonogram_input_rows(b'puzzle,tier\\n"3x2 1.1,3/2,1,2",easy\\n', "csv")
     [(2, {'puzzle': '3x2 1.1,3/2,1,2', 'tier': 'easy'})]
@@ -472,6 +479,12 @@ def nonogram_input_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any]
             return rows
     if not any(
             all(c in names for c in wanted) for wanted in NONOGRAM_INPUT_COLUMNS):
+        if fmt == "csv":
+            first = next((line.strip() for line in text.splitlines()
+                          if line.strip() and not line.lstrip().startswith("#")), "")
+            if _NONOGRAM_LINE.fullmatch(first):  # no header: its commas made columns
+                raise ReadError(f"this looks like one-line nonograms ({first[:40]!r}), not "
+                                "a table; give --input-format line")
         shown = ", ".join(n if n.isprintable() else repr(n) for n in names)
         raise ReadError(f"no puzzle column, nor width, height, rows and columns "
                         f"({f'columns: {shown}' if names else 'no columns'}); nonograms "
@@ -1099,8 +1112,8 @@ def _read_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any]]]:
 #: The names a puzzle column of a CSV or Parquet file may have, in the order looked for.
 PUZZLE_COLUMNS = ("quizzes", "puzzle", "puzzles", "quiz")
 
-#: Keys of ``.non`` lines that take a value of any text, and those that stand alone.
-_NON_TEXT_KEYS = ("catalogue", "title", "by", "copyright", "license", "goal")
+#: Keys of ``.non`` lines that stand alone (those that take a value of any text are the
+#: parser's ``TEXT_KEYS``).
 _NON_SECTIONS = ("rows", "columns", "catalogue")
 #: A nonogram in the one-line form, well formed or not: ``WxH``, then clue characters
 #: holding a ``/`` (and perhaps a goal).

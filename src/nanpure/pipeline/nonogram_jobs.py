@@ -34,7 +34,14 @@ from typing import TextIO
 from ..files import write_text_atomic
 from ..generator.nonogram import FormatError, Nonogram, parse_line, parse_non
 from ..generator.nonogram.formats import decode_non, puzzle_of_fields
-from ..output.datasets import ExportError, ReadError, looks_like, nonogram_input_rows
+from ..output.datasets import (
+    NONOGRAM_INPUT_FORMATS,
+    NONOGRAM_TABLE_FORMATS,
+    ExportError,
+    ReadError,
+    looks_like,
+    nonogram_input_rows,
+)
 from ..words import counted
 from .batch import (
     Progress,
@@ -47,10 +54,10 @@ from .batch import (
     write_rating,
 )
 
-INPUT_FORMATS = ("non", "line", "csv", "jsonl", "parquet")
+INPUT_FORMATS = NONOGRAM_INPUT_FORMATS
 #: The input formats of tables, one puzzle a row (:func:`~nanpure.output.datasets.
-#: nonogram_input_rows`), and the extensions read as each by default.
-TABLE_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".parquet": "parquet"}
+#: nonogram_input_rows`), by the extension read as each by default.
+TABLE_FORMATS = NONOGRAM_TABLE_FORMATS
 SOLVE_FORMATS = ("text", "csv")
 RATE_FORMATS = ("text", "csv", "jsonl")
 #: Columns of ``nanpure solve --kind nonogram --format csv``.

@@ -4,11 +4,12 @@ A :class:`Nonogram` holds the clues (one tuple of run lengths per row and per co
 empty tuple for a line with no filled cell) and, optionally, the picture that solves it
 (``goal``: ``width * height`` characters ``0``/``1``, row-major) and credits.
 
-The ``.non`` form is a list of ``key value`` lines (any whitespace between key and
-value); ``rows`` and ``columns`` are followed by one clue line per row (column), runs
-separated by commas (or spaces), ``0`` or an empty line for a line with no run (blank
-lines right after the heading are skipped: :func:`parse_non`). Unknown keys are ignored
-(a line that is neither a key line nor a clue line is not); ``author`` is read as ``by``::
+The ``.non`` form is a list of ``key value`` lines (any whitespace, or a colon, between
+key and value); ``rows`` and ``columns`` are followed by one clue line per row (column),
+runs separated by commas (or spaces), ``0`` or an empty line for a line with no run
+(blank lines around a section may also be separators: :func:`parse_non`). Unknown keys
+and comment lines (``#``, ``;``, ``//``) are ignored, lines like a clue or a heading out
+of place are not; ``author`` is read as ``by``::
 
     width 3
     height 2
@@ -183,12 +184,23 @@ def _spaced(clue: Clue) -> str:
 # --- .non -------------------------------------------------------------------------------------
 
 _CREDITS = ("title", "by", "copyright", "license")
+#: Other programs' names for keys read here.
+_ALIASES = {"author": "by"}
+#: Keys of ``.non`` lines whose value is any text: those read here (the credits, their
+#: other names, ``goal``) and ``catalogue``, which other programs write.
+TEXT_KEYS = ("catalogue", *_CREDITS, *_ALIASES, "goal")
 _CLUE_LINE = re.compile(r"^[\d\s,]*$")
-#: A clue of the extended format's colours, runs with a colour letter (``3b,1d``).
-_COLOUR_CLUE = re.compile(r"^[\d\s,A-Za-z]*\d[A-Za-z][\d\s,A-Za-z]*$")
+#: A clue of the extended format's colours, runs with a colour letter (``3b,1d``); only
+#: when some run has one.
+_COLOUR_CLUE = re.compile(r"^\d+[A-Za-z]?(?:[,\s]+\d+[A-Za-z]?)*$")
 #: A line that reads as ``key value`` (or a key alone): a word first. Unknown ones are
-#: ignored, as the format asks; any other line is a mistake to report.
+#: ignored, as the format asks, and so are other lines unless they look like a clue or a
+#: heading out of place.
 _KEY = re.compile(r"^[A-Za-z_][\w-]*$")
+#: ``key: value``, as some programs write a key line.
+_KEY_COLON = re.compile(r"^([A-Za-z_][\w-]*)\s*:(.*)$")
+#: How comment lines start (ignored).
+_COMMENTS = ("#", ";", "//")
 #: The lines count: the heading of each section and the size key that counts its lines.
 _COUNTED_BY = {"rows": "height", "columns": "width"}
 
@@ -210,7 +222,11 @@ def decode_non(data: bytes) -> str:
 
 
 def _key_value(line: str) -> tuple[str, str]:
-    """A stripped line's key (lower-case) and value: any whitespace between them."""
+    """A stripped line's key (lower-case) and value: any whitespace between them, or a
+    colon (``title: Heart``)."""
+    colon = _KEY_COLON.match(line)
+    if colon:
+        return colon[1].lower(), colon[2].strip()
     parts = line.split(None, 1)
     key, value = parts[0], parts[1] if len(parts) > 1 else ""
     return key.lower(), value.strip()
@@ -236,23 +252,25 @@ def _sizes(lines: list[str]) -> dict[str, tuple[int, int]]:
 def parse_non(text: str) -> Nonogram:
     """A nonogram from ``.non`` text; raises :class:`FormatError` naming line and problem.
 
-    Blank lines between a heading (``rows``, ``columns``) and its first clue line are
-    skipped, unless the section is short of lines without them (then they are its first
-    lines, empty); after the first clue line a blank line is an empty line of the
-    puzzle, as ``0`` is. A clue line left over after a section's count (its ``height``
-    or ``width``) is refused, as is any line that is neither a key line nor a clue line.
+    A blank line is an empty line of the puzzle, as ``0`` is, unless it is a separator:
+    blank lines before the next heading or key line are dropped, unless the section is
+    short of lines without them, and then blank lines right after the heading are
+    skipped as long as the section has more lines than its count (its ``height`` or
+    ``width``); when both readings fit, the ``goal``, if given, chooses
+    (:func:`_section`). A clue line left over after a section's count is refused, as is
+    a line like a clue or a heading out of place.
     """
     lines = text.splitlines()
     sizes = _sizes(lines)
     values: dict[str, str] = {}
-    clues: dict[str, tuple[list[Clue], int]] = {}
+    clues: dict[str, list[tuple[list[Clue], int]]] = {}  # the readings
     goal_at: int | None = None
     last: tuple[str, int | None] | None = None  # the section read last, and its count
     i = 0
     while i < len(lines):
         number, raw = i + 1, lines[i].strip()
         i += 1
-        if not raw or raw.startswith("#"):
+        if not raw or raw.startswith(_COMMENTS):
             continue
         key, value = _key_value(raw)
         if key in ("width", "height"):
@@ -261,9 +279,8 @@ def parse_non(text: str) -> Nonogram:
             if key in clues:
                 raise FormatError(f"{key} given twice", number)
             size = sizes.get(_COUNTED_BY[key])
-            found, start, i = _section(lines, i, key, None if size is None else size[0],
-                                       number)
-            clues[key] = found, start
+            clues[key], i = _section(lines, i, key, None if size is None else size[0],
+                                     number)
             last = key, None if size is None else size[0]
         elif key == "goal":
             if goal_at is not None:
@@ -272,17 +289,20 @@ def parse_non(text: str) -> Nonogram:
             values[key], goal_at = _unquote(value), number
         elif key in _CREDITS:
             values[key] = _unquote(value)
-        elif key == "author":  # another program's name for by
-            values.setdefault("by", _unquote(value))
+        elif key in _ALIASES:
+            values.setdefault(_ALIASES[key], _unquote(value))
         else:
             _check_other(raw, key, value, number, last)
     for key in ("rows", "columns"):
         if key not in clues:
             raise FormatError(f"no {key} section")
-    rows, rows_at = clues["rows"]
-    columns, columns_at = clues["columns"]
-    width = sizes["width"][0] if "width" in sizes else len(columns)
-    height = sizes["height"][0] if "height" in sizes else len(rows)
+    width = sizes["width"][0] if "width" in sizes else len(clues["columns"][0][0])
+    height = sizes["height"][0] if "height" in sizes else len(clues["rows"][0][0])
+    chosen = {}  # the reading the goal draws, if any does, else the likeliest
+    for key, want in zip(("rows", "columns"), _goal_clues(values.get("goal"), width, height),
+                         strict=True):
+        chosen[key] = next((r for r in clues[key] if tuple(r[0]) == want), clues[key][0])
+    (rows, rows_at), (columns, columns_at) = chosen["rows"], chosen["columns"]
     puzzle = Nonogram(width, height, tuple(rows), tuple(columns), values.get("goal"),
                       *(values.get(k) for k in _CREDITS))
     check(puzzle, rows_at, columns_at, goal_at)
@@ -290,47 +310,82 @@ def parse_non(text: str) -> Nonogram:
 
 
 def _section(lines: list[str], i: int, key: str, count: int | None, heading: int
-             ) -> tuple[list[Clue], int, int]:
-    """The clues of the section whose heading is line ``heading`` (``lines[i]`` the line
-    after it), the line number of its first clue, and the index after its last line."""
-    skipped = 0
-    while i < len(lines) and not lines[i].strip():  # blank lines after the heading
-        i += 1
-        skipped += 1
-    start, found = i, []
-    while i < len(lines) and (count is None or len(found) < count):
-        line = lines[i].strip()
-        if count is None and not line:
-            break  # size unknown: clue lines last until a blank line ...
-        if not _CLUE_LINE.match(line):
-            break  # ... or one that is not a clue line
-        found.append(_parse_clue(line, i + 1, ","))
-        i += 1
-    if count is not None and len(found) < count:
-        short = count - len(found)
-        if short <= skipped:  # the blank lines after the heading were empty lines
-            return [()] * short + found, start + 1 - short, i
-        if i == len(lines):
-            raise FormatError(f"{key}: expected {count} clue lines, the file ends after "
-                              f"{len(found)}", heading)
-        line = lines[i].strip()
-        _check_colours(line, i + 1)
-        raise FormatError(f"{key}: expected {count} clue lines, line {i + 1} is {line!r}",
-                          i + 1)
-    return found, start + 1, i
+             ) -> tuple[list[tuple[list[Clue], int]], int]:
+    """The readings of the section whose heading is line ``heading`` (``lines[i]`` the
+    line after it), each its clues and the line number of its first clue, the likeliest
+    first (more than one only when blank lines around the clues may be separators or
+    empty lines alike), and the index after the section's last line.
+
+    The section's lines are those up to the next line that is not blank nor a clue line.
+    Blank lines at its end are dropped first; if ``count`` lines remain, blank lines at
+    its start are empty lines of the puzzle; if more remain, as many blank lines at its
+    start as there are extra lines are separators. Blank lines at its end are read as
+    empty lines only when the section is short of lines without them.
+    """
+    if count is None:
+        while i < len(lines) and not lines[i].strip():  # separators after the heading
+            i += 1
+        start, found = i, []
+        while i < len(lines):
+            line = lines[i].strip()
+            if not line or not _CLUE_LINE.match(line):
+                break  # size unknown: clue lines last until a blank line or another line
+            found.append(_parse_clue(line, i + 1, ","))
+            i += 1
+        return [(found, start + 1)], i
+    end = i
+    while end < len(lines) and _CLUE_LINE.match(lines[end].strip()):
+        end += 1
+    span = [line.strip() for line in lines[i:end]]
+    leading = next((k for k, line in enumerate(span) if line), len(span))
+    filled = len(span)
+    while filled > leading and not span[filled - 1]:
+        filled -= 1
+    first, last = max(0, filled - count), min(leading, len(span) - count)
+    if first > last:  # too few lines, or too many: read from the first clue line on, for
+        first = last = min(leading, filled - count) if filled > count else 0  # the error
+    readings = []
+    for skip in range(first, last + 1):
+        found, at = [], i + skip
+        while at < len(lines) and len(found) < count:
+            line = lines[at].strip()
+            if not _CLUE_LINE.match(line):
+                break
+            found.append(_parse_clue(line, at + 1, ","))
+            at += 1
+        if len(found) < count:
+            if at == len(lines):
+                raise FormatError(f"{key}: expected {count} clue lines, the file ends "
+                                  f"after {len(found)}", heading)
+            line = lines[at].strip()
+            _check_colours(line, at + 1)
+            raise FormatError(f"{key}: expected {count} clue lines, line {at + 1} is "
+                              f"{line!r}", at + 1)
+        readings.append((found, i + skip + 1))
+    return readings, i + first + count
+
+
+def _goal_clues(goal: str | None, width: int, height: int
+                ) -> tuple[tuple[Clue, ...] | None, tuple[Clue, ...] | None]:
+    """The row and column clues ``goal`` draws, to choose between a section's readings
+    (None, None without a goal, or with one that does not fit: :func:`check` says so)."""
+    if goal is None or len(goal) != width * height or set(goal) - {"0", "1"}:
+        return None, None
+    return clues_of(goal, width, height)
 
 
 def _check_colours(line: str, number: int) -> None:
-    if _COLOUR_CLUE.match(line):
+    if _COLOUR_CLUE.match(line) and re.search("[A-Za-z]", line):
         raise FormatError(f"clue {line!r} has colours (a letter after a run): colours are "
                           "not supported, only black-and-white nonograms", number)
 
 
 def _check_other(raw: str, key: str, value: str, number: int,
                  last: tuple[str, int | None] | None) -> None:
-    """Refuse a line outside the sections that is not a key nanpure reads, unless it
-    reads as a key line (a word, then perhaps a value): the format asks for unknown
-    keys to be ignored. A clue line here is one too many for the section before it."""
+    """Refuse a line outside the sections that is not a key nanpure reads if it looks
+    like a clue or a heading out of place, or a misspelt heading or size key; the format
+    asks for unknown keys to be ignored. A clue line here is one too many for the
+    section before it."""
     if _CLUE_LINE.match(raw):
         if last is None:
             raise FormatError(f"clue line {raw!r} before any rows or columns heading",
@@ -348,6 +403,9 @@ def _check_other(raw: str, key: str, value: str, number: int,
         raise FormatError("'====' divides the puzzles of a .nonpack bundle; a .non file "
                           "holds one puzzle", number)
     if not _KEY.match(key):
+        if not raw[0].isdigit() and re.sub("[^a-z]", "", key) not in (
+                *_COUNTED_BY, *_COUNTED_BY.values()):
+            return  # not a key line, but nothing like a clue or a heading either
         raise FormatError(f"{raw[:40]!r} is neither a key line (such as 'width 15') nor a "
                           "clue line", number)
     near = difflib.get_close_matches(
