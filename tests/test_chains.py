@@ -20,6 +20,7 @@ from nanpure.generator.techniques.chains import (
     MODE_X,
     MODE_XY,
     _cell_closing,
+    _close_by_components,
     _close_transitively,
     build_graph,
     closing_starts,
@@ -299,17 +300,48 @@ def _candidate_grids(count: int):
 
 
 def test_cell_set_answers_are_those_of_closing_starts():
-    # The finders without grouped nodes ask the cell sets which starts close a loop, and
-    # build no link graph when none does: the answers must be closing_starts', start by
-    # start.
+    # The finders ask the cell sets which starts close a loop, and build no link graph
+    # when none does: the answers must be closing_starts', start by start.
     seen = {mode: set() for mode in (MODE_X, MODE_XY, MODE_NICE)}
     for cand in _candidate_grids(400):
         for mode in seen:
             closing, _ = closing_starts(build_graph(cand, mode, False))
-            assert (_cell_closing(cand, mode) == closing).all()
+            assert (_cell_closing(cand, mode, False) == closing).all()
             seen[mode].add(bool(closing.any()))
-        assert x_closes(cand) == _cell_closing(cand, MODE_X).any()
+        assert x_closes(cand) == _cell_closing(cand, MODE_X, False).any()
     assert all(answers == {False, True} for answers in seen.values())
+
+
+def _positions_towards_the_solution(puzzle: str, count: int, seed: int):
+    """Positions of a puzzle that lose false candidates one by one at random, every
+    fourth of them, up to ``count``: grids where every digit's places make grouped
+    nodes, as the rater meets them."""
+    board = parse(puzzle)
+    solution = solve(board)
+    cand = candidates(board)
+    cand[board > 0] = 0
+    rng = np.random.default_rng(seed)
+    false = [(c, d) for c in range(81) for d in range(9)
+             if cand[c] >> d & 1 and solution[c] != d + 1]
+    rng.shuffle(false)
+    for k, (c, d) in enumerate(false[: 4 * count]):
+        cand[c] &= ~np.uint16(1 << d)
+        if k % 4 == 0:
+            yield cand.copy()
+
+
+def test_cell_set_answers_with_grouped_nodes_are_those_of_closing_starts(ratings_rows):
+    # Grouped Nice Loops too: on random grids, and on positions of hard reference
+    # puzzles, where grouped nodes and their strong links are common.
+    grids = list(_candidate_grids(400))
+    for k, row in enumerate(reference_rows(ratings_rows, ("Extreme",))[:6]):
+        grids.extend(_positions_towards_the_solution(row["puzzle"], 40, k))
+    seen = set()
+    for cand in grids:
+        closing, _ = closing_starts(build_graph(cand, MODE_NICE, True))
+        assert (_cell_closing(cand, MODE_NICE, True) == closing).all()
+        seen.add(bool(closing.any()))
+    assert seen == {False, True}
 
 
 def _warshall(reach: np.ndarray, lo: int, hi: int) -> np.ndarray:
@@ -343,6 +375,23 @@ def test_close_transitively_is_the_transitive_closure(density):
                     reach[i, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
         expected = _warshall(reach, lo, hi)
         _close_transitively(reach, lo, hi)
+        assert (reach == expected).all()
+
+
+@pytest.mark.parametrize("density", [0.0, 0.01, 0.05, 0.2])
+def test_close_by_components_is_the_transitive_closure(density):
+    # Random relations over up to 200 nodes (four words a row), sparse as the grouped
+    # link graphs' are and denser, with cycles of every size.
+    rng = np.random.default_rng(int(density * 1000) + 1)
+    for _ in range(12):
+        n = int(rng.integers(1, 200))
+        reach = np.zeros((n, 4), dtype=np.uint64)
+        for i in range(n):
+            for j in range(n):
+                if i == j or rng.random() < density:
+                    reach[i, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
+        expected = _warshall(reach, 0, n)
+        _close_by_components(reach)
         assert (reach == expected).all()
 
 

@@ -22,9 +22,9 @@ see each other the chain closes into a continuous loop, and every weak link of t
 becomes strong, removing what sees both its nodes.
 
 The search is breadth first from every candidate at once, so each candidate gets a
-shortest loop (a cheap reachability pass first drops the candidates that close no loop
-at all, most of them, which only saves time; without grouped nodes a cheaper one still,
-on cell sets, answers before the link graph is built, which is then often not needed). Of
+shortest loop (a cheap reachability pass on cell sets first drops the candidates that
+close no loop at all, most of them, which only saves time; it answers before the link
+graph is built, which is then often not needed). Of
 those loops, the step reports the one that removes the most candidates (as HoDoKu
 prefers), then the shortest, then the first in candidate order. The three finders differ
 only in which links they allow: one digit at a time (X-Chain), bivalue cells only
@@ -115,6 +115,20 @@ def _neighbour_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 #: SEGMENT_NEAR[s]: the 7 other intersections in its line or box, ascending: the only
 #: ones that can hold a grouped node seeing a grouped node of s.
 CELL_SEGMENTS, SEGMENT_PEERS, SEGMENT_NEAR = _neighbour_tables()
+
+#: SEGMENT_PEER_SET[s]: SEGMENT_PEERS[s] as a cell set.
+SEGMENT_PEER_SET = np.zeros((N_SEGMENTS, 2), dtype=np.int64)
+#: SEGMENT_NEAR_CELL[s, j]: the cell that intersection s shares with SEGMENT_NEAR[s, j]
+#: (a box's row and column cross at one), -1 if none. Two grouped nodes of one digit in
+#: near intersections see each other exactly when they do not both hold that cell.
+SEGMENT_NEAR_CELL = np.full((N_SEGMENTS, 7), -1, dtype=np.int64)
+for _s in range(N_SEGMENTS):
+    for _c in SEGMENT_PEERS[_s]:
+        SEGMENT_PEER_SET[_s, CELL_WORD[_c]] |= CELL_BIT[_c]
+    for _j, _t in enumerate(SEGMENT_NEAR[_s]):
+        for _c in set(SEGMENT_CELLS[_s].tolist()) & set(SEGMENT_CELLS[_t].tolist()):
+            SEGMENT_NEAR_CELL[_s, _j] = _c
+del _s, _c, _j, _t
 
 #: HOUSE_SEGMENT_POS[h, j]: the cells of intersection HOUSE_SEGMENTS[h, j] as positions in
 #: house h (bit k for HOUSES[h, k]; 0 where HOUSE_SEGMENTS pads).
@@ -337,9 +351,11 @@ def _sees_all(node_cells: np.ndarray, node_size: np.ndarray, u: int, v: int) -> 
 # --- which starts close a loop, from cell sets -------------------------------------------------
 # A loop "X true -> ... -> X false" goes true -> false along a weak link and false -> true
 # along a strong one, so every true node after X has a strong link, and so has every false
-# node a loop goes on from. Those nodes are few (without grouped nodes): the closure of
-# "Y true leads to Z true" over them (Warshall's algorithm on bit sets) answers for every
-# start at once, cheaper than building the link graph and :func:`closing_starts`.
+# node a loop goes on from. Those nodes are few: the closure of "Y true leads to Z true"
+# over them (on bit sets) answers for every start at once, cheaper than building the link
+# graph and :func:`closing_starts`. With grouped nodes they are twice as many (some 130 on
+# the extreme reference puzzles, 60 without), but each leads to some 10% of the others,
+# so the closure goes by strongly connected components (:func:`_close_by_components`).
 
 
 @njit(cache=True, inline="always")
@@ -457,15 +473,17 @@ def x_closes(cand: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def _cell_closing(cand: np.ndarray, mode: int) -> np.ndarray:
+def _cell_closing(cand: np.ndarray, mode: int, grouped: bool) -> np.ndarray:
     """``closing[x]`` for every candidate x (in cell order, then digit): whether it starts
-    a loop in the link graph of ``mode`` without grouped nodes, as :func:`closing_starts`
-    says.
+    a loop in the link graph of ``mode`` (with grouped nodes when ``grouped``, in
+    MODE_NICE), as :func:`closing_starts` says.
 
-    The nodes are the candidates with a strong link of the mode (a conjugate partner, a
-    bivalue cell), ``node_of[cell * 9 + d]`` (-1 for the others); ``then[v]`` is what "v
-    false" makes true (its strong partners), ``reach[u]`` what "u true" makes true in the
-    end (itself too), ``fr[v]`` what "v false" does. A start X closes when, for some weak
+    The nodes are those with a strong link of the mode (a conjugate partner, a bivalue
+    cell, for ``grouped`` two nodes that hold every place of a digit in a house),
+    ``node_of[code]`` (-1 for the others), where a candidate's code is ``cell * 9 + d``
+    and a grouped node's ``729 + intersection * 9 + d``; ``then[v]`` is what "v false"
+    makes true (its strong partners), ``reach[u]`` what "u true" makes true in the end
+    (itself too), ``fr[v]`` what "v false" does. A start X closes when, for some weak
     partners V and Y of X with strong links, "V false" makes Y true, which makes X false.
     Weak links between nodes need no test of the mode: in MODE_XY both cells are bivalue.
     """
@@ -482,8 +500,50 @@ def _cell_closing(cand: np.ndarray, mode: int) -> np.ndarray:
         if mode != MODE_X and POPCOUNT[m] == 2:
             linked[low_bit_index(m), CELL_WORD[cell]] |= CELL_BIT[cell]
             linked[low_bit_index(m & (m - 1)), CELL_WORD[cell]] |= CELL_BIT[cell]
-    node_of = np.full(729, -1, dtype=np.int64)
-    node_code = np.empty(729, dtype=np.int64)
+    node_of = np.full(MAX_NODES, -1, dtype=np.int64)
+    # the strong links with a grouped node, as pairs of codes (a node has at most one
+    # partner in a house, so fewer than 27 * 9 * 8 of them)
+    n_pairs = 0
+    pairs = np.empty((27 * 9 * 8, 2), dtype=np.int64)
+    if grouped:
+        places_of = np.empty(9, dtype=np.int64)
+        for h in range(27):
+            places_of[:] = 0
+            for k in range(9):
+                m = np.int64(cand[HOUSES[h, k]])
+                for d in range(9):
+                    places_of[d] |= (m >> d & 1) << k
+            for d in range(9):
+                places = places_of[d]
+                if POPCOUNT[places] < 3 or POPCOUNT[places] > 6:
+                    continue  # no grouped node holds every place but one node's
+                for j in range(6):
+                    s = HOUSE_SEGMENTS[h, j]
+                    if s < 0:
+                        break
+                    mine = places & HOUSE_SEGMENT_POS[h, j]
+                    if POPCOUNT[mine] < 2:
+                        continue  # no grouped node there
+                    rest = places & ~mine
+                    if POPCOUNT[rest] == 1:
+                        cell = HOUSES[h, low_bit_index(rest)]
+                        pairs[n_pairs, 0] = 729 + s * 9 + d
+                        pairs[n_pairs, 1] = cell * 9 + d
+                        n_pairs += 1
+                        node_of[729 + s * 9 + d] = -2  # linked, numbered below
+                        linked[d, CELL_WORD[cell]] |= CELL_BIT[cell]
+                        continue
+                    for j2 in range(j + 1, 6):
+                        t = HOUSE_SEGMENTS[h, j2]
+                        if t < 0:
+                            break
+                        if rest != 0 and places & HOUSE_SEGMENT_POS[h, j2] == rest:
+                            pairs[n_pairs, 0] = 729 + s * 9 + d
+                            pairs[n_pairs, 1] = 729 + t * 9 + d
+                            n_pairs += 1
+                            node_of[729 + s * 9 + d] = -2  # linked, numbered below
+                            node_of[729 + t * 9 + d] = -2
+    node_code = np.empty(MAX_NODES, dtype=np.int64)
     first = np.zeros(10, dtype=np.int64)  # digit d's nodes: first[d] .. first[d + 1] - 1
     nn = 0
     for d in range(9):
@@ -496,6 +556,12 @@ def _cell_closing(cand: np.ndarray, mode: int) -> np.ndarray:
                 node_of[cell * 9 + d] = nn
                 node_code[nn] = cell * 9 + d
                 nn += 1
+        if grouped:
+            for s in range(N_SEGMENTS):
+                if node_of[729 + s * 9 + d] == -2:
+                    node_of[729 + s * 9 + d] = nn
+                    node_code[nn] = 729 + s * 9 + d
+                    nn += 1
     first[9] = nn
     closing = np.zeros(n_single, dtype=np.bool_)
     if nn == 0:
@@ -505,6 +571,8 @@ def _cell_closing(cand: np.ndarray, mode: int) -> np.ndarray:
     then = np.zeros((nn, words), dtype=np.uint64)
     for v in range(nn):
         code = node_code[v]
+        if code >= 729:
+            continue  # grouped nodes: from the pairs below
         cell = code // 9
         d = code % 9
         for w in range(2):
@@ -517,12 +585,36 @@ def _cell_closing(cand: np.ndarray, mode: int) -> np.ndarray:
         if mode != MODE_X and POPCOUNT[m] == 2:
             t = node_of[cell * 9 + low_bit_index(m & ~(1 << d))]
             then[v, t >> 6] |= one << np.uint64(t & 63)
+    for i in range(n_pairs):
+        u = node_of[pairs[i, 0]]
+        v = node_of[pairs[i, 1]]
+        then[u, v >> 6] |= one << np.uint64(v & 63)
+        then[v, u >> 6] |= one << np.uint64(u & 63)
     reach = np.zeros((nn, words), dtype=np.uint64)
     for u in range(nn):
         code = node_code[u]
+        reach[u, u >> 6] |= one << np.uint64(u & 63)
+        if code >= 729:
+            # a grouped node's weak partners: the candidates of its digit that see all
+            # its cells, and the grouped nodes near it that share none of them
+            s = (code - 729) // 9
+            d = code % 9
+            for w in range(2):
+                bits = SEGMENT_PEER_SET[s, w] & linked[d, w]
+                while bits:
+                    v = node_of[(w * WORD_BITS + low_bit_index(bits)) * 9 + d]
+                    bits &= bits - 1
+                    for j in range(words):
+                        reach[u, j] |= then[v, j]
+            for k in range(7):
+                v = node_of[729 + SEGMENT_NEAR[s, k] * 9 + d]
+                shared = SEGMENT_NEAR_CELL[s, k]
+                if v >= 0 and (shared < 0 or not np.int64(cand[shared]) >> d & 1):
+                    for j in range(words):
+                        reach[u, j] |= then[v, j]
+            continue
         cell = code // 9
         d = code % 9
-        reach[u, u >> 6] |= one << np.uint64(u & 63)
         for w in range(2):
             bits = PEER_SET[cell, w] & linked[d, w]
             while bits:
@@ -530,6 +622,12 @@ def _cell_closing(cand: np.ndarray, mode: int) -> np.ndarray:
                 bits &= bits - 1
                 for j in range(words):
                     reach[u, j] |= then[v, j]
+        if grouped:
+            for k in range(8):
+                v = node_of[729 + CELL_SEGMENTS[cell, k] * 9 + d]
+                if v >= 0:
+                    for j in range(words):
+                        reach[u, j] |= then[v, j]
         m = np.int64(cand[cell]) & ~(1 << d) if mode == MODE_NICE else 0
         while m:
             v = node_of[cell * 9 + low_bit_index(m)]
@@ -541,7 +639,7 @@ def _cell_closing(cand: np.ndarray, mode: int) -> np.ndarray:
         for d in range(9):  # no link leaves a digit
             _close_transitively(reach, first[d], first[d + 1])
     else:
-        _close_transitively(reach, 0, nn)
+        _close_by_components(reach)
     fr = np.zeros((nn, words), dtype=np.uint64)
     for v in range(nn):
         for jt in range(words):
@@ -563,6 +661,7 @@ def _cell_closing(cand: np.ndarray, mode: int) -> np.ndarray:
             x += 1
             # a start has two weak links or more: to peers with d (in MODE_XY bivalue
             # ones, unless its cell is bivalue) and, in MODE_NICE, to its cell's others
+            # (a grouped node it sees holds peers with d)
             p0 = PEER_SET[cell, 0] & plane[d, 0]
             p1 = PEER_SET[cell, 1] & plane[d, 1]
             if mode == MODE_XY and POPCOUNT[m] != 2:
@@ -583,6 +682,13 @@ def _cell_closing(cand: np.ndarray, mode: int) -> np.ndarray:
                     goal[v >> 6] |= one << np.uint64(v & 63)
                     for j in range(words):
                         got[j] |= fr[v, j]
+            if grouped:
+                for k in range(8):
+                    v = node_of[729 + CELL_SEGMENTS[cell, k] * 9 + d]
+                    if v >= 0:
+                        goal[v >> 6] |= one << np.uint64(v & 63)
+                        for j in range(words):
+                            got[j] |= fr[v, j]
             others = m & ~(1 << d) if mode == MODE_NICE else 0
             while others:
                 v = node_of[cell * 9 + low_bit_index(others)]
@@ -611,6 +717,98 @@ def _close_transitively(reach: np.ndarray, lo: int, hi: int) -> None:
             if reach[i, wk] & bk:
                 for j in range(lo >> 6, (hi + 63) >> 6):
                     reach[i, j] |= reach[k, j]
+
+
+@njit(cache=True)
+def _close_by_components(reach: np.ndarray) -> None:
+    """Close the relation ``reach`` (row u: the bit set of the nodes u leads to, u
+    itself too) transitively, in place: what :func:`_close_transitively` does over all
+    rows, in time linear in the links rather than quadratic in the nodes. The link
+    graphs' relations are sparse (a node of a grouped graph reaches some 10% of the
+    others), and Tarjan's algorithm finds the strongly connected components sinks first,
+    so each component's closure is the union of its members' rows and of the closures
+    of the components they lead to, all known by then."""
+    nn, words = reach.shape
+    index = np.full(nn, -1, dtype=np.int64)
+    low = np.empty(nn, dtype=np.int64)
+    comp = np.full(nn, -1, dtype=np.int64)
+    stack = np.empty(nn, dtype=np.int64)
+    path = np.empty(nn, dtype=np.int64)
+    cur = np.empty(nn, dtype=np.int64)
+    acc = np.empty(words, dtype=np.uint64)
+    one = np.uint64(1)
+    counter = 0
+    sp = 0
+    n_comp = 0
+    for root in range(nn):
+        if index[root] >= 0:
+            continue
+        index[root] = counter
+        low[root] = counter
+        counter += 1
+        stack[sp] = root
+        sp += 1
+        path[0] = root
+        cur[0] = 0
+        depth = 1
+        while depth:
+            v = path[depth - 1]
+            pos = cur[depth - 1]
+            nxt = -1  # the next link of v to a node not seen yet
+            while pos < nn:
+                w = pos >> 6
+                bits = reach[v, w] & ~((one << np.uint64(pos & 63)) - one)
+                if bits == 0:
+                    pos = (w + 1) << 6
+                    continue
+                t = (w << 6) + low_bit_index(bits)
+                pos = t + 1
+                if index[t] < 0:
+                    nxt = t
+                    break
+                if comp[t] < 0 and index[t] < low[v]:
+                    low[v] = index[t]  # still on the stack: in v's component
+            if nxt >= 0:
+                cur[depth - 1] = pos
+                index[nxt] = counter
+                low[nxt] = counter
+                counter += 1
+                stack[sp] = nxt
+                sp += 1
+                path[depth] = nxt
+                cur[depth] = 0
+                depth += 1
+                continue
+            depth -= 1
+            if depth and low[v] < low[path[depth - 1]]:
+                low[path[depth - 1]] = low[v]
+            if low[v] != index[v]:
+                continue
+            # v is the root of a component: stack[start:sp]
+            start = sp - 1
+            while stack[start] != v:
+                start -= 1
+            for j in range(words):
+                acc[j] = 0
+            for k in range(start, sp):
+                m = stack[k]
+                comp[m] = n_comp
+                for j in range(words):
+                    acc[j] |= reach[m, j]
+            for j in range(words):
+                bits = acc[j]
+                while bits:
+                    t = (j << 6) + low_bit_index(bits)
+                    bits &= bits - one
+                    if comp[t] != n_comp:  # a component closed before, its row closed
+                        for i in range(words):
+                            acc[i] |= reach[t, i]
+            for k in range(start, sp):
+                m = stack[k]
+                for j in range(words):
+                    reach[m, j] = acc[j]
+            n_comp += 1
+            sp = start
 
 
 # --- the search -------------------------------------------------------------------------------
@@ -1072,19 +1270,15 @@ def search_chains(cand: np.ndarray, step: np.ndarray, mode: int,
     if mode == MODE_X and not x_closes(cand):
         clear(step)  # no start closes a loop: the search would find nothing
         return False, True
-    if not grouped:
-        # the closing starts from cell sets, without the graph when none closes
-        closing = _cell_closing(cand, mode)
-        if not closing.any():
-            clear(step)  # no start closes a loop: the search would find nothing
-            return False, True
-        graph = build_graph(cand, mode, grouped)
-        spare = _spare_bound(graph, closing)
-        if spare >= MAX_QUEUE // 2:
-            closing, spare = closing_starts(graph)  # for its finer bound
-    else:
-        graph = build_graph(cand, mode, grouped)
-        closing, spare = closing_starts(graph)
+    # the closing starts from cell sets, without the graph when none closes
+    closing = _cell_closing(cand, mode, grouped)
+    if not closing.any():
+        clear(step)  # no start closes a loop: the search would find nothing
+        return False, True
+    graph = build_graph(cand, mode, grouped)
+    spare = _spare_bound(graph, closing)
+    if spare >= MAX_QUEUE // 2:
+        closing, spare = closing_starts(graph)  # for its finer bound
     n, n_single, n_strong = graph.n, graph.n_single, graph.n_strong
     n_closing = 0
     for x in range(n_single):
