@@ -3,6 +3,7 @@ preflight and byte-identical rebuilds."""
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import re
@@ -25,7 +26,7 @@ from nanpure.layouts.book import (
     plan_book,
 )
 from nanpure.layouts.nonogram import MIN_CLUE_SIZE, clue_lines, smallest_box
-from nanpure.layouts.pages import live_area, load_fonts
+from nanpure.layouts.pages import PAGE_SIZES, live_area, load_fonts
 from nanpure.pipeline.book_config import book_config_from_toml, load_book_config
 from nanpure.pipeline.config import ConfigError, parse_toml
 from nanpure.pipeline.publish import PublishError, manifest_path, publish_book, select_sections
@@ -410,3 +411,98 @@ def _fits_alone(record: PuzzleRecord, settings: BookSettings) -> bool:
     except LayoutError:
         return False
     return True
+
+
+def picture_nonogram(width: int, height: int, number: int, quota: str | None = None
+                     ) -> PuzzleRecord:
+    """A nonogram of blocks (checks of 3 x 6 cells), whose clues stay short: tall and
+    narrow pictures of it fit a page."""
+    picture = "".join("1" if (r // 6 + c // 3 + number) % 2 == 0 else "0"
+                      for r in range(height) for c in range(width))
+    return PuzzleRecord(puzzle=format_line(nonogram_from_picture(picture, width, height),
+                                           goal=False),
+                        solution=picture, tier="medium", score=1, hardest="", techniques="",
+                        symmetry="none", blanks=width * height, seed=number,
+                        kind="nonogram", id=number, quota=quota)
+
+
+def _text_marks(pdf: bytes, page: int) -> list:
+    from nanpure.layouts.preflight import marks
+
+    return [(what, box) for what, box in marks(PdfReader(io.BytesIO(pdf)).pages[page - 1])
+            if what.startswith("text")]
+
+
+@pytest.mark.parametrize("size", ["6x9in", "8.5x11in"])
+@pytest.mark.parametrize("shape", [(10, 40), (5, 30), (25, 5)])
+def test_answer_labels_of_narrow_pictures_never_overprint(size, shape):
+    """A tall nonogram's answer, 12 a page, was narrower than its labels: its number
+    overprinted "page N" ("11page 13")."""
+    from nanpure.layouts.book import render_book
+    from nanpure.layouts.preflight import overlapping
+
+    records = tuple(picture_nonogram(*shape, number=k) for k in range(1, 13))
+    settings = BookSettings(title="T", page_size=size, answers_per_page=12)
+    plan = plan_book([BookSection("Tall", records)], settings)
+    out = io.BytesIO()
+    render_book(plan, out)
+    answers = [p for p in plan.pages if p.kind == "answers"]
+    assert len(answers) == 1
+    texts = _text_marks(out.getvalue(), answers[0].number)
+    assert overlapping(texts) is None
+    # each number before its "page N" (drawn one after the other), on one baseline
+    pairs = [(a, b) for a, b in zip(texts, texts[1:], strict=False)
+             if b[0].startswith("text 'page ")]
+    assert [a[0] for a, _ in pairs] == [f"text '{k}'" for k in range(1, 13)]
+    for (_, number), (_, page) in pairs:
+        assert number.x1 < page.x0 and number.y0 == pytest.approx(page.y0, abs=0.5)
+
+
+def test_words_that_would_overprint_are_refused_when_the_book_is_drawn(monkeypatch):
+    """The drawer checks the words it sets on each page; nothing did, so overprinted
+    labels reached the PDF and passed preflight."""
+    from nanpure.layouts import book as layout
+    from nanpure.layouts.book import render_book
+
+    def folio_twice(self, page):
+        for _ in range(2):
+            self.text(100, 30, str(page.number), 9)
+
+    monkeypatch.setattr(layout._Drawer, "folio", folio_twice)
+    plan = plan_book([BookSection("S", (picture_nonogram(10, 10, 1),))],
+                     BookSettings(title="T", page_size="6x9in"))
+    with pytest.raises(LayoutError, match=r"^page 3: '3' overprints '3': try another "
+                                          r"page_size$"):
+        render_book(plan, io.BytesIO())
+
+
+def test_the_larger_page_advice_fits_every_nonogram_of_the_book():
+    """On A5 a 10x40 was told 6x9in, on which the 30x30 of the same section fails."""
+    tall, big = picture_nonogram(10, 40, 1), random_nonogram(30, 30, number=2)
+    section = BookSection("Pictures", (tall, big))
+    with pytest.raises(LayoutError) as refused:
+        plan_book([section], BookSettings(title="T", page_size="A5"))
+    message = str(refused.value)
+    assert "a 10x40 nonogram, does not fit alone on an A5 page" in message
+    advised = re.findall(r'"([^"]+)"', message.split("choose a larger page_size: ")[1])
+    assert advised and "6x9in" not in advised
+    areas = [PAGE_SIZES[size][0] * PAGE_SIZES[size][1] for size in advised]
+    assert areas == sorted(areas)  # the smallest first
+    for size in advised:  # every page size advised takes the whole book
+        assert plan_book([section], BookSettings(title="T", page_size=size))
+    assert plan_book([BookSection("Tall", (tall,))], BookSettings(title="T", page_size="6x9in"))
+    # a nonogram in another section counts too
+    with pytest.raises(LayoutError, match=f'choose a larger page_size: "{advised[0]}" or'):
+        plan_book([BookSection("Tall", (tall,)), BookSection("Big", (big,))],
+                  BookSettings(title="T", page_size="A5"))
+
+
+def test_when_no_page_size_takes_every_nonogram_the_advice_says_which_fits_none():
+    tall, huge = picture_nonogram(10, 40, 1), random_nonogram(60, 60, number=2, quota="n60")
+    with pytest.raises(LayoutError, match=r"a 10x40 nonogram, does not fit alone on an A5 "
+                       r"page .*; no page_size has room for every nonogram of the book: "
+                       r"puzzle id 2, a 60x60 nonogram, fits none; no page_size has room "
+                       r"for it \(the roomiest is .*\): make the nonograms of quota 'n60' "
+                       r"smaller .* or leave them out of the book$"):
+        plan_book([BookSection("Tall", (tall,)), BookSection("Huge", (huge,))],
+                  BookSettings(title="T", page_size="A5"))
