@@ -476,6 +476,65 @@ def test_words_that_would_overprint_are_refused_when_the_book_is_drawn(monkeypat
         render_book(plan, io.BytesIO())
 
 
+def test_a_nonogram_book_without_a_cover_image_shows_a_nonogram_on_the_front(tmp_path,
+                                                                              mixed_store):
+    """A nonogram-only book's front had only the title and author."""
+    sections = ('[[book.section]]\ntitle = "Pictures"\nrun = "nonograms"\n'
+                'kind = "nonogram"\n')
+    config = load_book_config(write_config(tmp_path, mixed_store, 'page_size = "6x9in"\n'
+                                           'author = "A"\n[book.cover]\n', sections))
+    book = publish_book(config, record=False)
+    assert book.cover_report is not None and book.cover_report.ok
+    from nanpure.layouts.preflight import marks
+
+    words = [what for what, _ in marks(PdfReader(str(book.cover)).pages[0])
+             if what.startswith("text")]
+    # the clues of a nonogram of the book, the largest the front draws at 7 pt or more
+    clues = sorted(w[6:-1] for w in words if w[6:-1].isdigit())
+    shown = [p.puzzle for p in book.plan.placements
+             if sorted(clue_numbers(p.puzzle.puzzle)) == clues]
+    assert shown and shown[0].puzzle.startswith("20x20")
+
+
+def test_the_front_shows_the_largest_nonogram_with_readable_clues_else_the_most_readable():
+    from nanpure.layouts.cover import cover_nonogram
+    from nanpure.layouts.pages import Box
+
+    small, tall, big = (picture_nonogram(10, 10, 1), picture_nonogram(10, 40, 2),
+                        random_nonogram(30, 30, number=3))
+    fonts = load_fonts()
+    room = Box(0, 0, 300, 250)
+    assert cover_nonogram(room, [small, big], fonts)[1] == nonogram_of(small)
+    roomy = Box(0, 0, 1000, 1000)  # both readable there: the larger
+    assert cover_nonogram(roomy, [small, big], fonts)[1] == nonogram_of(big)
+    # none readable: the one drawn largest
+    tiny = Box(0, 0, 60, 60)
+    assert cover_nonogram(tiny, [big, tall, small], fonts)[1] == nonogram_of(small)
+    box, _ = cover_nonogram(room, [small], fonts)
+    assert box.x0 - room.x0 == pytest.approx(room.x1 - box.x1)  # centred, clues included
+
+
+def test_a_mixed_book_front_shows_the_kind_of_its_first_section(tmp_path, mixed_store):
+    from nanpure.pipeline.publish import _cover_puzzles
+
+    def book(pictures: str, sudoku: str):
+        sections = (f'[[book.section]]\ntitle = "Pictures"\nrun = "nonograms"\n'
+                    f'quota = "{pictures}"\n[[book.section]]\ntitle = "Sudoku"\n'
+                    f'run = "nightly"\nquota = "{sudoku}"\n')
+        config = write_config(tmp_path, mixed_store, 'page_size = "8.5x11in"', sections)
+        with Store(mixed_store, create=False) as store:
+            sections = select_sections(store, load_book_config(config))
+        return plan_book(sections, BookSettings(title="T", page_size="8.5x11in"))
+
+    plan = book("small", "hard")  # the easy nonograms come first
+    assert plan.placements[0].puzzle.kind == "nonogram"
+    sample, nonograms = _cover_puzzles(plan)
+    assert sample is None and nonograms == [p.puzzle for p in plan.placements[:5]]
+    plan = book("large", "easy")  # the easy Sudoku first
+    assert _cover_puzzles(plan) == (plan.placements[0].puzzle.puzzle, [])
+    assert plan.placements[0].puzzle.kind == "sudoku"
+
+
 def test_the_larger_page_advice_fits_every_nonogram_of_the_book():
     """On A5 a 10x40 was told 6x9in, on which the 30x30 of the same section fails."""
     tall, big = picture_nonogram(10, 40, 1), random_nonogram(30, 30, number=2)
@@ -506,3 +565,19 @@ def test_when_no_page_size_takes_every_nonogram_the_advice_says_which_fits_none(
                        r"smaller .* or leave them out of the book$"):
         plan_book([BookSection("Tall", (tall,)), BookSection("Huge", (huge,))],
                   BookSettings(title="T", page_size="A5"))
+
+
+def test_hints_in_a_book_with_nonograms_say_they_are_for_sudoku(tmp_path, mixed_store):
+    """hints = true in a book of nonograms said "every puzzle needs only singles"."""
+    from nanpure.pipeline.publish import summary
+
+    pictures = '[[book.section]]\ntitle = "Pictures"\nrun = "nonograms"\nkind = "nonogram"\n'
+    config = load_book_config(write_config(tmp_path, mixed_store, "hints = true", pictures))
+    book = publish_book(config, record=False)
+    assert not [p for p in book.plan.pages if p.kind == "hints"]
+    assert ("\nno hints section: hints are made for Sudoku puzzles only, and the book has "
+            "none\n") in summary(book)
+    config = load_book_config(write_config(tmp_path, mixed_store, "hints = true"))
+    book = publish_book(config, record=False)
+    assert summary(book).splitlines()[1] == ("no hints section: every Sudoku puzzle needs "
+                                             "only singles (nonograms get none)")
