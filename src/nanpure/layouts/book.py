@@ -731,7 +731,8 @@ def _puzzle_pages(section: BookSection, settings: BookSettings, margins: Margins
             f"is {box.width:.0f} x {box.height:.0f}); "
             + _larger_page_advice(puzzle, (need_w, need_h), per_page, settings, margins,
                                   fits(puzzle, 1) if per_page > 1 else False,
-                                  _book_needs(book or [section], settings, fonts, clue)))
+                                  _book_needs(book or [section], section, settings, fonts,
+                                              clue)))
 
     puzzles = section.puzzles
     if fixed:
@@ -773,24 +774,29 @@ def _nonogram_room(name: str, per_page: int, settings: BookSettings,
     return _figure_boxes(body, PUZZLE_TEMPLATES[per_page], kind.label)[0]
 
 
-def _book_needs(sections: Sequence[BookSection], settings: BookSettings, fonts: Fonts,
-                clue: float) -> list[tuple[PuzzleRecord, tuple[float, float], int]]:
-    """Every nonogram of the book with the box it needs and how many share its page at
-    most: its section's puzzles_per_page, else one (a page of its own), in order."""
+#: A nonogram of the book as the page-size advice sees it: the puzzle, the box it needs,
+#: how many share its page at most (its section's puzzles_per_page, else one: a page of
+#: its own), and whether it is of the section refused, whose puzzles_per_page the advice
+#: may change.
+_Need = tuple[PuzzleRecord, tuple[float, float], int, bool]
+
+
+def _book_needs(sections: Sequence[BookSection], refused: BookSection, settings: BookSettings,
+                fonts: Fonts, clue: float) -> list[_Need]:
+    """Every nonogram of the book, in order, as :data:`_Need`."""
     needs = []
     for section in sections:
         if section.kind != "nonogram":
             continue
         per_page = 1 if settings.large_print else section.puzzles_per_page or 1
-        needs += [(p, smallest_box(nonogram_of(p), fonts, clue), per_page)
-                  for p in section.puzzles]
+        needs += [(p, smallest_box(nonogram_of(p), fonts, clue), per_page,
+                   section is refused) for p in section.puzzles]
     return needs
 
 
 def _larger_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_page: int,
                         settings: BookSettings, margins: Margins, fits_alone: bool,
-                        book: Sequence[tuple[PuzzleRecord, tuple[float, float], int]]
-                        ) -> str:
+                        book: Sequence[_Need]) -> str:
     """What to do about a nonogram that needs a box of ``need`` points and does not fit
     ``per_page`` to a page: fewer a page (when it ``fits_alone``), the page sizes on which
     it and every other nonogram of the ``book`` (see :func:`_book_needs`) fit, or, when no
@@ -813,8 +819,8 @@ def _larger_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_pag
         """The page sizes it fits ``n`` to a page of, and every nonogram of the book its
         own, quoted and joined by "or", the smallest first."""
         names = set(sizes(need, n))
-        for _, other, most in book:
-            names &= set(sizes(other, most))
+        for _, other, most, same in book:  # the section's own at ``n`` too
+            names &= set(sizes(other, n if same else most))
         return " or ".join(f'"{name}"' for name in by_area if name in names)
 
     fewer = "set a smaller puzzles_per_page for the section"
@@ -829,14 +835,14 @@ def _larger_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_pag
     if not sizes(need, 1):
         return _no_page_advice(puzzle, need, per_page, settings, room)
     # it fits some page size alone, but not with every other nonogram of the book: name
-    # the first that fits no page size, or none of those the ones before it fit
+    # the first that fits no page size, even alone, or none of those the ones before it fit
     common = set(sizes(need, 1))
-    for other, other_need, most in book:
-        found = sizes(other_need, most)
+    for other, other_need, _, _ in book:
+        found = sizes(other_need, 1)
         if not found:
             return (f"no page_size has room for every nonogram of the book: {_name(other)}, "
                     f"{_size_name(other)}, fits none; "
-                    + _no_page_advice(other, other_need, most, settings, room))
+                    + _no_page_advice(other, other_need, 1, settings, room))
         if not common & set(found):
             theirs = " or ".join(f'"{name}"' for name in found)
             mine = " or ".join(f'"{name}"' for name in by_area if name in common)
@@ -844,7 +850,11 @@ def _larger_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_pag
                     f"{_size_name(other)}, fits only {theirs}, the others before it only "
                     f"{mine}: put them in separate books")
         common &= set(found)
-    return fewer  # not reached: fitting(1) would have named the sizes in common
+    # each fits a page of its own on a size they share, but not as their sections place them
+    shared = " or ".join(f'"{name}"' for name in by_area if name in common)
+    return ("no page_size has room for every nonogram of the book as their sections' "
+            "puzzles_per_page place them: set puzzles_per_page = 1 for those sections and a "
+            f"larger page_size ({shared})")
 
 
 def _size_name(puzzle: PuzzleRecord) -> str:
