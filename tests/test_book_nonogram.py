@@ -3,6 +3,7 @@ preflight and byte-identical rebuilds."""
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import re
@@ -25,7 +26,7 @@ from nanpure.layouts.book import (
     plan_book,
 )
 from nanpure.layouts.nonogram import MIN_CLUE_SIZE, clue_lines, smallest_box
-from nanpure.layouts.pages import live_area, load_fonts
+from nanpure.layouts.pages import PAGE_SIZES, live_area, load_fonts
 from nanpure.pipeline.book_config import book_config_from_toml, load_book_config
 from nanpure.pipeline.config import ConfigError, parse_toml
 from nanpure.pipeline.publish import PublishError, manifest_path, publish_book, select_sections
@@ -264,7 +265,7 @@ def test_a_puzzle_too_large_alone_names_the_page_sizes_it_fits():
                                           r"does not fit alone on a 6x9in page with clues of "
                                           r"7 pt or more \(it needs \d+ x \d+ pt, there is "
                                           r"\d+ x \d+\); choose a larger page_size: "
-                                          r'"8.5x11in" or "8.25x11in" or "letter" or "A4"$'):
+                                          r'"8.25x11in" or "8.5x11in" or "letter" or "A4"$'):
         plan_book([BookSection("Big", (big,))], BookSettings(title="T", page_size="6x9in"))
     assert plan_book([BookSection("Big", (big,))], BookSettings(title="T", page_size="A4"))
 
@@ -304,7 +305,7 @@ def test_two_a_page_too_large_even_alone_here_asks_for_one_a_page_on_a_larger_pa
                           puzzles_per_page=2)
     with pytest.raises(LayoutError, match=r"does not fit 2 to a 6x9in page .*; set "
                                           r"puzzles_per_page = 1 for the section and a larger "
-                                          r'page_size: "8.5x11in" or'):
+                                          r'page_size: "8.25x11in" or "8.5x11in" or'):
         plan_book([section], BookSettings(title="T", page_size="6x9in"))
 
 
@@ -410,3 +411,173 @@ def _fits_alone(record: PuzzleRecord, settings: BookSettings) -> bool:
     except LayoutError:
         return False
     return True
+
+
+def picture_nonogram(width: int, height: int, number: int, quota: str | None = None
+                     ) -> PuzzleRecord:
+    """A nonogram of blocks (checks of 3 x 6 cells), whose clues stay short: tall and
+    narrow pictures of it fit a page."""
+    picture = "".join("1" if (r // 6 + c // 3 + number) % 2 == 0 else "0"
+                      for r in range(height) for c in range(width))
+    return PuzzleRecord(puzzle=format_line(nonogram_from_picture(picture, width, height),
+                                           goal=False),
+                        solution=picture, tier="medium", score=1, hardest="", techniques="",
+                        symmetry="none", blanks=width * height, seed=number,
+                        kind="nonogram", id=number, quota=quota)
+
+
+def _text_marks(pdf: bytes, page: int) -> list:
+    from nanpure.layouts.preflight import marks
+
+    return [(what, box) for what, box in marks(PdfReader(io.BytesIO(pdf)).pages[page - 1])
+            if what.startswith("text")]
+
+
+@pytest.mark.parametrize("size", ["6x9in", "8.5x11in"])
+@pytest.mark.parametrize("shape", [(10, 40), (5, 30), (25, 5)])
+def test_answer_labels_of_narrow_pictures_never_overprint(size, shape):
+    """A tall nonogram's answer, 12 a page, was narrower than its labels: its number
+    overprinted "page N" ("11page 13")."""
+    from nanpure.layouts.book import render_book
+    from nanpure.layouts.preflight import overlapping
+
+    records = tuple(picture_nonogram(*shape, number=k) for k in range(1, 13))
+    settings = BookSettings(title="T", page_size=size, answers_per_page=12)
+    plan = plan_book([BookSection("Tall", records)], settings)
+    out = io.BytesIO()
+    render_book(plan, out)
+    answers = [p for p in plan.pages if p.kind == "answers"]
+    assert len(answers) == 1
+    texts = _text_marks(out.getvalue(), answers[0].number)
+    assert overlapping(texts) is None
+    # each number before its "page N" (drawn one after the other), on one baseline
+    pairs = [(a, b) for a, b in zip(texts, texts[1:], strict=False)
+             if b[0].startswith("text 'page ")]
+    assert [a[0] for a, _ in pairs] == [f"text '{k}'" for k in range(1, 13)]
+    for (_, number), (_, page) in pairs:
+        assert number.x1 < page.x0 and number.y0 == pytest.approx(page.y0, abs=0.5)
+
+
+def test_words_that_would_overprint_are_refused_when_the_book_is_drawn(monkeypatch):
+    """The drawer checks the words it sets on each page; nothing did, so overprinted
+    labels reached the PDF and passed preflight."""
+    from nanpure.layouts import book as layout
+    from nanpure.layouts.book import render_book
+
+    def folio_twice(self, page):
+        for _ in range(2):
+            self.text(100, 30, str(page.number), 9)
+
+    monkeypatch.setattr(layout._Drawer, "folio", folio_twice)
+    plan = plan_book([BookSection("S", (picture_nonogram(10, 10, 1),))],
+                     BookSettings(title="T", page_size="6x9in"))
+    with pytest.raises(LayoutError, match=r"^page 3: '3' overprints '3': try another "
+                                          r"page_size$"):
+        render_book(plan, io.BytesIO())
+
+
+def test_a_nonogram_book_without_a_cover_image_shows_a_nonogram_on_the_front(tmp_path,
+                                                                              mixed_store):
+    """A nonogram-only book's front had only the title and author."""
+    sections = ('[[book.section]]\ntitle = "Pictures"\nrun = "nonograms"\n'
+                'kind = "nonogram"\n')
+    config = load_book_config(write_config(tmp_path, mixed_store, 'page_size = "6x9in"\n'
+                                           'author = "A"\n[book.cover]\n', sections))
+    book = publish_book(config, record=False)
+    assert book.cover_report is not None and book.cover_report.ok
+    from nanpure.layouts.preflight import marks
+
+    words = [what for what, _ in marks(PdfReader(str(book.cover)).pages[0])
+             if what.startswith("text")]
+    # the clues of a nonogram of the book, the largest the front draws at 7 pt or more
+    clues = sorted(w[6:-1] for w in words if w[6:-1].isdigit())
+    shown = [p.puzzle for p in book.plan.placements
+             if sorted(clue_numbers(p.puzzle.puzzle)) == clues]
+    assert shown and shown[0].puzzle.startswith("20x20")
+
+
+def test_the_front_shows_the_largest_nonogram_with_readable_clues_else_the_most_readable():
+    from nanpure.layouts.cover import cover_nonogram
+    from nanpure.layouts.pages import Box
+
+    small, tall, big = (picture_nonogram(10, 10, 1), picture_nonogram(10, 40, 2),
+                        random_nonogram(30, 30, number=3))
+    fonts = load_fonts()
+    room = Box(0, 0, 300, 250)
+    assert cover_nonogram(room, [small, big], fonts)[1] == nonogram_of(small)
+    roomy = Box(0, 0, 1000, 1000)  # both readable there: the larger
+    assert cover_nonogram(roomy, [small, big], fonts)[1] == nonogram_of(big)
+    # none readable: the one drawn largest
+    tiny = Box(0, 0, 60, 60)
+    assert cover_nonogram(tiny, [big, tall, small], fonts)[1] == nonogram_of(small)
+    box, _ = cover_nonogram(room, [small], fonts)
+    assert box.x0 - room.x0 == pytest.approx(room.x1 - box.x1)  # centred, clues included
+
+
+def test_a_mixed_book_front_shows_the_kind_of_its_first_section(tmp_path, mixed_store):
+    from nanpure.pipeline.publish import _cover_puzzles
+
+    def book(pictures: str, sudoku: str):
+        sections = (f'[[book.section]]\ntitle = "Pictures"\nrun = "nonograms"\n'
+                    f'quota = "{pictures}"\n[[book.section]]\ntitle = "Sudoku"\n'
+                    f'run = "nightly"\nquota = "{sudoku}"\n')
+        config = write_config(tmp_path, mixed_store, 'page_size = "8.5x11in"', sections)
+        with Store(mixed_store, create=False) as store:
+            sections = select_sections(store, load_book_config(config))
+        return plan_book(sections, BookSettings(title="T", page_size="8.5x11in"))
+
+    plan = book("small", "hard")  # the easy nonograms come first
+    assert plan.placements[0].puzzle.kind == "nonogram"
+    sample, nonograms = _cover_puzzles(plan)
+    assert sample is None and nonograms == [p.puzzle for p in plan.placements[:5]]
+    plan = book("large", "easy")  # the easy Sudoku first
+    assert _cover_puzzles(plan) == (plan.placements[0].puzzle.puzzle, [])
+    assert plan.placements[0].puzzle.kind == "sudoku"
+
+
+def test_the_larger_page_advice_fits_every_nonogram_of_the_book():
+    """On A5 a 10x40 was told 6x9in, on which the 30x30 of the same section fails."""
+    tall, big = picture_nonogram(10, 40, 1), random_nonogram(30, 30, number=2)
+    section = BookSection("Pictures", (tall, big))
+    with pytest.raises(LayoutError) as refused:
+        plan_book([section], BookSettings(title="T", page_size="A5"))
+    message = str(refused.value)
+    assert "a 10x40 nonogram, does not fit alone on an A5 page" in message
+    advised = re.findall(r'"([^"]+)"', message.split("choose a larger page_size: ")[1])
+    assert advised and "6x9in" not in advised
+    areas = [PAGE_SIZES[size][0] * PAGE_SIZES[size][1] for size in advised]
+    assert areas == sorted(areas)  # the smallest first
+    for size in advised:  # every page size advised takes the whole book
+        assert plan_book([section], BookSettings(title="T", page_size=size))
+    assert plan_book([BookSection("Tall", (tall,))], BookSettings(title="T", page_size="6x9in"))
+    # a nonogram in another section counts too
+    with pytest.raises(LayoutError, match=f'choose a larger page_size: "{advised[0]}" or'):
+        plan_book([BookSection("Tall", (tall,)), BookSection("Big", (big,))],
+                  BookSettings(title="T", page_size="A5"))
+
+
+def test_when_no_page_size_takes_every_nonogram_the_advice_says_which_fits_none():
+    tall, huge = picture_nonogram(10, 40, 1), random_nonogram(60, 60, number=2, quota="n60")
+    with pytest.raises(LayoutError, match=r"a 10x40 nonogram, does not fit alone on an A5 "
+                       r"page .*; no page_size has room for every nonogram of the book: "
+                       r"puzzle id 2, a 60x60 nonogram, fits none; no page_size has room "
+                       r"for it \(the roomiest is .*\): make the nonograms of quota 'n60' "
+                       r"smaller .* or leave them out of the book$"):
+        plan_book([BookSection("Tall", (tall,)), BookSection("Huge", (huge,))],
+                  BookSettings(title="T", page_size="A5"))
+
+
+def test_hints_in_a_book_with_nonograms_say_they_are_for_sudoku(tmp_path, mixed_store):
+    """hints = true in a book of nonograms said "every puzzle needs only singles"."""
+    from nanpure.pipeline.publish import summary
+
+    pictures = '[[book.section]]\ntitle = "Pictures"\nrun = "nonograms"\nkind = "nonogram"\n'
+    config = load_book_config(write_config(tmp_path, mixed_store, "hints = true", pictures))
+    book = publish_book(config, record=False)
+    assert not [p for p in book.plan.pages if p.kind == "hints"]
+    assert ("\nno hints section: hints are made for Sudoku puzzles only, and the book has "
+            "none\n") in summary(book)
+    config = load_book_config(write_config(tmp_path, mixed_store, "hints = true"))
+    book = publish_book(config, record=False)
+    assert summary(book).splitlines()[1] == ("no hints section: every Sudoku puzzle needs "
+                                             "only singles (nonograms get none)")

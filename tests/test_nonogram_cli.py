@@ -630,6 +630,20 @@ def test_help_explains_the_nonogram_options():
             assert option in text, (command, option)
 
 
+def test_tier_help_lists_both_kinds_tiers():
+    """generate --tier listed only the Sudoku tiers, though it takes nonograms' too."""
+    from nanpure.cli import build_parser
+    from nanpure.generator.nonogram.rating import TIERS as NONOGRAM_TIERS
+    from nanpure.generator.tiers import TIERS
+
+    generate = build_parser()._subparsers._group_actions[0].choices["generate"]
+    helps = {a.dest: a.help for a in generate._actions}
+    assert helps["tier"] == (f"exactly this tier: {', '.join(TIERS[:-1])} or {TIERS[-1]} "
+                             f"(nonograms: {', '.join(NONOGRAM_TIERS[:-1])} or "
+                             f"{NONOGRAM_TIERS[-1]})")
+    assert "of the tiers above" in helps["min_tier"] and "of the tiers above" in helps["max_tier"]
+
+
 @pytest.mark.parametrize(("cached", "tty", "said"), [
     (False, True, True), (True, True, False), (False, False, False)])
 def test_a_first_use_on_a_terminal_says_the_kernels_compile(tmp_path, monkeypatch, capsys,

@@ -260,6 +260,37 @@ def test_nonogram_exports_are_read_back_by_rate(mixed_store, tmp_path, fmt):
     assert outputs[0] == outputs[1] and len(outputs[0]) == 7
 
 
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "lines"])
+def test_nonogram_meta_json_records_the_nonogram_ladder(mixed_store, tmp_path, fmt):
+    """The .meta.json of a nonogram export gave the Sudoku ladder's fingerprint."""
+    from nanpure.generator.kinds import ladder_fingerprint
+
+    out = tmp_path / f"n.{fmt}"
+    export_command(str(mixed_store), None, fmt, str(out), "nonogram")
+    meta = json.loads(Path(f"{out}.meta.json").read_text())
+    assert meta["ladder_fingerprint"] == ladder_fingerprint("nonogram")
+    assert meta["ladder_fingerprint"] != ladder_fingerprint("sudoku")
+    assert meta["format"] == fmt and meta["rows"] == 7
+
+
+def test_nonogram_parquet_carries_its_provenance_and_no_meta_json(mixed_store, tmp_path):
+    """Nonogram Parquet had no nanpure.* metadata and a .meta.json beside it, unlike
+    Sudoku Parquet."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    from nanpure.generator.kinds import ladder_fingerprint
+    from nanpure.output.datasets import provenance
+
+    out, sudoku = tmp_path / "n.parquet", tmp_path / "s.parquet"
+    export_command(str(mixed_store), None, "parquet", str(out), "nonogram")
+    export_command(str(mixed_store), None, "parquet", str(sudoku), "sudoku")
+    meta = pq.read_schema(out).metadata
+    assert meta[b"nanpure.ladder_fingerprint"] == ladder_fingerprint("nonogram").encode()
+    assert meta[b"nanpure.nanpure_version"] == provenance()["nanpure_version"].encode()
+    assert ({k for k in meta if k.startswith(b"nanpure.")}
+            == {k for k in pq.read_schema(sudoku).metadata if k.startswith(b"nanpure.")})
+    assert not Path(f"{out}.meta.json").exists() and not Path(f"{sudoku}.meta.json").exists()
+
+
 def test_non_export_writes_one_file_a_puzzle(mixed_store, tmp_path):
     directory = tmp_path / "non"
     export_command(str(mixed_store), "nono", "non", str(directory), "nonogram")

@@ -38,6 +38,18 @@ def test_summary_rates():
     assert s["grids_per_puzzle"] == 4.0 and s["tiers"] == {"easy": 2, "medium": 1}
 
 
+def test_nonograms_count_pictures_drawn_not_grids():
+    """generate --kind nonogram --stats headed the pictures drawn per puzzle
+    "grids/puzzle"."""
+    nonograms = [{"kind": "nonogram", "tier": "easy", "width": 5, "height": 5,
+                  "techniques": "simple boxes and spaces:9"}] * 2
+    run = format_tables(summarize(nonograms, tasks=2, grids=30, seconds=1.0)).split("\n\n")[0]
+    assert run.splitlines()[1].split()[-1] == "pictures/puzzle"
+    assert run.splitlines()[2].split()[-1] == "15.00"
+    run = format_tables(summarize(ROWS, tasks=6, grids=12, seconds=0.5)).split("\n\n")[0]
+    assert run.splitlines()[1].split()[-1] == "grids/puzzle"
+
+
 def test_unknown_rates_are_none_and_shown_as_question_marks():
     s = summarize(ROWS)
     assert s["acceptance"] is None and s["puzzles_per_second"] is None

@@ -299,9 +299,11 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--count", type=int, default=1, metavar="N", help="puzzles to make "
                    "(default 1)")
     p.add_argument("--tier", metavar="T", help="exactly this tier: easy, medium, hard, "
-                   "unfair or extreme")
-    p.add_argument("--min-tier", metavar="T", help="lowest tier accepted (default easy)")
-    p.add_argument("--max-tier", metavar="T", help="highest tier accepted (default extreme)")
+                   "unfair or extreme (nonograms: easy, medium, hard or extreme)")
+    p.add_argument("--min-tier", metavar="T", help="lowest tier accepted, of the tiers "
+                   "above (default easy)")
+    p.add_argument("--max-tier", metavar="T", help="highest tier accepted, of the tiers "
+                   "above (default extreme)")
     p.add_argument("--symmetry", metavar="S",
                    help="none, rot180 (default), rot90, mirror, flip, diagonal, "
                    "antidiagonal, mirror-flip, diagonals or dihedral; nonograms: none "

@@ -71,6 +71,7 @@ from .pages import (
     is_recto,
     live_area,
     load_fonts,
+    overlapping,
     page_size,
     size_name,
     slots,
@@ -86,6 +87,12 @@ CONTENTS_TITLE_LINES = 3
 #: Contents rows are paged in tenths of the body size: a row with its detail line takes
 #: :data:`_ROW`, each further line of a wrapped title :data:`_RUNOVER` (its leading).
 _ROW, _RUNOVER = 28, 12
+#: A label's stars: their radius as a fraction of the type size, and their spacing as a
+#: multiple of the radius.
+_STAR_RADIUS, _STAR_STEP = 0.42, 2.3
+#: Where the book font's glyphs reach below and above the baseline, in ems (Vera's
+#: descent and ascent, as the preflight reads them): a word's box in the overprint check.
+_DESCENT, _ASCENT = -0.24, 0.76
 #: What a shortened running head ends with.
 ELLIPSIS = "\u2026"
 #: The least size titles shrink to (the book's, a section's, the cover's), in points.
@@ -438,7 +445,8 @@ def page_count(sections: Sequence[BookSection], settings: BookSettings) -> int:
     answer_pages = 1 + sum(math.ceil(n / settings.answers_per_page) for n in per_kind)
     margins = Margins.for_pages(MIN_PAGES)
     while True:  # the gutter of its own page count, as plan_book finds it
-        body_pages = sum(1 + _puzzle_page_count(s, settings, margins) for s in sections)
+        body_pages = sum(1 + _puzzle_page_count(s, settings, margins, sections)
+                         for s in sections)
         how_to = sum(_how_to_play_pages(kinds, sections, settings, margins))
         contents, notes = _contents_and_notes(sections, kinds, settings, margins, how_to,
                                               body_pages, 0, answer_pages)
@@ -448,11 +456,11 @@ def page_count(sections: Sequence[BookSection], settings: BookSettings) -> int:
         margins = Margins.for_pages(pages)
 
 
-def _puzzle_page_count(section: BookSection, settings: BookSettings,
-                       margins: Margins) -> int:
+def _puzzle_page_count(section: BookSection, settings: BookSettings, margins: Margins,
+                       book: Sequence[BookSection]) -> int:
     """How many pages :func:`_puzzle_pages` gives a section."""
     if section.kind == "nonogram":
-        return len(_puzzle_pages(section, settings, margins))
+        return len(_puzzle_pages(section, settings, margins, book))
     per_page = section.puzzles_per_page or settings.puzzles_per_page
     return math.ceil(len(section.puzzles) / per_page)
 
@@ -460,7 +468,7 @@ def _puzzle_page_count(section: BookSection, settings: BookSettings,
 def _plan(sections: Sequence[BookSection], settings: BookSettings, margins: Margins,
           hints: Mapping[str, Any]) -> BookPlan:
     kinds = list(dict.fromkeys(s.kind for s in sections))
-    body = [_puzzle_pages(s, settings, margins) for s in sections]
+    body = [_puzzle_pages(s, settings, margins, sections) for s in sections]
     puzzles = [p for s in sections for p in s.puzzles]
     answers = _answer_ranges(puzzles, settings.answers_per_page)
     hint_pages = _hint_pages(puzzles, hints, settings, margins)
@@ -692,9 +700,11 @@ def _figure_boxes(body: Box, template: tuple[int, int], label: float) -> list[Bo
     return [slot.shrink(top=label * 1.7) for slot in slots(body, *template, label * 2.2)]
 
 
-def _puzzle_pages(section: BookSection, settings: BookSettings,
-                  margins: Margins) -> list[PageOfPuzzles]:
-    """How a section's puzzles fill its pages, in order."""
+def _puzzle_pages(section: BookSection, settings: BookSettings, margins: Margins,
+                  book: Sequence[BookSection] = ()) -> list[PageOfPuzzles]:
+    """How a section's puzzles fill its pages, in order; a refusal's advice of a larger
+    page size has room for every nonogram of the ``book`` (of the section alone when
+    empty)."""
     fixed = section.puzzles_per_page
     if section.kind != "nonogram":
         per_page = fixed or settings.puzzles_per_page
@@ -720,7 +730,9 @@ def _puzzle_pages(section: BookSection, settings: BookSettings,
             f"clues of {clue:g} pt or more (it needs {need_w:.0f} x {need_h:.0f} pt, there "
             f"is {box.width:.0f} x {box.height:.0f}); "
             + _larger_page_advice(puzzle, (need_w, need_h), per_page, settings, margins,
-                                  fits(puzzle, 1) if per_page > 1 else False))
+                                  fits(puzzle, 1) if per_page > 1 else False,
+                                  _book_needs(book or [section], section, settings, fonts,
+                                              clue)))
 
     puzzles = section.puzzles
     if fixed:
@@ -762,18 +774,54 @@ def _nonogram_room(name: str, per_page: int, settings: BookSettings,
     return _figure_boxes(body, PUZZLE_TEMPLATES[per_page], kind.label)[0]
 
 
+#: A nonogram of the book as the page-size advice sees it: the puzzle, the box it needs,
+#: how many share its page at most (its section's puzzles_per_page, else one: a page of
+#: its own), and whether it is of the section refused, whose puzzles_per_page the advice
+#: may change.
+_Need = tuple[PuzzleRecord, tuple[float, float], int, bool]
+
+
+def _book_needs(sections: Sequence[BookSection], refused: BookSection, settings: BookSettings,
+                fonts: Fonts, clue: float) -> list[_Need]:
+    """Every nonogram of the book, in order, as :data:`_Need`."""
+    needs = []
+    for section in sections:
+        if section.kind != "nonogram":
+            continue
+        per_page = 1 if settings.large_print else section.puzzles_per_page or 1
+        needs += [(p, smallest_box(nonogram_of(p), fonts, clue), per_page,
+                   section is refused) for p in section.puzzles]
+    return needs
+
+
 def _larger_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_page: int,
-                        settings: BookSettings, margins: Margins, fits_alone: bool) -> str:
+                        settings: BookSettings, margins: Margins, fits_alone: bool,
+                        book: Sequence[_Need]) -> str:
     """What to do about a nonogram that needs a box of ``need`` points and does not fit
-    ``per_page`` to a page: fewer a page (when it ``fits_alone``), the page sizes it
-    fits, or, when no page size has room for it, how large a nonogram with clues like its
-    the roomiest page takes."""
-    need_w, need_h = need
+    ``per_page`` to a page: fewer a page (when it ``fits_alone``), the page sizes on which
+    it and every other nonogram of the ``book`` (see :func:`_book_needs`) fit, or, when no
+    page size has room for them all, which one fits none and how large a nonogram with
+    clues like its the roomiest page takes."""
+    rooms: dict[tuple[str, int], Box] = {}
+
+    def room(name: str, n: int) -> Box:
+        if (name, n) not in rooms:
+            rooms[name, n] = _nonogram_room(name, n, settings, margins)
+        return rooms[name, n]
+
+    # the smallest page first: the one to choose
+    by_area = sorted(PAGE_SIZES, key=lambda name: PAGE_SIZES[name][0] * PAGE_SIZES[name][1])
+
+    def sizes(box_need: tuple[float, float], n: int) -> list[str]:
+        return [name for name in by_area if _holds(room(name, n), box_need)]
 
     def fitting(n: int) -> str:
-        """The page sizes it fits ``n`` to a page of, quoted and joined by "or"."""
-        rooms = {name: _nonogram_room(name, n, settings, margins) for name in PAGE_SIZES}
-        return " or ".join(f'"{name}"' for name, box in rooms.items() if _holds(box, need))
+        """The page sizes it fits ``n`` to a page of, and every nonogram of the book its
+        own, quoted and joined by "or", the smallest first."""
+        names = set(sizes(need, n))
+        for _, other, most, same in book:  # the section's own at ``n`` too
+            names &= set(sizes(other, n if same else most))
+        return " or ".join(f'"{name}"' for name in by_area if name in names)
 
     fewer = "set a smaller puzzles_per_page for the section"
     larger = fitting(per_page)
@@ -784,11 +832,46 @@ def _larger_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_pag
         return fewer
     if per_page > 1 and (larger := fitting(1)):
         return f"set puzzles_per_page = 1 for the section and a larger page_size: {larger}"
-    # one a page on the page size with the most room for it
-    alone = {name: _nonogram_room(name, 1, settings, margins) for name in PAGE_SIZES}
-    best = max(alone, key=lambda name: min(alone[name].width / need_w,
-                                           alone[name].height / need_h))
-    box = alone[best]
+    if not sizes(need, 1):
+        return _no_page_advice(puzzle, need, per_page, settings, room)
+    # it fits some page size alone, but not with every other nonogram of the book: name
+    # the first that fits no page size, even alone, or none of those the ones before it fit
+    common = set(sizes(need, 1))
+    for other, other_need, _, _ in book:
+        found = sizes(other_need, 1)
+        if not found:
+            return (f"no page_size has room for every nonogram of the book: {_name(other)}, "
+                    f"{_size_name(other)}, fits none; "
+                    + _no_page_advice(other, other_need, 1, settings, room))
+        if not common & set(found):
+            theirs = " or ".join(f'"{name}"' for name in found)
+            mine = " or ".join(f'"{name}"' for name in by_area if name in common)
+            return (f"no page_size has room for every nonogram of the book: {_name(other)}, "
+                    f"{_size_name(other)}, fits only {theirs}, the others before it only "
+                    f"{mine}: put them in separate books")
+        common &= set(found)
+    # each fits a page of its own on a size they share, but not as their sections place them
+    shared = " or ".join(f'"{name}"' for name in by_area if name in common)
+    return ("no page_size has room for every nonogram of the book as their sections' "
+            "puzzles_per_page place them: set puzzles_per_page = 1 for those sections and a "
+            f"larger page_size ({shared})")
+
+
+def _size_name(puzzle: PuzzleRecord) -> str:
+    """"a 30x30 nonogram"."""
+    nonogram = nonogram_of(puzzle)
+    return f"a {nonogram.width}x{nonogram.height} nonogram"
+
+
+def _no_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_page: int,
+                    settings: BookSettings, room: Callable[[str, int], Box]) -> str:
+    """What to do about a nonogram that needs ``need`` points and fits no page size
+    (``per_page`` to a page, its section's): how large one with clues like its the
+    roomiest page takes, one a page."""
+    need_w, need_h = need
+    best = max(PAGE_SIZES, key=lambda name: min(room(name, 1).width / need_w,
+                                                room(name, 1).height / need_h))
+    box = room(best, 1)
     columns, rows = largest_grid(nonogram_of(puzzle), load_fonts(), box.width, box.height,
                                  _clue_size(settings))
     most = " and ".join([f"{columns} columns"] * (need_w > box.width + 1e-6)
@@ -1199,6 +1282,9 @@ class _Drawer:
         self.fonts = fonts
         self.type = Type.for_settings(plan.settings)
         self.margins = plan.margins
+        #: The boxes of the words and stars drawn on the current page, checked for
+        #: overlaps when it is done (the figures' own digits and clues are not here).
+        self.marks: list[tuple[str, Box]] = []
 
     # text helpers -------------------------------------------------------------
     def text(self, x: float, y: float, text: str, size: float, bold: bool = False,
@@ -1208,6 +1294,9 @@ class _Drawer:
             x -= width / 2
         elif align == "right":
             x -= width
+        if text.strip():
+            self.marks.append((repr(text), Box(x, y + _DESCENT * size, x + width,
+                                               y + _ASCENT * size)))
         self.c.setFillColorRGB(*(FILLED_GREY if grey else BLACK))
         for run, font in self.fonts.runs(text, bold):
             self.c.setFont(font, size)
@@ -1263,9 +1352,18 @@ class _Drawer:
 
     # pages ---------------------------------------------------------------------
     def draw(self, page: Page) -> None:
+        """Draw ``page``; raise :class:`LayoutError` if two of its words (or a label's
+        stars and its words) overprint each other."""
+        self.marks = []
         getattr(self, "page_" + page.kind.replace("-", "_"))(page)
         if page.number > 2:
             self.folio(page)
+        clash = overlapping(self.marks)
+        if clash is not None:
+            key = {"puzzles": "puzzles_per_page or page_size",
+                   "answers": "answers_per_page or page_size"}.get(page.kind, "page_size")
+            raise LayoutError(f"page {page.number}: {clash[0]} overprints {clash[1]}: "
+                              f"try another {key}")
 
     def page_title(self, page: Page) -> None:
         box = self.area(page)
@@ -1438,13 +1536,7 @@ class _Drawer:
             top = slot.y1 - (slot.height - label * 1.7 - side) / 2
             x = slot.x0 + (slot.width - side) / 2
             y = top - label * 1.7 - side
-            ly = top - label
-            if solutions:
-                self.text(x, ly, str(item.number), label, bold=True)
-                self.text(x + side, ly, f"page {item.page}", label, align="right", grey=True)
-            else:
-                self.text(x, ly, str(item.number), label * 1.2, bold=True)
-                self.difficulty(x + side, ly, item.puzzle, label)
+            self.labels(item, x, x + side, slot, top - label, label, solutions)
             draw_grid(self.c, x, y, side, item.puzzle.puzzle, self.fonts,
                       solution=item.puzzle.solution if solutions else None)
 
@@ -1453,6 +1545,7 @@ class _Drawer:
         label = self.type.small if solutions else self.type.label
         boxes = _figure_boxes(self.body_box(page), template, label)
         nonograms = [nonogram_of(item.puzzle) for item in page.items]
+        slots_ = boxes
         if solutions:
             # the pictures of a page at one scale, each at the top of its slot, so their
             # sizes compare at a glance and the labels of a row line up
@@ -1461,19 +1554,41 @@ class _Drawer:
             boxes = [Box((box.x0 + box.x1 - n.width * cell) / 2, box.y1 - n.height * cell,
                          (box.x0 + box.x1 + n.width * cell) / 2, box.y1)
                      for box, n in zip(boxes, nonograms, strict=False)]
-        for box, item, nonogram in zip(boxes, page.items, nonograms, strict=False):
+        for slot, box, item, nonogram in zip(slots_, boxes, page.items, nonograms,
+                                             strict=False):
             figure = draw_nonogram(self.c, box.x0, box.y0, box.width, box.height, nonogram,
                                    self.fonts,
                                    solution=item.puzzle.solution if solutions else None)
             # the label sits over the figure's left and right edges, clues included
-            y = figure.top + label * 0.7
-            if solutions:
-                self.text(figure.left, y, str(item.number), label, bold=True)
-                self.text(figure.right, y, f"page {item.page}", label, align="right",
-                          grey=True)
-            else:
-                self.text(figure.left, y, str(item.number), label * 1.2, bold=True)
-                self.difficulty(figure.right, y, item.puzzle, label)
+            self.labels(item, figure.left, figure.right, slot, figure.top + label * 0.7,
+                        label, solutions)
+
+    def labels(self, item: Placement, left: float, right: float, slot: Box, y: float,
+               size: float, solutions: bool) -> None:
+        """A puzzle's label on baseline ``y``: its number at ``left`` and, ending at
+        ``right``, its tier (and stars), or on an answer the page of its puzzle.
+
+        When the two do not fit between ``left`` and ``right`` with an em between them
+        (the edges of a narrow figure, such as a tall nonogram's picture), they are set as
+        wide as they need, centred over the figure and kept inside its ``slot``; made
+        smaller only if the slot itself is too narrow.
+        """
+        big = size if solutions else size * 1.2
+        number = str(item.number)
+        where = f"page {item.page}"
+        need = (self.fonts.width(number, big, bold=True) + size
+                + (self.fonts.width(where, size) if solutions
+                   else self.difficulty_width(item.puzzle, size)))
+        if need > right - left:
+            scale = min(1.0, slot.width / need)
+            big, size, need = big * scale, size * scale, need * scale
+            left = min(max((left + right - need) / 2, slot.x0), slot.x1 - need)
+            right = left + need
+        self.text(left, y, number, big, bold=True)
+        if solutions:
+            self.text(right, y, where, size, align="right", grey=True)
+        else:
+            self.difficulty(right, y, item.puzzle, size)
 
     def difficulty(self, right: float, y: float, puzzle: PuzzleRecord, size: float) -> None:
         """A puzzle's tier ending at ``right``, followed by its stars if the book has them."""
@@ -1482,16 +1597,23 @@ class _Drawer:
             right -= size * 0.5
         self.text(right, y, puzzle.tier, size, align="right", grey=True)
 
+    def difficulty_width(self, puzzle: PuzzleRecord, size: float) -> float:
+        """How wide :meth:`difficulty` draws ``puzzle``'s tier and stars."""
+        stars = size * (_STAR_RADIUS * (_STAR_STEP * 4 + 2) + 0.5) if self.settings.stars else 0
+        return self.fonts.width(puzzle.tier, size) + stars
+
     def stars(self, right: float, y: float, count: int, size: float) -> float:
         """Five stars ending at ``right`` on baseline ``y``, ``count`` of them filled and
         the rest outlined; returns where they start."""
-        radius = size * 0.42
-        step = radius * 2.3
+        radius = size * _STAR_RADIUS
+        step = radius * _STAR_STEP
         left = right - step * 4 - radius * 2
+        cy = y + size * 0.34
+        self.marks.append(("stars", Box(left, cy - radius, right, cy + radius)))
         self.c.setLineWidth(0.5)
         self.c.setStrokeColorRGB(*FILLED_GREY)
         for k in range(5):
-            cx, cy = left + radius + k * step, y + size * 0.34
+            cx = left + radius + k * step
             path = self.c.beginPath()
             for i in range(10):
                 r = radius if i % 2 == 0 else radius * 0.42

@@ -28,6 +28,7 @@ least size; what does not fit is a :class:`CoverError` naming the key to shorten
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, BinaryIO
 
@@ -37,16 +38,20 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 from .. import __version__
+from ..generator.nonogram.formats import Nonogram
+from ..record import PuzzleRecord
 from ..words import quoted
 from .book import (
     MIN_TITLE_SIZE,
     binary_streams,
     fitted_size,
     most_that_fit,
+    nonogram_of,
     text_descent,
     wrap,
 )
 from .grid import draw_grid
+from .nonogram import MIN_CLUE_SIZE, NonogramLayout, draw_nonogram, puzzle_layout
 from .pages import BLEED, INCH, Box, Fonts
 
 #: Spine thickness per interior page, in inches, by paper.
@@ -269,11 +274,13 @@ def cover_layout(settings: CoverSettings, fonts: Fonts, trim: tuple[float, float
 
 
 def render_cover(settings: CoverSettings, fonts: Fonts, trim: tuple[float, float],
-                 pages: int, out: str | BinaryIO, sample: str | None = None) -> CoverGeometry:
+                 pages: int, out: str | BinaryIO, sample: str | None = None,
+                 nonograms: Sequence[PuzzleRecord] = ()) -> CoverGeometry:
     """Draw the cover of a book of ``pages`` interior pages of ``trim`` size into the path
-    or stream ``out``; ``sample``, a Sudoku puzzle line, decorates a front without a
-    picture. Returns the cover's geometry. The same arguments give the same bytes; a
-    cover that :func:`cover_layout` refuses is not begun."""
+    or stream ``out``. A front without a picture shows ``sample``, a Sudoku puzzle line,
+    or else the one of ``nonograms`` whose clues it draws largest (see
+    :func:`cover_nonogram`). Returns the cover's geometry. The same arguments give the
+    same bytes; a cover that :func:`cover_layout` refuses is not begun."""
     layout = cover_layout(settings, fonts, trim, pages)
     geometry = layout.geometry
     with binary_streams():
@@ -283,12 +290,40 @@ def render_cover(settings: CoverSettings, fonts: Fonts, trim: tuple[float, float
         canvas.setTitle(f"{settings.title}: cover")
         canvas.setAuthor(settings.author)
         canvas.setCreator(f"nanpure {__version__}")
-        _CoverDrawer(canvas, settings, fonts, layout).draw(sample)
+        _CoverDrawer(canvas, settings, fonts, layout).draw(sample, nonograms)
         canvas.setTrimBox((BLEED, BLEED, geometry.width - BLEED, geometry.height - BLEED))
         canvas.setBleedBox((0, 0, geometry.width, geometry.height))
         canvas.showPage()
         canvas.save()
     return geometry
+
+
+def cover_nonogram(room: Box, records: Sequence[PuzzleRecord],
+                   fonts: Fonts) -> tuple[Box, Nonogram]:
+    """The nonogram of ``records`` a front's picture ``room`` shows, and the box to draw
+    it in: nine tenths of the room, as wide as the figure with its clues, so that the
+    whole figure is centred.
+
+    The nonogram is the first of the most cells among those whose clues come out at
+    :data:`~.nonogram.MIN_CLUE_SIZE` or more, as on the pages; when none does, the first
+    of those whose clues come out largest (the front shows what the book holds, not a
+    puzzle to solve, so they may be smaller there)."""
+    width, height = room.width * 0.9, room.height * 0.9
+    x0, y0 = room.x0 + room.width * 0.05, room.y0 + room.height * 0.05
+    best: tuple[tuple[bool, float], Nonogram, NonogramLayout] | None = None
+    for record in records:
+        nonogram = nonogram_of(record)
+        layout = puzzle_layout(x0, y0, width, height, nonogram, fonts, least=0)
+        readable = layout.clue_size >= MIN_CLUE_SIZE - 1e-9
+        rank = (readable, nonogram.width * nonogram.height if readable else layout.clue_size)
+        if best is None or rank > best[0]:
+            best = (rank, nonogram, layout)
+    if best is None:
+        raise ValueError("a cover nonogram needs at least one nonogram")
+    _, nonogram, layout = best
+    wide = layout.right - layout.left
+    return Box(room.x0 + (room.width - wide) / 2, y0, room.x0 + (room.width + wide) / 2,
+               y0 + height), nonogram
 
 
 def _read_image(path: str, decode: bool = False) -> tuple[ImageReader, tuple[int, int]]:
@@ -519,7 +554,7 @@ class _CoverDrawer:
         self.g = layout.geometry
         self.colour = HexColor(settings.text_colour)
 
-    def draw(self, sample: str | None) -> None:
+    def draw(self, sample: str | None, nonograms: Sequence[PuzzleRecord] = ()) -> None:
         self.c.setFillColor(HexColor(self.s.background))
         self.c.rect(0, 0, self.g.width, self.g.height, stroke=0, fill=1)
         layout = self.layout
@@ -531,6 +566,8 @@ class _CoverDrawer:
             self.picture(layout.picture)
         elif sample is not None:
             self.grid(layout.picture, sample)
+        elif nonograms:
+            self.nonogram(layout.picture, nonograms)
         self.words(layout.back_title)
         self.rule(layout.back_rule)
         for paragraph in layout.back:
@@ -574,6 +611,19 @@ class _CoverDrawer:
         self.c.roundRect(x - pad, y - pad, side + 2 * pad, side + 2 * pad, pad, stroke=0,
                          fill=1)
         draw_grid(self.c, x, y, side, puzzle, self.fonts)
+
+    def nonogram(self, room: Box, records: Sequence[PuzzleRecord]) -> None:
+        """A nonogram of the book, its clues and empty grid, on a white card like a
+        Sudoku's."""
+        box, nonogram = cover_nonogram(room, records, self.fonts)
+        figure = puzzle_layout(box.x0, box.y0, box.width, box.height, nonogram, self.fonts,
+                               least=0)
+        pad = min(room.width, room.height) * 0.054  # a Sudoku card's, 0.06 of 0.9
+        self.c.setFillColorRGB(1, 1, 1)
+        self.c.roundRect(figure.left - pad, figure.y - pad, figure.right - figure.left
+                         + 2 * pad, figure.top - figure.y + 2 * pad, pad, stroke=0, fill=1)
+        draw_nonogram(self.c, box.x0, box.y0, box.width, box.height, nonogram, self.fonts,
+                      least=0)
 
     def spine(self, spine: SpineWords) -> None:
         self.c.saveState()

@@ -180,18 +180,18 @@ def largest_grid(puzzle: NonogramClues, fonts: Fonts, width: float, height: floa
 
 
 def puzzle_layout(x: float, y: float, width: float, height: float, puzzle: NonogramClues,
-                  fonts: Fonts) -> NonogramLayout:
+                  fonts: Fonts, least: float = MIN_CLUE_SIZE) -> NonogramLayout:
     """The largest layout of ``puzzle`` and its clues in the box with lower-left corner
     (``x``, ``y``), ``width`` x ``height`` points.
 
     The figure is centred vertically; the grid is centred across the box as far as its row
     clues allow, so grids on facing pages line up. Raises :class:`NonogramTooLarge` when
-    the clue numbers would be under :data:`MIN_CLUE_SIZE` points.
+    the clue numbers would be under ``least`` points (:data:`MIN_CLUE_SIZE`, for solving).
     """
     row_slots, column_slots, widest = _extent(puzzle, fonts)
     cell = min(width / (row_slots + puzzle.width), height / (column_slots + puzzle.height))
     size = _clue_font_size(cell, widest)
-    if size < MIN_CLUE_SIZE - 1e-9:
+    if size < least - 1e-9:
         need_w, need_h = smallest_box(puzzle, fonts)
         raise NonogramTooLarge(
             f"a {puzzle.width}x{puzzle.height} nonogram is too large for a "
@@ -219,14 +219,15 @@ def answer_layout(x: float, y: float, width: float, height: float, columns: int,
 
 def draw_nonogram(canvas: Canvas, x: float, y: float, width: float, height: float,
                   puzzle: NonogramClues, fonts: Fonts, solution: str | None = None,
-                  title: str | None = None) -> NonogramLayout:
+                  title: str | None = None, least: float = MIN_CLUE_SIZE) -> NonogramLayout:
     """Draw ``puzzle`` in the box with lower-left corner (``x``, ``y``), ``width`` x
     ``height`` points, and return where it went.
 
     Without ``solution``, draw the clues and an empty grid (see :func:`puzzle_layout`).
     With ``solution`` (``width * height`` characters '0'/'1', row-major), draw only the
     answer picture, its filled cells dark, and ``title`` centred under it; a title is
-    never printed on the puzzle, where it would give the picture away.
+    never printed on the puzzle, where it would give the picture away. ``least``: the
+    smallest clue size drawn (see :func:`puzzle_layout`).
     """
     if solution is not None:
         if len(solution) != puzzle.width * puzzle.height:
@@ -237,7 +238,7 @@ def draw_nonogram(canvas: Canvas, x: float, y: float, width: float, height: floa
         if title:
             _draw_title(canvas, layout, title, fonts, (x, x + width))
         return layout
-    layout = puzzle_layout(x, y, width, height, puzzle, fonts)
+    layout = puzzle_layout(x, y, width, height, puzzle, fonts, least)
     _draw_shading(canvas, layout)
     _draw_lines(canvas, layout, NonogramStyle.for_cell(layout.cell))
     _draw_clues(canvas, layout, puzzle, fonts)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -179,6 +180,28 @@ def slots(area: Box, columns: int, rows: int, gap: float) -> list[Box]:
             boxes.append(Box(left, top - height, left + width, top))
     return boxes
 
+
+
+def overlapping(marked: Sequence[tuple[str, Box]],
+                tolerance: float = 0.01) -> tuple[str, str] | None:
+    """The names of the first two marks whose boxes overlap by more than ``tolerance``
+    points each way, or None: a sweep from left to right, so that a page of clue numbers
+    compares each with its neighbours only.
+
+    >>> overlapping([("a", Box(0, 0, 10, 10)), ("b", Box(10, 0, 20, 10))]) is None
+    True
+    >>> overlapping([("a", Box(0, 0, 10, 10)), ("b", Box(9, 5, 20, 10))])
+    ('a', 'b')
+    """
+    order = sorted(marked, key=lambda m: m[1].x0)
+    active: list[tuple[str, Box]] = []
+    for what, box in order:
+        active = [(w, b) for w, b in active if b.x1 - box.x0 > tolerance]
+        for other, seen in active:
+            if min(box.y1, seen.y1) - max(box.y0, seen.y0) > tolerance:
+                return other, what
+        active.append((what, box))
+    return None
 
 # ----------------------------------------------------------------------------- fonts
 

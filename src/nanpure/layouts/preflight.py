@@ -34,7 +34,17 @@ from pypdf.errors import PyPdfError
 
 from ..words import counted
 from .cover import CoverGeometry
-from .pages import BLEED, INCH, MIN_OUTSIDE, Box, bleed_size, gutter_for, is_recto, trim_box
+from .pages import (  # overlapping: imported from here too
+    BLEED,
+    INCH,
+    MIN_OUTSIDE,
+    Box,
+    bleed_size,
+    gutter_for,
+    is_recto,
+    overlapping,
+    trim_box,
+)
 
 #: Points two sizes may differ by and still be the same trim size.
 SIZE_TOLERANCE = 0.5
@@ -164,28 +174,6 @@ def _check_text(pages: list, size: tuple[float, float], bleed: bool,
     where = ("every page" if len(numbers) == len(pages)
              else f"the {counted(len(numbers), 'page')} with the book's own words")
     return Check("text", True, f"inside the margins, nothing overlapping, on {where}")
-
-
-def overlapping(marked: Sequence[tuple[str, Box]],
-                tolerance: float = 0.01) -> tuple[str, str] | None:
-    """The names of the first two marks whose boxes overlap by more than ``tolerance``
-    points each way, or None: a sweep from left to right, so that a page of clue numbers
-    compares each with its neighbours only.
-
-    >>> overlapping([("a", Box(0, 0, 10, 10)), ("b", Box(10, 0, 20, 10))]) is None
-    True
-    >>> overlapping([("a", Box(0, 0, 10, 10)), ("b", Box(9, 5, 20, 10))])
-    ('a', 'b')
-    """
-    order = sorted(marked, key=lambda m: m[1].x0)
-    active: list[tuple[str, Box]] = []
-    for what, box in order:
-        active = [(w, b) for w, b in active if b.x1 - box.x0 > tolerance]
-        for other, seen in active:
-            if min(box.y1, seen.y1) - max(box.y0, seen.y0) > tolerance:
-                return other, what
-        active.append((what, box))
-    return None
 
 
 def _check_size(pages: list, size: tuple[float, float]) -> Check:

@@ -391,7 +391,9 @@ def nonogram_parquet_schema():
 
 def _write_nonogram_parquet(rows: Iterable[dict[str, Any]],
                             out: BinaryIO | str | Path) -> None:
-    _write_parquet_rows(rows, out, nonogram_parquet_schema())
+    """Nonogram rows as Parquet, with the nonogram :func:`provenance` in the file's
+    metadata (keys ``nanpure.*``), as Sudoku's has its own."""
+    _write_parquet_rows(rows, out, nonogram_parquet_schema(), provenance("nonogram"))
 
 
 def read_nonogram_export(source: TextIO | BinaryIO | str | Path,
@@ -588,12 +590,13 @@ TEST_PERCENT = 10
 HF_LICENSE = "cc0-1.0"
 
 
-def provenance() -> dict[str, str]:
-    """What every export records about how its puzzles were made and rated: the nanpure
-    version and the Sudoku ladder's :func:`~nanpure.generator.kinds.ladder_fingerprint`."""
+def provenance(kind: str = "sudoku") -> dict[str, str]:
+    """What every export of ``kind`` records about how its puzzles were made and rated:
+    the nanpure version and the :func:`~nanpure.generator.kinds.ladder_fingerprint` of
+    that kind's ladder."""
     from .. import __version__
 
-    return {"nanpure_version": __version__, "ladder_fingerprint": ladder_fingerprint()}
+    return {"nanpure_version": __version__, "ladder_fingerprint": ladder_fingerprint(kind)}
 
 
 def _zeros(puzzle: str) -> str:
@@ -680,11 +683,11 @@ def _not_sudoku(fmt: str, kinds: Sequence[str]) -> str:
             "puzzles; export one run with --run, or use csv, jsonl or parquet")
 
 
-def write_meta(path: str | Path, fmt: str, rows: int) -> Path:
-    """Write ``PATH.meta.json`` beside an export file: the format, the row count and
-    :func:`provenance`; returns its path."""
+def write_meta(path: str | Path, fmt: str, rows: int, kind: str = "sudoku") -> Path:
+    """Write ``PATH.meta.json`` beside an export file of ``kind``: the format, the row
+    count and :func:`provenance`; returns its path."""
     meta_path = Path(f"{path}.meta.json")
-    meta = {"format": fmt, "rows": rows, **provenance()}
+    meta = {"format": fmt, "rows": rows, **provenance(kind)}
     write_text_atomic(meta_path, json.dumps(meta, indent=2) + "\n")
     return meta_path
 
@@ -693,7 +696,7 @@ def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | s
                       kind: str = "sudoku", steps: Iterable[list[str]] | None = None,
                       se: bool = False, runs: Sequence[str] | None = None) -> int:
     """Write the records (all of ``kind``) in any format of ``KIND_FORMATS[kind]`` but
-    ``hf`` to a stream or a path; returns how many rows. Sudoku's Parquet carries
+    ``hf`` to a stream or a path; returns how many rows. Parquet carries the kind's
     :func:`provenance` in its metadata, sdk and opensudoku inside the file; a file path in
     another format gets :func:`write_meta` beside it (the file itself stays exactly as
     before); a directory of ``.non`` files gets none. ``steps`` and ``se`` as for
@@ -703,8 +706,8 @@ def write_file_export(records: Iterable[PuzzleRecord], fmt: str, out: TextIO | s
     check_steps(fmt, steps)
     if kind != "sudoku":
         n = write_export(records, fmt, out, kind, steps)
-        if _beside(out) and fmt != "non":
-            write_meta(out, fmt, n)
+        if _beside(out) and fmt not in (*_PROVENANCE_INSIDE, "non"):
+            write_meta(out, fmt, n, kind)
         return n
     if fmt not in INTERCHANGE_FORMATS:
         n = write_export(records, fmt, out, steps=steps, se=se)

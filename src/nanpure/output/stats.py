@@ -269,7 +269,9 @@ def _run_table(s: dict[str, Any]) -> str:
         "?" if s["puzzles_per_second"] is None else f"{s['puzzles_per_second']:.2f}",
     ]
     if s["grids"] is not None:
-        header.append("grids/puzzle")
+        # what a task draws before it keeps one: a full grid, or a nonogram's picture
+        only_nonograms = s["puzzles"] and s.get("nonograms", {}).get("puzzles") == s["puzzles"]
+        header.append("pictures/puzzle" if only_nonograms else "grids/puzzle")
         row.append("?" if s["grids_per_puzzle"] is None else f"{s['grids_per_puzzle']:.2f}")
     return "run\n" + table(header, [row])
 

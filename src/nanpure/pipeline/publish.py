@@ -392,11 +392,10 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
             with _writing(pdf), open(staged[0], "wb") as stream:
                 render_book(plan, stream)
             if cover is not None and cover_settings is not None:
-                sample = next((p.puzzle.puzzle for p in plan.placements
-                               if p.puzzle.kind == "sudoku"), None)
+                sample, nonograms = _cover_puzzles(plan)
                 with _writing(cover):
                     render_cover(cover_settings, fonts, plan.size, plan.page_count,
-                                 str(staged[1]), sample)
+                                 str(staged[1]), sample, nonograms)
             report, cover_report = _checked(config, plan, pdf, cover, staged)
     except (LayoutError, FontError, CoverError) as exc:
         raise PublishError(f"{config.source}: {exc}") from exc
@@ -470,6 +469,19 @@ def _check_size(config: BookConfig, pages: int, before_hints: bool = False) -> N
                            f"its sections a smaller count{which}")
 
 
+def _cover_puzzles(plan: BookPlan) -> tuple[str | None, list[PuzzleRecord]]:
+    """What a front without a picture shows: a puzzle of the first section's kind, as
+    (its first Sudoku's line, or None; else the section's nonograms, one of which
+    :func:`~nanpure.layouts.cover.cover_nonogram` picks)."""
+    if not plan.placements:
+        return None, []
+    first = plan.placements[0]
+    if first.puzzle.kind != "nonogram":
+        return first.puzzle.puzzle, []
+    return None, [p.puzzle for p in plan.placements if p.section == first.section
+                  and p.puzzle.kind == "nonogram"]
+
+
 def _checked(config: BookConfig, plan: BookPlan, pdf: Path, cover: Path | None,
              staged: list[Path]) -> tuple[PreflightReport, PreflightReport | None]:
     """Write the manifest of the book drawn into ``staged`` (the temporary files of
@@ -513,6 +525,30 @@ def _fonts_for(settings: BookSettings,
     return settings, fonts
 
 
+def _hints_line(hinted: int, puzzles: int, sudoku: int) -> str:
+    """What ``nanpure book`` says of a book's hints: ``hinted`` of its ``sudoku`` Sudoku
+    puzzles (of ``puzzles`` in all) got one. Only Sudoku puzzles that need more than
+    singles get a hint; a book with nonograms says so.
+
+    >>> _hints_line(2, 6, 6)
+    'hints for 2 of the 6 puzzles (the others need only singles)'
+    >>> _hints_line(0, 5, 0)
+    'no hints section: hints are made for Sudoku puzzles only, and the book has none'
+    >>> _hints_line(3, 9, 4)
+    'hints for 3 of the 4 Sudoku puzzles (the others need only singles; nonograms get none)'
+    """
+    if sudoku == 0:
+        return "no hints section: hints are made for Sudoku puzzles only, and the book has none"
+    if sudoku == puzzles:
+        return ("no hints section: every puzzle needs only singles" if hinted == 0 else
+                f"hints for all {puzzles} puzzles" if hinted == puzzles else
+                f"hints for {hinted} of the {puzzles} puzzles (the others need only singles)")
+    return ("no hints section: every Sudoku puzzle needs only singles (nonograms get none)"
+            if hinted == 0 else f"hints for all {sudoku} Sudoku puzzles (nonograms get none)"
+            if hinted == sudoku else f"hints for {hinted} of the {sudoku} Sudoku puzzles "
+            "(the others need only singles; nonograms get none)")
+
+
 def summary(book: PublishedBook) -> str:
     """What ``nanpure book`` prints: the files, the counts and the preflight report."""
     plan = book.plan
@@ -524,11 +560,9 @@ def summary(book: PublishedBook) -> str:
     n = len(plan.placements)
     lines = [f"wrote {book.pdf}: {counted(n, 'puzzle')} ({sections}), "
              f"{plan.page_count} pages, {plan.settings.page_size}; {recorded}"]
-    if plan.settings.hints:  # only puzzles that need more than singles get one
-        k = len(plan.hints)
-        lines.append("no hints section: every puzzle needs only singles" if k == 0 else
-                     f"hints for all {n} puzzles" if k == n else
-                     f"hints for {k} of the {n} puzzles (the others need only singles)")
+    if plan.settings.hints:
+        lines.append(_hints_line(len(plan.hints), n,
+                                 sum(p.puzzle.kind == "sudoku" for p in plan.placements)))
     if book.cover is not None:
         lines.append(f"wrote {book.cover}")
     lines += [f"wrote {book.manifest}", book.report.format()]
