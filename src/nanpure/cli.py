@@ -763,8 +763,9 @@ def _add_verify(sub: argparse._SubParsersAction) -> None:
         "rating it again gives the stored tier, score, hardest technique and techniques "
         "(with --rerate every puzzle's rating is re-checked). "
         "Each failure is printed on stderr as 'puzzle ID (run R, quota Q): problem', then a "
-        "summary. Exit status: 0 all passed, 1 some failed, 2 the store cannot be read (or a "
-        "worker process of --workers died).",
+        "summary. Exit status: 0 all passed, 1 some failed, 2 the store cannot be read (or "
+        "worker processes of --workers died three times checking the same puzzles; one that "
+        "dies is replaced, with the same output).",
     )
     _add_store_selection(p)
     p.add_argument("--rerate", action="store_true",

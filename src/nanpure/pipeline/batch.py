@@ -507,8 +507,10 @@ def rate_file(
     The file is read ``chunk`` puzzles at a time (:func:`read_puzzle_chunks`). With
     ``workers`` above 1, that many processes rate ``batch`` puzzles at a time, a few
     batches each in flight, and the output is the same, in the same order; a worker
-    that dies stops the command (:class:`WorkerDied`, its message naming the first line
-    not answered). ``progress`` shows a bar on ``err`` (default: when it is a terminal).
+    that dies is replaced and the puzzles not answered go to the new workers (a line on
+    ``err`` says so), and lines whose workers died three times stop the command
+    (:class:`WorkerDied`, its message naming them and the first line not answered).
+    ``progress`` shows a bar on ``err`` (default: when it is a terminal).
     """
     if fmt not in RATE_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(RATE_FORMATS)}")
@@ -525,9 +527,10 @@ def rate_file(
 
 
 class WorkerDied(Exception):
-    """A worker process of ``rate``, ``canon`` or ``verify --workers`` died: the command
-    stopped; the message names the file (the store), how the worker ended and the first
-    line (puzzle; nonograms: ``FILE:LINE``) not answered."""
+    """Worker processes of ``rate``, ``canon`` or ``verify --workers`` kept dying (as
+    :class:`~nanpure.pipeline.executors.WorkerCrashes` says): the command stopped; the
+    message names the file (the store), the lines (puzzles; nonograms: ``FILE:LINE``)
+    being answered, how the last worker ended and the first line not answered."""
 
 
 @dataclass(kw_only=True)
@@ -611,6 +614,8 @@ class BatchJob:
         from .executors import WorkerCrashes
 
         queue: deque[Segment] = deque()
+        workers.restarted = lambda batches, exitcode: print(
+            self._restarted(self._spans(queue, batches), exitcode), file=self.err)
         try:
             try:
                 for segment in self._segments(chunks, bar):
@@ -632,16 +637,57 @@ class BatchJob:
             at = queue[0].places[0] if queue and queue[0].places else None
             if at is not None:  # what reading found before it, as the answers before it
                 print_pending(queue[0].pending, self.err, at)
-            raise WorkerDied(self._died(str(exc), at)) from exc
+            raise WorkerDied(self._died(exc, self._spans(queue, exc.culprits), at)) from exc
 
     def _segments(self, chunks: Iterator[Any], bar: Progress) -> Iterator[Segment]:
         """The segments of the chunks, in order."""
         raise NotImplementedError
 
-    def _died(self, how: str, place: Any) -> str:
-        """A dead worker's message: ``how`` it ended, where the command stopped (the place
+    #: what the workers do with the puzzles, for messages
+    doing, does = "answering", "answer"
+
+    def _spans(self, queue: deque[Segment], batches: Sequence[Any]) -> list[str]:
+        """Where the puzzles of ``batches`` (of segments in ``queue``) are: each batch's
+        :meth:`_span`, in the order of the input."""
+        firsts = {batch.first for batch in batches}
+        return [self._span(s.places) for s in queue
+                if s.batch is not None and s.batch.first in firsts and s.places]
+
+    def _span(self, places: list[Any]) -> str:
+        """Where the puzzles at ``places`` are, for messages: ``lines 3-9``."""
+        first, last = places[0], places[-1]
+        return f"line {first}" if first == last else f"lines {first}-{last}"
+
+    def _restarted(self, spans: list[str], exitcode: int | None) -> str:
+        """The line that says a worker died and was replaced (running the puzzles at
+        ``spans``, if known), its work given to new workers."""
+        from .executors import ended
+
+        doing = f" {self.doing} {' or '.join(spans)}" if spans else ""
+        again = f", which {self.does} them again" if spans else ""
+        return (f"{self._prefix()}a worker process{doing} {ended(exitcode)}; started new "
+                f"workers{again}")
+
+    def _died(self, crashes: Any, spans: list[str], place: Any) -> str:
+        """The message of a job stopped by workers that kept dying (``crashes``, a
+        :class:`~nanpure.pipeline.executors.WorkerCrashes`): while the puzzles at
+        ``spans`` were answered, or as they started; where the command stopped (the place
         of the first puzzle not answered, if any)."""
-        return f"{self.name}: {how}" + (self._stopped_at(place) if place is not None else "")
+        from .executors import ended
+
+        how = ended(crashes.exitcode).removeprefix("was ")
+        how = f" (the last {how})" if crashes.exitcode is not None else ""
+        if spans:
+            what = (f"worker processes {self.doing} {' or '.join(spans)} died "
+                    f"{crashes.breaks} times{how}")
+        else:
+            what = (f"worker processes died {crashes.breaks} times in a row with no batch "
+                    f"done{how}")
+        return self._prefix() + what + (self._stopped_at(place) if place is not None else "")
+
+    def _prefix(self) -> str:
+        """What a worker's message starts with: the file's (the store's) name."""
+        return f"{self.name}: "
 
     def _stopped_at(self, place: Any) -> str:
         """The end of a dead worker's message: where the command stopped."""
@@ -756,6 +802,8 @@ class _Workers:
 
     def __init__(self, task: Callable[[Any], Any]) -> None:
         self.task = task
+        #: told of each worker that died and was replaced (a pool's)
+        self.restarted: Callable[[list[Any], int | None], None] = lambda batches, code: None
 
     def submit(self, batch: Any) -> Any:
         return self.task(batch)
@@ -772,14 +820,18 @@ class _Workers:
 
 class _Pool(_Workers):
     """Batches answered by ``workers`` processes of a
-    :class:`~nanpure.pipeline.executors.LocalExecutor`, which stops at the first worker
-    that dies (answering its batch again would likely only kill the next one)."""
+    :class:`~nanpure.pipeline.executors.LocalExecutor`, as ``nanpure run``'s: a worker
+    that dies is replaced and the batches not answered are given to the new workers (a
+    batch running at :data:`~nanpure.pipeline.executors.MAX_POOL_BREAKS` deaths stops the
+    job: :class:`~nanpure.pipeline.executors.WorkerCrashes`). Each restart is said by
+    :attr:`restarted` (the batches running when the worker died, how it ended)."""
 
     def __init__(self, workers: int, task: Callable[[Any], Any]) -> None:
         from .executors import IN_FLIGHT_PER_WORKER, LocalExecutor
 
         super().__init__(task)
-        self.executor = LocalExecutor(workers, warm=None, task=task, max_breaks=1)
+        self.executor = LocalExecutor(workers, warm=None, task=task,
+                                      on_restart=lambda *died: self.restarted(*died))
         self.slots = workers * IN_FLIGHT_PER_WORKER
 
     def submit(self, batch: Any) -> Any:
