@@ -115,6 +115,29 @@ def die_on(marker: str, times: int, first: int, task: str, batch: Any) -> Any:
     return FILE_TASKS[task](batch)
 
 
+def noting(marker: str, task: str, batch: Any) -> Any:
+    """A worker's task for ``rate``, ``canon`` or ``verify``: the one of :data:`FILE_TASKS`
+    named ``task``, noting in the file ``marker`` the batch's number and the process that
+    answered it (a line ``FIRST PID`` each)."""
+    with Path(marker).open("a") as f:
+        f.write(f"{batch.first} {os.getpid()}\n")
+    return FILE_TASKS[task](batch)
+
+
+def idle_machine(cores: float, monkeypatch) -> None:
+    """Make the machine's CPU counters say that ``cores`` of its cores are idle, and the
+    watch of them instant."""
+    ticks = [0, 0]
+
+    def counted():
+        ticks[0] += round(100 * cores)
+        ticks[1] += 100 * (os.cpu_count() or 1)
+        return tuple(ticks)
+
+    monkeypatch.setattr("nanpure.pipeline.batch.cpu_ticks", counted)
+    monkeypatch.setattr("nanpure.pipeline.batch.AUTO_WATCH", 0.0)
+
+
 def send_a_large_result(batch: Batch) -> tuple[bytes]:
     """A task whose result takes several pipe buffers to send, so that a pool stopped at
     once is likely to find a worker halfway through sending it."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from faults import Terminal, shown_lines
+from faults import Terminal, idle_machine, shown_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +29,7 @@ from nanpure.pipeline.batch import (
     CHUNK_PUZZLES,
     WorkerDied,
     _Workers,
+    batch_workers,
     canon_file,
     rate_file,
     read_puzzle_chunks,
@@ -463,16 +464,10 @@ KILLABLE = {
 }
 
 
-def _killing(command: str, tmp_path: Path, monkeypatch, times: int, capsys
-             ) -> tuple[list[str], str, Any, Path]:
-    """The arguments of ``command`` on a file of a few dozen lines (some malformed) in
-    batches of 2, the file's name, and what one process printed (``capsys``); from then
-    on, its batch numbered 3 kills its worker with SIGKILL its first ``times`` times (each
-    kill a line of the file returned)."""
-    from functools import partial
-
-    from faults import die_on
-
+def _small_file(command: str, tmp_path: Path, monkeypatch) -> tuple[list[str], str, str,
+                                                                     str]:
+    """The arguments of ``command`` and a file of a few dozen lines (some malformed) for
+    it, in batches of 2; and its task's name and place (as :data:`KILLABLE`)."""
     from nanpure.pipeline import nonogram_jobs
 
     args, task, where, function = KILLABLE[command]
@@ -484,12 +479,25 @@ def _killing(command: str, tmp_path: Path, monkeypatch, times: int, capsys
         lines = (LINES + [EASY, XWING, OTHER]) * 2
     path.write_text("".join(f"{line}\n" for line in lines))
     monkeypatch.setitem(function.__kwdefaults__, "batch", 2)
-    main([*args, str(path)])
+    return args, str(path), task, where
+
+
+def _killing(command: str, tmp_path: Path, monkeypatch, times: int, capsys
+             ) -> tuple[list[str], str, Any, Path]:
+    """The arguments of ``command``, its :func:`_small_file` and what one process printed
+    (``capsys``); from then on, its batch numbered 3 kills its worker with SIGKILL its
+    first ``times`` times (each kill a line of the file returned)."""
+    from functools import partial
+
+    from faults import die_on
+
+    args, path, task, where = _small_file(command, tmp_path, monkeypatch)
+    main([*args, path])
     alone = capsys.readouterr()
     marker = tmp_path / "killed"
     # only now: one process would kill itself
     monkeypatch.setattr(where, partial(die_on, str(marker), times, 3, task))
-    return args, str(path), alone, marker
+    return args, path, alone, marker
 
 
 @pytest.mark.parametrize("command", KILLABLE)
@@ -539,10 +547,121 @@ def test_lines_that_keep_killing_workers_stop_the_command_in_one_line(command, t
     assert int(found[2]) <= int(found[1])
     said = [line for line in lines if " was killed by " in line]
     assert len(said) == 2
-    # the output before it, whole, and the messages of the lines before it
-    assert alone.out.startswith(captured.out) and captured.out.endswith("\n")
+    # the output before it, whole (if any), and the messages of the lines before it
+    assert alone.out.startswith(captured.out) and captured.out[-1:] in ("", "\n")
     assert [line for line in lines if line not in said] == alone.err.splitlines()[
         :len(lines) - len(said)]
+
+
+@pytest.mark.parametrize("command", KILLABLE)
+def test_without_workers_the_work_left_decides_where_batches_go(command, tmp_path,
+                                                                monkeypatch, capsys):
+    """Without --workers, batches are answered in this process while the work left looks
+    small (all of a small file), and by a pool once it looks large (here, with
+    AUTO_SECONDS 0: after the two batches that time the work) and a core is idle; the
+    output is the same either way. Before, the default was one process whatever the
+    work."""
+    from functools import partial
+
+    from faults import noting
+
+    args, path, task, where = _small_file(command, tmp_path, monkeypatch)
+    status = main([*args, "--workers", "1", path])
+    alone = capsys.readouterr()
+    marker = tmp_path / "answered"
+    monkeypatch.setattr(where, partial(noting, str(marker), task))
+    monkeypatch.setattr("nanpure.pipeline.executors.default_workers", lambda: 2)
+    idle_machine(1, monkeypatch)  # however busy this machine is
+
+    def answered_by() -> list[int]:
+        """The process that answered each batch, by number; the marker emptied."""
+        found = dict(map(int, line.split()) for line in marker.read_text().splitlines())
+        marker.unlink()
+        assert sorted(found) == list(range(len(found)))
+        return [found[k] for k in range(len(found))]
+
+    assert (main([*args, path]), capsys.readouterr()) == (status, alone)
+    here = answered_by()
+    assert len(here) > 3 and set(here) == {os.getpid()}
+    monkeypatch.setattr("nanpure.pipeline.batch.AUTO_SECONDS", 0.0)
+    assert (main([*args, path]), capsys.readouterr()) == (status, alone)
+    pooled = answered_by()
+    assert len(pooled) == len(here)
+    assert pooled[:2] == [os.getpid()] * 2
+    assert os.getpid() not in pooled[2:] and len(set(pooled[2:])) <= 2
+
+
+@pytest.mark.parametrize("command", ["rate", "canon", "verify"])
+def test_the_workers_help_says_the_automatic_choice(command, capsys):
+    from nanpure.pipeline.batch import AUTO_SECONDS
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert ("(default: this process, then the cores left idle for the rest once the work "
+            f"left looks longer than {AUTO_SECONDS:g} s)") in shown
+
+
+class _Counting:
+    """A task that takes ``seconds`` of CPU a puzzle, and a pool that is never started but
+    counted (:class:`~nanpure.pipeline.batch._Pool`'s place)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.pools: list[int] = []
+
+    def task(self, batch):
+        end = time.thread_time() + self.seconds * batch.size
+        while time.thread_time() < end:  # work, not sleep: the choice counts CPU time
+            pass
+        return batch.first
+
+    def pool(self, workers, task):
+        self.pools.append(workers)
+        pool = _Workers(task)
+        pool.slots = 2 * workers
+        return pool
+
+
+@pytest.mark.parametrize(("expected", "idle", "pool"), [
+    (10, 8, None),  # 0.1 s of work: not worth a pool
+    (100_000, 8, 3),  # 1,000 s: a pool of every idle core and this one
+    (100_000, 1, 2),  # ... of this process's core and the one idle
+    (100_000, 0, None),  # ... but none without an idle core
+])
+def test_the_automatic_choice_takes_the_work_left_and_the_idle_cores(
+        monkeypatch, expected, idle, pool):
+    """0.01 s of CPU a puzzle: 10 puzzles are some 0.1 s of work, answered here; 100,000
+    are some 1,000 s, for a pool started after the second batch (the first, which loads
+    the kernels, is not timed) if the machine leaves a core idle beside this process's,
+    of that many workers and at most the cores this process may use (here 3)."""
+    from types import SimpleNamespace
+
+    from nanpure.pipeline import batch as batch_module
+
+    counting = _Counting(0.01)
+    monkeypatch.setattr(batch_module, "_Pool", counting.pool)
+    monkeypatch.setattr("nanpure.pipeline.executors.default_workers", lambda: 3)
+    idle_machine(min(idle, os.cpu_count() or 1), monkeypatch)
+    if pool is not None:
+        pool = min(pool, 1 + (os.cpu_count() or 1))  # this machine's idle cores at most
+    with batch_workers(None, counting.task) as workers:
+        workers.expected = lambda: expected
+        answers = [workers.result(workers.submit(SimpleNamespace(first=k, size=1)))
+                   for k in range(4)]
+        assert answers == [0, 1, 2, 3]
+        assert workers.slots == (2 * pool if pool else 1)
+    assert counting.pools == ([pool] if pool else [])
+
+
+def test_cpu_ticks_count_the_idle_time_among_all(monkeypatch):
+    from nanpure.pipeline.batch import cpu_ticks
+
+    found = cpu_ticks()
+    if not Path("/proc/stat").exists():
+        assert found is None
+        return
+    assert found is not None and 0 <= found[0] <= found[1]
 
 
 def test_a_batch_holds_at_least_one_puzzle(tmp_path):

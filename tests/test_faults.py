@@ -376,6 +376,42 @@ def test_puzzles_that_keep_killing_verify_workers_stop_it_in_one_line(tampered, 
         line for line in failures if line.split()[1] in before]
 
 
+def test_verify_without_workers_checks_here_then_on_idle_cores_when_the_work_is_large(
+        tampered, capsys, monkeypatch, tmp_path):
+    """Without --workers, verify checks in this process while the work left (the time a
+    puzzle took times the puzzles the store holds, not yet handed out) looks small, and
+    on a pool once it looks large (AUTO_SECONDS 0 here) and a core is idle; what it
+    prints is the same. Before, one process checked whatever the store held."""
+    import os
+    from functools import partial
+
+    from faults import idle_machine, noting
+
+    store, _ = tampered
+    monkeypatch.setitem(verify_command.__kwdefaults__, "batch", 3)
+    command = ["verify", "--store", str(store)]
+    status = main([*command, "--workers", "1"])
+    alone = capsys.readouterr()
+    marker = tmp_path / "answered"
+    monkeypatch.setattr("nanpure.pipeline.verify.verify_batch",
+                        partial(noting, str(marker), "verify"))
+    monkeypatch.setattr("nanpure.pipeline.executors.default_workers", lambda: 2)
+    idle_machine(1, monkeypatch)
+
+    def answered_by() -> list[int]:
+        found = dict(map(int, line.split()) for line in marker.read_text().splitlines())
+        marker.unlink()
+        return [found[k] for k in range(len(found))]
+
+    assert (main(command), capsys.readouterr()) == (status, alone)
+    here = answered_by()
+    assert len(here) > 3 and set(here) == {os.getpid()}
+    monkeypatch.setattr("nanpure.pipeline.batch.AUTO_SECONDS", 0.0)
+    assert (main(command), capsys.readouterr()) == (status, alone)
+    pooled = answered_by()
+    assert pooled[:2] == [os.getpid()] * 2 and os.getpid() not in pooled[2:]
+
+
 def test_a_verify_bar_on_a_terminal_counts_the_puzzles_and_keeps_messages_whole(tampered):
     store, order = tampered
     shown, out = io.StringIO(), io.StringIO()

@@ -23,7 +23,9 @@ give; only a malformed first line is looked at, so a file of puzzles costs nothi
 ``rate`` and ``canon --workers`` answer batches of a chunk in worker processes and write
 them in order (:class:`BatchJob`, :func:`batch_workers`, :class:`Progress`); ``nanpure
 verify --workers`` checks a store's puzzles on the same machinery, and ``rate --kind
-nonogram`` rates on it (:class:`RatingJob`, what either kind's ``rate`` writes).
+nonogram`` rates on it (:class:`RatingJob`, what either kind's ``rate`` writes). Without
+``--workers`` they answer in this process and start a pool of the idle cores once the
+work left looks large (:class:`_Auto`, :data:`AUTO_SECONDS`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import os
 import re
 import stat
 import sys
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -487,7 +490,7 @@ def rate_file(
     steps: bool = False,
     max_tier: str = "extreme",
     input_format: str = "lines",
-    workers: int = 1,
+    workers: int | None = 1,
     chunk: int | None = CHUNK_PUZZLES,
     batch: int = RATE_BATCH,
     progress: bool | None = None,
@@ -506,9 +509,10 @@ def rate_file(
 
     The file is read ``chunk`` puzzles at a time (:func:`read_puzzle_chunks`). With
     ``workers`` above 1, that many processes rate ``batch`` puzzles at a time, a few
-    batches each in flight, and the output is the same, in the same order; a worker
-    that dies is replaced and the puzzles not answered go to the new workers (a line on
-    ``err`` says so), and lines whose workers died three times stop the command
+    batches each in flight, and the output is the same, in the same order (None: this
+    process, then the idle cores once the work left looks large, :data:`AUTO_SECONDS`); a
+    worker that dies is replaced and the puzzles not answered go to the new workers (a
+    line on ``err`` says so), and lines whose workers died three times stop the command
     (:class:`WorkerDied`, its message naming them and the first line not answered).
     ``progress`` shows a bar on ``err`` (default: when it is a terminal).
     """
@@ -616,6 +620,8 @@ class BatchJob:
         queue: deque[Segment] = deque()
         workers.restarted = lambda batches, exitcode: print(
             self._restarted(self._spans(queue, batches), exitcode), file=self.err)
+        if isinstance(workers, _Auto):
+            workers.expected = bar.expected
         try:
             try:
                 for segment in self._segments(chunks, bar):
@@ -849,12 +855,130 @@ class _Pool(_Workers):
         self.executor.close(now=now)
 
 
+#: CPU seconds of work that a job without ``--workers`` (``workers=None``) must have
+#: left, by its estimate, before it starts a pool for the rest: the pool takes some
+#: 0.5-1 s to start (its workers load the kernels), and two workers answer some 1.4-1.8
+#: times as fast as one where both cores are free (3 s of work left then take about
+#: 2-2.5 s with the start). README's speed table has the measurements.
+AUTO_SECONDS = 3.0
+#: Seconds over which such a job watches how much of the machine's cores other processes
+#: leave idle before it starts a pool (the kernel counts CPU time in ticks of 10 ms): a
+#: pool only pays with idle cores to run on, and measured 0.78-0.84 times as fast as one
+#: process on large files where the machine had none.
+AUTO_WATCH = 0.5
+
+
+def cpu_ticks() -> tuple[int, int] | None:
+    """The machine's CPU time since it started, in ticks: ``(idle, all)``, idle counting
+    time waiting for input or output (Linux's ``/proc/stat``; None where it cannot tell)."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            fields = [int(field) for field in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    if len(fields) < 5:
+        return None
+    return fields[3] + fields[4], sum(fields)
+
+
+class _Answered:
+    """The answers of a batch answered in this process, as :class:`_Auto` hands them."""
+
+    def __init__(self, answers: Any) -> None:
+        self.answers = answers
+
+
+class _Auto(_Workers):
+    """Batches answered here while the work left looks small, then by a pool (:class:`_Pool`)
+    once it is estimated at more than :data:`AUTO_SECONDS`: the CPU time the batches
+    answered here took a puzzle (after the first, which loads the kernels) times the
+    puzzles not yet handed out, of the :attr:`expected` count (the job's
+    :meth:`Progress.expected`). The pool has a worker for this process's core and one for
+    each other core the machine left idle over the last :data:`AUTO_WATCH` seconds (up to
+    ``workers``): with none idle, there is no pool yet. Asked again after each batch, so
+    that puzzles that turn out harder than the first, or cores that come free, still get
+    the pool."""
+
+    def __init__(self, workers: int, task: Callable[[Any], Any]) -> None:
+        super().__init__(task)
+        self.workers = workers
+        self.pool: _Pool | None = None
+        self.handed = 0  # puzzles handed out
+        self.timed = 0.0  # CPU seconds the batches answered here took, after the first
+        self.timed_puzzles = 0  # their puzzles
+        self.first = True
+        self.watched: tuple[float, tuple[int, int] | None] | None = None  # since when
+        self.expected: Callable[[], int] = lambda: 0
+
+    @property
+    def slots(self) -> int:  # type: ignore[override]
+        return self.pool.slots if self.pool is not None else 1
+
+    def submit(self, batch: Any) -> Any:
+        if self.pool is None and self.timed_puzzles and (
+                self.timed / self.timed_puzzles * (self.expected() - self.handed)
+                > AUTO_SECONDS):
+            idle = self._idle_cores()
+            if idle is not None and (workers := min(self.workers, 1 + round(idle))) > 1:
+                self.pool = _Pool(workers, self.task)
+                self.pool.restarted = lambda *died: self.restarted(*died)
+        self.handed += batch.size
+        if self.pool is not None:
+            return self.pool.submit(batch)
+        # CPU time: on a busy machine the wall clock would take the other processes' share
+        # for work, and start a pool where it helps least
+        start = time.thread_time()
+        answers = self.task(batch)
+        if not self.first:
+            self.timed += time.thread_time() - start
+            self.timed_puzzles += batch.size
+        else:
+            self.watched = (time.monotonic(), cpu_ticks())
+        self.first = False
+        return _Answered(answers)
+
+    def _idle_cores(self) -> float | None:
+        """How many cores the machine left idle since the watch began (then begun again);
+        None when it began less than :data:`AUTO_WATCH` seconds ago, infinity where the
+        machine cannot tell."""
+        assert self.watched is not None
+        began, before = self.watched
+        now = time.monotonic()
+        if now - began < AUTO_WATCH:
+            return None
+        after = cpu_ticks()
+        self.watched = (now, after)
+        if before is None or after is None or after[1] <= before[1]:
+            return float("inf")
+        return (after[0] - before[0]) / (after[1] - before[1]) * (os.cpu_count() or 1)
+
+    def done(self, future: Any) -> bool:
+        return isinstance(future, _Answered) or self.pool is None or self.pool.done(future)
+
+    def result(self, future: Any) -> Any:
+        if isinstance(future, _Answered):
+            return future.answers
+        assert self.pool is not None
+        return self.pool.result(future)
+
+    def close(self, now: bool) -> None:
+        if self.pool is not None:
+            self.pool.close(now)
+
+
 @contextlib.contextmanager
-def batch_workers(workers: int, task: Callable[[Any], Any]) -> Iterator[_Workers]:
-    """Where ``task`` answers batches, in ``workers`` processes (1: this one); at the end
-    the pool is closed, at once when the job did not finish (Ctrl-C, a closed pipe, a
-    worker that died)."""
-    done_by = _Workers(task) if workers <= 1 else _Pool(workers, task)
+def batch_workers(workers: int | None, task: Callable[[Any], Any]) -> Iterator[_Workers]:
+    """Where ``task`` answers batches, in ``workers`` processes (1: this one; None: this
+    one, then the idle cores once the work left looks large enough, :class:`_Auto`); at
+    the end the pool is closed, at once when the job did not finish (Ctrl-C, a closed
+    pipe, workers that kept dying)."""
+    from .executors import default_workers
+
+    if workers is None:
+        cores = default_workers()
+        done_by: _Workers = _Auto(cores, task) if cores > 1 else _Workers(task)
+    else:
+        done_by = _Workers(task) if workers <= 1 else _Pool(workers, task)
     finished = False
     try:
         yield done_by
@@ -878,24 +1002,45 @@ class Progress:
                  ) -> None:
         if show is None:
             show = _is_terminal(err)
+        self.total = total
+        self._total: int | None = None  # what total() said, once asked
         self.bar = None
         if show:
             from .generate import progress_bar
 
-            self.bar = progress_bar(total() if total is not None else None, err, show)
+            self.bar = progress_bar(self.expected() if total is not None else None, err,
+                                    show)
         self.messages: Any = err if self.bar is None else _AboveBar(err)
         self.answers: Any = out
         if self.bar is not None and out is not None and _is_terminal(out):
             self.answers = _AboveBar(err, into=out)
-        self.size = _file_size(stream) if self.bar is not None else None
+        self.size = _file_size(stream)
         self.seen = 0
+        self.position: int | None = None  # how far into the file the chunks came
 
     def read(self, puzzles: PuzzleLines) -> None:
         """A chunk was read: guess the total from it."""
         self.seen += len(puzzles.boards)
-        if self.bar is not None and self.size and puzzles.position:
-            self.bar.total = max(round(self.seen * self.size / puzzles.position), self.seen)
+        self.position = puzzles.position or self.position
+        if self.bar is not None and (guess := self._guess()) is not None:
+            self.bar.total = guess
             self.bar.refresh()
+
+    def _guess(self) -> int | None:
+        """The puzzles of the whole regular file, guessed from those read so far."""
+        if not (self.size and self.position):
+            return None
+        return max(round(self.seen * self.size / self.position), self.seen)
+
+    def expected(self) -> int:
+        """How many puzzles the job answers, as far as can be told now: ``total``'s
+        count, else the guess of a regular file's (:meth:`read`), else those read so far."""
+        if self.total is not None:
+            if self._total is None:
+                self._total = self.total()
+            return self._total
+        guess = self._guess()
+        return self.seen if guess is None else guess
 
     def update(self, n: int) -> None:
         if self.bar is not None:
@@ -1012,7 +1157,7 @@ CANON_BATCH = 8192
 
 def canon_file(stream: TextIO | BinaryIO, name: str, out: TextIO, err: TextIO,
                input_format: str = "lines", *, chunk: int | None = CHUNK_PUZZLES,
-               workers: int = 1, batch: int = CANON_BATCH,
+               workers: int | None = 1, batch: int = CANON_BATCH,
                progress: bool | None = None) -> int:
     """Print the canonical form (:mod:`nanpure.generator.canon`) of every puzzle of
     ``stream``, one 81-character line each with ``.`` for a blank; equivalent puzzles get

@@ -265,7 +265,8 @@ def check_tier(max_tier: str) -> None:
 
 def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text", *,
                steps: bool = False, max_tier: str = "extreme",
-               input_format: str | None = None, workers: int = 1, batch: int = RATE_BATCH,
+               input_format: str | None = None, workers: int | None = 1,
+               batch: int = RATE_BATCH,
                progress: bool | None = None) -> int:
     """``nanpure rate --kind nonogram``: rate every puzzle of ``paths`` with the nonogram
     ladder; the exit status.
@@ -280,10 +281,12 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
     The files are read whole first. With ``workers`` above 1, that many processes count
     and rate ``batch`` puzzles at a time (fewer of large grids: :data:`RATE_CELLS` cells
     at the most, or one puzzle), and the output is the same, in the same order
-    (:class:`~nanpure.pipeline.batch.RatingJob`); a worker that dies is replaced, as in
-    Sudoku's :func:`~nanpure.pipeline.batch.rate_file` (puzzles whose workers died three
-    times stop the command: :class:`~nanpure.pipeline.batch.WorkerDied`). ``progress``
-    shows a bar on ``err`` (default: when it is a terminal).
+    (:class:`~nanpure.pipeline.batch.RatingJob`; None: this process, then the idle cores once
+    the work left looks large, :data:`~nanpure.pipeline.batch.AUTO_SECONDS`); a worker
+    that dies is replaced, as in Sudoku's :func:`~nanpure.pipeline.batch.rate_file`
+    (puzzles whose workers died three times stop the command:
+    :class:`~nanpure.pipeline.batch.WorkerDied`). ``progress`` shows a bar on ``err``
+    (default: when it is a terminal).
     """
     check_tier(max_tier)
     found = collect_puzzles(paths, input_format)
