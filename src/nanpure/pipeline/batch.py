@@ -989,13 +989,14 @@ def batch_workers(workers: int | None, task: Callable[[Any], Any]) -> Iterator[_
 
 class Progress:
     """A tqdm bar of the puzzles answered on ``err`` when it is a terminal (or when
-    ``show``), its total what ``total`` says (asked only when there is a bar) or else
-    guessed from how far into the regular file ``stream`` the chunks read so far came;
-    :attr:`messages` is ``err`` for the job's messages, which then go above the bar, and
-    :attr:`answers` is ``out`` for its answers, which go above it too when ``out`` is a
-    terminal (the same one, as a rule: else each answer was written after the bar's
-    text). Without a bar it does nothing: :attr:`messages` is ``err`` itself and
-    :attr:`answers` is ``out``."""
+    ``show``), its total what ``total`` says (asked once, when there is a bar or
+    :meth:`expected` is asked) or else guessed from how far into the regular file
+    ``stream`` the chunks read so far came; :attr:`messages` is ``err`` for the job's
+    messages, which then go above the bar, and :attr:`answers` is ``out`` for its
+    answers, which go above it too when ``out`` is a terminal (the same one, as a rule:
+    else each answer was written after the bar's text). Without a bar it does nothing
+    but guess (:meth:`expected`): :attr:`messages` is ``err`` itself and :attr:`answers`
+    is ``out``."""
 
     def __init__(self, err: TextIO, stream: Any = None, show: bool | None = None,
                  total: Callable[[], int] | None = None, out: TextIO | None = None
