@@ -1,17 +1,21 @@
-"""Large input files: ``nanpure rate`` and ``nanpure canon`` throughput with one worker and
-with several, and the peak memory of ``solve``, ``rate`` and ``canon`` on files of two
-lengths.
+"""Large input files: ``nanpure rate`` and ``nanpure canon`` throughput with one worker, with
+several and without ``--workers`` (the automatic choice), and the peak memory of
+``solve``, ``rate`` and ``canon`` on files of two lengths.
 
 Builds files of QQWing's 2,000 reference puzzles (simple to expert) repeated. First each
-command with ``--workers 1`` and ``--workers N`` on ``--rate-lines`` (``--canon-lines``)
-lines, taking turns, ``--runs`` times each: wall seconds of the whole command (start-up
-included), puzzles per second, the ratio of the medians, measured in the same run, and
-the cores the command's processes used (CPU seconds over wall seconds): on a shared
-machine, N workers that get one core between them cannot go faster than one. ``--batch``
+command with ``--workers 1``, ``--workers N`` and no ``--workers`` on each of
+``--rate-lines`` (``--canon-lines``) lines, taking turns, ``--runs`` times each: wall
+seconds of the whole command (start-up included), puzzles per second, the ratio of the
+medians, measured in the same run, and the cores the command's processes used (CPU
+seconds over wall seconds): on a shared machine, N workers that get one core between
+them cannot go faster than one; without ``--workers`` the command takes every core only
+once the work left looks long enough, so a small file should time as one worker and a
+large one as N. ``--batch``
 sizes, when given, are tried with ``rate`` and N workers (the puzzles a worker rates at a
 time). Then the peak resident memory of each command (its own process, one worker) on
 ``--sizes`` (``--rate-sizes``) lines: flat when the two agree. Last, ``rate --kind
-nonogram`` with one worker and with N on files of ``--nonograms`` puzzles of each of
+nonogram`` with one worker, with N and without ``--workers`` on files of each of
+``--nonograms`` puzzles of each of
 ``--nonogram-sizes`` (made by ``nanpure generate --kind nonogram``, seed 1), as above
 (``--nonograms-only``: only these, without the reference data).
 
@@ -52,9 +56,12 @@ def _write(path: Path, puzzles: list[str], lines: int) -> Path:
     return path
 
 
-def _command(command: str, path: Path, workers: int, batch: int | None,
+def _command(command: str, path: Path, workers: int | None, batch: int | None,
              *options: str) -> list[str]:
-    words = [command, *options, "--workers", str(workers), str(path)]
+    """The command line of ``nanpure COMMAND OPTIONS --workers N FILE`` (without
+    ``--workers`` for None)."""
+    given = ["--workers", str(workers)] if workers is not None else []
+    words = [command, *options, *given, str(path)]
     if batch is None:
         return [sys.executable, "-m", "nanpure.cli", *words]
     return [sys.executable, "-c", _WITH_BATCH, str(batch), *words]
@@ -62,7 +69,8 @@ def _command(command: str, path: Path, workers: int, batch: int | None,
 
 def _throughput(command: str, path: Path, lines: int, args, *options: str,
                 what: str = "QQWING's puzzles") -> None:
-    kinds = [("1 worker", 1, None), (f"{args.workers} workers", args.workers, None)]
+    kinds = [("1 worker", 1, None), (f"{args.workers} workers", args.workers, None),
+             ("no --workers", None, None)]
     if command == "rate" and not options:
         kinds += [(f"{args.workers} workers, batch {b}", args.workers, b)
                   for b in args.batch]
@@ -85,10 +93,11 @@ def _throughput(command: str, path: Path, lines: int, args, *options: str,
 
 def main() -> None:
     parser = argument_parser(__doc__)
-    parser.add_argument("--rate-lines", type=int, default=40_000,
-                        help="puzzle lines rated for the throughput")
-    parser.add_argument("--canon-lines", type=int, default=300_000,
-                        help="puzzle lines put in canonical form for the throughput")
+    parser.add_argument("--rate-lines", type=int, nargs="+", default=[2_000, 40_000],
+                        metavar="N", help="puzzle lines rated for the throughput (each)")
+    parser.add_argument("--canon-lines", type=int, nargs="+", default=[20_000, 300_000],
+                        metavar="N", help="puzzle lines put in canonical form for the "
+                        "throughput (each)")
     parser.add_argument("--workers", type=int, default=2,
                         help="workers compared with one")
     parser.add_argument("--runs", type=int, default=3, help="timed runs of each")
@@ -99,8 +108,8 @@ def main() -> None:
     parser.add_argument("--rate-sizes", type=int, nargs=2, default=[70_000, 140_000],
                         metavar="N", help="lines of the two files rate reads (more than "
                         "one chunk of 65,536 puzzles each)")
-    parser.add_argument("--nonograms", type=int, default=300,
-                        help="puzzles of each nonogram file rated")
+    parser.add_argument("--nonograms", type=int, nargs="+", default=[300, 3_000],
+                        metavar="N", help="puzzles of each nonogram file rated (each)")
     parser.add_argument("--nonogram-sizes", nargs="*", default=["15x15", "30x30"],
                         metavar="WxH", help="the nonogram files' puzzle sizes")
     parser.add_argument("--nonograms-only", action="store_true",
@@ -115,10 +124,11 @@ def main() -> None:
         one = _write(Path(tmp) / "one.txt", puzzles, 1)
         for command in ("rate", "canon"):  # load the kernels once
             run_timed(_command(command, one, 1, None))
-        for command, lines in (("rate", args.rate_lines), ("canon", args.canon_lines)):
-            path = _write(Path(tmp) / f"{command}.txt", puzzles, lines)
-            _throughput(command, path, lines, args)
-            path.unlink()
+        for command, counts in (("rate", args.rate_lines), ("canon", args.canon_lines)):
+            for lines in counts:
+                path = _write(Path(tmp) / f"{command}.txt", puzzles, lines)
+                _throughput(command, path, lines, args)
+                path.unlink()
         print("\nPeak resident memory of the command's own process (one worker)")
         for command in ("solve", "canon", "rate"):
             sizes = args.rate_sizes if command == "rate" else args.sizes
@@ -143,13 +153,16 @@ def _nonograms(args) -> None:
         for size in args.nonogram_sizes:
             path = Path(tmp) / f"{size}.txt"
             made = subprocess.run([sys.executable, "-m", "nanpure.cli", "generate", "--kind",
-                                   "nonogram", "--size", size, "--count", str(args.nonograms),
-                                   "--seed", "1", "--workers", str(args.workers)],
+                                   "nonogram", "--size", size, "--count",
+                                   str(max(args.nonograms)), "--seed", "1", "--workers",
+                                   str(args.workers)],
                                   capture_output=True, text=True, check=True)
-            path.write_text(made.stdout)
-            run_timed(_command("rate", path, 1, None, "--kind", "nonogram"))  # the kernels
-            _throughput("rate", path, args.nonograms, args, "--kind", "nonogram",
-                        what=f"generated {size} nonograms")
+            made_lines = made.stdout.splitlines(keepends=True)
+            for n in args.nonograms:  # the first n of the same puzzles
+                path.write_text("".join(made_lines[:n]))
+                run_timed(_command("rate", path, 1, None, "--kind", "nonogram"))  # kernels
+                _throughput("rate", path, n, args, "--kind", "nonogram",
+                            what=f"generated {size} nonograms")
 
 
 if __name__ == "__main__":

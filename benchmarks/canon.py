@@ -92,7 +92,8 @@ def command_rate(puzzles: np.ndarray, lines: int, runs: int) -> None:
         big.write_text(text * (lines // len(puzzles) + 1))
         one.write_text(text.splitlines()[0] + "\n")
         n = len(big.read_text().splitlines())
-        command = [sys.executable, "-m", "nanpure.cli", "canon"]
+        # one process: the CPU seconds of a pool's workers are not its children's
+        command = [sys.executable, "-m", "nanpure.cli", "canon", "--workers", "1"]
         _child_cpu([*command, str(one)])  # load the kernels once
         whole = statistics.median(_child_cpu([*command, str(big)]) for _ in range(runs))
         start = statistics.median(_child_cpu([*command, str(one)]) for _ in range(runs))

@@ -1,7 +1,7 @@
 """Helpers of the fault tests: run ``nanpure`` as a separate process (optionally with a
 file-size limit, the portable way to make every write past a size fail), write run and
-book configs, read a store's puzzles per run, kill a worker from inside a task, and
-stand in for a terminal that shows both stdout and stderr."""
+book configs, read a store's puzzles per run, kill a worker from inside a task (of a run
+or of a file command), and stand in for a terminal that shows both stdout and stderr."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from nanpure.pipeline import batch as batch_jobs
+from nanpure.pipeline import nonogram_jobs, verify
 from nanpure.pipeline.executors import run_batch
 from nanpure.pipeline.quotas import Batch, TaskResult
 from nanpure.pipeline.store import Store
@@ -92,14 +94,48 @@ def die_at(marker: str, times: int, quota: int, number: int, batch: Batch
     return run_batch(batch)
 
 
-def verify_or_die(first: int, batch: Any) -> Any:
-    """A worker's task for ``nanpure verify --workers``: ``verify_batch``, except that the
-    batch numbered ``first`` kills its own process with SIGKILL."""
-    from nanpure.pipeline.verify import verify_batch
+#: The tasks of the file commands' worker pools (``--workers``), by name: taken when this
+#: module is imported, before a test puts :func:`die_on` in their place (a task is sent to
+#: a worker by its name, and a worker imports them unchanged).
+FILE_TASKS = {"rate": batch_jobs.rate_batch, "canon": batch_jobs.canon_batch,
+              "verify": verify.verify_batch, "nonogram rate": nonogram_jobs.rate_batch}
 
-    if batch.first == first:
+
+def die_on(marker: str, times: int, first: int, task: str, batch: Any) -> Any:
+    """A worker's task for ``rate``, ``canon`` or ``verify --workers``: the one of
+    :data:`FILE_TASKS` named ``task``, except that the batch numbered ``first`` kills its
+    own process with SIGKILL (as the out-of-memory killer does) its first ``times`` times,
+    counted as lines of the file ``marker``."""
+    path = Path(marker)
+    if batch.first == first and (not path.exists()
+                                 or len(path.read_text().splitlines()) < times):
+        with path.open("a") as f:
+            f.write(f"{os.getpid()}\n")
         os.kill(os.getpid(), signal.SIGKILL)
-    return verify_batch(batch)
+    return FILE_TASKS[task](batch)
+
+
+def noting(marker: str, task: str, batch: Any) -> Any:
+    """A worker's task for ``rate``, ``canon`` or ``verify``: the one of :data:`FILE_TASKS`
+    named ``task``, noting in the file ``marker`` the batch's number and the process that
+    answered it (a line ``FIRST PID`` each)."""
+    with Path(marker).open("a") as f:
+        f.write(f"{batch.first} {os.getpid()}\n")
+    return FILE_TASKS[task](batch)
+
+
+def idle_machine(cores: float, monkeypatch) -> None:
+    """Make the machine's CPU counters say that ``cores`` of its cores are idle, and the
+    watch of them instant."""
+    ticks = [0, 0]
+
+    def counted():
+        ticks[0] += round(100 * cores)
+        ticks[1] += 100 * (os.cpu_count() or 1)
+        return tuple(ticks)
+
+    monkeypatch.setattr("nanpure.pipeline.batch.cpu_ticks", counted)
+    monkeypatch.setattr("nanpure.pipeline.batch.AUTO_WATCH", 0.0)
 
 
 def send_a_large_result(batch: Batch) -> tuple[bytes]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from faults import Terminal, shown_lines
+from faults import Terminal, idle_machine, shown_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,6 +29,7 @@ from nanpure.pipeline.batch import (
     CHUNK_PUZZLES,
     WorkerDied,
     _Workers,
+    batch_workers,
     canon_file,
     rate_file,
     read_puzzle_chunks,
@@ -400,7 +401,7 @@ class _DyingWorkers(_Workers):
 
     def result(self, batch):
         if batch.first == self.dies:
-            raise WorkerCrashes("a worker process was killed by SIGKILL", -9)
+            raise WorkerCrashes("a worker process died 3 times", -9, (batch,), 3)
         return self.task(batch)
 
 
@@ -425,8 +426,9 @@ def test_a_dead_worker_stops_rate_after_the_messages_before_it(kind, tmp_path,
                             contextlib.nullcontext(_DyingWorkers(task, dies)))
         with path.open("rb") as stream, pytest.raises(WorkerDied) as died:
             rate_file(stream, "f", dead, dead, batch=2)
-        assert str(died.value).startswith("f: a worker process was killed by SIGKILL; "
-                                          "stopped at line 7,")
+        assert str(died.value) == ("f: worker processes answering lines 7-8 died 3 times "
+                                   "(the last killed by SIGKILL); stopped at line 7, the "
+                                   "puzzles before it were answered")
         before = plain.getvalue().splitlines()[:6]  # 4 answers, 2 messages
     else:
         paths = []
@@ -441,11 +443,225 @@ def test_a_dead_worker_stops_rate_after_the_messages_before_it(kind, tmp_path,
         with pytest.raises(WorkerDied) as died:
             nonogram_jobs.rate_files(paths, dead, dead, batch=2)
         stop = paths[6]
-        assert str(died.value) == ("a worker process was killed by SIGKILL; stopped at "
+        assert str(died.value) == (f"worker processes answering {stop}:1 to {paths[7]}:1 "
+                                   "died 3 times (the last killed by SIGKILL); stopped at "
                                    f"{stop}:1, the puzzles before it were answered")
         before = plain.getvalue().splitlines()[:6]
         assert f"{paths[5]}: cannot read" in before[-1]
     assert dead.getvalue().splitlines() == before
+
+
+#: A file command with small batches, so that a file of a few dozen lines makes many:
+#: (arguments, the task a worker runs as faults.FILE_TASKS names it, where its module
+#: looks it up, the function whose batch size is set)
+KILLABLE = {
+    "rate": (["rate"], "rate", "nanpure.pipeline.batch.rate_batch", rate_file),
+    "rate csv": (["rate", "--format", "csv"], "rate", "nanpure.pipeline.batch.rate_batch",
+                 rate_file),
+    "canon": (["canon"], "canon", "nanpure.pipeline.batch.canon_batch", canon_file),
+    "nonogram rate": (["rate", "--kind", "nonogram"], "nonogram rate",
+                      "nanpure.pipeline.nonogram_jobs.rate_batch", "nonogram"),
+}
+
+
+def _small_file(command: str, tmp_path: Path, monkeypatch) -> tuple[list[str], str, str,
+                                                                     str]:
+    """The arguments of ``command`` and a file of a few dozen lines (some malformed) for
+    it, in batches of 2; and its task's name and place (as :data:`KILLABLE`)."""
+    from nanpure.pipeline import nonogram_jobs
+
+    args, task, where, function = KILLABLE[command]
+    path = tmp_path / "in.txt"
+    if function == "nonogram":
+        lines = [*BIG["nonogram"] * 4, "5x5 bad"] + BIG["nonogram"] * 4
+        function = nonogram_jobs.rate_files
+    else:
+        lines = (LINES + [EASY, XWING, OTHER]) * 2
+    path.write_text("".join(f"{line}\n" for line in lines))
+    monkeypatch.setitem(function.__kwdefaults__, "batch", 2)
+    return args, str(path), task, where
+
+
+def _killing(command: str, tmp_path: Path, monkeypatch, times: int, capsys
+             ) -> tuple[list[str], str, Any, Path]:
+    """The arguments of ``command``, its :func:`_small_file` and what one process printed
+    (``capsys``); from then on, its batch numbered 3 kills its worker with SIGKILL its
+    first ``times`` times (each kill a line of the file returned)."""
+    from functools import partial
+
+    from faults import die_on
+
+    args, path, task, where = _small_file(command, tmp_path, monkeypatch)
+    main([*args, path])
+    alone = capsys.readouterr()
+    marker = tmp_path / "killed"
+    # only now: one process would kill itself
+    monkeypatch.setattr(where, partial(die_on, str(marker), times, 3, task))
+    return args, path, alone, marker
+
+
+@pytest.mark.parametrize("command", KILLABLE)
+def test_a_killed_worker_is_replaced_and_the_output_is_the_same(command, tmp_path,
+                                                                 monkeypatch, capsys):
+    """A worker killed (as by the out-of-memory killer) is replaced and its batch answered
+    by a new one: the output is that of one process, byte for byte and in the same order,
+    and the messages too, but for one line that says what happened. It stopped the
+    command (exit status 2)."""
+    args, path, alone, marker = _killing(command, tmp_path, monkeypatch, 1, capsys)
+    assert main([*args, "--workers", "2", path]) == 1  # malformed lines
+    captured = capsys.readouterr()
+    assert len(marker.read_text().splitlines()) == 1  # a worker was killed
+    assert captured.out == alone.out
+    lines = captured.err.splitlines()
+    said = [line for line in lines if " was killed by " in line]
+    lines_of = (r"lines \d+-\d+" if command != "nonogram rate"
+                else re.escape(path) + r":\d+-\d+")
+    assert len(said) == 1 and re.fullmatch(
+        (re.escape(f"{path}: ") if command != "nonogram rate" else "")
+        + f"a worker process answering {lines_of} was killed by SIGKILL; started new "
+        "workers, which answer them again", said[0]), said
+    assert [line for line in lines if line not in said] == alone.err.splitlines()
+
+
+@pytest.mark.parametrize("command", KILLABLE)
+def test_lines_that_keep_killing_workers_stop_the_command_in_one_line(command, tmp_path,
+                                                                       monkeypatch, capsys):
+    """A batch whose worker dies each time it runs stops the command after three deaths:
+    one line names the file and the lines, exit status 2, no traceback; what was written
+    is the output of the lines before the one it stopped at, whole, and their messages."""
+    args, path, alone, marker = _killing(command, tmp_path, monkeypatch, 100, capsys)
+    assert main([*args, "--workers", "2", path]) == 2
+    captured = capsys.readouterr()
+    assert len(marker.read_text().splitlines()) == 3
+    assert "Traceback" not in captured.err
+    *lines, last = captured.err.splitlines()
+    name, place = ((f"{path}: ", "line ") if command != "nonogram rate"
+                   else ("", f"{path}:"))
+    found = re.fullmatch(re.escape(f"nanpure: {name}worker processes answering ")
+                         + (r"lines (\d+)-\d+" if command != "nonogram rate"
+                            else re.escape(path) + r":(\d+)-\d+")
+                         + re.escape(" died 3 times (the last killed by SIGKILL); stopped at "
+                                     + place) + r"(\d+)"
+                         + re.escape(", the puzzles before it were answered"), last)
+    assert found, last
+    assert int(found[2]) <= int(found[1])
+    said = [line for line in lines if " was killed by " in line]
+    assert len(said) == 2
+    # the output before it, whole (if any), and the messages of the lines before it
+    assert alone.out.startswith(captured.out) and captured.out[-1:] in ("", "\n")
+    assert [line for line in lines if line not in said] == alone.err.splitlines()[
+        :len(lines) - len(said)]
+
+
+@pytest.mark.parametrize("command", KILLABLE)
+def test_without_workers_the_work_left_decides_where_batches_go(command, tmp_path,
+                                                                monkeypatch, capsys):
+    """Without --workers, batches are answered in this process while the work left looks
+    small (all of a small file), and by a pool once it looks large (here, with
+    AUTO_SECONDS 0: after the two batches that time the work) and a core is idle; the
+    output is the same either way. Before, the default was one process whatever the
+    work."""
+    from functools import partial
+
+    from faults import noting
+
+    args, path, task, where = _small_file(command, tmp_path, monkeypatch)
+    status = main([*args, "--workers", "1", path])
+    alone = capsys.readouterr()
+    marker = tmp_path / "answered"
+    monkeypatch.setattr(where, partial(noting, str(marker), task))
+    monkeypatch.setattr("nanpure.pipeline.executors.default_workers", lambda: 2)
+    idle_machine(1, monkeypatch)  # however busy this machine is
+
+    def answered_by() -> list[int]:
+        """The process that answered each batch, by number; the marker emptied."""
+        found = dict(map(int, line.split()) for line in marker.read_text().splitlines())
+        marker.unlink()
+        assert sorted(found) == list(range(len(found)))
+        return [found[k] for k in range(len(found))]
+
+    assert (main([*args, path]), capsys.readouterr()) == (status, alone)
+    here = answered_by()
+    assert len(here) > 3 and set(here) == {os.getpid()}
+    monkeypatch.setattr("nanpure.pipeline.batch.AUTO_SECONDS", 0.0)
+    assert (main([*args, path]), capsys.readouterr()) == (status, alone)
+    pooled = answered_by()
+    assert len(pooled) == len(here)
+    assert pooled[:2] == [os.getpid()] * 2
+    assert os.getpid() not in pooled[2:] and len(set(pooled[2:])) <= 2
+
+
+@pytest.mark.parametrize("command", ["rate", "canon", "verify"])
+def test_the_workers_help_says_the_automatic_choice(command, capsys):
+    from nanpure.pipeline.batch import AUTO_SECONDS
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert ("(default: this process, then the cores left idle for the rest once the work "
+            f"left looks longer than {AUTO_SECONDS:g} s)") in shown
+
+
+class _Counting:
+    """A task that takes ``seconds`` of CPU a puzzle, and a pool that is never started but
+    counted (:class:`~nanpure.pipeline.batch._Pool`'s place)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.pools: list[int] = []
+
+    def task(self, batch):
+        end = time.thread_time() + self.seconds * batch.size
+        while time.thread_time() < end:  # work, not sleep: the choice counts CPU time
+            pass
+        return batch.first
+
+    def pool(self, workers, task):
+        self.pools.append(workers)
+        pool = _Workers(task)
+        pool.slots = 2 * workers
+        return pool
+
+
+@pytest.mark.parametrize(("expected", "idle", "pool"), [
+    (10, 8, None),  # 0.1 s of work: not worth a pool
+    (100_000, 8, 3),  # 1,000 s: a pool of every idle core and this one
+    (100_000, 1, 2),  # ... of this process's core and the one idle
+    (100_000, 0, None),  # ... but none without an idle core
+])
+def test_the_automatic_choice_takes_the_work_left_and_the_idle_cores(
+        monkeypatch, expected, idle, pool):
+    """0.01 s of CPU a puzzle: 10 puzzles are some 0.1 s of work, answered here; 100,000
+    are some 1,000 s, for a pool started after the second batch (the first, which loads
+    the kernels, is not timed) if the machine leaves a core idle beside this process's,
+    of that many workers and at most the cores this process may use (here 3)."""
+    from types import SimpleNamespace
+
+    from nanpure.pipeline import batch as batch_module
+
+    counting = _Counting(0.01)
+    monkeypatch.setattr(batch_module, "_Pool", counting.pool)
+    monkeypatch.setattr("nanpure.pipeline.executors.default_workers", lambda: 3)
+    idle_machine(min(idle, os.cpu_count() or 1), monkeypatch)
+    if pool is not None:
+        pool = min(pool, 1 + (os.cpu_count() or 1))  # this machine's idle cores at most
+    with batch_workers(None, counting.task) as workers:
+        workers.expected = lambda: expected
+        answers = [workers.result(workers.submit(SimpleNamespace(first=k, size=1)))
+                   for k in range(4)]
+        assert answers == [0, 1, 2, 3]
+        assert workers.slots == (2 * pool if pool else 1)
+    assert counting.pools == ([pool] if pool else [])
+
+
+def test_cpu_ticks_count_the_idle_time_among_all(monkeypatch):
+    from nanpure.pipeline.batch import cpu_ticks
+
+    found = cpu_ticks()
+    if not Path("/proc/stat").exists():
+        assert found is None
+        return
+    assert found is not None and 0 <= found[0] <= found[1]
 
 
 def test_a_batch_holds_at_least_one_puzzle(tmp_path):
@@ -567,8 +783,13 @@ def _rest(proc: subprocess.Popen) -> tuple[bytes, bytes]:
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 @pytest.mark.parametrize("kind", ["sudoku", "nonogram"])
-def test_a_killed_worker_stops_rate_in_one_line(tmp_path, kind):
-    path = _big_input(tmp_path, 60_000, kind)
+def test_a_worker_killed_from_outside_is_replaced_and_rate_answers_every_line(tmp_path,
+                                                                              kind):
+    """``kill -9`` of a worker in the middle of a large file: a new worker takes its
+    puzzles, every line is answered once, in order, and the command ends with 0 and one
+    line on stderr saying what happened (it stopped with exit status 2)."""
+    n = 60_000
+    path = _big_input(tmp_path, n, kind)
     proc = _start(tmp_path, "rate", "--kind", kind, "--workers", "2", "--format", "csv",
                   str(path))
     try:
@@ -581,25 +802,22 @@ def test_a_killed_worker_stops_rate_in_one_line(tmp_path, kind):
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == 2
-    message = err.decode()
-    # Sudoku names the file and the line, nonograms (of any number of files) the puzzle
-    stopped_at = {"sudoku": f"nanpure: {path}: a worker process was killed by SIGKILL; "
-                  "stopped at line ",
-                  "nonogram": "nanpure: a worker process was killed by SIGKILL; stopped at "
-                  f"{path}:"}[kind]
-    assert message.startswith(stopped_at)
-    assert message.endswith(", the puzzles before it were answered\n")
-    assert message.count("\n") == 1
-    stopped = int(message.removeprefix(stopped_at).split(",")[0])
-    rows = out.decode().splitlines()
-    # every line before it, whole (the header and the first were read above)
+    assert proc.returncode == 0, err
+    name = "" if kind == "nonogram" else f"{path}: "
+    lines = re.escape(str(path)) + ":" if kind == "nonogram" else "lines? "
+    # the lines it was answering, if it was answering any (small nonograms keep the
+    # workers waiting for the command as often as not)
+    assert re.fullmatch(re.escape(f"{name}a worker process")
+                        + f"( answering {lines}" + r"\d+(-\d+)?)?"
+                        + re.escape(" was killed by SIGKILL; started new workers")
+                        + "(, which answer them again)?\n", err.decode()), err
+    rows = out.decode().splitlines()  # the header and the first were read above
     if kind == "sudoku":
         assert [row.split(",")[0] for row in rows] == [BIG[kind][k % 3]
-                                                       for k in range(1, stopped - 1)]
+                                                       for k in range(1, n)]
     else:
         assert [row.split(",")[0] for row in rows] == [f"{path}:{k}"
-                                                       for k in range(2, stopped)]
+                                                       for k in range(2, n + 1)]
 
 
 @pytest.mark.slow

@@ -311,30 +311,105 @@ def test_verify_workers_must_be_at_least_one(small, capsys):
         assert capsys.readouterr().err == f"nanpure: --workers must be at least 1, got {n}\n"
 
 
-def test_a_killed_verify_worker_stops_it_in_one_line(tampered, capsys, monkeypatch):
-    """A worker killed (as by the out-of-memory killer) stops verify with one line naming
-    the first puzzle not checked, exit status 2; the failures of the puzzles before it
-    are printed, and no summary says anything passed."""
+def test_a_killed_verify_worker_is_replaced_and_verify_says_the_same(tampered, capsys,
+                                                                    monkeypatch, tmp_path):
+    """A worker killed (as by the out-of-memory killer) is replaced and its puzzles are
+    checked again: what verify prints is what it prints without, byte for byte, but for
+    one line on stderr that says so. It stopped the command, exit status 2."""
     from functools import partial
 
-    from faults import verify_or_die
+    from faults import die_on
+
+    store, order = tampered
+    assert main(["verify", "--store", str(store)]) == 1
+    alone = capsys.readouterr()
+    marker = tmp_path / "killed"
+    monkeypatch.setattr("nanpure.pipeline.verify.verify_batch",
+                        partial(die_on, str(marker), 1, 4, "verify"))
+    monkeypatch.setitem(verify_command.__kwdefaults__, "batch", 3)
+    assert main(["verify", "--store", str(store), "--workers", "2"]) == 1
+    captured = capsys.readouterr()
+    assert len(marker.read_text().splitlines()) == 1  # a worker was killed
+    assert captured.out == alone.out
+    said = [line for line in captured.err.splitlines() if " was killed " in line]
+    batch = order[12:15]  # batch 4, of 3 puzzles
+    assert said == [f"{store}: a worker process checking puzzles {batch[0]}-{batch[-1]} was "
+                    "killed by SIGKILL; started new workers, which check them again"]
+    assert [line for line in captured.err.splitlines() if line not in said] == (
+        alone.err.splitlines())
+
+
+def test_puzzles_that_keep_killing_verify_workers_stop_it_in_one_line(tampered, capsys,
+                                                                       monkeypatch,
+                                                                       tmp_path):
+    """A batch whose worker dies each time (three times) stops verify with one line
+    naming its puzzles and the first puzzle not checked, exit status 2; the failures of
+    the puzzles before it are printed, and no summary says anything passed."""
+    from functools import partial
+
+    from faults import die_on
 
     store, order = tampered
     assert main(["verify", "--store", str(store)]) == 1
     failures = capsys.readouterr().err.splitlines()
-    monkeypatch.setattr("nanpure.pipeline.verify.verify_batch", partial(verify_or_die, 4))
+    marker = tmp_path / "killed"
+    monkeypatch.setattr("nanpure.pipeline.verify.verify_batch",
+                        partial(die_on, str(marker), 100, 4, "verify"))
     monkeypatch.setitem(verify_command.__kwdefaults__, "batch", 3)
     assert main(["verify", "--store", str(store), "--workers", "2"]) == 2
     captured = capsys.readouterr()
+    assert len(marker.read_text().splitlines()) == 3
     assert captured.out == ""
+    assert "Traceback" not in captured.err
     *printed, last = captured.err.splitlines()
-    assert last.startswith(f"nanpure: {store}: a worker process was killed by SIGKILL; "
-                           "stopped at puzzle ")
+    batch = order[12:15]
+    assert last.startswith(f"nanpure: {store}: worker processes checking puzzles "
+                           f"{batch[0]}-{batch[-1]} died 3 times (the last killed by "
+                           "SIGKILL); stopped at puzzle ")
     assert last.endswith(", the puzzles before it were checked")
     stopped = order.index(int(last.split("stopped at puzzle ")[1].split(",")[0]))
     assert stopped <= 4 * 3  # batch 4 never came back
     before = {str(i) for i in order[:stopped]}
-    assert printed == [line for line in failures if line.split()[1] in before]
+    restarts = [line for line in printed if " was killed by SIGKILL; " in line]
+    assert len(restarts) == 2
+    assert [line for line in printed if line not in restarts] == [
+        line for line in failures if line.split()[1] in before]
+
+
+def test_verify_without_workers_checks_here_then_on_idle_cores_when_the_work_is_large(
+        tampered, capsys, monkeypatch, tmp_path):
+    """Without --workers, verify checks in this process while the work left (the time a
+    puzzle took times the puzzles the store holds, not yet handed out) looks small, and
+    on a pool once it looks large (AUTO_SECONDS 0 here) and a core is idle; what it
+    prints is the same. Before, one process checked whatever the store held."""
+    import os
+    from functools import partial
+
+    from faults import idle_machine, noting
+
+    store, _ = tampered
+    monkeypatch.setitem(verify_command.__kwdefaults__, "batch", 3)
+    command = ["verify", "--store", str(store)]
+    status = main([*command, "--workers", "1"])
+    alone = capsys.readouterr()
+    marker = tmp_path / "answered"
+    monkeypatch.setattr("nanpure.pipeline.verify.verify_batch",
+                        partial(noting, str(marker), "verify"))
+    monkeypatch.setattr("nanpure.pipeline.executors.default_workers", lambda: 2)
+    idle_machine(1, monkeypatch)
+
+    def answered_by() -> list[int]:
+        found = dict(map(int, line.split()) for line in marker.read_text().splitlines())
+        marker.unlink()
+        return [found[k] for k in range(len(found))]
+
+    assert (main(command), capsys.readouterr()) == (status, alone)
+    here = answered_by()
+    assert len(here) > 3 and set(here) == {os.getpid()}
+    monkeypatch.setattr("nanpure.pipeline.batch.AUTO_SECONDS", 0.0)
+    assert (main(command), capsys.readouterr()) == (status, alone)
+    pooled = answered_by()
+    assert pooled[:2] == [os.getpid()] * 2 and os.getpid() not in pooled[2:]
 
 
 def test_a_verify_bar_on_a_terminal_counts_the_puzzles_and_keeps_messages_whole(tampered):

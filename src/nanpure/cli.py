@@ -263,16 +263,19 @@ def _run_canon(args: argparse.Namespace) -> int:
 
 
 def _add_workers(p: argparse.ArgumentParser, doing: str) -> None:
-    """The ``--workers N`` of a command whose output is the same with any number."""
-    p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help=f"{doing}; the output is the same as with one, in the same order "
-                   "(default: 1, this process)")
+    """The ``--workers N`` of a command whose output is the same with any number (None
+    when not given: batch.py's automatic choice, AUTO_SECONDS)."""
+    p.add_argument("--workers", type=int, metavar="N",
+                   help=f"{doing}; the output is the same as with one, in the same order, "
+                   "also when a worker process dies and is replaced (default: this process, "
+                   "then the cores left idle for the rest once the work left looks longer "
+                   "than 3 s)")
 
 
 def _check_at_least_one(args: argparse.Namespace, *names: str) -> None:
-    """Refuse, in one line, a count option ``--NAME`` below 1."""
+    """Refuse, in one line, a count option ``--NAME`` below 1 (one not given passes)."""
     for name in names:
-        if getattr(args, name) < 1:
+        if getattr(args, name) is not None and getattr(args, name) < 1:
             raise UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
 
 
@@ -808,8 +811,9 @@ def _add_verify(sub: argparse._SubParsersAction) -> None:
         "rating it again gives the stored tier, score, hardest technique and techniques "
         "(with --rerate the others' ratings too, by tier, score and hardest technique). "
         "Each failure is printed on stderr as 'puzzle ID (run R, quota Q): problem', then a "
-        "summary. Exit status: 0 all passed, 1 some failed, 2 the store cannot be read (or a "
-        "worker process of --workers died).",
+        "summary. Exit status: 0 all passed, 1 some failed, 2 the store cannot be read (or "
+        "worker processes of --workers died three times checking the same puzzles; one that "
+        "dies is replaced, with the same output).",
     )
     _add_store_selection(p)
     p.add_argument("--rerate", action="store_true",

@@ -24,7 +24,9 @@ costs nothing more.
 ``rate`` and ``canon --workers`` answer batches of a chunk in worker processes and write
 them in order (:class:`BatchJob`, :func:`batch_workers`, :class:`Progress`); ``nanpure
 verify --workers`` checks a store's puzzles on the same machinery, and ``rate --kind
-nonogram`` rates on it (:class:`RatingJob`, what either kind's ``rate`` writes).
+nonogram`` rates on it (:class:`RatingJob`, what either kind's ``rate`` writes). Without
+``--workers`` they answer in this process and start a pool of the idle cores once the
+work left looks large (:class:`_Auto`, :data:`AUTO_SECONDS`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import os
 import re
 import stat
 import sys
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -491,7 +494,7 @@ def rate_file(
     steps: bool = False,
     max_tier: str = "extreme",
     input_format: str = "lines",
-    workers: int = 1,
+    workers: int | None = 1,
     chunk: int | None = CHUNK_PUZZLES,
     batch: int = RATE_BATCH,
     progress: bool | None = None,
@@ -510,9 +513,12 @@ def rate_file(
 
     The file is read ``chunk`` puzzles at a time (:func:`read_puzzle_chunks`). With
     ``workers`` above 1, that many processes rate ``batch`` puzzles at a time, a few
-    batches each in flight, and the output is the same, in the same order; a worker
-    that dies stops the command (:class:`WorkerDied`, its message naming the first line
-    not answered). ``progress`` shows a bar on ``err`` (default: when it is a terminal).
+    batches each in flight, and the output is the same, in the same order (None: this
+    process, then the idle cores once the work left looks large, :data:`AUTO_SECONDS`); a
+    worker that dies is replaced and the puzzles not answered go to the new workers (a
+    line on ``err`` says so), and lines whose workers died three times stop the command
+    (:class:`WorkerDied`, its message naming them and the first line not answered).
+    ``progress`` shows a bar on ``err`` (default: when it is a terminal).
     """
     if fmt not in RATE_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(RATE_FORMATS)}")
@@ -529,9 +535,10 @@ def rate_file(
 
 
 class WorkerDied(Exception):
-    """A worker process of ``rate``, ``canon`` or ``verify --workers`` died: the command
-    stopped; the message names the file (the store), how the worker ended and the first
-    line (puzzle; nonograms: ``FILE:LINE``) not answered."""
+    """Worker processes of ``rate``, ``canon`` or ``verify --workers`` kept dying (as
+    :class:`~nanpure.pipeline.executors.WorkerCrashes` says): the command stopped; the
+    message names the file (the store), the lines (puzzles; nonograms: ``FILE:LINE``)
+    being answered, how the last worker ended and the first line not answered."""
 
 
 @dataclass(kw_only=True)
@@ -615,6 +622,10 @@ class BatchJob:
         from .executors import WorkerCrashes
 
         queue: deque[Segment] = deque()
+        workers.restarted = lambda batches, exitcode: print(
+            self._restarted(self._spans(queue, batches), exitcode), file=self.err)
+        if isinstance(workers, _Auto):
+            workers.expected = bar.expected
         try:
             try:
                 for segment in self._segments(chunks, bar):
@@ -636,16 +647,57 @@ class BatchJob:
             at = queue[0].places[0] if queue and queue[0].places else None
             if at is not None:  # what reading found before it, as the answers before it
                 print_pending(queue[0].pending, self.err, at)
-            raise WorkerDied(self._died(str(exc), at)) from exc
+            raise WorkerDied(self._died(exc, self._spans(queue, exc.culprits), at)) from exc
 
     def _segments(self, chunks: Iterator[Any], bar: Progress) -> Iterator[Segment]:
         """The segments of the chunks, in order."""
         raise NotImplementedError
 
-    def _died(self, how: str, place: Any) -> str:
-        """A dead worker's message: ``how`` it ended, where the command stopped (the place
+    #: what the workers do with the puzzles, for messages
+    doing, does = "answering", "answer"
+
+    def _spans(self, queue: deque[Segment], batches: Sequence[Any]) -> list[str]:
+        """Where the puzzles of ``batches`` (of segments in ``queue``) are: each batch's
+        :meth:`_span`, in the order of the input."""
+        firsts = {batch.first for batch in batches}
+        return [self._span(s.places) for s in queue
+                if s.batch is not None and s.batch.first in firsts and s.places]
+
+    def _span(self, places: list[Any]) -> str:
+        """Where the puzzles at ``places`` are, for messages: ``lines 3-9``."""
+        first, last = places[0], places[-1]
+        return f"line {first}" if first == last else f"lines {first}-{last}"
+
+    def _restarted(self, spans: list[str], exitcode: int | None) -> str:
+        """The line that says a worker died and was replaced (running the puzzles at
+        ``spans``, if known), its work given to new workers."""
+        from .executors import ended
+
+        doing = f" {self.doing} {' or '.join(spans)}" if spans else ""
+        again = f", which {self.does} them again" if spans else ""
+        return (f"{self._prefix()}a worker process{doing} {ended(exitcode)}; started new "
+                f"workers{again}")
+
+    def _died(self, crashes: Any, spans: list[str], place: Any) -> str:
+        """The message of a job stopped by workers that kept dying (``crashes``, a
+        :class:`~nanpure.pipeline.executors.WorkerCrashes`): while the puzzles at
+        ``spans`` were answered, or as they started; where the command stopped (the place
         of the first puzzle not answered, if any)."""
-        return f"{self.name}: {how}" + (self._stopped_at(place) if place is not None else "")
+        from .executors import ended
+
+        how = ended(crashes.exitcode).removeprefix("was ")
+        how = f" (the last {how})" if crashes.exitcode is not None else ""
+        if spans:
+            what = (f"worker processes {self.doing} {' or '.join(spans)} died "
+                    f"{crashes.breaks} times{how}")
+        else:
+            what = (f"worker processes died {crashes.breaks} times in a row with no batch "
+                    f"done{how}")
+        return self._prefix() + what + (self._stopped_at(place) if place is not None else "")
+
+    def _prefix(self) -> str:
+        """What a worker's message starts with: the file's (the store's) name."""
+        return f"{self.name}: "
 
     def _stopped_at(self, place: Any) -> str:
         """The end of a dead worker's message: where the command stopped."""
@@ -760,6 +812,8 @@ class _Workers:
 
     def __init__(self, task: Callable[[Any], Any]) -> None:
         self.task = task
+        #: told of each worker that died and was replaced (a pool's)
+        self.restarted: Callable[[list[Any], int | None], None] = lambda batches, code: None
 
     def submit(self, batch: Any) -> Any:
         return self.task(batch)
@@ -776,14 +830,18 @@ class _Workers:
 
 class _Pool(_Workers):
     """Batches answered by ``workers`` processes of a
-    :class:`~nanpure.pipeline.executors.LocalExecutor`, which stops at the first worker
-    that dies (answering its batch again would likely only kill the next one)."""
+    :class:`~nanpure.pipeline.executors.LocalExecutor`, as ``nanpure run``'s: a worker
+    that dies is replaced and the batches not answered are given to the new workers (a
+    batch running at :data:`~nanpure.pipeline.executors.MAX_POOL_BREAKS` deaths stops the
+    job: :class:`~nanpure.pipeline.executors.WorkerCrashes`). Each restart is said by
+    :attr:`restarted` (the batches running when the worker died, how it ended)."""
 
     def __init__(self, workers: int, task: Callable[[Any], Any]) -> None:
         from .executors import IN_FLIGHT_PER_WORKER, LocalExecutor
 
         super().__init__(task)
-        self.executor = LocalExecutor(workers, warm=None, task=task, max_breaks=1)
+        self.executor = LocalExecutor(workers, warm=None, task=task,
+                                      on_restart=lambda *died: self.restarted(*died))
         self.slots = workers * IN_FLIGHT_PER_WORKER
 
     def submit(self, batch: Any) -> Any:
@@ -801,12 +859,130 @@ class _Pool(_Workers):
         self.executor.close(now=now)
 
 
+#: CPU seconds of work that a job without ``--workers`` (``workers=None``) must have
+#: left, by its estimate, before it starts a pool for the rest: the pool takes some
+#: 0.5-1 s to start (its workers load the kernels), and two workers answer some 1.4-1.8
+#: times as fast as one where both cores are free (3 s of work left then take about
+#: 2-2.5 s with the start). README's speed table has the measurements.
+AUTO_SECONDS = 3.0
+#: Seconds over which such a job watches how much of the machine's cores other processes
+#: leave idle before it starts a pool (the kernel counts CPU time in ticks of 10 ms): a
+#: pool only pays with idle cores to run on, and measured 0.78-0.84 times as fast as one
+#: process on large files where the machine had none.
+AUTO_WATCH = 0.5
+
+
+def cpu_ticks() -> tuple[int, int] | None:
+    """The machine's CPU time since it started, in ticks: ``(idle, all)``, idle counting
+    time waiting for input or output (Linux's ``/proc/stat``; None where it cannot tell)."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            fields = [int(field) for field in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    if len(fields) < 5:
+        return None
+    return fields[3] + fields[4], sum(fields)
+
+
+class _Answered:
+    """The answers of a batch answered in this process, as :class:`_Auto` hands them."""
+
+    def __init__(self, answers: Any) -> None:
+        self.answers = answers
+
+
+class _Auto(_Workers):
+    """Batches answered here while the work left looks small, then by a pool (:class:`_Pool`)
+    once it is estimated at more than :data:`AUTO_SECONDS`: the CPU time the batches
+    answered here took a puzzle (after the first, which loads the kernels) times the
+    puzzles not yet handed out, of the :attr:`expected` count (the job's
+    :meth:`Progress.expected`). The pool has a worker for this process's core and one for
+    each other core the machine left idle over the last :data:`AUTO_WATCH` seconds (up to
+    ``workers``): with none idle, there is no pool yet. Asked again after each batch, so
+    that puzzles that turn out harder than the first, or cores that come free, still get
+    the pool."""
+
+    def __init__(self, workers: int, task: Callable[[Any], Any]) -> None:
+        super().__init__(task)
+        self.workers = workers
+        self.pool: _Pool | None = None
+        self.handed = 0  # puzzles handed out
+        self.timed = 0.0  # CPU seconds the batches answered here took, after the first
+        self.timed_puzzles = 0  # their puzzles
+        self.first = True
+        self.watched: tuple[float, tuple[int, int] | None] | None = None  # since when
+        self.expected: Callable[[], int] = lambda: 0
+
+    @property
+    def slots(self) -> int:  # type: ignore[override]
+        return self.pool.slots if self.pool is not None else 1
+
+    def submit(self, batch: Any) -> Any:
+        if self.pool is None and self.timed_puzzles and (
+                self.timed / self.timed_puzzles * (self.expected() - self.handed)
+                > AUTO_SECONDS):
+            idle = self._idle_cores()
+            if idle is not None and (workers := min(self.workers, 1 + round(idle))) > 1:
+                self.pool = _Pool(workers, self.task)
+                self.pool.restarted = lambda *died: self.restarted(*died)
+        self.handed += batch.size
+        if self.pool is not None:
+            return self.pool.submit(batch)
+        # CPU time: on a busy machine the wall clock would take the other processes' share
+        # for work, and start a pool where it helps least
+        start = time.thread_time()
+        answers = self.task(batch)
+        if not self.first:
+            self.timed += time.thread_time() - start
+            self.timed_puzzles += batch.size
+        else:
+            self.watched = (time.monotonic(), cpu_ticks())
+        self.first = False
+        return _Answered(answers)
+
+    def _idle_cores(self) -> float | None:
+        """How many cores the machine left idle since the watch began (then begun again);
+        None when it began less than :data:`AUTO_WATCH` seconds ago, infinity where the
+        machine cannot tell."""
+        assert self.watched is not None
+        began, before = self.watched
+        now = time.monotonic()
+        if now - began < AUTO_WATCH:
+            return None
+        after = cpu_ticks()
+        self.watched = (now, after)
+        if before is None or after is None or after[1] <= before[1]:
+            return float("inf")
+        return (after[0] - before[0]) / (after[1] - before[1]) * (os.cpu_count() or 1)
+
+    def done(self, future: Any) -> bool:
+        return isinstance(future, _Answered) or self.pool is None or self.pool.done(future)
+
+    def result(self, future: Any) -> Any:
+        if isinstance(future, _Answered):
+            return future.answers
+        assert self.pool is not None
+        return self.pool.result(future)
+
+    def close(self, now: bool) -> None:
+        if self.pool is not None:
+            self.pool.close(now)
+
+
 @contextlib.contextmanager
-def batch_workers(workers: int, task: Callable[[Any], Any]) -> Iterator[_Workers]:
-    """Where ``task`` answers batches, in ``workers`` processes (1: this one); at the end
-    the pool is closed, at once when the job did not finish (Ctrl-C, a closed pipe, a
-    worker that died)."""
-    done_by = _Workers(task) if workers <= 1 else _Pool(workers, task)
+def batch_workers(workers: int | None, task: Callable[[Any], Any]) -> Iterator[_Workers]:
+    """Where ``task`` answers batches, in ``workers`` processes (1: this one; None: this
+    one, then the idle cores once the work left looks large enough, :class:`_Auto`); at
+    the end the pool is closed, at once when the job did not finish (Ctrl-C, a closed
+    pipe, workers that kept dying)."""
+    from .executors import default_workers
+
+    if workers is None:
+        cores = default_workers()
+        done_by: _Workers = _Auto(cores, task) if cores > 1 else _Workers(task)
+    else:
+        done_by = _Workers(task) if workers <= 1 else _Pool(workers, task)
     finished = False
     try:
         yield done_by
@@ -817,37 +993,59 @@ def batch_workers(workers: int, task: Callable[[Any], Any]) -> Iterator[_Workers
 
 class Progress:
     """A tqdm bar of the puzzles answered on ``err`` when it is a terminal (or when
-    ``show``), its total what ``total`` says (asked only when there is a bar) or else
-    guessed from how far into the regular file ``stream`` the chunks read so far came;
-    :attr:`messages` is ``err`` for the job's messages, which then go above the bar, and
-    :attr:`answers` is ``out`` for its answers, which go above it too when ``out`` is a
-    terminal (the same one, as a rule: else each answer was written after the bar's
-    text). Without a bar it does nothing: :attr:`messages` is ``err`` itself and
-    :attr:`answers` is ``out``."""
+    ``show``), its total what ``total`` says (asked once, when there is a bar or
+    :meth:`expected` is asked) or else guessed from how far into the regular file
+    ``stream`` the chunks read so far came; :attr:`messages` is ``err`` for the job's
+    messages, which then go above the bar, and :attr:`answers` is ``out`` for its
+    answers, which go above it too when ``out`` is a terminal (the same one, as a rule:
+    else each answer was written after the bar's text). Without a bar it does nothing
+    but guess (:meth:`expected`): :attr:`messages` is ``err`` itself and :attr:`answers`
+    is ``out``."""
 
     def __init__(self, err: TextIO, stream: Any = None, show: bool | None = None,
                  total: Callable[[], int] | None = None, out: TextIO | None = None
                  ) -> None:
         if show is None:
             show = _is_terminal(err)
+        self.total = total
+        self._total: int | None = None  # what total() said, once asked
         self.bar = None
         if show:
             from .generate import progress_bar
 
-            self.bar = progress_bar(total() if total is not None else None, err, show)
+            self.bar = progress_bar(self.expected() if total is not None else None, err,
+                                    show)
         self.messages: Any = err if self.bar is None else _AboveBar(err)
         self.answers: Any = out
         if self.bar is not None and out is not None and _is_terminal(out):
             self.answers = _AboveBar(err, into=out)
-        self.size = _file_size(stream) if self.bar is not None else None
+        self.size = _file_size(stream)
         self.seen = 0
+        self.position: int | None = None  # how far into the file the chunks came
 
     def read(self, puzzles: PuzzleLines) -> None:
         """A chunk was read: guess the total from it."""
         self.seen += len(puzzles.boards)
-        if self.bar is not None and self.size and puzzles.position:
-            self.bar.total = max(round(self.seen * self.size / puzzles.position), self.seen)
+        self.position = puzzles.position or self.position
+        if self.bar is not None and (guess := self._guess()) is not None:
+            self.bar.total = guess
             self.bar.refresh()
+
+    def _guess(self) -> int | None:
+        """The puzzles of the whole regular file, guessed from those read so far."""
+        if not (self.size and self.position):
+            return None
+        return max(round(self.seen * self.size / self.position), self.seen)
+
+    def expected(self) -> int:
+        """How many puzzles the job answers, as far as can be told now: ``total``'s
+        count, else the guess of a regular file's (:meth:`read`), else those read so far."""
+        if self.total is not None:
+            if self._total is None:
+                self._total = self.total()
+            return self._total
+        guess = self._guess()
+        return self.seen if guess is None else guess
 
     def update(self, n: int) -> None:
         if self.bar is not None:
@@ -964,7 +1162,7 @@ CANON_BATCH = 8192
 
 def canon_file(stream: TextIO | BinaryIO, name: str, out: TextIO, err: TextIO,
                input_format: str = "lines", *, chunk: int | None = CHUNK_PUZZLES,
-               workers: int = 1, batch: int = CANON_BATCH,
+               workers: int | None = 1, batch: int = CANON_BATCH,
                progress: bool | None = None) -> int:
     """Print the canonical form (:mod:`nanpure.generator.canon`) of every puzzle of
     ``stream``, one 81-character line each with ``.`` for a blank; equivalent puzzles get

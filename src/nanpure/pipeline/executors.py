@@ -65,10 +65,28 @@ class WorkerCrashes(Exception):
     """Worker processes kept dying while the same batch was running (its message says
     which tasks); what was stored stays, and the run can be resumed."""
 
-    def __init__(self, message: str, exitcode: int | None = None) -> None:
+    def __init__(self, message: str, exitcode: int | None = None,
+                 culprits: Sequence[Any] = (), breaks: int = 0) -> None:
         super().__init__(message)
         #: how the (first) worker seen to die ended: a negative signal number when killed
         self.exitcode = exitcode
+        #: the batches running at each of the ``breaks`` pool breaks (empty: the workers
+        #: died that often in a row with no batch finished)
+        self.culprits = tuple(culprits)
+        self.breaks = breaks
+
+
+def ended(exitcode: int | None) -> str:
+    """How a process that ended with ``exitcode`` ended, for messages.
+
+    >>> ended(-9), ended(1), ended(None)
+    ('was killed by SIGKILL', 'exited with status 1', 'died')
+    """
+    if exitcode is None:
+        return "died"
+    if exitcode < 0 and -exitcode in signal.valid_signals():
+        return f"was killed by {signal.Signals(-exitcode).name}"
+    return f"exited with status {exitcode}"
 
 
 # --- stops -------------------------------------------------------------------------------------
@@ -329,16 +347,19 @@ class LocalExecutor:
                  warm: Sequence[Any] | None = (), warm_kinds: Sequence[str] = (),
                  quota_names: Sequence[str] = (),
                  task: Callable[[Any], Any] = run_batch,
-                 max_breaks: int = MAX_POOL_BREAKS):
+                 max_breaks: int = MAX_POOL_BREAKS,
+                 on_restart: Callable[[list[Any], int | None], None] | None = None):
         """``warm``: the specs whose kernels each worker loads before its first task
         (empty: the basic ones; None: none), ``warm_kinds`` their puzzle kinds (see
         :func:`warm_up`); ``quota_names`` name the batches' quotas in messages; ``task``
         is what a worker does with a batch (:func:`run_batch`; tests give one that fails
         on purpose; ``nanpure rate --workers`` its own, whose batches have ``quota``,
         ``first`` and ``size`` too); ``max_breaks`` is :data:`MAX_POOL_BREAKS` for this
-        pool (1: the first worker that dies stops it)."""
+        pool; ``on_restart(batches, exitcode)`` says a restart instead of the log's
+        warning (the batches running when the worker died, how it ended)."""
         self.workers = workers or default_workers()
         self.max_breaks = max_breaks
+        self.on_restart = on_restart
         self.slots = self.workers * IN_FLIGHT_PER_WORKER
         self.quota_names = tuple(quota_names)
         self.task = task
@@ -443,25 +464,24 @@ class LocalExecutor:
         # how a worker that died ended (running a batch or not), for the message
         exitcode = next((p.exitcode for p in processes.values()
                          if p.exitcode not in (None, -signal.SIGTERM)), None)
-        if self.max_breaks == 1:  # the first death stops the pool, wherever it was
-            how = (f"was killed by {signal.Signals(-exitcode).name}"
-                   if exitcode is not None and -exitcode in signal.valid_signals()
-                   else "died" if exitcode is None else f"exited with status {exitcode}")
-            raise WorkerCrashes(f"a worker process {how}", exitcode)
         if culprits:
             raise WorkerCrashes(
                 f"a worker process died {self.max_breaks} times while "
                 f"{' or '.join(map(self._tasks, culprits))} "
-                f"{'was' if len(culprits) == 1 else 'were'} running; {resume}", exitcode)
+                f"{'was' if len(culprits) == 1 else 'were'} running; {resume}", exitcode,
+                culprits, self.max_breaks)
         if self._barren >= self.max_breaks:
             raise WorkerCrashes(f"worker processes died {self._barren} times in a row with no "
-                                f"batch finished; {resume}", exitcode)
+                                f"batch finished; {resume}", exitcode, (), self._barren)
         self.restarts += 1
         again = [f for f, (_, inner) in self._batches.items() if _lost(inner)]
-        log.warning("a worker process died%s; started new workers and running %d unfinished "
-                    "batches again (restart %d)",
-                    f" while {' or '.join(map(self._tasks, suspects))} ran" if suspects else "",
-                    len(again), self.restarts)
+        if self.on_restart is not None:
+            self.on_restart(suspects, exitcode)
+        else:
+            log.warning("a worker process died%s; started new workers and running %d "
+                        "unfinished batches again (restart %d)",
+                        f" while {' or '.join(map(self._tasks, suspects))} ran"
+                        if suspects else "", len(again), self.restarts)
         self.pool = self._start_pool()
         for f in again:  # in the order they were first handed out
             batch, _ = self._batches[f]

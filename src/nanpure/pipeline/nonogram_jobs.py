@@ -331,7 +331,8 @@ def check_tier(max_tier: str) -> None:
 
 def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text", *,
                steps: bool = False, max_tier: str = "extreme",
-               input_format: str | None = None, workers: int = 1, batch: int = RATE_BATCH,
+               input_format: str | None = None, workers: int | None = 1,
+               batch: int = RATE_BATCH,
                progress: bool | None = None) -> int:
     """``nanpure rate --kind nonogram``: rate every puzzle of ``paths`` with the nonogram
     ladder; the exit status.
@@ -346,9 +347,12 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
     The files are read whole first. With ``workers`` above 1, that many processes count
     and rate ``batch`` puzzles at a time (fewer of large grids: :data:`RATE_CELLS` cells
     at the most, or one puzzle), and the output is the same, in the same order
-    (:class:`~nanpure.pipeline.batch.RatingJob`); a worker that dies stops the command
-    (:class:`~nanpure.pipeline.batch.WorkerDied`, its message naming the first puzzle
-    not answered). ``progress`` shows a bar on ``err`` (default: when it is a terminal).
+    (:class:`~nanpure.pipeline.batch.RatingJob`; None: this process, then the idle cores once
+    the work left looks large, :data:`~nanpure.pipeline.batch.AUTO_SECONDS`); a worker
+    that dies is replaced, as in Sudoku's :func:`~nanpure.pipeline.batch.rate_file`
+    (puzzles whose workers died three times stop the command:
+    :class:`~nanpure.pipeline.batch.WorkerDied`). ``progress`` shows a bar on ``err``
+    (default: when it is a terminal).
     """
     check_tier(max_tier)
     found = collect_puzzles(paths, input_format)
@@ -436,9 +440,19 @@ class _RateJob(RatingJob):
     def _named(self, place: Place) -> str:
         return self.names[place]
 
-    def _died(self, how: str, place: Place | None) -> str:
-        return how + (f"; stopped at {self.names[place]}, the puzzles before it were "
-                      "answered" if place is not None else "")
+    def _span(self, places: list[Place]) -> str:
+        first, last = self.names[places[0]], self.names[places[-1]]
+        if first == last:
+            return first
+        if places[0][0] == places[-1][0]:  # lines of one file: FILE:3-9
+            return f"{first}-{places[-1][1]}"
+        return f"{first} to {last}"
+
+    def _prefix(self) -> str:
+        return ""  # the puzzles' names say the files
+
+    def _stopped_at(self, place: Place) -> str:
+        return f"; stopped at {self.names[place]}, the puzzles before it were answered"
 
 
 def from_image(image_path: str, width: int, height: int | None, out: TextIO, err: TextIO,

@@ -245,6 +245,12 @@ class _VerifyJob(BatchJob):
                                           self.rerate))
                 self.batches += 1
 
+    doing, does = "checking", "check"
+
+    def _span(self, places: list[int]) -> str:
+        return (f"puzzle {places[0]}" if len(places) == 1
+                else f"puzzles {places[0]}-{places[-1]}")
+
     def _stopped_at(self, place: int) -> str:
         return f"; stopped at puzzle {place}, the puzzles before it were checked"
 
@@ -282,7 +288,8 @@ class _VerifyJob(BatchJob):
 
 def verify_command(store_path: str, run: str | None = None,
                    out: TextIO | None = None, err: TextIO | None = None,
-                   rerate: bool = False, *, workers: int = 1, batch: int = VERIFY_BATCH,
+                   rerate: bool = False, *, workers: int | None = 1,
+                   batch: int = VERIFY_BATCH,
                    progress: bool | None = None) -> int:
     """``nanpure verify``: check every stored puzzle (of the runs ``run`` names or
     matches as a glob pattern, or all; :meth:`Store.check_runs`), with ``rerate`` also
@@ -292,10 +299,14 @@ def verify_command(store_path: str, run: str | None = None,
 
     The puzzles are read :data:`VERIFY_CHUNK` at a time (those stored when the check
     began, :meth:`Store.iter_puzzles_with_canon`) and checked ``batch`` at a time, with
-    ``workers`` above 1 in that many processes, a few batches each in flight; what is
+    ``workers`` above 1 in that many processes, a few batches each in flight (None: this
+    process, then the idle cores once the work left looks large,
+    :data:`~nanpure.pipeline.batch.AUTO_SECONDS`); what is
     printed is what checking them all at once in one process prints. A worker that dies
-    stops the command (:class:`~nanpure.pipeline.batch.WorkerDied`, its message naming
-    the first puzzle not checked; no summary). ``progress`` shows a bar on ``err``
+    is replaced and the puzzles not checked go to the new workers (a line on ``err`` says
+    so); puzzles whose workers died three times stop the command
+    (:class:`~nanpure.pipeline.batch.WorkerDied`, its message naming them and the first
+    puzzle not checked; no summary). ``progress`` shows a bar on ``err``
     (default: when it is a terminal), its total counted first."""
     out, err = out or sys.stdout, err or sys.stderr
     with Store(store_path, create=False, writes=False) as store:
