@@ -856,3 +856,36 @@ def test_a_closed_pipe_stops_the_workers_quietly(tmp_path, command):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     assert (proc.returncode, err) == (141, b"")
+
+
+def test_the_automatic_choice_where_the_machine_cannot_tell_its_idle_cores(monkeypatch,
+                                                                           capsys):
+    """Without /proc/stat (macOS, a sandbox) the idle cores are unknown: every core the
+    process may use, not an OverflowError; and a pool that cannot start leaves the work
+    here, said once."""
+    from types import SimpleNamespace
+
+    from nanpure.pipeline import batch as batch_module
+
+    counting = _Counting(0.01)
+    monkeypatch.setattr(batch_module, "_Pool", counting.pool)
+    monkeypatch.setattr("nanpure.pipeline.executors.default_workers", lambda: 3)
+    monkeypatch.setattr(batch_module, "cpu_ticks", lambda: None)
+    monkeypatch.setattr(batch_module, "AUTO_WATCH", 0.0)
+
+    def run() -> list[int]:
+        with batch_workers(None, counting.task) as workers:
+            workers.expected = lambda: 100_000
+            return [workers.result(workers.submit(SimpleNamespace(first=k, size=1)))
+                    for k in range(4)]
+
+    assert run() == [0, 1, 2, 3] and counting.pools == [3]
+
+    def no_processes(workers, task):
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(batch_module, "_Pool", no_processes)
+    assert run() == [0, 1, 2, 3]
+    assert capsys.readouterr().err == (
+        "nanpure: cannot start worker processes ([Errno 38] Function not implemented); "
+        "answering the rest in this process\n")

@@ -36,6 +36,7 @@ import contextlib
 import csv
 import io
 import json
+import math
 import os
 import re
 import stat
@@ -923,9 +924,18 @@ class _Auto(_Workers):
                 self.timed / self.timed_puzzles * (self.expected() - self.handed)
                 > AUTO_SECONDS):
             idle = self._idle_cores()
-            if idle is not None and (workers := min(self.workers, 1 + round(idle))) > 1:
-                self.pool = _Pool(workers, self.task)
-                self.pool.restarted = lambda *died: self.restarted(*died)
+            # infinity: the machine cannot tell (no /proc/stat), so every core it allows
+            workers = (self.workers if idle is None or math.isinf(idle)
+                       else min(self.workers, 1 + round(idle)))
+            if idle is not None and workers > 1:
+                try:
+                    self.pool = _Pool(workers, self.task)
+                except OSError as exc:  # no processes here (no /dev/shm, a process limit)
+                    print(f"nanpure: cannot start worker processes ({exc}); answering the "
+                          "rest in this process", file=sys.stderr)
+                    self.workers = 1
+                else:
+                    self.pool.restarted = lambda *died: self.restarted(*died)
         self.handed += batch.size
         if self.pool is not None:
             return self.pool.submit(batch)
