@@ -170,6 +170,17 @@ class LinkGraph(NamedTuple):
     n_weak: np.ndarray
 
 
+@njit(cache=True, inline="always")
+def _house_places(cand: np.ndarray, h: int, places_of: np.ndarray) -> None:
+    """Fill ``places_of[d]`` with the places (bit k: the house's k-th cell) of digit
+    ``d + 1`` in house ``h``."""
+    places_of[:] = 0
+    for k in range(9):
+        m = np.int64(cand[HOUSES[h, k]])
+        for d in range(9):
+            places_of[d] |= (m >> d & 1) << k
+
+
 @njit(cache=True)
 def build_graph(cand: np.ndarray, mode: int, grouped: bool) -> LinkGraph:
     """The link graph of the position.
@@ -234,11 +245,7 @@ def build_graph(cand: np.ndarray, mode: int, grouped: bool) -> LinkGraph:
         masks = np.zeros(15, dtype=np.int64)
         places_of = np.zeros(9, dtype=np.int64)
         for h in range(27):
-            places_of[:] = 0
-            for k in range(9):
-                m = np.int64(cand[HOUSES[h, k]])
-                for d in range(9):
-                    places_of[d] |= (m >> d & 1) << k
+            _house_places(cand, h, places_of)
             for d in range(9):
                 places = places_of[d]
                 if not grouped:
@@ -508,11 +515,7 @@ def _cell_closing(cand: np.ndarray, mode: int, grouped: bool) -> np.ndarray:
     if grouped:
         places_of = np.empty(9, dtype=np.int64)
         for h in range(27):
-            places_of[:] = 0
-            for k in range(9):
-                m = np.int64(cand[HOUSES[h, k]])
-                for d in range(9):
-                    places_of[d] |= (m >> d & 1) << k
+            _house_places(cand, h, places_of)
             for d in range(9):
                 places = places_of[d]
                 if POPCOUNT[places] < 3 or POPCOUNT[places] > 6:
