@@ -925,9 +925,9 @@ class _Auto(_Workers):
                 > AUTO_SECONDS):
             idle = self._idle_cores()
             # infinity: the machine cannot tell (no /proc/stat), so every core it allows
-            workers = (self.workers if idle is None or math.isinf(idle)
+            workers = (1 if idle is None else self.workers if math.isinf(idle)
                        else min(self.workers, 1 + round(idle)))
-            if idle is not None and workers > 1:
+            if workers > 1:
                 try:
                     self.pool = _Pool(workers, self.task)
                 except OSError as exc:  # no processes here (no /dev/shm, a process limit)

@@ -187,6 +187,14 @@ def _keep_puzzle_ids(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+def _puzzle_row(run_id: int, quota: str, task: int, made: PuzzleRecord,
+                created_at: str | None) -> tuple:
+    """The values of :data:`_ROW_COLUMNS` for ``made``, stored for a run's quota and task:
+    what it was made with, where it belongs, and its canonical form (last)."""
+    return (*(getattr(made, name) for name in MADE_FIELDS), run_id, quota, task,
+            created_at or utc_now(), canonical_forms([made.kind], [made.puzzle])[0])
+
+
 def _finite(value: object) -> object:
     """``value`` (parsed JSON) with every number that is not finite made None."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -254,6 +262,8 @@ SOLUTION = "28654713951392876497416382519482635786237549135791468272948165363175
 #: Columns of ``puzzles`` in table order: what the generator made, and where it belongs.
 PUZZLE_COLUMNS = ("id", *MADE_FIELDS, "run_id", "quota", "task", "created_at")
 _INSERT_COLUMNS = PUZZLE_COLUMNS[1:]
+#: The columns a stored puzzle's row is written with (:func:`_puzzle_row`).
+_ROW_COLUMNS = (*_INSERT_COLUMNS, "canon")
 _SELECT_COLUMNS = ", ".join(f"puzzles.{c}" for c in PUZZLE_COLUMNS)
 
 
@@ -762,15 +772,14 @@ class Store:
         if dedup not in DEDUP_MODES:
             raise ValueError(f"unknown dedup {dedup!r}; expected one of "
                              f"{', '.join(DEDUP_MODES)}")
-        canon = canonical_forms([made.kind], [made.puzzle])[0]
+        row = _puzzle_row(run_id, quota, task, made, created_at)
+        canon = row[-1]
         if dedup == "equivalent" and canon is not None and self.db.execute(
                 "SELECT 1 FROM puzzles WHERE canon = ? LIMIT 1", (canon,)).fetchone():
             return False
-        values = [getattr(made, name) for name in MADE_FIELDS]
         cur = self.db.execute(
-            f"INSERT OR IGNORE INTO puzzles ({', '.join(_INSERT_COLUMNS)}, canon) "
-            f"VALUES ({', '.join('?' * (len(_INSERT_COLUMNS) + 1))})",
-            (*values, run_id, quota, task, created_at or utc_now(), canon))
+            f"INSERT OR IGNORE INTO puzzles ({', '.join(_ROW_COLUMNS)}) "
+            f"VALUES ({', '.join('?' * len(_ROW_COLUMNS))})", row)
         return cur.rowcount == 1
 
     def holders(self, made: PuzzleRecord, *, dedup: str = "exact"
@@ -792,12 +801,9 @@ class Store:
         puzzle or, for ``dedup = "equivalent"``, an equivalent form), inside the caller's
         :meth:`transaction`. Its id stays: a book that picked it while a run was running
         still records it."""
-        canon = canonical_forms([made.kind], [made.puzzle])[0]
-        columns = (*MADE_FIELDS, "run_id", "quota", "task", "created_at", "canon")
-        values = [getattr(made, name) for name in MADE_FIELDS]
         self.db.execute(
-            f"UPDATE puzzles SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ?",
-            (*values, run_id, quota, task, created_at or utc_now(), canon, puzzle_id))
+            f"UPDATE puzzles SET {', '.join(f'{c} = ?' for c in _ROW_COLUMNS)} WHERE id = ?",
+            (*_puzzle_row(run_id, quota, task, made, created_at), puzzle_id))
 
     def equivalence_classes(self, run_globs: Runs = None) -> tuple[int, int]:
         """(Sudoku puzzles stored, distinct equivalence classes among them), in every run
