@@ -494,15 +494,16 @@ def _back(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit: 
 def _spine(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit: float,
            misfits: list[Misfit]) -> SpineWords:
     """Title and author along the spine, reading from the top, as large as fits: as the
-    spine's width allows (up to 14 pt on a 6 in trim), smaller for a long title and
-    author, but not under :data:`MIN_SPINE_SIZE` (a misfit that names the wider of the
-    two first)."""
+    spine's width allows for the fonts they are set in (up to 14 pt on a 6 in trim),
+    smaller for a long title and author, but not under :data:`MIN_SPINE_SIZE` (a misfit
+    that names the wider of the two first)."""
     area = geometry.spine_box.shrink(SAFE, SAFE, SPINE_CLEAR, SPINE_CLEAR)
-    face = pdfmetrics.getFont(fonts.bold).face
-    # the tallest extent of any glyph, above and below the baseline, per point of size
-    ascent, descent = face.ascent / 1000, -face.descent / 1000
-    size = min(14 * unit, area.width / (ascent + descent))
     parts = _spine_parts(settings.title, settings.author)
+    # the reach of the fonts the parts are set in, above and below their one baseline:
+    # a CJK title's font reaches higher than the Latin one, and preflight measures each
+    extents = [fonts.extent(text, bold) for text, bold in parts]
+    ascent, descent = (max(reach) for reach in zip(*extents, strict=True))
+    size = min(14 * unit, area.width / (ascent + descent))
     gap = size * 2
     length = _spine_length(fonts, parts, size)
     if length > area.height:
