@@ -504,14 +504,44 @@ def test_the_front_shows_the_largest_nonogram_with_readable_clues_else_the_most_
                         random_nonogram(30, 30, number=3))
     fonts = load_fonts()
     room = Box(0, 0, 300, 250)
-    assert cover_nonogram(room, [small, big], fonts)[1] == nonogram_of(small)
+    assert cover_nonogram(room, [small, big], fonts)[0] == nonogram_of(small)
     roomy = Box(0, 0, 1000, 1000)  # both readable there: the larger
-    assert cover_nonogram(roomy, [small, big], fonts)[1] == nonogram_of(big)
+    assert cover_nonogram(roomy, [small, big], fonts)[0] == nonogram_of(big)
     # none readable: the one drawn largest
     tiny = Box(0, 0, 60, 60)
-    assert cover_nonogram(tiny, [big, tall, small], fonts)[1] == nonogram_of(small)
-    box, _ = cover_nonogram(room, [small], fonts)
-    assert box.x0 - room.x0 == pytest.approx(room.x1 - box.x1)  # centred, clues included
+    assert cover_nonogram(tiny, [big, tall, small], fonts)[0] == nonogram_of(small)
+    _, figure = cover_nonogram(room, [small], fonts)
+    # centred, clues included
+    assert figure.left - room.x0 == pytest.approx(room.x1 - figure.right)
+
+
+
+def test_the_fronts_nonogram_is_laid_out_once_for_its_box(monkeypatch):
+    """The front laid out the nonogram it chose three times over: for the choice, again
+    for its card and once more to draw it. Now once per candidate, to choose, and once
+    in the box it is drawn in; the cover is the same."""
+    import nanpure.layouts.cover as cover
+    import nanpure.layouts.nonogram as nonogram_layout
+    from nanpure.layouts.cover import CoverSettings, render_cover
+
+    records = [picture_nonogram(10, 10, 1), random_nonogram(15, 15, number=2)]
+    args = (CoverSettings(title="Pictures"), load_fonts(), PAGE_SIZES["6x9in"], 100)
+    before = io.BytesIO()
+    render_cover(*args, before, nonograms=records)
+    chosen = cover.cover_nonogram(cover.cover_layout(*args).picture, records, args[1])[0]
+    real = nonogram_layout.puzzle_layout
+    calls = []
+
+    def counted(*call, **named):
+        calls.append(call[4])  # the nonogram laid out
+        return real(*call, **named)
+
+    monkeypatch.setattr(cover, "puzzle_layout", counted)
+    monkeypatch.setattr(nonogram_layout, "puzzle_layout", counted)
+    after = io.BytesIO()
+    render_cover(*args, after, nonograms=records)
+    assert calls == [nonogram_of(r) for r in records] + [chosen]
+    assert after.getvalue() == before.getvalue()
 
 
 def test_a_mixed_book_front_shows_the_kind_of_its_first_section(tmp_path, mixed_store):
