@@ -597,6 +597,31 @@ def test_when_no_page_size_takes_every_nonogram_the_advice_says_which_fits_none(
                   BookSettings(title="T", page_size="A5"))
 
 
+
+@pytest.mark.parametrize("sections, advice", [
+    # a 4x55 fits only A4's height, a 42x4 only the width of 8.5x11in and letter
+    ([("Tall", [(4, 55)], None), ("Wide", [(42, 4)], None)],
+     'no page_size has room for every nonogram of the book: puzzle id 2, a 42x4 nonogram, '
+     'fits only "8.5x11in" or "letter", the others before it only "A4": put them in '
+     'separate books'),
+    # each 30x30 fits a page of its own from B5 up, but not two to a page
+    ([("Alone", [(30, 30)], None), ("Pairs", [(30, 30), (30, 30)], 2)],
+     "no page_size has room for every nonogram of the book as their sections' "
+     "puzzles_per_page place them: set puzzles_per_page = 1 for those sections and a "
+     'larger page_size ("B5" or "8.25x11in" or "8.5x11in" or "letter" or "A4")'),
+])
+def test_the_page_size_advice_names_the_sizes_each_nonogram_fits(sections, advice):
+    """The page sizes of these refusals are quoted and joined by "or", the smallest
+    first, as the other advice's are."""
+    book = [BookSection(title, tuple(picture_nonogram(w, h, number)
+                                     for number, (w, h) in enumerate(sizes, start=k)),
+                        puzzles_per_page=per_page)
+            for k, (title, sizes, per_page) in enumerate(sections, start=1)]
+    with pytest.raises(LayoutError) as refused:
+        plan_book(book, BookSettings(title="T", page_size="A5"))
+    assert str(refused.value).split("; ", 1)[1] == advice
+
+
 def test_hints_in_a_book_with_nonograms_say_they_are_for_sudoku(tmp_path, mixed_store):
     """hints = true in a book of nonograms said "every puzzle needs only singles"."""
     from nanpure.pipeline.publish import summary
