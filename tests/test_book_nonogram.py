@@ -504,14 +504,44 @@ def test_the_front_shows_the_largest_nonogram_with_readable_clues_else_the_most_
                         random_nonogram(30, 30, number=3))
     fonts = load_fonts()
     room = Box(0, 0, 300, 250)
-    assert cover_nonogram(room, [small, big], fonts)[1] == nonogram_of(small)
+    assert cover_nonogram(room, [small, big], fonts)[0] == nonogram_of(small)
     roomy = Box(0, 0, 1000, 1000)  # both readable there: the larger
-    assert cover_nonogram(roomy, [small, big], fonts)[1] == nonogram_of(big)
+    assert cover_nonogram(roomy, [small, big], fonts)[0] == nonogram_of(big)
     # none readable: the one drawn largest
     tiny = Box(0, 0, 60, 60)
-    assert cover_nonogram(tiny, [big, tall, small], fonts)[1] == nonogram_of(small)
-    box, _ = cover_nonogram(room, [small], fonts)
-    assert box.x0 - room.x0 == pytest.approx(room.x1 - box.x1)  # centred, clues included
+    assert cover_nonogram(tiny, [big, tall, small], fonts)[0] == nonogram_of(small)
+    _, figure = cover_nonogram(room, [small], fonts)
+    # centred, clues included
+    assert figure.left - room.x0 == pytest.approx(room.x1 - figure.right)
+
+
+
+def test_the_fronts_nonogram_is_laid_out_once_for_its_box(monkeypatch):
+    """The front laid out the nonogram it chose three times over: for the choice, again
+    for its card and once more to draw it. Now once per candidate, to choose, and once
+    in the box it is drawn in; the cover is the same."""
+    import nanpure.layouts.cover as cover
+    import nanpure.layouts.nonogram as nonogram_layout
+    from nanpure.layouts.cover import CoverSettings, render_cover
+
+    records = [picture_nonogram(10, 10, 1), random_nonogram(15, 15, number=2)]
+    args = (CoverSettings(title="Pictures"), load_fonts(), PAGE_SIZES["6x9in"], 100)
+    before = io.BytesIO()
+    render_cover(*args, before, nonograms=records)
+    chosen = cover.cover_nonogram(cover.cover_layout(*args).picture, records, args[1])[0]
+    real = nonogram_layout.puzzle_layout
+    calls = []
+
+    def counted(*call, **named):
+        calls.append(call[4])  # the nonogram laid out
+        return real(*call, **named)
+
+    monkeypatch.setattr(cover, "puzzle_layout", counted)
+    monkeypatch.setattr(nonogram_layout, "puzzle_layout", counted)
+    after = io.BytesIO()
+    render_cover(*args, after, nonograms=records)
+    assert calls == [nonogram_of(r) for r in records] + [chosen]
+    assert after.getvalue() == before.getvalue()
 
 
 def test_a_mixed_book_front_shows_the_kind_of_its_first_section(tmp_path, mixed_store):
@@ -565,6 +595,31 @@ def test_when_no_page_size_takes_every_nonogram_the_advice_says_which_fits_none(
                        r"smaller .* or leave them out of the book$"):
         plan_book([BookSection("Tall", (tall,)), BookSection("Huge", (huge,))],
                   BookSettings(title="T", page_size="A5"))
+
+
+
+@pytest.mark.parametrize("sections, advice", [
+    # a 4x55 fits only A4's height, a 42x4 only the width of 8.5x11in and letter
+    ([("Tall", [(4, 55)], None), ("Wide", [(42, 4)], None)],
+     'no page_size has room for every nonogram of the book: puzzle id 2, a 42x4 nonogram, '
+     'fits only "8.5x11in" or "letter", the others before it only "A4": put them in '
+     'separate books'),
+    # each 30x30 fits a page of its own from B5 up, but not two to a page
+    ([("Alone", [(30, 30)], None), ("Pairs", [(30, 30), (30, 30)], 2)],
+     "no page_size has room for every nonogram of the book as their sections' "
+     "puzzles_per_page place them: set puzzles_per_page = 1 for those sections and a "
+     'larger page_size ("B5" or "8.25x11in" or "8.5x11in" or "letter" or "A4")'),
+])
+def test_the_page_size_advice_names_the_sizes_each_nonogram_fits(sections, advice):
+    """The page sizes of these refusals are quoted and joined by "or", the smallest
+    first, as the other advice's are."""
+    book = [BookSection(title, tuple(picture_nonogram(w, h, number)
+                                     for number, (w, h) in enumerate(sizes, start=k)),
+                        puzzles_per_page=per_page)
+            for k, (title, sizes, per_page) in enumerate(sections, start=1)]
+    with pytest.raises(LayoutError) as refused:
+        plan_book(book, BookSettings(title="T", page_size="A5"))
+    assert str(refused.value).split("; ", 1)[1] == advice
 
 
 def test_hints_in_a_book_with_nonograms_say_they_are_for_sudoku(tmp_path, mixed_store):

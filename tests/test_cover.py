@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -294,6 +295,65 @@ def test_a_thin_spine_keeps_its_size_and_refuses_what_does_not_fit_it(tmp_path):
     with pytest.raises(CoverError, match=r"does not fit the spine in 3\.97 pt; shorten "
                                          r"book\.cover\.title"):
         render_cover(settings, load_fonts(), SIX_BY_NINE, 80, io.BytesIO())
+
+
+
+#: Long titles for the spine: Japanese (in the CJK font, whose glyphs reach further above
+#: the baseline than the Latin font's), Japanese with Latin words (both fonts in one
+#: line), and Latin.
+SPINE_TITLES = {
+    "japanese": "ナンプレ 毎晩の数独パズル集 やさしい問題からむずかしい問題まで "
+                "解き方のヒントと答えつき 六十問",
+    "mixed": "ナンプレ 60問 Nightly Sudoku Puzzles from Easy to Hard 毎晩の数独パズル集",
+    "latin": LONG_TITLE[:120],
+}
+
+
+@pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "
+                    "(apt-get install fonts-ipafont-gothic)")
+@pytest.mark.parametrize("pages", [80, 90, 100, 120, 150, 300])
+@pytest.mark.parametrize("language", list(SPINE_TITLES))
+def test_a_long_title_on_the_spine_passes_the_covers_preflight(tmp_path, language, pages):
+    """The spine placed its text by the Latin bold font's ascent and descent: a Japanese
+    title, whose font reaches 0.88 of the size above the baseline to Vera's 0.76, ran past
+    the spine's safe area, so that an 80-page 6 x 9 in cover that the layout passed
+    failed preflight (and so did thicker ones, up to 150 pages, whose text the spine's
+    width sized)."""
+    settings = CoverSettings(title=SPINE_TITLES[language], author="nanpure")
+    pdf = tmp_path / "cover.pdf"
+    render_cover(settings, load_fonts(CJK_FONT), SIX_BY_NINE, pages, str(pdf))
+    report = preflight_cover(pdf, SIX_BY_NINE, pages, "white")
+    assert report.ok, report.format()
+    # the whole title and author, in one or more runs of its fonts
+    assert "".join(text for text, _ in spine_texts(pdf, pages)) == settings.title + "nanpure"
+
+
+@pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "
+                    "(apt-get install fonts-ipafont-gothic)")
+@pytest.mark.parametrize("pages", [100, 150, 300])
+def test_a_japanese_spine_too_long_is_refused_in_one_line_before_drawing(tmp_path, pages):
+    """What the spine cannot hold at its least size is refused by the layout, naming the
+    title and the key to shorten, and the count it gives makes a cover preflight
+    passes (a title and author that each fit the front and back fit the thinner spines
+    of 80 to 90 pages, whose text is smaller than 6 pt)."""
+    from nanpure.layouts.cover import CoverError
+
+    fonts = load_fonts(CJK_FONT)
+    # each fits its own place, the title the back in two lines, the author the front
+    title = SPINE_TITLES["japanese"] + " 第二版 上級者のための特別な問題と詳しい解説つき"
+    settings = CoverSettings(title=title, author=AUTHOR_300[:90])
+    out = io.BytesIO()
+    with pytest.raises(CoverError, match=r"^the spine text 'ナンプレ 毎晩[^']*' by '[^']*' "
+                                         r"does not fit the spine in 6 pt; shorten "
+                                         r"book\.cover\.title \(or book\.title, its "
+                                         r"default\) to (\d+) characters or fewer$") as exc:
+        render_cover(settings, fonts, SIX_BY_NINE, pages, out)
+    assert out.getvalue() == b""
+    most = int(str(exc.value).rsplit(" to ", 1)[1].split()[0])
+    pdf = tmp_path / "fits.pdf"
+    render_cover(replace(settings, title=title[:most].rstrip()), fonts, SIX_BY_NINE, pages,
+                 str(pdf))
+    assert preflight_cover(pdf, SIX_BY_NINE, pages, "white").ok
 
 
 #: An author of 300 characters.

@@ -405,6 +405,33 @@ def test_japanese_title_works_with_the_font_fontconfig_finds(tmp_path, store):
     assert "ナンプレ" in PdfReader(str(book.cover)).pages[0].extract_text()
 
 
+
+@pytest.mark.skipif(find_font("ナ") is None, reason="no CJK TrueType font installed "
+                    "(apt-get install fonts-ipafont-gothic)")
+def test_a_long_japanese_cover_title_on_a_thin_spine_passes_preflight(tmp_path, store,
+                                                                      monkeypatch, capsys):
+    """An 80-page 6 x 9 in book with a long Japanese cover title passed the cover's layout
+    and failed its preflight: the spine's text ran past the spine's safe area."""
+    import nanpure.layouts.cover as cover_module
+
+    # the store's books are thin: their spine as wide as an 80-page book's on white paper
+    monkeypatch.setattr(cover_module, "SPINE_TEXT_PAGES", 20)
+    six_by_nine = 'page_size = "6x9in"\n'
+    pages = publish_book(load_book_config(write_config(tmp_path, store, six_by_nine)),
+                         record=False).plan.page_count
+    per_page = 80 * cover_module.SPINE_PER_PAGE["white"] / pages
+    monkeypatch.setattr(cover_module, "SPINE_PER_PAGE", {"white": per_page, "cream": 1.0})
+    title = "ナンプレ 毎晩の数独パズル集 やさしい問題からむずかしい問題まで 六十問"
+    path = write_config(tmp_path, store, f'{six_by_nine}[book.cover]\ntitle = "{title}"',
+                        out="ja.pdf")
+    assert main(["book", str(path), "--no-record"]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert "safe areas" in out and "FAIL" not in out
+    assert f"spine {80 * 0.002252:.4f} in for {pages} pages" in out
+    spine = PdfReader(str(tmp_path / "ja-cover.pdf")).pages[0].extract_text()
+    assert title.split()[1] in spine
+
+
 def test_the_example_book_configs_are_valid():
     books = dict(example_books())
     assert EXAMPLES / "publish-book.toml" in books

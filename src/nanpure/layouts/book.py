@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
@@ -815,13 +815,17 @@ def _larger_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_pag
     def sizes(box_need: tuple[float, float], n: int) -> list[str]:
         return [name for name in by_area if _holds(room(name, n), box_need)]
 
+    def either(names: Collection[str]) -> str:
+        """``names``, page sizes, quoted and joined by "or", the smallest first."""
+        return " or ".join(f'"{name}"' for name in by_area if name in names)
+
     def fitting(n: int) -> str:
         """The page sizes it fits ``n`` to a page of, and every nonogram of the book its
-        own, quoted and joined by "or", the smallest first."""
+        own, as :func:`either` gives them."""
         names = set(sizes(need, n))
         for _, other, most, same in book:  # the section's own at ``n`` too
             names &= set(sizes(other, n if same else most))
-        return " or ".join(f'"{name}"' for name in by_area if name in names)
+        return either(names)
 
     fewer = "set a smaller puzzles_per_page for the section"
     larger = fitting(per_page)
@@ -844,17 +848,14 @@ def _larger_page_advice(puzzle: PuzzleRecord, need: tuple[float, float], per_pag
                     f"{_size_name(other)}, fits none; "
                     + _no_page_advice(other, other_need, 1, settings, room))
         if not common & set(found):
-            theirs = " or ".join(f'"{name}"' for name in found)
-            mine = " or ".join(f'"{name}"' for name in by_area if name in common)
             return (f"no page_size has room for every nonogram of the book: {_name(other)}, "
-                    f"{_size_name(other)}, fits only {theirs}, the others before it only "
-                    f"{mine}: put them in separate books")
+                    f"{_size_name(other)}, fits only {either(found)}, the others before it "
+                    f"only {either(common)}: put them in separate books")
         common &= set(found)
     # each fits a page of its own on a size they share, but not as their sections place them
-    shared = " or ".join(f'"{name}"' for name in by_area if name in common)
     return ("no page_size has room for every nonogram of the book as their sections' "
             "puzzles_per_page place them: set puzzles_per_page = 1 for those sections and a "
-            f"larger page_size ({shared})")
+            f"larger page_size ({either(common)})")
 
 
 def _size_name(puzzle: PuzzleRecord) -> str:

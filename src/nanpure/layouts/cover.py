@@ -51,7 +51,7 @@ from .book import (
     wrap,
 )
 from .grid import draw_grid
-from .nonogram import MIN_CLUE_SIZE, NonogramLayout, draw_nonogram, puzzle_layout
+from .nonogram import MIN_CLUE_SIZE, NonogramLayout, draw_puzzle, puzzle_layout
 from .pages import BLEED, INCH, Box, Fonts
 
 #: Spine thickness per interior page, in inches, by paper.
@@ -299,9 +299,9 @@ def render_cover(settings: CoverSettings, fonts: Fonts, trim: tuple[float, float
 
 
 def cover_nonogram(room: Box, records: Sequence[PuzzleRecord],
-                   fonts: Fonts) -> tuple[Box, Nonogram]:
-    """The nonogram of ``records`` a front's picture ``room`` shows, and the box to draw
-    it in: nine tenths of the room, as wide as the figure with its clues, so that the
+                   fonts: Fonts) -> tuple[Nonogram, NonogramLayout]:
+    """The nonogram of ``records`` a front's picture ``room`` shows, and its layout: in
+    nine tenths of the room, in a box as wide as the figure with its clues, so that the
     whole figure is centred.
 
     The nonogram is the first of the most cells among those whose clues come out at
@@ -322,8 +322,10 @@ def cover_nonogram(room: Box, records: Sequence[PuzzleRecord],
         raise ValueError("a cover nonogram needs at least one nonogram")
     _, nonogram, layout = best
     wide = layout.right - layout.left
-    return Box(room.x0 + (room.width - wide) / 2, y0, room.x0 + (room.width + wide) / 2,
-               y0 + height), nonogram
+    box = Box(room.x0 + (room.width - wide) / 2, y0, room.x0 + (room.width + wide) / 2,
+              y0 + height)
+    return nonogram, puzzle_layout(box.x0, box.y0, box.width, box.height, nonogram, fonts,
+                                   least=0)
 
 
 def _read_image(path: str, decode: bool = False) -> tuple[ImageReader, tuple[int, int]]:
@@ -494,15 +496,16 @@ def _back(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit: 
 def _spine(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit: float,
            misfits: list[Misfit]) -> SpineWords:
     """Title and author along the spine, reading from the top, as large as fits: as the
-    spine's width allows (up to 14 pt on a 6 in trim), smaller for a long title and
-    author, but not under :data:`MIN_SPINE_SIZE` (a misfit that names the wider of the
-    two first)."""
+    spine's width allows for the fonts they are set in (up to 14 pt on a 6 in trim),
+    smaller for a long title and author, but not under :data:`MIN_SPINE_SIZE` (a misfit
+    that names the wider of the two first)."""
     area = geometry.spine_box.shrink(SAFE, SAFE, SPINE_CLEAR, SPINE_CLEAR)
-    face = pdfmetrics.getFont(fonts.bold).face
-    # the tallest extent of any glyph, above and below the baseline, per point of size
-    ascent, descent = face.ascent / 1000, -face.descent / 1000
-    size = min(14 * unit, area.width / (ascent + descent))
     parts = _spine_parts(settings.title, settings.author)
+    # the reach of the fonts the parts are set in, above and below their one baseline:
+    # a CJK title's font reaches higher than the Latin one, and preflight measures each
+    extents = [fonts.extent(text, bold) for text, bold in parts]
+    ascent, descent = (max(reach) for reach in zip(*extents, strict=True))
+    size = min(14 * unit, area.width / (ascent + descent))
     gap = size * 2
     length = _spine_length(fonts, parts, size)
     if length > area.height:
@@ -615,15 +618,12 @@ class _CoverDrawer:
     def nonogram(self, room: Box, records: Sequence[PuzzleRecord]) -> None:
         """A nonogram of the book, its clues and empty grid, on a white card like a
         Sudoku's."""
-        box, nonogram = cover_nonogram(room, records, self.fonts)
-        figure = puzzle_layout(box.x0, box.y0, box.width, box.height, nonogram, self.fonts,
-                               least=0)
+        nonogram, figure = cover_nonogram(room, records, self.fonts)
         pad = min(room.width, room.height) * 0.054  # a Sudoku card's, 0.06 of 0.9
         self.c.setFillColorRGB(1, 1, 1)
         self.c.roundRect(figure.left - pad, figure.y - pad, figure.right - figure.left
                          + 2 * pad, figure.top - figure.y + 2 * pad, pad, stroke=0, fill=1)
-        draw_nonogram(self.c, box.x0, box.y0, box.width, box.height, nonogram, self.fonts,
-                      least=0)
+        draw_puzzle(self.c, figure, nonogram, self.fonts)
 
     def spine(self, spine: SpineWords) -> None:
         self.c.saveState()

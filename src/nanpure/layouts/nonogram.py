@@ -239,10 +239,17 @@ def draw_nonogram(canvas: Canvas, x: float, y: float, width: float, height: floa
             _draw_title(canvas, layout, title, fonts, (x, x + width))
         return layout
     layout = puzzle_layout(x, y, width, height, puzzle, fonts, least)
+    draw_puzzle(canvas, layout, puzzle, fonts)
+    return layout
+
+
+def draw_puzzle(canvas: Canvas, layout: NonogramLayout, puzzle: NonogramClues,
+                fonts: Fonts) -> None:
+    """Draw the clues and empty grid of ``puzzle`` where ``layout`` (from
+    :func:`puzzle_layout`) puts them."""
     _draw_shading(canvas, layout)
     _draw_lines(canvas, layout, NonogramStyle.for_cell(layout.cell))
     _draw_clues(canvas, layout, puzzle, fonts)
-    return layout
 
 
 def _draw_shading(canvas: Canvas, layout: NonogramLayout) -> None:

@@ -278,6 +278,14 @@ class Fonts:
         return sum(pdfmetrics.stringWidth(run, font, size)
                    for run, font in self.runs(text, bold))
 
+    def extent(self, text: str, bold: bool = False) -> tuple[float, float]:
+        """How far ``text`` may reach above and below its baseline, per point of size:
+        the largest ascent and descent among the fonts of its runs, as the PDF's font
+        descriptors give them (a CJK font's ascent is larger than the Latin font's)."""
+        faces = [pdfmetrics.getFont(font).face for _, font in self.runs(text, bold)]
+        return (max(face.ascent for face in faces) / 1000,
+                max(-face.descent for face in faces) / 1000)
+
 
 def _has_glyphs(font: str, text: str) -> bool:
     glyphs = pdfmetrics.getFont(font).face.charToGlyph
