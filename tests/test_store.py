@@ -331,7 +331,7 @@ def test_store_of_schema_3_gains_empty_se_ratings_and_keeps_new_ones(tmp_path):
         got = store.select_puzzles(run="new", unused_only=False)
         assert [(r.er, r.ep, r.ed) for r in got] == [(2.3, 1.2, 1.2)]
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
     db.close()
 
 
