@@ -18,7 +18,12 @@ from test_run import InlineExecutor
 
 from nanpure.cli import main
 from nanpure.generator.nonogram import format_line, nonogram_from_picture, parse_line
-from nanpure.generator.nonogram.canon import canonical, canonical_line, images
+from nanpure.generator.nonogram.canon import (
+    canonical,
+    canonical_line,
+    canonical_lines,
+    images,
+)
 from nanpure.pipeline.config import NonogramQuota, RunConfig
 from nanpure.pipeline.run import execute
 from nanpure.pipeline.store import CANON_KINDS, COMPLETE, SCHEMA_VERSION, Store
@@ -64,6 +69,7 @@ def test_every_image_of_a_picture_has_the_same_canonical_form(picture):
     assert len(forms) == 1
     (form,) = forms
     assert form in texts and canonical_line(form) == form  # an image, and its own form
+    assert canonical_lines(texts) == [form] * 8  # the store's, read without the checks
     # the images found from the clues are those drawn as pictures
     assert {format_line(p) for p in images(parse_line(texts[0]))} == set(texts)
     width, height = parse_line(form).width, parse_line(form).height

@@ -27,7 +27,8 @@ small, and :data:`KINDS` holds it:
   nonogram text that cannot be read.
 
 Not all of a kind goes through here: :data:`KINDS` is what the run's workers, the config
-check and the solution check call, and what the ladder fingerprint hashes; verify's
+check, the solution check and the store's canonical forms call, and what the ladder
+fingerprint hashes; verify's
 symmetry and rating checks, formats, drawing, statistics and the command line branch on
 the kind's name (the README's "Where to add things" lists those places).
 
