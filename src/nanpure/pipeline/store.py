@@ -5,9 +5,9 @@ unique across all runs), and with its canonical form (its kind's
 :attr:`~nanpure.generator.kinds.Kind.canonical`, indexed), so a run with ``dedup =
 "equivalent"`` also refuses a puzzle equivalent to a stored one (a Sudoku relabelled,
 rotated, transposed, ...; a nonogram mirrored, rotated or transposed). Runs stored before
-schema 8 compare nonograms by their text still (``canon_kinds``). Every accepted puzzle is committed
-in its own small transaction, so killing a run at any moment loses only the work still
-in flight, and running it again continues from what is stored.
+schema 8 still compare nonograms by their text (``canon_kinds``). Every accepted puzzle
+is committed in its own small transaction, so killing a run at any moment loses only the
+work still in flight, and running it again continues from what is stored.
 
 >>> made = PuzzleRecord(puzzle=PUZZLE, solution=SOLUTION, tier="easy", score=400,
 ...                     hardest="Hidden Single", techniques="Hidden Single:20",
