@@ -178,13 +178,17 @@ def assert_family_keeps_true_candidates(family: str, rows: list[dict[str, str]])
 
 
 def old_store(path, version: int) -> sqlite3.Connection:
-    """An empty store of an older schema ``version`` (1 to 6) at ``path``, open, for
+    """An empty store of an older schema ``version`` (1 to 7) at ``path``, open, for
     migration tests: today's schema without what later versions added."""
     from nanpure.pipeline.store import APPLICATION_ID, SCHEMA
 
-    # added by version 7
-    schema = SCHEMA.replace("id INTEGER PRIMARY KEY AUTOINCREMENT", "id INTEGER PRIMARY KEY")
-    assert "AUTOINCREMENT" not in schema
+    # added by version 8: the runs' canon_kinds, the canon index by kind
+    schema = SCHEMA.replace(",\n    canon_kinds TEXT\n", "\n").replace(
+        "ON puzzles(canon, kind)", "ON puzzles(canon)")
+    assert "canon_kinds" not in schema and "(canon, kind)" not in schema
+    if version < 7:
+        schema = schema.replace("id INTEGER PRIMARY KEY AUTOINCREMENT", "id INTEGER PRIMARY KEY")
+        assert "AUTOINCREMENT" not in schema
     if version < 6:
         schema = schema.replace(",\n    seconds REAL\n", "\n")
     if version < 5:

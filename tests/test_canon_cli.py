@@ -78,8 +78,9 @@ def test_canon_is_sudoku_only_and_says_so(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines() == [canonical_text(A)]
     assert main(["canon", "--kind", "nonogram", str(path)]) == 2
     captured = capsys.readouterr()
-    assert (captured.out, captured.err) == ("", "nanpure: canon is for Sudoku puzzles only; "
-                                            "nonograms have no canonical form in nanpure\n")
+    assert (captured.out, captured.err) == (
+        "", "nanpure: canon is for Sudoku puzzles only; for a nonogram's canonical form call "
+        "canonical_line of nanpure.generator.nonogram.canon from Python\n")
     with pytest.raises(SystemExit):
         main(["canon", "--help"])
     assert "canonical form (Sudoku only" in " ".join(capsys.readouterr().out.split())

@@ -331,7 +331,7 @@ def test_store_of_schema_3_gains_empty_se_ratings_and_keeps_new_ones(tmp_path):
         got = store.select_puzzles(run="new", unused_only=False)
         assert [(r.er, r.ep, r.ed) for r in got] == [(2.3, 1.2, 1.2)]
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
     db.close()
 
 
@@ -537,7 +537,7 @@ def test_the_unused_puzzles_of_a_family_are_read_a_batch_at_a_time(tmp_path, mon
 
 
 def _nonograms(store, run_id, quota, tasks, first):
-    """Store nonogram records (no canonical form to compute) of ``tasks`` in ``quota``."""
+    """Store nonogram records (1x1 texts, never solved) of ``tasks`` in ``quota``."""
     for k, task in enumerate(tasks):
         store.add_puzzle(run_id, quota, task, PuzzleRecord(
             puzzle=f"1x1 {first + k}/1", solution="1", tier="easy", score=1, hardest="x",

@@ -233,8 +233,8 @@ def _add_canon(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "canon",
         help="print the canonical form of Sudoku puzzles, one per line",
-        description="Print each Sudoku puzzle's canonical form (Sudoku only: nonograms "
-        "have none here): the one representative of all "
+        description="Print each Sudoku puzzle's canonical form (Sudoku only: a "
+        "nonogram's is kept in the store): the one representative of all "
         "puzzles equivalent to it by relabelling the digits, permuting bands, stacks, rows "
         "within a band and columns within a stack, and transposing. Equivalent puzzles get "
         "the same line ('.' for a blank), others different ones. Input as for solve; a "
@@ -255,8 +255,9 @@ def _run_canon(args: argparse.Namespace) -> int:
     from .pipeline.batch import canon_file
 
     if args.kind != "sudoku":
-        raise UsageError("canon is for Sudoku puzzles only; nonograms have no canonical "
-                         "form in nanpure")
+        raise UsageError("canon is for Sudoku puzzles only; for a nonogram's canonical "
+                         "form call canonical_line of nanpure.generator.nonogram.canon "
+                         "from Python")
     _check_at_least_one(args, "workers")
     return _over_file(args, ("canon",), lambda stream, name, fmt: canon_file(
         stream, name, sys.stdout, sys.stderr, input_format=fmt, workers=args.workers))

@@ -18,10 +18,17 @@ small, and :data:`KINDS` holds it:
   against generator bugs;
 - ``ladder()``: what identifies the kind's ladder today, the rows its
   :func:`ladder_fingerprint` hashes (runs record it; ``nanpure verify`` re-checks ratings
-  made with today's).
+  made with today's);
+- ``canonical(puzzles)``: the canonical form of each puzzle text, the one text shared by
+  every puzzle equivalent to it (what ``dedup = "equivalent"`` compares; the store keeps
+  it beside the puzzle): Sudoku's under relabelling, rotation, reflection and
+  transposition (:mod:`~nanpure.generator.canon`), a nonogram's under the rectangle's 8
+  mirror images and rotations (:mod:`~nanpure.generator.nonogram.canon`), None for a
+  nonogram text that cannot be read.
 
 Not all of a kind goes through here: :data:`KINDS` is what the run's workers, the config
-check and the solution check call, and what the ladder fingerprint hashes; verify's
+check, the solution check and the store's canonical forms call, and what the ladder
+fingerprint hashes; verify's
 symmetry and rating checks, formats, drawing, statistics and the command line branch on
 the kind's name (the README's "Where to add things" lists those places).
 
@@ -39,6 +46,8 @@ nonogram  the one-line form ``WxH rows/columns`` /        cells to decide (W x H
 ['nonogram', 'sudoku']
 >>> kind_of("sudoku").name
 'sudoku'
+>>> kind_of("nonogram").canonical(["3x2 1.1,3/2,1,2", "2x3 2,1,2/3,1.1"])
+['2x3 2,1,2/1.1,3', '2x3 2,1,2/1.1,3']
 """
 
 from __future__ import annotations
@@ -63,6 +72,7 @@ class Kind:
     fits: Callable[[PuzzleRecord, Any], bool]
     rarity: Callable[[Any], str | None]
     ladder: Callable[[], list]
+    canonical: Callable[[Sequence[str]], list[str | None]]
 
 
 # --- sudoku -----------------------------------------------------------------------------------
@@ -101,6 +111,29 @@ def _sudoku_ladder() -> list:
     from .ladder import LADDER
 
     return [[t.code, t.name, t.tier, t.score, list(t.variants), t.enabled] for t in LADDER]
+
+
+def _sudoku_canonical(puzzles: Sequence[str]) -> list[str | None]:
+    """The canonical forms (81 characters, ``.`` for a blank) of Sudoku puzzle lines, in
+    one batch; a BoardError for a line that is not a puzzle."""
+    import numpy as np
+
+    from .board import parse, scan_puzzle_text
+    from .canon import canonical_batch, canonical_batch_kernel
+
+    if not puzzles:
+        return []
+    # one pass of the line scanner reads and checks them all (a run stores one puzzle at a
+    # time, and parse's per-house checks in Python were most of the store's work per
+    # puzzle); a line it does not take is parsed on its own for parse's message
+    boards, numbers, _, problems = scan_puzzle_text("\n".join(puzzles).encode())
+    if problems or len(numbers) != len(puzzles):
+        canonical = canonical_batch(np.stack([parse(t) for t in puzzles]))
+    else:  # the scan checked digits and houses, as canonical_batch would again
+        canonical = canonical_batch_kernel(np.ascontiguousarray(boards, dtype=np.uint8))
+    chars = np.where(canonical == 0, 46, canonical + 48).astype(np.uint8)  # 46: "."
+    text = chars.tobytes().decode("ascii")
+    return [text[81 * n : 81 * n + 81] for n in range(len(puzzles))]
 
 
 def _sudoku_fits(made: PuzzleRecord, spec: Any) -> bool:
@@ -171,6 +204,12 @@ def _nonogram_ladder() -> list:
     return [[t.name, t.tier, t.score] for t in TECHNIQUES]
 
 
+def _nonogram_canonical(puzzles: Sequence[str]) -> list[str | None]:
+    from .nonogram.canon import canonical_lines
+
+    return canonical_lines(puzzles)
+
+
 def _nonogram_fits(made: PuzzleRecord, spec: Any) -> bool:
     from .nonogram import TIERS
 
@@ -217,9 +256,10 @@ def _solution_problem(count: int, solution: str | None, stored: str) -> str | No
 
 KINDS: dict[str, Kind] = {
     "sudoku": Kind("sudoku", _sudoku_make, _sudoku_check, _sudoku_verify, _sudoku_fits,
-                   _sudoku_rarity, _sudoku_ladder),
+                   _sudoku_rarity, _sudoku_ladder, _sudoku_canonical),
     "nonogram": Kind("nonogram", _nonogram_make, _nonogram_check, _nonogram_verify,
-                     _nonogram_fits, _nonogram_rarity, _nonogram_ladder),
+                     _nonogram_fits, _nonogram_rarity, _nonogram_ladder,
+                     _nonogram_canonical),
 }
 
 

@@ -63,6 +63,7 @@ from .executors import (
 )
 from .quotas import Batch, QuotaState, Stock, TaskResult, in_stock, pick_quota
 from .store import (
+    CANON_KINDS,
     COMPLETE,
     FAILED,
     INTERRUPTED,
@@ -522,7 +523,8 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                 # without bars, progress lines only where nobody chose --no-progress
                 lines = progress is None and not sys.stderr.isatty()
                 loop = TaskLoop(states, specs, config.seed, executor,
-                                _Keeper(store, run.id, config.dedup, states), started=started,
+                                _Keeper(store, run.id, config.dedup, states,
+                                        run.equivalent_kinds), started=started,
                                 deadline=started + (config.max_seconds or math.inf),
                                 batch_scope=store.transaction,
                                 tick=_Watch(config.name, states, started, bars, lines=lines,
@@ -729,18 +731,24 @@ class _Keeper:
     A puzzle that a later quota of the same run holds is taken from it: the quota that
     comes first in the run's config keeps a puzzle both make, whichever made it first, so
     the puzzles stored do not depend on how the quotas' tasks interleave (which depends
-    on timing). The later quota gives it up and makes another."""
+    on timing). The later quota gives it up and makes another.
+
+    ``dedup = "equivalent"`` compares the puzzles of ``kinds`` by canonical form, others by
+    text: a run stored before nonograms had canonical forms keeps comparing them by text
+    (:attr:`.store.RunRecord.equivalent_kinds`), so resumed it stores what it would have
+    stored uninterrupted."""
 
     store: Store
     run_id: int
     dedup: str = "exact"
     states: Sequence[QuotaState] = ()
+    kinds: Sequence[str] = CANON_KINDS
 
     def __call__(self, state: QuotaState, result: TaskResult) -> str:
         if result.made is None:
             return "rejected"
         if self.store.insert_puzzle(self.run_id, state.name, result.number, result.made,
-                                    dedup=self.dedup):
+                                    dedup=self._dedup(result.made)):
             return "accepted"
         later = self._later_holder(state, result.made)
         if later is None:
@@ -753,11 +761,16 @@ class _Keeper:
                  state.name, holder.name, holder.name)
         return "accepted"
 
+    def _dedup(self, made: PuzzleRecord) -> str:
+        """The dedup ``made`` is judged by: the run's, or ``exact`` for a kind the run
+        compares by text."""
+        return self.dedup if made.kind in self.kinds else "exact"
+
     def _later_holder(self, state: QuotaState, made: PuzzleRecord
                       ) -> tuple[int, QuotaState] | None:
         """The puzzle id and quota of the one stored puzzle that keeps ``made`` out, when
         a quota after ``state`` in this run holds it and no book does; else None."""
-        held = self.store.holders(made, dedup=self.dedup)
+        held = self.store.holders(made, dedup=self._dedup(made))
         if len(held) != 1:
             return None
         puzzle_id, run_id, quota, in_book = held[0]

@@ -1,11 +1,13 @@
 """The SQLite store: runs, the puzzles they made, and the books that printed them.
 
 One file holds everything a publisher keeps. A puzzle is stored once (its text is
-unique across all runs), and with its canonical form (:mod:`nanpure.generator.canon`,
-indexed), so a run with ``dedup = "equivalent"`` also refuses a puzzle equivalent to a
-stored one (relabelled, rotated, transposed, ...). Every accepted puzzle is committed
-in its own small transaction, so killing a run at any moment loses only the work still
-in flight, and running it again continues from what is stored.
+unique across all runs), and with its canonical form (its kind's
+:attr:`~nanpure.generator.kinds.Kind.canonical`, indexed), so a run with ``dedup =
+"equivalent"`` also refuses a puzzle equivalent to a stored one (a Sudoku relabelled,
+rotated, transposed, ...; a nonogram mirrored, rotated or transposed). Runs stored before
+schema 8 still compare nonograms by their text (``canon_kinds``). Every accepted puzzle
+is committed in its own small transaction, so killing a run at any moment loses only the
+work still in flight, and running it again continues from what is stored.
 
 >>> made = PuzzleRecord(puzzle=PUZZLE, solution=SOLUTION, tier="easy", score=400,
 ...                     hardest="Hidden Single", techniques="Hidden Single:20",
@@ -30,7 +32,10 @@ a new store is refused alike in a directory this process may not write.
 
 Each run records the fingerprints of the ladders that rated its puzzles (``ladders``, JSON
 ``{kind: fingerprint}``; NULL for runs stored before schema 5), so ``nanpure verify`` knows
-whether rating a puzzle again must give its stored rating.
+whether rating a puzzle again must give its stored rating, and the kinds whose puzzles
+it compares by canonical form under ``dedup = "equivalent"`` (``canon_kinds``, a JSON list;
+NULL for runs stored before schema 8, when nonograms had no canonical form: Sudoku only),
+so that a run resumed keeps refusing what it refused when it was made.
 """
 
 from __future__ import annotations
@@ -52,9 +57,8 @@ from datetime import UTC, datetime
 from itertools import chain, islice
 from pathlib import Path
 
-import numpy as np
-
 from ..files import STORE_APPLICATION_ID, WriteError, make_parent, store_closed, store_open
+from ..generator.kinds import KINDS
 from ..record import MADE_FIELDS, PuzzleRecord
 from ..words import counted
 from .config import DEDUP_MODES
@@ -62,7 +66,7 @@ from .config import DEDUP_MODES
 log = logging.getLogger(__name__)
 
 #: Bumped whenever the schema changes; kept in ``PRAGMA user_version``.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 #: Bytes of the write-ahead journal SQLite keeps once a checkpoint empties it.
 JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
 #: ``PRAGMA application_id`` of a nanpure store (the bytes "nanp").
@@ -78,7 +82,8 @@ CREATE TABLE runs (
     finished_at TEXT,
     status TEXT NOT NULL,
     ladders TEXT,
-    seconds REAL
+    seconds REAL,
+    canon_kinds TEXT
 );
 CREATE TABLE puzzles (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -103,7 +108,7 @@ CREATE TABLE puzzles (
 );
 CREATE INDEX puzzles_by_run ON puzzles(run_id, quota, task);
 CREATE INDEX puzzles_by_tier ON puzzles(tier);
-CREATE INDEX puzzles_by_canon ON puzzles(canon);
+CREATE INDEX puzzles_by_canon ON puzzles(canon, kind);
 CREATE TABLE books (
     id INTEGER PRIMARY KEY,
     title TEXT NOT NULL,
@@ -128,41 +133,33 @@ _CANON_BATCH = 4096
 
 
 def canonical_forms(kinds: Sequence[str], puzzles: Sequence[str]) -> list[str | None]:
-    """The canonical form (81 characters, ``.`` for a blank) of each Sudoku puzzle, None
-    for other kinds, in one batch.
+    """The canonical form of each puzzle (its kind's
+    :attr:`~nanpure.generator.kinds.Kind.canonical`), a batch of each kind at a time: a
+    Sudoku's 81 characters (``.`` for a blank), a nonogram's one-line form (None for a
+    nonogram that cannot be read, and for a kind nanpure does not know).
 
-    >>> canonical_forms(["sudoku", "nonogram"], ["." * 80 + "7", "x"])
-    ['................................................................................1', None]
+    >>> canonical_forms(["sudoku", "nonogram"], ["." * 80 + "7", "3x2 1.1,3/2,1,2"])
+    ['................................................................................1', \
+'2x3 2,1,2/1.1,3']
     """
-    from ..generator.board import parse, scan_puzzle_text
-    from ..generator.canon import canonical_batch, canonical_batch_kernel
-
-    sudoku = [k for k, kind in enumerate(kinds) if kind == "sudoku"]
     forms: list[str | None] = [None] * len(puzzles)
-    if not sudoku:
-        return forms
-    # one pass of the line scanner reads and checks them all (a run stores one puzzle at a
-    # time, and parse's per-house checks in Python were most of the store's work per
-    # puzzle); a line it does not take is parsed on its own for parse's message
-    texts = [puzzles[k] for k in sudoku]
-    boards, numbers, _, problems = scan_puzzle_text("\n".join(texts).encode())
-    if problems or len(numbers) != len(texts):
-        canonical = canonical_batch(np.stack([parse(t) for t in texts]))
-    else:  # the scan checked digits and houses, as canonical_batch would again
-        canonical = canonical_batch_kernel(np.ascontiguousarray(boards, dtype=np.uint8))
-    chars = np.where(canonical == 0, 46, canonical + 48).astype(np.uint8)  # 46: "."
-    text = chars.tobytes().decode("ascii")
-    for n, k in enumerate(sudoku):
-        forms[k] = text[81 * n : 81 * n + 81]
+    for kind in sorted(set(kinds) & set(KINDS)):
+        places = [k for k, name in enumerate(kinds) if name == kind]
+        found = KINDS[kind].canonical([puzzles[k] for k in places])
+        for k, form in zip(places, found, strict=True):
+            forms[k] = form
     return forms
 
 
-def _fill_canon(db: sqlite3.Connection) -> None:
-    """Give every stored puzzle its canonical form (migration 2 -> 3), in batches."""
+def _fill_canon(db: sqlite3.Connection, kinds: Sequence[str] | None = None) -> None:
+    """Give every stored puzzle (of ``kinds``, or of every kind) its canonical form, in
+    batches (migration 2 -> 3; 7 -> 8 for nonograms)."""
     last = 0
+    only = f" AND kind IN ({', '.join('?' * len(kinds))})" if kinds is not None else ""
     while True:
-        rows = db.execute("SELECT id, kind, puzzle FROM puzzles WHERE id > ? ORDER BY id "
-                          "LIMIT ?", (last, _CANON_BATCH)).fetchall()
+        rows = db.execute(f"SELECT id, kind, puzzle FROM puzzles WHERE id > ?{only} "
+                          "ORDER BY id LIMIT ?", (last, *(kinds or ()), _CANON_BATCH)
+                          ).fetchall()
         if not rows:
             return
         forms = canonical_forms([r[1] for r in rows], [r[2] for r in rows])
@@ -239,12 +236,26 @@ MIGRATIONS: dict[int, tuple[str | Callable[[sqlite3.Connection], None], ...]] = 
     5: ("ALTER TABLE runs ADD COLUMN seconds REAL",),
     # version 6 -> 7: a deleted puzzle's id is never given again; configs SQLite can read
     6: (_keep_puzzle_ids, _finite_configs),
+    # version 7 -> 8: nonograms gain their canonical form (the index holds the kind too,
+    # so that stats counts Sudoku's classes from it alone); the runs stored before keep
+    # comparing nonograms by text (canon_kinds NULL: Sudoku only)
+    7: ("ALTER TABLE runs ADD COLUMN canon_kinds TEXT",
+        "DROP INDEX IF EXISTS puzzles_by_canon",
+        lambda db: _fill_canon(db, ("nonogram",)),
+        "CREATE INDEX puzzles_by_canon ON puzzles(canon, kind)"),
 }
 
 #: The ``extra`` of a log record that is a notice for the person running the command:
 #: every command shows it on stderr as its bare message, ``nanpure run`` too, whose other
 #: records carry their time, process and level there (:func:`.run.run_logging`).
 NOTICE = {"notice": True}
+
+#: The kinds a new run compares by canonical form under ``dedup = "equivalent"``: every
+#: kind (each has a canonical form).
+CANON_KINDS = tuple(sorted(KINDS))
+#: The kinds a run stored before schema 8 compares by canonical form (``canon_kinds``
+#: NULL): nonograms had none then.
+OLD_CANON_KINDS = ("sudoku",)
 
 #: What a run whose sessions used different ladders records for that kind.
 LADDER_CHANGED = "changed"
@@ -373,6 +384,15 @@ class RunRecord:
     #: wall seconds of the finished sessions, added up (a resumed run's idle time between
     #: them left out); None when not recorded
     seconds: float | None = None
+    #: JSON list of the kinds compared by canonical form under dedup = "equivalent";
+    #: None for a run stored before schema 8 (:data:`OLD_CANON_KINDS`)
+    canon_kinds: str | None = None
+
+    @property
+    def equivalent_kinds(self) -> tuple[str, ...]:
+        """The kinds whose puzzles this run refuses when equivalent to a stored one under
+        ``dedup = "equivalent"`` (others only when the same text)."""
+        return tuple(json.loads(self.canon_kinds)) if self.canon_kinds else OLD_CANON_KINDS
 
     def ladder(self, kind: str) -> str | None:
         """The fingerprint of the ladder that rated this run's puzzles of ``kind``: None
@@ -656,7 +676,9 @@ class Store:
         """Create the run ``name`` (status ``running``), or mark the stored one running
         again; the caller checks that a stored run's seed and config still match.
         ``began_at`` is when this session began (ISO-8601 UTC, default now): a new run's
-        ``started_at``.
+        ``started_at``. A new run compares the puzzles of every kind by canonical form
+        under ``dedup = "equivalent"`` (:attr:`RunRecord.equivalent_kinds`); a stored one
+        keeps the kinds it was made with.
 
         ``ladders`` are the fingerprints of the ladders rating this session's puzzles
         (``{kind: fingerprint}``); a resumed run that recorded others for a kind records
@@ -666,9 +688,9 @@ class Store:
             if run is None:
                 self.db.execute(
                     "INSERT INTO runs (name, seed, config, started_at, status, ladders, "
-                    "seconds) VALUES (?, ?, ?, ?, ?, ?, 0)",
+                    "seconds, canon_kinds) VALUES (?, ?, ?, ?, ?, ?, 0, ?)",
                     (name, seed, config, began_at or utc_now(), RUNNING,
-                     json.dumps(ladders) if ladders else None))
+                     json.dumps(ladders) if ladders else None, json.dumps(CANON_KINDS)))
             else:
                 known = json.loads(run.ladders) if run.ladders else None
                 if known is not None and ladders is not None:
@@ -775,7 +797,8 @@ class Store:
         row = _puzzle_row(run_id, quota, task, made, created_at)
         canon = row[-1]
         if dedup == "equivalent" and canon is not None and self.db.execute(
-                "SELECT 1 FROM puzzles WHERE canon = ? LIMIT 1", (canon,)).fetchone():
+                "SELECT 1 FROM puzzles WHERE kind = ? AND canon = ? LIMIT 1",
+                (made.kind, canon)).fetchone():
             return False
         cur = self.db.execute(
             f"INSERT OR IGNORE INTO puzzles ({', '.join(_ROW_COLUMNS)}) "
@@ -788,8 +811,10 @@ class Store:
         the store under ``dedup``: the same text or, with ``"equivalent"``, the same
         canonical form."""
         canon = canonical_forms([made.kind], [made.puzzle])[0]
-        same = "puzzle = ?" + (" OR canon = ?" if dedup == "equivalent" else "")
-        params = (made.puzzle, canon) if dedup == "equivalent" else (made.puzzle,)
+        same = "puzzle = ?" + (" OR (kind = ? AND canon = ?)" if dedup == "equivalent"
+                               else "")
+        params = ((made.puzzle, made.kind, canon) if dedup == "equivalent"
+                  else (made.puzzle,))
         rows = self._rows(
             "SELECT id, run_id, quota, EXISTS (SELECT 1 FROM book_puzzles "
             f"WHERE puzzle_id = puzzles.id) FROM puzzles WHERE {same}", params)
@@ -810,10 +835,12 @@ class Store:
         (or in those whose names match ``run_globs``); the two differ only where runs with
         ``dedup = "exact"`` stored equivalent puzzles."""
         # no join with runs: without a run filter SQLite then counts from the covering
-        # index puzzles_by_canon alone, ten times faster than reading the table
+        # index puzzles_by_canon (canon, kind) alone, ten times faster than reading the
+        # table
         where, params = _runs_matching(run_globs)
-        sql = f"SELECT count(canon), count(DISTINCT canon) FROM puzzles{_where(where)}"
-        n, classes = self._rows(sql, params)[0]
+        sql = ("SELECT count(canon), count(DISTINCT canon) FROM puzzles"
+               f"{_where(['kind = ?', *where])}")
+        n, classes = self._rows(sql, ["sudoku", *params])[0]
         return n, classes
 
     def puzzle_groups(self, run_globs: Runs = None

@@ -6,8 +6,8 @@ Each puzzle is checked by its kind (:mod:`nanpure.generator.kinds`):
 - it has exactly one solution, and that is the stored one;
 - its pattern has the symmetry recorded for it (Sudoku: the givens; nonograms: the
   picture), and a Sudoku's blank count is the stored one;
-- ``nanpure verify`` only: a Sudoku's canonical form is the stored one (which
-  ``dedup = "equivalent"`` compares);
+- ``nanpure verify`` only: its canonical form (a Sudoku's, a nonogram's) is the stored
+  one (which ``dedup = "equivalent"`` compares);
 - rated again, it gets the stored rating (tier, score, hardest technique and the
   techniques used), when the run that made it recorded the fingerprint of the ladder it
   was rated with and that is today's ladder. Otherwise the rating is not re-checked
@@ -166,9 +166,9 @@ def _check_canons(records: Sequence[PuzzleRecord], canons: Mapping[int, str],
     form (``canons`` by id; what ``dedup = "equivalent"`` compares) is not the puzzle's."""
     from .store import canonical_forms
 
-    places = [k for k, r in enumerate(records)
-              if problems[k] is None and r.id in canons and r.kind == "sudoku"]
-    forms = canonical_forms(["sudoku"] * len(places), [records[k].puzzle for k in places])
+    places = [k for k, r in enumerate(records) if problems[k] is None and r.id in canons]
+    forms = canonical_forms([records[k].kind for k in places],
+                            [records[k].puzzle for k in places])
     for k, form in zip(places, forms, strict=True):
         if form != canons[records[k].id]:
             problems[k] = (f"has the canonical form {form}, but the store says "
