@@ -76,6 +76,21 @@ def test_a_singles_puzzle_needs_a_naked_single():
     assert (r.er, r.ep, r.ed) == (2.3, 1.2, 1.2)
 
 
+@pytest.mark.parametrize("puzzle, er, ep, ed", [
+    # the hidden pair 78 of column 1 (and box 1) leaves 2 a hidden single in row 3 only:
+    # SE needs a hidden pair (3.4), no direct one
+    (".....9.....1.6...7...3.1.6.5.48..72..86.2.53..27..69.4.5.6.2...6...3.2.....7.....",
+     3.4, 1.2, 1.2),
+    # the hidden pair 38 of box 8 leaves 4 a hidden single in row 8 only: SE starts with
+    # pointing (2.6) and places its first digit after a hidden pair (3.4)
+    (".6..9.....9563.2...4...8....8.7....2..7...5..4....3.7....2...8...1.6972.....1..5.",
+     6.6, 3.4, 2.6),
+])
+def test_a_direct_hidden_pair_leaves_a_hidden_single_in_its_own_house(puzzle, er, ep, ed):
+    r = se_rate(parse(puzzle))
+    assert (r.er, r.ep, r.ed) == (er, ep, ed)
+
+
 def test_se_ladder_is_the_ladder_in_se_order():
     assert sorted(t.code for t in SE_LADDER) == sorted(t.code for t in LADDER)
     assert [t.code for t in SE_LADDER[:3]] == ["fh", "n1", "h1"]

@@ -24,7 +24,8 @@ differ:
 
 - the climb runs the singles first, in HoDoKu's order. SE places a hidden single in a box
   before one in a line, and below the naked single it has the "direct" techniques: an
-  intersection or hidden pair whose eliminations leave a hidden single, which is placed.
+  intersection or hidden pair whose eliminations leave a hidden single (a hidden pair's
+  in its own house), which is placed (without the eliminations).
   Placements never make another one impossible, so every run of them between two other
   steps ends in the same position whatever the order; :func:`singles_levels` replays each
   run in SE's order for the highest rating it needs, and a puzzle that those placements
@@ -251,8 +252,8 @@ def _direct_intersection(cand: np.ndarray, claiming: bool, gone: np.ndarray) -> 
 
 @njit(cache=True)
 def _direct_hidden_subset(cand: np.ndarray, size: int, gone: np.ndarray) -> tuple[int, int]:
-    """A hidden single left by the eliminations of a hidden pair (``size`` 2) or triple
-    (3): (cell, digit) or (-1, 0)."""
+    """A hidden single left in its own house by the eliminations of a hidden pair
+    (``size`` 2) or triple (3): (cell, digit) or (-1, 0)."""
     pos = np.zeros(9, dtype=np.int64)
     for h in range(27):
         fits = 0  # the digits with 2..size positions in the house
@@ -285,7 +286,8 @@ def _direct_hidden_subset(cand: np.ndarray, size: int, gone: np.ndarray) -> tupl
                                 gone[HOUSES[h, k]] = 1
                                 hit = True
                         if hit:
-                            cell = _single_without(cand, x + 1, gone, 0, 27)
+                            # SE counts only a hidden single in the subset's own house
+                            cell = _single_without(cand, x + 1, gone, h, h + 1)
                             gone[:] = 0
                             if cell >= 0:
                                 return cell, x + 1
