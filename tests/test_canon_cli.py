@@ -60,7 +60,7 @@ def test_help_names_the_file_argument_as_its_text_does_and_reads_by_the_extensio
         return " ".join(capsys.readouterr().out.split())
 
     text = canon_help()
-    assert "[--workers N] [FILE]" in text and "FILE file of puzzles" in text
+    assert "[--workers N] [FILE ...]" in text and "FILE file of puzzles" in text
     assert ("(default: by the extension: .csv (a quizzes or puzzle column), .sdm, .sdk, "
             ".opensudoku or .xml, .parquet; otherwise lines)") in text
     for ext, fmt in cli.INPUT_EXTENSIONS.items():
@@ -69,18 +69,23 @@ def test_help_names_the_file_argument_as_its_text_does_and_reads_by_the_extensio
     assert ".sdm or .ss, .sdk" in canon_help()
 
 
-def test_canon_is_sudoku_only_and_says_so(tmp_path, capsys):
-    """``--kind nonogram`` was argparse's 'unrecognized arguments'; the help did not say
-    canon is Sudoku's."""
+def test_canon_takes_nonograms_and_prints_one_form_for_their_images(tmp_path, capsys):
+    """``--kind nonogram`` was refused: nonograms had no canonical form. A puzzle and its
+    transposition print the same line; problems come with their lines, in order."""
     path = tmp_path / "p.txt"
     path.write_text(A + "\n")
     assert main(["canon", "--kind", "sudoku", str(path)]) == 0
     assert capsys.readouterr().out.splitlines() == [canonical_text(A)]
-    assert main(["canon", "--kind", "nonogram", str(path)]) == 2
+    nonograms = tmp_path / "n.txt"
+    nonograms.write_text("3x2 1.1,3/2,1,2 101111\n2x3 2,1,2/3,1.1\nbad\n2x2 1,1/1,1\n")
+    assert main(["canon", "--kind", "nonogram", str(nonograms)]) == 1
     captured = capsys.readouterr()
-    assert (captured.out, captured.err) == (
-        "", "nanpure: canon is for Sudoku puzzles only; for a nonogram's canonical form call "
-        "canonical_line of nanpure.generator.nonogram.canon from Python\n")
+    assert captured.out.splitlines() == ["2x3 2,1,2/1.1,3", "2x3 2,1,2/1.1,3", "2x2 1,1/1,1"]
+    assert captured.err.splitlines() == [
+        f"{nonograms}:3: expected 'WxH ROWS/COLUMNS [GOAL]', got 1 field"]
+    assert main(["canon", "--kind", "nonogram", "--workers", "2", str(nonograms)]) == 2
+    assert "--workers is for Sudoku puzzles" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["canon", "--help"])
-    assert "canonical form (Sudoku only" in " ".join(capsys.readouterr().out.split())
+    assert "Nonograms (--kind nonogram): by the rectangle's mirror images" in " ".join(
+        capsys.readouterr().out.split())

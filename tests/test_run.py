@@ -1243,3 +1243,39 @@ def test_a_batch_rolled_back_after_a_quota_gave_up_a_puzzle_restores_both_quotas
     with Store(tmp_path / "s.db") as store:
         held = {q: p.stored for q, p in store.progress(store.find_run("twins").id).items()}
     assert held == {q.name: q.stored for q in summary.quotas if q.stored}
+
+
+def test_a_quota_that_runs_out_of_distinct_puzzles_is_warned_about_once(caplog, monkeypatch):
+    """A 5x5 easy nonogram quota of 300 with equivalent dedup stores some 110 and then only
+    makes duplicates: the run went on to its max_seconds without a word (the stall
+    warning covers only a quota that has accepted nothing)."""
+    from nanpure.pipeline.quotas import STALL_TASKS, QuotaState
+
+    clock = [1000.0]
+    monkeypatch.setattr(run.time, "monotonic", lambda: clock[0])
+    dry = QuotaState(0, "n5", 300, stored=110, tasks_done=900, judged=900, accepted=110,
+                     duplicates=600, kind="nonogram")
+    rare = QuotaState(1, "hard", 10, stored=2, tasks_done=900, judged=900, accepted=2,
+                      rejected=898)
+    watch = run._Watch("nono", [dry, rare], clock[0])
+    with caplog.at_level("WARNING"):
+        watch()  # marks where each stands
+        for s in (dry, rare):
+            s.judged += STALL_TASKS - 1
+        dry.duplicates += STALL_TASKS - 1
+        rare.rejected += STALL_TASKS - 1
+        watch()
+        assert not caplog.records  # one task short
+        dry.judged += 1
+        dry.duplicates += 1
+        rare.judged += 1
+        watch()
+        watch()
+        dry.accepted += 1  # a new puzzle starts the count again
+        dry.judged += STALL_TASKS
+        watch()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"quota n5 has accepted none of its last {STALL_TASKS} tasks, {STALL_TASKS} of them "
+        "duplicates of stored puzzles: it may have made nearly every puzzle it can (110 "
+        "stored of 300); lower its count, or change its tier, size, density or smoothing, "
+        "or set [run] max_seconds to bound the run"]

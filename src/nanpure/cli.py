@@ -232,33 +232,35 @@ def _run_rate(args: argparse.Namespace) -> int:
 def _add_canon(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "canon",
-        help="print the canonical form of Sudoku puzzles, one per line",
-        description="Print each Sudoku puzzle's canonical form (Sudoku only: a "
-        "nonogram's is kept in the store): the one representative of all "
-        "puzzles equivalent to it by relabelling the digits, permuting bands, stacks, rows "
-        "within a band and columns within a stack, and transposing. Equivalent puzzles get "
-        "the same line ('.' for a blank), others different ones. Input as for solve; a "
+        help="print the canonical form of puzzles, one per line",
+        description="Print each puzzle's canonical form: the one representative of all "
+        "puzzles equivalent to it, what a run's dedup = \"equivalent\" compares. Sudoku: "
+        "equivalent by relabelling the digits, permuting bands, stacks, rows "
+        "within a band and columns within a stack, and transposing ('.' for a blank). "
+        "Nonograms (--kind nonogram): by the rectangle's mirror images, rotations and "
+        "transpositions, printed in the one-line form without a goal. Equivalent puzzles "
+        "get the same line, others different ones. Input as for solve; a "
         "malformed line is reported on stderr with its line number, the exit status is "
         "then 1.",
     )
-    p.add_argument("file", nargs="?", default="-", metavar="FILE",
-                   help="file of puzzles; '-' or nothing reads standard input")
-    p.add_argument("--input-format", choices=INPUT_FORMATS, metavar="F",
-                   help="how FILE holds its puzzles: " + _sudoku_input_formats())
-    p.add_argument("--kind", choices=("sudoku", "nonogram"), default="sudoku",
-                   help="sudoku, the only kind canon takes (nonogram is refused)")
-    _add_workers(p, "work in N processes, 8,192 puzzles at a time each")
+    _add_files_and_kind(p)
+    _add_input_format(p)
+    _add_workers(p, "work in N processes, 8,192 puzzles at a time each (Sudoku)")
     p.set_defaults(func=_run_canon)
 
 
 def _run_canon(args: argparse.Namespace) -> int:
     from .pipeline.batch import canon_file
 
-    if args.kind != "sudoku":
-        raise UsageError("canon is for Sudoku puzzles only; for a nonogram's canonical "
-                         "form call canonical_line of nanpure.generator.nonogram.canon "
-                         "from Python")
+    _check_inputs(args)
     _check_at_least_one(args, "workers")
+    if args.kind == "nonogram":
+        from .pipeline.nonogram_jobs import canon_files
+
+        if args.workers is not None:
+            raise UsageError("--workers is for Sudoku puzzles: a nonogram's canonical form "
+                             "takes microseconds")
+        return canon_files(args.file, sys.stdout, sys.stderr, args.input_format)
     return _over_file(args, ("canon",), lambda stream, name, fmt: canon_file(
         stream, name, sys.stdout, sys.stderr, input_format=fmt, workers=args.workers))
 

@@ -217,8 +217,8 @@ def _other_format(data: bytes, problems: list[tuple[int, str]], puzzles: bool) -
         return
     raise ReadError(f"this looks like {what}, not puzzle lines; " + {
         "csv": "give --input-format csv",
-        "non": "solve and rate read nonograms with --kind nonogram",
-        "nonogram line": "solve and rate read nonograms with --kind nonogram",
+        "non": "solve, rate and canon read nonograms with --kind nonogram",
+        "nonogram line": "solve, rate and canon read nonograms with --kind nonogram",
     }.get(fmt, "nanpure reads puzzle lines, csv, sdm, sdk, opensudoku and parquet "
               "(--input-format)"))
 

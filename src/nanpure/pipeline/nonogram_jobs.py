@@ -303,6 +303,23 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
     return status
 
 
+def canon_files(paths: Sequence[str], out: TextIO, err: TextIO,
+                input_format: str | None = None) -> int:
+    """``nanpure canon --kind nonogram``: print the canonical form of every puzzle of
+    ``paths`` (read as :func:`solve_files` reads them), one a line in the one-line form
+    without a goal; the exit status. Problems come on ``err`` in the order of the files
+    and lines."""
+    from ..generator.nonogram.canon import canonical
+    from ..generator.nonogram.formats import format_line
+
+    found = collect_puzzles(paths, input_format)
+    for place, puzzle in zip(found.places, found.puzzles, strict=True):
+        found.report(err, place)
+        out.write(format_line(canonical(puzzle), goal=False) + "\n")
+    found.report(err)
+    return found.status
+
+
 #: Puzzles a worker of ``rate --kind nonogram --workers`` rates at a time, at the most
 #: (the counting and rating of a 15x15 puzzle take some 0.2 ms, of a 30x30 one some 1 ms,
 #: of a 60x60 one 0.2 s: a batch costs some 0.5 ms to send and write) ...

@@ -61,7 +61,7 @@ from .executors import (
     make_executor,
     stops_held,
 )
-from .quotas import Batch, QuotaState, Stock, TaskResult, in_stock, pick_quota
+from .quotas import STALL_TASKS, Batch, QuotaState, Stock, TaskResult, in_stock, pick_quota
 from .store import (
     CANON_KINDS,
     COMPLETE,
@@ -821,9 +821,11 @@ class _Watch:
     """Called by the task loop: moves the progress bars to the stored puzzles, prints a
     progress line on stderr every :data:`PROGRESS_SECONDS` when ``lines`` (no bars),
     warns once about each quota that has accepted none of :data:`.quotas.STALL_TASKS`
-    tasks or of :data:`STALL_SECONDS` of its ``workers``' time, and warns each time no
-    task has finished for :data:`IDLE_SECONDS` (``executor``: what the tasks run on, for
-    that warning)."""
+    tasks or of :data:`STALL_SECONDS` of its ``workers``' time, once about each that has
+    accepted some but none of its last :data:`.quotas.STALL_TASKS` tasks, most of them
+    duplicates (it may have made nearly every puzzle it can), and each time no task has
+    finished for :data:`IDLE_SECONDS` (``executor``: what the tasks run on, for that
+    warning)."""
 
     name: str
     states: list[QuotaState]
@@ -838,6 +840,9 @@ class _Watch:
     workers: int = 1
     done: int = 0  # tasks finished when last looked
     moved: float = field(default_factory=time.monotonic)  # when that changed (or warned)
+    # quota: its (accepted, judged, duplicates) when its accepted count last changed
+    last_accepted: dict[int, tuple[int, int, int]] = field(default_factory=dict)
+    dry: set[int] = field(default_factory=set)  # quotas warned about as run dry
 
     def __call__(self) -> None:
         if self.bars is not None:
@@ -862,9 +867,31 @@ class _Watch:
                             "may be too rare to find; %s%s", s.name, s.judged, busy,
                             _WIDEN.get(s.kind, "change its tier"), "" if self.bounded else
                             ", or set [run] max_seconds to bound the run")
+            self._watch_dry(s)
         if self.lines and now - self.last_line >= PROGRESS_SECONDS:
             self.last_line = now
             print(self.line(now), file=sys.stderr, flush=True)
+
+    def _watch_dry(self, s: QuotaState) -> None:
+        """Warn once when quota ``s``, having accepted puzzles, has accepted none of its
+        last :data:`.quotas.STALL_TASKS` tasks and most of those were duplicates: small
+        nonograms of one size and tier run out of distinct puzzles (with ``dedup =
+        "equivalent"``, a 5x5 easy quota finds some 110), and the run would go on until
+        its ``max_seconds``."""
+        mark = self.last_accepted.get(s.index)
+        if mark is None or mark[0] != s.accepted:
+            self.last_accepted[s.index] = (s.accepted, s.judged, s.duplicates)
+            return
+        tasks, duplicates = s.judged - mark[1], s.duplicates - mark[2]
+        if (s.index in self.dry or s.full or s.accepted == 0 or tasks < STALL_TASKS
+                or 2 * duplicates < tasks):
+            return
+        self.dry.add(s.index)
+        log.warning("quota %s has accepted none of its last %d tasks, %d of them duplicates "
+                    "of stored puzzles: it may have made nearly every puzzle it can (%d "
+                    "stored of %d); lower its count, or %s%s", s.name, tasks, duplicates,
+                    s.stored, s.count, _WIDEN.get(s.kind, "change its tier"),
+                    "" if self.bounded else ", or set [run] max_seconds to bound the run")
 
     def line(self, now: float) -> str:
         """``nanpure: run NAME: 30 s, 1520 tasks; easy 12/40 stored (12 of 300 accepted),
