@@ -25,7 +25,7 @@ file recompiles (each module's kernels are cached for its source and all it impo
 :mod:`nanpure.kernel_cache`), and compiles nothing.
 
 CPU time (``time.process_time``), not wall time: the machine may be shared. A group's
-time is that of its warm-up (:func:`nanpure.generator.kernels.compile_group`), which runs
+time is that of its warm-up (:func:`nanpure.pipeline.compiling.compile_group`), which runs
 each kernel once on a small input; the run itself takes milliseconds.
 """
 
@@ -39,7 +39,8 @@ import sys
 import tempfile
 import time
 
-from nanpure.generator.kernels import GROUPS, ORDER, compile_group, run_task
+from nanpure.generator.kernels import GROUPS
+from nanpure.pipeline.compiling import ORDER, compile_group, run_task
 
 from _common import argument_parser
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from faults import Terminal
 
-from nanpure.generator.kernels import GROUPS, ORDER, SUDOKU, TASKS, compile_all, is_compiled
+from nanpure.generator.kernels import GROUPS, SUDOKU, TASKS
 from nanpure.kernel_cache import loaded_modules, unchanged
+from nanpure.pipeline.compiling import ORDER, compile_all, is_compiled
 
 
 def test_compile_all_reports_each_group_with_its_cpu_time():
@@ -68,7 +69,7 @@ def test_every_task_is_started_once_and_after_those_it_comes_after():
 _SIGNATURES = """
 import sys
 from numba.core.registry import CPUDispatcher
-from nanpure.generator.kernels import compile_group
+from nanpure.pipeline.compiling import compile_group
 
 compile_group("rater")  # the finders' tasks, then the climb's
 called = {"search_chains", "new_links", "run_singles", "apply_queued", "setup_kernel",
@@ -95,7 +96,8 @@ def test_the_finder_tasks_compile_the_types_the_climb_calls_with():
 _TWICE = """
 import sys
 from numba.core.registry import CPUDispatcher
-from nanpure.generator.kernels import GROUPS, compile_group
+from nanpure.generator.kernels import GROUPS
+from nanpure.pipeline.compiling import compile_group
 
 for group in GROUPS:
     compile_group(group)
@@ -122,20 +124,21 @@ def test_no_kernel_is_compiled_for_two_signatures(tmp_path):
 def compiled(monkeypatch):
     """The groups compile_before_use compiles, instead of compiling them; the test sets
     ``cached`` to the modules (under generator/) whose kernels the cache is to hold."""
-    import nanpure.generator.kernels as kernels
     import nanpure.kernel_cache as kernel_cache
+    import nanpure.pipeline.compiling as compiling
 
     calls: list[tuple[list[str], bool]] = []
     cached: set[str] = set()
     monkeypatch.setattr(kernel_cache, "has_kernels", lambda path: any(
         path == kernel_cache.PACKAGE / "generator" / m for m in cached))
-    monkeypatch.setattr(kernels, "compile_all", lambda groups, force: calls.append(
+    monkeypatch.setattr(compiling, "compile_all", lambda groups, force: calls.append(
         (list(groups), force)))
     return calls, cached
 
 
 def test_a_command_compiles_first_only_the_groups_the_cache_lacks(compiled):
-    from nanpure.generator.kernels import FIRST_KERNELS, compile_before_use, uncompiled
+    from nanpure.generator.kernels import FIRST_KERNELS
+    from nanpure.pipeline.compiling import compile_before_use, uncompiled
 
     calls, cached = compiled
     cached.update({FIRST_KERNELS["solver"], FIRST_KERNELS["canon"]})
@@ -156,11 +159,11 @@ def test_a_command_compiles_first_only_the_groups_the_cache_lacks(compiled):
 
 
 def test_nothing_is_compiled_first_where_the_cache_cannot_keep_it(compiled, monkeypatch):
-    import nanpure.generator.kernels as kernels
-    from nanpure.generator.kernels import compile_before_use
+    import nanpure.pipeline.compiling as compiling
+    from nanpure.pipeline.compiling import compile_before_use
 
     calls, _ = compiled
-    monkeypatch.setattr(kernels, "_cache_writable", lambda: False)
+    monkeypatch.setattr(compiling, "_cache_writable", lambda: False)
     err = Terminal()
     compile_before_use(["rater"], err)
     assert calls == [] and err.getvalue() == ""  # each use compiles, as numba does without it
@@ -191,10 +194,10 @@ def test_a_command_on_an_empty_cache_compiles_its_groups_first(tmp_path):
 @pytest.fixture
 def asked(monkeypatch):
     """The kernel groups each compile_before_use call was given (nothing compiled)."""
-    import nanpure.generator.kernels as kernels
+    import nanpure.pipeline.compiling as compiling
 
     calls: list[list[str]] = []
-    monkeypatch.setattr(kernels, "compile_before_use", lambda groups, err=None: calls.append(
+    monkeypatch.setattr(compiling, "compile_before_use", lambda groups, err=None: calls.append(
         list(groups)))
     return calls
 

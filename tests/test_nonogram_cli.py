@@ -648,13 +648,13 @@ def test_tier_help_lists_both_kinds_tiers():
     (False, True, True), (True, True, False), (False, False, False)])
 def test_a_first_use_on_a_terminal_says_the_kernels_compile(tmp_path, monkeypatch, capsys,
                                                             cached, tty, said):
-    import nanpure.generator.kernels as kernels
     import nanpure.kernel_cache as kernel_cache
+    import nanpure.pipeline.compiling as compiling
     from nanpure.cli import main
 
     compiled: list[list[str]] = []
     monkeypatch.setattr(kernel_cache, "has_kernels", lambda path: cached)
-    monkeypatch.setattr(kernels, "compile_all", lambda groups, force: compiled.append(groups))
+    monkeypatch.setattr(compiling, "compile_all", lambda groups, force: compiled.append(groups))
     monkeypatch.setattr("sys.stderr.isatty", lambda: tty)
     path = tmp_path / "n.txt"
     path.write_text("3x2 1.1,3/2,1,2\n")

@@ -136,8 +136,8 @@ def _run_solve(args: argparse.Namespace) -> int:
 
 def _compile_first(*groups: str) -> None:
     """Compile the kernel groups this command uses that the cache lacks, before its work
-    (:func:`.kernels.compile_before_use`: in parallel, said on a terminal)."""
-    from .generator.kernels import compile_before_use
+    (:func:`.compiling.compile_before_use`: in parallel, said on a terminal)."""
+    from .pipeline.compiling import compile_before_use
 
     compile_before_use(groups)
 
@@ -918,7 +918,8 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
 def _run_compile(args: argparse.Namespace) -> int:
     import time
 
-    from .generator.kernels import GROUPS, SUDOKU, compile_all
+    from .generator.kernels import GROUPS, SUDOKU
+    from .pipeline.compiling import compile_all
 
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")

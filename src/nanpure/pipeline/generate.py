@@ -126,7 +126,7 @@ def generate(
         print(f"nanpure: {rarity}", file=err, flush=True)
     if directory is not None:
         make_directory(directory)
-    from ..generator.kernels import compile_before_use, kind_groups
+    from .compiling import compile_before_use, kind_groups
 
     compile_before_use(kind_groups([kind], "rater", "solver", "generator"), err)
     if seed is None:

@@ -365,7 +365,7 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
     held."""
     sections = select_sections(store, config)
     _refuse_too_long(config, sections)
-    from ..generator.kernels import compile_before_use, kind_groups
+    from .compiling import compile_before_use, kind_groups
 
     # each puzzle is rated and solved again before it is printed
     compile_before_use(kind_groups({p.kind for s in sections for p in s.puzzles},

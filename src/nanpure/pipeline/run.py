@@ -47,11 +47,11 @@ from typing import Any, TextIO
 from tqdm import tqdm
 
 from ..files import WriteError, check_writable
-from ..generator.kernels import compile_before_use, kind_groups
 from ..generator.kinds import kind_of
 from ..output.stats import percent
 from ..record import PuzzleRecord
 from ..words import counted
+from .compiling import compile_before_use, kind_groups
 from .config import ConfigError, RunConfig
 from .executors import (
     BatchFuture,

@@ -311,7 +311,7 @@ def verify_command(store_path: str, run: str | None = None,
     out, err = out or sys.stdout, err or sys.stderr
     with Store(store_path, create=False, writes=False) as store:
         store.check_runs(run)
-        from ..generator.kernels import compile_before_use, kind_groups
+        from .compiling import compile_before_use, kind_groups
 
         compile_before_use(kind_groups(store.puzzle_kinds(run), "rater", "solver", "canon"),
                            err)
