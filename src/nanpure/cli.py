@@ -392,7 +392,8 @@ def _run_generate(args: argparse.Namespace) -> int:
                           fmt=args.format, workers=args.workers, stats=args.stats,
                           kind=args.kind, directory=args.out)
     except ValueError as exc:  # the kind's SpecError: a request no puzzle can meet
-        raise UsageError(str(exc)) from exc
+        key = getattr(exc, "key", None)
+        raise UsageError(f"--{key}: {exc}" if key else str(exc)) from exc
     except BrokenPipeError:
         raise
     except OSError as exc:
