@@ -330,7 +330,8 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hardest", metavar="NAME",
                    help="the technique the hardest step of the path must be (default: any)")
     p.add_argument("--se", metavar="MIN-MAX",
-                   help="range of the Sudoku Explainer rating ER, e.g. 6.6-7.2; csv and "
+                   help="range of the Sudoku Explainer rating ER, e.g. 6.6-7.2, from 1 to 12 "
+                   "with a low end of at most 9.5, where nanpure's scale stops; csv and "
                    "jsonl then add the columns er, ep, ed (default: any ER, and no such "
                    "columns)")
     p.add_argument("--attempts", type=int, metavar="N",
