@@ -215,7 +215,7 @@ def test_hf_license_must_be_an_identifier(store, tmp_path, capsys, license):
 
 
 @pytest.mark.parametrize(("license", "declared"), [
-    ("mit", "mit"), ("apache-2.0", "apache-2.0"), ("gpl-3.0+", "gpl-3.0+"), ("other", "other"),
+    ("mit", "mit"), ("apache-2.0", "apache-2.0"), ("gpl-3.0+", "gpl-3.0+"),
     # the Hub's licence ids are lower-case: one given otherwise is declared as the Hub's
     ("MIT", "mit"), ("CC-BY-SA-4.0", "cc-by-sa-4.0"), ("Apache-2.0", "apache-2.0"),
 ])
@@ -224,6 +224,21 @@ def test_hf_license_identifiers_are_declared(store, tmp_path, capsys, license, d
     assert main(["export", "--store", str(store), "--format", "hf", "--out", str(out),
                  "--license", license]) == 0
     assert read_dataset_card(out / "README.md")["license"] == declared
+
+
+@pytest.mark.parametrize("license", ["other", "Other"])
+def test_hf_license_other_is_refused(store, tmp_path, capsys, license):
+    """The Hub wants a licence 'other' named and linked (license_name, license_link),
+    which the card does not give: refused in one line saying what to do, nothing
+    written."""
+    out = tmp_path / "hf"
+    assert main(["export", "--store", str(store), "--format", "hf", "--out", str(out),
+                 "--license", license]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"nanpure: --license {license}: the Hugging Face Hub wants a "
+                          "licence 'other' named and linked (license_name, license_link)")
+    assert len(err.splitlines()) == 1 and "edit the card's header" in err
+    assert not out.exists()
 
 
 def _card_prose(out) -> str:

@@ -714,8 +714,9 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
                    "nothing writes standard output")
     p.add_argument("--license", metavar="ID",
                    help="licence the hf dataset card declares, an identifier as the Hugging "
-                   "Face Hub's (mit, apache-2.0, cc-by-4.0, other: letters, digits, '.', '-' "
-                   f"and '+', written lower-case as the Hub's are; default: {HF_LICENSE})")
+                   "Face Hub's (mit, apache-2.0, cc-by-4.0: letters, digits, '.', '-' and "
+                   "'+', written lower-case as the Hub's are; not other, which the Hub "
+                   f"wants named and linked; default: {HF_LICENSE})")
     p.add_argument("--steps", action="store_true",
                    help="add a steps column: each puzzle's solution path as the rater finds "
                    "it (csv: steps separated by '; ', jsonl: a list; as rate --steps)")
