@@ -50,7 +50,7 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
         "reported on stderr with its line number; the other lines are still answered. A "
         "puzzle with no solution, or with more than one (one is printed), is reported too; "
         "each of these makes the exit status 1 (with --format csv, which gives the counts, "
-        "only a malformed line does). "
+        "only a malformed line does); 2 when no line was a puzzle. "
         "With --kind nonogram, each FILE is a .non file (one puzzle), a file of one-line "
         "puzzles 'WxH ROWS/COLUMNS [GOAL]' or a table (csv, jsonl, parquet) as generate or "
         "export writes them (see --input-format); a malformed one is reported as FILE:LINE: "
@@ -113,7 +113,8 @@ def _check_inputs(args: argparse.Namespace) -> None:
     and Sudoku's input formats on nonograms."""
     formats = NONOGRAM_INPUT_FORMATS if args.kind == "nonogram" else INPUT_FORMATS
     if args.input_format is not None and args.input_format not in formats:
-        raise UsageError(f"--input-format {args.input_format} is not for {args.kind} puzzles")
+        raise UsageError(f"--input-format {args.input_format} is not for {args.kind} "
+                         f"puzzles; {args.kind} input formats are {', '.join(formats)}")
     if args.kind == "sudoku" and len(args.file) > 1:
         raise UsageError("Sudoku puzzles are read from one FILE (or standard input)")
 
@@ -173,7 +174,8 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
         "the score (the sum of the step scores) and the hardest technique used. Blank lines "
         "and lines starting with '#' are skipped. A malformed line, or a puzzle without "
         "exactly one solution, is reported on stderr with its line number; the other lines "
-        "are still rated, and the exit status is 1. With --kind nonogram, FILEs are read as "
+        "are still rated, and the exit status is 1 (2 when no line was a puzzle). With "
+        "--kind nonogram, FILEs are read as "
         "for 'nanpure solve --kind nonogram' and rated with the nonogram ladder (easy: simple "
         "boxes and spaces, medium: line logic, hard: probe, extreme: nested probe); exit "
         "status 2 when nothing was usable.",
@@ -239,7 +241,7 @@ def _add_canon(sub: argparse._SubParsersAction) -> None:
         "within a band and columns within a stack, and transposing. Equivalent puzzles get "
         "the same line ('.' for a blank), others different ones. Input as for solve; a "
         "malformed line is reported on stderr with its line number, the exit status is "
-        "then 1.",
+        "then 1 (2 when no line was a puzzle).",
     )
     p.add_argument("file", nargs="?", default="-", metavar="FILE",
                    help="file of puzzles; '-' or nothing reads standard input")
@@ -280,10 +282,12 @@ def _check_at_least_one(args: argparse.Namespace, *names: str) -> None:
 
 
 def _open(path: str, opener: Callable):
+    from .files import cannot_read
+
     try:
         return opener(path)
     except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
+        raise UsageError(cannot_read(path, exc)) from exc
 
 
 def _add_generate(sub: argparse._SubParsersAction) -> None:

@@ -1150,6 +1150,13 @@ _NON_SECTIONS = ("rows", "columns", "catalogue")
 #: A nonogram in the one-line form, well formed or not: ``WxH``, then clue characters
 #: holding a ``/`` (and perhaps a goal).
 _NONOGRAM_LINE = re.compile(r"\d+x\d+\s+[\d.,/\s]*/[\d.,/\s]*")
+#: A Sudoku puzzle line: 81 digits and dots.
+_SUDOKU_LINE = re.compile(r"[0-9.]{81}")
+#: What a Sudoku reader says of nonograms, and a nonogram reader of Sudoku puzzles.
+NONOGRAM_HINT = "solve and rate read nonograms with --kind nonogram"
+SUDOKU_HINT = "solve and rate read Sudoku puzzles without --kind nonogram"
+#: The columns of a nonogram export (as export writes them) that no Sudoku table has.
+_NONOGRAM_EXPORT_COLUMNS = ("width", "height", "rows", "columns")
 
 
 def looks_like(line: str) -> tuple[str, str] | None:
@@ -1158,8 +1165,9 @@ def looks_like(line: str) -> tuple[str, str] | None:
     ``csv`` for a CSV header naming a puzzle column (:data:`PUZZLE_COLUMNS`; ``csv
     column`` when it names no other column: its rows may be puzzle lines), ``non`` for a
     ``.non`` key line (``width 15``, ``title "..."``, ``rows``, ...), ``nonogram line``
-    for a nonogram in the one-line form (``3x2 1.1,3/2,1,2``); ``what`` says it in a
-    message. None for anything else: a Sudoku puzzle line, or a malformed one.
+    for a nonogram in the one-line form (``3x2 1.1,3/2,1,2``), ``sudoku line`` for 81
+    digits and dots (for a nonogram reader); ``what`` says it in a message. None for
+    anything else, a malformed line among them.
 
     >>> looks_like('{"id": 1}')
     ('jsonl', 'JSON lines (an export)')
@@ -1171,6 +1179,8 @@ def looks_like(line: str) -> tuple[str, str] | None:
     ('nonogram line', "nonogram puzzles in the one-line form ('3x2 1.1,3/2,1,2')")
     >>> looks_like('title "Arch"')[0], looks_like("By Arto Inkala")
     ('non', None)
+    >>> looks_like("1" * 81)[0], looks_like("1" * 80)
+    ('sudoku line', None)
     """
     line = line.strip()
     if line.startswith("{"):
@@ -1186,6 +1196,8 @@ def looks_like(line: str) -> tuple[str, str] | None:
                     f"CSV (its header names a {name} column)")
     if _NONOGRAM_LINE.fullmatch(line):
         return "nonogram line", f"nonogram puzzles in the one-line form ({line[:40]!r})"
+    if _SUDOKU_LINE.fullmatch(line):
+        return "sudoku line", f"Sudoku puzzles, 81 digits and dots a line ({line[:20]!r}...)"
     key, _, value = line.replace("\t", " ").partition(" ")
     key, value = key.lower(), value.strip()
     if ((key in ("width", "height") and value.isdecimal())
@@ -1200,8 +1212,11 @@ def _puzzle_column(names: list[str]) -> str:
         if name in names:
             return name
     shown = ", ".join(name if name.isprintable() else repr(name) for name in names)
+    nonograms = all(name in names for name in _NONOGRAM_EXPORT_COLUMNS)
     raise ReadError("no puzzle column (quizzes or puzzle) "
-                    + (f"among {shown}" if names else "in a file without columns"))
+                    + (f"among {shown}" if names else "in a file without columns")
+                    + (f"; this looks like a nonogram export: {NONOGRAM_HINT}"
+                       if nonograms else ""))
 
 
 def _read_csv_rows(text: str) -> list[tuple[int, dict[str, Any]]]:
