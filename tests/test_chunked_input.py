@@ -447,7 +447,7 @@ def test_a_dead_worker_stops_rate_after_the_messages_before_it(kind, tmp_path,
                                    "died 3 times (the last killed by SIGKILL); stopped at "
                                    f"{stop}:1, the puzzles before it were answered")
         before = plain.getvalue().splitlines()[:6]
-        assert f"{paths[5]}: cannot read" in before[-1]
+        assert f"nanpure: cannot read {paths[5]}" in before[-1]
     assert dead.getvalue().splitlines() == before
 
 

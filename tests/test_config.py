@@ -199,6 +199,8 @@ def _quota_error(lines, run="seed = 1"):
         (["se = \"hard\""], "quota[1].se: expected [lo, hi]"),
         (["tier = \"easy\"", "se = [9, 10]"],
          "quota[1]: impossible quota 'q': an easy puzzle has an SE rating (ER) of at most 2.3"),
+        (["se = [9.6, 12.0]"], "bad.toml: quota[1].se: impossible quota 'q': SE rating range "
+                               "9.6-12 starts above 9.5, the top of nanpure's SE scale"),
     ],
 )
 def test_bad_quotas_name_the_key(lines, expected):

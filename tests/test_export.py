@@ -439,8 +439,10 @@ def test_export_help_and_option_checks_follow_the_format_tables(monkeypatch, cap
     options = dict(license=None, steps=False, answers=False, dpi=None, se=True)
     for fmt in datasets.SE_FORMATS:
         reports.check_options(fmt, "sudoku", **options)
-    with pytest.raises(ExportError, match="csv, jsonl, parquet, not to sudoku lines"):
+    with pytest.raises(ExportError, match="csv, jsonl, parquet, not to the lines format$"):
         reports.check_options("lines", "sudoku", **options)
+    with pytest.raises(ExportError, match="csv, jsonl, parquet, not to nonogram puzzles$"):
+        reports.check_options("csv", "nonogram", **options)
 
 
 # --- a stop once the export is written --------------------------------------------------------

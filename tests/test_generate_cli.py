@@ -116,6 +116,9 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(capsys):
          "an easy puzzle has an SE rating (ER) of at most 2.3, below the requested minimum 9"),
         (["--max-tier", "medium", "--se", "4.5-6"], "a medium puzzle has an SE rating (ER) of "
                                                      "at most 4"),
+        # nanpure's scale stops at 9.5: the search would never end
+        (["--se", "9.6-12"], "--se: SE rating range 9.6-12 starts above 9.5, the top of "
+                             "nanpure's SE scale"),
         (["--tier", "easy", "--exclude", "Naked Single,Hidden Single,Full House"],
          "exclude: every technique of a puzzle of at most easy is excluded"),
         (["--format", "non"], "--format non needs --kind nonogram"),

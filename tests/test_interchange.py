@@ -157,7 +157,7 @@ def test_hf_export_splits_by_class_and_its_card_counts_match(store, tmp_path, ca
             assert r["canonical"] == canonical_text(r["puzzle"])
             assert split_of(r["canonical"]) == split
         sides[split] = {r["canonical"] for r in rows}
-        assert card["nanpure"]["tiers"][split] == tiers
+        assert {t: n for t, n in card["nanpure"]["tiers"][split].items() if n} == tiers
         (info,) = [s for s in card["dataset_info"]["splits"] if s["name"] == split]
         assert info["num_examples"] == len(rows)
         total += len(rows)
@@ -167,6 +167,39 @@ def test_hf_export_splits_by_class_and_its_card_counts_match(store, tmp_path, ca
     assert len(sides["train"] | sides["test"]) == 12  # the copies joined their originals
     files = {e["split"]: e["path"] for e in card["configs"][0]["data_files"]}
     assert files == {"train": "data/train.parquet", "test": "data/test.parquet"}
+
+
+def test_hf_card_gives_split_sizes_and_the_tiers_of_its_table(made, tmp_path):
+    """Each split of the card's dataset_info has name, num_bytes and num_examples (the Hub
+    ignores the splits without num_bytes), and nanpure.tiers names, for each split, the
+    tiers the table shows, 0 where the split has none (here: an empty test split)."""
+    out = tmp_path / "hf"
+    records = [r._replace(id=k, run="nightly", quota="q", created_at="2026-11-22T03:00:00+00:00")
+               for k, r in enumerate(made, start=1)]
+    assert write_hf(records, [canonical_text(r.puzzle) for r in records], out,
+                    test_percent=0) == {"train": 12, "test": 0}
+    card = read_dataset_card(out / "README.md")
+    info = card["dataset_info"]
+    assert [sorted(s) for s in info["splits"]] == [["name", "num_bytes", "num_examples"]] * 2
+    sizes = {s["name"]: (s["num_examples"], s["num_bytes"]) for s in info["splits"]}
+    assert sizes["test"][0] == 0 and sizes["train"][0] == 12
+    table = pq.read_table(out / "data" / "train.parquet")
+    plain = table.cast(table.schema.set(3, table.schema.field("tier").with_type(
+        table.schema.field("tier").type.value_type)).set(7, table.schema.field(
+            "symmetry").with_type(table.schema.field("symmetry").type.value_type)))
+    # as datasets counts them, give or take a validity bitmap
+    assert sizes["train"][1] == pytest.approx(plain.nbytes, rel=0.01)
+    assert sizes["test"][1] >= 0
+    assert info["dataset_size"] == sizes["train"][1] + sizes["test"][1]
+    assert info["download_size"] == sum((out / "data" / f"{n}.parquet").stat().st_size
+                                        for n in ("train", "test"))
+    tiers = card["nanpure"]["tiers"]
+    assert tiers == {"train": {"easy": 8, "medium": 4}, "test": {"easy": 0, "medium": 0}}
+    text = (out / "README.md").read_text()
+    assert "| split | easy | medium | total |" in text and "| test | 0 | 0 | 0 |" in text
+    # the CSV copies' digit columns are to be read as text, and the card says how
+    assert 'pd.read_csv(path, dtype=str)' in _card_prose(out)
+    assert 'converters={"puzzle": str, "solution": str, "canonical": str}' in _card_prose(out)
 
 
 @pytest.mark.parametrize("license", ["my: weird license", "", "cc by", "mit\nx", "a#b"])
@@ -182,7 +215,7 @@ def test_hf_license_must_be_an_identifier(store, tmp_path, capsys, license):
 
 
 @pytest.mark.parametrize(("license", "declared"), [
-    ("mit", "mit"), ("apache-2.0", "apache-2.0"), ("gpl-3.0+", "gpl-3.0+"), ("other", "other"),
+    ("mit", "mit"), ("apache-2.0", "apache-2.0"), ("gpl-3.0+", "gpl-3.0+"),
     # the Hub's licence ids are lower-case: one given otherwise is declared as the Hub's
     ("MIT", "mit"), ("CC-BY-SA-4.0", "cc-by-sa-4.0"), ("Apache-2.0", "apache-2.0"),
 ])
@@ -191,6 +224,21 @@ def test_hf_license_identifiers_are_declared(store, tmp_path, capsys, license, d
     assert main(["export", "--store", str(store), "--format", "hf", "--out", str(out),
                  "--license", license]) == 0
     assert read_dataset_card(out / "README.md")["license"] == declared
+
+
+@pytest.mark.parametrize("license", ["other", "Other"])
+def test_hf_license_other_is_refused(store, tmp_path, capsys, license):
+    """The Hub wants a licence 'other' named and linked (license_name, license_link),
+    which the card does not give: refused in one line saying what to do, nothing
+    written."""
+    out = tmp_path / "hf"
+    assert main(["export", "--store", str(store), "--format", "hf", "--out", str(out),
+                 "--license", license]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"nanpure: --license {license}: the Hugging Face Hub wants a "
+                          "licence 'other' named and linked (license_name, license_link)")
+    assert len(err.splitlines()) == 1 and "edit the card's header" in err
+    assert not out.exists()
 
 
 def _card_prose(out) -> str:

@@ -150,7 +150,8 @@ def test_malformed_input_is_named_with_its_line(files):
     assert broken.stderr.startswith(f"{files['badnon']}:")
     assert "clue 4 needs 4 cells" in broken.stderr
     missing = nanpure("solve", "--kind", "nonogram", str(files["non"]) + ".gone")
-    assert missing.returncode == 2 and "cannot read: No such file" in missing.stderr
+    assert missing.returncode == 2 and missing.stderr == (
+        f"nanpure: cannot read {files['non']}.gone: No such file or directory\n")
     empty = nanpure("solve", "--kind", "nonogram", stdin="# nothing\n")
     assert empty.returncode == 2 and "<stdin>: no puzzles found" in empty.stderr
 
@@ -312,7 +313,7 @@ a.txt:8: 3 columns expected, 2 given
 a.txt:9: width must be 1-99, got 0
 a.txt:10 3x2 easy 2 simple boxes and spaces
 arch.non 3x2 easy 2 simple boxes and spaces
-missing.txt: cannot read: No such file or directory
+nanpure: cannot read missing.txt: No such file or directory
 broken.non:7: row 2: clue 4 needs 4 cells, the row has 3
 empty.txt: no puzzles found
 b.txt:1 6x5 medium 17 line logic
@@ -391,7 +392,8 @@ def test_rate_batches_of_large_grids_hold_fewer_puzzles(tmp_path):
 def test_rate_workers_exit_statuses(mixed):
     # every puzzle rated: 0 (1 with problems: above); none usable: 2, no pool needed
     assert _rated(["arch.non"], workers=2)[1::2] == ("", 0)
-    nothing = "empty.txt: no puzzles found\nmissing.txt: cannot read: No such file or directory\n"
+    nothing = ("empty.txt: no puzzles found\n"
+               "nanpure: cannot read missing.txt: No such file or directory\n")
     assert _rated(["empty.txt", "missing.txt"], workers=2) == ("", nothing, nothing, 2)
 
 

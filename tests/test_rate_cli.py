@@ -106,3 +106,85 @@ def test_unreadable_file_is_a_usage_error(tmp_path):
     out = nanpure("rate", str(tmp_path / "missing.txt"))
     assert out.returncode == 2
     assert out.stderr.startswith("nanpure: cannot read")
+
+
+# --- the other kind's files -------------------------------------------------------------------
+
+NONOGRAM = "3x2 1.1,3/2,1,2"
+
+
+def _main(capsys, *argv: str) -> tuple[int, str, str]:
+    from nanpure.cli import main
+
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_nonogram_tables_read_as_sudoku_say_once_to_give_kind_nonogram(tmp_path, capsys):
+    """A nonogram export's table, and generate's (a puzzle column of one-line
+    nonograms), are refused in one line saying to give --kind nonogram, as a file of
+    one-line nonograms is, instead of one problem a row."""
+    export = tmp_path / "n.csv"
+    export.write_text("id,kind,width,height,rows,columns,solution\n"
+                      '1,nonogram,3,2,"[[1,1],[3]]","[[2],[1],[2]]",101111\n')
+    generated = tmp_path / "gn.csv"
+    generated.write_text(f'puzzle,width,height\n"{NONOGRAM}",3,2\n"{NONOGRAM}",3,2\n')
+    for command in ("rate", "solve", "canon"):
+        status, out, err = _main(capsys, command, str(export))
+        assert (status, out) == (2, "")
+        assert err == (f"nanpure: {export}: no puzzle column (quizzes or puzzle) among id, "
+                       "kind, width, height, rows, columns, solution; this looks like a "
+                       "nonogram export: solve, rate and canon read nonograms with --kind "
+                       "nonogram\n")
+        status, out, err = _main(capsys, command, str(generated))
+        assert (status, out) == (2, "")
+        assert err == (f"nanpure: {generated}: its puzzle column holds nonogram puzzles in "
+                       f"the one-line form ({NONOGRAM!r}), not Sudoku puzzles; solve, rate "
+                       "and canon read nonograms with --kind nonogram\n")
+    # a Sudoku puzzle among them: each other row is a problem of its own, as before
+    generated.write_text(f'puzzle\n"{NONOGRAM}"\n{EASY}\n')
+    status, out, err = _main(capsys, "rate", str(generated))
+    assert status == 1 and out.split()[1] == "easy"
+    assert err == f"{generated}:2: expected 81 characters, got {len(NONOGRAM)}\n"
+
+
+def test_sudoku_read_as_nonograms_says_to_leave_out_kind_nonogram(tmp_path, capsys):
+    lines = tmp_path / "s.txt"
+    lines.write_text(f"{EASY}\n{XWING}\n")
+    table = tmp_path / "g.csv"
+    table.write_text(f"puzzle,tier\n{EASY},easy\n{XWING},hard\n")
+    status, out, err = _main(capsys, "rate", "--kind", "nonogram", str(lines))
+    assert (status, out) == (2, "")
+    assert err == (f"{lines}: this looks like Sudoku puzzles, 81 digits and dots a line "
+                   f"({EASY[:20]!r}...), not one-line puzzles; solve, rate and canon read Sudoku "
+                   "puzzles without --kind nonogram\n")
+    status, out, err = _main(capsys, "solve", "--kind", "nonogram", str(table))
+    assert (status, out) == (2, "")
+    assert err == (f"{table}: its puzzle column holds Sudoku puzzles, 81 digits and dots a "
+                   f"line ({EASY[:20]!r}...), not nonograms; solve, rate and canon read Sudoku "
+                   "puzzles without --kind nonogram\n")
+
+
+def test_a_file_of_only_malformed_lines_exits_2_for_either_kind(tmp_path, capsys):
+    """Nothing usable is exit status 2, as for nonograms; a malformed line among
+    puzzles is 1."""
+    bad = tmp_path / "bad.txt"
+    bad.write_text("not a puzzle\nnor this\n")
+    for argv in (["solve"], ["solve", "--format", "csv"], ["rate"], ["canon"],
+                 ["rate", "--kind", "nonogram"], ["solve", "--kind", "nonogram"]):
+        status, _, err = _main(capsys, *argv, str(bad))
+        assert status == 2 and len(err.splitlines()) == 2, argv
+    bad.write_text(f"not a puzzle\n{EASY}\n")
+    for argv in (["solve"], ["rate"], ["canon"]):
+        assert _main(capsys, *argv, str(bad))[0] == 1
+
+
+def test_unreadable_files_and_other_input_formats_say_so_alike(tmp_path, capsys):
+    for kind in ("sudoku", "nonogram"):
+        status, _, err = _main(capsys, "rate", "--kind", kind, str(tmp_path))
+        assert status == 2 and err == f"nanpure: cannot read {tmp_path}: Is a directory\n"
+    status, _, err = _main(capsys, "rate", "--input-format", "jsonl", str(tmp_path))
+    assert status == 2 and err == ("nanpure: --input-format jsonl is not for sudoku puzzles; "
+                                   "sudoku input formats are lines, csv, sdm, sdk, "
+                                   "opensudoku, parquet\n")

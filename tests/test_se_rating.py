@@ -9,6 +9,7 @@ import io
 import json
 from collections import defaultdict
 
+import numpy as np
 import pytest
 
 from nanpure.cli import main
@@ -204,3 +205,27 @@ def test_a_run_quota_with_an_se_range_stores_the_ratings(tmp_path, capsys):
         again = se_rate(parse(r.puzzle))
         assert (again.er, again.ep, again.ed) == (r.er, r.ep, r.ed)
     assert [r.er for r in made if r.quota == "plain"] == [None]
+
+
+def test_no_step_rates_above_the_top_of_the_scale():
+    """A forcing net long enough to pass 9.5 by its length is rated 9.5, as trial is: the
+    scale stops there, so that a request above it can be refused at once."""
+    from nanpure.generator.se_rating import SE_TOP, step_rating
+    from nanpure.generator.techniques.step import N_TOKEN, STEP_SIZE, T_CAND, TOKEN_AT, TOKEN_BASE
+
+    net = next(t for t in LADDER if t.code == "fn")
+    record = np.zeros(STEP_SIZE, dtype=np.int64)
+    record[N_TOKEN] = 60
+    record[TOKEN_AT: TOKEN_AT + 60] = T_CAND * TOKEN_BASE
+    assert SE_TOP == 9.5 == max(r for v in SE_BASE.values() for r in v) / 10
+    assert step_rating(net, 0, record) == 95
+    record[N_TOKEN] = 4
+    assert step_rating(net, 0, record) == 89
+
+
+def test_an_se_range_above_the_top_of_the_scale_is_refused():
+    with pytest.raises(SpecError, match=r"range 9.6-12 starts above 9.5, the top of "
+                                        r"nanpure's SE scale") as info:
+        check_spec(Spec(se=(9.6, 12.0)))
+    assert info.value.key == "se"
+    check_spec(Spec(se=(9.5, 12.0)))

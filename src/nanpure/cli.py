@@ -50,7 +50,7 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
         "reported on stderr with its line number; the other lines are still answered. A "
         "puzzle with no solution, or with more than one (one is printed), is reported too; "
         "each of these makes the exit status 1 (with --format csv, which gives the counts, "
-        "only a malformed line does). "
+        "only a malformed line does); 2 when no line was a puzzle. "
         "With --kind nonogram, each FILE is a .non file (one puzzle), a file of one-line "
         "puzzles 'WxH ROWS/COLUMNS [GOAL]' or a table (csv, jsonl, parquet) as generate or "
         "export writes them (see --input-format); a malformed one is reported as FILE:LINE: "
@@ -113,7 +113,8 @@ def _check_inputs(args: argparse.Namespace) -> None:
     and Sudoku's input formats on nonograms."""
     formats = NONOGRAM_INPUT_FORMATS if args.kind == "nonogram" else INPUT_FORMATS
     if args.input_format is not None and args.input_format not in formats:
-        raise UsageError(f"--input-format {args.input_format} is not for {args.kind} puzzles")
+        raise UsageError(f"--input-format {args.input_format} is not for {args.kind} "
+                         f"puzzles; {args.kind} input formats are {', '.join(formats)}")
     if args.kind == "sudoku" and len(args.file) > 1:
         raise UsageError("Sudoku puzzles are read from one FILE (or standard input)")
 
@@ -173,7 +174,8 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
         "the score (the sum of the step scores) and the hardest technique used. Blank lines "
         "and lines starting with '#' are skipped. A malformed line, or a puzzle without "
         "exactly one solution, is reported on stderr with its line number; the other lines "
-        "are still rated, and the exit status is 1. With --kind nonogram, FILEs are read as "
+        "are still rated, and the exit status is 1 (2 when no line was a puzzle). With "
+        "--kind nonogram, FILEs are read as "
         "for 'nanpure solve --kind nonogram' and rated with the nonogram ladder (easy: simple "
         "boxes and spaces, medium: line logic, hard: probe, extreme: nested probe); exit "
         "status 2 when nothing was usable.",
@@ -241,7 +243,7 @@ def _add_canon(sub: argparse._SubParsersAction) -> None:
         "transpositions, printed in the one-line form without a goal. Equivalent puzzles "
         "get the same line, others different ones. Input as for solve; a "
         "malformed line is reported on stderr with its line number, the exit status is "
-        "then 1.",
+        "then 1 (2 when no line was a puzzle).",
     )
     _add_files_and_kind(p)
     _add_input_format(p)
@@ -283,10 +285,12 @@ def _check_at_least_one(args: argparse.Namespace, *names: str) -> None:
 
 
 def _open(path: str, opener: Callable):
+    from .files import cannot_read
+
     try:
         return opener(path)
     except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
+        raise UsageError(cannot_read(path, exc)) from exc
 
 
 def _add_generate(sub: argparse._SubParsersAction) -> None:
@@ -333,7 +337,8 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hardest", metavar="NAME",
                    help="the technique the hardest step of the path must be (default: any)")
     p.add_argument("--se", metavar="MIN-MAX",
-                   help="range of the Sudoku Explainer rating ER, e.g. 6.6-7.2; csv and "
+                   help="range of the Sudoku Explainer rating ER, e.g. 6.6-7.2, from 1 to 12 "
+                   "with a low end of at most 9.5, where nanpure's scale stops; csv and "
                    "jsonl then add the columns er, ep, ed (default: any ER, and no such "
                    "columns)")
     p.add_argument("--attempts", type=int, metavar="N",
@@ -395,7 +400,8 @@ def _run_generate(args: argparse.Namespace) -> int:
                           fmt=args.format, workers=args.workers, stats=args.stats,
                           kind=args.kind, directory=args.out)
     except ValueError as exc:  # the kind's SpecError: a request no puzzle can meet
-        raise UsageError(str(exc)) from exc
+        key = getattr(exc, "key", None)
+        raise UsageError(f"--{key}: {exc}" if key else str(exc)) from exc
     except BrokenPipeError:
         raise
     except OSError as exc:
@@ -715,8 +721,9 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
                    "nothing writes standard output")
     p.add_argument("--license", metavar="ID",
                    help="licence the hf dataset card declares, an identifier as the Hugging "
-                   "Face Hub's (mit, apache-2.0, cc-by-4.0, other: letters, digits, '.', '-' "
-                   f"and '+', written lower-case as the Hub's are; default: {HF_LICENSE})")
+                   "Face Hub's (mit, apache-2.0, cc-by-4.0: letters, digits, '.', '-' and "
+                   "'+', written lower-case as the Hub's are; not other, which the Hub "
+                   f"wants named and linked; default: {HF_LICENSE})")
     p.add_argument("--steps", action="store_true",
                    help="add a steps column: each puzzle's solution path as the rater finds "
                    "it (csv: steps separated by '; ', jsonl: a list; as rate --steps)")

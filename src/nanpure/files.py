@@ -107,6 +107,12 @@ class StandardOutput:
         return getattr(self._stream, name)
 
 
+def cannot_read(path: str, exc: OSError) -> str:
+    """What a command says of an input file it cannot open, for either kind of puzzle
+    (printed after ``nanpure: ``)."""
+    return f"cannot read {path}: {exc.strerror or exc}"
+
+
 def check_new_batch(directory: str | Path) -> None:
     """A :class:`WriteError` (``--out``) when ``directory`` already holds ``.non`` files:
     a batch written there (``generate --format non``'s ``0001.non``, ...; ``export

@@ -48,13 +48,14 @@ from .board import format_line
 from .dig import dig_orbits, random_order, solvable_by_singles
 from .ladder import LADDER, SCORE_LIMITS, TECHNIQUE_OF, Rating, counted_names, rate
 from .rng import new_state, random_below
-from .se_rating import ER_LIMITS, SERating, se_rate
+from .se_rating import ER_LIMITS, SE_TOP, SERating, se_rate
 from .solver import random_solution_kernel
 from .symmetry import MIN_GIVENS, SYMMETRIES, blank_counts, orbit_table
 from .tiers import TIERS, tier_range_problem
 
 DIG_MODES = ("target", "limit")
-#: The top of the SE scale a request may name (SE's hardest ratings stay below it).
+#: The top of the SE scale a request may name (SE's hardest ratings stay below it);
+#: nanpure's own stops lower, at :data:`~.se_rating.SE_TOP`.
 SE_MAX = 12.0
 #: The largest blank count of any proper puzzle (17 givens is the proven minimum).
 MAX_BLANKS = 81 - 17
@@ -64,7 +65,13 @@ _MOST_PER_SINGLE = max(t.score for t in LADDER[:3])
 
 
 class SpecError(ValueError):
-    """A spec no puzzle can satisfy; the message says why."""
+    """A spec no puzzle can satisfy; the message says why. ``key`` names the request it
+    is about where one alone is at fault (``"se"``), so that callers can name their
+    option or config key."""
+
+    def __init__(self, message: str, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
 
 
 @dataclass(frozen=True)
@@ -145,6 +152,12 @@ def _check_spec(spec: Spec) -> None:
         if not 1.0 <= se_lo <= se_hi <= SE_MAX:
             raise SpecError(f"SE rating range {se_lo:g}-{se_hi:g} is empty or outside "
                             f"1.0-{SE_MAX:g}")
+        if se_lo > SE_TOP:
+            raise SpecError(f"SE rating range {se_lo:g}-{se_hi:g} starts above {SE_TOP:g}, "
+                            f"the top of nanpure's SE scale (trial; SE's nested forcing "
+                            f"chains above it are all rated {SE_TOP:g} here); give a low end "
+                            f"of at most {SE_TOP:g}, e.g. {SE_TOP:g}-{SE_TOP:g} for the "
+                            f"puzzles that need trial", key="se")
         limit = ER_LIMITS.get(spec.max_tier)
         if limit is not None and se_lo > limit:
             raise SpecError(f"{_article(spec.max_tier)} {spec.max_tier} puzzle has an SE "

@@ -97,6 +97,11 @@ SE_BASE: dict[str, tuple[int, ...]] = {
 }
 #: Codes whose steps show a chain, so that their rating grows with its length.
 CHAINED = frozenset(("x", "xyc", "nl", "gnl", "rp", "w", "fc", "fn", "sc", "mc"))
+#: The top of nanpure's scale, in tenths: trial, the ladder's last resort. No step rates
+#: above it, however long its chain (SE's nested forcing chains go on to about 12).
+_TOP = max(r for ratings in SE_BASE.values() for r in ratings)
+#: The top of nanpure's SE scale (9.5): no puzzle's ER, EP or ED is above it.
+SE_TOP = _TOP / 10
 
 
 def length_increment(nodes: int) -> int:
@@ -422,7 +427,7 @@ def step_rating(tech: Technique, variant: int, record: np.ndarray) -> int:
     base = SE_BASE[tech.code]
     rating = base[min(variant, len(base) - 1)]
     if tech.code in CHAINED:
-        rating += length_increment(_chain_nodes(record))
+        rating = min(rating + length_increment(_chain_nodes(record)), _TOP)
     return rating
 
 

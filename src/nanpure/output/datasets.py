@@ -104,6 +104,17 @@ GENERATED_NONOGRAM_COLUMNS = ("puzzle", "width", "height", "rows", "columns", "s
                               "tier", "score", "hardest", "symmetry", "seed", "techniques")
 
 
+#: How to read the digit columns of the CSV exports: as numbers, readers that guess a
+#: column's type lose them (pandas and pyarrow read an 81-digit solution as 7.4e80;
+#: ``datasets``' csv builder fails). Said in the hf dataset card (and the README).
+CSV_DIGITS_NOTE = (
+    "Read the CSV files' digit columns (`puzzle`, `solution`, `canonical`) as text, not "
+    "numbers: with pandas `pd.read_csv(path, dtype=str)` (or `dtype={\"solution\": str, "
+    "...}`), with Hugging Face `datasets` `load_dataset(\"csv\", data_files=..., "
+    "converters={\"puzzle\": str, \"solution\": str, \"canonical\": str})`; "
+    "`load_dataset` on this directory reads the Parquet files, which keep them as "
+    "strings.")
+
 #: Export rows made and written at a time (and rows in a Parquet row group).
 CHUNK_ROWS = 32_768
 
@@ -765,7 +776,8 @@ def write_hf(records: Iterable[PuzzleRecord], canonical: Iterable[str], out_dir:
     symmetries: set[str] = set()
     files = [out_dir / "data" / f"{name}.{ext}" for name in names for ext in ("parquet", "csv")]
     with atomic_paths(files) as tmps, ExitStack() as stack:
-        parquet = {name: stack.enter_context(_ParquetRows(tmps[2 * k], schema, meta))
+        parquet = {name: stack.enter_context(_ParquetRows(tmps[2 * k], schema, meta,
+                                                          count_bytes=True))
                    for k, name in enumerate(names)}
         writers = {}
         for k, name in enumerate(names):
@@ -781,20 +793,27 @@ def write_hf(records: Iterable[PuzzleRecord], canonical: Iterable[str], out_dir:
             writers[name].writerow(row)
             tiers[name][record.tier] += 1
             symmetries.add(record.symmetry)
-    counts = {name: {t: tiers[name][t] for t in TIERS if tiers[name][t]} for name in names}
+    # every tier any split has, in each split (0 where it has none), as the card's table
+    shown = [t for t in TIERS if any(tiers[name][t] for name in names)]
+    counts = {name: {t: tiers[name][t] for t in shown} for name in names}
+    sizes = {name: (sum(counts[name].values()), parquet[name].nbytes) for name in names}
+    download = sum(files[2 * k].stat().st_size for k in range(len(names)))
     write_text_atomic(out_dir / "README.md",
-                      _dataset_card(schema, counts, license.lower(), test_percent, meta,
-                                    symmetries))
+                      _dataset_card(schema, counts, sizes, download, license.lower(),
+                                    test_percent, meta, symmetries))
     return {name: sum(tiers[name].values()) for name in names}
 
 
 class _ParquetRows:
     """A Parquet file written a row at a time (a context manager): a row group of
     :data:`CHUNK_ROWS` rows at a time, with ``schema`` (and ``meta`` as ``nanpure.*``
-    keys in the file's metadata); an empty file still has the schema."""
+    keys in the file's metadata); an empty file still has the schema. With
+    ``count_bytes``, ``nbytes`` is the size of the rows in Arrow's memory with categories
+    as plain strings, as Hugging Face ``datasets`` loads them (a dataset card's
+    ``num_bytes``)."""
 
     def __init__(self, out: BinaryIO | str | Path, schema,
-                 meta: dict[str, str] | None = None) -> None:
+                 meta: dict[str, str] | None = None, *, count_bytes: bool = False) -> None:
         pa = _pyarrow()
         if meta is not None:
             schema = schema.with_metadata(_parquet_meta(meta))
@@ -802,6 +821,9 @@ class _ParquetRows:
         self.writer = pa.parquet.ParquetWriter(out, schema)
         self.chunk: list[Mapping[str, Any]] = []
         self.written = False
+        self.plain = pa.schema([pa.field(f.name, f.type.value_type) if pa.types.is_dictionary(
+            f.type) else f for f in schema]) if count_bytes else None
+        self.nbytes = 0
 
     def add(self, row: Mapping[str, Any]) -> None:
         self.chunk.append(row)
@@ -814,7 +836,10 @@ class _ParquetRows:
         pa = _pyarrow()
         columns = {c: [r[c] for r in self.chunk] for c in self.schema.names}
         columns["created_at"] = [datetime.fromisoformat(t) for t in columns["created_at"]]
-        self.writer.write_table(pa.Table.from_pydict(columns, schema=self.schema))
+        table = pa.Table.from_pydict(columns, schema=self.schema)
+        self.writer.write_table(table)
+        if self.plain is not None:
+            self.nbytes += table.cast(self.plain).nbytes
         self.chunk = []
         self.written = True
 
@@ -865,10 +890,16 @@ def _givens_pattern(symmetries: set[str]) -> str:
             + (", or in no symmetric pattern" if "none" in symmetries else ""))
 
 
-def _dataset_card(schema, tiers: dict[str, dict[str, int]], license: str, test_percent: int,
-                  meta: dict[str, str], symmetries: set[str]) -> str:
+def _dataset_card(schema, tiers: dict[str, dict[str, int]], sizes: dict[str, tuple[int, int]],
+                  download: int, license: str, test_percent: int, meta: dict[str, str],
+                  symmetries: set[str]) -> str:
     """The README.md of an ``hf`` export: YAML front matter, then what the columns mean
-    and how the puzzles were made (``symmetries``: those of the puzzles written)."""
+    and how the puzzles were made (``symmetries``: those of the puzzles written).
+    ``tiers`` counts each split's puzzles by tier (the same tiers in each), ``sizes``
+    gives each split's rows and bytes in Arrow's memory, ``download`` the bytes of the
+    Parquet files: the Hub's ``dataset_info`` wants ``num_bytes`` beside ``num_examples``
+    and ignores ``splits`` without it."""
+    shown = list(next(iter(tiers.values())))  # the same tiers in every split
     lines = ["---", f"license: {license}", "pretty_name: nanpure Sudoku puzzles",
              "tags:", "  - sudoku", "  - puzzles", "configs:", "  - config_name: default",
              "    data_files:"]
@@ -881,13 +912,16 @@ def _dataset_card(schema, tiers: dict[str, dict[str, int]], license: str, test_p
             dtype = "string"  # a category of strings
         lines += [f"    - name: {field.name}", f"      dtype: {dtype}"]
     lines += ["  splits:"]
-    for name, counts in tiers.items():
-        lines += [f"    - name: {name}", f"      num_examples: {sum(counts.values())}"]
+    for name, (rows, nbytes) in sizes.items():
+        lines += [f"    - name: {name}", f"      num_bytes: {nbytes}",
+                  f"      num_examples: {rows}"]
+    lines += [f"  download_size: {download}",
+              f"  dataset_size: {sum(nbytes for _, nbytes in sizes.values())}"]
     lines += ["nanpure:", f"  version: {meta['nanpure_version']}",
               f"  ladder_fingerprint: {meta['ladder_fingerprint']}",
               f"  test_percent: {test_percent}", "  tiers:"]
     for name, counts in tiers.items():
-        lines.append(f"    {name}:" + ("" if counts else " {}"))
+        lines.append(f"    {name}:" + ("" if counts else " {}"))  # {}: no puzzles at all
         lines += [f"      {tier}: {n}" for tier, n in counts.items()]
     lines += ["---", "", "# nanpure Sudoku puzzles", "",
               "Sudoku puzzles with exactly one solution, made and rated by nanpure "
@@ -897,7 +931,8 @@ def _dataset_card(schema, tiers: dict[str, dict[str, int]], license: str, test_p
               "each step, HoDoKu's levels and scores). The ladder's fingerprint is "
               f"`{meta['ladder_fingerprint']}`.", "",
               "The splits are `data/train.parquet` and `data/test.parquet`; "
-              "`data/train.csv` and `data/test.csv` hold the same rows as CSV.", "",
+              "`data/train.csv` and `data/test.csv` hold the same rows as CSV. "
+              f"{CSV_DIGITS_NOTE}", "",
               "`id` is the puzzle's number in the store; `puzzle` 81 characters, row by "
               "row, `.` for a blank; `solution` the 81 "
               "digits; `tier` easy, medium, hard, unfair or extreme; `score` the sum of the "
@@ -909,18 +944,12 @@ def _dataset_card(schema, tiers: dict[str, dict[str, int]], license: str, test_p
               "relabelling, row, column, band and stack permutations and transposition.", "",
               f"The `test` split holds the equivalence classes whose canonical form hashes "
               f"into {test_percent}% of the buckets, so equivalent puzzles never straddle "
-              "the split.", "", "| split | " + " | ".join(
-                  t for t in _all_tiers(tiers)) + " | total |",
-              "|---" * (len(_all_tiers(tiers)) + 2) + "|"]
+              "the split.", "", "| split | " + " | ".join(shown) + " | total |",
+              "|---" * (len(shown) + 2) + "|"]
     for name, counts in tiers.items():
-        lines.append(f"| {name} | " + " | ".join(str(counts.get(t, 0))
-                                                 for t in _all_tiers(tiers))
+        lines.append(f"| {name} | " + " | ".join(str(n) for n in counts.values())
                      + f" | {sum(counts.values())} |")
     return "\n".join(lines) + "\n"
-
-
-def _all_tiers(tiers: dict[str, dict[str, int]]) -> list[str]:
-    return [t for t in TIERS if any(t in counts for counts in tiers.values())]
 
 
 def read_dataset_card(path: str | Path) -> dict[str, Any]:
@@ -1121,6 +1150,13 @@ _NON_SECTIONS = ("rows", "columns", "catalogue")
 #: A nonogram in the one-line form, well formed or not: ``WxH``, then clue characters
 #: holding a ``/`` (and perhaps a goal).
 _NONOGRAM_LINE = re.compile(r"\d+x\d+\s+[\d.,/\s]*/[\d.,/\s]*")
+#: A Sudoku puzzle line: 81 digits and dots.
+_SUDOKU_LINE = re.compile(r"[0-9.]{81}")
+#: What a Sudoku reader says of nonograms, and a nonogram reader of Sudoku puzzles.
+NONOGRAM_HINT = "solve, rate and canon read nonograms with --kind nonogram"
+SUDOKU_HINT = "solve, rate and canon read Sudoku puzzles without --kind nonogram"
+#: The columns of a nonogram export (as export writes them) that no Sudoku table has.
+_NONOGRAM_EXPORT_COLUMNS = ("width", "height", "rows", "columns")
 
 
 def looks_like(line: str) -> tuple[str, str] | None:
@@ -1129,8 +1165,9 @@ def looks_like(line: str) -> tuple[str, str] | None:
     ``csv`` for a CSV header naming a puzzle column (:data:`PUZZLE_COLUMNS`; ``csv
     column`` when it names no other column: its rows may be puzzle lines), ``non`` for a
     ``.non`` key line (``width 15``, ``title "..."``, ``rows``, ...), ``nonogram line``
-    for a nonogram in the one-line form (``3x2 1.1,3/2,1,2``); ``what`` says it in a
-    message. None for anything else: a Sudoku puzzle line, or a malformed one.
+    for a nonogram in the one-line form (``3x2 1.1,3/2,1,2``), ``sudoku line`` for 81
+    digits and dots (for a nonogram reader); ``what`` says it in a message. None for
+    anything else, a malformed line among them.
 
     >>> looks_like('{"id": 1}')
     ('jsonl', 'JSON lines (an export)')
@@ -1142,6 +1179,8 @@ def looks_like(line: str) -> tuple[str, str] | None:
     ('nonogram line', "nonogram puzzles in the one-line form ('3x2 1.1,3/2,1,2')")
     >>> looks_like('title "Arch"')[0], looks_like("By Arto Inkala")
     ('non', None)
+    >>> looks_like("1" * 81)[0], looks_like("1" * 80)
+    ('sudoku line', None)
     """
     line = line.strip()
     if line.startswith("{"):
@@ -1157,6 +1196,8 @@ def looks_like(line: str) -> tuple[str, str] | None:
                     f"CSV (its header names a {name} column)")
     if _NONOGRAM_LINE.fullmatch(line):
         return "nonogram line", f"nonogram puzzles in the one-line form ({line[:40]!r})"
+    if _SUDOKU_LINE.fullmatch(line):
+        return "sudoku line", f"Sudoku puzzles, 81 digits and dots a line ({line[:20]!r}...)"
     key, _, value = line.replace("\t", " ").partition(" ")
     key, value = key.lower(), value.strip()
     if ((key in ("width", "height") and value.isdecimal())
@@ -1171,8 +1212,11 @@ def _puzzle_column(names: list[str]) -> str:
         if name in names:
             return name
     shown = ", ".join(name if name.isprintable() else repr(name) for name in names)
+    nonograms = all(name in names for name in _NONOGRAM_EXPORT_COLUMNS)
     raise ReadError("no puzzle column (quizzes or puzzle) "
-                    + (f"among {shown}" if names else "in a file without columns"))
+                    + (f"among {shown}" if names else "in a file without columns")
+                    + (f"; this looks like a nonogram export: {NONOGRAM_HINT}"
+                       if nonograms else ""))
 
 
 def _read_csv_rows(text: str) -> list[tuple[int, dict[str, Any]]]:

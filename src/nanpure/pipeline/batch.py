@@ -55,6 +55,7 @@ from ..generator.solver import count_solutions_batch
 from ..output.datasets import (
     INPUT_EXTENSIONS,
     INPUT_FORMATS,
+    NONOGRAM_HINT,
     ReadError,
     iter_puzzle_texts,
     looks_like,
@@ -162,7 +163,8 @@ def _chunks(stream: TextIO | BinaryIO, fmt: str, houses: bool,
         for data in _line_chunks(source, size and size * 82):
             boards, numbers, starts, problems = scan_puzzle_text(data, houses)
             if not before and problems and (not numbers or problems[0][0] < numbers[0]):
-                _other_format(data, problems, bool(numbers))  # the first line: why?
+                _other_format(_line_at(data, problems[0][0]), problems,
+                              bool(numbers))  # the first line: why?
             if before:
                 numbers = [n + before for n in numbers]
                 problems = [(n + before, message) for n, message in problems]
@@ -174,7 +176,8 @@ def _chunks(stream: TextIO | BinaryIO, fmt: str, houses: bool,
     texts = iter_puzzle_texts(source, fmt, size or CHUNK_PUZZLES)
     if not size or fmt in ("sdk", "opensudoku"):
         # one chunk: these are small, and several games may share a line of XML
-        yield _checked(list(texts), houses, _position(stream))
+        found = list(texts)
+        yield _first_checked(found, houses, _position(stream))
         return
     found: list[tuple[int, str]] = []
     given = False
@@ -182,7 +185,8 @@ def _chunks(stream: TextIO | BinaryIO, fmt: str, houses: bool,
         for entry in texts:
             found.append(entry)
             if len(found) == size:
-                yield _checked(found, houses, _position(stream))
+                yield (_checked if given else _first_checked)(found, houses,
+                                                              _position(stream))
                 found, given = [], True
     except ReadError:
         # the rows read since the last chunk are answered too, so that the puzzles before
@@ -191,25 +195,51 @@ def _chunks(stream: TextIO | BinaryIO, fmt: str, houses: bool,
             yield _checked(found, houses, _position(stream))
         raise
     if found or not given:
-        yield _checked(found, houses, _position(stream))
+        yield (_checked if given else _first_checked)(found, houses, _position(stream))
 
 
-def _other_format(data: bytes, problems: list[tuple[int, str]], puzzles: bool) -> None:
-    """Refuse a file of puzzle lines whose first line, the first of ``problems`` (of the
-    lines of ``data``), clearly belongs to another format (:func:`looks_like`), when no
-    line after it in ``data`` is a puzzle either (:class:`ReadError`, before any answer);
-    where some are (``puzzles``), or the line is a header naming only a puzzle column,
-    whose rows may be puzzles, the hint goes into its problem."""
-    number, problem = problems[0]
+def _line_at(data: bytes, number: int) -> str:
+    """Line ``number`` (from 1) of ``data``."""
     at = 0
     for _ in range(number - 1):
         at = data.index(b"\n", at) + 1
     end = data.find(b"\n", at)
-    found = looks_like(data[at : end if end >= 0 else None].decode("utf-8", "replace"))
-    if found is None:
+    return data[at : end if end >= 0 else None].decode("utf-8", "replace")
+
+
+def _first_checked(found: list[tuple[int, str]], houses: bool, position: int | None
+                   ) -> PuzzleLines:
+    """:func:`_checked` for a table's first chunk: a puzzle column whose first value is
+    a problem is looked at as a file's first line is (:func:`_other_format`), so that
+    a table of nonograms is refused once, saying to give ``--kind nonogram``, instead
+    of one problem a row."""
+    chunk = _checked(found, houses, position)
+    if chunk.problems and (not chunk.line_numbers
+                           or chunk.problems[0][0] < chunk.line_numbers[0]):
+        first = next(t for n, t in found if n == chunk.problems[0][0])
+        _other_format(first, chunk.problems, bool(chunk.line_numbers), table=True)
+    return chunk
+
+
+def _other_format(line: str, problems: list[tuple[int, str]], puzzles: bool, *,
+                  table: bool = False) -> None:
+    """Refuse a file of puzzle lines whose first line ``line``, the first of
+    ``problems``, clearly belongs to another format (:func:`looks_like`), when no line
+    after it is a puzzle either (``puzzles``: :class:`ReadError`, before any answer);
+    where some are, or the line is a header naming only a puzzle column, whose rows may
+    be puzzles, the hint goes into its problem. In a ``table``, ``line`` is the first
+    row's puzzle, and only nonograms there are looked for."""
+    found = looks_like(line)
+    if found is None or found[0] == "sudoku line" or (table and found[0] != "nonogram line"):
         return
     fmt, what = found
+    if table:
+        if not puzzles:
+            raise ReadError(f"its puzzle column holds {what}, not Sudoku puzzles; "
+                            f"{NONOGRAM_HINT}")
+        return
     if fmt == "csv column":
+        number, problem = problems[0]
         problems[0] = (number, f"{problem}; this looks like a CSV header: give "
                        "--input-format csv")
         return
@@ -217,8 +247,8 @@ def _other_format(data: bytes, problems: list[tuple[int, str]], puzzles: bool) -
         return
     raise ReadError(f"this looks like {what}, not puzzle lines; " + {
         "csv": "give --input-format csv",
-        "non": "solve, rate and canon read nonograms with --kind nonogram",
-        "nonogram line": "solve, rate and canon read nonograms with --kind nonogram",
+        "non": NONOGRAM_HINT,
+        "nonogram line": NONOGRAM_HINT,
     }.get(fmt, "nanpure reads puzzle lines, csv, sdm, sdk, opensudoku and parquet "
               "(--input-format)"))
 
@@ -431,6 +461,19 @@ def _write_csv_rows(out: TextIO, puzzles: PuzzleLines, counts: np.ndarray,
         out.write(str(rows.data, "ascii"))
 
 
+def input_status(problems: bool, usable: bool) -> int:
+    """The exit status of a command that answers the puzzles it reads, either kind: 2
+    when nothing was usable (no puzzle read, a problem instead), 1 when there were
+    ``problems`` (malformed lines, puzzles not answered), else 0.
+
+    >>> input_status(True, False), input_status(True, True), input_status(False, True)
+    (2, 1, 0)
+    """
+    if problems and not usable:
+        return 2
+    return 1 if problems else 0
+
+
 def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "lines",
                input_format: str = "lines", *, chunk: int | None = CHUNK_PUZZLES) -> int:
     """Solve every puzzle of ``stream``; returns the exit status.
@@ -440,14 +483,16 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
     ``fmt="csv"`` prints ``puzzle,solutions,solution`` rows, where ``solutions`` is 0, 1
     or 2 (two or more) and ``solution`` is empty unless it is unique. The status is 1 if
     any line was malformed or, with ``lines``, had no solution or several (csv gives the
-    counts instead), else 0. ``input_format`` is one of :data:`INPUT_FORMATS`. The file
+    counts instead), else 0; 2 when no line was a puzzle (:func:`input_status`).
+    ``input_format`` is one of :data:`INPUT_FORMATS`. The file
     is read and answered ``chunk`` puzzles at a time (:func:`read_puzzle_chunks`); the
     messages of a chunk's lines come before its answers, in the order of the lines.
     """
-    status = 0
+    status, usable = 0, False
     # a board that gives a digit twice in a house has no solution: only those the solver
     # finds none for need that check (the solver makes it anyway, reading would repeat it)
     for k, puzzles in enumerate(read_puzzle_chunks(stream, input_format, False, chunk)):
+        usable = usable or len(puzzles.boards) > 0
         counts, solutions = count_solutions_batch(puzzles.boards, 2)
         unsolved = np.flatnonzero(counts == 0)
         if len(unsolved):
@@ -472,7 +517,7 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
             status = 1
         print_pending(pending, err)
         _write_grid_lines(out, solutions if len(unsolved) == 0 else solutions[counts > 0])
-    return status
+    return input_status(status > 0, usable)
 
 
 RATE_FORMATS = ("text", "csv", "jsonl")
@@ -510,7 +555,8 @@ def rate_file(
     above that tier (not SE's); such a puzzle is printed with ``solved`` false. A puzzle
     with no solution or several is reported on ``err`` and not rated; messages come in
     the order of the lines, each before the ratings of the lines after it. The status is 1
-    if any line was malformed or not uniquely solvable, else 0.
+    if any line was malformed or not uniquely solvable, else 0; 2 when no line was a
+    puzzle (:func:`input_status`).
 
     The file is read ``chunk`` puzzles at a time (:func:`read_puzzle_chunks`). With
     ``workers`` above 1, that many processes rate ``batch`` puzzles at a time, a few
@@ -532,7 +578,7 @@ def rate_file(
         job = _RateJob(name, bar.answers, bar.messages, batch, fmt=fmt, steps=steps,
                        max_tier=max_tier)
         job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
-    return job.status
+    return input_status(job.status > 0, job.usable)
 
 
 class WorkerDied(Exception):
@@ -719,13 +765,17 @@ class BatchJob:
 @dataclass
 class _FileJob(BatchJob):
     """A command over the chunks of a file (:func:`read_puzzle_chunks`): each chunk's
-    malformed lines are reported among its answers, in the order of the lines."""
+    malformed lines are reported among its answers, in the order of the lines;
+    ``usable`` says whether any line was a puzzle (:func:`input_status`)."""
+
+    usable: bool = False
 
     def _segments(self, chunks: Iterator[PuzzleLines], bar: Progress) -> Iterator[Segment]:
         for k, puzzles in enumerate(chunks):
             if k == 0:
                 self._begin()
             bar.read(puzzles)
+            self.usable = self.usable or len(puzzles.boards) > 0
             self.status |= 1 if puzzles.problems else 0
             yield from self._cut(puzzles, located_problems(puzzles.problems, self.name))
 
@@ -1176,14 +1226,15 @@ def canon_file(stream: TextIO | BinaryIO, name: str, out: TextIO, err: TextIO,
                progress: bool | None = None) -> int:
     """Print the canonical form (:mod:`nanpure.generator.canon`) of every puzzle of
     ``stream``, one 81-character line each with ``.`` for a blank; equivalent puzzles get
-    the same line. The status is 1 if any line was malformed, else 0. The file is read
+    the same line. The status is 1 if any line was malformed, else 0 (2 when no line was
+    a puzzle, :func:`input_status`). The file is read
     and answered ``chunk`` puzzles at a time, each chunk's messages before its lines;
     ``workers`` and ``progress`` as :func:`rate_file`'s."""
     with (Progress(err, stream, progress, out=out) as bar,
           batch_workers(workers, canon_batch) as done_by):
         job = _CanonJob(name, bar.answers, bar.messages, batch)
         job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
-    return job.status
+    return input_status(job.status > 0, job.usable)
 
 
 @dataclass

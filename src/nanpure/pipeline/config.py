@@ -802,6 +802,8 @@ def _tier_range(s: Section, tiers: Sequence[str]) -> tuple[str, str]:
 
 
 def _sudoku_quota(s: Section, name: str, count: int) -> Quota:
+    from ..generator.candidate import SE_MAX
+
     min_tier, max_tier = _tier_range(s, TIERS)
     symmetry = s.choice("symmetry", _symmetries(), "rot180")
     blanks = s.int_range("blanks", (0, 64), minimum=0, maximum=64)
@@ -815,7 +817,7 @@ def _sudoku_quota(s: Section, name: str, count: int) -> Quota:
     hardest = s.str("hardest", None)
     if hardest is not None:
         _check_technique(s, "hardest", hardest)
-    se = s.number_range("se", None, minimum=1.0, maximum=12.0)
+    se = s.number_range("se", None, minimum=1.0, maximum=SE_MAX)
     return Quota(name, count, min_tier, max_tier, symmetry, blanks, dig, score, attempts,
                  require=require, exclude=exclude, hardest=hardest, se=se)
 
@@ -876,4 +878,6 @@ def _check_possible(quota: Quota | NonogramQuota, s: Section) -> None:
     try:
         kind_of(quota.kind).check_spec(quota.spec())
     except ValueError as exc:  # each kind's SpecError
-        raise ConfigError(s.source, s.path, f"impossible quota {quota.name!r}: {exc}") from exc
+        key = getattr(exc, "key", None)
+        raise ConfigError(s.source, s.key_path(key) if key else s.path,
+                          f"impossible quota {quota.name!r}: {exc}") from exc

@@ -31,12 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from ..files import write_text_atomic
+from ..files import cannot_read, write_text_atomic
 from ..generator.nonogram import FormatError, Nonogram, parse_line, parse_non
 from ..generator.nonogram.formats import decode_non, puzzle_of_fields
 from ..output.datasets import (
     NONOGRAM_INPUT_FORMATS,
     NONOGRAM_TABLE_FORMATS,
+    SUDOKU_HINT,
     ExportError,
     ReadError,
     looks_like,
@@ -50,6 +51,7 @@ from .batch import (
     Segment,
     batch_workers,
     csv_line,
+    input_status,
     print_pending,
     write_rating,
 )
@@ -86,9 +88,7 @@ class Puzzles:
     @property
     def status(self) -> int:
         """1 when anything was malformed, else 0 (2 when nothing was readable)."""
-        if not self.puzzles:
-            return 2
-        return 1 if self.problems else 0
+        return input_status(bool(self.problems), bool(self.puzzles))
 
     def add(self, puzzle: Nonogram, name: str, place: Place) -> None:
         self.puzzles.append(puzzle)
@@ -141,9 +141,11 @@ def collect_puzzles(paths: Sequence[str], input_format: str | None = None,
                 data = _read_bytes(path, stdin)
             else:
                 text = _read_text(path, fmt, stdin)
-        except (OSError, UnicodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-            found.problem((index, 0), f"{name}: cannot read: {reason or exc}")
+        except OSError as exc:  # as a Sudoku file that cannot be opened
+            found.problem((index, 0), f"nanpure: {cannot_read(name, exc)}")
+            continue
+        except UnicodeError:
+            found.problem((index, 0), f"{name}: cannot read: not UTF-8 text")
             continue
         before = len(found.puzzles), found.problems
         if fmt in TABLE_FORMATS.values():
@@ -193,15 +195,26 @@ def _read_table(data: bytes, fmt: str, name: str, index: int, found: Puzzles) ->
     except ExportError as exc:  # pyarrow missing
         found.problem((index, 0), f"{name}: {exc}")
         return
+    read: list[tuple[int, Nonogram | FormatError]] = []
     for line, fields in rows:
         try:
             if isinstance(fields, str):
                 raise FormatError(fields, line)
-            puzzle = puzzle_of_fields(fields, line)
+            read.append((line, puzzle_of_fields(fields, line)))
         except FormatError as exc:
-            found.problem((index, line), exc.located(name))
-            continue
-        found.add(puzzle, f"{name}:{line}", (index, line))
+            read.append((line, exc))
+    if read and all(isinstance(r, FormatError) for _, r in read):
+        first = rows[0][1]
+        what = looks_like(str(first.get("puzzle", ""))) if isinstance(first, dict) else None
+        if what is not None and what[0] == "sudoku line":  # once, not one problem a row
+            found.problem((index, 0), f"{name}: its puzzle column holds {what[1]}, not "
+                                      f"nonograms; {SUDOKU_HINT}")
+            return
+    for line, result in read:
+        if isinstance(result, FormatError):
+            found.problem((index, line), result.located(name))
+        else:
+            found.add(result, f"{name}:{line}", (index, line))
 
 
 def _read_non(text: str, name: str, index: int, found: Puzzles) -> None:
@@ -243,6 +256,8 @@ def _other_format(line: str) -> str | None:
     if found is None or found[0] == "nonogram line":  # a malformed one of these files
         return None
     fmt, what = found
+    if fmt == "sudoku line":
+        return f"this looks like {what}, not one-line puzzles; {SUDOKU_HINT}"
     return (f"this looks like {what}, not one-line puzzles; give --input-format "
             f"{'csv' if fmt.startswith('csv') else fmt}")
 

@@ -109,11 +109,19 @@ def check_options(fmt: str, kind: str, *, license: str | None, steps: bool, answ
     if license is not None and not _LICENSE_ID.fullmatch(license):
         raise ExportError(f"--license {license!r} is not a licence identifier: give one of "
                           "letters, digits, '.', '-' and '+', as the Hugging Face Hub's "
-                          "cc0-1.0, mit, apache-2.0, cc-by-4.0 or other")
+                          "cc0-1.0, mit, apache-2.0 or cc-by-4.0")
+    if license is not None and license.lower() == "other":
+        # the Hub then asks for license_name and license_link, which the card lacks
+        raise ExportError(f"--license {license}: the Hugging Face Hub wants a licence "
+                          "'other' named and linked (license_name, license_link), which "
+                          "nanpure does not write; give the Hub's identifier of the "
+                          "licence (for one of your own, export with any and edit the "
+                          "card's header: license: other, license_name, license_link)")
     check_steps(fmt, True if steps else None)
     if se and (kind != "sudoku" or fmt not in SE_FORMATS):
+        what = f"{kind} puzzles" if kind != "sudoku" else f"the {fmt} format"
         raise ExportError(f"--se adds Sudoku Explainer's ratings to Sudoku exports in "
-                          f"{', '.join(SE_FORMATS)}, not to {kind} {fmt}")
+                          f"{', '.join(SE_FORMATS)}, not to {what}")
     if dpi is not None and not 1 <= dpi <= MAX_DPI:
         raise ExportError(f"--dpi {dpi}: give a whole number from 1 to {MAX_DPI}")
     if fmt not in KIND_FORMATS[kind] + IMAGE_FORMATS:
