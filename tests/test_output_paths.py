@@ -453,3 +453,72 @@ def test_an_output_over_another_store_is_refused(tmp_path, capsys):
     other = tmp_path / "plain.db"
     other.write_bytes(b"SQLite format 3\0" + bytes(100))  # another program's database
     assert check_not_store(other, "--out") == other
+
+
+# --- stops while an output is written --------------------------------------------------------
+
+
+def _an_image(path: Path) -> Path:
+    """A 20x20 picture of a dark block, which from-image makes a small unique nonogram."""
+    from PIL import Image
+
+    image = Image.new("L", (20, 20), 255)
+    for x in range(5, 15):
+        for y in range(3, 17):
+            image.putpixel((x, y), 0)
+    image.save(path)
+    return path
+
+
+def _file_commands(tmp_path: Path, qqwing_rows, db: Path) -> dict[str, list[str]]:
+    """Each command that writes a file under --out (or --plot), into the empty directory
+    ``tmp_path / "out"``."""
+    book = make_store(tmp_path / "book.db", qqwing_rows)
+    (tmp_path / "out").mkdir()
+    return {
+        "export": ["export", "--store", str(db), "--format", "csv", "--out",
+                   str(tmp_path / "out" / "x.csv")],
+        "stats --plot": ["stats", "--store", str(db), "--plot",
+                         str(tmp_path / "out" / "p.png")],
+        "book": ["book", str(write_config(tmp_path, book, out="out/b.pdf"))],
+        "from-image": ["nonogram", "from-image", str(_an_image(tmp_path / "img.png")),
+                       "--size", "5", "--out", str(tmp_path / "out" / "a.non")],
+        "generate --out": ["generate", "--kind", "nonogram", "--size", "5x5", "--seed", "1",
+                           "--count", "2", "--format", "non", "--out",
+                           str(tmp_path / "out")],
+    }
+
+
+#: ``nanpure ...`` (the process's own command line) that sends itself SIGTERM once the
+#: first file it writes is complete beside its name (``X.part``), before the rename.
+_SIGTERM_BEFORE_RENAME = """
+import os, signal, sys
+from nanpure import files
+
+sync = files._sync
+
+def synced(path):
+    sync(path)
+    if str(path).endswith(".part"):
+        os.kill(os.getpid(), signal.SIGTERM)
+
+files._sync = synced
+from nanpure.cli import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("command", ["export", "stats --plot", "book", "from-image"])
+def test_sigterm_before_the_output_is_in_place_stops_as_ctrl_c_does(
+        tmp_path, qqwing_rows, store, command):  # noqa: F811
+    """SIGTERM before the file was renamed into place killed the command (exit -15) and
+    left X.part beside its name; now it stops as Ctrl-C does: exit 130, one line, and no
+    file, nor its part."""
+    argv = _file_commands(tmp_path, qqwing_rows, store)[command]
+    proc = subprocess.run([sys.executable, "-c", _SIGTERM_BEFORE_RENAME, *argv],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
+    assert proc.stderr.splitlines()[-1] == "nanpure: interrupted"
+    assert "Traceback" not in proc.stderr
+    assert list((tmp_path / "out").iterdir()) == []
+

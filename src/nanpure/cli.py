@@ -14,8 +14,10 @@ import os
 import re
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .files import StandardOutput, WriteError
@@ -988,6 +990,7 @@ def main(argv: list[str] | None = None) -> int:
     status: int | None = None
     if argv is None:  # first, so that it runs after every exit handler the command adds
         atexit.register(_let_stops_go_at_exit)
+    sigterm = _stop_on_sigterm()
     try:
         # inside: a Ctrl-C while the command line is read is Ctrl-C's one line too
         parser = build_parser()
@@ -1031,16 +1034,39 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout = stdout
         if argv is None and status is not None:
             _exit_on_stop(status)
+        elif argv is not None and sigterm is not None:  # the caller's process goes on
+            signal.signal(signal.SIGTERM, sigterm)
+
+
+def _sigterm_stops(signum: int, frame: object) -> None:
+    """SIGTERM while a command runs: it stops the command as Ctrl-C does (the
+    KeyboardInterrupt that Python's handler of SIGINT raises), so that the command's
+    temporary files are removed, what must not be cut short is held back the same way, and
+    it says ``nanpure: interrupted`` and exits 130. SIGTERM's default action ended the
+    process at once, leaving ``FILE.part`` beside an export, a book or a plot."""
+    raise KeyboardInterrupt
+
+
+def _stop_on_sigterm() -> Any:
+    """Make SIGTERM stop the command as Ctrl-C does (:func:`_sigterm_stops`), where its
+    action is still the default one (not where it is ignored, or handled by whoever
+    started ``main`` in this process) and this is the main thread, whose signals these
+    are. Returns the handler replaced, None when there was none."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return None
+    return signal.signal(signal.SIGTERM, _sigterm_stops)
 
 
 def _exit_on_stop(status: int) -> None:
-    """The command ended with ``status`` and the process exits next: a Ctrl-C from now on
-    exits at once with that status. Python's handler would raise KeyboardInterrupt where
-    nothing catches it, killing by SIGINT a process whose command had succeeded. A
-    handler other than Python's (SIG_IGN in a background job; a command's own, such as
-    the one ``run`` and ``book`` leave, which does the same) is kept."""
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        return
+    """The command ended with ``status`` and the process exits next: a Ctrl-C or SIGTERM
+    from now on exits at once with that status. Python's handler would raise
+    KeyboardInterrupt where nothing catches it (as :func:`_sigterm_stops` would),
+    killing by the signal a process whose command had succeeded. A handler other than
+    those (SIG_IGN in a background job; a command's own, such as the one ``run`` and
+    ``book`` leave, which does the same) is kept."""
+    ours = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: _sigterm_stops}
 
     def exit_now(signum: int, frame: object) -> None:
         for stream in (sys.stdout, sys.stderr):
@@ -1049,7 +1075,9 @@ def _exit_on_stop(status: int) -> None:
                 stream.flush()
         os._exit(status)
 
-    signal.signal(signal.SIGINT, exit_now)
+    for signum, handler in ours.items():
+        if signal.getsignal(signum) is handler:
+            signal.signal(signum, exit_now)
 
 
 def _let_stops_go_at_exit() -> None:
