@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -522,3 +523,72 @@ def test_sigterm_before_the_output_is_in_place_stops_as_ctrl_c_does(
     assert "Traceback" not in proc.stderr
     assert list((tmp_path / "out").iterdir()) == []
 
+
+#: ``nanpure ...`` that sends itself a signal (the last argument) as the last of the
+#: files it writes under its --out takes its name (the last but one: how many there are).
+_STOPPED_AS_THE_LAST_IS_RENAMED = """
+import os, signal, sys
+
+signum, files = getattr(signal, sys.argv.pop()), int(sys.argv.pop())
+out = os.path.abspath(sys.argv[sys.argv.index("--out") + 1])
+replace, renamed = os.replace, []
+
+def replaced(tmp, final):
+    replace(tmp, final)
+    if os.path.abspath(final).startswith(out):
+        renamed.append(final)
+        if len(renamed) == files:
+            os.kill(os.getpid(), signum)
+
+os.replace = replaced
+if __name__ == "__main__":
+    from nanpure.cli import main
+    sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("command, workers, signame", [
+    ("from-image", 0, "SIGINT"), ("from-image", 0, "SIGTERM"),
+    ("generate --out", 1, "SIGINT"), ("generate --out", 1, "SIGTERM"),
+    ("generate --out", 2, "SIGTERM")])
+def test_a_stop_once_the_output_is_in_place_lets_the_command_finish(
+        tmp_path, qqwing_rows, store, command, workers, signame):  # noqa: F811
+    """from-image --out and generate --out exited 130 (SIGTERM: killed) when stopped as
+    their last file took its name; now the stop is let go, as by export: they say what
+    they wrote and exit with their status."""
+    argv = _file_commands(tmp_path, qqwing_rows, store)[command]
+    argv += ["--workers", str(workers)] if workers else []
+    proc = subprocess.run(
+        [sys.executable, "-c", _STOPPED_AS_THE_LAST_IS_RENAMED, *argv,
+         "2" if command == "generate --out" else "1", signame],
+        capture_output=True, text=True, timeout=300,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    out = tmp_path / "out"
+    if command == "from-image":
+        assert proc.stdout.endswith(f"wrote {out / 'a.non'}\n")
+        assert [p.name for p in out.iterdir()] == ["a.non"]
+    else:
+        assert proc.stderr.endswith(f"wrote 2 .non files to {out}\n")
+        assert sorted(p.name for p in out.iterdir()) == ["0001.non", "0002.non"]
+
+
+def test_a_stop_as_the_last_file_is_renamed_leaves_the_handlers_as_they_were(
+        tmp_path, monkeypatch, capsys):
+    """In a process that goes on after ``main`` (a test, a caller), the command's handlers
+    are put back: Ctrl-C raises KeyboardInterrupt again, SIGTERM has its default."""
+    renamed = []
+    replace = os.replace
+
+    def replaced(tmp, final):
+        replace(tmp, final)
+        renamed.append(final)
+        if len(renamed) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(os, "replace", replaced)
+    assert main(["generate", "--kind", "nonogram", "--size", "5x5", "--seed", "1",
+                 "--count", "2", "--format", "non", "--out", str(tmp_path / "b")]) == 0
+    assert capsys.readouterr().err.endswith(f"wrote 2 .non files to {tmp_path / 'b'}\n")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

@@ -371,6 +371,7 @@ _KIND_OPTIONS = {"sudoku": ("blanks", "dig", "score", "require", "exclude", "har
 
 def _run_generate(args: argparse.Namespace) -> int:
     from .pipeline.generate import generate
+    from .pipeline.run import _stops_spared
 
     if args.tier and (args.min_tier or args.max_tier):
         raise UsageError("--tier cannot be combined with --min-tier or --max-tier")
@@ -389,18 +390,23 @@ def _run_generate(args: argparse.Namespace) -> int:
         raise UsageError("--format non writes one .non file a puzzle into the directory "
                          "given with --out DIR (and --out is only for --format non)")
     spec = _nonogram_spec(args) if args.kind == "nonogram" else _sudoku_spec(args)
-    try:
-        status = generate(spec, args.count, sys.stdout, sys.stderr, seed=args.seed,
-                          fmt=args.format, workers=args.workers, stats=args.stats,
-                          kind=args.kind, directory=args.out)
-    except ValueError as exc:  # the kind's SpecError: a request no puzzle can meet
-        raise UsageError(str(exc)) from exc
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise WriteError(args.out or "standard output", exc) from exc
-    if args.out is not None:
-        print(f"wrote {args.count} .non files to {args.out}", file=sys.stderr)
+    # once --out's last file is in place a stop is let go, and one after that exits at
+    # once with the command's status (see generate's _Printer)
+    with _stops_spared(for_good=args.exits) as stops:
+        try:
+            status = generate(spec, args.count, sys.stdout, sys.stderr, seed=args.seed,
+                              fmt=args.format, workers=args.workers, stats=args.stats,
+                              kind=args.kind, directory=args.out)
+        except ValueError as exc:  # the kind's SpecError: a request no puzzle can meet
+            raise UsageError(str(exc)) from exc
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise WriteError(args.out or "standard output", exc) from exc
+        if args.out is not None:
+            print(f"wrote {args.count} .non files to {args.out}", file=sys.stderr)
+        if stops is not None:
+            stops.exit_status = status
     return status
 
 
@@ -881,6 +887,7 @@ def _missing_tool(p: argparse.ArgumentParser) -> int:
 
 def _run_from_image(args: argparse.Namespace) -> int:
     from .pipeline.nonogram_jobs import from_image
+    from .pipeline.run import _stops_spared
 
     width, height = _size(args.size, "--size", height_optional=True)
     for value in (width, height):
@@ -888,8 +895,15 @@ def _run_from_image(args: argparse.Namespace) -> int:
             raise UsageError(f"--size: width and height must be 1-99, got {args.size}")
     if not 0 <= args.threshold <= 255:
         raise UsageError(f"--threshold must be 0-255, got {args.threshold}")
-    return from_image(args.image, width, height, sys.stdout, sys.stderr,
-                      threshold=args.threshold, invert=args.invert, non_path=args.out)
+    # once --out's file is in place a stop is let go, and one after that exits at once
+    # with the command's status (see from_image)
+    with _stops_spared(for_good=args.exits) as stops:
+        status = from_image(args.image, width, height, sys.stdout, sys.stderr,
+                            threshold=args.threshold, invert=args.invert, non_path=args.out)
+        sys.stdout.flush()  # the picture and the verdict said before the status is given
+        if stops is not None:
+            stops.exit_status = status
+    return status
 
 
 def _add_compile(sub: argparse._SubParsersAction) -> None:
