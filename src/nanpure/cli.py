@@ -921,7 +921,8 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
                    help=f"kernel groups to compile, of: {', '.join(GROUPS)}, or sudoku "
                    f"for {', '.join(SUDOKU)} (default: all)")
     p.add_argument("-j", "--jobs", type=int, default=None,
-                   help="processes compiling at once (default: the number of CPUs)")
+                   help="processes compiling at once (default: the cores this process may "
+                   "use, no more than its CPU quota allows)")
     p.add_argument("--force", action="store_true",
                    help="run every group's warm-up, even those compiled already from the "
                    "same sources (a group is skipped otherwise)")

@@ -37,6 +37,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from multiprocessing_logging import MultiProcessingHandler
 
+from ..cores import usable_cores
 from .quotas import Batch, TaskResult, fits
 
 log = logging.getLogger(__name__)
@@ -744,11 +745,9 @@ def _lost(future: cf.Future) -> bool:
 
 
 def default_workers() -> int:
-    """Every core this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    """The workers of a pool whose size nobody gave: every core this process may use, no
+    more than its CPU quota allows (:func:`nanpure.cores.usable_cores`)."""
+    return usable_cores()
 
 
 def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None,
