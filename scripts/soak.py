@@ -39,7 +39,8 @@ An export round stops ``nanpure export`` (csv, jsonl, lines, parquet, sdk; with
 in the store or not), with SIGTERM, SIGINT, SIGKILL or nothing, each with an old file
 under the output's name or none: every file
 it writes must afterwards be the old one, absent, or the whole new one (equal to an
-uninterrupted export's or book's), and a book the store records must be the new one.
+uninterrupted export's or book's), with no ``.part`` file beside it unless the process
+was killed, and a book the store records must be the new one.
 Doing it again must then give the new files, and no puzzle may be in two books.
 
 Two windows are outside nanpure's reach and counted apart, not failed: Ctrl-C while
@@ -693,8 +694,9 @@ class Soak:
                           "sigkill": signal.SIGKILL}[event])
         outcome = session.finish()
         self.events[f"{command} {event}"] += 1
-        allowed = {0} | {"none": set(), "sigterm": {KILLED[signal.SIGTERM]}, "sigint": {130},
-                         "sigkill": {KILLED[signal.SIGKILL]}}[event]
+        # SIGTERM stops as Ctrl-C does; killed only before nanpure handles it
+        allowed = {0} | {"none": set(), "sigterm": {130, KILLED[signal.SIGTERM]},
+                         "sigint": {130}, "sigkill": {KILLED[signal.SIGKILL]}}[event]
         done = "preflight book.pdf: passed" if command == "book" else "wrote "
         stopped_in = window(outcome, done in outcome.stdout + outcome.stderr)  # --out: stderr
         if stopped_in:
@@ -726,7 +728,10 @@ class Soak:
         unexpected = set(found) - set(new) - set(parts)
         if unexpected:
             raise Failed(f"{command}: files nobody asked for: {sorted(unexpected)}")
-        if parts:
+        if parts and outcome.status >= 0 and not stopped_in:
+            raise Failed(f"{command}: exit {outcome.status} after {event}, yet it left "
+                         f"{', '.join(parts)}")
+        if parts:  # killed: nothing could remove them
             self.notes.append(f"{command} {event} left {', '.join(parts)} (exit "
                               f"{outcome.status})")
         recorded = books(store)

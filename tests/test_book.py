@@ -629,3 +629,66 @@ def test_a_book_from_a_run_being_made_warns(tmp_path, store, capsys, caplog):
         f"{store}: run 'nightly' is still being made; the book takes the puzzles it has "
         "stored so far"]
     assert "recorded as book 1" in capsys.readouterr().out
+
+
+def _relabelled(record: PuzzleRecord) -> PuzzleRecord:
+    """An equivalent form of the Sudoku ``record``: its digits 1 and 2 swapped."""
+    swap = str.maketrans("12", "21")
+    return record._replace(puzzle=record.puzzle.translate(swap),
+                           solution=record.solution.translate(swap), id=None)
+
+
+def test_a_puzzle_a_run_moves_while_a_book_is_made_is_not_recorded_as_printed(
+        tmp_path, store, monkeypatch, capsys):
+    """A run of dedup = "equivalent" whose first quota makes a puzzle equivalent to one of
+    a later quota takes that row (same id) and writes its own form into it, when no book
+    holds the puzzle. A book that had picked the row, and printed the old form, then
+    recorded the row: the store said the book held a puzzle it never printed. Now the
+    book's record finds the row changed, in its own transaction, and is refused in one
+    line: the PDF is written but not recorded, and the book is made again."""
+    from nanpure.pipeline import publish
+    from nanpure.pipeline.quotas import QuotaState, TaskResult
+    from nanpure.pipeline.run import _Keeper
+
+    config = write_config(tmp_path, store, sections="""
+[[book.section]]
+title = "Hard ones"
+quota = "hard"
+count = 1
+""")
+    verify = publish.verify_puzzles
+    moved = []
+
+    def picked_then_moved(s, puzzles):
+        """The book has picked its puzzles; the run stores a batch before it records."""
+        verify(s, puzzles)
+        with Store(store) as other, other.transaction():
+            run = other.find_run("nightly")
+            states = [QuotaState(i, q, 99) for i, q in enumerate(GRADES.values())]
+            made = _relabelled(puzzles[0])
+            keep = _Keeper(other, run.id, "equivalent", states)
+            assert keep(states[0], TaskResult(0, 99, made, 0.0)) == "accepted"
+        moved.append((puzzles[0], made))
+
+    monkeypatch.setattr(publish, "verify_puzzles", picked_then_moved)
+    assert main(["book", str(config)]) == 2
+    (printed, made), = moved
+    pdf = tmp_path / "book.pdf"
+    assert capsys.readouterr().err == (
+        f"nanpure: {pdf} was written but not recorded in the store, so its puzzles stay "
+        f"unused (the next book takes them again): {store}: book 'Nightly Sudoku' not "
+        f"recorded: puzzle {printed.id} was given to quota 'easy' of run 'nightly' in "
+        "another form than the one printed while the book was made; make the book "
+        "again\n")
+    with Store(store) as s:
+        assert s.db.execute("SELECT count(*) FROM book_puzzles").fetchone()[0] == 0
+        row = s.db.execute("SELECT quota, puzzle FROM puzzles WHERE id = ?",
+                           (printed.id,)).fetchone()
+    assert tuple(row) == ("easy", made.puzzle)
+    # made again, the book takes another hard puzzle and records it
+    monkeypatch.setattr(publish, "verify_puzzles", verify)
+    assert main(["book", str(config)]) == 0
+    with Store(store) as s:
+        (recorded, puzzle), = s.db.execute(
+            "SELECT puzzle_id, puzzle FROM book_puzzles JOIN puzzles ON id = puzzle_id")
+    assert recorded != printed.id and puzzle != made.puzzle

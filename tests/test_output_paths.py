@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -453,3 +454,141 @@ def test_an_output_over_another_store_is_refused(tmp_path, capsys):
     other = tmp_path / "plain.db"
     other.write_bytes(b"SQLite format 3\0" + bytes(100))  # another program's database
     assert check_not_store(other, "--out") == other
+
+
+# --- stops while an output is written --------------------------------------------------------
+
+
+def _an_image(path: Path) -> Path:
+    """A 20x20 picture of a dark block, which from-image makes a small unique nonogram."""
+    from PIL import Image
+
+    image = Image.new("L", (20, 20), 255)
+    for x in range(5, 15):
+        for y in range(3, 17):
+            image.putpixel((x, y), 0)
+    image.save(path)
+    return path
+
+
+def _file_commands(tmp_path: Path, qqwing_rows, db: Path) -> dict[str, list[str]]:
+    """Each command that writes a file under --out (or --plot), into the empty directory
+    ``tmp_path / "out"``."""
+    book = make_store(tmp_path / "book.db", qqwing_rows)
+    (tmp_path / "out").mkdir()
+    return {
+        "export": ["export", "--store", str(db), "--format", "csv", "--out",
+                   str(tmp_path / "out" / "x.csv")],
+        "stats --plot": ["stats", "--store", str(db), "--plot",
+                         str(tmp_path / "out" / "p.png")],
+        "book": ["book", str(write_config(tmp_path, book, out="out/b.pdf"))],
+        "from-image": ["nonogram", "from-image", str(_an_image(tmp_path / "img.png")),
+                       "--size", "5", "--out", str(tmp_path / "out" / "a.non")],
+        "generate --out": ["generate", "--kind", "nonogram", "--size", "5x5", "--seed", "1",
+                           "--count", "2", "--format", "non", "--out",
+                           str(tmp_path / "out")],
+    }
+
+
+#: ``nanpure ...`` (the process's own command line) that sends itself SIGTERM once the
+#: first file it writes is complete beside its name (``X.part``), before the rename.
+_SIGTERM_BEFORE_RENAME = """
+import os, signal, sys
+from nanpure import files
+
+sync = files._sync
+
+def synced(path):
+    sync(path)
+    if str(path).endswith(".part"):
+        os.kill(os.getpid(), signal.SIGTERM)
+
+files._sync = synced
+from nanpure.cli import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("command", ["export", "stats --plot", "book", "from-image"])
+def test_sigterm_before_the_output_is_in_place_stops_as_ctrl_c_does(
+        tmp_path, qqwing_rows, store, command):  # noqa: F811
+    """SIGTERM before the file was renamed into place killed the command (exit -15) and
+    left X.part beside its name; now it stops as Ctrl-C does: exit 130, one line, and no
+    file, nor its part."""
+    argv = _file_commands(tmp_path, qqwing_rows, store)[command]
+    proc = subprocess.run([sys.executable, "-c", _SIGTERM_BEFORE_RENAME, *argv],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
+    assert proc.stderr.splitlines()[-1] == "nanpure: interrupted"
+    assert "Traceback" not in proc.stderr
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+#: ``nanpure ...`` that sends itself a signal (the last argument) as the last of the
+#: files it writes under its --out takes its name (the last but one: how many there are).
+_STOPPED_AS_THE_LAST_IS_RENAMED = """
+import os, signal, sys
+
+signum, files = getattr(signal, sys.argv.pop()), int(sys.argv.pop())
+out = os.path.abspath(sys.argv[sys.argv.index("--out") + 1])
+replace, renamed = os.replace, []
+
+def replaced(tmp, final):
+    replace(tmp, final)
+    if os.path.abspath(final).startswith(out):
+        renamed.append(final)
+        if len(renamed) == files:
+            os.kill(os.getpid(), signum)
+
+os.replace = replaced
+if __name__ == "__main__":
+    from nanpure.cli import main
+    sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("command, workers, signame", [
+    ("from-image", 0, "SIGINT"), ("from-image", 0, "SIGTERM"),
+    ("generate --out", 1, "SIGINT"), ("generate --out", 1, "SIGTERM"),
+    ("generate --out", 2, "SIGTERM")])
+def test_a_stop_once_the_output_is_in_place_lets_the_command_finish(
+        tmp_path, qqwing_rows, store, command, workers, signame):  # noqa: F811
+    """from-image --out and generate --out exited 130 (SIGTERM: killed) when stopped as
+    their last file took its name; now the stop is let go, as by export: they say what
+    they wrote and exit with their status."""
+    argv = _file_commands(tmp_path, qqwing_rows, store)[command]
+    argv += ["--workers", str(workers)] if workers else []
+    proc = subprocess.run(
+        [sys.executable, "-c", _STOPPED_AS_THE_LAST_IS_RENAMED, *argv,
+         "2" if command == "generate --out" else "1", signame],
+        capture_output=True, text=True, timeout=300,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    out = tmp_path / "out"
+    if command == "from-image":
+        assert proc.stdout.endswith(f"wrote {out / 'a.non'}\n")
+        assert [p.name for p in out.iterdir()] == ["a.non"]
+    else:
+        assert proc.stderr.endswith(f"wrote 2 .non files to {out}\n")
+        assert sorted(p.name for p in out.iterdir()) == ["0001.non", "0002.non"]
+
+
+def test_a_stop_as_the_last_file_is_renamed_leaves_the_handlers_as_they_were(
+        tmp_path, monkeypatch, capsys):
+    """In a process that goes on after ``main`` (a test, a caller), the command's handlers
+    are put back: Ctrl-C raises KeyboardInterrupt again, SIGTERM has its default."""
+    renamed = []
+    replace = os.replace
+
+    def replaced(tmp, final):
+        replace(tmp, final)
+        renamed.append(final)
+        if len(renamed) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(os, "replace", replaced)
+    assert main(["generate", "--kind", "nonogram", "--size", "5x5", "--seed", "1",
+                 "--count", "2", "--format", "non", "--out", str(tmp_path / "b")]) == 0
+    assert capsys.readouterr().err.endswith(f"wrote 2 .non files to {tmp_path / 'b'}\n")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

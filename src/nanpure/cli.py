@@ -14,8 +14,10 @@ import os
 import re
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .files import StandardOutput, WriteError
@@ -377,6 +379,7 @@ _KIND_OPTIONS = {"sudoku": ("blanks", "dig", "score", "require", "exclude", "har
 
 def _run_generate(args: argparse.Namespace) -> int:
     from .pipeline.generate import generate
+    from .pipeline.run import _stops_spared
 
     if args.tier and (args.min_tier or args.max_tier):
         raise UsageError("--tier cannot be combined with --min-tier or --max-tier")
@@ -395,19 +398,24 @@ def _run_generate(args: argparse.Namespace) -> int:
         raise UsageError("--format non writes one .non file a puzzle into the directory "
                          "given with --out DIR (and --out is only for --format non)")
     spec = _nonogram_spec(args) if args.kind == "nonogram" else _sudoku_spec(args)
-    try:
-        status = generate(spec, args.count, sys.stdout, sys.stderr, seed=args.seed,
-                          fmt=args.format, workers=args.workers, stats=args.stats,
-                          kind=args.kind, directory=args.out)
-    except ValueError as exc:  # the kind's SpecError: a request no puzzle can meet
-        key = getattr(exc, "key", None)
-        raise UsageError(f"--{key}: {exc}" if key else str(exc)) from exc
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise WriteError(args.out or "standard output", exc) from exc
-    if args.out is not None:
-        print(f"wrote {args.count} .non files to {args.out}", file=sys.stderr)
+    # once --out's last file is in place a stop is let go, and one after that exits at
+    # once with the command's status (see generate's _Printer)
+    with _stops_spared(for_good=args.exits) as stops:
+        try:
+            status = generate(spec, args.count, sys.stdout, sys.stderr, seed=args.seed,
+                              fmt=args.format, workers=args.workers, stats=args.stats,
+                              kind=args.kind, directory=args.out)
+        except ValueError as exc:  # the kind's SpecError: a request no puzzle can meet
+            key = getattr(exc, "key", None)
+            raise UsageError(f"--{key}: {exc}" if key else str(exc)) from exc
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise WriteError(args.out or "standard output", exc) from exc
+        if args.out is not None:
+            print(f"wrote {args.count} .non files to {args.out}", file=sys.stderr)
+        if stops is not None:
+            stops.exit_status = status
     return status
 
 
@@ -889,6 +897,7 @@ def _missing_tool(p: argparse.ArgumentParser) -> int:
 
 def _run_from_image(args: argparse.Namespace) -> int:
     from .pipeline.nonogram_jobs import from_image
+    from .pipeline.run import _stops_spared
 
     width, height = _size(args.size, "--size", height_optional=True)
     for value in (width, height):
@@ -896,8 +905,15 @@ def _run_from_image(args: argparse.Namespace) -> int:
             raise UsageError(f"--size: width and height must be 1-99, got {args.size}")
     if not 0 <= args.threshold <= 255:
         raise UsageError(f"--threshold must be 0-255, got {args.threshold}")
-    return from_image(args.image, width, height, sys.stdout, sys.stderr,
-                      threshold=args.threshold, invert=args.invert, non_path=args.out)
+    # once --out's file is in place a stop is let go, and one after that exits at once
+    # with the command's status (see from_image)
+    with _stops_spared(for_good=args.exits) as stops:
+        status = from_image(args.image, width, height, sys.stdout, sys.stderr,
+                            threshold=args.threshold, invert=args.invert, non_path=args.out)
+        sys.stdout.flush()  # the picture and the verdict said before the status is given
+        if stops is not None:
+            stops.exit_status = status
+    return status
 
 
 def _add_compile(sub: argparse._SubParsersAction) -> None:
@@ -915,7 +931,8 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
                    help=f"kernel groups to compile, of: {', '.join(GROUPS)}, or sudoku "
                    f"for {', '.join(SUDOKU)} (default: all)")
     p.add_argument("-j", "--jobs", type=int, default=None,
-                   help="processes compiling at once (default: the number of CPUs)")
+                   help="processes compiling at once (default: the cores this process may "
+                   "use, no more than its CPU quota allows)")
     p.add_argument("--force", action="store_true",
                    help="run every group's warm-up, even those compiled already from the "
                    "same sources (a group is skipped otherwise)")
@@ -999,6 +1016,7 @@ def main(argv: list[str] | None = None) -> int:
     status: int | None = None
     if argv is None:  # first, so that it runs after every exit handler the command adds
         atexit.register(_let_stops_go_at_exit)
+    sigterm = _stop_on_sigterm()
     try:
         # inside: a Ctrl-C while the command line is read is Ctrl-C's one line too
         parser = build_parser()
@@ -1042,16 +1060,39 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout = stdout
         if argv is None and status is not None:
             _exit_on_stop(status)
+        elif argv is not None and sigterm is not None:  # the caller's process goes on
+            signal.signal(signal.SIGTERM, sigterm)
+
+
+def _sigterm_stops(signum: int, frame: object) -> None:
+    """SIGTERM while a command runs: it stops the command as Ctrl-C does (the
+    KeyboardInterrupt that Python's handler of SIGINT raises), so that the command's
+    temporary files are removed, what must not be cut short is held back the same way, and
+    it says ``nanpure: interrupted`` and exits 130. SIGTERM's default action ended the
+    process at once, leaving ``FILE.part`` beside an export, a book or a plot."""
+    raise KeyboardInterrupt
+
+
+def _stop_on_sigterm() -> Any:
+    """Make SIGTERM stop the command as Ctrl-C does (:func:`_sigterm_stops`), where its
+    action is still the default one (not where it is ignored, or handled by whoever
+    started ``main`` in this process) and this is the main thread, whose signals these
+    are. Returns the handler replaced, None when there was none."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return None
+    return signal.signal(signal.SIGTERM, _sigterm_stops)
 
 
 def _exit_on_stop(status: int) -> None:
-    """The command ended with ``status`` and the process exits next: a Ctrl-C from now on
-    exits at once with that status. Python's handler would raise KeyboardInterrupt where
-    nothing catches it, killing by SIGINT a process whose command had succeeded. A
-    handler other than Python's (SIG_IGN in a background job; a command's own, such as
-    the one ``run`` and ``book`` leave, which does the same) is kept."""
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        return
+    """The command ended with ``status`` and the process exits next: a Ctrl-C or SIGTERM
+    from now on exits at once with that status. Python's handler would raise
+    KeyboardInterrupt where nothing catches it (as :func:`_sigterm_stops` would),
+    killing by the signal a process whose command had succeeded. A handler other than
+    those (SIG_IGN in a background job; a command's own, such as the one ``run`` and
+    ``book`` leave, which does the same) is kept."""
+    ours = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: _sigterm_stops}
 
     def exit_now(signum: int, frame: object) -> None:
         for stream in (sys.stdout, sys.stderr):
@@ -1060,7 +1101,9 @@ def _exit_on_stop(status: int) -> None:
                 stream.flush()
         os._exit(status)
 
-    signal.signal(signal.SIGINT, exit_now)
+    for signum, handler in ours.items():
+        if signal.getsignal(signum) is handler:
+            signal.signal(signum, exit_now)
 
 
 def _let_stops_go_at_exit() -> None:

@@ -950,7 +950,9 @@ class _Auto(_Workers):
     puzzles not yet handed out, of the :attr:`expected` count (the job's
     :meth:`Progress.expected`). The pool has a worker for this process's core and one for
     each other core the machine left idle over the last :data:`AUTO_WATCH` seconds (up to
-    ``workers``): with none idle, there is no pool yet. Asked again after each batch, so
+    ``workers``, the cores this process may use within its CPU quota, which the machine's
+    idle cores do not show): with none idle, there is no pool yet. Asked again after each
+    batch, so
     that puzzles that turn out harder than the first, or cores that come free, still get
     the pool."""
 
@@ -1033,7 +1035,8 @@ class _Auto(_Workers):
 @contextlib.contextmanager
 def batch_workers(workers: int | None, task: Callable[[Any], Any]) -> Iterator[_Workers]:
     """Where ``task`` answers batches, in ``workers`` processes (1: this one; None: this
-    one, then the idle cores once the work left looks large enough, :class:`_Auto`); at
+    one, then the idle cores once the work left looks large enough, :class:`_Auto`, at
+    most the cores this process may use: none more where that is one); at
     the end the pool is closed, at once when the job did not finish (Ctrl-C, a closed
     pipe, workers that kept dying)."""
     from .executors import default_workers

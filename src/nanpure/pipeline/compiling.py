@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from ..cores import usable_cores
 from ..generator.kernels import FIRST_KERNELS, GROUPS, TASKS
 
 #: The order :func:`compile_all` starts the tasks in, each by the first process free once
@@ -181,7 +182,8 @@ def compile_all(report: Callable[[str, float | None], None] | None = None,
                 groups: Sequence[str] = tuple(GROUPS), jobs: int | None = None,
                 force: bool = False) -> None:
     """Compile the kernels of ``groups`` (all by default), in up to ``jobs`` processes (the
-    number of CPUs by default; 1 compiles here, in this process), skipping the groups
+    cores this process may use by default, :func:`~nanpure.cores.usable_cores`; 1
+    compiles here, in this process), skipping the groups
     :func:`is_compiled` unless ``force``. The groups' tasks are started in :data:`ORDER`,
     each by the first process free once the tasks it comes after are done.
     ``report(group, seconds)`` is called as each group is done, with its CPU seconds (None
@@ -214,7 +216,7 @@ def compile_all(report: Callable[[str, float | None], None] | None = None,
             say(group, cpu[group])
 
     pending = [name for name in ORDER if name in group_of]
-    jobs = min(len(pending), jobs or os.cpu_count() or 1)
+    jobs = min(len(pending), jobs or usable_cores())
     # parallel writers only with the lock; the workers take it (numba is not imported
     # here, which would start them half a second later)
     if jobs <= 1 or importlib.util.find_spec("fcntl") is None:

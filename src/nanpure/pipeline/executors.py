@@ -37,6 +37,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from multiprocessing_logging import MultiProcessingHandler
 
+from ..cores import usable_cores
 from .quotas import Batch, TaskResult, fits
 
 log = logging.getLogger(__name__)
@@ -100,23 +101,49 @@ def stops_held() -> Iterator[None]:
     of its transaction, or just after its COMMIT (a signal that arrives during the call is
     raised when the call returns), and the counts would disagree with what the store
     holds. The local pool starts its workers in one: see ``LocalExecutor._pool_submit``.
+
+    A handler that the block itself installs in place of the holding one is kept, and
+    the stop held back goes to it: ``generate --out`` writes its last file in such a
+    block, and the command's handlers that let a stop go once that file is in place
+    (``run._finishing``, which asks :func:`handler_beneath` what they replace) must
+    outlast it.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     caught: list[int] = []
+
+    def hold(signum: int, frame: Any) -> None:
+        caught.append(signum)
+
     # a handler installed outside Python (None here) could not be put back: left alone
     previous = {signum: handler for signum in (signal.SIGINT, signal.SIGTERM)
                 if (handler := signal.getsignal(signum)) is not None}
+    _held_from.append(previous)
     for signum in previous:
-        signal.signal(signum, lambda signum, frame: caught.append(signum))
+        signal.signal(signum, hold)
     try:
         yield
     finally:
+        _held_from.pop()
         for signum, handler in previous.items():
-            signal.signal(signum, handler)
+            if signal.getsignal(signum) is hold:
+                signal.signal(signum, handler)
     if caught:
         signal.raise_signal(caught[0])  # to the handler it was held back from
+
+
+#: The handlers each :func:`stops_held` block going on replaced, innermost last.
+_held_from: list[dict[int, Any]] = []
+
+
+def handler_beneath(signum: int) -> Any:
+    """The handler of ``signum`` as :func:`signal.getsignal` gives it, or inside a
+    :func:`stops_held` block the one that block holds stops back from (and will put
+    back)."""
+    if _held_from and signum in _held_from[-1]:
+        return _held_from[-1][signum]
+    return signal.getsignal(signum)
 
 
 # --- the worker side ---------------------------------------------------------------------------
@@ -718,11 +745,9 @@ def _lost(future: cf.Future) -> bool:
 
 
 def default_workers() -> int:
-    """Every core this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+    """The workers of a pool whose size nobody gave: every core this process may use, no
+    more than its CPU quota allows (:func:`nanpure.cores.usable_cores`)."""
+    return usable_cores()
 
 
 def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None,

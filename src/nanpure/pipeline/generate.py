@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import secrets
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from ..files import check_new_batch, make_directory
+from ..files import check_new_batch, finishing_renames, make_directory
 from ..generator.kinds import kind_of
 from ..output.datasets import PuzzleWriter
 from ..output.stats import format_tables, summarize, to_json
@@ -30,7 +31,7 @@ from ..record import PuzzleRecord
 from ..words import counted
 from .executors import Executor, InlineExecutor, LocalExecutor
 from .quotas import QuotaState, TaskResult
-from .run import TaskLoop
+from .run import TaskLoop, _finishing
 
 
 def new_seed() -> int:
@@ -65,7 +66,12 @@ class Tally:
 @dataclass
 class _Printer:
     """generate's judge: every result that made a puzzle is accepted and written at once;
-    the tally, the progress bar or the periodic report line follow each result."""
+    the tally, the progress bar or the periodic report line follow each result. The last
+    puzzle's ``.non`` file (``--format non``) is renamed into place inside
+    :func:`~.run._finishing` (:func:`~nanpure.files.finishing_renames`): from then on the
+    batch is whole and a Ctrl-C or SIGTERM is let go, so that the command says what it
+    wrote and exits 0, as an export does; before, it stops the command (130), every file
+    written so far whole."""
 
     spec: Any
     count: int
@@ -84,7 +90,9 @@ class _Printer:
             self.tally.accepted += 1
             self.tally.grids += c.grids or 0
             self.made.append(c)
-            self.writer.write(c)
+            with (finishing_renames(_finishing) if len(self.made) == self.count
+                  else nullcontext()):
+                self.writer.write(c)
         else:
             self.tally.grids += self.spec.attempts
         if self.bar is not None:

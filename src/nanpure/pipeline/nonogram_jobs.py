@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from ..files import cannot_read, write_text_atomic
+from ..files import cannot_read, finishing_renames, write_text_atomic
 from ..generator.nonogram import FormatError, Nonogram, parse_line, parse_non
 from ..generator.nonogram.formats import decode_non, puzzle_of_fields
 from ..output.datasets import (
@@ -496,11 +496,15 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
     ``non_path`` write it as ``.non`` (with its goal, titled by the image's name).
 
     The exit status is 0 when the puzzle is unique and logic alone solves it, 1 when it
-    is not (the places to edit are named), 2 when the image cannot be read.
+    is not (the places to edit are named), 2 when the image cannot be read. Once the
+    ``.non`` file is in place the command is done: a Ctrl-C or SIGTERM from its rename on
+    is let go (:func:`~.run._finishing`, inside the command's ``_stops_spared``), so that
+    it says what it wrote and exits with its status, as an export does.
     """
     from PIL import Image, UnidentifiedImageError
 
     from ..generator.nonogram import format_non, picture_to_puzzle
+    from .run import _finishing
 
     try:
         with Image.open(image_path) as image:
@@ -531,7 +535,8 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
         titled = Nonogram(puzzle.width, puzzle.height, puzzle.rows, puzzle.columns,
                           puzzle.goal, title=Path(image_path).stem)
         try:
-            write_text_atomic(non_path, format_non(titled))
+            with finishing_renames(_finishing):
+                write_text_atomic(non_path, format_non(titled))
         except OSError as exc:
             print(f"{non_path}: cannot write: {exc.strerror or exc}", file=err)
             return 2

@@ -408,10 +408,12 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
         # puzzles are used, and a nightly script made the next over its PDF
         with _finishing():
             try:
+                # as printed: a run may have moved a picked puzzle since (Store.move_puzzle)
                 book_id = store.record_book(
                     config.layout.title, str(pdf), config.to_json(),
                     [(p.puzzle.id, p.number, p.section, p.page, p.answer_page)
-                     for p in plan.placements])
+                     for p in plan.placements],
+                    printed={p.puzzle.id: p.puzzle.puzzle for p in plan.placements})
             except StoreError as exc:  # a full disk, say: the book is whole, but unrecorded
                 raise PublishError(f"{pdf} was written but not recorded in the store, so "
                                    f"its puzzles stay unused (the next book takes them "

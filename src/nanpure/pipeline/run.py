@@ -58,6 +58,7 @@ from .executors import (
     Executor,
     LogRelay,
     WorkerCrashes,
+    handler_beneath,
     make_executor,
     stops_held,
 )
@@ -338,9 +339,10 @@ class _Stops:
     def install(self) -> None:
         # SIGTERM's default ends the process; Ctrl-C is taken over only where Python
         # handles it (not where it is ignored, as in a shell's background job)
+        # the handlers beneath a stops_held block's, which the stops replace for good
         self.previous = {
             signum: handler for signum in (signal.SIGINT, signal.SIGTERM)
-            if (handler := signal.getsignal(signum)) is not None
+            if (handler := handler_beneath(signum)) is not None
             and (signum == signal.SIGTERM or callable(handler))}
         for signum in self.previous:
             signal.signal(signum, self._on_signal)

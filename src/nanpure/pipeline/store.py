@@ -50,7 +50,7 @@ import struct
 import sys
 import time
 import zlib
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -824,8 +824,9 @@ class Store:
                     made: PuzzleRecord, created_at: str | None = None) -> None:
         """Give the stored puzzle ``puzzle_id`` to another quota, as ``made`` (the same
         puzzle or, for ``dedup = "equivalent"``, an equivalent form), inside the caller's
-        :meth:`transaction`. Its id stays: a book that picked it while a run was running
-        still records it."""
+        :meth:`transaction`, which has found that no book holds it. Its id stays: a book
+        that picked it while a run was running still records it, unless its text changed
+        (:meth:`record_book` refuses the book then: it printed the other form)."""
         self.db.execute(
             f"UPDATE puzzles SET {', '.join(f'{c} = ?' for c in _ROW_COLUMNS)} WHERE id = ?",
             (*_puzzle_row(run_id, quota, task, made, created_at), puzzle_id))
@@ -1101,13 +1102,20 @@ class Store:
     # --- books ----------------------------------------------------------------------------
 
     def record_book(self, title: str, path: str, config_json: str,
-                    placements: Iterable[Sequence]) -> int:
+                    placements: Iterable[Sequence],
+                    printed: Mapping[int, str] | None = None) -> int:
         """Store a printed book and where each puzzle went; returns the book id.
 
         ``placements`` are ``(puzzle_id, number, section, page, answer_page)`` tuples.
         Everything is written in one transaction: a book is recorded whole or not at all.
+        ``printed`` gives each puzzle id the puzzle text the book printed: checked in the
+        same transaction, so that a row a run moved to another quota, in another form
+        (:meth:`move_puzzle`), after the book picked it is never recorded as printed
+        (StoreError).
         """
         with self.transaction():
+            if printed:
+                self._check_printed(title, printed)
             cur = self.db.execute(
                 "INSERT INTO books (title, path, config, created_at) VALUES (?, ?, ?, ?)",
                 (title, path, config_json, utc_now()))
@@ -1120,6 +1128,29 @@ class Store:
             except sqlite3.IntegrityError as exc:
                 raise StoreError(f"{self.path}: book {title!r} not recorded: {exc}") from exc
         return book_id
+
+    def _check_printed(self, title: str, printed: Mapping[int, str]) -> None:
+        """A StoreError unless every puzzle id of ``printed`` is stored with the puzzle
+        text it gives (inside :meth:`record_book`'s transaction: a run's move, which checks
+        that no book holds the row in its own, comes before or after it whole)."""
+        ids = list(printed)
+        for start in range(0, len(ids), 500):  # below SQLite's limit of variables
+            chunk = ids[start:start + 500]
+            found = {row[0]: row[1:] for row in self.db.execute(
+                "SELECT puzzles.id, puzzle, quota, runs.name FROM puzzles JOIN runs ON "
+                f"runs.id = run_id WHERE puzzles.id IN ({', '.join('?' * len(chunk))})",
+                chunk)}
+            for puzzle_id in chunk:
+                if puzzle_id not in found:
+                    raise StoreError(f"{self.path}: book {title!r} not recorded: puzzle "
+                                     f"{puzzle_id} was deleted while the book was made; make "
+                                     "the book again")
+                puzzle, quota, run = found[puzzle_id]
+                if puzzle != printed[puzzle_id]:
+                    raise StoreError(
+                        f"{self.path}: book {title!r} not recorded: puzzle {puzzle_id} was "
+                        f"given to quota {quota!r} of run {run!r} in another form than the "
+                        "one printed while the book was made; make the book again")
 
     # --- locking a run, or the books ----------------------------------------------------
 
