@@ -174,8 +174,8 @@ def test_run_and_compile_size_their_pools_by_the_usable_cores(monkeypatch, one_c
     quota."""
     import concurrent.futures
 
-    from nanpure.generator import kernels
-    from nanpure.pipeline import executors
+    from nanpure.generator.kernels import GROUPS
+    from nanpure.pipeline import compiling, executors
 
     monkeypatch.setattr(os, "cpu_count", lambda: 4)  # the host's
     assert executors.default_workers() == 1
@@ -189,10 +189,10 @@ def test_run_and_compile_size_their_pools_by_the_usable_cores(monkeypatch, one_c
 
     ran = []
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", pool)
-    monkeypatch.setattr(kernels, "is_compiled", lambda group: False)
-    monkeypatch.setattr(kernels, "_record", lambda group, modules: None)
-    monkeypatch.setattr(kernels, "run_task", lambda name: ran.append(name) or (0.0, {}))
-    kernels.compile_all(groups=["solver", "canon"])  # in this process
-    assert ran == [name for name in kernels.ORDER
+    monkeypatch.setattr(compiling, "is_compiled", lambda group: False)
+    monkeypatch.setattr(compiling, "_record", lambda group, modules: None)
+    monkeypatch.setattr(compiling, "run_task", lambda name: ran.append(name) or (0.0, {}))
+    compiling.compile_all(groups=["solver", "canon"])  # in this process
+    assert ran == [name for name in compiling.ORDER
                    if any(task.name == name for g in ("solver", "canon")
-                          for task in kernels.GROUPS[g])]
+                          for task in GROUPS[g])]
