@@ -402,8 +402,9 @@ def _number_span(first: int, last: int) -> str:
     return f"{first}" if first == last else f"{first}\u2013{last}"
 
 
-def _puzzle_numbers(items: Sequence[Placement]) -> str:
-    """The running head's numbers of a page's puzzles: "puzzle 7" or "puzzles 7–10"."""
+def puzzle_numbers(items: Sequence[Placement]) -> str:
+    """The running head's numbers of a page's puzzles (or of their hints): "puzzle 7" or
+    "puzzles 7–10"."""
     first, last = items[0].number, items[-1].number
     return f"puzzle {first}" if first == last else f"puzzles {first}\u2013{last}"
 
@@ -1480,7 +1481,7 @@ class _Drawer:
     def page_puzzles(self, page: Page) -> None:
         # the numbers, not the tiers: a section is often named for its tier, and each
         # puzzle's label gives its own
-        self.header(page, page.heading, _puzzle_numbers(page.items))
+        self.header(page, page.heading, puzzle_numbers(page.items))
         self._puzzles(page, solutions=False)
 
     def page_hints(self, page: Page) -> None:
@@ -1503,7 +1504,7 @@ class _Drawer:
             y -= self.type.body * 0.6
 
     def page_answers(self, page: Page) -> None:
-        self.header(page, "Answers", _puzzle_numbers(page.items))
+        self.header(page, "Answers", puzzle_numbers(page.items))
         self._puzzles(page, solutions=True)
 
     def page_notes(self, page: Page) -> None:
