@@ -1307,12 +1307,13 @@ class _Drawer:
         self.c.setFillColorRGB(*BLACK)
 
     def paragraph(self, x: float, y: float, width: float, text: str, size: float,
-                  bold: bool = False, align: str = "left", leading: float = 1.35) -> float:
+                  bold: bool = False, align: str = "left", leading: float = 1.35,
+                  grey: bool = False) -> float:
         """Draw wrapped text from baseline ``y`` down; return the baseline after it."""
         bold = self.fonts.bold_for(text, bold)  # every line in the whole text's weight
         for line in wrap(text, self.fonts, size, width, bold):
             anchor = x + width / 2 if align == "centre" else x
-            self.text(anchor, y, line, size, bold, align)
+            self.text(anchor, y, line, size, bold, align, grey)
             y -= size * leading
         return y
 
@@ -1466,8 +1467,8 @@ class _Drawer:
             parts = _section_detail(page.puzzle_kind, [p.puzzle for p in mine],
                                     mine[0].number, mine[-1].number, mixed)
             parts[0] = _capital(parts[0])
-            self.text((box.x0 + box.x1) / 2, y - self.type.body, "  \u00b7  ".join(parts),
-                      self.type.body * 1.2, align="centre", grey=True)
+            self.paragraph(box.x0, y - self.type.body, box.width, "  \u00b7  ".join(parts),
+                           self.type.body * 1.2, align="centre", grey=True)
 
     def _pages_of(self, section_page: Page) -> set[int]:
         """Page numbers of the puzzle pages that follow a section title page."""
@@ -1498,10 +1499,10 @@ class _Drawer:
             note = notes[kind]
             if len(kinds) > 1:
                 note = f"{_capital(KIND_NAMES[kind])}: {note[0].lower()}{note[1:]}"
-            y -= self.type.body
-            self.text((box.x0 + box.x1) / 2, y, note, self.type.body, align="centre",
-                      grey=True)
-            y -= self.type.body * 0.6
+            # wrapped in the text column: one line is as wide as a narrow large-print page
+            y = self.paragraph(box.x0, y - self.type.body, box.width, note, self.type.body,
+                               align="centre", grey=True)
+            y += self.type.body * (1.35 - 0.6)  # 0.6 of the size below the last line
 
     def page_answers(self, page: Page) -> None:
         self.header(page, "Answers", puzzle_numbers(page.items))
