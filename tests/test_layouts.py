@@ -357,17 +357,6 @@ def test_the_answers_divider_keeps_its_note_inside_the_text_column(sections, nam
     assert report.ok, report.format()
 
 
-def test_the_pages_with_the_books_own_words_are_front_matter_and_section_openings(sections):
-    plan = plan_book(sections, BookSettings(title="T", page_size="6x9in"))
-    kinds = {p.number: (p.kind, p.heading) for p in plan.pages}
-    words = plan.pages_with_words()
-    assert [kinds[k] for k in words] == [
-        ("title", ""), ("imprint", ""), ("contents", "Contents"),
-        ("section", "Easy"), ("puzzles", "Easy"), ("puzzles", "Easy"),
-        ("section", "Hard"), ("puzzles", "Hard"), ("puzzles", "Hard")]
-    assert [words[4] % 2, words[5] % 2] in ([0, 1], [1, 0])  # a left and a right head
-
-
 @pytest.mark.parametrize("side", [120.0, 270.0, 432.0])
 def test_a_grids_ink_stays_inside_its_square(side):
     """Margins (the gutter at the binding) are measured to the ink: the heavy border was

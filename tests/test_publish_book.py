@@ -247,24 +247,26 @@ def test_cli_reports_the_cover_and_its_preflight(tmp_path, store, capsys):
     assert "cover size: 17.3" in out and "safe areas" in out
 
 
-def test_the_books_preflight_checks_the_text_of_the_pages_with_its_words(tmp_path, store,
-                                                                        monkeypatch):
-    import nanpure.pipeline.publish as publish
+def test_the_books_preflight_checks_the_text_of_every_page(tmp_path, store, monkeypatch):
+    """Preflight read the text of the pages with the book's own words only, so a divider
+    page whose note ran into the gutter passed; it reads every page's now."""
+    from nanpure.layouts import book as book_layout
 
-    asked = []
-
-    def preflight(*args, **kwargs):
-        asked.append(kwargs["text_pages"])
-        return real(*args, **kwargs)
-
-    real = publish.preflight
-    monkeypatch.setattr(publish, "preflight", preflight)
     book = publish_book(load_book_config(write_config(tmp_path, store)), record=False)
-    assert asked == [book.plan.pages_with_words()]
     check = next(c for c in book.report.checks if c.name == "text")
-    assert check.ok and check.detail == (
-        "inside the margins, nothing overlapping, on the "
-        f"{len(asked[0])} pages with the book's own words")
+    assert check.ok and check.detail == "inside the margins, nothing overlapping, on every page"
+
+    def wide(self, page):  # the note as it was drawn: one line, whatever its width
+        box = self.area(page)
+        self.text((box.x0 + box.x1) / 2, box.y0 + box.height / 2, "Bold digits " * 12,
+                  self.type.body, align="centre", grey=True)
+
+    monkeypatch.setattr(book_layout._Drawer, "page_answers_title", wide)
+    with pytest.raises(PublishError) as exc:
+        publish_book(load_book_config(write_config(tmp_path, store)), record=False)
+    divider = book.plan.first_page("answers-title")
+    assert (f"  FAIL  text: page {divider}: text 'Bold digits Bold digits"
+            in str(exc.value)) and "runs past the margins" in str(exc.value)
 
 
 def test_the_running_head_gives_the_numbers_not_the_tier_again(tmp_path, store):

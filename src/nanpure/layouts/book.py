@@ -298,22 +298,6 @@ class BookPlan:
         """The number of the first page of ``kind``, or None."""
         return next((p.number for p in self.pages if p.kind == kind), None)
 
-    def pages_with_words(self) -> list[int]:
-        """The pages that print words the book's config chose (title, subtitle, author,
-        imprint, section titles), for preflight to check: the title, imprint and contents
-        pages, and each section's title page and first two puzzle pages, whose running
-        heads stand for the rest (one right-hand, one left-hand)."""
-        found: list[int] = []
-        heads = 0
-        for page in self.pages:
-            if page.kind == "section":
-                heads = 0
-            if page.kind in ("title", "imprint", "contents", "section") or (
-                    page.kind == "puzzles" and heads < 2):
-                found.append(page.number)
-                heads += page.kind == "puzzles"
-        return found
-
 
 # ----------------------------------------------------------------------------- planning
 

@@ -11,9 +11,8 @@ whatever went wrong between the two:
   Type 3 font, which is drawn by the PDF itself);
 - text: no text runs past the margins print services ask for (the gutter of the page
   count at the binding, :data:`~.pages.MIN_OUTSIDE` on the other sides of the trim) and no
-  two pieces of text overlap. Reading a page's text costs about as much as drawing it, so
-  a book names the pages that carry its own words (titles, author, section titles); the
-  rest of its text is the layout's, sized to fit.
+  two pieces of text overlap, on every page (reading a page's text costs about as much as
+  drawing it).
 
 A cover (:func:`preflight_cover`) is one page whose size follows the spine formula of
 :mod:`.cover`, with embedded fonts, and nothing but background (filled shapes) within
@@ -172,7 +171,7 @@ def _check_text(pages: list, size: tuple[float, float], bleed: bool,
         if clash is not None:
             return Check("text", False, f"page {number}: {clash[0]} overlaps {clash[1]}")
     where = ("every page" if len(numbers) == len(pages)
-             else f"the {counted(len(numbers), 'page')} with the book's own words")
+             else counted(len(numbers), "page"))
     return Check("text", True, f"inside the margins, nothing overlapping, on {where}")
 
 
