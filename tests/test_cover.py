@@ -121,7 +121,7 @@ def test_the_cover_image_is_drawn_inside_the_front(tmp_path):
     from PIL import Image
 
     picture = tmp_path / "picture.png"
-    Image.new("RGB", (300, 200), (200, 40, 40)).save(picture)
+    Image.new("RGB", (1800, 1200), (200, 40, 40)).save(picture)
     settings = CoverSettings(title="T", image=str(picture))
     pdf = cover_pdf(tmp_path / "cover.pdf", 100, settings=settings)
     pictures = [box for what, box in marks(PdfReader(str(pdf)).pages[0]) if what == "a picture"]
@@ -130,7 +130,38 @@ def test_the_cover_image_is_drawn_inside_the_front(tmp_path):
     box = pictures[0]
     assert front.x0 < box.x0 < box.x1 < front.x1
     assert box.width / box.height == pytest.approx(1.5, rel=1e-3)
-    assert preflight_cover(pdf, SIX_BY_NINE, 100, "white").ok
+    report = preflight_cover(pdf, SIX_BY_NINE, 100, "white", "picture.png")
+    assert report.ok, report.format()
+    check = next(c for c in report.checks if c.name == "pictures")
+    ppi = round(1800 / (box.width / INCH))
+    assert check.detail == f"1 picture, {ppi} ppi or more" and ppi >= 300
+
+
+@pytest.mark.parametrize("pixels, fatal", [((300, 200), True), ((1200, 800), False)])
+def test_a_cover_picture_under_300_ppi_fails_preflight_naming_what_it_needs(tmp_path,
+                                                                            pixels, fatal):
+    """A picture of 300 x 200 px passed preflight, placed at 40 ppi on the front: under
+    300 ppi the pictures check fails, naming the image, its pixels, its ppi and the pixels
+    300 ppi needs; under 200 ppi the cover fails, from 200 it is a warning."""
+    from PIL import Image
+
+    picture = tmp_path / "small.png"
+    Image.new("RGB", pixels, (200, 40, 40)).save(picture)
+    pdf = cover_pdf(tmp_path / "cover.pdf", 100,
+                    settings=CoverSettings(title="T", image=str(picture)))
+    box = next(b for what, b in marks(PdfReader(str(pdf)).pages[0]) if what == "a picture")
+    report = preflight_cover(pdf, SIX_BY_NINE, 100, "white", "small.png")
+    check = next(c for c in report.checks if c.name == "pictures")
+    w, h = box.width / INCH, box.height / INCH
+    ppi = round(pixels[0] / w)
+    assert not check.ok and check.fatal == fatal and report.ok == (not fatal)
+    assert re.fullmatch(
+        rf"small\.png, {pixels[0]} x {pixels[1]} px, is placed at {w:.3g} x [\d.]+ in on "
+        rf"the front: {ppi} ppi, under the 300 ppi print needs \(.*\); give one of at "
+        rf"least {round(w * 300)} x {round(h * 300)} px", check.detail), check.detail
+    mark = "FAIL" if fatal else "WARN"
+    assert f"  {mark}  pictures: small.png" in report.format()
+    assert report.format().startswith(f"preflight {pdf}: {'FAILED' if fatal else 'passed'}")
 
 
 def test_an_unreadable_image_is_one_clear_error(tmp_path):

@@ -500,7 +500,7 @@ def _checked(config: BookConfig, plan: BookPlan, pdf: Path, cover: Path | None,
     cover_report = None
     if cover is not None and config.cover is not None:
         cover_report = preflight_cover(staged[1], plan.size, plan.page_count,
-                                       config.cover.paper)
+                                       config.cover.paper, config.cover.image)
         cover_report.path = str(cover)
         if not cover_report.ok:
             raise PublishError(f"{cover} failed preflight; not recorded in the store\n"
