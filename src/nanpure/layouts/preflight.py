@@ -19,9 +19,9 @@ whatever went wrong between the two:
 
 A cover (:func:`preflight_cover`) is one page whose size follows the spine formula of
 :mod:`.cover`, with embedded fonts, its pictures as above, and nothing but background
-(filled shapes) within 0.125 in of the trim or the spine folds or in the barcode's
-corner: every piece of text, picture and stroked line, read from the page's content
-stream, must lie in a safe area.
+(filled shapes) within 0.125 in of the trim or the spine folds (spine text:
+:data:`~.cover.SPINE_CLEAR` from a fold) or in the barcode's corner: every piece of text,
+picture and stroked line, read from the page's content stream, must lie in a safe area.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from pypdf import PdfReader
 from pypdf.errors import PyPdfError
 
 from ..words import counted
-from .cover import SAFE, CoverGeometry
+from .cover import SAFE, SPINE_CLEAR, SPINE_TEXT_PAGES, CoverGeometry
 from .pages import (  # overlapping: imported from here too
     INCH,
     MIN_OUTSIDE,
@@ -298,12 +298,38 @@ def _check_clear(found: Sequence[tuple[str, Box]], geometry: CoverGeometry) -> C
         where = (f"{what} at {_inches(box.x0)}..{_inches(box.x1)} x "
                  f"{_inches(box.y0)}..{_inches(box.y1)} in")
         if not any(_inside(box, area) for area in areas):
-            return Check("safe areas", False, f"{where} is within {_inches(SAFE)} in of the "
-                                              "trim or a spine fold")
+            return Check("safe areas", False, f"{where} {_too_near(box, geometry)}")
         if _overlap(box, barcode):
-            return Check("safe areas", False, f"{where} is in the barcode's corner")
+            return Check("safe areas", False, f"{where} is in the barcode's corner; move it "
+                                              "or leave the corner to the background")
     return Check("safe areas", True, "text and pictures clear of the trim, the spine folds "
                                      "and the barcode's corner")
+
+
+def _too_near(box: Box, geometry: CoverGeometry) -> str:
+    """What a mark outside every safe area is too near (the part of the cover it lies on
+    most: the back, the spine or the front), the distance that applies there and what to
+    do: :data:`~.cover.SAFE` from the trim and, on the back and front, from a fold;
+    :data:`~.cover.SPINE_CLEAR` from a fold on a spine with text."""
+    spine = geometry.spine_box
+    parts = {"back": geometry.back, "spine": spine, "front": geometry.front}
+    part = max(parts, key=lambda k: _shared(box, parts[k]))
+    if part == "spine" and not geometry.spine_text:
+        return (f"is on a spine of under {SPINE_TEXT_PAGES} pages, which carries nothing "
+                "but background")
+    area = parts[part]
+    fold = SPINE_CLEAR if part == "spine" else SAFE
+    edges = [  # (how far inside the edge the mark keeps, the rule, the edge's name)
+        (box.x0 - area.x0, SAFE if part == "back" else fold,
+         "the trim" if part == "back" else "a spine fold"),
+        (area.x1 - box.x1, SAFE if part == "front" else fold,
+         "the trim" if part == "front" else "a spine fold"),
+        (box.y0 - area.y0, SAFE, "the trim"), (area.y1 - box.y1, SAFE, "the trim")]
+    gap, rule, edge = min(edges, key=lambda e: e[0] - e[1])
+    near = "runs over" if gap <= 0 else f"is {_inches(gap)} in from"
+    advice = ("give the spine a shorter title or author" if part == "spine"
+              else "move it in or shorten it")
+    return f"{near} {edge}, where the {part} keeps {_inches(rule)} in clear: {advice}"
 
 
 def _shared(a: Box, b: Box) -> float:
