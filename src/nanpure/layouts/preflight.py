@@ -283,9 +283,7 @@ def preflight_cover(path: str | Path, trim: tuple[float, float], pages: int,
     report.checks.append(_check_fonts(sheets))
     found, pictures = _scan(sheets[0])
     if pictures:
-        parts = {"the back": geometry.back, "the spine": geometry.spine_box,
-                 "the front": geometry.front}
-        placed = [(max(parts, key=lambda k: _shared(p.box, parts[k])), p) for p in pictures]
+        placed = [(f"the {_part(p.box, geometry)[0]}", p) for p in pictures]
         report.checks.append(_check_pictures(placed, image if len(pictures) == 1 else None))
     report.checks.append(_check_clear(found, geometry))
     return report
@@ -311,13 +309,10 @@ def _too_near(box: Box, geometry: CoverGeometry) -> str:
     most: the back, the spine or the front), the distance that applies there and what to
     do: :data:`~.cover.SAFE` from the trim and, on the back and front, from a fold;
     :data:`~.cover.SPINE_CLEAR` from a fold on a spine with text."""
-    spine = geometry.spine_box
-    parts = {"back": geometry.back, "spine": spine, "front": geometry.front}
-    part = max(parts, key=lambda k: _shared(box, parts[k]))
+    part, area = _part(box, geometry)
     if part == "spine" and not geometry.spine_text:
         return (f"is on a spine of under {SPINE_TEXT_PAGES} pages, which carries nothing "
                 "but background")
-    area = parts[part]
     fold = SPINE_CLEAR if part == "spine" else SAFE
     edges = [  # (how far inside the edge the mark keeps, the rule, the edge's name)
         (box.x0 - area.x0, SAFE if part == "back" else fold,
@@ -332,10 +327,18 @@ def _too_near(box: Box, geometry: CoverGeometry) -> str:
     return f"{near} {edge}, where the {part} keeps {_inches(rule)} in clear: {advice}"
 
 
-def _shared(a: Box, b: Box) -> float:
-    """The area ``a`` and ``b`` share."""
-    return max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0)) * max(0.0, min(a.y1, b.y1)
-                                                             - max(a.y0, b.y0))
+def _part(box: Box, geometry: CoverGeometry) -> tuple[str, Box]:
+    """The part of the cover ``box`` lies on most: "back", "spine" or "front", and its
+    trimmed box."""
+    parts = {"back": geometry.back, "spine": geometry.spine_box, "front": geometry.front}
+
+    def shared(name: str) -> float:
+        a, b = box, parts[name]
+        return (max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0))
+                * max(0.0, min(a.y1, b.y1) - max(a.y0, b.y0)))
+
+    name = max(parts, key=shared)
+    return name, parts[name]
 
 
 def _inside(box: Box, area: Box, tolerance: float = 0.01) -> bool:
