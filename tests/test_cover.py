@@ -97,12 +97,17 @@ def raw_cover(path: Path, pages: int, x: float, y: float, image: bool = False) -
 
 @pytest.mark.parametrize("where, problem", [
     ("middle of the front", None),
-    ("near the trim", "of the trim or a spine fold"),
-    ("across the spine fold", "of the trim or a spine fold"),
-    ("near the fold on the front", "of the trim or a spine fold"),
-    ("barcode", "barcode"),
+    ("near the trim", "runs over the trim, where the front keeps 0.125 in clear: move it "
+                      "in or shorten it"),
+    ("across the spine fold", "runs over a spine fold, where the spine keeps 0.0625 in "
+                              "clear: give the spine a shorter title or author"),
+    ("near the fold on the front", "is 0.1 in from a spine fold, where the front keeps "
+                                   "0.125 in clear: move it in or shorten it"),
+    ("barcode", "is in the barcode's corner; move it or leave the corner to the background"),
 ])
 def test_cover_preflight_keeps_marks_in_the_safe_areas(tmp_path, where, problem):
+    """A mark too near an edge names the distance that applies there: 0.125 in from the
+    trim and, on the back and front, from a fold; 0.0625 in from a fold on the spine."""
     g = CoverGeometry.of(SIX_BY_NINE, 100, "white")
     x, y = {"middle of the front": ((g.front.x0 + g.front.x1) / 2, g.height / 2),
             "near the trim": (g.front.x0 + INCH, g.height - 0.15 * INCH),
@@ -114,14 +119,35 @@ def test_cover_preflight_keeps_marks_in_the_safe_areas(tmp_path, where, problem)
                  if c.name == "safe areas")
     assert check.ok == (problem is None), check.detail
     if problem:
-        assert problem in check.detail and "text 'Word'" in check.detail
+        assert check.detail.startswith("text 'Word' at ") and check.detail.endswith(problem)
+
+
+def test_spine_text_near_a_fold_is_told_the_spines_own_distance(tmp_path):
+    """Spine text 0.04 in from a fold was said to be "within 0.125 in of the trim or a
+    spine fold", where the spine's rule is 0.0625 in."""
+    g = CoverGeometry.of(SIX_BY_NINE, 300, "white")
+    fonts = load_fonts()
+    pdf = tmp_path / "cover.pdf"
+    canvas = Canvas(str(pdf), pagesize=(g.width, g.height), invariant=1)
+    canvas.setFont(fonts.regular, 8)
+    # down the spine, as its words are set: the descent towards the back's fold
+    canvas.translate(g.folds[0] + 0.04 * INCH + 8 * fonts.extent("Word")[1], g.height / 2)
+    canvas.rotate(-90)
+    canvas.drawString(0, 0, "Word")
+    canvas.showPage()
+    canvas.save()
+    check = next(c for c in preflight_cover(pdf, SIX_BY_NINE, 300, "white").checks
+                 if c.name == "safe areas")
+    assert not check.ok and check.detail.endswith(
+        "is 0.04 in from a spine fold, where the spine keeps 0.0625 in clear: give the "
+        "spine a shorter title or author"), check.detail
 
 
 def test_the_cover_image_is_drawn_inside_the_front(tmp_path):
     from PIL import Image
 
     picture = tmp_path / "picture.png"
-    Image.new("RGB", (300, 200), (200, 40, 40)).save(picture)
+    Image.new("RGB", (1800, 1200), (200, 40, 40)).save(picture)
     settings = CoverSettings(title="T", image=str(picture))
     pdf = cover_pdf(tmp_path / "cover.pdf", 100, settings=settings)
     pictures = [box for what, box in marks(PdfReader(str(pdf)).pages[0]) if what == "a picture"]
@@ -130,7 +156,38 @@ def test_the_cover_image_is_drawn_inside_the_front(tmp_path):
     box = pictures[0]
     assert front.x0 < box.x0 < box.x1 < front.x1
     assert box.width / box.height == pytest.approx(1.5, rel=1e-3)
-    assert preflight_cover(pdf, SIX_BY_NINE, 100, "white").ok
+    report = preflight_cover(pdf, SIX_BY_NINE, 100, "white", "picture.png")
+    assert report.ok, report.format()
+    check = next(c for c in report.checks if c.name == "pictures")
+    ppi = round(1800 / (box.width / INCH))
+    assert check.detail == f"1 picture, {ppi} ppi or more" and ppi >= 300
+
+
+@pytest.mark.parametrize("pixels, fatal", [((300, 200), True), ((1200, 800), False)])
+def test_a_cover_picture_under_300_ppi_fails_preflight_naming_what_it_needs(tmp_path,
+                                                                            pixels, fatal):
+    """A picture of 300 x 200 px passed preflight, placed at 40 ppi on the front: under
+    300 ppi the pictures check fails, naming the image, its pixels, its ppi and the pixels
+    300 ppi needs; under 200 ppi the cover fails, from 200 it is a warning."""
+    from PIL import Image
+
+    picture = tmp_path / "small.png"
+    Image.new("RGB", pixels, (200, 40, 40)).save(picture)
+    pdf = cover_pdf(tmp_path / "cover.pdf", 100,
+                    settings=CoverSettings(title="T", image=str(picture)))
+    box = next(b for what, b in marks(PdfReader(str(pdf)).pages[0]) if what == "a picture")
+    report = preflight_cover(pdf, SIX_BY_NINE, 100, "white", "small.png")
+    check = next(c for c in report.checks if c.name == "pictures")
+    w, h = box.width / INCH, box.height / INCH
+    ppi = round(pixels[0] / w)
+    assert not check.ok and check.fatal == fatal and report.ok == (not fatal)
+    assert re.fullmatch(
+        rf"small\.png, {pixels[0]} x {pixels[1]} px, is placed at {w:.3g} x [\d.]+ in on "
+        rf"the front: {ppi} ppi, under the 300 ppi print needs \(.*\); give one of at "
+        rf"least {round(w * 300)} x {round(h * 300)} px", check.detail), check.detail
+    mark = "FAIL" if fatal else "WARN"
+    assert f"  {mark}  pictures: small.png" in report.format()
+    assert report.format().startswith(f"preflight {pdf}: {'FAILED' if fatal else 'passed'}")
 
 
 def test_an_unreadable_image_is_one_clear_error(tmp_path):
@@ -234,10 +291,11 @@ LONG_TITLE = ("The Complete and Unabridged Collection of Nightly Sudoku Puzzles 
               "Grids to the Hardest Puzzles that Need Chains, Fish and Forcing Nets")
 
 
-def spine_texts(pdf: Path, pages: int) -> list[tuple[str, float]]:
+def spine_texts(pdf: Path, pages: int, trim=SIX_BY_NINE,
+                paper: str = "white") -> list[tuple[str, float]]:
     """The spine's pieces of text and their sizes (the width of their boxes across the
     spine, the font's ascent to descent, is the size in Vera)."""
-    spine = CoverGeometry.of(SIX_BY_NINE, pages, "white").spine_box
+    spine = CoverGeometry.of(trim, pages, paper).spine_box
     return [(what[6:-1], box.width) for what, box in marks(PdfReader(str(pdf)).pages[0])
             if what.startswith("text") and spine.x0 <= box.x0 and box.x1 <= spine.x1]
 
@@ -326,6 +384,25 @@ def test_a_long_title_on_the_spine_passes_the_covers_preflight(tmp_path, languag
     assert report.ok, report.format()
     # the whole title and author, in one or more runs of its fonts
     assert "".join(text for text, _ in spine_texts(pdf, pages)) == settings.title + "nanpure"
+
+
+@pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "
+                    "(apt-get install fonts-ipafont-gothic)")
+@pytest.mark.parametrize("title, author", [("ナンプレ 60問", "山田 太郎"),
+                                           ("ナンプレ 60問", "Jane Q. Publisher"),
+                                           ("Number Place 60", "山田 太郎")])
+def test_a_japanese_spine_on_a_large_print_a5_cover_passes_preflight(tmp_path, title, author):
+    """An A5 cover of 132 pages on cream paper failed preflight with 'ナンプレ' on its
+    spine, too near a fold; Japanese and Latin titles and authors pass now."""
+    pdf = tmp_path / "cover.pdf"
+    trim = PAGE_SIZES["A5"]
+    settings = CoverSettings(title=title, subtitle="やさしい問題からむずかしい問題まで",
+                             author=author, paper="cream",
+                             back=("論理だけで解ける60問のナンプレです。",))
+    render_cover(settings, load_fonts(CJK_FONT), trim, 132, str(pdf))
+    report = preflight_cover(pdf, trim, 132, "cream")
+    assert report.ok, report.format()
+    assert "".join(text for text, _ in spine_texts(pdf, 132, trim, "cream")) == title + author
 
 
 @pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "

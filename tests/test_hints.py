@@ -17,7 +17,14 @@ from nanpure.cli import main
 from nanpure.generator import format_line
 from nanpure.generator.board import parse
 from nanpure.generator.ladder import BY_CODE, rate
-from nanpure.layouts.book import BookSection, BookSettings, LayoutError, Type, plan_book
+from nanpure.layouts.book import (
+    BookSection,
+    BookSettings,
+    LayoutError,
+    Type,
+    plan_book,
+    render_book,
+)
 from nanpure.layouts.hint_pages import MIN_SIZE, HintEntry, hint_entry, hint_indent
 from nanpure.layouts.pages import live_area, load_fonts
 from nanpure.layouts.preflight import marks
@@ -228,6 +235,18 @@ def test_every_hint_is_printed_whole_inside_its_page(tmp_path, puzzles, extra):
     wrapped = [h for h in book.plan.hints.values()
                if len(hint_entry(load_fonts(), h, size, width, True).text) > 1]
     assert wrapped or not book.plan.settings.large_print
+
+
+def test_a_hints_page_of_one_puzzle_heads_it_puzzle_not_puzzles(puzzles):
+    """A hints page holding one puzzle's hint was headed "puzzles 1"."""
+    record = next(p for p in puzzles if p.tier == "hard")
+    plan = plan_book([BookSection("Hard", (record,))], BookSettings(title="T", hints=True),
+                     {record.puzzle: Hint("X-Wing", 3, "the 9s in rows 1 and 9")})
+    out = io.BytesIO()
+    render_book(plan, out)
+    page = plan.first_page("hints")
+    text = PdfReader(io.BytesIO(out.getvalue())).pages[page - 1].extract_text()
+    assert "puzzle 1" in text and "puzzles" not in text
 
 
 def test_a_hint_taller_than_a_page_is_refused(puzzles):

@@ -336,15 +336,25 @@ def test_a_section_title_too_long_for_the_contents_is_refused_with_what_fits(sec
         plan_book([BookSection(title[:most + 12], sections[0].puzzles)], settings)
 
 
-def test_the_pages_with_the_books_own_words_are_front_matter_and_section_openings(sections):
-    plan = plan_book(sections, BookSettings(title="T", page_size="6x9in"))
-    kinds = {p.number: (p.kind, p.heading) for p in plan.pages}
-    words = plan.pages_with_words()
-    assert [kinds[k] for k in words] == [
-        ("title", ""), ("imprint", ""), ("contents", "Contents"),
-        ("section", "Easy"), ("puzzles", "Easy"), ("puzzles", "Easy"),
-        ("section", "Hard"), ("puzzles", "Hard"), ("puzzles", "Hard")]
-    assert [words[4] % 2, words[5] % 2] in ([0, 1], [1, 0])  # a left and a right head
+@pytest.mark.parametrize("name, bleed", [("A5", True), ("6x9in", False)])
+def test_the_answers_divider_keeps_its_note_inside_the_text_column(sections, name, bleed,
+                                                                    tmp_path):
+    """In large print on a narrow trim the divider's note ("Bold digits were given; ...")
+    was one line wider than the text column, into the gutter; it wraps now, and the
+    book passes a preflight of every page's text."""
+    pdf, plan = pdf_of(sections, page_size=name, large_print=True, bleed=bleed)
+    number = plan.first_page("answers-title")
+    page = PdfReader(io.BytesIO(pdf)).pages[number - 1]
+    shift = 0.0 if not bleed or number % 2 else 0.125 * INCH  # the bleed left of a verso
+    area = live_area(number, PAGE_SIZES[name], plan.margins)
+    texts = [(what, b) for what, b in marks(page) if what.startswith("text")]
+    assert len(texts) > 3  # the heading, the note's lines and the folio
+    for what, box in texts:
+        assert area.x0 + shift - 0.01 <= box.x0 and box.x1 <= area.x1 + shift + 0.01, what
+    path = tmp_path / "book.pdf"
+    path.write_bytes(pdf)
+    report = preflight(path, PAGE_SIZES[name], bleed=bleed)
+    assert report.ok, report.format()
 
 
 @pytest.mark.parametrize("side", [120.0, 270.0, 432.0])

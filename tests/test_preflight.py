@@ -120,8 +120,7 @@ def test_only_the_pages_named_have_their_text_checked(tmp_path):
     assert failed(preflight(pdf, SIX_BY_NINE)) == ["text"]
     report = preflight(pdf, SIX_BY_NINE, text_pages=[1, 2, 3])
     assert report.ok
-    assert text_check(report).detail == ("inside the margins, nothing overlapping, on the 3 "
-                                         "pages with the book's own words")
+    assert text_check(report).detail == "inside the margins, nothing overlapping, on 3 pages"
 
 
 @pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "
@@ -157,3 +156,34 @@ def test_a_pdf_beyond_a_limit_of_pypdf_fails_the_readable_check(tmp_path, monkey
     assert "maximum array element count" in report.format()
     monkeypatch.setattr(preflight_module, "PdfReader", PdfReader)
     assert preflight(path, SIX_BY_NINE).ok
+
+
+@pytest.mark.parametrize("pixels, mark", [((300, 200), "FAIL"), ((500, 400), "WARN"),
+                                          ((700, 500), None)])
+def test_a_picture_on_a_page_is_checked_for_its_resolution(tmp_path, pixels, mark):
+    """Only a cover's pictures were drawn by the book; any raster image in the interior
+    is checked too: placed 2 x 1.5 in on page 5, 300 x 200 px is 100 ppi (fails), 500 x
+    400 px 250 ppi (a warning: the file passes), 700 x 500 px 333 ppi."""
+    from PIL import Image
+    from reportlab.lib.utils import ImageReader
+
+    picture = tmp_path / "p.png"
+    Image.new("RGB", pixels, (10, 20, 30)).save(picture)
+    pdf = tmp_path / "pictures.pdf"
+    canvas = Canvas(str(pdf), pagesize=SIX_BY_NINE, invariant=1,
+                    initialFontName=load_fonts().regular)  # no Helvetica, unembedded
+    for k in range(1, 25):
+        if k == 5:
+            canvas.drawImage(ImageReader(str(picture)), 72, 72, 144, 108)
+        canvas.showPage()
+    canvas.save()
+    report = preflight(pdf, SIX_BY_NINE)
+    check = next(c for c in report.checks if c.name == "pictures")
+    assert report.ok == (mark != "FAIL")
+    if mark is None:
+        assert check.ok and check.detail == "1 picture, 333 ppi or more"
+        return
+    ppi = min(pixels[0] // 2, int(pixels[1] / 1.5))
+    assert f"  {mark}  pictures: a picture of {pixels[0]} x {pixels[1]} px is placed at " \
+           f"2 x 1.5 in on page 5: {ppi} ppi, under the 300 ppi print needs (" in report.format()
+    assert check.detail.endswith("; give one of at least 600 x 450 px")

@@ -217,7 +217,7 @@ def test_a_book_with_everything_on_is_printable_and_rebuilds_byte_identical(tmp_
     from PIL import Image
 
     picture = tmp_path / "front.png"
-    Image.new("RGB", (400, 300), (230, 180, 60)).save(picture)
+    Image.new("RGB", (2400, 1800), (230, 180, 60)).save(picture)  # 320 ppi
     body = EVERYTHING + f'image = "{picture}"\n'
     config = load_book_config(write_config(tmp_path, store, body))
     one = tmp_path / "one"
@@ -247,24 +247,49 @@ def test_cli_reports_the_cover_and_its_preflight(tmp_path, store, capsys):
     assert "cover size: 17.3" in out and "safe areas" in out
 
 
-def test_the_books_preflight_checks_the_text_of_the_pages_with_its_words(tmp_path, store,
-                                                                        monkeypatch):
-    import nanpure.pipeline.publish as publish
+def test_the_books_preflight_checks_the_text_of_every_page(tmp_path, store, monkeypatch):
+    """Preflight read the text of the pages with the book's own words only, so a divider
+    page whose note ran into the gutter passed; it reads every page's now."""
+    from nanpure.layouts import book as book_layout
 
-    asked = []
-
-    def preflight(*args, **kwargs):
-        asked.append(kwargs["text_pages"])
-        return real(*args, **kwargs)
-
-    real = publish.preflight
-    monkeypatch.setattr(publish, "preflight", preflight)
     book = publish_book(load_book_config(write_config(tmp_path, store)), record=False)
-    assert asked == [book.plan.pages_with_words()]
     check = next(c for c in book.report.checks if c.name == "text")
-    assert check.ok and check.detail == (
-        "inside the margins, nothing overlapping, on the "
-        f"{len(asked[0])} pages with the book's own words")
+    assert check.ok and check.detail == "inside the margins, nothing overlapping, on every page"
+
+    def wide(self, page):  # the note as it was drawn: one line, whatever its width
+        box = self.area(page)
+        self.text((box.x0 + box.x1) / 2, box.y0 + box.height / 2, "Bold digits " * 12,
+                  self.type.body, align="centre", grey=True)
+
+    monkeypatch.setattr(book_layout._Drawer, "page_answers_title", wide)
+    with pytest.raises(PublishError) as exc:
+        publish_book(load_book_config(write_config(tmp_path, store)), record=False)
+    divider = book.plan.first_page("answers-title")
+    assert (f"  FAIL  text: page {divider}: text 'Bold digits Bold digits"
+            in str(exc.value)) and "runs past the margins" in str(exc.value)
+
+
+@pytest.mark.parametrize("pixels, fails", [((300, 200), True), ((1800, 1200), False)])
+def test_a_low_resolution_cover_picture_fails_or_warns(tmp_path, store, capsys, pixels,
+                                                       fails):
+    """A 300 x 200 px cover picture was placed at 40 ppi and the book passed: under
+    200 ppi the book fails (exit 2), from 200 to 300 ppi it is written with a warning."""
+    from PIL import Image
+
+    picture = tmp_path / "small.png"
+    Image.new("RGB", pixels, (200, 60, 60)).save(picture)
+    path = write_config(tmp_path, store, f'[book.cover]\nimage = "{picture}"')
+    assert main(["book", str(path), "--no-record"]) == (2 if fails else 0)
+    said = capsys.readouterr()
+    line = next(line for line in (said.err if fails else said.out).splitlines()
+                if "pictures:" in line)
+    mark = "FAIL" if fails else "WARN"
+    ppi = pixels[0] // 7.5
+    verdict = "print services reject it" if fails else "it will print soft; under 200 ppi fails"
+    assert line == (f"  {mark}  pictures: {picture}, {pixels[0]} x {pixels[1]} px, is placed "
+                    f"at 7.5 x 5 in on the front: {ppi:.0f} ppi, under the 300 ppi print "
+                    f"needs ({verdict}); give one of at least 2250 x 1500 px")
+    assert (tmp_path / "book.pdf").exists() != fails
 
 
 def test_the_running_head_gives_the_numbers_not_the_tier_again(tmp_path, store):
@@ -469,7 +494,7 @@ def test_a_refused_cover_leaves_the_output_as_it_was(tmp_path, store, capsys, mo
         monkeypatch.setattr(cover_module, "SPINE_PER_PAGE", {"white": 0.02, "cream": 0.02})
         key = "does not fit the spine in 6 pt; shorten book.cover.title"
     picture = tmp_path / "picture.png"
-    Image.new("RGB", (300, 200), (200, 60, 60)).save(picture)
+    Image.new("RGB", (2400, 1600), (200, 60, 60)).save(picture)  # 320 ppi
     cut = tmp_path / "cut.png"
     cut.write_bytes(picture.read_bytes()[:200])  # its size, not its pixels
     out = tmp_path / "out"

@@ -298,22 +298,6 @@ class BookPlan:
         """The number of the first page of ``kind``, or None."""
         return next((p.number for p in self.pages if p.kind == kind), None)
 
-    def pages_with_words(self) -> list[int]:
-        """The pages that print words the book's config chose (title, subtitle, author,
-        imprint, section titles), for preflight to check: the title, imprint and contents
-        pages, and each section's title page and first two puzzle pages, whose running
-        heads stand for the rest (one right-hand, one left-hand)."""
-        found: list[int] = []
-        heads = 0
-        for page in self.pages:
-            if page.kind == "section":
-                heads = 0
-            if page.kind in ("title", "imprint", "contents", "section") or (
-                    page.kind == "puzzles" and heads < 2):
-                found.append(page.number)
-                heads += page.kind == "puzzles"
-        return found
-
 
 # ----------------------------------------------------------------------------- planning
 
@@ -402,8 +386,9 @@ def _number_span(first: int, last: int) -> str:
     return f"{first}" if first == last else f"{first}\u2013{last}"
 
 
-def _puzzle_numbers(items: Sequence[Placement]) -> str:
-    """The running head's numbers of a page's puzzles: "puzzle 7" or "puzzles 7–10"."""
+def puzzle_numbers(items: Sequence[Placement]) -> str:
+    """The running head's numbers of a page's puzzles (or of their hints): "puzzle 7" or
+    "puzzles 7–10"."""
     first, last = items[0].number, items[-1].number
     return f"puzzle {first}" if first == last else f"puzzles {first}\u2013{last}"
 
@@ -1306,12 +1291,13 @@ class _Drawer:
         self.c.setFillColorRGB(*BLACK)
 
     def paragraph(self, x: float, y: float, width: float, text: str, size: float,
-                  bold: bool = False, align: str = "left", leading: float = 1.35) -> float:
+                  bold: bool = False, align: str = "left", leading: float = 1.35,
+                  grey: bool = False) -> float:
         """Draw wrapped text from baseline ``y`` down; return the baseline after it."""
         bold = self.fonts.bold_for(text, bold)  # every line in the whole text's weight
         for line in wrap(text, self.fonts, size, width, bold):
             anchor = x + width / 2 if align == "centre" else x
-            self.text(anchor, y, line, size, bold, align)
+            self.text(anchor, y, line, size, bold, align, grey)
             y -= size * leading
         return y
 
@@ -1465,8 +1451,8 @@ class _Drawer:
             parts = _section_detail(page.puzzle_kind, [p.puzzle for p in mine],
                                     mine[0].number, mine[-1].number, mixed)
             parts[0] = _capital(parts[0])
-            self.text((box.x0 + box.x1) / 2, y - self.type.body, "  \u00b7  ".join(parts),
-                      self.type.body * 1.2, align="centre", grey=True)
+            self.paragraph(box.x0, y - self.type.body, box.width, "  \u00b7  ".join(parts),
+                           self.type.body * 1.2, align="centre", grey=True)
 
     def _pages_of(self, section_page: Page) -> set[int]:
         """Page numbers of the puzzle pages that follow a section title page."""
@@ -1480,7 +1466,7 @@ class _Drawer:
     def page_puzzles(self, page: Page) -> None:
         # the numbers, not the tiers: a section is often named for its tier, and each
         # puzzle's label gives its own
-        self.header(page, page.heading, _puzzle_numbers(page.items))
+        self.header(page, page.heading, puzzle_numbers(page.items))
         self._puzzles(page, solutions=False)
 
     def page_hints(self, page: Page) -> None:
@@ -1497,13 +1483,13 @@ class _Drawer:
             note = notes[kind]
             if len(kinds) > 1:
                 note = f"{_capital(KIND_NAMES[kind])}: {note[0].lower()}{note[1:]}"
-            y -= self.type.body
-            self.text((box.x0 + box.x1) / 2, y, note, self.type.body, align="centre",
-                      grey=True)
-            y -= self.type.body * 0.6
+            # wrapped in the text column: one line is as wide as a narrow large-print page
+            y = self.paragraph(box.x0, y - self.type.body, box.width, note, self.type.body,
+                               align="centre", grey=True)
+            y += self.type.body * (1.35 - 0.6)  # 0.6 of the size below the last line
 
     def page_answers(self, page: Page) -> None:
-        self.header(page, "Answers", _puzzle_numbers(page.items))
+        self.header(page, "Answers", puzzle_numbers(page.items))
         self._puzzles(page, solutions=True)
 
     def page_notes(self, page: Page) -> None:

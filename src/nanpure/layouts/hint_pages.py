@@ -108,9 +108,9 @@ def draw_hints_page(drawer: Any, page: Any, hints: Mapping[str, HintText]) -> No
     """Draw a hints page of a book with ``drawer`` (the book's page drawer, whose text
     helpers, type sizes and running head it uses): ``page.items`` are the placements of
     the puzzles whose hints it shows, ``hints`` the hints by puzzle text."""
-    first, last = page.items[0].number, page.items[-1].number
-    span = f"{first}" if first == last else f"{first}\u2013{last}"
-    drawer.header(page, page.heading, f"puzzles {span}")
+    from .book import puzzle_numbers  # the puzzle pages' heads; book imports this module
+
+    drawer.header(page, page.heading, puzzle_numbers(page.items))
     box = drawer.body_box(page)
     size = drawer.type.body
     y = box.y1 - size

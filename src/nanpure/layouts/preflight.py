@@ -11,13 +11,16 @@ whatever went wrong between the two:
   Type 3 font, which is drawn by the PDF itself);
 - text: no text runs past the margins print services ask for (the gutter of the page
   count at the binding, :data:`~.pages.MIN_OUTSIDE` on the other sides of the trim) and no
-  two pieces of text overlap. Reading a page's text costs about as much as drawing it, so
-  a book names the pages that carry its own words (titles, author, section titles); the
-  rest of its text is the layout's, sized to fit.
+  two pieces of text overlap, on every page (reading a page's text costs about as much as
+  drawing it);
+- pictures: every raster image is placed at :data:`MIN_PPI` pixels an inch or more; one
+  under :data:`REFUSE_PPI` fails the file (print services reject it), one between the two
+  is a warning (services print it, soft, after a warning of their own).
 
 A cover (:func:`preflight_cover`) is one page whose size follows the spine formula of
-:mod:`.cover`, with embedded fonts, and nothing but background (filled shapes) within
-0.125 in of the trim or the spine folds or in the barcode's corner: every piece of text,
+:mod:`.cover`, with embedded fonts, its pictures as above, and nothing but background
+(filled shapes) within 0.125 in of the trim or the spine folds (spine text:
+:data:`~.cover.SPINE_CLEAR` from a fold) or in the barcode's corner: every piece of text,
 picture and stroked line, read from the page's content stream, must lie in a safe area.
 """
 
@@ -33,9 +36,8 @@ from pypdf import PdfReader
 from pypdf.errors import PyPdfError
 
 from ..words import counted
-from .cover import CoverGeometry
+from .cover import SAFE, SPINE_CLEAR, SPINE_TEXT_PAGES, CoverGeometry
 from .pages import (  # overlapping: imported from here too
-    BLEED,
     INCH,
     MIN_OUTSIDE,
     Box,
@@ -48,16 +50,27 @@ from .pages import (  # overlapping: imported from here too
 
 #: Points two sizes may differ by and still be the same trim size.
 SIZE_TOLERANCE = 0.5
+#: Pixels an inch print services ask of a picture; under it the check warns...
+MIN_PPI = 300
+#: ...and under this it fails: print services reject pictures under about 150-200 ppi.
+REFUSE_PPI = 200
 _FONT_FILES = ("/FontFile", "/FontFile2", "/FontFile3")
 
 
 @dataclass(frozen=True)
 class Check:
-    """One preflight check: its name, whether it passed, and what was found."""
+    """One preflight check: its name, whether it passed, and what was found; a check that
+    did not pass but is not ``fatal`` is a warning, and the file still passes."""
 
     name: str
     ok: bool
     detail: str
+    fatal: bool = True
+
+    @property
+    def mark(self) -> str:
+        """How the report marks it: ok, WARN or FAIL."""
+        return "ok  " if self.ok else "FAIL" if self.fatal else "WARN"
 
 
 @dataclass
@@ -70,7 +83,7 @@ class PreflightReport:
 
     @property
     def ok(self) -> bool:
-        return all(c.ok for c in self.checks)
+        return all(c.ok or not c.fatal for c in self.checks)
 
     def format(self) -> str:
         """A short report, one line per check.
@@ -80,7 +93,7 @@ class PreflightReport:
           ok    page count: 24, even
         """
         lines = [f"preflight {self.path}: {'passed' if self.ok else 'FAILED'}"]
-        lines += [f"  {'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in self.checks]
+        lines += [f"  {c.mark}  {c.name}: {c.detail}" for c in self.checks]
         return "\n".join(lines)
 
 
@@ -140,7 +153,10 @@ def preflight(path: str | Path, size: tuple[float, float], min_pages: int = 24,
                                f"{n}, {parity}, {minimum}"))
     report.checks.append(_check_fonts(pages))
     numbers = range(1, n + 1) if text_pages is None else [k for k in text_pages if 1 <= k <= n]
-    report.checks.append(_check_text(pages, size, bleed, numbers))
+    placed: list[tuple[str, Picture]] = []
+    report.checks.append(_check_text(pages, size, bleed, numbers, placed))
+    if placed:
+        report.checks.append(_check_pictures(placed))
     return report
 
 
@@ -155,25 +171,56 @@ def printable(number: int, pages: int, size: tuple[float, float], bleed: bool) -
 
 
 def _check_text(pages: list, size: tuple[float, float], bleed: bool,
-                numbers: Sequence[int]) -> Check:
+                numbers: Sequence[int], placed: list[tuple[str, Picture]]) -> Check:
+    """The text check of the pages ``numbers``; the raster pictures placed on them are
+    added to ``placed``, each with its page (the page's content is read once)."""
     gutter = _inches(gutter_for(len(pages)))
+    failure = None
     for number in numbers:
-        texts = [(what, box) for what, box in marks(pages[number - 1])
-                 if what.startswith("text")]
+        found, pictures = _scan(pages[number - 1])
+        placed += [(f"page {number}", picture) for picture in pictures]
+        if failure is not None:
+            continue
+        texts = [(what, box) for what, box in found if what.startswith("text")]
         area = printable(number, len(pages), size, bleed)
         for what, box in texts:
             if not _inside(box, area):
-                return Check("text", False,
-                             f"page {number}: {what} at {_inches(box.x0)}..{_inches(box.x1)} "
-                             f"x {_inches(box.y0)}..{_inches(box.y1)} in runs past the "
-                             f"margins ({_inches(MIN_OUTSIDE)} in inside the trim, {gutter} "
-                             "in at the binding)")
-        clash = overlapping(texts)
+                failure = Check("text", False,
+                                f"page {number}: {what} at {_inches(box.x0)}..{_inches(box.x1)}"
+                                f" x {_inches(box.y0)}..{_inches(box.y1)} in runs past the "
+                                f"margins ({_inches(MIN_OUTSIDE)} in inside the trim, {gutter} "
+                                "in at the binding)")
+                break
+        clash = overlapping(texts) if failure is None else None
         if clash is not None:
-            return Check("text", False, f"page {number}: {clash[0]} overlaps {clash[1]}")
+            failure = Check("text", False, f"page {number}: {clash[0]} overlaps {clash[1]}")
+    if failure is not None:
+        return failure
     where = ("every page" if len(numbers) == len(pages)
-             else f"the {counted(len(numbers), 'page')} with the book's own words")
+             else counted(len(numbers), "page"))
     return Check("text", True, f"inside the margins, nothing overlapping, on {where}")
+
+
+def _check_pictures(placed: Sequence[tuple[str, Picture]], name: str | None = None) -> Check:
+    """Whether the pictures ``placed`` (each with where it is) are sharp enough to print:
+    :data:`MIN_PPI` or more passes, under :data:`REFUSE_PPI` fails, between is a warning.
+    ``name``: the file the pictures came from, when there is one (a cover's image)."""
+    where, worst = min(placed, key=lambda p: p[1].ppi)
+    ppi = round(worst.ppi, 3)  # a picture of exactly 300 ppi passes
+    if ppi >= MIN_PPI:
+        return Check("pictures", True,
+                     f"{counted(len(placed), 'picture')}, {math.floor(ppi)} ppi or more")
+    w, h = worst.placed
+    need = [math.ceil(round(v / INCH * MIN_PPI, 3)) for v in (w, h)]
+    what = f"{name}, {worst.pixels[0]} x {worst.pixels[1]} px," if name else (
+        f"a picture of {worst.pixels[0]} x {worst.pixels[1]} px")
+    verdict = ("print services reject it" if ppi < REFUSE_PPI
+               else f"it will print soft; under {REFUSE_PPI} ppi fails")
+    return Check("pictures", False,
+                 f"{what} is placed at {_inches(w)} x {_inches(h)} in on {where}: "
+                 f"{math.floor(ppi)} ppi, under the {MIN_PPI} ppi print needs ({verdict}); "
+                 f"give one of at least {need[0]} x {need[1]} px",
+                 fatal=ppi < REFUSE_PPI)
 
 
 def _check_size(pages: list, size: tuple[float, float]) -> Check:
@@ -215,10 +262,11 @@ def _check_bleed(pages: list, size: tuple[float, float]) -> Check:
 
 
 def preflight_cover(path: str | Path, trim: tuple[float, float], pages: int,
-                    paper: str) -> PreflightReport:
+                    paper: str, image: str | None = None) -> PreflightReport:
     """Check a cover PDF for a book of ``pages`` interior pages of ``trim`` size on
-    ``paper``: its size, its fonts, and that nothing but background lies outside the
-    safe areas of :meth:`CoverGeometry.safe_areas` or in the barcode's corner."""
+    ``paper``: its size, its fonts, its pictures' resolution (``image``: the file of its
+    front's picture, to name it) and that nothing but background lies outside the safe
+    areas of :meth:`CoverGeometry.safe_areas` or in the barcode's corner."""
     sheets, report = _read(path)
     if not sheets:
         return report
@@ -233,23 +281,64 @@ def preflight_cover(path: str | Path, trim: tuple[float, float], pages: int,
         f"{len(sheets)} page(s) of {_show_box(box)}, expected one of {_show_box(want)} "
         f"({spine})"))
     report.checks.append(_check_fonts(sheets))
-    report.checks.append(_check_clear(sheets[0], geometry))
+    found, pictures = _scan(sheets[0])
+    if pictures:
+        placed = [(f"the {_part(p.box, geometry)[0]}", p) for p in pictures]
+        report.checks.append(_check_pictures(placed, image if len(pictures) == 1 else None))
+    report.checks.append(_check_clear(found, geometry))
     return report
 
 
-def _check_clear(page, geometry: CoverGeometry) -> Check:
+def _check_clear(found: Sequence[tuple[str, Box]], geometry: CoverGeometry) -> Check:
     areas = geometry.safe_areas()
     barcode = geometry.barcode
-    for what, box in marks(page):
+    for what, box in found:
         where = (f"{what} at {_inches(box.x0)}..{_inches(box.x1)} x "
                  f"{_inches(box.y0)}..{_inches(box.y1)} in")
         if not any(_inside(box, area) for area in areas):
-            return Check("safe areas", False, f"{where} is within {_inches(BLEED)} in of the "
-                                              "trim or a spine fold")
+            return Check("safe areas", False, f"{where} {_too_near(box, geometry)}")
         if _overlap(box, barcode):
-            return Check("safe areas", False, f"{where} is in the barcode's corner")
+            return Check("safe areas", False, f"{where} is in the barcode's corner; move it "
+                                              "or leave the corner to the background")
     return Check("safe areas", True, "text and pictures clear of the trim, the spine folds "
                                      "and the barcode's corner")
+
+
+def _too_near(box: Box, geometry: CoverGeometry) -> str:
+    """What a mark outside every safe area is too near (the part of the cover it lies on
+    most: the back, the spine or the front), the distance that applies there and what to
+    do: :data:`~.cover.SAFE` from the trim and, on the back and front, from a fold;
+    :data:`~.cover.SPINE_CLEAR` from a fold on a spine with text."""
+    part, area = _part(box, geometry)
+    if part == "spine" and not geometry.spine_text:
+        return (f"is on a spine of under {SPINE_TEXT_PAGES} pages, which carries nothing "
+                "but background")
+    fold = SPINE_CLEAR if part == "spine" else SAFE
+    edges = [  # (how far inside the edge the mark keeps, the rule, the edge's name)
+        (box.x0 - area.x0, SAFE if part == "back" else fold,
+         "the trim" if part == "back" else "a spine fold"),
+        (area.x1 - box.x1, SAFE if part == "front" else fold,
+         "the trim" if part == "front" else "a spine fold"),
+        (box.y0 - area.y0, SAFE, "the trim"), (area.y1 - box.y1, SAFE, "the trim")]
+    gap, rule, edge = min(edges, key=lambda e: e[0] - e[1])
+    near = "runs over" if gap <= 0 else f"is {_inches(gap)} in from"
+    advice = ("give the spine a shorter title or author" if part == "spine"
+              else "move it in or shorten it")
+    return f"{near} {edge}, where the {part} keeps {_inches(rule)} in clear: {advice}"
+
+
+def _part(box: Box, geometry: CoverGeometry) -> tuple[str, Box]:
+    """The part of the cover ``box`` lies on most: "back", "spine" or "front", and its
+    trimmed box."""
+    parts = {"back": geometry.back, "spine": geometry.spine_box, "front": geometry.front}
+
+    def shared(name: str) -> float:
+        a, b = box, parts[name]
+        return (max(0.0, min(a.x1, b.x1) - max(a.x0, b.x0))
+                * max(0.0, min(a.y1, b.y1) - max(a.y0, b.y0)))
+
+    name = max(parts, key=shared)
+    return name, parts[name]
 
 
 def _inside(box: Box, area: Box, tolerance: float = 0.01) -> bool:
@@ -281,6 +370,22 @@ def _bounds(points: list[tuple[float, float]], m: Matrix) -> Box:
     return Box(min(xs), min(ys), max(xs), max(ys))
 
 
+@dataclass(frozen=True)
+class Picture:
+    """A raster image placed on a page: its ``pixels`` (width, height), the size it is
+    ``placed`` at (points, along its own sides) and its ``box`` on the page."""
+
+    pixels: tuple[int, int]
+    placed: tuple[float, float]
+    box: Box
+
+    @property
+    def ppi(self) -> float:
+        """Its pixels an inch as placed: the lower of its two sides'."""
+        return min(self.pixels[0] / max(self.placed[0] / INCH, 1e-9),
+                   self.pixels[1] / max(self.placed[1] / INCH, 1e-9))
+
+
 def marks(page) -> list[tuple[str, Box]]:
     """What ``page`` draws besides filled shapes, each as (what, box in page points):
     text ("text 'Nightly'"), pictures and stroked lines. Text boxes run from the font's
@@ -290,6 +395,12 @@ def marks(page) -> list[tuple[str, Box]]:
 
     Filled shapes are background by this definition; a cover draws its pictures as images
     and its words as text, so that is where anything near an edge would be."""
+    return _scan(page)[0]
+
+
+def _scan(page) -> tuple[list[tuple[str, Box]], list[Picture]]:
+    """:func:`marks` of ``page``, and its raster images as :class:`Picture` (read in the
+    same pass over its content)."""
     resources = page.get("/Resources")
     resources = resources.get_object() if resources is not None else {}
     fonts = resources.get("/Font")
@@ -297,6 +408,7 @@ def marks(page) -> list[tuple[str, Box]]:
     xobjects = resources.get("/XObject")
     xobjects = xobjects.get_object() if xobjects is not None else {}
     found: list[tuple[str, Box]] = []
+    pictures: list[Picture] = []
     unicode: dict[str, dict[int, str]] = {}  # by the font's name on the page
     ctm, stack = _IDENTITY, []
     path: list[tuple[float, float]] = []
@@ -346,6 +458,10 @@ def marks(page) -> list[tuple[str, Box]]:
                                (bbox[2], bbox[1])], _times(matrix, ctm))
             else:
                 box = _bounds([(0, 0), (1, 1), (0, 1), (1, 0)], ctm)
+                if xobject.get("/Subtype") == "/Image":  # drawn on the unit square
+                    pictures.append(Picture(
+                        (int(xobject.get("/Width", 0)), int(xobject.get("/Height", 0))),
+                        (math.hypot(ctm[0], ctm[1]), math.hypot(ctm[2], ctm[3])), box))
             found.append(("a picture", box))
         elif op == b"BT":
             tm = tlm = _IDENTITY
@@ -371,7 +487,7 @@ def marks(page) -> list[tuple[str, Box]]:
                     tm = _times((1, 0, 0, 1, -float(item) * size / 1000, 0), tm)
                 else:
                     show(_bytes(item), str(item))
-    return found
+    return found, pictures
 
 
 def _bytes(string) -> bytes:

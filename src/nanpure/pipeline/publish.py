@@ -494,8 +494,7 @@ def _checked(config: BookConfig, plan: BookPlan, pdf: Path, cover: Path | None,
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     with _writing(manifest_path(pdf)):
         staged[-1].write_text(text, encoding="utf-8")
-    report = preflight(staged[0], plan.size, MIN_PAGES, bleed=plan.settings.bleed,
-                       text_pages=plan.pages_with_words())
+    report = preflight(staged[0], plan.size, MIN_PAGES, bleed=plan.settings.bleed)
     report.path = str(pdf)
     if not report.ok:
         raise PublishError(f"{pdf} failed preflight; not recorded in the store\n"
@@ -503,7 +502,7 @@ def _checked(config: BookConfig, plan: BookPlan, pdf: Path, cover: Path | None,
     cover_report = None
     if cover is not None and config.cover is not None:
         cover_report = preflight_cover(staged[1], plan.size, plan.page_count,
-                                       config.cover.paper)
+                                       config.cover.paper, config.cover.image)
         cover_report.path = str(cover)
         if not cover_report.ok:
             raise PublishError(f"{cover} failed preflight; not recorded in the store\n"
