@@ -443,6 +443,31 @@ def test_the_example_book_configs_are_valid():
     assert publish.cover is not None and publish.layout.bleed
 
 
+#: Numbers as the example books' back covers spell them.
+NUMBER_WORDS = {"Sixty": 60, "Forty": 40, "Twenty": 20}
+
+
+def test_an_example_book_that_promises_a_number_of_puzzles_prints_that_many():
+    """publish-book.toml took every puzzle of every nightly run: 120 after two nights,
+    under a title page that says 60. A book whose subtitle or back cover gives a count
+    has a count in every section, and they add up to it."""
+    import re
+
+    checked = 0
+    for path, book in example_books():
+        words = [book.layout.subtitle, *(book.cover.back if book.cover else ())]
+        promised = {int(m) for w in words for m in re.findall(r"^(\d+) puzzles", w)}
+        promised |= {n for w in words for word, n in NUMBER_WORDS.items()
+                     if w.startswith(f"{word} ")}
+        if not promised:
+            continue
+        checked += 1
+        counts = [s.count for s in book.sections]
+        assert None not in counts, f"{path.name}: a section without a count grows"
+        assert promised == {sum(counts)}, path.name
+    assert checked >= 2
+
+
 #: Words too long for a cover, each with the key its refusal names.
 LONG_WORDS = ("Professor Doctor Alexandra Margaret Featherstonehaugh-Cholmondeley-Smythe of "
               "the Royal Society for Recreational Mathematics and Logic Puzzles, with "
