@@ -100,6 +100,33 @@ def test_new_keys_are_checked_in_one_line(text, message):
     assert "\n" not in str(exc.value)
 
 
+@pytest.mark.parametrize("text, message", [
+    ('page_sise = "6x9in"', "book.page_sise: unknown key; did you mean page_size? allowed "
+                            "keys: title, "),
+    ('Bleed = true', "book.Bleed: unknown key; did you mean bleed? allowed keys: "),
+    ('[book.cover]\nbackround = "#000000"', "book.cover.backround: unknown key; did you "
+                                            "mean background? allowed keys: "),
+    ('page_size = "6x9"', '; got \'6x9\'; did you mean "6x9in"?'),
+    ('page_size = "8.5 x 11 in"', '; did you mean "8.5x11in"?'),
+    ('[book.cover]\npaper = "creme"', 'expected one of "white", "cream"; got \'creme\'; '
+                                      'did you mean "cream"?'),
+])
+def test_a_misspelt_key_or_value_gets_a_did_you_mean(text, message):
+    """Misspelt keys listed every allowed key and suggested none, as the .non reader
+    does; a trim of "6x9" got no hint of "6x9in"."""
+    with pytest.raises(ConfigError) as exc:
+        config_of(f'[book]\ntitle = "T"\n{text}\n[[book.section]]\ntitle = "E"\n'
+                  'tier = "easy"\n')
+    assert message in str(exc.value)
+    assert "\n" not in str(exc.value)
+
+
+def test_a_misspelt_section_key_gets_a_did_you_mean():
+    with pytest.raises(ConfigError, match=r"book.section\[1\].qouta: unknown key; did you "
+                                          r"mean quota\? allowed keys: title, quotas, quota"):
+        config_of('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\nqouta = "easy"\n')
+
+
 def test_the_cover_takes_the_book_words_unless_given():
     config = config_of('[book]\ntitle = "T"\nsubtitle = "S"\n[book.cover]\nback = "B"\n'
                        'author = "A"\n[[book.section]]\ntitle = "E"\ntier = "easy"\n')

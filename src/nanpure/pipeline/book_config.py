@@ -54,6 +54,7 @@ from ..generator.kinds import KINDS
 from ..generator.tiers import TIERS
 from ..layouts.book import default_densities
 from ..layouts.pages import ANSWER_TEMPLATES, PAGE_SIZES, PUZZLE_TEMPLATES
+from ..words import closest
 from .config import DEFAULT_STORE, ConfigError, Section, load_toml, parse_toml
 from .store import Runs
 
@@ -202,8 +203,11 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     names = {name.lower(): name for name in PAGE_SIZES}
     size = book.str("page_size", "8.5x11in")
     if size.lower() not in names:
+        # "6x9" for "6x9in", "8.5 x 11 in" for "8.5x11in"
+        near = closest(size.replace(" ", ""), PAGE_SIZES)
+        hint = f'; did you mean "{near}"?' if near is not None else ""
         raise book.error("page_size", "expected one of "
-                         + ", ".join(f'"{n}"' for n in PAGE_SIZES) + f"; got {size!r}")
+                         + ", ".join(f'"{n}"' for n in PAGE_SIZES) + f"; got {size!r}{hint}")
     large_print = book.bool("large_print", False)
     puzzles, answers = default_densities(size, large_print)
     per_page = _one_of(book, "puzzles_per_page", PUZZLE_TEMPLATES, puzzles)
