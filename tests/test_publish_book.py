@@ -18,7 +18,7 @@ from nanpure.files import PART_SUFFIX
 from nanpure.generator import count_solutions_batch, format_line
 from nanpure.generator.board import parse_line
 from nanpure.layouts.book import star_count
-from nanpure.layouts.pages import INCH, load_fonts
+from nanpure.layouts.pages import INCH, PAGE_SIZES, load_fonts
 from nanpure.layouts.preflight import Check
 from nanpure.pipeline import fonts, publish
 from nanpure.pipeline.book_config import (
@@ -229,6 +229,31 @@ def test_a_book_too_long_for_its_preflight_is_refused_before_its_puzzles_are_che
     monkeypatch.setattr(publish, "max_pages", lambda: whole.plan.page_count)
     again = publish_book(plain, out=str(tmp_path / "again.pdf"), record=False)
     assert checked == [1] and again.pdf.read_bytes() == whole.pdf.read_bytes()
+
+
+@pytest.mark.parametrize("bleed", [False, True])
+@pytest.mark.parametrize("name", sorted(PAGE_SIZES))
+def test_every_trim_preset_makes_a_book_and_cover_that_pass_preflight(tmp_path, store, name,
+                                                                       bleed):
+    """KDP's 5x8in, 5.5x8.5in, 7x10in, 8x10in and 8.5x8.5in, and JIS B5, were missing;
+    each preset lays out a book at its default density, hints and stars on, with its
+    cover, and both pass preflight."""
+    body = (f'page_size = "{name}"\nhints = true\nstars = true\nbleed = {str(bleed).lower()}'
+            '\n[book.cover]\nback = ["A book of Sudoku."]\n')
+    sections = ('[[book.section]]\ntitle = "Easy"\nquota = "easy"\ncount = 5\n'
+                '[[book.section]]\ntitle = "Hard"\nquota = "hard"\ncount = 5\n')
+    book = publish_book(load_book_config(write_config(tmp_path, store, body, sections)),
+                        record=False)
+    assert book.report.ok, book.report.format()
+    assert book.cover_report is not None and book.cover_report.ok, book.cover_report.format()
+    width, height = PAGE_SIZES[name]
+    first = PdfReader(str(book.pdf)).pages[0].trimbox
+    assert (float(first.width), float(first.height)) == pytest.approx((width, height), abs=0.01)
+
+
+def test_b5_is_iso_and_jis_b5_is_japans():
+    assert [round(v / INCH * 25.4) for v in PAGE_SIZES["B5"]] == [176, 250]
+    assert [round(v / INCH * 25.4) for v in PAGE_SIZES["JIS-B5"]] == [182, 257]
 
 
 def test_stars_are_in_the_manifest_on_the_fixed_scale(tmp_path, store):

@@ -8,7 +8,8 @@ file and key::
     store = "output/nanpure.db"
     run = "nightly-*"            # optional: only puzzles of these runs (a glob or a list)
     out = "output/nightly.pdf"
-    page_size = "6x9in"          # default 8.5x11in; 8.25x11in, A4, A5, letter, B5
+    page_size = "6x9in"          # default 8.5x11in; 8.25x11in, A4, A5, letter, B5,
+                             # JIS-B5, 5x8in, 5.5x8.5in, 7x10in, 8x10in, 8.5x8.5in
     puzzles_per_page = 2         # 1, 2, 4 or 6; default by page size
     answers_per_page = 6         # 1, 2, 4, 6, 9 or 12; default by page size
     hints = true                 # a hints section before the answers
