@@ -256,6 +256,46 @@ def test_b5_is_iso_and_jis_b5_is_japans():
     assert [round(v / INCH * 25.4) for v in PAGE_SIZES["JIS-B5"]] == [182, 257]
 
 
+@pytest.mark.parametrize("where, reason", [
+    ("directory", "it is a directory; give a file name"),
+    ("/sys/kernel/x.pdf", "/sys/kernel is not writable; give a path in a directory you can "
+                          "write"),
+    ("read-only", "is not writable; give a path in a directory you can write"),
+])
+def test_an_unwritable_out_is_refused_before_the_book_is_made(tmp_path, store, capsys,
+                                                              monkeypatch, where, reason):
+    """An out that is a directory, or in one that cannot be written, failed only once the
+    whole book was drawn, and without naming book.out."""
+    import os
+
+    if where == "directory":
+        out = tmp_path / "dir.pdf"
+        out.mkdir()
+    elif where == "read-only":
+        if os.geteuid() == 0:
+            pytest.skip("root writes in a read-only directory")
+        (tmp_path / "ro").mkdir(mode=0o555)
+        out = tmp_path / "ro" / "x.pdf"
+    else:
+        if not Path("/sys/kernel").is_dir():
+            pytest.skip("no /sys/kernel")
+        out = Path(where)
+
+    def no_book(*args):
+        raise AssertionError("the book was made before its output was checked")
+
+    monkeypatch.setattr(publish, "select_sections", no_book)
+    path = write_config(tmp_path, store, f'out = "{out}"', out="ignored.pdf")
+    text = path.read_text().replace(f'out = "{tmp_path / "ignored.pdf"}"\n', "")
+    path.write_text(text)
+    assert main(["book", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"nanpure: {path}: book.out: cannot write {out}: {reason}\n" or (
+        where == "read-only" and reason in err and "book.out" in err), err
+    assert main(["book", str(path), "--out", str(out)]) == 2
+    assert f"nanpure: --out: cannot write {out}: " in capsys.readouterr().err
+
+
 def test_stars_are_in_the_manifest_on_the_fixed_scale(tmp_path, store):
     book = publish_book(load_book_config(write_config(tmp_path, store, "stars = true")),
                         record=False)

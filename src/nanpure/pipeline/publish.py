@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..files import atomic_paths, check_not_store, check_regular, make_parent
+from ..files import atomic_paths, check_regular, check_writable
 from ..generator.kinds import KINDS
 from ..generator.tiers import tier_rank
 from ..layouts.book import (
@@ -330,15 +330,16 @@ def publish_book(config: BookConfig, out: str | None = None,
         raise PublishError(f"no store at {config.store}; make puzzles first "
                            "(nanpure run) or set book.store")
     cover = cover_path(pdf) if config.cover is not None else None
-    # before anything is read or drawn: a book written over its store would lose it, and
-    # one that is a FIFO or a device could not be read back for its preflight
+    # before anything is read or drawn: a book written over its store would lose it, one
+    # that is a FIFO or a device could not be read back for its preflight, and one that
+    # cannot be written at all would fail only once the whole book was drawn
     option = "--out" if out is not None else f"{config.source}: book.out"
     for path in (pdf, *([cover] if cover is not None else []), manifest_path(pdf)):
-        check_not_store(path, option, config.store)
+        check_writable(path, option, config.store)
         check_regular(path, option, "a book is read back for its preflight")
     steps: list[str] = []  # how far it got: "rendered", then "recorded"
     try:
-        return _publish(config, pdf, cover, record, steps, out_given=out is not None)
+        return _publish(config, pdf, cover, record, steps)
     except KeyboardInterrupt:
         if record and steps == ["rendered"]:  # Ctrl-C during the preflight, say
             raise KeyboardInterrupt(f"{pdf} was written but not recorded in the store, so "
@@ -347,20 +348,20 @@ def publish_book(config: BookConfig, out: str | None = None,
 
 
 def _publish(config: BookConfig, pdf: Path, cover: Path | None, record: bool,
-             steps: list[str], out_given: bool) -> PublishedBook:
+             steps: list[str]) -> PublishedBook:
     """:func:`publish_book`'s work, noting in ``steps`` when the PDF is written and when
-    the book is recorded; ``out_given``: the PDF's path came from ``--out``."""
+    the book is recorded."""
     # a proof copy (not recorded) only reads the store, so a read-only one will do
     with Store(config.store, create=False, writes=record, named_by=("book.store",)) as store:
         for name in runs_being_made(store, config):  # asked before the book lock is held
             log.warning("%s: run %r is still being made; the book takes the puzzles it has "
                         "stored so far", config.store, name)
         with store.book_lock() if record else contextlib.nullcontext():
-            return _publish_locked(store, config, pdf, cover, record, steps, out_given)
+            return _publish_locked(store, config, pdf, cover, record, steps)
 
 
 def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | None,
-                    record: bool, steps: list[str], out_given: bool) -> PublishedBook:
+                    record: bool, steps: list[str]) -> PublishedBook:
     """:func:`_publish` once the store is open and, for a recorded book, its book lock
     held."""
     sections = select_sections(store, config)
@@ -386,8 +387,6 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
             # every refusal of the cover before anything is written: a book whose cover
             # cannot be made leaves no new interior beside an old cover, or none
             cover_layout(cover_settings, fonts, plan.size, plan.page_count)
-        # the option or key that named the file, so that the one line says which
-        make_parent(pdf, "--out" if out_given else f"{config.source}: book.out")
         with _writing(), atomic_paths(outputs, through=False) as staged:
             with _writing(pdf), open(staged[0], "wb") as stream:
                 render_book(plan, stream)
