@@ -198,8 +198,10 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
             need = (f"needs {counted(want, 'puzzle')} but the store "
                     f"{config.store} has only {len(fresh)}" if want else
                     f"has no puzzles: the store {config.store} has none")
+            todo = f"make {'more' if fresh else 'some'} with nanpure run" + (
+                f" or lower book.section[{i}].count to {len(fresh)}" if fresh else "")
             raise PublishError(f"section {i} ({spec.title!r}) {need}{unused} with "
-                               f"{_describe(spec, run)}{hint}")
+                               f"{_describe(spec, run)}{hint}; {todo}")
         taken.update(r.id for r in fresh)  # all of them: _fresh stops at want
         puzzles = sorted(fresh, key=ORDER_KEYS[config.order])
         sections.append(BookSection(spec.title, tuple(puzzles), spec.puzzles_per_page))
