@@ -127,6 +127,19 @@ def test_a_misspelt_section_key_gets_a_did_you_mean():
         config_of('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\nqouta = "easy"\n')
 
 
+def test_two_sections_of_one_title_are_refused(tmp_path, store, capsys):
+    """Two sections titled "Same" were one in the summary ("120 puzzles (Same 120)") while
+    the contents listed two; the manifest and the store tell sections by title too."""
+    sections = ('[[book.section]]\ntitle = "Same"\nquota = "easy"\n'
+                '[[book.section]]\ntitle = "Other"\nquota = "hard"\n'
+                '[[book.section]]\ntitle = "Same "\ntiers = ["medium"]\n')
+    path = write_config(tmp_path, store, sections=sections)
+    assert main(["book", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"nanpure: {path}: book.section[3].title: 'Same ' is the title of section 1 too; "
+        "give each section its own title\n")
+
+
 def test_the_cover_takes_the_book_words_unless_given():
     config = config_of('[book]\ntitle = "T"\nsubtitle = "S"\n[book.cover]\nback = "B"\n'
                        'author = "A"\n[[book.section]]\ntitle = "E"\ntier = "easy"\n')

@@ -233,7 +233,13 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
         book.finish()
         raise book.error("section", "expected at least one [[book.section]] table")
     sections = tuple(_section(s) for s in tables)
-    for table, section in zip(tables, sections, strict=True):
+    titles: dict[str, int] = {}
+    for i, (table, section) in enumerate(zip(tables, sections, strict=True), start=1):
+        # the manifest, the store's record and the summary tell sections by title
+        first = titles.setdefault(section.title.strip(), i)
+        if first != i:
+            raise table.error("title", f"{section.title!r} is the title of section {first} "
+                              "too; give each section its own title")
         if large_print and section.puzzles_per_page not in (None, 1):
             raise table.error("puzzles_per_page", "large_print puts one puzzle on a page; "
                               "set puzzles_per_page = 1 or leave it out")
