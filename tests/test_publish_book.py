@@ -4,15 +4,18 @@ found through fontconfig, and byte-identical rebuilds with all of them on."""
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import sqlite3
 from pathlib import Path
 
 import pytest
+import reportlab
 from conftest import EXAMPLES, example_books
 from pypdf import PdfReader
 from test_book import make_store, write_config
 
+import nanpure
 from nanpure.cli import main
 from nanpure.files import PART_SUFFIX
 from nanpure.generator import count_solutions_batch, format_line
@@ -334,6 +337,20 @@ def test_a_book_with_everything_on_is_printable_and_rebuilds_byte_identical(tmp_
     for name in ("book.pdf", "book-cover.pdf", "book.manifest.json"):
         assert (one / name).read_bytes() == (two / name).read_bytes(), name
     data = json.loads((one / "book.manifest.json").read_text())
+    # what else a rebuild needs: the software, the picture's bytes, each puzzle's run
+    assert data["made_with"] == {"nanpure": nanpure.__version__,
+                                 "reportlab": reportlab.Version}
+    assert data["cover"]["image"] == {"path": str(picture), "sha256": hashlib.sha256(
+        picture.read_bytes()).hexdigest()}
+    assert data["cjk_font"] is None
+    with Store(store) as s:
+        made = {r.puzzle: (r.run, r.quota) for r in s.iter_puzzles()}
+    assert [(e["run"], e["quota"]) for e in data["puzzles"]] == \
+        [made[e["puzzle"]] for e in data["puzzles"]]
+    assert {e["run"] for e in data["puzzles"]} == {"nightly"}
+    # added last: the keys manifests had before keep their order
+    assert list(data)[-2:] == ["made_with", "cjk_font"]
+    assert list(data["puzzles"][0])[-2:] == ["run", "quota"]
     pages = data["pages"]
     assert data["bleed_in"] == 0.125
     assert data["cover"]["spine_in"] == pytest.approx(pages * 0.0025, abs=1e-4)
@@ -508,6 +525,12 @@ def test_japanese_title_works_with_the_font_fontconfig_finds(tmp_path, store):
     assert book.report.ok and book.cover_report.ok
     assert "ナンプレ" in PdfReader(str(book.pdf)).pages[0].extract_text()
     assert "ナンプレ" in PdfReader(str(book.cover)).pages[0].extract_text()
+    # the manifest named no font: the config's cjk_font is null, the font found is not
+    data = json.loads(book.manifest.read_text())
+    found = book.plan.settings.cjk_font
+    assert data["settings"]["layout"]["cjk_font"] is None and found is not None
+    assert data["cjk_font"] == {"path": found, "sha256": hashlib.sha256(
+        Path(found).read_bytes()).hexdigest()}
 
 
 

@@ -25,6 +25,7 @@ the new files, whole, and says they are not recorded.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import statistics
@@ -33,6 +34,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import reportlab
+
+from .. import __version__
 from ..files import atomic_paths, check_regular, check_writable
 from ..generator.kinds import KINDS
 from ..generator.tiers import tier_rank
@@ -74,6 +78,8 @@ log = logging.getLogger(__name__)
 
 #: What the manifest says of each puzzle, besides where it went.
 MANIFEST_COLUMNS = columns("id", "puzzle", "solution", "tier", "score", "seed")
+#: And, last (added after the first manifests), the run and quota that made it.
+PROVENANCE_COLUMNS = columns("run", "quota")
 
 
 class PublishError(Exception):
@@ -252,7 +258,10 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path,
     A book with nonograms says each section's and puzzle's kind, and each nonogram's width
     and height; a manifest without kinds is all Sudoku (as manifests were before kinds).
     A book with stars gives each puzzle's, one with bleed the bleed, one with a cover its
-    file, paper and spine width.
+    file, paper and spine width (and its picture's path and SHA-256). Then, added after the
+    first manifests and so last, what else a rebuild needs: each puzzle's run and quota,
+    the versions of nanpure and reportlab (``made_with``), and the font found for text the
+    built-in font lacks (``cjk_font``: path and SHA-256, or null).
     """
     kinds = any(p.puzzle.kind != "sudoku" for p in plan.placements)
     sections: list[dict] = []
@@ -287,7 +296,21 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path,
                          "spine_in": round(geometry.spine / 72, 4),
                          "size_in": [round(geometry.width / 72, 4),
                                      round(geometry.height / 72, 4)]}
+        if config.cover.image is not None:
+            data["cover"]["image"] = _file(config.cover.image)
+    # what else made these bytes: the software, and the font found for text the built-in
+    # font lacks (the settings keep the config's cjk_font, null when fontconfig found it)
+    data["made_with"] = {"nanpure": __version__, "reportlab": reportlab.Version}
+    data["cjk_font"] = (_file(plan.settings.cjk_font) if plan.settings.cjk_font is not None
+                        else None)
     return data
+
+
+def _file(path: str) -> dict[str, str]:
+    """A file a book was made from, as its manifest names it: its path and the SHA-256 of
+    its bytes, which tell whether the file there now is the same."""
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return {"path": path, "sha256": digest}
 
 
 def _entry(placement: Placement, kinds: bool, stars: bool = False,
@@ -307,6 +330,8 @@ def _entry(placement: Placement, kinds: bool, stars: bool = False,
         entry["stars"] = star_count(p.puzzle.kind, p.puzzle.score)
     if hint is not None:
         entry["hint"] = hint.to_json()
+    # where it came from in the store, which a book may take from many runs
+    entry.update(row(p.puzzle, PROVENANCE_COLUMNS))
     return entry
 
 
