@@ -128,6 +128,10 @@ def test_a_misspelt_section_key_gets_a_did_you_mean():
     with pytest.raises(ConfigError, match=r"book.section\[1\].qouta: unknown key; did you "
                                           r"mean quota\? allowed keys: title, quotas, quota"):
         config_of('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\nqouta = "easy"\n')
+    with pytest.raises(ConfigError, match=r"book.section\[1\].tiers\[2\]: expected one of "
+                                          r'.*; got \'hrad\'; did you mean "hard"\?$'):
+        config_of('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\n'
+                  'tiers = ["easy", "hrad"]\n')
 
 
 def test_two_sections_of_one_title_are_refused(tmp_path, store, capsys):

@@ -105,6 +105,19 @@ def _type_name(value: Any) -> str:
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+(\[\d+\])*")
 
 
+def _not_one_of(value: Any, choices: Sequence[str]) -> str:
+    """What to say of a ``value`` that is none of ``choices``: them, and the one spelt
+    most like it.
+
+    >>> print(_not_one_of("creme", ("white", "cream")))
+    expected one of "white", "cream"; got 'creme'; did you mean "cream"?
+    """
+    allowed = ", ".join(f'"{c}"' for c in choices)
+    near = closest(value, choices) if isinstance(value, str) else None
+    hint = f'; did you mean "{near}"?' if near is not None else ""
+    return f"expected one of {allowed}; got {_show(value)}{hint}"
+
+
 def _shown(key: str) -> str:
     """A key as a message names it: bare, or quoted when it is not a bare TOML key."""
     return key if _BARE_KEY.fullmatch(key) else json.dumps(key)
@@ -235,10 +248,7 @@ class Section:
         if value is default and key not in self.data:
             return value
         if value not in choices:
-            allowed = ", ".join(f'"{c}"' for c in choices)
-            near = closest(value, choices) if isinstance(value, str) else None
-            hint = f'; did you mean "{near}"?' if near is not None else ""
-            raise self.error(key, f"expected one of {allowed}; got {_show(value)}{hint}")
+            raise self.error(key, _not_one_of(value, choices))
         return value
 
     def int_range(self, key: str, default: Any = REQUIRED, *, minimum: int | None = None,
@@ -295,8 +305,7 @@ class Section:
         if choices is not None:
             for i, v in enumerate(value, start=1):  # as tables are counted (tables)
                 if v not in choices:
-                    allowed = ", ".join(f'"{c}"' for c in choices)
-                    raise self.error(f"{key}[{i}]", f"expected one of {allowed}; got {v!r}")
+                    raise self.error(f"{key}[{i}]", _not_one_of(v, choices))
         return tuple(value)
 
     def table(self, key: str, *, required: bool = False) -> Section:
