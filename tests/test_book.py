@@ -421,7 +421,11 @@ def test_an_unknown_quota_names_the_known_ones(tmp_path, store):
     config = load_book_config(write_config(tmp_path, store, sections=sections))
     with pytest.raises(PublishError, match=r"section 1 \('Easy'\): the store .* has no "
                                            r"puzzles of quota 'eazy' in run 'nightly' \(quotas: "
-                                           r"easy, hard, medium\)$"):
+                                           r"easy, hard, medium\); did you mean 'easy'\?$"):
+        publish_book(config)
+    sections = '[[book.section]]\ntitle = "Easy"\nquota = "weekly"\n'
+    config = load_book_config(write_config(tmp_path, store, sections=sections))
+    with pytest.raises(PublishError, match=r"\(quotas: easy, hard, medium\)$"):
         publish_book(config)
 
 

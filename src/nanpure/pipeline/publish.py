@@ -67,7 +67,7 @@ from ..layouts.pages import BLEED, FontError, Fonts, load_fonts
 from ..layouts.preflight import PreflightReport, max_pages, preflight, preflight_cover
 from ..output.hints import Hint, hints_for
 from ..record import PuzzleRecord, columns, row
-from ..words import counted
+from ..words import closest, counted
 from .book_config import BookConfig, SectionSpec, cover_path
 from .fonts import find_font, no_font
 from .run import _finishing
@@ -175,10 +175,12 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
             # a typo, most likely: no puzzle ever had that quota
             if not store.has_quota(quota, run_globs(run)):
                 known = store.quota_names(run_globs(run))
+                near = closest(quota, known)
+                hint = f"; did you mean {near!r}?" if near is not None else ""
                 raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} "
                                    f"has no puzzles of quota {quota!r} in "
                                    f"{_describe_runs(run)} "
-                                   f"(quotas: {', '.join(known) or 'none'})")
+                                   f"(quotas: {', '.join(known) or 'none'}){hint}")
         selection = {"quotas": spec.quotas, "tiers": spec.tiers,
                      "unused_only": not config.reuse,
                      "kinds": (spec.kind,) if spec.kind else None,
