@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sqlite3
 import subprocess
@@ -145,23 +146,28 @@ def test_reuse_is_suggested_only_when_used_puzzles_would_fill_the_section(tmp_pa
         publish_book(config)
     assert str(refused.value) == (
         f"section 1 ('Weekly') has no puzzles: the store {store} has none not yet in a "
-        "book with run 'weekly'")
+        "book with run 'weekly'; make some with nanpure run")
     # a section of used puzzles only (all 16 easy ones printed) still gets the hint
     sections = '[[book.section]]\ntitle = "Easy"\nquota = "easy"\n'
     config = load_book_config(write_config(tmp_path, store, sections=sections))
     publish_book(config)
     with pytest.raises(PublishError, match=r"none not yet in a book with quota easy, run "
                                            r"'nightly' \(set book.reuse = true to print used "
-                                           r"puzzles again\)$"):
+                                           r"puzzles again\); make some with nanpure "
+                                           r"run$"):
         publish_book(config)
 
 
 def test_too_few_puzzles_is_a_clear_error(tmp_path, store):
     sections = '[[book.section]]\ntitle = "Easy"\nquota = "easy"\ncount = 100\n'
     config = load_book_config(write_config(tmp_path, store, sections=sections))
-    with pytest.raises(PublishError,
-                       match=r"section 1 \('Easy'\) needs 100 puzzles .* has only 16"):
+    with pytest.raises(PublishError) as refused:
         publish_book(config)
+    # it said what was missing, not what to do about it
+    assert re.fullmatch(r"section 1 \('Easy'\) needs 100 puzzles but the store \S+ has only "
+                        r"16 not yet in a book with quota easy, run 'nightly'; make more with "
+                        r"nanpure run or lower book.section\[1\].count to 16",
+                        str(refused.value)), str(refused.value)
     assert not (tmp_path / "book.pdf").exists()
 
 
@@ -415,7 +421,11 @@ def test_an_unknown_quota_names_the_known_ones(tmp_path, store):
     config = load_book_config(write_config(tmp_path, store, sections=sections))
     with pytest.raises(PublishError, match=r"section 1 \('Easy'\): the store .* has no "
                                            r"puzzles of quota 'eazy' in run 'nightly' \(quotas: "
-                                           r"easy, hard, medium\)$"):
+                                           r"easy, hard, medium\); did you mean 'easy'\?$"):
+        publish_book(config)
+    sections = '[[book.section]]\ntitle = "Easy"\nquota = "weekly"\n'
+    config = load_book_config(write_config(tmp_path, store, sections=sections))
+    with pytest.raises(PublishError, match=r"\(quotas: easy, hard, medium\)$"):
         publish_book(config)
 
 
@@ -532,9 +542,10 @@ CONFIG_ERRORS = [
      "book.colour: unknown key"),
     # a misspelt [[book.section]] said only that no section was there
     ('[book]\ntitle = "T"\n[[book.sections]]\ntitle = "E"\nquota = "e"\n',
-     "b.toml: book.sections: unknown key; allowed keys: title, subtitle, author, store, run, "
-     "out, page_size, large_print, puzzles_per_page, answers_per_page, cjk_font, imprint, "
-     "hints, reuse, bleed, stars, order, cover, section"),
+     "b.toml: book.sections: unknown key; did you mean section? allowed keys: title, "
+     "subtitle, author, store, run, out, page_size, large_print, puzzles_per_page, "
+     "answers_per_page, cjk_font, imprint, hints, reuse, bleed, stars, order, cover, "
+     "section"),
     # a tier nonograms lack only found no puzzles
     ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "P"\nkind = "nonogram"\n'
      'tier = "unfair"\n', "book.section[1].tier: 'unfair' is not a nonogram tier; expected one "

@@ -265,7 +265,8 @@ def test_a_puzzle_too_large_alone_names_the_page_sizes_it_fits():
                                           r"does not fit alone on a 6x9in page with clues of "
                                           r"7 pt or more \(it needs \d+ x \d+ pt, there is "
                                           r"\d+ x \d+\); choose a larger page_size: "
-                                          r'"8.25x11in" or "8.5x11in" or "letter" or "A4"$'):
+                                          r'"7x10in" or "8.5x8.5in" or "JIS-B5" or "8x10in" '
+                                          r'or "8.25x11in" or "8.5x11in" or "letter" or "A4"$'):
         plan_book([BookSection("Big", (big,))], BookSettings(title="T", page_size="6x9in"))
     assert plan_book([BookSection("Big", (big,))], BookSettings(title="T", page_size="A4"))
 
@@ -305,7 +306,7 @@ def test_two_a_page_too_large_even_alone_here_asks_for_one_a_page_on_a_larger_pa
                           puzzles_per_page=2)
     with pytest.raises(LayoutError, match=r"does not fit 2 to a 6x9in page .*; set "
                                           r"puzzles_per_page = 1 for the section and a larger "
-                                          r'page_size: "8.25x11in" or "8.5x11in" or'):
+                                          r'page_size: "7x10in" or "8.5x8.5in" or'):
         plan_book([section], BookSettings(title="T", page_size="6x9in"))
 
 
@@ -599,16 +600,17 @@ def test_when_no_page_size_takes_every_nonogram_the_advice_says_which_fits_none(
 
 
 @pytest.mark.parametrize("sections, advice", [
-    # a 4x55 fits only A4's height, a 42x4 only the width of 8.5x11in and letter
+    # a 4x55 fits only A4's height, a 42x4 only the width of 8.5x8.5in, 8.5x11in and letter
     ([("Tall", [(4, 55)], None), ("Wide", [(42, 4)], None)],
      'no page_size has room for every nonogram of the book: puzzle id 2, a 42x4 nonogram, '
-     'fits only "8.5x11in" or "letter", the others before it only "A4": put them in '
-     'separate books'),
+     'fits only "8.5x8.5in" or "8.5x11in" or "letter", the others before it only "A4": put '
+     'them in separate books'),
     # each 30x30 fits a page of its own from B5 up, but not two to a page
     ([("Alone", [(30, 30)], None), ("Pairs", [(30, 30), (30, 30)], 2)],
      "no page_size has room for every nonogram of the book as their sections' "
      "puzzles_per_page place them: set puzzles_per_page = 1 for those sections and a "
-     'larger page_size ("B5" or "8.25x11in" or "8.5x11in" or "letter" or "A4")'),
+     'larger page_size ("B5" or "7x10in" or "8.5x8.5in" or "JIS-B5" or "8x10in" or '
+     '"8.25x11in" or "8.5x11in" or "letter" or "A4")'),
 ])
 def test_the_page_size_advice_names_the_sizes_each_nonogram_fits(sections, advice):
     """The page sizes of these refusals are quoted and joined by "or", the smallest

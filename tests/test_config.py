@@ -68,7 +68,8 @@ def test_unknown_key_lists_allowed_keys():
     s = _section(name="easy", cuont=4)
     s.str("name")
     s.int("count", 1)
-    with pytest.raises(ConfigError, match=r"\].cuont: unknown key; allowed keys: name, count"):
+    with pytest.raises(ConfigError, match=r"\].cuont: unknown key; did you mean count\? "
+                                          r"allowed keys: name, count$"):
         s.finish()
 
 

@@ -195,15 +195,22 @@ def test_a_long_hint_keeps_the_large_print_size_and_wraps():
 
 
 @pytest.mark.parametrize("extra", ['large_print = true\npage_size = "6x9in"',
-                                   'page_size = "A5"'])
+                                   'page_size = "A5"',
+                                   'large_print = true\npage_size = "5x8in"'])
 def test_every_hint_is_printed_whole_inside_its_page(tmp_path, puzzles, extra):
     """Each hint is on its page whole, at the book's size in large print, and the hints
-    pages, paged by the entries' lines, keep every line inside the body, none overlapping."""
+    pages, paged by the entries' lines, keep every line inside the body, none overlapping,
+    the explanation on the first page included, however many lines it wraps onto."""
     store = make_store(tmp_path / "s.db", puzzles)
     book = publish_book(load_book_config(write_book(tmp_path, store, "hints = true\n" + extra)),
                         record=False)
     reader = PdfReader(book.pdf)
     pages = [p for p in book.plan.pages if p.kind == "hints"]
+    # the hints' "r5c2" and "box 3" were never explained
+    first = " ".join(reader.pages[pages[0].number - 1].extract_text().split())
+    assert ("Cells are named by row and column, counted from the top and from the left: "
+            "r5c2 is row 5, column 2; boxes are numbered 1 to 9, left to right and top to "
+            "bottom.") in first
     assert sum(len(p.items) for p in pages) == len(book.plan.hints)
     size = Type.for_settings(book.plan.settings).body
     for page in pages:

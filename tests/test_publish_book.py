@@ -4,21 +4,24 @@ found through fontconfig, and byte-identical rebuilds with all of them on."""
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import sqlite3
 from pathlib import Path
 
 import pytest
+import reportlab
 from conftest import EXAMPLES, example_books
 from pypdf import PdfReader
 from test_book import make_store, write_config
 
+import nanpure
 from nanpure.cli import main
 from nanpure.files import PART_SUFFIX
 from nanpure.generator import count_solutions_batch, format_line
 from nanpure.generator.board import parse_line
 from nanpure.layouts.book import star_count
-from nanpure.layouts.pages import INCH, load_fonts
+from nanpure.layouts.pages import INCH, PAGE_SIZES, load_fonts
 from nanpure.layouts.preflight import Check
 from nanpure.pipeline import fonts, publish
 from nanpure.pipeline.book_config import (
@@ -98,6 +101,50 @@ def test_new_keys_are_checked_in_one_line(text, message):
                   'tier = "easy"\n')
     assert message in str(exc.value)
     assert "\n" not in str(exc.value)
+
+
+@pytest.mark.parametrize("text, message", [
+    ('page_sise = "6x9in"', "book.page_sise: unknown key; did you mean page_size? allowed "
+                            "keys: title, "),
+    ('Bleed = true', "book.Bleed: unknown key; did you mean bleed? allowed keys: "),
+    ('[book.cover]\nbackround = "#000000"', "book.cover.backround: unknown key; did you "
+                                            "mean background? allowed keys: "),
+    ('page_size = "6x9"', '; got \'6x9\'; did you mean "6x9in"?'),
+    ('page_size = "8.5 x 11 in"', '; did you mean "8.5x11in"?'),
+    ('[book.cover]\npaper = "creme"', 'expected one of "white", "cream"; got \'creme\'; '
+                                      'did you mean "cream"?'),
+])
+def test_a_misspelt_key_or_value_gets_a_did_you_mean(text, message):
+    """Misspelt keys listed every allowed key and suggested none, as the .non reader
+    does; a trim of "6x9" got no hint of "6x9in"."""
+    with pytest.raises(ConfigError) as exc:
+        config_of(f'[book]\ntitle = "T"\n{text}\n[[book.section]]\ntitle = "E"\n'
+                  'tier = "easy"\n')
+    assert message in str(exc.value)
+    assert "\n" not in str(exc.value)
+
+
+def test_a_misspelt_section_key_gets_a_did_you_mean():
+    with pytest.raises(ConfigError, match=r"book.section\[1\].qouta: unknown key; did you "
+                                          r"mean quota\? allowed keys: title, quotas, quota"):
+        config_of('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\nqouta = "easy"\n')
+    with pytest.raises(ConfigError, match=r"book.section\[1\].tiers\[2\]: expected one of "
+                                          r'.*; got \'hrad\'; did you mean "hard"\?$'):
+        config_of('[book]\ntitle = "T"\n[[book.section]]\ntitle = "E"\n'
+                  'tiers = ["easy", "hrad"]\n')
+
+
+def test_two_sections_of_one_title_are_refused(tmp_path, store, capsys):
+    """Two sections titled "Same" were one in the summary ("120 puzzles (Same 120)") while
+    the contents listed two; the manifest and the store tell sections by title too."""
+    sections = ('[[book.section]]\ntitle = "Same"\nquota = "easy"\n'
+                '[[book.section]]\ntitle = "Other"\nquota = "hard"\n'
+                '[[book.section]]\ntitle = "Same "\ntiers = ["medium"]\n')
+    path = write_config(tmp_path, store, sections=sections)
+    assert main(["book", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"nanpure: {path}: book.section[3].title: 'Same ' is the title of section 1 too; "
+        "give each section its own title\n")
 
 
 def test_the_cover_takes_the_book_words_unless_given():
@@ -204,6 +251,71 @@ def test_a_book_too_long_for_its_preflight_is_refused_before_its_puzzles_are_che
     assert checked == [1] and again.pdf.read_bytes() == whole.pdf.read_bytes()
 
 
+@pytest.mark.parametrize("bleed", [False, True])
+@pytest.mark.parametrize("name", sorted(PAGE_SIZES))
+def test_every_trim_preset_makes_a_book_and_cover_that_pass_preflight(tmp_path, store, name,
+                                                                       bleed):
+    """KDP's 5x8in, 5.5x8.5in, 7x10in, 8x10in and 8.5x8.5in, and JIS B5, were missing;
+    each preset lays out a book at its default density, hints and stars on, with its
+    cover, and both pass preflight."""
+    body = (f'page_size = "{name}"\nhints = true\nstars = true\nbleed = {str(bleed).lower()}'
+            '\n[book.cover]\nback = ["A book of Sudoku."]\n')
+    sections = ('[[book.section]]\ntitle = "Easy"\nquota = "easy"\ncount = 5\n'
+                '[[book.section]]\ntitle = "Hard"\nquota = "hard"\ncount = 5\n')
+    book = publish_book(load_book_config(write_config(tmp_path, store, body, sections)),
+                        record=False)
+    assert book.report.ok, book.report.format()
+    assert book.cover_report is not None and book.cover_report.ok, book.cover_report.format()
+    width, height = PAGE_SIZES[name]
+    first = PdfReader(str(book.pdf)).pages[0].trimbox
+    assert (float(first.width), float(first.height)) == pytest.approx((width, height), abs=0.01)
+
+
+def test_b5_is_iso_and_jis_b5_is_japans():
+    assert [round(v / INCH * 25.4) for v in PAGE_SIZES["B5"]] == [176, 250]
+    assert [round(v / INCH * 25.4) for v in PAGE_SIZES["JIS-B5"]] == [182, 257]
+
+
+@pytest.mark.parametrize("where, reason", [
+    ("directory", "it is a directory; give a file name"),
+    ("/sys/kernel/x.pdf", "/sys/kernel is not writable; give a path in a directory you can "
+                          "write"),
+    ("read-only", "is not writable; give a path in a directory you can write"),
+])
+def test_an_unwritable_out_is_refused_before_the_book_is_made(tmp_path, store, capsys,
+                                                              monkeypatch, where, reason):
+    """An out that is a directory, or in one that cannot be written, failed only once the
+    whole book was drawn, and without naming book.out."""
+    import os
+
+    if where == "directory":
+        out = tmp_path / "dir.pdf"
+        out.mkdir()
+    elif where == "read-only":
+        if os.geteuid() == 0:
+            pytest.skip("root writes in a read-only directory")
+        (tmp_path / "ro").mkdir(mode=0o555)
+        out = tmp_path / "ro" / "x.pdf"
+    else:
+        if not Path("/sys/kernel").is_dir():
+            pytest.skip("no /sys/kernel")
+        out = Path(where)
+
+    def no_book(*args):
+        raise AssertionError("the book was made before its output was checked")
+
+    monkeypatch.setattr(publish, "select_sections", no_book)
+    path = write_config(tmp_path, store, f'out = "{out}"', out="ignored.pdf")
+    text = path.read_text().replace(f'out = "{tmp_path / "ignored.pdf"}"\n', "")
+    path.write_text(text)
+    assert main(["book", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"nanpure: {path}: book.out: cannot write {out}: {reason}\n" or (
+        where == "read-only" and reason in err and "book.out" in err), err
+    assert main(["book", str(path), "--out", str(out)]) == 2
+    assert f"nanpure: --out: cannot write {out}: " in capsys.readouterr().err
+
+
 def test_stars_are_in_the_manifest_on_the_fixed_scale(tmp_path, store):
     book = publish_book(load_book_config(write_config(tmp_path, store, "stars = true")),
                         record=False)
@@ -229,6 +341,20 @@ def test_a_book_with_everything_on_is_printable_and_rebuilds_byte_identical(tmp_
     for name in ("book.pdf", "book-cover.pdf", "book.manifest.json"):
         assert (one / name).read_bytes() == (two / name).read_bytes(), name
     data = json.loads((one / "book.manifest.json").read_text())
+    # what else a rebuild needs: the software, the picture's bytes, each puzzle's run
+    assert data["made_with"] == {"nanpure": nanpure.__version__,
+                                 "reportlab": reportlab.Version}
+    assert data["cover"]["image"] == {"path": str(picture), "sha256": hashlib.sha256(
+        picture.read_bytes()).hexdigest()}
+    assert data["cjk_font"] is None
+    with Store(store) as s:
+        made = {r.puzzle: (r.run, r.quota) for r in s.iter_puzzles()}
+    assert [(e["run"], e["quota"]) for e in data["puzzles"]] == \
+        [made[e["puzzle"]] for e in data["puzzles"]]
+    assert {e["run"] for e in data["puzzles"]} == {"nightly"}
+    # added last: the keys manifests had before keep their order
+    assert list(data)[-2:] == ["made_with", "cjk_font"]
+    assert list(data["puzzles"][0])[-2:] == ["run", "quota"]
     pages = data["pages"]
     assert data["bleed_in"] == 0.125
     assert data["cover"]["spine_in"] == pytest.approx(pages * 0.0025, abs=1e-4)
@@ -428,6 +554,12 @@ def test_japanese_title_works_with_the_font_fontconfig_finds(tmp_path, store):
     assert book.report.ok and book.cover_report.ok
     assert "ナンプレ" in PdfReader(str(book.pdf)).pages[0].extract_text()
     assert "ナンプレ" in PdfReader(str(book.cover)).pages[0].extract_text()
+    # the manifest named no font: the config's cjk_font is null, the font found is not
+    data = json.loads(book.manifest.read_text())
+    found = book.plan.settings.cjk_font
+    assert data["settings"]["layout"]["cjk_font"] is None and found is not None
+    assert data["cjk_font"] == {"path": found, "sha256": hashlib.sha256(
+        Path(found).read_bytes()).hexdigest()}
 
 
 
@@ -466,6 +598,31 @@ def test_the_example_book_configs_are_valid():
     assert (publish.layout.page_size, publish.order, publish.layout.stars) == \
         ("8.5x11in", "score", True)
     assert publish.cover is not None and publish.layout.bleed
+
+
+#: Numbers as the example books' back covers spell them.
+NUMBER_WORDS = {"Sixty": 60, "Forty": 40, "Twenty": 20}
+
+
+def test_an_example_book_that_promises_a_number_of_puzzles_prints_that_many():
+    """publish-book.toml took every puzzle of every nightly run: 120 after two nights,
+    under a title page that says 60. A book whose subtitle or back cover gives a count
+    has a count in every section, and they add up to it."""
+    import re
+
+    checked = 0
+    for path, book in example_books():
+        words = [book.layout.subtitle, *(book.cover.back if book.cover else ())]
+        promised = {int(m) for w in words for m in re.findall(r"^(\d+) puzzles", w)}
+        promised |= {n for w in words for word, n in NUMBER_WORDS.items()
+                     if w.startswith(f"{word} ")}
+        if not promised:
+            continue
+        checked += 1
+        counts = [s.count for s in book.sections]
+        assert None not in counts, f"{path.name}: a section without a count grows"
+        assert promised == {sum(counts)}, path.name
+    assert checked >= 2
 
 
 #: Words too long for a cover, each with the key its refusal names.
@@ -583,7 +740,8 @@ def test_a_directory_in_the_way_of_one_file_replaces_none_of_the_book(tmp_path, 
     manifest_path(pdf).mkdir()
     assert main(["book", str(config)]) == 2
     err = capsys.readouterr().err
-    assert f"cannot write {manifest_path(pdf)}: Is a directory" in err, err
+    # refused before the book is made, naming the key
+    assert f"book.out: cannot write {manifest_path(pdf)}: it is a directory" in err, err
     for path in (pdf, cover):
         assert path.read_bytes() == f"the {path.name} of yesterday\n".encode(), path
     assert not list(tmp_path.glob(f"*{PART_SUFFIX}"))

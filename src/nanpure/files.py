@@ -37,8 +37,9 @@ import errno
 import functools
 import os
 import stat
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any
@@ -151,10 +152,25 @@ def check_writable(path: str | Path, option: str | None = None,
     written there. Returns ``path``."""
     path = make_parent(check_not_store(path, option, store), option)
     if path.is_dir():
-        raise WriteError(path, "it is a directory", option)
-    if not os.access(path.parent, os.W_OK | os.X_OK):
-        raise WriteError(path, f"{path.parent} is not writable", option)
+        raise WriteError(path, "it is a directory; give a file name", option)
+    if not os.access(path.parent, os.W_OK | os.X_OK) or not _can_create(path.parent):
+        raise WriteError(path, f"{path.parent} is not writable; give a path in a directory "
+                         "you can write", option)
     return path
+
+
+def _can_create(directory: Path) -> bool:
+    """Whether a file can be made in ``directory``: tried, as ``os.access`` says yes to
+    root for directories no one can write in (``/sys/kernel``, ``/proc``)."""
+    try:
+        handle, name = tempfile.mkstemp(prefix=".nanpure-", suffix=PART_SUFFIX,
+                                        dir=directory)
+    except OSError:
+        return False
+    os.close(handle)
+    with suppress(OSError):
+        os.unlink(name)
+    return True
 
 
 def store_open(path: str) -> None:

@@ -9,8 +9,9 @@ one; the article a word takes as it is read aloud; a user's long text quoted sho
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 #: Capital letters whose spoken name starts with a vowel sound ("an F", "an S").
 _VOWEL_LETTERS = "AEFHILMNORSX"
@@ -67,3 +68,17 @@ def quoted(text: str, most: int = 40) -> str:
         words = head.rsplit(" ", 1)[0]
         head = words if len(words) >= most // 2 else head
     return repr(head.rstrip(" ,;:") + "\u2026")
+
+
+def closest(word: str, choices: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The one of ``choices`` spelt most like ``word``, case aside, or None when none is
+    close: what a "did you mean" names, for keys of configs and of ``.non`` files.
+
+    >>> closest("page_sise", ["title", "page_size"]), closest("Bleed", ["bleed"])
+    ('page_size', 'bleed')
+    >>> closest("colour", ["name", "count"]) is None
+    True
+    """
+    by_lower = {c.lower(): c for c in reversed(list(choices))}  # the first of equals wins
+    near = difflib.get_close_matches(word.lower(), by_lower, n=1, cutoff=cutoff)
+    return by_lower[near[0]] if near else None

@@ -54,6 +54,7 @@ from .hint_pages import (
     hint_chunks,
     hint_entry,
     hint_indent,
+    intro_height,
     room_for_entries,
 )
 from .nonogram import MIN_CLUE_SIZE, draw_nonogram, largest_grid, smallest_box
@@ -519,13 +520,14 @@ def _hint_pages(puzzles: Sequence[PuzzleRecord], hints: Mapping[str, Any],
     lines = [hint_entry(fonts, hints[puzzles[k].puzzle], kind.body, width,
                         settings.large_print).lines for k in hinted]
     most = max(lines)
-    if entries_height(most, 1, kind.body) > room_for_entries(body.height, kind.body, first=True):
+    intro = intro_height(fonts, body.width, kind.body, kind.small)
+    if entries_height(most, 1, kind.body) > room_for_entries(body.height, kind.body, intro):
         k = hinted[lines.index(most)]
         raise LayoutError(f"the hint for puzzle {k + 1} takes {most} lines, more than a "
                           f"hints page of {a_or_an(settings.page_size + ' book')} holds; "
                           "choose a larger page_size or set hints = false")
     return [[hinted[i] for i in chunk]
-            for chunk in hint_chunks(lines, body.height, kind.body)]
+            for chunk in hint_chunks(lines, body.height, kind.body, intro)]
 
 
 def _answer_ranges(puzzles: Sequence[PuzzleRecord], per_page: int) -> list[tuple[int, int]]:

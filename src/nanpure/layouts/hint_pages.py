@@ -24,8 +24,11 @@ from typing import Any, Protocol
 #: What the first hints page says before the entries.
 INTRO = ("Each hint is for a puzzle that singles alone do not solve: it names the first "
          "technique beyond singles that the puzzle needs, and where to look. What that step "
-         "removes or places is yours to find.")
-#: Lines kept for the explanation on the first hints page.
+         "removes or places is yours to find. Cells are named by row and column, counted "
+         "from the top and from the left: r5c2 is row 5, column 2; boxes are numbered 1 "
+         "to 9, left to right and top to bottom.")
+#: Lines of body type kept for the explanation on the first hints page, at the least;
+#: more when it wraps onto more lines (:func:`intro_height`).
 INTRO_LINES = 4
 #: Line spacing, and the space between two entries, as fractions of the type size.
 LEADING = 1.35
@@ -79,20 +82,35 @@ def entries_height(lines: int, entries: int, size: float) -> float:
     return lines * LEADING * size + (entries - 1) * GAP * size
 
 
-def room_for_entries(height: float, size: float, first: bool) -> float:
-    """The height left for entries on a hints page whose body is ``height`` high; the
-    first page keeps room for the explanation."""
-    return height - INTRO_LINES * LEADING * size if first else height
+def intro_height(fonts: Any, width: float, size: float, small: float) -> float:
+    """The height the explanation takes on the first hints page, set in ``small`` type
+    ``width`` wide above entries of type ``size``, down to the first entry's baseline:
+    :data:`INTRO_LINES` lines of ``size`` at the least, and a line of ``size`` below its
+    last line."""
+    from .book import wrap  # the book's wrapping; book imports this module
+
+    lines = len(wrap(INTRO, fonts, small, width))
+    return max(INTRO_LINES * LEADING * size, (lines - 1) * LEADING * small + LEADING * size)
 
 
-def hint_chunks(lines: Sequence[int], height: float, size: float) -> list[range]:
+def room_for_entries(height: float, size: float, intro: float = 0.0) -> float:
+    """The height left for entries on a hints page whose body is ``height`` high, below
+    an explanation ``intro`` high (the first page's: :func:`intro_height`)."""
+    return height - intro
+
+
+def hint_chunks(lines: Sequence[int], height: float, size: float,
+                intro: float | None = None) -> list[range]:
     """The entries of each hints page, in order, given each entry's lines
-    (:attr:`HintEntry.lines`), on pages with a body ``height`` high at type ``size``. An
+    (:attr:`HintEntry.lines`), on pages with a body ``height`` high at type ``size``, the
+    first below an explanation ``intro`` high (None: :data:`INTRO_LINES` lines). An
     entry taller than a page's room gets a page of its own (the book refuses it first)."""
+    if intro is None:
+        intro = INTRO_LINES * LEADING * size
     chunks = []
     start = 0
     while start < len(lines):
-        free = room_for_entries(height, size, first=not chunks)
+        free = room_for_entries(height, size, intro if not chunks else 0.0)
         end = start + 1
         total = lines[start]
         while end < len(lines) and entries_height(total + lines[end], end + 1 - start,
@@ -115,8 +133,8 @@ def draw_hints_page(drawer: Any, page: Any, hints: Mapping[str, HintText]) -> No
     size = drawer.type.body
     y = box.y1 - size
     if drawer.plan.first_page("hints") == page.number:
-        drawer.paragraph(box.x0, y, box.width, INTRO, drawer.type.small)
-        y -= INTRO_LINES * LEADING * size
+        drawer.paragraph(box.x0, y, box.width, INTRO, drawer.type.small, leading=LEADING)
+        y -= intro_height(drawer.fonts, box.width, size, drawer.type.small)
     small = drawer.type.small
     # the number and, under it, the page in a column of their own; the text beside them
     indent = hint_indent(drawer.fonts, size, small)

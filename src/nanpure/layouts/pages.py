@@ -27,6 +27,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFError, TTFont
 
 INCH = 72.0  #: PDF points per inch
+MM = INCH / 25.4  #: PDF points per millimetre
 
 #: Trim sizes a book may be printed at, in points (width, height).
 PAGE_SIZES: dict[str, tuple[float, float]] = {
@@ -37,6 +38,13 @@ PAGE_SIZES: dict[str, tuple[float, float]] = {
     "A4": pagesizes.A4,
     "A5": pagesizes.A5,
     "B5": pagesizes.B5,  # ISO B5, 176 x 250 mm
+    # KDP's other common paperback trims, and the B5 of Japanese printers
+    "5x8in": (5 * INCH, 8 * INCH),
+    "5.5x8.5in": (5.5 * INCH, 8.5 * INCH),
+    "7x10in": (7 * INCH, 10 * INCH),
+    "8x10in": (8 * INCH, 10 * INCH),
+    "8.5x8.5in": (8.5 * INCH, 8.5 * INCH),
+    "JIS-B5": (182 * MM, 257 * MM),
 }
 
 #: Puzzles per page -> (columns, rows) of the grid slots.
@@ -47,8 +55,10 @@ ANSWER_TEMPLATES: dict[int, tuple[int, int]] = {1: (1, 1), 2: (1, 2), 4: (2, 2),
 #: Puzzles and answers a page when a book does not say: two puzzles of about 3.5 in on the
 #: small trims, four on the large ones, each with answers of about half their size.
 DENSITIES: dict[str, tuple[int, int]] = {
-    "6x9in": (2, 6), "A5": (2, 6), "B5": (2, 6),
+    "6x9in": (2, 6), "A5": (2, 6), "B5": (2, 6), "JIS-B5": (2, 6), "5x8in": (2, 6),
+    "5.5x8.5in": (2, 6), "7x10in": (2, 6),
     "8.5x11in": (4, 9), "8.25x11in": (4, 9), "letter": (4, 9), "A4": (4, 9),
+    "8x10in": (4, 9), "8.5x8.5in": (4, 9),
 }
 #: Printed beyond the trim on every side that is cut (0.125 in, as print services ask).
 BLEED = 0.125 * INCH

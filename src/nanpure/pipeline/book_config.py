@@ -8,7 +8,8 @@ file and key::
     store = "output/nanpure.db"
     run = "nightly-*"            # optional: only puzzles of these runs (a glob or a list)
     out = "output/nightly.pdf"
-    page_size = "6x9in"          # default 8.5x11in; 8.25x11in, A4, A5, letter, B5
+    page_size = "6x9in"          # default 8.5x11in; 8.25x11in, A4, A5, letter, B5,
+                             # JIS-B5, 5x8in, 5.5x8.5in, 7x10in, 8x10in, 8.5x8.5in
     puzzles_per_page = 2         # 1, 2, 4 or 6; default by page size
     answers_per_page = 6         # 1, 2, 4, 6, 9 or 12; default by page size
     hints = true                 # a hints section before the answers
@@ -54,6 +55,7 @@ from ..generator.kinds import KINDS
 from ..generator.tiers import TIERS
 from ..layouts.book import default_densities
 from ..layouts.pages import ANSWER_TEMPLATES, PAGE_SIZES, PUZZLE_TEMPLATES
+from ..words import closest
 from .config import DEFAULT_STORE, ConfigError, Section, load_toml, parse_toml
 from .store import Runs
 
@@ -202,8 +204,11 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     names = {name.lower(): name for name in PAGE_SIZES}
     size = book.str("page_size", "8.5x11in")
     if size.lower() not in names:
+        # "6x9" for "6x9in", "8.5 x 11 in" for "8.5x11in"
+        near = closest(size.replace(" ", ""), PAGE_SIZES)
+        hint = f'; did you mean "{near}"?' if near is not None else ""
         raise book.error("page_size", "expected one of "
-                         + ", ".join(f'"{n}"' for n in PAGE_SIZES) + f"; got {size!r}")
+                         + ", ".join(f'"{n}"' for n in PAGE_SIZES) + f"; got {size!r}{hint}")
     large_print = book.bool("large_print", False)
     puzzles, answers = default_densities(size, large_print)
     per_page = _one_of(book, "puzzles_per_page", PUZZLE_TEMPLATES, puzzles)
@@ -228,7 +233,13 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
         book.finish()
         raise book.error("section", "expected at least one [[book.section]] table")
     sections = tuple(_section(s) for s in tables)
-    for table, section in zip(tables, sections, strict=True):
+    titles: dict[str, int] = {}
+    for i, (table, section) in enumerate(zip(tables, sections, strict=True), start=1):
+        # the manifest, the store's record and the summary tell sections by title
+        first = titles.setdefault(section.title.strip(), i)
+        if first != i:
+            raise table.error("title", f"{section.title!r} is the title of section {first} "
+                              "too; give each section its own title")
         if large_print and section.puzzles_per_page not in (None, 1):
             raise table.error("puzzles_per_page", "large_print puts one puzzle on a page; "
                               "set puzzles_per_page = 1 or leave it out")

@@ -18,7 +18,6 @@ asked for, listing the keys that are allowed.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 import json
 import math
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..generator.tiers import TIERS
+from ..words import closest
 
 
 class ConfigError(Exception):
@@ -105,6 +105,24 @@ def _type_name(value: Any) -> str:
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+(\[\d+\])*")
 
 
+def _not_one_of(value: Any, choices: Sequence[str]) -> str:
+    """What to say of a ``value`` that is none of ``choices``: them, and the one spelt
+    most like it.
+
+    >>> print(_not_one_of("creme", ("white", "cream")))
+    expected one of "white", "cream"; got 'creme'; did you mean "cream"?
+    """
+    allowed = ", ".join(f'"{c}"' for c in choices)
+    near = closest(value, choices) if isinstance(value, str) else None
+    hint = f'; did you mean "{near}"?' if near is not None else ""
+    return f"expected one of {allowed}; got {_show(value)}{hint}"
+
+
+def _shown(key: str) -> str:
+    """A key as a message names it: bare, or quoted when it is not a bare TOML key."""
+    return key if _BARE_KEY.fullmatch(key) else json.dumps(key)
+
+
 class Section:
     """One TOML table being read: typed readers that name ``path.key`` in their errors.
 
@@ -155,12 +173,8 @@ class Section:
         >>> print(Section({"nmae": "x"}, "run", "r.toml").missing("name", "it is required"))
         r.toml: run.name: missing; it is required (is nmae a misspelling of it?)
         """
-        near = difflib.get_close_matches(key, [k for k in self.data if k not in self._seen],
-                                         n=1, cutoff=0.6)
-        hint = ""
-        if near:
-            shown = near[0] if _BARE_KEY.fullmatch(near[0]) else json.dumps(near[0])
-            hint = f" (is {shown} a misspelling of it?)"
+        near = closest(key, [k for k in self.data if k not in self._seen])
+        hint = f" (is {_shown(near)} a misspelling of it?)" if near is not None else ""
         return self.error(key, f"missing; {message}{hint}")
 
     # --- readers --------------------------------------------------------------------------
@@ -234,8 +248,7 @@ class Section:
         if value is default and key not in self.data:
             return value
         if value not in choices:
-            allowed = ", ".join(f'"{c}"' for c in choices)
-            raise self.error(key, f"expected one of {allowed}; got {_show(value)}")
+            raise self.error(key, _not_one_of(value, choices))
         return value
 
     def int_range(self, key: str, default: Any = REQUIRED, *, minimum: int | None = None,
@@ -292,8 +305,7 @@ class Section:
         if choices is not None:
             for i, v in enumerate(value, start=1):  # as tables are counted (tables)
                 if v not in choices:
-                    allowed = ", ".join(f'"{c}"' for c in choices)
-                    raise self.error(f"{key}[{i}]", f"expected one of {allowed}; got {v!r}")
+                    raise self.error(f"{key}[{i}]", _not_one_of(v, choices))
         return tuple(value)
 
     def table(self, key: str, *, required: bool = False) -> Section:
@@ -323,14 +335,18 @@ class Section:
         >>> s = Section({"nmae": "x"}, "run", "r.toml")
         >>> s.str("name", "nightly")
         'nightly'
-        >>> s.finish()
-        Traceback (most recent call last):
-        ...
-        nanpure.pipeline.config.ConfigError: r.toml: run.nmae: unknown key; allowed keys: name
+        >>> try:
+        ...     s.finish()
+        ... except ConfigError as exc:
+        ...     print(exc.key, exc.message, sep=": ")
+        run.nmae: unknown key; did you mean name? allowed keys: name
         """
         for key in self.data:
             if key not in self._seen:
-                raise self.error(key, f"unknown key; allowed keys: {', '.join(self._seen)}")
+                near = closest(key, self._seen)
+                hint = f"did you mean {_shown(near)}? " if near is not None else ""
+                raise self.error(key, f"unknown key; {hint}allowed keys: "
+                                      f"{', '.join(self._seen)}")
 
 
 def check_string(value: Any, *, nonempty: bool = True, name: bool = False) -> str:

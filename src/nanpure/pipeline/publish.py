@@ -25,6 +25,7 @@ the new files, whole, and says they are not recorded.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import statistics
@@ -33,7 +34,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..files import atomic_paths, check_not_store, check_regular, make_parent
+import reportlab
+
+from .. import __version__
+from ..files import atomic_paths, check_regular, check_writable
 from ..generator.kinds import KINDS
 from ..generator.tiers import tier_rank
 from ..layouts.book import (
@@ -63,7 +67,7 @@ from ..layouts.pages import BLEED, FontError, Fonts, load_fonts
 from ..layouts.preflight import PreflightReport, max_pages, preflight, preflight_cover
 from ..output.hints import Hint, hints_for
 from ..record import PuzzleRecord, columns, row
-from ..words import counted
+from ..words import closest, counted
 from .book_config import BookConfig, SectionSpec, cover_path
 from .fonts import find_font, no_font
 from .run import _finishing
@@ -74,6 +78,8 @@ log = logging.getLogger(__name__)
 
 #: What the manifest says of each puzzle, besides where it went.
 MANIFEST_COLUMNS = columns("id", "puzzle", "solution", "tier", "score", "seed")
+#: And, last (added after the first manifests), the run and quota that made it.
+PROVENANCE_COLUMNS = columns("run", "quota")
 
 
 class PublishError(Exception):
@@ -169,10 +175,12 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
             # a typo, most likely: no puzzle ever had that quota
             if not store.has_quota(quota, run_globs(run)):
                 known = store.quota_names(run_globs(run))
+                near = closest(quota, known)
+                hint = f"; did you mean {near!r}?" if near is not None else ""
                 raise PublishError(f"section {i} ({spec.title!r}): the store {config.store} "
                                    f"has no puzzles of quota {quota!r} in "
                                    f"{_describe_runs(run)} "
-                                   f"(quotas: {', '.join(known) or 'none'})")
+                                   f"(quotas: {', '.join(known) or 'none'}){hint}")
         selection = {"quotas": spec.quotas, "tiers": spec.tiers,
                      "unused_only": not config.reuse,
                      "kinds": (spec.kind,) if spec.kind else None,
@@ -198,8 +206,10 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
             need = (f"needs {counted(want, 'puzzle')} but the store "
                     f"{config.store} has only {len(fresh)}" if want else
                     f"has no puzzles: the store {config.store} has none")
+            todo = f"make {'more' if fresh else 'some'} with nanpure run" + (
+                f" or lower book.section[{i}].count to {len(fresh)}" if fresh else "")
             raise PublishError(f"section {i} ({spec.title!r}) {need}{unused} with "
-                               f"{_describe(spec, run)}{hint}")
+                               f"{_describe(spec, run)}{hint}; {todo}")
         taken.update(r.id for r in fresh)  # all of them: _fresh stops at want
         puzzles = sorted(fresh, key=ORDER_KEYS[config.order])
         sections.append(BookSection(spec.title, tuple(puzzles), spec.puzzles_per_page))
@@ -250,7 +260,10 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path,
     A book with nonograms says each section's and puzzle's kind, and each nonogram's width
     and height; a manifest without kinds is all Sudoku (as manifests were before kinds).
     A book with stars gives each puzzle's, one with bleed the bleed, one with a cover its
-    file, paper and spine width.
+    file, paper and spine width (and its picture's path and SHA-256). Then, added after the
+    first manifests and so last, what else a rebuild needs: each puzzle's run and quota,
+    the versions of nanpure and reportlab (``made_with``), and the font found for text the
+    built-in font lacks (``cjk_font``: path and SHA-256, or null).
     """
     kinds = any(p.puzzle.kind != "sudoku" for p in plan.placements)
     sections: list[dict] = []
@@ -285,7 +298,21 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path,
                          "spine_in": round(geometry.spine / 72, 4),
                          "size_in": [round(geometry.width / 72, 4),
                                      round(geometry.height / 72, 4)]}
+        if config.cover.image is not None:
+            data["cover"]["image"] = _file(config.cover.image)
+    # what else made these bytes: the software, and the font found for text the built-in
+    # font lacks (the settings keep the config's cjk_font, null when fontconfig found it)
+    data["made_with"] = {"nanpure": __version__, "reportlab": reportlab.Version}
+    data["cjk_font"] = (_file(plan.settings.cjk_font) if plan.settings.cjk_font is not None
+                        else None)
     return data
+
+
+def _file(path: str) -> dict[str, str]:
+    """A file a book was made from, as its manifest names it: its path and the SHA-256 of
+    its bytes, which tell whether the file there now is the same."""
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return {"path": path, "sha256": digest}
 
 
 def _entry(placement: Placement, kinds: bool, stars: bool = False,
@@ -305,6 +332,8 @@ def _entry(placement: Placement, kinds: bool, stars: bool = False,
         entry["stars"] = star_count(p.puzzle.kind, p.puzzle.score)
     if hint is not None:
         entry["hint"] = hint.to_json()
+    # where it came from in the store, which a book may take from many runs
+    entry.update(row(p.puzzle, PROVENANCE_COLUMNS))
     return entry
 
 
@@ -330,15 +359,16 @@ def publish_book(config: BookConfig, out: str | None = None,
         raise PublishError(f"no store at {config.store}; make puzzles first "
                            "(nanpure run) or set book.store")
     cover = cover_path(pdf) if config.cover is not None else None
-    # before anything is read or drawn: a book written over its store would lose it, and
-    # one that is a FIFO or a device could not be read back for its preflight
+    # before anything is read or drawn: a book written over its store would lose it, one
+    # that is a FIFO or a device could not be read back for its preflight, and one that
+    # cannot be written at all would fail only once the whole book was drawn
     option = "--out" if out is not None else f"{config.source}: book.out"
     for path in (pdf, *([cover] if cover is not None else []), manifest_path(pdf)):
-        check_not_store(path, option, config.store)
+        check_writable(path, option, config.store)
         check_regular(path, option, "a book is read back for its preflight")
     steps: list[str] = []  # how far it got: "rendered", then "recorded"
     try:
-        return _publish(config, pdf, cover, record, steps, out_given=out is not None)
+        return _publish(config, pdf, cover, record, steps)
     except KeyboardInterrupt:
         if record and steps == ["rendered"]:  # Ctrl-C during the preflight, say
             raise KeyboardInterrupt(f"{pdf} was written but not recorded in the store, so "
@@ -347,20 +377,20 @@ def publish_book(config: BookConfig, out: str | None = None,
 
 
 def _publish(config: BookConfig, pdf: Path, cover: Path | None, record: bool,
-             steps: list[str], out_given: bool) -> PublishedBook:
+             steps: list[str]) -> PublishedBook:
     """:func:`publish_book`'s work, noting in ``steps`` when the PDF is written and when
-    the book is recorded; ``out_given``: the PDF's path came from ``--out``."""
+    the book is recorded."""
     # a proof copy (not recorded) only reads the store, so a read-only one will do
     with Store(config.store, create=False, writes=record, named_by=("book.store",)) as store:
         for name in runs_being_made(store, config):  # asked before the book lock is held
             log.warning("%s: run %r is still being made; the book takes the puzzles it has "
                         "stored so far", config.store, name)
         with store.book_lock() if record else contextlib.nullcontext():
-            return _publish_locked(store, config, pdf, cover, record, steps, out_given)
+            return _publish_locked(store, config, pdf, cover, record, steps)
 
 
 def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | None,
-                    record: bool, steps: list[str], out_given: bool) -> PublishedBook:
+                    record: bool, steps: list[str]) -> PublishedBook:
     """:func:`_publish` once the store is open and, for a recorded book, its book lock
     held."""
     sections = select_sections(store, config)
@@ -386,8 +416,6 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
             # every refusal of the cover before anything is written: a book whose cover
             # cannot be made leaves no new interior beside an old cover, or none
             cover_layout(cover_settings, fonts, plan.size, plan.page_count)
-        # the option or key that named the file, so that the one line says which
-        make_parent(pdf, "--out" if out_given else f"{config.source}: book.out")
         with _writing(), atomic_paths(outputs, through=False) as staged:
             with _writing(pdf), open(staged[0], "wb") as stream:
                 render_book(plan, stream)

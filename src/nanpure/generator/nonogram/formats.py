@@ -43,14 +43,13 @@ None when the problem is not on one line) and the problem; callers print
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...words import counted
+from ...words import closest, counted
 
 Clue = tuple[int, ...]
 
@@ -408,12 +407,11 @@ def _check_other(raw: str, key: str, value: str, number: int,
             return  # not a key line, but nothing like a clue or a heading either
         raise FormatError(f"{raw[:40]!r} is neither a key line (such as 'width 15') nor a "
                           "clue line", number)
-    near = difflib.get_close_matches(
-        key, _COUNTED_BY if not value else _COUNTED_BY.values() if value.isdecimal()
-        else (), n=1, cutoff=0.75)
-    if near:
+    near = closest(key, _COUNTED_BY if not value else _COUNTED_BY.values()
+                   if value.isdecimal() else (), cutoff=0.75)
+    if near is not None:
         what = "heading" if not value else "key"
-        raise FormatError(f"unknown {what} {key!r}; did you mean {near[0]!r}?", number)
+        raise FormatError(f"unknown {what} {key!r}; did you mean {near!r}?", number)
 
 
 def _unquote(value: str) -> str:
