@@ -1279,3 +1279,26 @@ def test_a_quota_that_runs_out_of_distinct_puzzles_is_warned_about_once(caplog, 
         "duplicates of stored puzzles: it may have made nearly every puzzle it can (110 "
         "stored of 300); lower its count, or change its tier, size, density or smoothing, "
         "or set [run] max_seconds to bound the run"]
+
+
+def test_a_resumed_quota_that_has_run_dry_gets_the_dry_warning_not_the_stall_one(
+        caplog, monkeypatch):
+    """Resumed, a quota holding nearly every puzzle it can make accepts none this session:
+    it was told its puzzles may be too rare to find, and the dry warning never came."""
+    from nanpure.pipeline.quotas import STALL_TASKS, QuotaState
+
+    clock = [1000.0]
+    monkeypatch.setattr(run.time, "monotonic", lambda: clock[0])
+    resumed = QuotaState(0, "n5", 200, stored=96, kind="nonogram")
+    watch = run._Watch("nono", [resumed], clock[0], bounded=True)
+    with caplog.at_level("WARNING"):
+        watch()
+        resumed.tasks_done = resumed.judged = STALL_TASKS + 6
+        resumed.duplicates = STALL_TASKS
+        clock[0] += 5
+        watch()
+        watch()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"quota n5 has accepted none of its last {STALL_TASKS + 6} tasks, {STALL_TASKS} of "
+        "them duplicates of stored puzzles: it may have made nearly every puzzle it can (96 "
+        "stored of 200); lower its count, or change its tier, size, density or smoothing"]

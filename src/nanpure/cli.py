@@ -558,7 +558,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
                    help="run config (TOML); without it, the small default run that ships "
                    "with nanpure")
     p.add_argument("--workers", type=_positive_int, metavar="N",
-                   help="worker processes (default: the config's, else all cores)")
+                   help="worker processes (default: the config's, else the cores this process may "
+                   "use: its affinity, within a container's CPU quota)")
     p.add_argument("--fresh", action="store_true",
                    help="discard the stored run of the same name and start it again")
     p.add_argument("--store", metavar="DB", help="store file (default: the config's)")

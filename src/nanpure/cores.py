@@ -13,9 +13,9 @@ container whose view of the tree starts at its own group, that group is the moun
 and the path named is not found below it, so the top is read. A file missing, unreadable
 or not as expected sets no quota: the affinity's count, as before quotas were read.
 
-It lives at the top of the package, beside no layer, so that ``pipeline`` (the workers of
-runs, ``rate``, ``canon``, ``verify``) and ``generator`` (``nanpure compile``'s
-processes) ask the same question.
+It lives at the top of the package, beside the layers, so that every pool whose size
+nobody gave asks the same question: the workers of runs, ``rate``, ``canon`` and
+``verify``, and ``nanpure compile``'s processes.
 
 >>> import tempfile
 >>> with tempfile.TemporaryDirectory() as d:

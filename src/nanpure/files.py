@@ -167,9 +167,11 @@ def _can_create(directory: Path) -> bool:
                                         dir=directory)
     except OSError:
         return False
-    os.close(handle)
-    with suppress(OSError):
-        os.unlink(name)
+    try:
+        os.close(handle)
+    finally:  # a stop between the two must not leave the probe behind
+        with suppress(OSError):
+            os.unlink(name)
     return True
 
 

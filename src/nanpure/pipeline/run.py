@@ -813,6 +813,13 @@ class _Bars:
         self.bars.clear()
 
 
+def _running_dry(s: QuotaState) -> bool:
+    """Whether quota ``s`` holds puzzles and most of its tasks this session made
+    duplicates: the dry warning (:meth:`_Watch._watch_dry`), not the stall warning, is
+    about it (a resumed quota that has made nearly every puzzle it can accepts none)."""
+    return s.stored > 0 and 2 * s.duplicates >= s.judged > 0
+
+
 #: What the stall warning suggests, per puzzle kind: the keys that make its puzzles rare.
 _WIDEN = {"sudoku": "widen its blanks or change its tier",
           "nonogram": "change its tier, size, density or smoothing"}
@@ -823,8 +830,8 @@ class _Watch:
     """Called by the task loop: moves the progress bars to the stored puzzles, prints a
     progress line on stderr every :data:`PROGRESS_SECONDS` when ``lines`` (no bars),
     warns once about each quota that has accepted none of :data:`.quotas.STALL_TASKS`
-    tasks or of :data:`STALL_SECONDS` of its ``workers``' time, once about each that has
-    accepted some but none of its last :data:`.quotas.STALL_TASKS` tasks, most of them
+    tasks or of :data:`STALL_SECONDS` of its ``workers``' time, once about each that holds
+    puzzles but has accepted none of its last :data:`.quotas.STALL_TASKS` tasks, most of them
     duplicates (it may have made nearly every puzzle it can), and each time no task has
     finished for :data:`IDLE_SECONDS` (``executor``: what the tasks run on, for that
     warning)."""
@@ -863,6 +870,7 @@ class _Watch:
                 self.first_done.setdefault(s.index, now)
             busy = now - self.first_done.get(s.index, now)
             if (s.index not in self.warned and not s.full and s.accepted == 0
+                    and not _running_dry(s)
                     and (s.stalled or s.worker_seconds >= STALL_SECONDS * self.workers)):
                 self.warned.add(s.index)
                 log.warning("quota %s has accepted none of %d tasks in %.0f s: its puzzles "
@@ -875,8 +883,9 @@ class _Watch:
             print(self.line(now), file=sys.stderr, flush=True)
 
     def _watch_dry(self, s: QuotaState) -> None:
-        """Warn once when quota ``s``, having accepted puzzles, has accepted none of its
-        last :data:`.quotas.STALL_TASKS` tasks and most of those were duplicates: small
+        """Warn once when quota ``s``, holding puzzles (stored in this session or one
+        before), has accepted none of its last :data:`.quotas.STALL_TASKS` tasks and most
+        of those were duplicates: small
         nonograms of one size and tier run out of distinct puzzles (with ``dedup =
         "equivalent"``, a 5x5 easy quota finds some 110), and the run would go on until
         its ``max_seconds``."""
@@ -885,7 +894,7 @@ class _Watch:
             self.last_accepted[s.index] = (s.accepted, s.judged, s.duplicates)
             return
         tasks, duplicates = s.judged - mark[1], s.duplicates - mark[2]
-        if (s.index in self.dry or s.full or s.accepted == 0 or tasks < STALL_TASKS
+        if (s.index in self.dry or s.full or s.stored == 0 or tasks < STALL_TASKS
                 or 2 * duplicates < tasks):
             return
         self.dry.add(s.index)
