@@ -1019,10 +1019,10 @@ def test_a_stop_while_the_executor_starts_ends_the_run_as_interrupted(tmp_path, 
 _STOPPED_AS_THE_RUN_BEGINS = """
 import signal, sys
 from nanpure.cli import main
-from nanpure.pipeline import run
+from nanpure.pipeline import stops
 from nanpure.pipeline.store import Store
 
-install, begin_run = run._Stops.install, Store.begin_run
+install, begin_run = stops.Stops.install, Store.begin_run
 
 def installed(self):
     install(self)
@@ -1034,7 +1034,7 @@ def begun(self, *args, **kwargs):
         signal.raise_signal(signal.SIGTERM)
     return begin_run(self, *args, **kwargs)
 
-run._Stops.install, Store.begin_run = installed, begun
+stops.Stops.install, Store.begin_run = installed, begun
 sys.exit(main(sys.argv[1:-1]))
 """
 

@@ -379,7 +379,7 @@ _KIND_OPTIONS = {"sudoku": ("blanks", "dig", "score", "require", "exclude", "har
 
 def _run_generate(args: argparse.Namespace) -> int:
     from .pipeline.generate import generate
-    from .pipeline.run import _stops_spared
+    from .pipeline.stops import stops_spared
 
     if args.tier and (args.min_tier or args.max_tier):
         raise UsageError("--tier cannot be combined with --min-tier or --max-tier")
@@ -400,7 +400,7 @@ def _run_generate(args: argparse.Namespace) -> int:
     spec = _nonogram_spec(args) if args.kind == "nonogram" else _sudoku_spec(args)
     # once --out's last file is in place a stop is let go, and one after that exits at
     # once with the command's status (see generate's _Printer)
-    with _stops_spared(for_good=args.exits) as stops:
+    with stops_spared(for_good=args.exits) as stops:
         try:
             status = generate(spec, args.count, sys.stdout, sys.stderr, seed=args.seed,
                               fmt=args.format, workers=args.workers, stats=args.stats,
@@ -517,7 +517,7 @@ def _run_book(args: argparse.Namespace) -> int:
     from .pipeline.book_config import default_book_config, load_book_config
     from .pipeline.config import ConfigError
     from .pipeline.publish import PublishError, publish_book, summary
-    from .pipeline.run import _stops_spared
+    from .pipeline.stops import stops_spared
     from .pipeline.store import StoreError
 
     if args.out is not None and not args.out.lower().endswith(".pdf"):
@@ -525,7 +525,7 @@ def _run_book(args: argparse.Namespace) -> int:
         raise UsageError(f"--out: expected a file name ending in .pdf, got {args.out!r}")
     # once the store records the book, a Ctrl-C or SIGTERM is let go until its summary
     # is printed, and one after that exits at once with status 0 (see publish_book)
-    with _stops_spared(for_good=args.exits) as stops:
+    with stops_spared(for_good=args.exits) as stops:
         try:
             config = load_book_config(args.config) if args.config else default_book_config()
             book = publish_book(config, out=args.out, record=not args.no_record)
@@ -751,12 +751,12 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
 def _run_export(args: argparse.Namespace) -> int:
     from .output.datasets import ExportError
     from .pipeline.reports import export_command
-    from .pipeline.run import _stops_spared
+    from .pipeline.stops import stops_spared
     from .pipeline.store import StoreError
 
     # once the export is in place, a Ctrl-C or SIGTERM is let go until its summary is
     # printed, and one after that exits at once with status 0 (see reports._write_export)
-    with _stops_spared(for_good=args.exits) as stops:
+    with stops_spared(for_good=args.exits) as stops:
         try:
             status = export_command(args.store, args.run, args.format, args.out, args.kind,
                                     license=args.license, steps=args.steps,
@@ -798,14 +798,14 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
 
 def _run_stats(args: argparse.Namespace) -> int:
     from .pipeline.reports import stats_command
-    from .pipeline.run import _stops_spared
+    from .pipeline.stops import stops_spared
     from .pipeline.store import StoreError
 
     if args.inventory and args.plot is not None:
         raise UsageError("--plot draws the statistics, not the inventory: leave out "
                          "--inventory to draw them, or --plot to list the inventory")
     # once --plot's file is in place, a stop is let go (see stats_command)
-    with _stops_spared(for_good=args.exits) as stops:
+    with stops_spared(for_good=args.exits) as stops:
         try:
             status = stats_command(args.store, args.run, args.json,
                                    inventory=args.inventory, plot=args.plot)
@@ -898,7 +898,7 @@ def _missing_tool(p: argparse.ArgumentParser) -> int:
 
 def _run_from_image(args: argparse.Namespace) -> int:
     from .pipeline.nonogram_jobs import from_image
-    from .pipeline.run import _stops_spared
+    from .pipeline.stops import stops_spared
 
     width, height = _size(args.size, "--size", height_optional=True)
     for value in (width, height):
@@ -908,7 +908,7 @@ def _run_from_image(args: argparse.Namespace) -> int:
         raise UsageError(f"--threshold must be 0-255, got {args.threshold}")
     # once --out's file is in place a stop is let go, and one after that exits at once
     # with the command's status (see from_image)
-    with _stops_spared(for_good=args.exits) as stops:
+    with stops_spared(for_good=args.exits) as stops:
         status = from_image(args.image, width, height, sys.stdout, sys.stderr,
                             threshold=args.threshold, invert=args.invert, non_path=args.out)
         sys.stdout.flush()  # the picture and the verdict said before the status is given

@@ -292,7 +292,7 @@ def finishing_renames(finishing: Callable[[], AbstractContextManager[Any]]) -> I
     """Until the block ends, :func:`atomic_paths` renames its files into place inside
     ``finishing()``: the block for writes whose renaming completes a command's work (an
     export whole under its name), which a stop must not cut short and after which it lets
-    the command finish (the pipeline's ``_finishing``, which ``output`` cannot import)."""
+    the command finish (the pipeline's ``stops.finishing``, which ``output`` cannot import)."""
     token = _RENAMING.set(finishing)
     try:
         yield

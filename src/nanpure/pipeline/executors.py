@@ -105,7 +105,7 @@ def stops_held() -> Iterator[None]:
     A handler that the block itself installs in place of the holding one is kept, and
     the stop held back goes to it: ``generate --out`` writes its last file in such a
     block, and the command's handlers that let a stop go once that file is in place
-    (``run._finishing``, which asks :func:`handler_beneath` what they replace) must
+    (``stops.finishing``, which asks :func:`handler_beneath` what they replace) must
     outlast it.
     """
     if threading.current_thread() is not threading.main_thread():

@@ -31,7 +31,8 @@ from ..record import PuzzleRecord
 from ..words import counted
 from .executors import Executor, InlineExecutor, LocalExecutor
 from .quotas import QuotaState, TaskResult
-from .run import TaskLoop, _finishing
+from .run import TaskLoop
+from .stops import finishing
 
 
 def new_seed() -> int:
@@ -68,7 +69,7 @@ class _Printer:
     """generate's judge: every result that made a puzzle is accepted and written at once;
     the tally, the progress bar or the periodic report line follow each result. The last
     puzzle's ``.non`` file (``--format non``) is renamed into place inside
-    :func:`~.run._finishing` (:func:`~nanpure.files.finishing_renames`): from then on the
+    :func:`~.stops.finishing` (:func:`~nanpure.files.finishing_renames`): from then on the
     batch is whole and a Ctrl-C or SIGTERM is let go, so that the command says what it
     wrote and exits 0, as an export does; before, it stops the command (130), every file
     written so far whole."""
@@ -90,7 +91,7 @@ class _Printer:
             self.tally.accepted += 1
             self.tally.grids += c.grids or 0
             self.made.append(c)
-            with (finishing_renames(_finishing) if len(self.made) == self.count
+            with (finishing_renames(finishing) if len(self.made) == self.count
                   else nullcontext()):
                 self.writer.write(c)
         else:

@@ -498,13 +498,13 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
     The exit status is 0 when the puzzle is unique and logic alone solves it, 1 when it
     is not (the places to edit are named), 2 when the image cannot be read. Once the
     ``.non`` file is in place the command is done: a Ctrl-C or SIGTERM from its rename on
-    is let go (:func:`~.run._finishing`, inside the command's ``_stops_spared``), so that
+    is let go (:func:`~.stops.finishing`, inside the command's ``stops_spared``), so that
     it says what it wrote and exits with its status, as an export does.
     """
     from PIL import Image, UnidentifiedImageError
 
     from ..generator.nonogram import format_non, picture_to_puzzle
-    from .run import _finishing
+    from .stops import finishing
 
     try:
         with Image.open(image_path) as image:
@@ -535,7 +535,7 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
         titled = Nonogram(puzzle.width, puzzle.height, puzzle.rows, puzzle.columns,
                           puzzle.goal, title=Path(image_path).stem)
         try:
-            with finishing_renames(_finishing):
+            with finishing_renames(finishing):
                 write_text_atomic(non_path, format_non(titled))
         except OSError as exc:
             print(f"{non_path}: cannot write: {exc.strerror or exc}", file=err)

@@ -70,7 +70,7 @@ from ..record import PuzzleRecord, columns, row
 from ..words import closest, counted
 from .book_config import BookConfig, SectionSpec, cover_path
 from .fonts import find_font, no_font
-from .run import _finishing
+from .stops import finishing
 from .store import RUNNING, Runs, Store, StoreError, run_globs
 from .verify import check_puzzles, run_ladders
 
@@ -434,7 +434,7 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
         # the COMMIT held back till it is done) is let go, so that the command says which
         # book it recorded and exits 0; stopped then, it said nothing of the book, whose
         # puzzles are used, and a nightly script made the next over its PDF
-        with _finishing():
+        with finishing():
             try:
                 # as printed: a run may have moved a picked puzzle since (Store.move_puzzle)
                 book_id = store.record_book(

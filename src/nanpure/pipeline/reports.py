@@ -37,7 +37,7 @@ from ..record import PuzzleRecord
 from ..words import counted
 from .config import stored_quota
 from .quotas import in_stock
-from .run import _finishing
+from .stops import finishing
 from .store import Store, StoreError, canonical_forms
 
 
@@ -139,7 +139,7 @@ def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: 
 
     Once the export is whole under its name it is done: a Ctrl-C or SIGTERM from the
     rename that puts it there on (:func:`~nanpure.files.finishing_renames`; for ``hf``
-    its data files, all four at once) is let go (:func:`~.run._finishing`), so that the
+    its data files, all four at once) is let go (:func:`~.stops.finishing`), so that the
     command writes what goes beside it (``.meta.json``, the dataset card), says what it
     wrote and exits 0; stopped then, it exited 130 with the export in place. Before that
     a stop stops the export as it did, the file not renamed. A directory of a file a
@@ -152,7 +152,7 @@ def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: 
         if out == "-":
             raise ExportError("hf writes a directory; give it with --out DIR")
         records, forms = _unzip(_canonical(pairs))
-        with finishing_renames(_finishing):
+        with finishing_renames(finishing):
             splits = write_hf(records, forms, out,
                               license=HF_LICENSE if license is None else license)
         n = sum(splits.values())
@@ -172,7 +172,7 @@ def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: 
 
             # each picture written as its puzzle is read, so the selection is never held
             n = sum(1 for _ in puzzle_images(records, fmt, out, answers=answers, dpi=dpi))
-        with _finishing():  # every file is written
+        with finishing():  # every file is written
             said = counted(n, "puzzle") if fmt == "non" else (
                 f"{counted(n, 'picture')} of {counted(n // 2 if answers else n, 'puzzle')}")
             print(f"wrote {said} to {out}", file=sys.stderr)
@@ -189,7 +189,7 @@ def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: 
         write_file_export(records, fmt, sys.stdout, kind, paths, se, runs)
         return 0
     Path(out).parent.mkdir(parents=True, exist_ok=True)
-    with finishing_renames(_finishing):
+    with finishing_renames(finishing):
         n = write_file_export(records, fmt, out, kind, paths, se, runs)
     print(f"wrote {counted(n, 'puzzle')} to {out}", file=sys.stderr)
     return 0
@@ -314,7 +314,7 @@ def stats_command(store_path: str, run: str | None = None, as_json: bool = False
         if plot is not None:
             # once the plot is in place a stop is let go: the statistics are printed, and
             # the command exits 0, as an export does (_write_export)
-            with finishing_renames(_finishing):
+            with finishing_renames(finishing):
                 written = _write_plot(summary, _scores(store, run), plot)
             print(f"wrote {written}", file=sys.stderr)  # stdout holds the statistics
     if as_json:

@@ -14,7 +14,7 @@ How a run ends, and the exit status ``nanpure run`` gives:
 - the time budget (``max_seconds``) ran out first: ``out-of-time``, 3;
 - Ctrl-C or SIGTERM, from the moment the store says the run is running (while its
   executor starts too): ``interrupted``, 130; more of them while the run stops are let
-  go, so that its clean-up, summary and report are not cut short (:class:`_Stops`).
+  go, so that its clean-up, summary and report are not cut short (:class:`Stops`).
 
 SIGKILL gives no status (the run stays ``running``); only batches in flight are lost.
 A worker process that dies is replaced and its tasks run again (see
@@ -31,11 +31,8 @@ import dataclasses
 import json
 import logging
 import math
-import os
 import shutil
-import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -58,11 +55,11 @@ from .executors import (
     Executor,
     LogRelay,
     WorkerCrashes,
-    handler_beneath,
     make_executor,
     stops_held,
 )
 from .quotas import STALL_TASKS, Batch, QuotaState, Stock, TaskResult, in_stock, pick_quota
+from .stops import Stop, run_stops, stops_spared
 from .store import (
     CANON_KINDS,
     COMPLETE,
@@ -306,153 +303,6 @@ class _TextLines(logging.Formatter):
 # --- the run ------------------------------------------------------------------------------
 
 
-class _Stop(BaseException):
-    """Raised by the SIGTERM handler: stop like Ctrl-C (a BaseException, as
-    KeyboardInterrupt is, so that no ``except Exception`` on the way swallows it)."""
-
-
-class _Stops:
-    """Ctrl-C and SIGTERM from the moment a run's row says ``running`` to the end of its
-    clean-up (see :func:`_stops_spared`): the first one while the run goes on (its
-    executor starting, its task loop) stops it, SIGTERM by raising :class:`_Stop`,
-    Ctrl-C as its handler does (KeyboardInterrupt); any after that, or after the run
-    ended otherwise, is let go. A second SIGTERM (``timeout`` sends two, supervisors
-    repeat theirs) or Ctrl-C would otherwise cut short the ending of the workers, the
-    store's status, the summary and the report. One that comes while the row is being
-    made is held back until it is (:meth:`go_live`), so that a stopped run has its row."""
-
-    def __init__(self) -> None:
-        self.previous: dict[int, Any] = {}  # the handlers replaced, once installed
-        self.live = False  # the run goes on and nothing has stopped it yet
-        #: the stops held back while the run's row is made; None when none would be
-        self.held: list[int] | None = None
-        self.exit_status: int | None = None  # the command's, once it is known
-
-    def exit_at_once(self, signum: int, frame: Any) -> None:
-        """After the command's end: the process exits, with the command's status (its
-        summary, report and store are done), not after whatever would still hold it."""
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
-                stream.flush()
-        os._exit(self.exit_status if self.exit_status is not None else 128 + signum)
-
-    def install(self) -> None:
-        # SIGTERM's default ends the process; Ctrl-C is taken over only where Python
-        # handles it (not where it is ignored, as in a shell's background job)
-        # the handlers beneath a stops_held block's, which the stops replace for good
-        self.previous = {
-            signum: handler for signum in (signal.SIGINT, signal.SIGTERM)
-            if (handler := handler_beneath(signum)) is not None
-            and (signum == signal.SIGTERM or callable(handler))}
-        for signum in self.previous:
-            signal.signal(signum, self._on_signal)
-
-    def restore(self) -> None:
-        for signum, handler in self.previous.items():
-            signal.signal(signum, handler)
-
-    def go_live(self) -> None:
-        """The run's row is made: a stop stops the run from now on, and the first one
-        held back meanwhile does so now."""
-        held = self.held
-        self.live = True  # before no longer holding, so that no stop falls between
-        self.held = None
-        if held:
-            signal.raise_signal(held[0])  # the others would have been let go
-
-    def _on_signal(self, signum: int, frame: Any) -> None:
-        if self.held is not None:
-            self.held.append(signum)  # the run's row is being made: it comes first
-            return
-        if not self.live:
-            return  # the run is stopping or ending already: let its clean-up finish
-        self.live = False
-        if signum == signal.SIGTERM:
-            raise _Stop
-        self.previous[signum](signum, frame)  # KeyboardInterrupt, from Python's handler
-        self.live = True  # a handler of the caller's that did not stop the run
-
-
-#: The stops of the run going on in this process, from :func:`_stops_spared`.
-_stops: _Stops | None = None
-
-
-@contextlib.contextmanager
-def _stops_spared(for_good: bool = False) -> Iterator[_Stops | None]:
-    """Until the block ends, Ctrl-C and SIGTERM stop only a run going on in
-    :func:`_run_stops`, once, and are let go once it has started (:class:`_Stops`);
-    before that they do what they did. Inside another such block it leaves the handlers
-    to that one (and gives None): :func:`run_command` spares its summary, report and plot
-    too. ``for_good``: the process is about to exit; once the run has started, Ctrl-C and
-    SIGTERM after the block exit it at once with the ``exit_status`` the block set on
-    what it was given (:meth:`_Stops.exit_at_once`)."""
-    global _stops
-    if _stops is not None or threading.current_thread() is not threading.main_thread():
-        yield None
-        return
-    _stops = stops = _Stops()
-    try:
-        yield stops
-    finally:
-        if for_good:
-            for signum in stops.previous:
-                signal.signal(signum, stops.exit_at_once)
-        else:
-            stops.restore()
-        _stops = None
-
-
-@contextlib.contextmanager
-def _finishing() -> Iterator[None]:
-    """The block does what a stop must not cut short, and after which the command has
-    done its work (a book recorded in the store, an export renamed into place): inside
-    :func:`_stops_spared`, a Ctrl-C or SIGTERM in the block is held back until it ends,
-    and once it has ended that one and any later one are let go until the
-    :func:`_stops_spared` block ends, so that the command says what it did and exits
-    with its status. A block that raises puts the handlers back: the command fails, or
-    stops, as it would have. One that raises with a stop held back lets that stop go as
-    well, and the command says why it failed and exits with that failure's status, never
-    0: given back then, SIGTERM killed the command before it said that its book was
-    written but not recorded."""
-    stops = _stops
-    if stops is None:  # not the main thread, whose signals these are
-        yield
-        return
-    installed = not stops.previous
-    stops.held = []  # before the handlers are these, so that none is let go
-    if installed:
-        stops.install()
-    try:
-        yield
-    except BaseException:
-        held, stops.held = stops.held, None
-        if installed and not held:
-            stops.restore()
-            stops.previous = {}  # nothing to spare any more
-        raise
-    stops.held = None  # not live: every stop from now on is let go
-
-
-@contextlib.contextmanager
-def _run_stops() -> Iterator[Callable[[], None]]:
-    """The first Ctrl-C or SIGTERM in the block stops it (inside :func:`_stops_spared`):
-    the block is a run, whose stop the store must record. It begins by making the run's
-    row, then calls the function it is given; a stop before that is held back until
-    then, so that none stops the run before it has a row, nor is let go."""
-    stops = _stops
-    if stops is None:  # not the main thread, whose signals these are
-        yield lambda: None
-        return
-    stops.held = []  # before the handlers are the run's, so that none is let go
-    if not stops.previous:
-        stops.install()
-    try:
-        yield stops.go_live
-    finally:
-        stops.live = False
-        stops.held = None
-
-
 def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = None,
             log_queue: Any = None, executor: Executor | None = None,
             store_named_by: Sequence[str] = ("--store",)) -> RunSummary:
@@ -466,7 +316,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
     started, began_at = time.monotonic(), utc_now()
     if config.store != ":memory:" and not Path(config.store).exists():
         _check_room(config, {})  # before the store is made: a refused run leaves no file
-    with (_stops_spared(), Store(config.store, named_by=store_named_by) as store,
+    with (stops_spared(), Store(config.store, named_by=store_named_by) as store,
           store.run_lock(config.name)):
         if fresh:
             gone = store.delete_run(config.name)
@@ -497,7 +347,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         try:
             # once the row says running, a stop is the run's, however far it got: while
             # the executor starts (up to 20 s connecting to a Dask scheduler) as in the loop
-            with _run_stops() as go_live:
+            with run_stops() as go_live:
                 run = store.begin_run(config.name, config.seed, config.to_json(),
                                       ladders=ladder_fingerprints(), began_at=began_at)
                 go_live()  # a stop held back while the row was made stops the run here
@@ -534,7 +384,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                                             executor=executor.name,
                                             workers=executor.workers))
                 summary.status = loop.run()
-        except (KeyboardInterrupt, _Stop):
+        except (KeyboardInterrupt, Stop):
             summary.status = INTERRUPTED
         except WorkerCrashes as exc:  # said in one line; the run can be resumed
             summary.status = FAILED
@@ -958,7 +808,7 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
             raise ConfigError(config.source, f"run.{key}", str(exc)) from None
     # spared from the run's start on: a second Ctrl-C or SIGTERM while the run
     # stops must not lose its summary, report or plot
-    with _stops_spared(for_good=exits) as stops:
+    with stops_spared(for_good=exits) as stops:
         with run_logging(log_file, log_format=log_format, fields={"run": config.name}
                          ) as queue:
             summary = execute(config, fresh=fresh, progress=progress, log_queue=queue,
