@@ -427,8 +427,8 @@ def test_export_help_and_option_checks_follow_the_format_tables(monkeypatch, cap
         return " ".join(capsys.readouterr().out.split())
 
     text = export_help()
-    assert ("(default: csv; non: nonograms only; csv, jsonl, parquet, lines, svg and png: "
-            "either kind; the others Sudoku only)") in text
+    assert ("(default: csv; non: nonograms only; csv, jsonl, parquet, lines, hf, svg and "
+            "png: either kind; the others Sudoku only)") in text
     assert "(a directory for hf, non, svg and png)" in text
     kinds = {**datasets.KIND_FORMATS,
              "nonogram": datasets.KIND_FORMATS["nonogram"] + ("pbm",)}
@@ -436,6 +436,7 @@ def test_export_help_and_option_checks_follow_the_format_tables(monkeypatch, cap
     monkeypatch.setattr(cli, "DIRECTORY_FORMATS", cli.DIRECTORY_FORMATS + ("pbm",))
     text = export_help()
     assert "non and pbm: nonograms only" in text and "svg, png and pbm)" in text
+    assert "hf, for either kind: a directory: data/train and data/test as Parquet" in text
     options = dict(license=None, steps=False, answers=False, dpi=None, se=True)
     for fmt in datasets.SE_FORMATS:
         reports.check_options(fmt, "sudoku", **options)

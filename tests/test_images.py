@@ -197,8 +197,8 @@ def test_a_refused_format_lists_the_pictures_too(store, capsys):
     assert main(["export", "--store", str(store), "--kind", "nonogram", "--format",
                  "kaggle"]) == 2
     err = capsys.readouterr().err
-    assert err.strip().endswith("nonogram exports are csv, jsonl, parquet, lines, non, svg, "
-                                "png")
+    assert err.strip().endswith("nonogram exports are csv, jsonl, parquet, lines, non, hf, "
+                                "svg, png")
 
 
 def test_picture_exports_write_each_puzzle_before_reading_the_next(tmp_path, monkeypatch,

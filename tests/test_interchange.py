@@ -21,16 +21,20 @@ from nanpure.generator.canon import canonical_text, random_transform
 from nanpure.generator.ladder import rate
 from nanpure.output.datasets import (
     INTERCHANGE_FORMATS,
+    NONOGRAM_COLUMNS,
+    ExportError,
     ladder_fingerprint,
     read_dataset_card,
     read_export,
     read_interchange,
+    read_nonogram_export,
     split_of,
     write_export,
     write_file_export,
     write_hf,
 )
 from nanpure.pipeline.store import Store, canonical_forms
+from nanpure.record import PuzzleRecord
 
 pq = pytest.importorskip("pyarrow.parquet")
 
@@ -590,3 +594,110 @@ def test_other_first_lines_read_as_before(tmp_path, capsys, made, first):
     captured = capsys.readouterr()
     assert status == 1 and "looks like" not in captured.err
     assert len(captured.out.splitlines()) == 1 + first.endswith("{good}")
+
+
+# --- nonograms in the hf layout ---------------------------------------------------------------
+
+
+def _mirrored(picture: str, width: int) -> str:
+    """A row-major picture mirrored left to right."""
+    return "".join(picture[k : k + width][::-1] for k in range(0, len(picture), width))
+
+
+@pytest.fixture
+def nonogram_store(tmp_path):
+    """A store of 24 random pictures' nonograms of three sizes and three tiers, and for each
+    its mirror image (left to right, so its text differs), with their canonical forms."""
+    import random
+
+    from nanpure.generator.nonogram.formats import format_line, nonogram_from_picture
+
+    path, draw = tmp_path / "n.db", random.Random(7)
+    with Store(path) as s:
+        run = s.begin_run("pictures", 1, "{}")
+        for k in range(24):
+            width, height = (5, 5) if k % 3 else (6, 4)
+            picture = "0" * width
+            while picture[:width] == picture[:width][::-1]:  # the mirror image differs
+                picture = "".join(draw.choice("01") for _ in range(width * height))
+            for task, shown in ((2 * k, picture), (2 * k + 1, _mirrored(picture, width))):
+                s.add_puzzle(run.id, "q", task, PuzzleRecord(
+                    kind="nonogram", puzzle=format_line(nonogram_from_picture(
+                        shown, width, height), goal=False),
+                    solution=shown, tier=("easy", "medium", "extreme")[k % 3], score=k,
+                    hardest="line logic", techniques="", symmetry="none",
+                    blanks=width * height, seed=task))
+    return path
+
+
+def test_nonogram_hf_keeps_mirror_images_on_one_side_and_its_card_counts_match(
+        nonogram_store, tmp_path, capsys):
+    from nanpure.generator.nonogram.canon import canonical_line
+
+    out = tmp_path / "hf"
+    assert main(["export", "--store", str(nonogram_store), "--kind", "nonogram", "--format",
+                 "hf", "--out", str(out)]) == 0
+    assert "wrote 48 puzzles" in capsys.readouterr().err
+    card = read_dataset_card(out / "README.md")
+    assert card["nanpure"]["ladder_fingerprint"] == ladder_fingerprint("nonogram")
+    assert card["pretty_name"] == "nanpure nonogram puzzles"
+    sides: dict[str, list[str]] = {}
+    for split in ("train", "test"):
+        table = pq.read_table(out / "data" / f"{split}.parquet")
+        assert table.column_names == [*NONOGRAM_COLUMNS, "canonical"]
+        assert table.schema.metadata[b"nanpure.ladder_fingerprint"] == (
+            ladder_fingerprint("nonogram").encode())
+        rows = table.to_pylist()
+        back = read_nonogram_export(out / "data" / f"{split}.csv", "csv")
+        assert [{**r, "created_at": None} for r in back] == [
+            {**r, "created_at": None} for r in rows]
+        tiers: dict[str, int] = {}
+        shapes: dict[str, int] = {}
+        for r in rows:
+            tiers[r["tier"]] = tiers.get(r["tier"], 0) + 1
+            shapes[f"{r['width']}x{r['height']}"] = shapes.get(
+                f"{r['width']}x{r['height']}", 0) + 1
+            puzzle = f"{r['width']}x{r['height']} " + "/".join(
+                ",".join(".".join(map(str, c)) or "0" for c in r[key])
+                for key in ("rows", "columns"))
+            assert r["canonical"] == canonical_line(puzzle)
+            assert split_of(r["canonical"]) == split
+        assert {t: n for t, n in card["nanpure"]["tiers"][split].items() if n} == tiers
+        assert {s: n for s, n in card["nanpure"]["sizes"][split].items() if n} == shapes
+        assert list(card["nanpure"]["tiers"][split]) == ["easy", "medium", "extreme"]
+        (info,) = [s for s in card["dataset_info"]["splits"] if s["name"] == split]
+        assert info["num_examples"] == len(rows) and info["num_bytes"] > 0
+        features = card["dataset_info"]["features"]
+        assert [f["name"] for f in features] == table.column_names
+        assert features[4] == {"name": "rows", "sequence": {"sequence": "int32"}}
+        sides[split] = [r["canonical"] for r in rows]
+    # each class (a picture and its mirror image) has both its puzzles on one side
+    assert all(sides[split].count(form) == 2 for split in sides for form in sides[split])
+    assert sides["train"] and sides["test"] and not set(sides["train"]) & set(sides["test"])
+    info = card["dataset_info"]
+    assert info["dataset_size"] == sum(s["num_bytes"] for s in info["splits"])
+    assert info["download_size"] == sum((out / "data" / f"{n}.parquet").stat().st_size
+                                        for n in ("train", "test"))
+    text = (out / "README.md").read_text()
+    assert "# nanpure nonogram puzzles" in text and "| split | 5x5 | 6x4 | total |" in text
+    assert 'converters={"solution": str}' in text and "`rows` the row clues" in text
+
+
+def test_nonogram_hf_writes_as_the_sudoku_one_with_the_kinds_columns(nonogram_store, tmp_path):
+    """write_hf takes the kind: the same rows as the kind's csv export, and canonical."""
+    with Store(nonogram_store, create=False) as s:
+        records = s.select_puzzles(unused_only=False)
+    forms = canonical_forms(["nonogram"] * len(records), [r.puzzle for r in records])
+    splits = write_hf(records, forms, tmp_path / "hf", kind="nonogram", test_percent=0)
+    assert splits == {"train": 48, "test": 0}
+    plain = io.StringIO()
+    write_export(records, "csv", plain, "nonogram")
+    written = (tmp_path / "hf" / "data" / "train.csv").read_text().splitlines()
+    expected = plain.getvalue().splitlines()
+    assert written[0] == expected[0] + ",canonical"
+    assert [line[: len(old) + 1] for line, old in zip(written[1:], expected[1:],
+                                                       strict=True)] == [
+        old + "," for old in expected[1:]]
+    with pytest.raises(ExportError, match="this hf export holds nonogram puzzles, and the "
+                                          "selection has sudoku puzzles; choose the kind"):
+        write_hf([records[0]._replace(kind="sudoku")], ["x"], tmp_path / "s", kind="nonogram")

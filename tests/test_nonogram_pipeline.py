@@ -233,6 +233,24 @@ def test_nonogram_export_columns_and_round_trip(mixed_store, tmp_path, capsys):
     assert lines.getvalue().splitlines() == [r.puzzle for r in records]
 
 
+def test_nonogram_hf_of_a_mixed_store_holds_its_nonograms(mixed_store, tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    from nanpure.output.datasets import read_dataset_card
+
+    out = tmp_path / "hf"
+    assert export_command(str(mixed_store), None, "hf", str(out), "nonogram") == 0
+    assert "wrote 7 puzzles" in capsys.readouterr().err
+    with Store(mixed_store, create=False) as store:
+        records = [r for r in store.select_puzzles(unused_only=False) if r.kind == "nonogram"]
+    rows = [row for split in ("train", "test")
+            for row in read_nonogram_export(out / "data" / f"{split}.csv", "csv")]
+    assert sorted(r["id"] for r in rows) == sorted(r.id for r in records)
+    assert {r["kind"] for r in rows} == {"nonogram"}
+    card = read_dataset_card(out / "README.md")
+    assert sum(n for split in card["nanpure"]["tiers"].values() for n in split.values()) == 7
+    assert sum(n for split in card["nanpure"]["sizes"].values() for n in split.values()) == 7
+
+
 def test_nonogram_parquet(mixed_store, tmp_path):
     pytest.importorskip("pyarrow")
     out = tmp_path / "n.parquet"
@@ -327,9 +345,10 @@ def test_non_export_into_a_directory_of_non_files_is_refused(mixed_store, tmp_pa
 
 
 def test_mixed_export_needs_kind_and_sudoku_export_is_unchanged(mixed_store, tmp_path):
-    with pytest.raises(ExportError, match="kinds nonogram and sudoku; an export holds one "
-                                          "kind: add --kind nonogram or --kind sudoku"):
-        export_command(str(mixed_store), None, "csv", str(tmp_path / "x.csv"))
+    for fmt, out in (("csv", "x.csv"), ("hf", "hf")):
+        with pytest.raises(ExportError, match="kinds nonogram and sudoku; an export holds "
+                                              "one kind: add --kind nonogram or --kind sudoku"):
+            export_command(str(mixed_store), None, fmt, str(tmp_path / out))
     with pytest.raises(ExportError, match="--format non is not for sudoku"):
         export_command(str(mixed_store), None, "non", str(tmp_path / "d"), "sudoku")
     with pytest.raises(ExportError, match="give a directory with --out DIR"):

@@ -26,9 +26,10 @@ chunk in memory (a Parquet file gets a row group a chunk).
 True
 
 The formats other Sudoku programs and dataset users read (``kaggle``, ``sdm``, ``sdk``,
-``opensudoku``, and the ``hf`` directory with its dataset card) are written by
-:func:`write_file_export` and :func:`write_hf`, and read by :func:`read_interchange` and
-:func:`read_puzzle_texts`; every export records :func:`provenance`.
+``opensudoku``, and the ``hf`` directory with its dataset card, for nonograms too) are
+written by :func:`write_file_export` and :func:`write_hf`, and read by
+:func:`read_interchange` and :func:`read_puzzle_texts`; every export records
+:func:`provenance`.
 
 Puzzles as ``nanpure generate`` makes them (:class:`PuzzleWriter`): text (the puzzle
 lines), CSV with :data:`GENERATED_COLUMNS`, or JSON lines that add what making each
@@ -56,6 +57,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 from itertools import chain, islice
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
@@ -107,13 +109,23 @@ GENERATED_NONOGRAM_COLUMNS = ("puzzle", "width", "height", "rows", "columns", "s
 #: How to read the digit columns of the CSV exports: as numbers, readers that guess a
 #: column's type lose them (pandas and pyarrow read an 81-digit solution as 7.4e80;
 #: ``datasets``' csv builder fails). Said in the hf dataset card (and the README).
-CSV_DIGITS_NOTE = (
-    "Read the CSV files' digit columns (`puzzle`, `solution`, `canonical`) as text, not "
-    "numbers: with pandas `pd.read_csv(path, dtype=str)` (or `dtype={\"solution\": str, "
-    "...}`), with Hugging Face `datasets` `load_dataset(\"csv\", data_files=..., "
-    "converters={\"puzzle\": str, \"solution\": str, \"canonical\": str})`; "
-    "`load_dataset` on this directory reads the Parquet files, which keep them as "
-    "strings.")
+def csv_digits_note(names: Sequence[str]) -> str:
+    """What the hf dataset card says of reading the CSV files' digit columns ``names``.
+
+    >>> csv_digits_note(["solution"])[:62]
+    "Read the CSV files' digit column (`solution`) as text, not num"
+    """
+    shown = ", ".join(f"`{n}`" for n in names)
+    converters = ", ".join(f'"{n}": str' for n in names)
+    return (f"Read the CSV files' digit column{'s' if len(names) > 1 else ''} ({shown}) as "
+            "text, not numbers: with pandas `pd.read_csv(path, dtype=str)` (or "
+            "`dtype={\"solution\": str, ...}`), with Hugging Face `datasets` "
+            f"`load_dataset(\"csv\", data_files=..., converters={{{converters}}})`; "
+            "`load_dataset` on this directory reads the Parquet files, which keep "
+            f"{'them' if len(names) > 1 else 'it'} as strings.")
+
+
+CSV_DIGITS_NOTE = csv_digits_note(("puzzle", "solution", "canonical"))
 
 #: Export rows made and written at a time (and rows in a Parquet row group).
 CHUNK_ROWS = 32_768
@@ -590,7 +602,7 @@ INPUT_EXTENSIONS = {".csv": "csv", ".sdm": "sdm", ".sdk": "sdk", ".opensudoku": 
                     ".xml": "opensudoku", ".parquet": "parquet"}
 #: Export formats for each kind (``non`` and ``hf`` write a directory).
 KIND_FORMATS = {"sudoku": EXPORT_FORMATS,
-                "nonogram": ("csv", "jsonl", "parquet", "lines", "non")}
+                "nonogram": ("csv", "jsonl", "parquet", "lines", "non", "hf")}
 #: Export formats that write a directory, not a file.
 DIRECTORY_FORMATS = ("hf", "non", *IMAGE_FORMATS)
 #: Formats that hold :func:`provenance` themselves (the others get a ``.meta.json``).
@@ -743,6 +755,8 @@ def _beside(out: Any) -> bool:
 
 #: Columns of the ``hf`` export: the export columns and the canonical form.
 HF_COLUMNS = COLUMNS + ("canonical",)
+#: Columns of a nonogram ``hf`` export: its export columns and the canonical form.
+NONOGRAM_HF_COLUMNS = NONOGRAM_COLUMNS + ("canonical",)
 
 
 def split_of(canonical: str, test_percent: int = TEST_PERCENT) -> str:
@@ -756,23 +770,55 @@ def split_of(canonical: str, test_percent: int = TEST_PERCENT) -> str:
     return "test" if bucket < test_percent else "train"
 
 
+@dataclass(frozen=True)
+class _HfKind:
+    """What an ``hf`` export of one kind has of its own (the rest is the same code)."""
+
+    #: the name in the card's title (``nanpure NAME puzzles``) and its tag
+    name: str
+    tag: str
+    columns: tuple[str, ...]
+    #: the Parquet schema of the kind's exports (the card adds ``canonical``)
+    schema: Callable[[], Any]
+    row: Callable[[PuzzleRecord], dict[str, Any]]
+    #: a row as the CSV files write it (None: as it is)
+    csv_row: Callable[[dict[str, Any]], dict[str, Any]] | None
+    #: the kind's tiers, easiest first
+    tiers: Callable[[], Sequence[str]]
+    #: the card's text: how the puzzles were made (of the metadata and the symmetries of
+    #: the puzzles written), and what each column means
+    made: Callable[[dict[str, str], set[str]], str]
+    meaning: str
+    #: the CSV columns that hold digits only
+    digits: tuple[str, ...]
+    #: a row's size (``WxH``) for the card's table of sizes; None: one size, no table
+    size: Callable[[dict[str, Any]], str] | None = None
+
+
 def write_hf(records: Iterable[PuzzleRecord], canonical: Iterable[str], out_dir: str | Path,
-             *, license: str = HF_LICENSE, test_percent: int = TEST_PERCENT) -> dict[str, int]:
-    """Write a Hugging Face style dataset into ``out_dir``: ``data/train.parquet``,
-    ``data/test.parquet``, the same as CSV, and ``README.md``, a dataset card with a YAML
-    header (columns, counts per split and tier, licence, provenance). ``canonical`` is
-    each record's canonical form; the split is a hash of it. ``license`` is written
-    lower-case, as the Hub's licence ids are (``MIT`` as ``mit``). Returns rows per
-    split. Records and forms are read as the rows are written (iterators are fine, and
-    are not held whole); the four data files are kept only when all are written."""
+             *, kind: str = "sudoku", license: str = HF_LICENSE,
+             test_percent: int = TEST_PERCENT) -> dict[str, int]:
+    """Write a Hugging Face style dataset of ``kind`` puzzles into ``out_dir``:
+    ``data/train.parquet``, ``data/test.parquet``, the same as CSV (the kind's export
+    columns and ``canonical``), and ``README.md``, a dataset card with a YAML header
+    (columns, counts per split and tier, for nonograms per split and size too, licence,
+    provenance). ``canonical`` is each record's canonical form; the split is a hash of
+    it. ``license`` is written lower-case, as the Hub's licence ids are (``MIT`` as
+    ``mit``). Returns rows per split. Records and forms are read as the rows are written
+    (iterators are fine, and are not held whole); the four data files are kept only when
+    all are written."""
     pa = _pyarrow()
-    records = _sudoku_only(records, "hf")
+    if kind not in _HF_KINDS:
+        raise ExportError(f"hf holds {' or '.join(_HF_KINDS)} puzzles, not {kind}")
+    spec = _HF_KINDS[kind]
+    records = _of_kind(records, "hf", kind)
     out_dir = Path(out_dir)
     (out_dir / "data").mkdir(parents=True, exist_ok=True)
-    meta = provenance()
-    schema = parquet_schema().append(pa.field("canonical", pa.string()))
+    meta = provenance(kind)
+    schema = spec.schema().append(pa.field("canonical", pa.string()))
     names = ("train", "test")
     tiers: dict[str, Counter[str]] = {name: Counter() for name in names}
+    shapes: dict[str, Counter[str]] = {name: Counter() for name in names}
     symmetries: set[str] = set()
     files = [out_dir / "data" / f"{name}.{ext}" for name in names for ext in ("parquet", "csv")]
     with atomic_paths(files) as tmps, ExitStack() as stack:
@@ -783,25 +829,49 @@ def write_hf(records: Iterable[PuzzleRecord], canonical: Iterable[str], out_dir:
         for k, name in enumerate(names):
             stream = stack.enter_context(open(tmps[2 * k + 1], "w", encoding="utf-8",
                                               newline=""))
-            writers[name] = csv.DictWriter(stream, fieldnames=HF_COLUMNS,
+            writers[name] = csv.DictWriter(stream, fieldnames=spec.columns,
                                            lineterminator="\n")
             writers[name].writeheader()
         for record, form in zip(records, canonical, strict=True):
             name = split_of(form, test_percent)
-            row = {**row_of(record), "canonical": form}
+            row = {**spec.row(record), "canonical": form}
             parquet[name].add(row)
-            writers[name].writerow(row)
+            writers[name].writerow(row if spec.csv_row is None else spec.csv_row(row))
             tiers[name][record.tier] += 1
             symmetries.add(record.symmetry)
+            if spec.size is not None:
+                shapes[name][spec.size(row)] += 1
     # every tier any split has, in each split (0 where it has none), as the card's table
-    shown = [t for t in TIERS if any(tiers[name][t] for name in names)]
+    shown = [t for t in spec.tiers() if any(tiers[name][t] for name in names)]
     counts = {name: {t: tiers[name][t] for t in shown} for name in names}
     sizes = {name: (sum(counts[name].values()), parquet[name].nbytes) for name in names}
     download = sum(files[2 * k].stat().st_size for k in range(len(names)))
+    by_size = None
+    if spec.size is not None:  # the sizes any split has, smallest first, 0 where none
+        order = sorted(set().union(*shapes.values()),
+                       key=lambda s: tuple(map(int, s.split("x"))))
+        by_size = {name: {s: shapes[name][s] for s in order} for name in names}
     write_text_atomic(out_dir / "README.md",
-                      _dataset_card(schema, counts, sizes, download, license.lower(),
-                                    test_percent, meta, symmetries))
+                      _dataset_card(spec, schema, counts, sizes, download, license.lower(),
+                                    test_percent, meta, symmetries, by_size))
     return {name: sum(tiers[name].values()) for name in names}
+
+
+def _of_kind(records: Iterable[PuzzleRecord], fmt: str,
+             kind: str) -> Iterable[PuzzleRecord]:
+    """``records``, refused if any is not of ``kind`` (see :func:`_sudoku_only`)."""
+    if kind == "sudoku":
+        return _sudoku_only(records, fmt)
+    return _checked_kind(records, fmt, kind)
+
+
+def _checked_kind(records: Iterable[PuzzleRecord], fmt: str,
+                  kind: str) -> Iterator[PuzzleRecord]:
+    for r in records:
+        if r.kind != kind:
+            raise ExportError(f"this {fmt} export holds {kind} puzzles, and the selection "
+                              f"has {r.kind} puzzles; choose the kind with --kind")
+        yield r
 
 
 class _ParquetRows:
@@ -868,6 +938,23 @@ def _parquet_meta(meta: dict[str, str]) -> dict[bytes, bytes]:
     return {f"nanpure.{k}".encode(): v.encode() for k, v in meta.items()}
 
 
+def _symmetry_names(symmetries: set[str]) -> str:
+    """The symmetries but ``none`` as the card names them, in the order of Sudoku's
+    (others after them, by name); empty for none.
+
+    >>> _symmetry_names({"none", "mirror", "rot180"})
+    '`rot180` or `mirror`'
+    """
+    from ..generator.symmetry import SYMMETRIES
+
+    order = {name: k for k, name in enumerate(SYMMETRIES)}
+    symmetric = sorted(symmetries - {"none"}, key=lambda s: (order.get(s, len(order)), s))
+    names = [f"`{s}`" for s in symmetric]
+    if len(names) < 2:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
 def _givens_pattern(symmetries: set[str]) -> str:
     """Where the givens of puzzles of ``symmetries`` lie, for the dataset card.
 
@@ -878,39 +965,137 @@ def _givens_pattern(symmetries: set[str]) -> str:
     >>> _givens_pattern({"none", "rot180"})
     'givens in a pattern of symmetry `rot180`, or in no symmetric pattern'
     """
-    from ..generator.symmetry import SYMMETRIES
-
-    order = {name: k for k, name in enumerate(SYMMETRIES)}
-    symmetric = sorted(symmetries - {"none"}, key=lambda s: (order.get(s, len(order)), s))
-    if not symmetric:
+    named = _symmetry_names(symmetries)
+    if not named:
         return "givens in no symmetric pattern"
-    names = [f"`{s}`" for s in symmetric]
-    named = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
     return (f"givens in a pattern of symmetry {named}"
             + (", or in no symmetric pattern" if "none" in symmetries else ""))
 
 
-def _dataset_card(schema, tiers: dict[str, dict[str, int]], sizes: dict[str, tuple[int, int]],
-                  download: int, license: str, test_percent: int, meta: dict[str, str],
-                  symmetries: set[str]) -> str:
-    """The README.md of an ``hf`` export: YAML front matter, then what the columns mean
-    and how the puzzles were made (``symmetries``: those of the puzzles written).
-    ``tiers`` counts each split's puzzles by tier (the same tiers in each), ``sizes``
-    gives each split's rows and bytes in Arrow's memory, ``download`` the bytes of the
-    Parquet files: the Hub's ``dataset_info`` wants ``num_bytes`` beside ``num_examples``
-    and ignores ``splits`` without it."""
-    shown = list(next(iter(tiers.values())))  # the same tiers in every split
-    lines = ["---", f"license: {license}", "pretty_name: nanpure Sudoku puzzles",
-             "tags:", "  - sudoku", "  - puzzles", "configs:", "  - config_name: default",
+def _sudoku_made(meta: dict[str, str], symmetries: set[str]) -> str:
+    return ("Sudoku puzzles with exactly one solution, made and rated by nanpure "
+            f"{meta['nanpure_version']}: each was dug from a random full grid with "
+            f"{_givens_pattern(symmetries)} and rated by a technique ladder that "
+            "solves like a strong human (the simplest technique that makes progress at "
+            "each step, HoDoKu's levels and scores). The ladder's fingerprint is "
+            f"`{meta['ladder_fingerprint']}`.")
+
+
+def _nonogram_made(meta: dict[str, str], symmetries: set[str]) -> str:
+    named = _symmetry_names(symmetries)
+    pattern = (f"with symmetry {named}" + (", or with none" if "none" in symmetries else "")
+               if named else "with no symmetry")
+    return ("Nonograms (picture logic puzzles: fill the cells so that each row's and "
+            "column's runs of filled cells are its clue) with exactly one solution, made "
+            f"and rated by nanpure {meta['nanpure_version']}: each picture was drawn at "
+            f"random, {pattern}, and smoothed into shapes (one of tier extreme then "
+            "changed an orbit of cells at a time until its clues need nested probing), "
+            "and its clues rated by a technique ladder that solves them as a person does, "
+            "the simplest technique that makes progress at each step: simple boxes and "
+            "spaces (easy), line logic (medium), probing (hard), nested probing "
+            f"(extreme). The ladder's fingerprint is `{meta['ladder_fingerprint']}`.")
+
+
+_SUDOKU_MEANING = (
+    "`id` is the puzzle's number in the store; `puzzle` 81 characters, row by "
+    "row, `.` for a blank; `solution` the 81 "
+    "digits; `tier` easy, medium, hard, unfair or extreme; `score` the sum of the "
+    "step scores; `hardest` the hardest technique used; `techniques` "
+    "`name:count;...`; `symmetry` the givens' symmetry (`none` for none); "
+    "`blanks` the number of blanks; `run` and `quota` the nanpure run and quota "
+    "that made the puzzle, `seed` the task seed it was made from; `created_at` "
+    "when it was stored (UTC); `canonical` the puzzle's canonical form under "
+    "relabelling, row, column, band and stack permutations and transposition.")
+
+_NONOGRAM_MEANING = (
+    "`id` is the puzzle's number in the store; `kind` `nonogram`; `width` and `height` "
+    "the grid's size in cells; `rows` the row clues, top to bottom, each the lengths of "
+    "its runs of filled cells, left to right (`[]` for an empty row); `columns` the "
+    "column clues, left to right, each top to bottom (in the CSV files both are JSON "
+    "text, as `[[1,1],[3]]`); `solution` the picture row by row, `1` a filled cell and "
+    "`0` an empty one; `tier` easy, medium, hard or extreme; `score` the sum of the step "
+    "scores; `hardest` the hardest technique used; `techniques` `name:count;...`; "
+    "`symmetry` the picture's symmetry (`none` for none); `run` and `quota` the nanpure "
+    "run and quota that made the puzzle, `seed` the task seed it was made from; "
+    "`created_at` when it was stored (UTC); `canonical` the puzzle's canonical form, the "
+    "least of its 8 mirror images, rotations and transpositions, in nanpure's one-line "
+    "form `WxH ROWS/COLUMNS` (clues separated by `,`, a clue's runs by `.`, `0` for an "
+    "empty line).")
+
+
+def _nonogram_tiers() -> Sequence[str]:
+    from ..generator.nonogram import TIERS as NONOGRAM_TIERS
+
+    return NONOGRAM_TIERS
+
+
+#: The kinds an ``hf`` export holds, and what each has of its own.
+_HF_KINDS = {
+    "sudoku": _HfKind("Sudoku", "sudoku", HF_COLUMNS, parquet_schema, row_of, None,
+                      lambda: TIERS, _sudoku_made, _SUDOKU_MEANING,
+                      ("puzzle", "solution", "canonical")),
+    "nonogram": _HfKind("nonogram", "nonogram", NONOGRAM_HF_COLUMNS, nonogram_parquet_schema,
+                        nonogram_row, _json_clues, _nonogram_tiers, _nonogram_made,
+                        _NONOGRAM_MEANING, ("solution",),
+                        lambda row: f"{row['width']}x{row['height']}"),
+}
+
+
+def _features(pa: Any, field: Any) -> list[str]:
+    """A Parquet field as a feature of the card's ``dataset_info``: its ``dtype`` (a
+    category of strings as ``string``), a list as a ``sequence`` of its items."""
+    lines, kind, indent = [f"    - name: {field.name}"], field.type, 6
+    while pa.types.is_list(kind):
+        lines.append(" " * indent + "sequence:")
+        kind, indent = kind.value_type, indent + 2
+    dtype = "string" if pa.types.is_dictionary(kind) else str(kind)
+    if len(lines) > 1:  # the innermost sequence's items are its value
+        lines[-1] += f" {dtype}"
+    else:
+        lines.append(f"      dtype: {dtype}")
+    return lines
+
+
+def _count_table(what: str, counts: dict[str, dict[str, int]]) -> list[str]:
+    """A Markdown table of each split's counts (the same keys in each) and total."""
+    shown = list(next(iter(counts.values())))
+    lines = [f"| {what} | " + " | ".join(shown) + " | total |", "|---" * (len(shown) + 2) + "|"]
+    for name, found in counts.items():
+        lines.append(f"| {name} | " + " | ".join(str(n) for n in found.values())
+                     + f" | {sum(found.values())} |")
+    return lines
+
+
+def _yaml_counts(counts: dict[str, dict[str, int]]) -> list[str]:
+    """Each split's counts as YAML lines under a key indented 2 (``{}``: none at all)."""
+    lines = []
+    for name, found in counts.items():
+        lines.append(f"    {name}:" + ("" if found else " {}"))
+        lines += [f"      {key}: {n}" for key, n in found.items()]
+    return lines
+
+
+def _dataset_card(spec: _HfKind, schema, tiers: dict[str, dict[str, int]],
+                  sizes: dict[str, tuple[int, int]], download: int, license: str,
+                  test_percent: int, meta: dict[str, str], symmetries: set[str],
+                  by_size: dict[str, dict[str, int]] | None = None) -> str:
+    """The README.md of an ``hf`` export of ``spec``'s kind: YAML front matter, then
+    what the columns mean and how the puzzles were made (``symmetries``: those of the
+    puzzles written). ``tiers`` counts each split's puzzles by tier (the same tiers in
+    each), ``by_size`` by size (nonograms; None: no table of sizes), ``sizes`` gives each
+    split's rows and bytes in Arrow's memory, ``download`` the bytes of the Parquet
+    files: the Hub's ``dataset_info`` wants ``num_bytes`` beside ``num_examples`` and
+    ignores ``splits`` without it."""
+    pa = _pyarrow()
+    title = f"nanpure {spec.name} puzzles"
+    lines = ["---", f"license: {license}", f"pretty_name: {title}",
+             "tags:", f"  - {spec.tag}", "  - puzzles", "configs:", "  - config_name: default",
              "    data_files:"]
     for name in tiers:
         lines += [f"      - split: {name}", f"        path: data/{name}.parquet"]
     lines += ["dataset_info:", "  features:"]
     for field in schema:
-        dtype = str(field.type)
-        if dtype.startswith("dictionary"):
-            dtype = "string"  # a category of strings
-        lines += [f"    - name: {field.name}", f"      dtype: {dtype}"]
+        lines += _features(pa, field)
     lines += ["  splits:"]
     for name, (rows, nbytes) in sizes.items():
         lines += [f"    - name: {name}", f"      num_bytes: {nbytes}",
@@ -920,35 +1105,18 @@ def _dataset_card(schema, tiers: dict[str, dict[str, int]], sizes: dict[str, tup
     lines += ["nanpure:", f"  version: {meta['nanpure_version']}",
               f"  ladder_fingerprint: {meta['ladder_fingerprint']}",
               f"  test_percent: {test_percent}", "  tiers:"]
-    for name, counts in tiers.items():
-        lines.append(f"    {name}:" + ("" if counts else " {}"))  # {}: no puzzles at all
-        lines += [f"      {tier}: {n}" for tier, n in counts.items()]
-    lines += ["---", "", "# nanpure Sudoku puzzles", "",
-              "Sudoku puzzles with exactly one solution, made and rated by nanpure "
-              f"{meta['nanpure_version']}: each was dug from a random full grid with "
-              f"{_givens_pattern(symmetries)} and rated by a technique ladder that "
-              "solves like a strong human (the simplest technique that makes progress at "
-              "each step, HoDoKu's levels and scores). The ladder's fingerprint is "
-              f"`{meta['ladder_fingerprint']}`.", "",
+    lines += _yaml_counts(tiers)
+    if by_size is not None:
+        lines += ["  sizes:", *_yaml_counts(by_size)]
+    lines += ["---", "", f"# {title}", "", spec.made(meta, symmetries), "",
               "The splits are `data/train.parquet` and `data/test.parquet`; "
               "`data/train.csv` and `data/test.csv` hold the same rows as CSV. "
-              f"{CSV_DIGITS_NOTE}", "",
-              "`id` is the puzzle's number in the store; `puzzle` 81 characters, row by "
-              "row, `.` for a blank; `solution` the 81 "
-              "digits; `tier` easy, medium, hard, unfair or extreme; `score` the sum of the "
-              "step scores; `hardest` the hardest technique used; `techniques` "
-              "`name:count;...`; `symmetry` the givens' symmetry (`none` for none); "
-              "`blanks` the number of blanks; `run` and `quota` the nanpure run and quota "
-              "that made the puzzle, `seed` the task seed it was made from; `created_at` "
-              "when it was stored (UTC); `canonical` the puzzle's canonical form under "
-              "relabelling, row, column, band and stack permutations and transposition.", "",
+              f"{csv_digits_note(spec.digits)}", "", spec.meaning, "",
               f"The `test` split holds the equivalence classes whose canonical form hashes "
               f"into {test_percent}% of the buckets, so equivalent puzzles never straddle "
-              "the split.", "", "| split | " + " | ".join(shown) + " | total |",
-              "|---" * (len(shown) + 2) + "|"]
-    for name, counts in tiers.items():
-        lines.append(f"| {name} | " + " | ".join(str(n) for n in counts.values())
-                     + f" | {sum(counts.values())} |")
+              "the split.", "", *_count_table("split", tiers)]
+    if by_size is not None:
+        lines += ["", "Sizes (width x height):", "", *_count_table("split", by_size)]
     return "\n".join(lines) + "\n"
 
 

@@ -153,7 +153,7 @@ def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: 
             raise ExportError("hf writes a directory; give it with --out DIR")
         records, forms = _unzip(_canonical(pairs))
         with finishing_renames(finishing):
-            splits = write_hf(records, forms, out,
+            splits = write_hf(records, forms, out, kind=kind,
                               license=HF_LICENSE if license is None else license)
         n = sum(splits.values())
         print(f"wrote {counted(n, 'puzzle')} to {out} "
@@ -197,7 +197,7 @@ def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: 
 
 def _canonical(pairs: Iterator[tuple[PuzzleRecord, str | None]]
                ) -> Iterator[tuple[PuzzleRecord, str]]:
-    """The Sudoku ``pairs`` with each one's canonical form: the stored one (every store
+    """The ``pairs`` with each one's canonical form: the stored one (every store
     keeps it, schema 3 on), else computed, a chunk at a time."""
     for chunk in chunks(pairs, 4096):
         missing = [k for k, (_, form) in enumerate(chunk) if form is None]
