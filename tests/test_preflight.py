@@ -219,6 +219,8 @@ def pypdf_reading(data: bytes) -> list:
     b"BT <48656c6c6f> Tj <4 8 6\n5 6> Tj <> Tj <abc> Tj ET",
     b"BT [(A) -120 (W) 30.5 <41>] TJ [] TJ ET",
     b"+.5 -3. 7 0 -0 re f 0 0 m10 10 l S",  # signs, bare points, an operator glued on
+    b"1 0 0 1 0 0cm 2 (x) 3 Tj 0 0 1 RG true false null",
+    b"123456789012345678901 w 123456789012345678901234567890.123456789012345678901234567890 w",
     b"/Im1 Do /GS0 gs /F1 12 Tf\r\n1 0 0 RG 0 g",
     b"  \t\f\n",
     b"",
@@ -241,6 +243,8 @@ def test_content_is_read_as_pypdf_reads_it(data):
     b"1 0 R 0 0 m",  # pypdf reads an indirect reference
     b"[[1] 2] TJ",
     b"1.2.3 w",
+    b"12345678901234567890123456789012345678901234567890123456789012345 w",  # over 64
+    b"0 0 m 1 0 R1 0 0 l",  # R then a figure: an indirect reference to pypdf
     b"0\x000 m",
     b"0\x0b0 m",
     b"BT (unterminated Tj ET",

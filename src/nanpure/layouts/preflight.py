@@ -530,6 +530,15 @@ _TOKEN = re.compile(rb"""
   | (?P<close>\]))
 """, re.X)
 _NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
+#: An operator after numbers and a string without escapes, or either, or neither (most of
+#: a page: "1 0 0 1 72 72 Tm", "(7) Tj", "36 545 m"), read in one match; each number ends
+#: at white space, so it is the whole token pypdf reads.
+_PLAIN_OPERATION = re.compile(rb"""
+    [ \t\n\r\f]*
+    ((?:[+-]?(?:[0-9]{1,30}\.?[0-9]{0,30}|\.[0-9]{1,30})[ \t\n\r\f]+)*)  # under 64 long
+    (?:\(([^()\\]*)\)[ \t\n\r\f]*)?
+    ([A-Za-z'"][^\s()<>\[\]{}/%]*)
+""", re.X)
 _PLAIN_STRING = re.compile(rb"\(([^()\\]*)\)")
 _ESCAPES = {ord(k): v for k, v in {  # as pypdf's __ESCAPE_DICT__
     "n": b"\n", "r": b"\r", "t": b"\t", "b": b"\b", "f": b"\f"}.items()}
@@ -564,9 +573,24 @@ def _read_operations(data: bytes) -> list:
     operands: list = []
     array: list | None = None
     tokens = 0
-    match = _TOKEN.match
+    match, operation = _TOKEN.match, _PLAIN_OPERATION.match
     pos, end = 0, len(data)
     while pos < end:
+        if array is None:
+            m = operation(data, pos)
+            if m is not None:
+                numbers, string, token = m.groups()
+                numbers = numbers.split()
+                operands += map(float, numbers)
+                if string is not None:
+                    operands.append(string)
+                if token not in _OPERATORS:
+                    _check_operator(token)
+                operations.append((operands, token))
+                operands = []
+                tokens += len(numbers) + (string is not None) + 1
+                pos = m.end()
+                continue
         m = match(data, pos)
         if m is None:
             raise _Unread
@@ -601,11 +625,9 @@ def _read_operations(data: bytes) -> list:
                 raise _Unread  # pypdf refuses a longer array
             value, array = array, None
         else:  # an operator
-            # BI: an inline image; R after a number, not followed by a letter: pypdf
-            # reads an indirect reference
-            if array is not None or len(token) > 64 or token == b"BI" or (
-                    token[:1] == b"R" and not token[1:2].isalpha()):
+            if array is not None:
                 raise _Unread
+            _check_operator(token)
             operations.append((operands, token))
             operands = []
             continue
@@ -616,6 +638,20 @@ def _read_operations(data: bytes) -> list:
     if 2 * tokens > _limit("stream_parsing_work_maximum_count"):
         raise _Unread
     return operations
+
+
+#: The operators of PDF's content streams that pypdf reads as operators (all but BI).
+_OPERATORS = frozenset(b"""b B b* B* BDC BMC BT BX c cm CS cs d d0 d1 Do DP EMC ET EX f F
+    f* G g gs h i j J K k l m M MP n q Q re RG rg ri s S SC sc SCN scn sh T* Tc Td TD Tf Tj
+    TJ TL Tm Tr Ts Tw Tz v w W W* y ' \"""".split())
+
+
+def _check_operator(token: bytes) -> None:
+    """Leave to pypdf an operator it reads otherwise: BI begins an inline image, R after
+    two numbers and not followed by a letter is an indirect reference to pypdf."""
+    if len(token) > 64 or token == b"BI" or (token[:1] == b"R"
+                                             and not token[1:2].isalpha()):
+        raise _Unread
 
 
 def _read_string(data: bytes, start: int) -> tuple[bytes, int]:
