@@ -11,8 +11,9 @@ whatever went wrong between the two:
   Type 3 font, which is drawn by the PDF itself);
 - text: no text runs past the margins print services ask for (the gutter of the page
   count at the binding, :data:`~.pages.MIN_OUTSIDE` on the other sides of the trim) and no
-  two pieces of text overlap, on every page (reading a page's text costs about as much as
-  drawing it);
+  two pieces of text overlap, on every page (the pages' content is read by a reader of
+  its own, for speed, as pypdf reads it: a 256-page book's text in about 1.4 times the
+  time it takes to draw it, where pypdf's ContentStream took 3.5 times);
 - pictures: every raster image is placed at :data:`MIN_PPI` pixels an inch or more; one
   under :data:`REFUSE_PPI` fails the file (print services reject it), one between the two
   is a warning (services print it, soft, after a warning of their own).
