@@ -187,3 +187,129 @@ def test_a_picture_on_a_page_is_checked_for_its_resolution(tmp_path, pixels, mar
     assert f"  {mark}  pictures: a picture of {pixels[0]} x {pixels[1]} px is placed at " \
            f"2 x 1.5 in on page 5: {ppi} ppi, under the 300 ppi print needs (" in report.format()
     assert check.detail.endswith("; give one of at least 600 x 450 px")
+
+
+def pypdf_reading(data: bytes) -> list:
+    """pypdf's operations of the content ``data``, as the fast reading gives them: numbers
+    as floats, names as str, strings as their bytes."""
+    from pypdf.generic import ContentStream, DecodedStreamObject
+
+    from nanpure.layouts.preflight import _bytes
+
+    def plain(value):
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        if isinstance(value, int | float):
+            return float(value)
+        if type(value).__name__ == "NameObject":
+            return str(value)
+        return _bytes(value)
+
+    stream = DecodedStreamObject()
+    stream.set_data(data)
+    return [([plain(v) for v in operands], op)
+            for operands, op in ContentStream(stream, None).operations]
+
+
+@pytest.mark.parametrize("data", [
+    b"BT /F1+0 10 Tf 1 0 0 1 72 72 Tm (page 1) Tj T* ET",
+    b"q 1 0 0 1 0 0 cm .5 w\nn 36 545.6 m 383.5 545.6 l S Q",
+    b"BT (a \\(b\\) \\\\ c) Tj (\\001\\0027\\101x) Tj (nested (paren) ok) Tj ET",
+    b"BT (\\n\\r\\t\\b\\f\\/\\ \\%\\<\\>\\[\\]\\#\\_\\&\\$) Tj ET",
+    b"BT <48656c6c6f> Tj <4 8 6\n5 6> Tj <> Tj <abc> Tj ET",
+    b"BT [(A) -120 (W) 30.5 <41>] TJ [] TJ ET",
+    b"+.5 -3. 7 0 -0 re f 0 0 m10 10 l S",  # signs, bare points, an operator glued on
+    b"1 0 0 1 0 0cm 2 (x) 3 Tj 0 0 1 RG true false null",
+    b"123456789012345678901 w 123456789012345678901234567890.123456789012345678901234567890 w",
+    b"/Im1 Do /GS0 gs /F1 12 Tf\r\n1 0 0 RG 0 g",
+    b"  \t\f\n",
+    b"",
+    b"1 2 3",  # operands with no operator: dropped, as pypdf drops them
+])
+def test_content_is_read_as_pypdf_reads_it(data):
+    from nanpure.layouts.preflight import _fast_operations
+
+    assert _fast_operations(data) == pypdf_reading(data)
+
+
+@pytest.mark.parametrize("data", [
+    b"% a comment\n0 0 m",
+    b"BI /W 1 /H 1 /BPC 8 /CS /G ID \x00 EI",
+    b"/Span <</MCID 0>> BDC EMC",
+    b"BT (broken \\\nline) Tj ET",  # an escaped line break
+    b"BT (\\q) Tj ET",  # an escape pypdf warns of
+    b"BT (\\777) Tj ET",  # an octal code past 255
+    b"/A#20B gs",  # a name pypdf decodes
+    b"1 0 R 0 0 m",  # pypdf reads an indirect reference
+    b"[[1] 2] TJ",
+    b"1.2.3 w",
+    b"12345678901234567890123456789012345678901234567890123456789012345 w",  # over 64
+    b"0 0 m 1 0 R1 0 0 l",  # R then a figure: an indirect reference to pypdf
+    b"0\x000 m",
+    b"0\x0b0 m",
+    b"BT (unterminated Tj ET",
+    b"BT <4g> Tj ET",
+    b"{ 1 } 0 m",
+])
+def test_content_beyond_the_plain_syntax_is_left_to_pypdf(data):
+    from nanpure.layouts.preflight import _fast_operations
+
+    assert _fast_operations(data) is None
+
+
+def clash_pdf(path: Path) -> Path:
+    """24 pages, a rule and words with escapes and non-ASCII on each; two overlap on 9."""
+    font = load_fonts().regular
+    canvas = Canvas(str(path), pagesize=SIX_BY_NINE, invariant=1, initialFontName=font)
+    for k in range(1, 25):
+        canvas.setFont(font, 10)
+        canvas.line(72, 100, 300, 100)
+        canvas.drawString(72, 300, "Puzzles 1–40 · (easy) \\ ok")
+        if k == 9:
+            canvas.drawString(80, 305, "two")
+        canvas.showPage()
+    canvas.save()
+    return path
+
+
+def test_a_books_pages_are_read_without_pypdfs_content_parser(tmp_path, monkeypatch):
+    """Parsing each page with pypdf's ContentStream took two thirds of a book's preflight
+    (a 256-page A5 book: 24 of 35 s under a profiler); reportlab's content is read here,
+    with the same outcome as when pypdf reads it."""
+    from pypdf.generic import ContentStream
+
+    pdf = clash_pdf(tmp_path / "clash.pdf")
+    by_pypdf = preflight(pdf, SIX_BY_NINE)
+
+    def refused(self):
+        raise AssertionError("pypdf parsed a page's content")
+
+    monkeypatch.setattr(ContentStream, "operations", property(refused))
+    report = preflight(pdf, SIX_BY_NINE)
+    assert failed(report) == ["text"]
+    assert text_check(report).detail == ("page 9: text 'Puzzles 1–40 · (easy) \\\\ ok' "
+                                         "overlaps text 'two'")
+    assert report.format() == by_pypdf.format()
+
+
+def test_pypdf_reads_what_the_fast_reading_leaves_with_the_same_outcome(tmp_path,
+                                                                         monkeypatch):
+    import nanpure.layouts.preflight as preflight_module
+
+    pdf = clash_pdf(tmp_path / "clash.pdf")
+    fast = preflight(pdf, SIX_BY_NINE).format()
+    monkeypatch.setattr(preflight_module, "_fast_operations", lambda data: None)
+    assert preflight(pdf, SIX_BY_NINE).format() == fast
+
+
+def test_each_font_is_read_once_for_the_whole_book(tmp_path, monkeypatch):
+    """Every page read its fonts' widths and ToUnicode map again (and the widths at every
+    piece of text)."""
+    import nanpure.layouts.preflight as preflight_module
+
+    reads = []
+    real = preflight_module._unicode_map
+    monkeypatch.setattr(preflight_module, "_unicode_map",
+                        lambda font: reads.append(font) or real(font))
+    assert preflight(write_pdf(tmp_path / "ok.pdf", 24), SIX_BY_NINE).ok
+    assert len(reads) == 1
