@@ -139,11 +139,10 @@ def max_pages() -> int | None:
 
 
 def preflight(path: str | Path, size: tuple[float, float], min_pages: int = 24,
-              bleed: bool = False, text_pages: Sequence[int] | None = None
-              ) -> PreflightReport:
+              bleed: bool = False) -> PreflightReport:
     """Check the PDF at ``path`` against a trim ``size`` (points) and a page minimum;
-    ``bleed``: its pages carry bleed beyond the trim; ``text_pages``: the numbers of the
-    pages whose text is checked (every page when None)."""
+    ``bleed``: its pages carry bleed beyond the trim. Every page's text and pictures are
+    checked."""
     pages, report = _read(path)
     if not pages:
         return report
@@ -154,9 +153,8 @@ def preflight(path: str | Path, size: tuple[float, float], min_pages: int = 24,
     report.checks.append(Check("page count", n % 2 == 0 and n >= min_pages,
                                f"{n}, {parity}, {minimum}"))
     report.checks.append(_check_fonts(pages))
-    numbers = range(1, n + 1) if text_pages is None else [k for k in text_pages if 1 <= k <= n]
     placed: list[tuple[str, Picture]] = []
-    report.checks.append(_check_text(pages, size, bleed, numbers, placed))
+    report.checks.append(_check_text(pages, size, bleed, range(1, n + 1), placed))
     if placed:
         report.checks.append(_check_pictures(placed))
     return report
