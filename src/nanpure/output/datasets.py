@@ -1085,19 +1085,23 @@ def _dataset_card(spec: _HfKind, schema, tiers: dict[str, dict[str, int]],
     each), ``by_size`` by size (nonograms; None: no table of sizes), ``sizes`` gives each
     split's rows and bytes in Arrow's memory, ``download`` the bytes of the Parquet
     files: the Hub's ``dataset_info`` wants ``num_bytes`` beside ``num_examples`` and
-    ignores ``splits`` without it."""
+    ignores ``splits`` without it. A split without rows is written but not declared."""
     pa = _pyarrow()
     title = f"nanpure {spec.name} puzzles"
     lines = ["---", f"license: {license}", f"pretty_name: {title}",
              "tags:", f"  - {spec.tag}", "  - puzzles", "configs:", "  - config_name: default",
              "    data_files:"]
-    for name in tiers:
+    # a split without rows is not declared: datasets refuses a declared split that has
+    # none ("corresponds to no data"), as a small export's test split may be
+    declared = [name for name in tiers if sizes[name][0]] or list(tiers)[:1]
+    for name in declared:
         lines += [f"      - split: {name}", f"        path: data/{name}.parquet"]
     lines += ["dataset_info:", "  features:"]
     for field in schema:
         lines += _features(pa, field)
     lines += ["  splits:"]
-    for name, (rows, nbytes) in sizes.items():
+    for name in declared:
+        rows, nbytes = sizes[name]
         lines += [f"    - name: {name}", f"      num_bytes: {nbytes}",
                   f"      num_examples: {rows}"]
     lines += [f"  download_size: {download}",
