@@ -74,10 +74,8 @@ def _clues(text: str) -> Image:
     shape ``WxH ROWS/COLUMNS [GOAL]`` with H row and W column clues)."""
     size, clues = text.split()[:2]
     width, height = map(int, size.split("x"))
-    row_text, column_text = clues.split("/")
-    rows = tuple(() if c == "0" else tuple(map(int, c.split("."))) for c in row_text.split(","))
-    columns = tuple(() if c == "0" else tuple(map(int, c.split(".")))
-                    for c in column_text.split(","))
+    rows, columns = (tuple(() if c == "0" else tuple(map(int, c.split(".")))
+                           for c in part.split(",")) for part in clues.split("/"))
     if (len(rows), len(columns)) != (height, width):
         raise ValueError(f"{len(rows)} rows and {len(columns)} columns in {size}")
     return width, height, rows, columns

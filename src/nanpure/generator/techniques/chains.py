@@ -171,6 +171,25 @@ class LinkGraph(NamedTuple):
 
 
 @njit(cache=True, inline="always")
+def _or_row(dst: np.ndarray, i: int, src: np.ndarray, k: int) -> None:
+    """Row ``i`` of the node bit sets ``dst`` takes in row ``k`` of ``src``."""
+    for j in range(dst.shape[1]):
+        dst[i, j] |= src[k, j]
+
+
+@njit(cache=True, inline="always")
+def _or_partners(reach: np.ndarray, u: int, then: np.ndarray, peers: np.ndarray,
+                 linked: np.ndarray, d: int, node_of: np.ndarray) -> None:
+    """Row ``u`` of ``reach`` takes in the rows of ``then`` of the candidates of digit
+    ``d + 1`` in the cells ``peers`` (a two-word cell set) that have a link (``linked``)."""
+    for w in range(2):
+        bits = peers[w] & linked[d, w]
+        while bits:
+            _or_row(reach, u, then, node_of[(w * WORD_BITS + low_bit_index(bits)) * 9 + d])
+            bits &= bits - 1
+
+
+@njit(cache=True, inline="always")
 def _house_places(cand: np.ndarray, h: int, places_of: np.ndarray) -> None:
     """Fill ``places_of[d]`` with the places (bit k: the house's k-th cell) of digit
     ``d + 1`` in house ``h``."""
@@ -602,42 +621,27 @@ def _cell_closing(cand: np.ndarray, mode: int, grouped: bool) -> np.ndarray:
             # its cells, and the grouped nodes near it that share none of them
             s = (code - 729) // 9
             d = code % 9
-            for w in range(2):
-                bits = SEGMENT_PEER_SET[s, w] & linked[d, w]
-                while bits:
-                    v = node_of[(w * WORD_BITS + low_bit_index(bits)) * 9 + d]
-                    bits &= bits - 1
-                    for j in range(words):
-                        reach[u, j] |= then[v, j]
+            _or_partners(reach, u, then, SEGMENT_PEER_SET[s], linked, d, node_of)
             for k in range(7):
                 v = node_of[729 + SEGMENT_NEAR[s, k] * 9 + d]
                 shared = SEGMENT_NEAR_CELL[s, k]
                 if v >= 0 and (shared < 0 or not np.int64(cand[shared]) >> d & 1):
-                    for j in range(words):
-                        reach[u, j] |= then[v, j]
+                    _or_row(reach, u, then, v)
             continue
         cell = code // 9
         d = code % 9
-        for w in range(2):
-            bits = PEER_SET[cell, w] & linked[d, w]
-            while bits:
-                v = node_of[(w * WORD_BITS + low_bit_index(bits)) * 9 + d]
-                bits &= bits - 1
-                for j in range(words):
-                    reach[u, j] |= then[v, j]
+        _or_partners(reach, u, then, PEER_SET[cell], linked, d, node_of)
         if grouped:
             for k in range(8):
                 v = node_of[729 + CELL_SEGMENTS[cell, k] * 9 + d]
                 if v >= 0:
-                    for j in range(words):
-                        reach[u, j] |= then[v, j]
+                    _or_row(reach, u, then, v)
         m = np.int64(cand[cell]) & ~(1 << d) if mode == MODE_NICE else 0
         while m:
             v = node_of[cell * 9 + low_bit_index(m)]
             m &= m - 1
             if v >= 0:
-                for j in range(words):
-                    reach[u, j] |= then[v, j]
+                _or_row(reach, u, then, v)
     if mode == MODE_X:
         for d in range(9):  # no link leaves a digit
             _close_transitively(reach, first[d], first[d + 1])
@@ -650,8 +654,7 @@ def _cell_closing(cand: np.ndarray, mode: int, grouped: bool) -> np.ndarray:
             while bits:
                 t = jt * 64 + low_bit_index(bits)
                 bits &= bits - one
-                for j in range(words):
-                    fr[v, j] |= reach[t, j]
+                _or_row(fr, v, reach, t)
     got = np.empty(words, dtype=np.uint64)
     goal = np.empty(words, dtype=np.uint64)
     x = -1
