@@ -178,6 +178,45 @@ def test_made_pictures_are_pictures_not_specks():
         assert empty <= MAX_EMPTY_LINES * 14
 
 
+def _tier_shares(spec: Spec, pictures: int) -> dict[str, float]:
+    from collections import Counter
+
+    one = Spec(width=spec.width, height=spec.height, max_tier="hard",
+               smoothing=spec.smoothing, attempts=1)
+    made = Counter(getattr(make_candidate(one, seed), "tier", None) for seed in range(pictures))
+    return {tier: made[tier] / pictures for tier in TIERS}
+
+
+@pytest.mark.parametrize("size", [6, 12])
+def test_fewer_smoothing_passes_draw_harder_pictures_and_more_easier_ones(size):
+    """What the stall advice tells a quota to change, seen on drawn pictures: the share of
+    medium and hard puzzles falls from 0 to 2 passes, and the share of easy ones (of the
+    pictures that make a puzzle) rises."""
+    rough = _tier_shares(Spec(width=size, height=size, smoothing=0), 1500)
+    smooth = _tier_shares(Spec(width=size, height=size, smoothing=2), 1500)
+    harder = [s["medium"] + s["hard"] for s in (rough, smooth)]
+    assert harder[0] > 0.2 and harder[0] > 2 * harder[1]
+    easy_share = [s["easy"] / sum(s.values()) for s in (rough, smooth)]
+    assert easy_share[1] > easy_share[0] + 0.2
+
+
+def test_the_stall_advice_points_smoothing_the_way_the_tiers_need():
+    from nanpure.generator.nonogram.generate import stall_advice
+
+    lower = stall_advice(Spec(width=5, height=5, min_tier="medium", max_tier="hard"))
+    assert lower.startswith("lower its smoothing (")
+    assert stall_advice(Spec(min_tier="hard", smoothing=1)).startswith("lower its smoothing")
+    raise_ = stall_advice(Spec(max_tier="easy", smoothing=0))
+    assert raise_.startswith("raise its smoothing (")
+    general = "change its tier, size, density or smoothing"
+    for spec in (Spec(min_tier="medium", smoothing=0),  # none left to take away
+                 Spec(max_tier="easy", smoothing=10),  # none left to add
+                 Spec(min_tier="extreme"),  # searched for, not drawn: its own warning
+                 Spec()):  # any tier: not for want of one
+        assert stall_advice(spec) == general
+    assert stall_advice(None) == general
+
+
 def test_extreme_specs_on_small_grids_are_warned_about():
     from nanpure.generator.nonogram.generate import extreme_rarity
 

@@ -346,6 +346,28 @@ def test_the_stall_warning_of_a_nonogram_quota_names_nonogram_keys(caplog):
         "be too rare to find; change its tier, size, density or smoothing"]
 
 
+def test_a_small_nonogram_quota_that_finds_no_medium_puzzle_is_told_to_lower_smoothing(
+        tmp_path, monkeypatch, caplog):
+    """A 5x5 medium quota at the default 2 smoothing passes finds nothing (none of 20,000
+    drawn pictures is medium there, 22% at 0 passes); the warning named every key alike."""
+    from nanpure.pipeline.config import NonogramQuota
+
+    monkeypatch.setattr(quotas, "STALL_TASKS", 8)
+    clock = [time.monotonic()]
+    monkeypatch.setattr(run.time, "monotonic", lambda: clock[0])
+    config = RunConfig(name="tiny", seed=1, store=str(tmp_path / "s.db"), max_seconds=2.0,
+                       quotas=(NonogramQuota("n5", 3, size=(5, 5), min_tier="medium",
+                                             max_tier="hard", attempts=2),))
+    with caplog.at_level("WARNING"):
+        summary = execute(config, executor=_TimedExecutor(clock, 0.1))
+    assert summary.status == OUT_OF_TIME and summary.quotas[0].accepted == 0
+    warned = [r.getMessage() for r in caplog.records if "accepted none" in r.getMessage()]
+    assert len(warned) == 1
+    assert warned[0].endswith("may be too rare to find; lower its smoothing (fewer passes "
+                              "draw busier pictures, which need harder techniques), or "
+                              "change its tier, size or density")
+
+
 def test_the_stall_warning_blames_a_quota_only_for_its_own_work(caplog, monkeypatch):
     """A quota that the others left 4 tasks of a minute was told its puzzles may be too
     rare to find; one whose own tasks took a minute of every worker's time, however few

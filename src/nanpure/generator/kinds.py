@@ -13,6 +13,8 @@ small, and :data:`KINDS` holds it:
   trusting a stored puzzle;
 - ``rarity(spec)``: a one-line warning for a spec whose puzzles are possible but rarely
   found (said before the work starts), or None;
+- ``stall_advice(spec)``: what to change in a spec (None: any of the kind's) whose
+  puzzles a run is not finding, as the end of a sentence;
 - ``fits(record, spec)``: whether a fresh record really meets the spec it was made for
   (tier range, symmetry, size or blank count, techniques, SE range): the run's guard
   against generator bugs;
@@ -71,6 +73,7 @@ class Kind:
     verify: Callable[[Sequence[PuzzleRecord]], list[str | None]]
     fits: Callable[[PuzzleRecord, Any], bool]
     rarity: Callable[[Any], str | None]
+    stall_advice: Callable[[Any], str]
     ladder: Callable[[], list]
     canonical: Callable[[Sequence[str]], list[str | None]]
 
@@ -93,6 +96,10 @@ def _sudoku_check(spec: Any) -> None:
 def _sudoku_rarity(spec: Any) -> None:
     """None: no Sudoku spec is warned about before its work (a stalled quota is, later)."""
     return None
+
+
+def _sudoku_stall_advice(spec: Any) -> str:
+    return "widen its blanks or change its tier"
 
 
 def _sudoku_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
@@ -190,6 +197,12 @@ def _nonogram_rarity(spec: Any) -> str | None:
     return extreme_rarity(spec)
 
 
+def _nonogram_stall_advice(spec: Any) -> str:
+    from .nonogram.generate import stall_advice
+
+    return stall_advice(spec)
+
+
 def _nonogram_verify(records: Sequence[PuzzleRecord]) -> list[str | None]:
     from .nonogram import FormatError, count_solutions_batch, parse_line
 
@@ -256,10 +269,10 @@ def _solution_problem(count: int, solution: str | None, stored: str) -> str | No
 
 KINDS: dict[str, Kind] = {
     "sudoku": Kind("sudoku", _sudoku_make, _sudoku_check, _sudoku_verify, _sudoku_fits,
-                   _sudoku_rarity, _sudoku_ladder, _sudoku_canonical),
+                   _sudoku_rarity, _sudoku_stall_advice, _sudoku_ladder, _sudoku_canonical),
     "nonogram": Kind("nonogram", _nonogram_make, _nonogram_check, _nonogram_verify,
-                     _nonogram_fits, _nonogram_rarity, _nonogram_ladder,
-                     _nonogram_canonical),
+                     _nonogram_fits, _nonogram_rarity, _nonogram_stall_advice,
+                     _nonogram_ladder, _nonogram_canonical),
 }
 
 

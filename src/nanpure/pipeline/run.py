@@ -356,7 +356,9 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                     summary.seconds = time.monotonic() - started
                     return summary
                 specs = [q.spec() for q in config.quotas]
+                advice = {}  # quota: what to change in it if it finds nothing
                 for q, spec, state in zip(config.quotas, specs, states, strict=True):
+                    advice[state.index] = kind_of(q.kind).stall_advice(spec)
                     rarity = None if state.full else kind_of(q.kind).rarity(spec)
                     if rarity:  # in the log and on stderr, before the night is spent
                         log.warning("quota %s: %s", q.name, rarity, extra=NOTICE)
@@ -382,7 +384,8 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                                 tick=_Watch(config.name, states, started, bars, lines=lines,
                                             bounded=config.max_seconds is not None,
                                             executor=executor.name,
-                                            workers=executor.workers))
+                                            workers=executor.workers,
+                                            advice=advice))
                 summary.status = loop.run()
         except (KeyboardInterrupt, Stop):
             summary.status = INTERRUPTED
@@ -671,10 +674,6 @@ def _running_dry(s: QuotaState) -> bool:
 
 
 #: What the stall warning suggests, per puzzle kind: the keys that make its puzzles rare.
-_WIDEN = {"sudoku": "widen its blanks or change its tier",
-          "nonogram": "change its tier, size, density or smoothing"}
-
-
 @dataclass
 class _Watch:
     """Called by the task loop: moves the progress bars to the stored puzzles, prints a
@@ -702,6 +701,8 @@ class _Watch:
     # quota: its (accepted, judged, duplicates) when its accepted count last changed
     last_accepted: dict[int, tuple[int, int, int]] = field(default_factory=dict)
     dry: set[int] = field(default_factory=set)  # quotas warned about as run dry
+    # quota: what to change in it when it finds nothing (else its kind's general advice)
+    advice: dict[int, str] = field(default_factory=dict)
 
     def __call__(self) -> None:
         if self.bars is not None:
@@ -725,7 +726,7 @@ class _Watch:
                 self.warned.add(s.index)
                 log.warning("quota %s has accepted none of %d tasks in %.0f s: its puzzles "
                             "may be too rare to find; %s%s", s.name, s.judged, busy,
-                            _WIDEN.get(s.kind, "change its tier"), "" if self.bounded else
+                            self._advice(s), "" if self.bounded else
                             ", or set [run] max_seconds to bound the run")
             self._watch_dry(s)
         if self.lines and now - self.last_line >= PROGRESS_SECONDS:
@@ -751,8 +752,12 @@ class _Watch:
         log.warning("quota %s has accepted none of its last %d tasks, %d of them duplicates "
                     "of stored puzzles: it may have made nearly every puzzle it can (%d "
                     "stored of %d); lower its count, or %s%s", s.name, tasks, duplicates,
-                    s.stored, s.count, _WIDEN.get(s.kind, "change its tier"),
+                    s.stored, s.count, self._advice(s),
                     "" if self.bounded else ", or set [run] max_seconds to bound the run")
+
+    def _advice(self, s: QuotaState) -> str:
+        advice = self.advice.get(s.index)
+        return advice if advice is not None else kind_of(s.kind).stall_advice(None)
 
     def line(self, now: float) -> str:
         """``nanpure: run NAME: 30 s, 1520 tasks; easy 12/40 stored (12 of 300 accepted),
