@@ -157,5 +157,11 @@ def shown_lines(shown: str) -> list[str]:
     its redraws (``\r``) and line ends. An answer written after the bar's text, on its
     line, is dropped too, so that a comparison with the plain output fails."""
     lines = shown.replace("\r", "\n").splitlines()
-    return [line for line in lines if line.strip() and "puzzle/s]" not in line
+    return [line for line in lines if line.strip() and not drew_a_bar(line)
             and "puzzle [" not in line]
+
+
+def drew_a_bar(shown: str) -> bool:
+    """Whether ``shown`` holds a progress bar's text: its rate ends it, in puzzles a second
+    or, slower than one a second (a loaded machine), in seconds a puzzle."""
+    return "puzzle/s]" in shown or "s/puzzle]" in shown
