@@ -811,7 +811,10 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
         description="Statistics of the stored puzzles (all, or those of the runs --run "
         "selects): the blank-count "
         "distribution per tier, how often each technique was needed, and per quota the "
-        "tasks judged and the share accepted, with the runs' throughput. Nonograms get "
+        "tasks judged and the share accepted, with the runs' throughput. Sudoku puzzles "
+        "with a Sudoku Explainer rating (quotas with se) add per tier how many are rated "
+        "and their lowest, median and highest ER, and the puzzles per band of a whole "
+        "point of ER (JSON: under se, {} when none is rated). Nonograms get "
         "tables of their own: puzzles per size and tier, and the nonogram ladder's "
         "technique usage.",
     )
@@ -819,7 +822,8 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--plot", metavar="FILE",
                    help="also draw the statistics into FILE.pdf or FILE.png: blank counts "
-                   "and scores by tier, technique usage, acceptance per quota")
+                   "and scores by tier, SE ratings by tier when there are any, technique "
+                   "usage, acceptance per quota")
     p.add_argument("--inventory", action="store_true",
                    help="the puzzles no book has printed yet, per family of runs "
                    "(nightly-{date}), quota, kind and tier, with each quota's keep_unused and "

@@ -230,7 +230,8 @@ def store_summary(store: Store, run: str | None = None) -> dict[str, Any]:
     """What ``nanpure stats --json`` prints for the store (or the runs ``run`` selects,
     :meth:`Store.check_runs`): blank counts per tier, technique usage, per quota the
     puzzles, tasks and acceptance, the runs with their throughput, the equivalence
-    classes. Run reports embed the same dict.
+    classes, and the Sudoku Explainer ratings stored (``se``,
+    :func:`~nanpure.output.stats.se_summary`). Run reports embed the same dict.
 
     The puzzles are counted in the store, a group of like puzzles at a time
     (:meth:`Store.puzzle_groups`), so a store of any size takes the same little memory.
@@ -260,6 +261,7 @@ def store_summary(store: Store, run: str | None = None) -> dict[str, Any]:
                         "started_at": r.started_at, "finished_at": r.finished_at}
                        for r in runs]
     summary["equivalence"] = {"puzzles": puzzles, "classes": classes}
+    summary["se"] = stats.se_summary(store.se_counts(run))
     return summary
 
 

@@ -865,6 +865,16 @@ class Store:
                f"{_where(['kind = ?', *where])} GROUP BY tier, score ORDER BY tier, score")
         return [tuple(r) for r in self._rows(sql, ["sudoku", *params])]
 
+    def se_counts(self, run_globs: Runs = None) -> list[tuple[str, float, int]]:
+        """(tier, ER, puzzles) for each tier and Sudoku Explainer rating ER of the Sudoku
+        puzzles that have one (those of quotas with ``se``; in every run, or in those
+        whose names match ``run_globs``), by tier and ER."""
+        where, params = _runs_matching(run_globs)
+        sql = ("SELECT tier, round(er, 1) AS se, count(*) FROM puzzles"
+               f"{_where(['kind = ?', 'er IS NOT NULL', *where])} GROUP BY tier, se "
+               "ORDER BY tier, se")
+        return [tuple(r) for r in self._rows(sql, ["sudoku", *params])]
+
     def select_puzzles(self, run: str | None = None, quotas: Sequence[str] | None = None,
                        tiers: Sequence[str] | None = None,
                        unused_only: bool = True,
