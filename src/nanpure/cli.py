@@ -744,7 +744,9 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
         "ladder's fingerprint: Parquet in its metadata, sdk and opensudoku inside, the "
         "card in its header, other files written with --out in PATH.meta.json. "
         "svg and png write one picture a puzzle (ID.svg, ID.png; with --answers also "
-        "ID-answer.svg) into the --out directory, drawn as in the book.",
+        "ID-answer.svg) into the --out directory, drawn as in the book. A selection "
+        "without puzzles is written empty and said on stderr ('nanpure: export: no "
+        "puzzles matched (runs: ...)'), exit status 0.",
     )
     _add_store_selection(p)
     p.add_argument("--kind", choices=("sudoku", "nonogram"),

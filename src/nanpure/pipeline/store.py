@@ -263,6 +263,22 @@ LADDER_CHANGED = "changed"
 NAMED_RUNS = 8
 
 
+def runs_named(names: Sequence[str]) -> str:
+    """Runs as messages name them, in the order given: ``runs: a, b`` (``runs: none``),
+    or beyond :data:`NAMED_RUNS` their count, the first two and the last five (a store of
+    a year's nights has hundreds).
+
+    >>> runs_named(["a", "b"]), runs_named([])
+    ('runs: a, b', 'runs: none')
+    >>> runs_named([f"n{k}" for k in range(1, 21)])
+    '20 runs: n1, n2, ..., n16, n17, n18, n19, n20'
+    """
+    if len(names) > NAMED_RUNS:
+        return (f"{len(names)} runs: {', '.join(names[:2])}, ..., "
+                f"{', '.join(names[-(NAMED_RUNS - 3):])}")
+    return f"runs: {', '.join(names) or 'none'}"
+
+
 #: Run statuses: still going (or killed), all quotas filled, stopped by Ctrl-C, out of time.
 RUNNING, COMPLETE, INTERRUPTED, OUT_OF_TIME, FAILED = (
     "running", "complete", "interrupted", "out-of-time", "failed")
@@ -649,13 +665,8 @@ class Store:
 
     def named_runs(self) -> str:
         """The store's runs as a message that refuses a run name names them, oldest
-        first: ``runs: a, b`` (``runs: none``), or beyond :data:`NAMED_RUNS` their count,
-        the first two and the last five (a store of a year's nights has hundreds)."""
-        names = self.run_names()
-        if len(names) > NAMED_RUNS:
-            return (f"{len(names)} runs: {', '.join(names[:2])}, ..., "
-                    f"{', '.join(names[-(NAMED_RUNS - 3):])}")
-        return f"runs: {', '.join(names) or 'none'}"
+        first (:func:`runs_named`)."""
+        return runs_named(self.run_names())
 
     def _run_record(self, row: sqlite3.Row) -> RunRecord:
         """A row of ``runs``; a StoreError when its ladders are not a JSON object (a
