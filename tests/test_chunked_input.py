@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nanpure.cli import main
-from nanpure.output.datasets import ReadError, _split_lines
+from nanpure.output.datasets import ReadError, _split_lines, read_puzzle_texts
 from nanpure.pipeline.batch import (
     CHUNK_PUZZLES,
     WorkerDied,
@@ -889,3 +889,94 @@ def test_the_automatic_choice_where_the_machine_cannot_tell_its_idle_cores(monke
     assert capsys.readouterr().err == (
         "nanpure: cannot start worker processes ([Errno 38] Function not implemented); "
         "answering the rest in this process\n")
+
+
+# --- --aligned ----------------------------------------------------------------------------------
+
+
+def _records(data: bytes, input_format: str) -> int:
+    """How many records --aligned answers: the lines of a lines file (as universal
+    newlines count them), the puzzles another format's reader gives."""
+    if input_format == "lines":
+        text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+        return len(io.StringIO(text, newline=None).readlines())
+    return len(read_puzzle_texts(data.removeprefix(codecs.BOM_UTF8), input_format))
+
+
+@pytest.mark.parametrize("name", [n for n in FILES if n not in ("utf-16", "not parquet",
+                                                                "csv without puzzles")])
+@pytest.mark.parametrize("job", JOBS, ids=lambda job: f"{job[0].__name__}-"
+                         f"{job[1].get('fmt', '')}")
+def test_aligned_answers_every_record_in_its_place(name, job):
+    """One output record a record of the input, in every chunk size: the answers of the
+    command without --aligned, in order, and a blank record for each of the others; the
+    messages and the status unchanged."""
+    data, input_format = FILES[name]
+    plain = _answer(job, data, input_format, chunk=None)
+    aligned = _answer(job, data, input_format, chunk=None, aligned=True)
+    if plain[1].startswith("nanpure: "):  # refused whole: as without --aligned
+        assert aligned == plain
+        return
+    header = 1 if job[1].get("fmt") == "csv" else 0
+    lines = aligned[0].splitlines()
+    assert len(lines) == _records(data, input_format) + header, name
+    blank = {"csv": "," * (lines[0].count(",") if lines else 0), "jsonl": "{}"}.get(
+        job[1].get("fmt"), "")
+    assert [line for line in lines if line != blank] == plain[0].splitlines()
+    assert aligned[1:] == plain[1:]
+    for chunk in (1, 2, 3, 7):
+        assert _answer(job, data, input_format, chunk=chunk, aligned=True) == aligned
+
+
+def test_aligned_lines_hold_the_answers_of_their_input_lines():
+    data, _ = FILES["crlf"]
+    lines = data.decode().splitlines()
+    out, _, status = _answer(JOBS[0], data, "lines", aligned=True, chunk=3)
+    answers = out.split("\n")[:-1]
+    assert status == 1 and len(answers) == len(lines)
+    for line, answer in zip(lines, answers, strict=True):
+        if line.strip() in (EASY, XWING, OTHER, "." * 81):  # the last: several, one printed
+            assert len(answer) == 81 and all(g in ".0" or g == s
+                                              for g, s in zip(line.strip(), answer, strict=True))
+        else:
+            assert answer == "", line
+    csv_out, _, _ = _answer((rate_file, {"fmt": "csv"}), data, "lines", aligned=True)
+    rows = csv_out.splitlines()[1:]
+    assert [row.split(",")[0] for row in rows] == [
+        line.strip() if line.strip() in (EASY, XWING, OTHER) else "" for line in lines]
+
+
+def test_aligned_games_sharing_a_line_keep_their_order():
+    """OpenSudoku games on one line are records of their own, each answered in its
+    place, whichever of them is not a puzzle or not answered."""
+    data = (f'<opensudoku><game data="bad"/><game data="{EASY}"/><game data="{"." * 81}"/>'
+            f'<game data="{"11" + "." * 79}"/><game data="{XWING}"/></opensudoku>').encode()
+    for job, answered in (((rate_file, {"fmt": "csv"}), [1, 4]), (JOBS[0], [1, 2, 4]),
+                          (JOBS[2], [1, 2, 4])):
+        out, _, status = _answer(job, data, "opensudoku", aligned=True)
+        rows = out.splitlines()[1:] if job[1].get("fmt") == "csv" else out.splitlines()
+        assert status == 1 and len(rows) == 5
+        assert [k for k, row in enumerate(rows) if row.strip(",")] == answered, job
+
+
+def test_aligned_workers_answer_as_one_process_does():
+    data = FILES["mixed endings"][0] * 3
+    for job in ((rate_file, {"fmt": "jsonl"}), JOBS[2]):
+        one = _answer(job, data, "lines", chunk=None, aligned=True)
+        assert _answer(job, data, "lines", chunk=5, workers=2, batch=2, aligned=True) == one
+
+
+def test_aligned_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "p.txt"
+    path.write_text(f"# puzzles\n{EASY}\n\nbad\n{'.' * 81}\n{XWING}")
+    for command in (["solve"], ["rate"], ["canon"], ["rate", "--format", "csv", "--steps"]):
+        assert main([*command, "--aligned", str(path)]) == 1
+        out, err = capsys.readouterr()
+        rows = out.splitlines()[1:] if "csv" in command else out.splitlines()
+        assert len(rows) == 6 and rows[0].strip(",") == rows[2].strip(",") == ""
+        assert rows[1] and (EASY in rows[1] or command[0] != "rate")
+        assert f"{path}:4: expected 81 characters" in err
+    assert main(["rate", "--aligned", "--steps", str(path)]) == 2
+    assert "--steps adds lines in text" in capsys.readouterr().err
+    plain = main(["solve", str(path)]), capsys.readouterr()
+    assert plain[1].out.count("\n") == 3  # without --aligned: the answers alone

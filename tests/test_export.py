@@ -326,6 +326,39 @@ def test_a_run_glob_matching_no_run_is_one_line(nights, capsys):
     assert capsys.readouterr().err == f"nanpure: {nights}: no run named 'monthly' {runs}\n"
 
 
+def test_an_export_of_no_puzzles_says_what_was_selected(store, tmp_path, capsys):
+    """Runs without puzzles, or none of the kind asked for, are exported empty, with one
+    line on stderr naming the runs selected; exit status 0 (nothing to export)."""
+    with Store(store, create=False) as s:
+        for name in ("empty-1", "empty-2"):
+            s.begin_run(name, 3, "{}")
+    selected = "(runs: empty-1, empty-2)"
+    assert main(["export", "--store", str(store), "--run", "empty-*", "--format", "jsonl"]) == 0
+    assert capsys.readouterr() == ("", f"nanpure: export: no puzzles matched {selected}\n")
+    assert main(["export", "--store", str(store), "--run", "empty-1"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("id,puzzle,") and len(out.splitlines()) == 1  # the header alone
+    assert err == "nanpure: export: no puzzles matched (runs: empty-1)\n"
+    assert main(["export", "--store", str(store), "--kind", "nonogram", "--format",
+                 "lines"]) == 0
+    assert capsys.readouterr().err == ("nanpure: export: no nonogram puzzles matched (runs: "
+                                       "nightly, weekly, empty-1, empty-2)\n")
+    path = tmp_path / "none.csv"
+    path.write_text("an older export\n")
+    assert main(["export", "--store", str(store), "--run", "empty-*", "--out", str(path)]) == 0
+    assert capsys.readouterr().err == (f"nanpure: export: no puzzles matched {selected}\n"
+                                       f"wrote 0 puzzles to {path}\n")
+    assert path.read_text().startswith("id,puzzle,") and len(path.read_text().splitlines()) == 1
+    hf = tmp_path / "hf"
+    assert main(["export", "--store", str(store), "--run", "empty-2", "--format", "hf",
+                 "--out", str(hf)]) == 0
+    assert capsys.readouterr().err.startswith(
+        "nanpure: export: no puzzles matched (runs: empty-2)\nwrote 0 puzzles to ")
+    # a selection with puzzles says nothing more
+    assert main(["export", "--store", str(store), "--run", "weekly"]) == 0
+    assert capsys.readouterr().err == ""
+
+
 @pytest.mark.parametrize("command", ["export", "stats", "verify"])
 def test_run_help_says_it_takes_a_glob(command, capsys):
     with pytest.raises(SystemExit):

@@ -687,3 +687,33 @@ def test_a_non_file_not_utf8_is_read_as_latin1(tmp_path):
     err = io.StringIO()
     assert solve_files([str(wide)], io.StringIO(), err) == 2
     assert err.getvalue() == f"{wide}: cannot read: not UTF-8 text\n"
+
+
+# --- --aligned --------------------------------------------------------------------------------
+
+
+def test_aligned_gives_every_line_and_row_a_record(tmp_path, capsys):
+    from nanpure.cli import main
+
+    lines = tmp_path / "many.txt"
+    lines.write_text(f"# puzzles\n{UNIQUE}\n\n{TWO}\n3x2 1.1,3/2,1\n{NONE}\n{UNIQUE}")
+    table = tmp_path / "t.csv"
+    table.write_text(f'puzzle\n"{UNIQUE}"\nbad\n"{UNIQUE}"\n')
+    expected = {  # which records of the two files have an answer
+        ("rate",): [1, 6, 7, 9],
+        ("rate", "--format", "jsonl", "--steps"): [1, 6, 7, 9],
+        ("canon",): [1, 3, 5, 6, 7, 9],
+        ("solve", "--format", "csv"): [1, 3, 5, 6, 7, 9],
+    }
+    for command, answered in expected.items():
+        assert main([*command, "--kind", "nonogram", "--aligned", str(lines), str(table)]) == 1
+        out, err = capsys.readouterr()
+        rows = out.splitlines()[1:] if "csv" in command else out.splitlines()
+        assert len(rows) == 10, command  # 7 lines and 3 rows
+        assert [k for k, row in enumerate(rows) if row.strip(",{}")] == answered, command
+        assert f"{lines}:5: " in err and f"{table}:3: " in err
+        main([*command, "--kind", "nonogram", str(lines), str(table)])
+        plain = capsys.readouterr()
+        assert plain.err == err  # the messages as without --aligned
+    assert main(["solve", "--kind", "nonogram", "--aligned", str(lines)]) == 2
+    assert "give --format csv" in capsys.readouterr().err

@@ -765,3 +765,51 @@ def test_a_run_config_holding_infinity_is_made_readable_by_the_upgrade(tmp_path)
         config = json.loads(store.find_run("inf").config)
         assert config["max_seconds"] is None and config["quotas"] == [
             {"name": "easy", "count": 2}]
+
+
+def test_stats_give_the_se_ratings_stored_per_tier_and_band(tmp_path):
+    """Sudoku puzzles with an SE rating (quotas with se) are counted per tier: how many,
+    the lowest, median and highest ER, and per band of a whole point; puzzles without
+    one, and nonograms, are not."""
+    from nanpure.layouts.pages import load_fonts
+    from nanpure.output.plots import charts
+    from nanpure.pipeline.reports import stats_command, store_summary
+
+    path = tmp_path / "s.db"
+    _varied_store(path)
+    with Store(path, create=False) as store:
+        plain = store_summary(store)
+    out = io.StringIO()
+    assert stats_command(str(path), out=out) == 0
+    assert plain["se"] == {} and "SE" not in out.getvalue()
+    assert "SE ratings" not in [title for title, _ in charts(plain, {}, load_fonts())]
+    with Store(path, create=False) as store:
+        run_id = store.begin_run("se", 1, "{}").id
+        for k, (tier, er) in enumerate([("easy", 1.2), ("easy", 1.5), ("easy", 2.3),
+                                        ("hard", 4.2), ("hard", 4.4), ("hard", 7.1),
+                                        ("hard", 7.2)]):
+            _add(store, run_id, quota=tier, task=k, puzzle=_relabelled(PUZZLE, 100 + k),
+                 tier=tier, er=er, ep=1.2, ed=1.2)
+        store.finish_run(run_id, COMPLETE)
+        rated = store_summary(store)
+        only = store_summary(store, "se")
+    assert list(rated)[-1] == "se" and only["se"] == rated["se"]  # unrated puzzles left out
+    assert rated["se"]["tiers"] == {
+        "easy": {"rated": 3, "min": 1.2, "median": 1.5, "max": 2.3},
+        "hard": {"rated": 4, "min": 4.2, "median": 5.75, "max": 7.2}}
+    assert rated["se"]["all"] == {"rated": 7, "min": 1.2, "median": 4.2, "max": 7.2}
+    assert rated["se"]["bands"] == {"easy": {"1.0-1.9": 2, "2.0-2.9": 1},
+                                    "hard": {"4.0-4.9": 2, "7.0-7.9": 2}}
+    out = io.StringIO()
+    assert stats_command(str(path), run="se", out=out) == 0
+    text = out.getvalue()
+    assert ("SE ratings (ER) by tier\n"
+            "  tier  rated  puzzles  min  median  max\n"
+            "  easy      3        3  1.2     1.5  2.3\n"
+            "  hard      4        4  4.2    5.75  7.2\n"
+            "  all       7        7  1.2     4.2  7.2\n") in text
+    assert "  3.0-3.9                  0\n" in text and "      all     3     4      7\n" in text
+    out = io.StringIO()
+    assert stats_command(str(path), as_json=True, out=out) == 0
+    assert json.loads(out.getvalue())["se"] == rated["se"]
+    assert "SE ratings (ER) by tier" in [title for title, _ in charts(rated, {}, load_fonts())]

@@ -69,6 +69,9 @@ def _add_solve(sub: argparse._SubParsersAction) -> None:
                    "solution the row-major 0/1 string). solutions is 0, 1 or 2 (two or "
                    "more), solution empty unless unique")
     _add_input_format(p)
+    _add_aligned(p, "blank, comment and malformed lines, and with --format lines a puzzle "
+                 "without a solution (one with several gets the solution found, as without "
+                 "--aligned; csv's row gives the count). Nonograms: csv only")
     p.set_defaults(func=_run_solve)
 
 
@@ -78,6 +81,19 @@ def _add_files_and_kind(p: argparse.ArgumentParser) -> None:
                    help="file of puzzles; '-' or nothing reads standard input (Sudoku: one "
                    "file; nonograms: any number)")
     _add_kind(p)
+
+
+def _add_aligned(p: argparse.ArgumentParser, unanswered: str) -> None:
+    """The ``--aligned`` of solve, rate and canon: one output record for each input
+    record; ``unanswered`` says which records the command gives no answer."""
+    p.add_argument("--aligned", action="store_true",
+                   help="one output record for each input record, in order, so that the "
+                   "output lines up with the input (e.g. with paste): every line of a file "
+                   "of puzzle lines, blank, comment and malformed ones too (other input "
+                   "formats: every record, such as a CSV row, not a header). A record "
+                   "without an answer gets an empty line (csv: a row of empty fields, "
+                   "after the usual header; jsonl: {}); messages and exit status are as "
+                   f"without it. Without an answer: {unanswered}")
 
 
 def _add_kind(p: argparse.ArgumentParser) -> None:
@@ -131,10 +147,15 @@ def _run_solve(args: argparse.Namespace) -> int:
     if args.kind == "nonogram":
         from .pipeline.nonogram_jobs import solve_files
 
+        if args.aligned and fmt != "csv":
+            raise UsageError("--aligned gives one line a puzzle: a nonogram's solution "
+                             "takes several in text; give --format csv")
         _compile_first("nonogram")
-        return solve_files(args.file, sys.stdout, sys.stderr, fmt, args.input_format)
+        return solve_files(args.file, sys.stdout, sys.stderr, fmt, args.input_format,
+                           aligned=args.aligned)
     return _over_file(args, ("solver",), lambda stream, name, input_format: solve_file(
-        stream, name, sys.stdout, sys.stderr, fmt, input_format=input_format))
+        stream, name, sys.stdout, sys.stderr, fmt, input_format=input_format,
+        aligned=args.aligned))
 
 
 def _compile_first(*groups: str) -> None:
@@ -201,6 +222,8 @@ def _add_rate(sub: argparse._SubParsersAction) -> None:
                    help="use no technique above this tier; a puzzle that needs more is "
                    "reported as not solved (default: extreme, which always finishes; "
                    "nonogram tiers: easy, medium, hard, extreme)")
+    _add_aligned(p, "blank, comment and malformed lines, and puzzles without exactly one "
+                 "solution. Not with --steps in text, whose steps take lines of their own")
     _add_workers(p, "rate in N processes, a few hundred puzzles at a time each "
                  "(nonograms: up to 64, fewer of large grids)")
     p.set_defaults(func=_run_rate)
@@ -211,6 +234,9 @@ def _run_rate(args: argparse.Namespace) -> int:
 
     _check_inputs(args)
     _check_at_least_one(args, "workers")
+    if args.aligned and args.steps and args.format == "text":
+        raise UsageError("--aligned gives one line a puzzle: --steps adds lines in text; "
+                         "give --format csv or jsonl, whose steps are in the puzzle's record")
     if args.kind == "nonogram":
         from .pipeline.batch import WorkerDied
         from .pipeline.nonogram_jobs import check_tier, rate_files
@@ -223,14 +249,16 @@ def _run_rate(args: argparse.Namespace) -> int:
         try:
             return rate_files(args.file, sys.stdout, sys.stderr, args.format,
                               steps=args.steps, max_tier=args.max_tier,
-                              input_format=args.input_format, workers=args.workers)
+                              input_format=args.input_format, workers=args.workers,
+                              aligned=args.aligned)
         except WorkerDied as exc:  # its message names the puzzle it stopped at
             raise UsageError(str(exc)) from exc
     # the SE rating's replay of the singles is the generator group's
     groups = ("rater", "solver") + (("generator",) if args.format != "text" else ())
     return _over_file(args, groups, lambda stream, name, input_format: rate_file(
         stream, name, sys.stdout, sys.stderr, args.format, steps=args.steps,
-        max_tier=args.max_tier, input_format=input_format, workers=args.workers))
+        max_tier=args.max_tier, input_format=input_format, workers=args.workers,
+        aligned=args.aligned))
 
 
 def _add_canon(sub: argparse._SubParsersAction) -> None:
@@ -249,6 +277,7 @@ def _add_canon(sub: argparse._SubParsersAction) -> None:
     )
     _add_files_and_kind(p)
     _add_input_format(p)
+    _add_aligned(p, "blank, comment and malformed lines")
     _add_workers(p, "work in N processes, 8,192 puzzles at a time each (Sudoku)")
     p.set_defaults(func=_run_canon)
 
@@ -264,9 +293,11 @@ def _run_canon(args: argparse.Namespace) -> int:
         if args.workers is not None:
             raise UsageError("--workers is for Sudoku puzzles: a nonogram's canonical form "
                              "takes microseconds")
-        return canon_files(args.file, sys.stdout, sys.stderr, args.input_format)
+        return canon_files(args.file, sys.stdout, sys.stderr, args.input_format,
+                           aligned=args.aligned)
     return _over_file(args, ("canon",), lambda stream, name, fmt: canon_file(
-        stream, name, sys.stdout, sys.stderr, input_format=fmt, workers=args.workers))
+        stream, name, sys.stdout, sys.stderr, input_format=fmt, workers=args.workers,
+        aligned=args.aligned))
 
 
 def _add_workers(p: argparse.ArgumentParser, doing: str) -> None:
@@ -713,7 +744,9 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
         "ladder's fingerprint: Parquet in its metadata, sdk and opensudoku inside, the "
         "card in its header, other files written with --out in PATH.meta.json. "
         "svg and png write one picture a puzzle (ID.svg, ID.png; with --answers also "
-        "ID-answer.svg) into the --out directory, drawn as in the book.",
+        "ID-answer.svg) into the --out directory, drawn as in the book. A selection "
+        "without puzzles is written empty and said on stderr ('nanpure: export: no "
+        "puzzles matched (runs: ...)'), exit status 0.",
     )
     _add_store_selection(p)
     p.add_argument("--kind", choices=("sudoku", "nonogram"),
@@ -780,7 +813,10 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
         description="Statistics of the stored puzzles (all, or those of the runs --run "
         "selects): the blank-count "
         "distribution per tier, how often each technique was needed, and per quota the "
-        "tasks judged and the share accepted, with the runs' throughput. Nonograms get "
+        "tasks judged and the share accepted, with the runs' throughput. Sudoku puzzles "
+        "with a Sudoku Explainer rating (quotas with se) add per tier how many are rated "
+        "and their lowest, median and highest ER, and the puzzles per band of a whole "
+        "point of ER (JSON: under se, {} when none is rated). Nonograms get "
         "tables of their own: puzzles per size and tier, and the nonogram ladder's "
         "technique usage.",
     )
@@ -788,7 +824,8 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--plot", metavar="FILE",
                    help="also draw the statistics into FILE.pdf or FILE.png: blank counts "
-                   "and scores by tier, technique usage, acceptance per quota")
+                   "and scores by tier, SE ratings by tier when there are any, technique "
+                   "usage, acceptance per quota")
     p.add_argument("--inventory", action="store_true",
                    help="the puzzles no book has printed yet, per family of runs "
                    "(nightly-{date}), quota, kind and tier, with each quota's keep_unused and "

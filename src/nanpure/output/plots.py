@@ -33,6 +33,7 @@ from reportlab.pdfbase import pdfmetrics
 from ..files import atomic_path, writing
 from ..generator.tiers import tier_rank
 from ..layouts.pages import Fonts, load_fonts
+from .stats import se_bands
 
 PLOT_FORMATS = (".pdf", ".png")
 #: The page's width and its margin, in points.
@@ -104,6 +105,12 @@ def charts(summary: dict[str, Any], scores: dict[str, dict[int, int]],
                       for lo in lows] for t, counts in scores.items()}
         found.append(("Scores by tier", _histogram(fonts, [str(lo) for lo in lows], binned,
                                                    f"score (bins of {width})")))
+    if summary.get("se"):  # a store whose quotas had se
+        bands = se_bands(summary["se"])
+        by_band = {t: [d.get(band, 0) for band in bands]
+                   for t, d in summary["se"]["bands"].items()}
+        found.append(("SE ratings (ER) by tier", _histogram(fonts, bands, by_band,
+                                                            "Sudoku Explainer rating ER")))
     for key, title in ((None, "Technique usage"), ("nonograms", "Nonogram technique usage")):
         part = summary if key is None else summary.get(key)
         if part and part["techniques"]:

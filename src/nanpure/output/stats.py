@@ -221,7 +221,8 @@ def to_json(summary: dict[str, Any]) -> str:
 
 def format_tables(summary: dict[str, Any]) -> str:
     """The summary as aligned text tables: the run, blank counts by tier, techniques."""
-    parts = [_run_table(summary), _blank_table(summary), _technique_table(summary)]
+    parts = [_run_table(summary), _blank_table(summary), _technique_table(summary),
+             _se_tables(summary)]
     if "nonograms" in summary:
         parts += [_size_table(summary["nonograms"]),
                   _technique_table(summary["nonograms"], "nonogram technique usage")]
@@ -277,22 +278,128 @@ def _run_table(s: dict[str, Any]) -> str:
 
 
 def _blank_table(s: dict[str, Any]) -> str:
-    tiers = list(s["blanks"])
+    counts = sorted({int(k) for d in s["blanks"].values() for k in d})
+    return _tier_histogram("blank counts by tier", "blanks", s["blanks"],
+                           [str(n) for n in counts])
+
+
+def _tier_histogram(title: str, column: str, by_tier: dict[str, dict[str, int]],
+                    keys: list[str]) -> str:
+    """A table of how many puzzles of each tier (columns) have each of ``keys`` (rows,
+    named in ``column``), with totals and a bar a row; empty without tiers."""
+    tiers = list(by_tier)
     if not tiers:
         return ""
-    counts = sorted({int(k) for d in s["blanks"].values() for k in d})
     rows = []
-    totals = {n: sum(s["blanks"][t].get(str(n), 0) for t in tiers) for n in counts}
+    totals = {k: sum(by_tier[t].get(k, 0) for t in tiers) for k in keys}
     peak = max(totals.values())
-    for n in counts:
-        bar = "#" * max(1, round(30 * totals[n] / peak))
-        rows.append([str(n)] + [str(s["blanks"][t].get(str(n), "")) for t in tiers]
-                    + [str(totals[n]), bar])
-    # the tiers' sum, not s["puzzles"]: a store of both kinds counts nonograms there too
-    rows.append(["all"] + [str(s["tiers"][t]) for t in tiers]
-                + [str(sum(s["tiers"].values())), ""])
-    return "blank counts by tier\n" + table(["blanks", *tiers, "total", ""], rows,
-                                            align="r" * (len(tiers) + 2) + "l")
+    for k in keys:
+        bar = "#" * max(1, round(30 * totals[k] / peak)) if totals[k] else ""
+        rows.append([k] + [str(by_tier[t].get(k, "")) for t in tiers] + [str(totals[k]), bar])
+    # the tiers' sums, not s["puzzles"]: a store of both kinds counts nonograms there too
+    sums = [sum(by_tier[t].values()) for t in tiers]
+    rows.append(["all"] + [str(n) for n in sums] + [str(sum(sums)), ""])
+    return f"{title}\n" + table([column, *tiers, "total", ""], rows,
+                                align="r" * (len(tiers) + 2) + "l")
+
+
+# --- Sudoku Explainer's ratings ----------------------------------------------------------------
+
+
+def se_summary(groups: Iterable[tuple[str, float, int]]) -> dict[str, Any]:
+    """The Sudoku Explainer rating ER of the puzzles that have one, from ``(tier, ER,
+    puzzles)`` groups: per tier (easiest first) and for ``all``, how many are rated and the
+    lowest, median and highest ER; and per tier how many fall in each band of a whole
+    point of SE's scale (``1.0-1.9``, ..., ``9.0-9.9``; nanpure's ER stops at 9.5). Empty
+    when no puzzle has one.
+
+    >>> s = se_summary([("easy", 1.2, 3), ("easy", 2.3, 1), ("hard", 4.2, 1), ("hard", 7.1, 1)])
+    >>> s["tiers"]["hard"], s["all"]["median"]
+    ({'rated': 2, 'min': 4.2, 'median': 5.65, 'max': 7.1}, 1.75)
+    >>> s["bands"]
+    {'easy': {'1.0-1.9': 3, '2.0-2.9': 1}, 'hard': {'4.0-4.9': 1, '7.0-7.9': 1}}
+    >>> se_summary([])
+    {}
+    """
+    tenths: dict[str, dict[int, int]] = {}  # tier -> ER in tenths -> puzzles
+    for tier, er, n in groups:
+        _count(tenths.setdefault(tier, {}), round(er * 10), n)
+    if not tenths:
+        return {}
+    tenths = _by_tier(tenths)
+    every: dict[int, int] = {}
+    for counts in tenths.values():
+        for er, n in counts.items():
+            _count(every, er, n)
+    bands: dict[str, dict[str, int]] = {}
+    for tier, counts in tenths.items():
+        for er, n in counts.items():
+            _count(bands.setdefault(tier, {}), _se_band(er // 10), n)
+    return {"tiers": {t: _se_spread(counts) for t, counts in tenths.items()},
+            "all": _se_spread(dict(sorted(every.items()))),
+            "bands": bands}
+
+
+def _se_band(point: int) -> str:
+    """The band of the whole point ``point`` of SE's scale.
+
+    >>> _se_band(7)
+    '7.0-7.9'
+    """
+    return f"{point}.0-{point}.9"
+
+
+def _se_spread(counts: dict[int, int]) -> dict[str, Any]:
+    """How many ratings ``counts`` (ER in tenths, ascending, -> puzzles) holds, and their
+    lowest, median (of an even number, the mean of the middle two) and highest ER."""
+    n = sum(counts.values())
+    values = list(counts)
+
+    def at(k: int) -> int:  # the k-th rating from 0, in order
+        for value, m in counts.items():
+            if k < m:
+                return value
+            k -= m
+        raise IndexError(k)
+
+    median = (at((n - 1) // 2) + at(n // 2)) / 20
+    return {"rated": n, "min": values[0] / 10, "median": round(median, 2),
+            "max": values[-1] / 10}
+
+
+def _se_tables(s: dict[str, Any]) -> str:
+    """The SE ratings' tables: the spread per tier, and the puzzles per band and tier."""
+    se = s.get("se")
+    if not se:
+        return ""
+    rows = [[tier, str(spread["rated"]), str(s["tiers"].get(tier, "")),
+             f"{spread['min']:.1f}", _median(spread["median"]), f"{spread['max']:.1f}"]
+            for tier, spread in [*se["tiers"].items(), ("all", se["all"])]]
+    rows[-1][2] = str(sum(s["tiers"].values()))
+    spread = "SE ratings (ER) by tier\n" + table(
+        ["tier", "rated", "puzzles", "min", "median", "max"], rows, align="lrrrrr")
+    return spread + "\n\n" + _tier_histogram("SE ratings (ER) by band", "ER", se["bands"],
+                                              se_bands(se))
+
+
+def se_bands(se: dict[str, Any]) -> list[str]:
+    """The bands of :func:`se_summary`'s ``se`` from its lowest to its highest, those
+    between without ratings too.
+
+    >>> se_bands(se_summary([("easy", 1.2, 1), ("hard", 4.5, 1)]))
+    ['1.0-1.9', '2.0-2.9', '3.0-3.9', '4.0-4.9']
+    """
+    points = [int(band.split(".", 1)[0]) for d in se["bands"].values() for band in d]
+    return [_se_band(p) for p in range(min(points), max(points) + 1)]
+
+
+def _median(value: float) -> str:
+    """A median as the ratings are written, with a second decimal where it has one.
+
+    >>> _median(2.0), _median(5.65)
+    ('2.0', '5.65')
+    """
+    return f"{value:.1f}" if round(value, 1) == value else f"{value:.2f}"
 
 
 def _technique_table(s: dict[str, Any], title: str = "technique usage") -> str:

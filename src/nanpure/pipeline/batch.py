@@ -43,7 +43,7 @@ import stat
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
@@ -76,6 +76,12 @@ class PuzzleLines:
     data: bytes = b""  # the file's bytes
     starts: np.ndarray | None = None  # where each valid board's 81 characters start
     position: int | None = None  # how far the file was read, when it can tell (progress)
+    #: the line number of every record of the chunk, in order, answered or not: every
+    #: line of a ``lines`` file (blank, comment and malformed ones too), each puzzle
+    #: another format's reader gives (a CSV row, ...), negated where it is not a board
+    #: (several of those may start on one line: an OpenSudoku file's games); what
+    #: ``--aligned`` answers (:func:`write_aligned`)
+    records: Sequence[int] = ()
 
     @property
     def texts(self) -> list[str]:
@@ -168,8 +174,11 @@ def _chunks(stream: TextIO | BinaryIO, fmt: str, houses: bool,
             if before:
                 numbers = [n + before for n in numbers]
                 problems = [(n + before, message) for n, message in problems]
-            yield PuzzleLines(boards, numbers, problems, data, starts, _position(stream))
-            before += data.count(b"\n")
+            ends = data.count(b"\n")
+            lines = ends + (1 if data and not data.endswith(b"\n") else 0)
+            yield PuzzleLines(boards, numbers, problems, data, starts, _position(stream),
+                              range(before + 1, before + 1 + lines))
+            before += ends
         return
     if fmt != "parquet":
         source = io.BufferedReader(source)
@@ -256,6 +265,7 @@ def _other_format(line: str, problems: list[tuple[int, str]], puzzles: bool, *,
 def _checked(found: list[tuple[int, str]], houses: bool, position: int | None
              ) -> PuzzleLines:
     """The puzzles of ``(line, text)`` pairs, each text checked as a line would be."""
+    lines_of = [n for n, _ in found]
     # check them as lines, one each, in order (line k is found[k - 1]); a text that would
     # not be read as one line (empty, a comment, several lines) is a problem of its own
     usable = [t.strip() != "" and not t.lstrip().startswith("#") and "\n" not in t
@@ -263,13 +273,17 @@ def _checked(found: list[tuple[int, str]], houses: bool, position: int | None
     problems = [(n, "expected 81 characters, got "
                  + (repr(t.strip()) if t.strip() else "an empty field"))
                 for (n, t), ok in zip(found, usable, strict=True) if not ok]
-    found = [entry for entry, ok in zip(found, usable, strict=True) if ok]
+    kept = [k for k, ok in enumerate(usable) if ok]
+    found = [found[k] for k in kept]
     lines = "\n".join(t for _, t in found).encode("utf-8", "replace")
     boards, numbers, starts, bad = scan_puzzle_text(lines, houses)
+    records = [-n for n in lines_of]
+    for k in numbers:
+        records[kept[k - 1]] *= -1
     problems += [(found[k - 1][0], msg) for k, msg in bad]
     problems.sort()
     return PuzzleLines(boards, [found[k - 1][0] for k in numbers], problems, lines, starts,
-                       position)
+                       position, records)
 
 
 def _seekable_bytes(stream: Any) -> bool:
@@ -419,6 +433,77 @@ def print_pending(pending: list[tuple[Any, str]], err: TextIO, before: Any = Non
     del pending[:n]
 
 
+def blank_record(fmt: str, columns: int = 1) -> str:
+    """What ``--aligned`` writes for an input record without an answer, in output format
+    ``fmt``: an empty line; in ``csv`` a row of ``columns`` empty fields; in ``jsonl`` an
+    empty object, so that every line is still one.
+
+    >>> blank_record("lines"), blank_record("csv", 3), blank_record("jsonl")
+    ('\\n', ',,\\n', '{}\\n')
+    """
+    return {"csv": "," * (columns - 1) + "\n", "jsonl": "{}\n"}.get(fmt, "\n")
+
+
+def write_aligned(out: TextIO, records: Iterable[Any], places: Sequence[Any],
+                  texts: Sequence[str | None], blank: str) -> None:
+    """Write for each of ``records`` (the places of the input's records, in order) the
+    answer of the puzzle there, or ``blank`` (:func:`blank_record`) where there is none:
+    ``--aligned``'s output, one record for each record of the input. ``places`` are the
+    puzzles' places, in order, each a record's (the next record equal to it: a record
+    that is not a puzzle's never equals a place), and ``texts`` their answers (None: not
+    answered).
+
+    >>> write_aligned(sys.stdout, [1, 2, -3, 3, 4], [2, 3, 4], ["b\\n", "c\\n", None], "-\\n")
+    -
+    b
+    -
+    c
+    -
+    """
+    answers = iter(zip(places, texts, strict=True))
+    place, text = next(answers, (None, None))
+    written = []
+    for record in records:
+        if record != place:
+            written.append(blank)
+            continue
+        written.append(blank if text is None else text)
+        place, text = next(answers, (None, None))
+    out.write("".join(written))
+
+
+def _write_aligned_lines(out: TextIO, records: Iterable[Any], places: Sequence[Any],
+                         answered: Sequence[bool], blank: str, write: Callable[..., None],
+                         *args: Any) -> None:
+    """:func:`write_aligned` of the lines ``write(stream, *args)`` writes, one for each of
+    the puzzles at ``places`` that is ``answered``."""
+    buffer = io.StringIO()
+    write(buffer, *args)
+    lines = iter(buffer.getvalue().splitlines(keepends=True))
+    write_aligned(out, records, places, [next(lines) if a else None for a in answered],
+                  blank)
+
+
+def aligned_segments(segments: Iterator[Segment], records: Sequence[Any]
+                     ) -> Iterator[Segment]:
+    """The ``segments`` of a chunk whose records are at ``records`` (as
+    :func:`write_aligned` takes them), each given those it writes with ``--aligned``
+    (:attr:`Segment.records`): the records after the segment before it, up to its last
+    puzzle's, or for the chunk's last segment up to the chunk's end."""
+    at = 0
+    for segment in segments:
+        end = at
+        for place in segment.places:
+            while records[end] != place:
+                end += 1
+            end += 1
+        if segment.last:
+            end = len(records)
+        segment.records = records[at:end]
+        at = end
+        yield segment
+
+
 #: Rows made and written at a time. A block of this many stays in the CPU cache and is
 #: used again for the next rows; one block for the whole file, its text and the text's
 #: encoding would be fresh memory, which costs more to touch than the writing itself.
@@ -475,7 +560,8 @@ def input_status(problems: bool, usable: bool) -> int:
 
 
 def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "lines",
-               input_format: str = "lines", *, chunk: int | None = CHUNK_PUZZLES) -> int:
+               input_format: str = "lines", *, chunk: int | None = CHUNK_PUZZLES,
+               aligned: bool = False) -> int:
     """Solve every puzzle of ``stream``; returns the exit status.
 
     ``fmt="lines"`` prints each solution as an 81-digit line (a puzzle with no solution
@@ -487,11 +573,18 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
     ``input_format`` is one of :data:`INPUT_FORMATS`. The file
     is read and answered ``chunk`` puzzles at a time (:func:`read_puzzle_chunks`); the
     messages of a chunk's lines come before its answers, in the order of the lines.
+    With ``aligned``, every record of the input (:attr:`PuzzleLines.records`) gets one
+    line: its answer as without it, or an empty line (csv: a row of empty fields) when
+    it has none (a blank, comment or malformed line; with ``lines`` a puzzle without a
+    solution).
     """
+    blank = blank_record(fmt, 3) if aligned else None
     status, usable = 0, False
     # a board that gives a digit twice in a house has no solution: only those the solver
-    # finds none for need that check (the solver makes it anyway, reading would repeat it)
-    for k, puzzles in enumerate(read_puzzle_chunks(stream, input_format, False, chunk)):
+    # finds none for need that check (the solver makes it anyway, reading would repeat it);
+    # --aligned has reading find them, so that they are never a record's board
+    houses = aligned
+    for k, puzzles in enumerate(read_puzzle_chunks(stream, input_format, houses, chunk)):
         usable = usable or len(puzzles.boards) > 0
         counts, solutions = count_solutions_batch(puzzles.boards, 2)
         unsolved = np.flatnonzero(counts == 0)
@@ -504,7 +597,12 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
             print_pending(pending, err)
             if k == 0:
                 out.write("puzzle,solutions,solution\n")
-            _write_csv_rows(out, puzzles, counts, solutions)
+            if blank is None:
+                _write_csv_rows(out, puzzles, counts, solutions)
+            else:
+                _write_aligned_lines(out, puzzles.records, puzzles.line_numbers,
+                                     [True] * len(counts), blank, _write_csv_rows, puzzles,
+                                     counts, solutions)
             continue
         for i in np.flatnonzero(counts != 1).tolist():
             lineno = puzzles.line_numbers[i]
@@ -516,7 +614,12 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
                       file=err)
             status = 1
         print_pending(pending, err)
-        _write_grid_lines(out, solutions if len(unsolved) == 0 else solutions[counts > 0])
+        solved = solutions if len(unsolved) == 0 else solutions[counts > 0]
+        if blank is None:
+            _write_grid_lines(out, solved)
+        else:
+            _write_aligned_lines(out, puzzles.records, puzzles.line_numbers,
+                                 (counts > 0).tolist(), blank, _write_grid_lines, solved)
     return input_status(status > 0, usable)
 
 
@@ -544,6 +647,7 @@ def rate_file(
     chunk: int | None = CHUNK_PUZZLES,
     batch: int = RATE_BATCH,
     progress: bool | None = None,
+    aligned: bool = False,
 ) -> int:
     """Rate every puzzle of ``stream`` with the technique ladder; returns the exit status.
 
@@ -565,7 +669,9 @@ def rate_file(
     worker that dies is replaced and the puzzles not answered go to the new workers (a
     line on ``err`` says so), and lines whose workers died three times stop the command
     (:class:`WorkerDied`, its message naming them and the first line not answered).
-    ``progress`` shows a bar on ``err`` (default: when it is a terminal).
+    ``progress`` shows a bar on ``err`` (default: when it is a terminal). With
+    ``aligned``, every record of the input gets one: its rating, or where there is none
+    an empty line (csv: a row of empty fields; jsonl: ``{}``), as :func:`solve_file`'s.
     """
     if fmt not in RATE_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(RATE_FORMATS)}")
@@ -576,7 +682,8 @@ def rate_file(
     with (Progress(err, stream, progress, out=out) as bar,
           batch_workers(workers, rate_batch) as done_by):
         job = _RateJob(name, bar.answers, bar.messages, batch, fmt=fmt, steps=steps,
-                       max_tier=max_tier)
+                       max_tier=max_tier, aligned=rating_blank(fmt, RATE_COLUMNS, steps,
+                                                               aligned))
         job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
     return input_status(job.status > 0, job.usable)
 
@@ -644,6 +751,9 @@ class Segment:
     batch: Any
     counts: list[int] | None = None
     future: Any = None
+    #: with ``--aligned``, the places of the input's records this segment writes
+    #: (:func:`aligned_segments`), each its puzzle's answer or a blank record
+    records: Sequence[Any] | None = None
 
 
 @dataclass
@@ -660,6 +770,9 @@ class BatchJob:
     batch: int
     status: int = 0
     batches: int = 0
+    #: with ``--aligned``, what is written for a record without an answer
+    #: (:func:`blank_record`; segments then carry their records); else None
+    aligned: str | None = None
 
     def __post_init__(self) -> None:
         if self.batch < 1:  # else no segment would ever hold a puzzle
@@ -699,6 +812,12 @@ class BatchJob:
     def _segments(self, chunks: Iterator[Any], bar: Progress) -> Iterator[Segment]:
         """The segments of the chunks, in order."""
         raise NotImplementedError
+
+    def _with_records(self, segments: Iterator[Segment], records: Sequence[Any]
+                      ) -> Iterator[Segment]:
+        """The ``segments`` of a chunk whose records are at ``records``, with
+        ``--aligned`` each given those it writes (:func:`aligned_segments`)."""
+        return segments if self.aligned is None else aligned_segments(segments, records)
 
     #: what the workers do with the puzzles, for messages
     doing, does = "answering", "answer"
@@ -777,7 +896,9 @@ class _FileJob(BatchJob):
             bar.read(puzzles)
             self.usable = self.usable or len(puzzles.boards) > 0
             self.status |= 1 if puzzles.problems else 0
-            yield from self._cut(puzzles, located_problems(puzzles.problems, self.name))
+            yield from self._with_records(
+                self._cut(puzzles, located_problems(puzzles.problems, self.name)),
+                puzzles.records)
 
     def _begin(self) -> None:
         """What comes before the answers, once the first chunk is read (a header)."""
@@ -816,14 +937,22 @@ class RatingJob(BatchJob):
     def _answer(self, segment: Segment, answers: Any) -> None:
         counts, written = self._counted(segment, answers)
         ratings = iter(written)
+        rated: list[str | None] = []  # with --aligned, each puzzle's rating
         for place, n in zip(segment.places, counts, strict=True):
             print_pending(segment.pending, self.err, place)
             if n != 1:
                 what = "no solution" if n == 0 else "more than one solution"
                 print(f"{self._named(place)}: puzzle has {what}; not rated", file=self.err)
                 self.status = 1
+                rated.append(None)
                 continue
-            self.out.write(next(ratings))
+            if self.aligned is None:
+                self.out.write(next(ratings))
+            else:
+                rated.append(next(ratings))
+        if self.aligned is not None:
+            assert segment.records is not None
+            write_aligned(self.out, segment.records, segment.places, rated, self.aligned)
         if segment.last:
             print_pending(segment.pending, self.err)
 
@@ -1197,6 +1326,13 @@ def _write_rating(out: TextIO, fmt: str, text: str, rating: Rating, max_tier: st
                               **ers})
 
 
+def rating_blank(fmt: str, columns: Sequence[str], steps: bool, aligned: bool
+                 ) -> str | None:
+    """``rate``'s :attr:`BatchJob.aligned`, either kind's: the blank record of ``fmt``
+    with ``columns`` (and ``steps``), None without ``aligned``."""
+    return blank_record(fmt, len(columns) + steps) if aligned else None
+
+
 def write_rating(out: TextIO, fmt: str, rating: Any, max_tier: str, *, label: str,
                  csv_values: list[object], json_fields: dict[str, object]) -> None:
     """One rating in ``fmt``, for either kind's ladder: text is ``label tier score
@@ -1226,16 +1362,17 @@ CANON_BATCH = 8192
 def canon_file(stream: TextIO | BinaryIO, name: str, out: TextIO, err: TextIO,
                input_format: str = "lines", *, chunk: int | None = CHUNK_PUZZLES,
                workers: int | None = 1, batch: int = CANON_BATCH,
-               progress: bool | None = None) -> int:
+               progress: bool | None = None, aligned: bool = False) -> int:
     """Print the canonical form (:mod:`nanpure.generator.canon`) of every puzzle of
     ``stream``, one 81-character line each with ``.`` for a blank; equivalent puzzles get
     the same line. The status is 1 if any line was malformed, else 0 (2 when no line was
     a puzzle, :func:`input_status`). The file is read
     and answered ``chunk`` puzzles at a time, each chunk's messages before its lines;
-    ``workers`` and ``progress`` as :func:`rate_file`'s."""
+    ``workers``, ``progress`` and ``aligned`` as :func:`rate_file`'s."""
     with (Progress(err, stream, progress, out=out) as bar,
           batch_workers(workers, canon_batch) as done_by):
-        job = _CanonJob(name, bar.answers, bar.messages, batch)
+        job = _CanonJob(name, bar.answers, bar.messages, batch,
+                        aligned=blank_record("lines") if aligned else None)
         job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
     return input_status(job.status > 0, job.usable)
 
@@ -1280,7 +1417,11 @@ class _CanonJob(_FileJob):
 
     def _answer(self, segment: Segment, answers: Any) -> None:
         print_pending(segment.pending, self.err)  # the chunk's, with its first segment
-        if answers:
+        if self.aligned is not None:
+            assert segment.records is not None
+            write_aligned(self.out, segment.records, segment.places,
+                          answers.splitlines(keepends=True) if answers else [], self.aligned)
+        elif answers:
             self.out.write(answers)
 
 

@@ -50,9 +50,12 @@ from .batch import (
     RatingJob,
     Segment,
     batch_workers,
+    blank_record,
     csv_line,
     input_status,
     print_pending,
+    rating_blank,
+    write_aligned,
     write_rating,
 )
 
@@ -84,6 +87,10 @@ class Puzzles:
     problems: int = 0
     places: list[Place] = field(default_factory=list)  # of each puzzle
     pending: list[tuple[Place, str]] = field(default_factory=list)  # in reading order
+    #: the place of every record read, in order, answered or not (every line of a file
+    #: of one-line puzzles, every row of a table, a ``.non`` file): what ``--aligned``
+    #: answers
+    records: list[Place] = field(default_factory=list)
 
     @property
     def status(self) -> int:
@@ -210,6 +217,7 @@ def _read_table(data: bytes, fmt: str, name: str, index: int, found: Puzzles) ->
             found.problem((index, 0), f"{name}: its puzzle column holds {what[1]}, not "
                                       f"nonograms; {SUDOKU_HINT}")
             return
+    found.records.extend((index, line) for line, _ in read)
     for line, result in read:
         if isinstance(result, FormatError):
             found.problem((index, line), result.located(name))
@@ -218,6 +226,7 @@ def _read_table(data: bytes, fmt: str, name: str, index: int, found: Puzzles) ->
 
 
 def _read_non(text: str, name: str, index: int, found: Puzzles) -> None:
+    found.records.append((index, 0))
     try:
         found.add(parse_non(text), name, (index, 0))
     except FormatError as exc:
@@ -239,6 +248,7 @@ def _read_lines(text: str, name: str, index: int, found: Puzzles) -> None:
                 return
             found.problem((index, number), exc.located(name))
         first = False
+    found.records.extend((index, number) for number in range(1, len(lines) + 1))
 
 
 def _is_puzzle_line(line: str) -> bool:
@@ -273,7 +283,7 @@ def picture_rows(picture: str, width: int, marks: str = ".#") -> list[str]:
 
 
 def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text",
-                input_format: str | None = None) -> int:
+                input_format: str | None = None, aligned: bool = False) -> int:
     """``nanpure solve --kind nonogram``: solve every puzzle of ``paths``; the exit status.
 
     ``fmt="text"`` prints each solution as a line ``NAME WxH`` (as ``rate`` names a puzzle:
@@ -283,7 +293,11 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
     prints :data:`SOLVE_COLUMNS`, ``solutions`` 0, 1 or 2 (two or more), ``solution`` the
     row-major ``0``/``1`` string, empty unless unique (the counts are the answer there: only
     unreadable input makes the status 1). Messages come in the order of the files and lines.
+    With ``aligned`` (csv only), every record read (:attr:`Puzzles.records`) gets one row,
+    a row of empty fields where it holds no puzzle.
     """
+    if aligned and fmt != "csv":
+        raise ValueError("aligned output is csv's: text takes several lines a puzzle")
     from ..generator.nonogram import count_solutions_batch
 
     found = collect_puzzles(paths, input_format)
@@ -295,6 +309,13 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
     counts, solutions = count_solutions_batch(found.puzzles, 2)
     if fmt == "csv":
         out.write(csv_line(SOLVE_COLUMNS))
+    if aligned:
+        write_aligned(out, found.records, found.places, [
+            csv_line((name, puzzle.width, puzzle.height, n, solution if n == 1 else ""))
+            for name, puzzle, n, solution in zip(found.names, found.puzzles, counts.tolist(),
+                                                 solutions, strict=True)],
+            blank_record(fmt, len(SOLVE_COLUMNS)))
+        return status
     first = True
     for name, place, puzzle, n, solution in zip(found.names, found.places, found.puzzles,
                                                 counts.tolist(), solutions, strict=True):
@@ -319,19 +340,25 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
 
 
 def canon_files(paths: Sequence[str], out: TextIO, err: TextIO,
-                input_format: str | None = None) -> int:
+                input_format: str | None = None, aligned: bool = False) -> int:
     """``nanpure canon --kind nonogram``: print the canonical form of every puzzle of
     ``paths`` (read as :func:`solve_files` reads them), one a line in the one-line form
     without a goal; the exit status. Problems come on ``err`` in the order of the files
-    and lines."""
+    and lines. With ``aligned``, every record read (:attr:`Puzzles.records`) gets a line,
+    an empty one where it holds no puzzle."""
     from ..generator.nonogram.canon import canonical
     from ..generator.nonogram.formats import format_line
 
     found = collect_puzzles(paths, input_format)
+    forms = []
     for place, puzzle in zip(found.places, found.puzzles, strict=True):
         found.report(err, place)
-        out.write(format_line(canonical(puzzle), goal=False) + "\n")
+        forms.append(format_line(canonical(puzzle), goal=False) + "\n")
+        if not aligned:
+            out.write(forms.pop())
     found.report(err)
+    if aligned:
+        write_aligned(out, found.records, found.places, forms, blank_record("line"))
     return found.status
 
 
@@ -365,7 +392,7 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
                steps: bool = False, max_tier: str = "extreme",
                input_format: str | None = None, workers: int | None = 1,
                batch: int = RATE_BATCH,
-               progress: bool | None = None) -> int:
+               progress: bool | None = None, aligned: bool = False) -> int:
     """``nanpure rate --kind nonogram``: rate every puzzle of ``paths`` with the nonogram
     ladder; the exit status.
 
@@ -384,7 +411,9 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
     that dies is replaced, as in Sudoku's :func:`~nanpure.pipeline.batch.rate_file`
     (puzzles whose workers died three times stop the command:
     :class:`~nanpure.pipeline.batch.WorkerDied`). ``progress`` shows a bar on ``err``
-    (default: when it is a terminal).
+    (default: when it is a terminal). With ``aligned``, every record read
+    (:attr:`Puzzles.records`) gets its rating or, where there is none, an empty line (csv:
+    a row of empty fields; jsonl: ``{}``).
     """
     check_tier(max_tier)
     found = collect_puzzles(paths, input_format)
@@ -395,6 +424,7 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
           batch_workers(workers, rate_batch) as done_by):
         job = _RateJob("", bar.answers, bar.messages, batch, status=found.status, fmt=fmt,
                        steps=steps, max_tier=max_tier, columns=RATE_COLUMNS,
+                       aligned=rating_blank(fmt, RATE_COLUMNS, steps, aligned),
                        names=dict(zip(found.places, found.names, strict=True)))
         job.run(iter([found]), done_by, bar)
     return job.status
@@ -450,20 +480,24 @@ class _RateJob(RatingJob):
     def _segments(self, chunks: Iterator[Puzzles], bar: Progress) -> Iterator[Segment]:
         for found in chunks:
             self._begin()
-            n = len(found.puzzles)
-            end = 0
-            while end < n:
-                at, cells = end, 0
-                while end < n and end - at < self.batch:
-                    cells += found.puzzles[end].width * found.puzzles[end].height
-                    if cells > RATE_CELLS and end > at:  # one puzzle, whatever its size
-                        break
-                    end += 1
-                yield Segment(found.places[at:end], found.pending, end == n,
-                              RateBatch(first=self.batches, puzzles=found.puzzles[at:end],
-                                        names=found.names[at:end], fmt=self.fmt,
-                                        max_tier=self.max_tier, steps=self.steps))
-                self.batches += 1
+            yield from self._with_records(self._cut(found), found.records)
+
+    def _cut(self, found: Puzzles) -> Iterator[Segment]:
+        """The segments of the puzzles read."""
+        n = len(found.puzzles)
+        end = 0
+        while end < n:
+            at, cells = end, 0
+            while end < n and end - at < self.batch:
+                cells += found.puzzles[end].width * found.puzzles[end].height
+                if cells > RATE_CELLS and end > at:  # one puzzle, whatever its size
+                    break
+                end += 1
+            yield Segment(found.places[at:end], found.pending, end == n,
+                          RateBatch(first=self.batches, puzzles=found.puzzles[at:end],
+                                    names=found.names[at:end], fmt=self.fmt,
+                                    max_tier=self.max_tier, steps=self.steps))
+            self.batches += 1
 
     def _counted(self, segment: Segment, answers: tuple[list[int], tuple[str, ...]]
                  ) -> tuple[list[int], tuple[str, ...]]:

@@ -38,7 +38,7 @@ from ..words import counted
 from .config import stored_quota
 from .quotas import in_stock
 from .stops import finishing
-from .store import Store, StoreError, canonical_forms
+from .store import Store, StoreError, canonical_forms, runs_named
 
 
 def export_command(store_path: str, run: str | None, fmt: str, out: str,
@@ -59,6 +59,9 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
     (Sudoku csv, jsonl and Parquet), rating the puzzles stored without them. Each of
     these given with a format that does not take it is refused, naming the formats it
     is for (:func:`check_options`).
+
+    A selection without puzzles (runs that hold none, or none of ``kind``) is written as
+    any other, empty, with a line on stderr naming what was selected; the status is 0.
     """
     if out != "-":  # before anything is read: an export written over its store loses it
         check_not_store(out, "--out", store_path)
@@ -66,6 +69,7 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
             check_not_store(f"{out}.meta.json", "--out", store_path)
         if fmt == "non":  # as generate refuses it: two batches of .non files mixed
             check_new_batch(out)
+    given_kind = kind
     with Store(store_path, create=False, writes=False) as store:
         store.check_runs(run)
         kinds = store.puzzle_kinds(run)
@@ -83,8 +87,12 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
                                               run_globs=run, up_to=last)
         # opensudoku's folder is named for the runs before its first game
         runs = store.puzzle_run_names(kind, run, last) if fmt == "opensudoku" else None
+        selected = runs_named(store.run_names(run))
         return _write_export(pairs, store_path, fmt, out, kind, license=license,
-                             steps=steps, answers=answers, dpi=dpi, se=se, runs=runs)
+                             steps=steps, answers=answers, dpi=dpi, se=se, runs=runs,
+                             none_matched=f"nanpure: export: no "
+                             f"{'' if given_kind is None else kind + ' '}puzzles matched "
+                             f"({selected})")
 
 
 #: Export options only some formats take: what each is for, and those formats.
@@ -132,10 +140,11 @@ def check_options(fmt: str, kind: str, *, license: str | None, steps: bool, answ
 def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: str,
                   fmt: str, out: str, kind: str, *, license: str | None, steps: bool,
                   answers: bool, dpi: float | None, se: bool,
-                  runs: list[str] | None = None) -> int:
+                  runs: list[str] | None = None, none_matched: str = "") -> int:
     """:func:`export_command`'s writing: ``pairs`` are the records, all of ``kind``, with
     their stored canonical forms; ``runs`` the sorted names of their runs (opensudoku's
-    folder), None to find them from the records.
+    folder), None to find them from the records; ``none_matched`` what is said on stderr
+    when there were none, before what was written.
 
     Once the export is whole under its name it is done: a Ctrl-C or SIGTERM from the
     rename that puts it there on (:func:`~nanpure.files.finishing_renames`; for ``hf``
@@ -156,6 +165,7 @@ def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: 
             splits = write_hf(records, forms, out, kind=kind,
                               license=HF_LICENSE if license is None else license)
         n = sum(splits.values())
+        _say_if_none(n, none_matched)
         print(f"wrote {counted(n, 'puzzle')} to {out} "
               f"(train {splits['train']}, test {splits['test']})", file=sys.stderr)
         return 0
@@ -173,6 +183,7 @@ def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: 
             # each picture written as its puzzle is read, so the selection is never held
             n = sum(1 for _ in puzzle_images(records, fmt, out, answers=answers, dpi=dpi))
         with finishing():  # every file is written
+            _say_if_none(n, none_matched)
             said = counted(n, "puzzle") if fmt == "non" else (
                 f"{counted(n, 'picture')} of {counted(n // 2 if answers else n, 'puzzle')}")
             print(f"wrote {said} to {out}", file=sys.stderr)
@@ -186,13 +197,23 @@ def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: 
     if out == "-":
         if fmt == "parquet":
             raise ExportError("Parquet is binary; give a file with --out")
-        write_file_export(records, fmt, sys.stdout, kind, paths, se, runs)
+        n = write_file_export(records, fmt, sys.stdout, kind, paths, se, runs)
+        _say_if_none(n, none_matched)
         return 0
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     with finishing_renames(finishing):
         n = write_file_export(records, fmt, out, kind, paths, se, runs)
+    _say_if_none(n, none_matched)
     print(f"wrote {counted(n, 'puzzle')} to {out}", file=sys.stderr)
     return 0
+
+
+def _say_if_none(n: int, none_matched: str) -> None:
+    """Say ``none_matched`` on stderr when an export wrote no puzzle (``n``): written
+    to standard output, it would say nothing at all."""
+    if n == 0 and none_matched:
+        sys.stdout.flush()  # after what was written (a header), on a shared terminal
+        print(none_matched, file=sys.stderr)
 
 
 def _canonical(pairs: Iterator[tuple[PuzzleRecord, str | None]]
@@ -230,7 +251,8 @@ def store_summary(store: Store, run: str | None = None) -> dict[str, Any]:
     """What ``nanpure stats --json`` prints for the store (or the runs ``run`` selects,
     :meth:`Store.check_runs`): blank counts per tier, technique usage, per quota the
     puzzles, tasks and acceptance, the runs with their throughput, the equivalence
-    classes. Run reports embed the same dict.
+    classes, and the Sudoku Explainer ratings stored (``se``,
+    :func:`~nanpure.output.stats.se_summary`). Run reports embed the same dict.
 
     The puzzles are counted in the store, a group of like puzzles at a time
     (:meth:`Store.puzzle_groups`), so a store of any size takes the same little memory.
@@ -260,6 +282,7 @@ def store_summary(store: Store, run: str | None = None) -> dict[str, Any]:
                         "started_at": r.started_at, "finished_at": r.finished_at}
                        for r in runs]
     summary["equivalence"] = {"puzzles": puzzles, "classes": classes}
+    summary["se"] = stats.se_summary(store.se_counts(run))
     return summary
 
 

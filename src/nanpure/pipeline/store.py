@@ -263,6 +263,22 @@ LADDER_CHANGED = "changed"
 NAMED_RUNS = 8
 
 
+def runs_named(names: Sequence[str]) -> str:
+    """Runs as messages name them, in the order given: ``runs: a, b`` (``runs: none``),
+    or beyond :data:`NAMED_RUNS` their count, the first two and the last five (a store of
+    a year's nights has hundreds).
+
+    >>> runs_named(["a", "b"]), runs_named([])
+    ('runs: a, b', 'runs: none')
+    >>> runs_named([f"n{k}" for k in range(1, 21)])
+    '20 runs: n1, n2, ..., n16, n17, n18, n19, n20'
+    """
+    if len(names) > NAMED_RUNS:
+        return (f"{len(names)} runs: {', '.join(names[:2])}, ..., "
+                f"{', '.join(names[-(NAMED_RUNS - 3):])}")
+    return f"runs: {', '.join(names) or 'none'}"
+
+
 #: Run statuses: still going (or killed), all quotas filled, stopped by Ctrl-C, out of time.
 RUNNING, COMPLETE, INTERRUPTED, OUT_OF_TIME, FAILED = (
     "running", "complete", "interrupted", "out-of-time", "failed")
@@ -649,13 +665,8 @@ class Store:
 
     def named_runs(self) -> str:
         """The store's runs as a message that refuses a run name names them, oldest
-        first: ``runs: a, b`` (``runs: none``), or beyond :data:`NAMED_RUNS` their count,
-        the first two and the last five (a store of a year's nights has hundreds)."""
-        names = self.run_names()
-        if len(names) > NAMED_RUNS:
-            return (f"{len(names)} runs: {', '.join(names[:2])}, ..., "
-                    f"{', '.join(names[-(NAMED_RUNS - 3):])}")
-        return f"runs: {', '.join(names) or 'none'}"
+        first (:func:`runs_named`)."""
+        return runs_named(self.run_names())
 
     def _run_record(self, row: sqlite3.Row) -> RunRecord:
         """A row of ``runs``; a StoreError when its ladders are not a JSON object (a
@@ -863,6 +874,16 @@ class Store:
         where, params = _runs_matching(run_globs)
         sql = ("SELECT tier, score, count(*) FROM puzzles"
                f"{_where(['kind = ?', *where])} GROUP BY tier, score ORDER BY tier, score")
+        return [tuple(r) for r in self._rows(sql, ["sudoku", *params])]
+
+    def se_counts(self, run_globs: Runs = None) -> list[tuple[str, float, int]]:
+        """(tier, ER, puzzles) for each tier and Sudoku Explainer rating ER of the Sudoku
+        puzzles that have one (those of quotas with ``se``; in every run, or in those
+        whose names match ``run_globs``), by tier and ER."""
+        where, params = _runs_matching(run_globs)
+        sql = ("SELECT tier, round(er, 1) AS se, count(*) FROM puzzles"
+               f"{_where(['kind = ?', 'er IS NOT NULL', *where])} GROUP BY tier, se "
+               "ORDER BY tier, se")
         return [tuple(r) for r in self._rows(sql, ["sudoku", *params])]
 
     def select_puzzles(self, run: str | None = None, quotas: Sequence[str] | None = None,
