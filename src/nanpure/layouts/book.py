@@ -1645,8 +1645,8 @@ def no_language_font(settings: BookSettings, fonts: Fonts, missing: str,
     names a package to install, when one would do."""
     chars = ", ".join(repr(ch) for ch in missing[:8]) + (", ..." if len(missing) > 8 else "")
     lacks = (f"the font {settings.cjk_font} (book.cjk_font) lacks {chars}" if fonts.cjk
-             else "the built-in font has none of its characters and no installed "
-                  "TrueType font has them all")
+             else "the built-in font lacks its characters and no installed TrueType "
+                  "font has them all")
     where = f"install one ({install}) or " if install else ""
     return (f'book.language = "{settings.language}" prints the book\'s words in Japanese, '
             f"which needs a Japanese TrueType font, but {lacks}: {where}name a Japanese "
@@ -1656,7 +1656,7 @@ def no_language_font(settings: BookSettings, fonts: Fonts, missing: str,
 def lacking(texts: Sequence[tuple[str, str]], fonts: Fonts) -> str:
     """The characters of ``texts`` that the built-in font lacks, in order of appearance."""
     return "".join(dict.fromkeys(ch for _, text in texts for ch in text
-                                 if not ch.isspace() and not fonts.covers(ch)))
+                                 if not fonts.covers(ch)))
 
 
 def check_text(settings: BookSettings, sections: Sequence[BookSection], fonts: Fonts,
