@@ -13,6 +13,9 @@ The order of the book::
     hints pages (when asked for) · answers title page · answer pages · notes pages
 
 Puzzles are numbered through the book in the order given; the caller decides that order.
+Every word the book prints itself is its language's (``BookSettings.language``), from that
+language's table in :mod:`.wording`; the words of the settings and sections are printed as
+given.
 A puzzle is a :class:`~nanpure.record.PuzzleRecord` (the book reads its id, kind, puzzle,
 solution and tier), from the store or anywhere else.
 
