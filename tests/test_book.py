@@ -544,8 +544,8 @@ CONFIG_ERRORS = [
     ('[book]\ntitle = "T"\n[[book.sections]]\ntitle = "E"\nquota = "e"\n',
      "b.toml: book.sections: unknown key; did you mean section? allowed keys: title, "
      "subtitle, author, store, run, out, page_size, large_print, puzzles_per_page, "
-     "answers_per_page, cjk_font, imprint, hints, reuse, bleed, stars, order, cover, "
-     "section"),
+     "answers_per_page, cjk_font, imprint, hints, reuse, bleed, stars, language, order, "
+     "cover, section"),
     # a tier nonograms lack only found no puzzles
     ('[book]\ntitle = "T"\n[[book.section]]\ntitle = "P"\nkind = "nonogram"\n'
      'tier = "unfair"\n', "book.section[1].tier: 'unfair' is not a nonogram tier; expected one "

@@ -324,6 +324,7 @@ BOOK_KEYS = [
     "kind",
     "large_print",
     "cjk_font",
+    "language",
     "bleed",
     "x",
 ]

@@ -619,7 +619,11 @@ def test_the_title_pages_subtitle_is_never_larger_than_a_shrunk_title():
 def test_how_to_play_gives_each_tier_what_the_skipped_tiers_below_it_teach(sections):
     """A book of easy and hard puzzles explained easy and hard only: "hard adds quads,
     X-Wings...", never the locked candidates and pairs of medium that its puzzles need."""
-    from nanpure.layouts.book import NONOGRAM_TIER_HELP, TIER_HELP, TIER_NEEDS, tier_help
+    from nanpure.layouts.book import tier_help
+    from nanpure.layouts.wording import ENGLISH
+
+    help_, needs, nonogram_help = (ENGLISH.tier_help, ENGLISH.tier_needs,
+                                   ENGLISH.nonogram_tier_help)
 
     pdf, plan = pdf_of(sections, page_size="8.5x11in")
     page = plan.first_page("how-to-play")
@@ -628,16 +632,16 @@ def test_how_to_play_gives_each_tier_what_the_skipped_tiers_below_it_teach(secti
            "quads, X-Wings" in text
     assert "easy singles only" in text
     # each line takes in every tier skipped since the last included one, and no other
-    ladder = list(TIER_HELP)
-    line = tier_help(TIER_HELP, TIER_NEEDS, "extreme", ["medium", "extreme"])
-    assert line.startswith("needs " + TIER_NEEDS["hard"] + "; " + TIER_NEEDS["unfair"]
+    ladder = list(help_)
+    line = tier_help(help_, needs, "extreme", ["medium", "extreme"])
+    assert line.startswith("needs " + needs["hard"] + "; " + needs["unfair"]
                            + "; and forcing chains")
-    assert TIER_NEEDS["medium"] not in line
-    assert TIER_NEEDS["easy"] in tier_help(TIER_HELP, TIER_NEEDS, "medium", ["medium"])
+    assert needs["medium"] not in line
+    assert needs["easy"] in tier_help(help_, needs, "medium", ["medium"])
     # a book with every tier keeps the lines as they were
-    assert all(tier_help(TIER_HELP, TIER_NEEDS, t, ladder) == TIER_HELP[t] for t in ladder)
-    nonograms = list(NONOGRAM_TIER_HELP)
-    assert all(tier_help(NONOGRAM_TIER_HELP, {}, t, nonograms) == NONOGRAM_TIER_HELP[t]
+    assert all(tier_help(help_, needs, t, ladder) == help_[t] for t in ladder)
+    nonograms = list(nonogram_help)
+    assert all(tier_help(nonogram_help, {}, t, nonograms) == nonogram_help[t]
                for t in nonograms)
 
 

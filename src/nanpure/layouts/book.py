@@ -13,6 +13,9 @@ The order of the book::
     hints pages (when asked for) · answers title page · answer pages · notes pages
 
 Puzzles are numbered through the book in the order given; the caller decides that order.
+Every word the book prints itself is its language's (``BookSettings.language``), from that
+language's table in :mod:`.wording`; the words of the settings and sections are printed as
+given.
 A puzzle is a :class:`~nanpure.record.PuzzleRecord` (the book reads its id, kind, puzzle,
 solution and tier), from the store or anywhere else.
 
@@ -46,7 +49,7 @@ from ..files import atomic_path
 from ..generator.nonogram.formats import FormatError, Nonogram, parse_line
 from ..generator.tiers import tier_rank
 from ..record import PuzzleRecord
-from ..words import a_or_an, counted, quoted
+from ..words import a_or_an, quoted
 from .grid import BLACK, FILLED_GREY, digit_size, draw_grid
 from .hint_pages import (
     draw_hints_page,
@@ -78,6 +81,7 @@ from .pages import (
     slots,
     trim_box,
 )
+from .wording import ENGLISH, LANGUAGES, WORDINGS, Wording
 
 #: Print services reject books thinner than this.
 MIN_PAGES = 24
@@ -102,66 +106,6 @@ MIN_TITLE_SIZE = 8.0
 #: title's descenders and the subtitle's ascenders, as a fraction of the body size.
 TITLE_RULE = 1.2
 TITLE_RULE_CLEAR = 0.5
-#: What a reader needs to know to solve each tier, for the "how to play" page.
-TIER_HELP = {
-    "easy": "singles only: a cell with one possible digit, or a digit with one place "
-            "left in a row, column or box.",
-    "medium": "adds locked candidates and naked or hidden pairs and triples.",
-    "hard": "adds quads, X-Wings and other fish, wings, single-digit patterns, colouring "
-            "and uniqueness arguments.",
-    "unfair": "adds larger and finned fish, chains and almost locked sets.",
-    "extreme": "needs forcing chains or nets: following a choice to a contradiction.",
-}
-#: The same for nonograms.
-NONOGRAM_TIER_HELP = {
-    "easy": "simple boxes and spaces: cells that every placement of a run covers are "
-            "shaded, cells that no run can reach stay blank.",
-    "medium": "complete line logic: every cell on which all placements of a line's clue "
-              "agree.",
-    "hard": "adds a probe: suppose a cell filled, then empty, and follow the lines; a "
-            "contradiction settles the cell.",
-    "extreme": "probes inside probes: a supposition whose consequences need further "
-               "suppositions.",
-}
-#: What each tier's line names when the book skips that tier, in the line of the next
-#: tier it includes: the tiers build on each other, so a reader of a book of easy and hard
-#: puzzles needs medium's techniques too (:func:`tier_help`).
-TIER_NEEDS = {
-    "easy": "singles (a cell with one possible digit, or a digit with one place left in a "
-            "row, column or box)",
-    "medium": "locked candidates and naked or hidden pairs and triples",
-    "hard": "quads, X-Wings and other fish, wings, single-digit patterns, colouring and "
-            "uniqueness arguments",
-    "unfair": "larger and finned fish, chains and almost locked sets",
-}
-NONOGRAM_TIER_NEEDS = {
-    "easy": "simple boxes and spaces (cells that every placement of a run covers are "
-            "shaded, cells that no run can reach stay blank)",
-    "medium": "complete line logic (every cell on which all placements of a line's clue "
-              "agree)",
-    "hard": "a probe (suppose a cell filled, then empty, and follow the lines: a "
-            "contradiction settles the cell)",
-}
-#: The how-to-play page's rules, paragraph by paragraph, before the tiers.
-SUDOKU_RULES = (
-    "Fill every empty cell with a digit from 1 to 9 so that each row, each column "
-    "and each of the nine 3\u00d73 boxes holds every digit exactly once.",
-    "The printed digits are the givens; they never change. Each puzzle has exactly "
-    "one solution, and you can reach it by reasoning: look for the only place a "
-    "digit can go in a row, column or box, or the only digit a cell can hold.",
-    "Puzzles get harder through the book. Each shows its number and its tier:",
-)
-NONOGRAM_RULES = (
-    "Shade cells of the grid to find a hidden picture. The numbers left of each row and "
-    "above each column are the lengths of its runs of shaded cells, in order; runs are "
-    "separated by at least one blank cell. A 0 marks a line with no shaded cell.",
-    "Mark the cells you know stay blank with a dot or a cross: they matter as much as the "
-    "shaded ones. The heavier lines every five cells help you count.",
-    "Each puzzle has exactly one solution, found by reasoning alone, never by guessing. "
-    "Puzzles get harder through the book. Each shows its number and its tier:",
-)
-#: Kinds of puzzle as the book's words name them.
-KIND_NAMES = {"sudoku": "Sudoku", "nonogram": "nonograms"}
 #: The difficulty marks (``stars = true``): the highest score of 1, 2, 3 and 4 stars, per
 #: kind; a higher score has 5. Fixed, so the same puzzle has the same stars in every book.
 #: Sudoku scores are HoDoKu's (the median easy puzzle of the reference set scores about
@@ -213,8 +157,12 @@ class BookSettings:
     hints: bool = False  # a hints section, from the hints given to plan_book
     bleed: bool = False  # pages 0.125 in larger than the trim on the three cut edges
     stars: bool = False  # a difficulty mark (1-5 stars, STAR_SCALES) beside each puzzle
+    language: str = "en"  # the fixed words' (wording.py)
 
     def __post_init__(self) -> None:
+        if self.language not in WORDINGS:
+            raise LayoutError(f"language must be one of {', '.join(LANGUAGES)}, "
+                              f"not {self.language!r}")
         try:
             page_size(self.page_size)
         except KeyError:
@@ -234,6 +182,11 @@ class BookSettings:
         if self.large_print and self.puzzles_per_page != 1:
             raise LayoutError("large_print puts one puzzle on a page: set puzzles_per_page "
                               "to 1 or leave it out")
+
+    @property
+    def words(self) -> Wording:
+        """The book's fixed words, in its language."""
+        return WORDINGS[self.language]
 
     @classmethod
     def of(cls, plain: Any) -> BookSettings:
@@ -307,15 +260,17 @@ def _chunks(items: Sequence, size: int) -> list[tuple]:
 
 
 def tier_help(help_: Mapping[str, str], needs: Mapping[str, str], tier: str,
-              tiers: Sequence[str]) -> str:
+              tiers: Sequence[str], words: Wording = ENGLISH) -> str:
     """The how-to-play line of ``tier`` in a book whose tiers of this kind are ``tiers``:
     its line in ``help_`` (whose keys are the kind's tiers, easiest first), led by what
-    ``needs`` says of the tiers below it that the book skips since the last it includes.
+    ``needs`` says of the tiers below it that the book skips since the last it includes,
+    in the sentences of ``words``.
 
-    >>> tier_help(TIER_HELP, TIER_NEEDS, "hard", ["easy", "hard"])
+    >>> help_, needs = ENGLISH.tier_help, ENGLISH.tier_needs
+    >>> tier_help(help_, needs, "hard", ["easy", "hard"])
     'needs locked candidates and naked or hidden pairs and triples, and adds quads, X-Wings \
 and other fish, wings, single-digit patterns, colouring and uniqueness arguments.'
-    >>> tier_help(TIER_HELP, TIER_NEEDS, "hard", ["easy", "medium", "hard"]) == TIER_HELP["hard"]
+    >>> tier_help(help_, needs, "hard", ["easy", "medium", "hard"]) == help_["hard"]
     True
     """
     line = help_.get(tier, "")
@@ -327,22 +282,23 @@ and other fish, wings, single-digit patterns, colouring and uniqueness arguments
     skipped = below[below.index(included[-1]) + 1:] if included else below
     if not skipped:
         return line
-    listed = "; ".join(needs[t] for t in skipped)
+    listed = words.needs_joint.join(words.needs_item.format(need=needs[t]) for t in skipped)
     # "needs forcing chains" joins the list as "and forcing chains"; "adds ..." stays
-    own = line.removeprefix("needs ")
-    return f"needs {listed}{';' if len(skipped) > 1 else ','} and {own}"
+    own = line.removeprefix(words.needs_prefix)
+    return (words.needs_many if len(skipped) > 1 else words.needs_one).format(
+        listed=listed, own=own)
 
 
-def tier_span(tiers: Sequence[str]) -> str:
+def tier_span(tiers: Sequence[str], words: Wording = ENGLISH) -> str:
     """The tiers of some puzzles, easiest to hardest: "easy" or "easy to hard".
 
     >>> tier_span(["hard", "easy", "medium"])
     'easy to hard'
     """
-    ranked = sorted(set(tiers), key=tier_rank)
+    ranked = [words.tier(t) for t in sorted(set(tiers), key=tier_rank)]
     if not ranked:
         return ""
-    return ranked[0] if len(ranked) == 1 else f"{ranked[0]} to {ranked[-1]}"
+    return ranked[0] if len(ranked) == 1 else words.range(ranked[0], ranked[-1])
 
 
 def star_count(kind: str, score: int) -> int:
@@ -383,15 +339,10 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _number_span(first: int, last: int) -> str:
-    return f"{first}" if first == last else f"{first}\u2013{last}"
-
-
-def puzzle_numbers(items: Sequence[Placement]) -> str:
+def puzzle_numbers(items: Sequence[Placement], words: Wording = ENGLISH) -> str:
     """The running head's numbers of a page's puzzles (or of their hints): "puzzle 7" or
     "puzzles 7–10"."""
-    first, last = items[0].number, items[-1].number
-    return f"puzzle {first}" if first == last else f"puzzles {first}\u2013{last}"
+    return words.numbers(items[0].number, items[-1].number)
 
 
 def plan_book(sections: Sequence[BookSection], settings: BookSettings,
@@ -516,11 +467,12 @@ def _hint_pages(puzzles: Sequence[PuzzleRecord], hints: Mapping[str, Any],
     kind = Type.for_settings(settings)
     body = _body(live_area(3, page_size(settings.page_size), margins), kind)
     fonts = load_fonts(settings.cjk_font)
-    width = body.width - hint_indent(fonts, kind.body, kind.small)
+    words = settings.words
+    width = body.width - hint_indent(fonts, kind.body, kind.small, words)
     lines = [hint_entry(fonts, hints[puzzles[k].puzzle], kind.body, width,
-                        settings.large_print).lines for k in hinted]
+                        settings.large_print, words).lines for k in hinted]
     most = max(lines)
-    intro = intro_height(fonts, body.width, kind.body, kind.small)
+    intro = intro_height(fonts, body.width, kind.body, kind.small, words)
     if entries_height(most, 1, kind.body) > room_for_entries(body.height, kind.body, intro):
         k = hinted[lines.index(most)]
         raise LayoutError(f"the hint for puzzle {k + 1} takes {most} lines, more than a "
@@ -575,25 +527,27 @@ def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]
                   for i, (num, title, puzzle, on) in enumerate(placed)]
     notes_first = answers_title + 1 + len(answers)
 
-    how_to = [("How to play" if len(kinds) == 1 else f"How to play {KIND_NAMES[kind]}", kind)
+    words = settings.words
+    how_to = [(words.how_to_play if len(kinds) == 1
+               else words.how_to_play_kind.format(kind=words.kinds[kind]), kind)
               for kind in kinds]
     rows = [(heading, "", first_how_to + sum(how_to_pages[:k]))
             for k, (heading, _) in enumerate(how_to)]
     for section, on, first, last, _ in section_pages:
-        detail = " \u00b7 ".join(_section_detail(section.kind, section.puzzles, first, last,
-                                                 len(kinds) > 1))
+        detail = words.detail_joint.join(_section_detail(
+            section.kind, section.puzzles, first, last, len(kinds) > 1, words))
         rows.append((section.title, detail, on))
     if hint_pages:
-        rows.append(("Hints", "", hints_first))
-    rows.append(("Answers", "", answers_title))
+        rows.append((words.hints, "", hints_first))
+    rows.append((words.answers, "", answers_title))
     if notes:
-        rows.append(("Notes", "", notes_first))
+        rows.append((words.notes, "", notes_first))
 
     pages = [Page(1, "title"), Page(2, "imprint")]
     # a page kept for a notes row there is not stays empty
     chunks = [tuple(rows[i] for i in on if i < len(rows)) for on in contents]
     for k, chunk in enumerate(chunks):
-        pages.append(Page(3 + k, "contents", "Contents", lines=chunk))
+        pages.append(Page(3 + k, "contents", words.contents, lines=chunk))
     for (heading, kind), count in zip(how_to, how_to_pages, strict=True):
         for part in range(count):
             pages.append(Page(len(pages) + 1, "how-to-play", heading, puzzle_kind=kind,
@@ -607,39 +561,40 @@ def _lay_out(sections: Sequence[BookSection], body: Sequence[list[PageOfPuzzles]
                               puzzle_kind=section.kind, per_page=per_page))
             start += count
     for k, chunk in enumerate(hint_pages):
-        pages.append(Page(hints_first + k, "hints", "Hints",
+        pages.append(Page(hints_first + k, "hints", words.hints,
                           items=tuple(placements[i] for i in chunk)))
-    pages.append(Page(answers_title, "answers-title", "Answers"))
+    pages.append(Page(answers_title, "answers-title", words.answers))
     for start, end in answers:
-        pages.append(Page(placements[start].answer_page, "answers", "Answers",
+        pages.append(Page(placements[start].answer_page, "answers", words.answers,
                           items=tuple(placements[start:end]),
                           puzzle_kind=placements[start].puzzle.kind,
                           per_page=settings.answers_per_page))
     for k in range(notes):
-        pages.append(Page(notes_first + k, "notes", "Notes"))
+        pages.append(Page(notes_first + k, "notes", words.notes))
     assert [p.number for p in pages] == list(range(1, len(pages) + 1)), "page plan has a gap"
     return BookPlan(settings, pages, placements)
 
 
 def _section_detail(kind: str, puzzles: Sequence[PuzzleRecord], first: int, last: int,
-                    mixed: bool) -> list[str]:
+                    mixed: bool, words: Wording) -> list[str]:
     """What a section holds, for the contents and its title page: "puzzles 1–40" and
     "easy to hard"; in a book of both kinds the kind instead of "puzzles", and for
     nonograms their sizes between the two."""
-    noun = KIND_NAMES[kind] if mixed else "puzzles"
-    parts = [f"{noun} {_number_span(first, last)}"]
+    numbers = words.span(first, last)
+    parts = [words.kind_numbers.format(kind=words.kinds[kind], numbers=numbers) if mixed
+             else words.section_numbers.format(numbers=numbers)]
     if kind == "nonogram":
-        parts.append(size_span(puzzles))
-    parts.append(tier_span([p.tier for p in puzzles]))
+        parts.append(size_span(puzzles, words))
+    parts.append(tier_span([p.tier for p in puzzles], words))
     return parts
 
 
-def size_span(puzzles: Sequence[PuzzleRecord]) -> str:
+def size_span(puzzles: Sequence[PuzzleRecord], words: Wording = ENGLISH) -> str:
     """The sizes of some nonograms, smallest to largest: "15×15" or "10×10 to 20×20"."""
     sizes = sorted({(n.width * n.height, n.width, n.height)
                     for n in map(nonogram_of, puzzles)})
     named = [f"{w}\u00d7{h}" for _, w, h in sizes]
-    return named[0] if len(named) == 1 else f"{named[0]} to {named[-1]}"
+    return named[0] if len(named) == 1 else words.range(named[0], named[-1])
 
 
 # ----------------------------------------------------------------------------- fitting
@@ -885,36 +840,39 @@ def _tiers_of(puzzles: Iterable[PuzzleRecord]) -> list[str]:
     return sorted({p.tier for p in puzzles}, key=tier_rank)
 
 
-def how_to_play_blocks(kind: str, tiers: Sequence[str]
+def how_to_play_blocks(kind: str, tiers: Sequence[str], words: Wording = ENGLISH
                        ) -> list[tuple[str, str, tuple[float, ...]]]:
     """The paragraphs of the how-to-play page of ``kind`` for a book of ``tiers``, in
-    order: (the tier it explains or "", its text, the spaces after it in body sizes); the
-    answers' page is :data:`_ANSWERS_PAGE` in the text."""
+    order: (the tier it explains, as ``words`` name it, or "", its text, the spaces after
+    it in body sizes); the answers' page is :data:`_ANSWERS_PAGE` in the text."""
     if kind == "nonogram":
-        rules, help_, needs = NONOGRAM_RULES, NONOGRAM_TIER_HELP, NONOGRAM_TIER_NEEDS
-        answered = (f"The answers start on page {_ANSWERS_PAGE}. Each answer gives its "
-                    "puzzle's number and page and shows the finished picture.")
+        rules, help_, needs = (words.nonogram_rules, words.nonogram_tier_help,
+                               words.nonogram_tier_needs)
+        answered = words.answered_nonogram.format(page=_ANSWERS_PAGE)
     else:
-        rules, help_, needs = SUDOKU_RULES, TIER_HELP, TIER_NEEDS
-        answered = (f"The answers start on page {_ANSWERS_PAGE}. Each answer gives its "
-                    "puzzle's number and page; the digits printed in bold were given, the "
-                    "light ones are yours to find.")
+        rules, help_, needs = words.sudoku_rules, words.tier_help, words.tier_needs
+        answered = words.answered_sudoku.format(page=_ANSWERS_PAGE)
     blocks: list[tuple[str, str, tuple[float, ...]]] = [("", para, (0.6,)) for para in rules]
     for k, tier in enumerate(tiers):
         gaps = (0.4, 0.4) if k == len(tiers) - 1 else (0.4,)
-        blocks.append((tier, tier_help(help_, needs, tier, tiers), gaps))
+        blocks.append((words.tier(tier), tier_help(help_, needs, tier, tiers, words), gaps))
     blocks.append(("", answered, ()))
     return blocks
 
 
+def tier_indent(fonts: Fonts, size: float, words: Wording) -> float:
+    """Where the how-to-play page's tier lines start, right of their labels."""
+    return fonts.width(words.tier_indent, size, bold=fonts.bold_for(words.tier_indent))
+
+
 def how_to_play_parts(blocks: Sequence[tuple[str, str, tuple[float, ...]]], fonts: Fonts,
-                      kind: Type, area: Box) -> list[range]:
+                      kind: Type, area: Box, words: Wording = ENGLISH) -> list[range]:
     """The paragraphs of each how-to-play page, each under its heading (the first
     page's, the others' :func:`continued`) in the live area ``area``: as many as keep
     their last line above the folio's band, a paragraph taller than a page on a page of
     its own."""
     size = kind.body
-    indent = pdfmetrics.stringWidth("extreme  ", fonts.bold, size)
+    indent = tier_indent(fonts, size, words)
     foot = area.y0 + kind.small * 2.6
     parts: list[range] = []
     start = 0
@@ -929,13 +887,13 @@ def how_to_play_parts(blocks: Sequence[tuple[str, str, tuple[float, ...]]], font
     return parts
 
 
-def continued(heading: str) -> str:
+def continued(heading: str, words: Wording = ENGLISH) -> str:
     """The heading of a page that ``heading``'s text runs on to.
 
     >>> continued("How to play Sudoku")
     'How to play Sudoku (continued)'
     """
-    return f"{heading} (continued)"
+    return words.continued.format(heading=heading)
 
 
 def _how_to_play_pages(kinds: Sequence[str], sections: Sequence[BookSection],
@@ -944,9 +902,10 @@ def _how_to_play_pages(kinds: Sequence[str], sections: Sequence[BookSection],
     fonts = load_fonts(settings.cjk_font)
     kind = Type.for_settings(settings)
     area = live_area(3, page_size(settings.page_size), margins)
+    words = settings.words
     return [len(how_to_play_parts(how_to_play_blocks(k, _tiers_of(
-        p for s in sections if s.kind == k for p in s.puzzles)), fonts, kind, area))
-        for k in kinds]
+        p for s in sections if s.kind == k for p in s.puzzles), words), fonts, kind, area,
+        words)) for k in kinds]
 
 
 # ----------------------------------------------------------------------------- type
@@ -1188,8 +1147,8 @@ def fitted_size(text: str, fonts: Fonts, size: float, width: float, lines: int =
 def wrap(text: str, fonts: Fonts, size: float, width: float, bold: bool = False) -> list[str]:
     """Break ``text`` into lines no wider than ``width``: at spaces; a word too long for a
     line, after its hyphens; a part of it still too long, between any two characters, with
-    a hyphen added between two letters (not in CJK text, which has no spaces and breaks
-    anywhere).
+    a hyphen added between two letters. Text with CJK characters, which has no spaces,
+    breaks before and after any of them too (:func:`_wrap_wide`).
 
     >>> from nanpure.layouts.pages import load_fonts
     >>> wrap("one two three", load_fonts(), 10, 45)
@@ -1204,6 +1163,8 @@ def wrap(text: str, fonts: Fonts, size: float, width: float, bold: bool = False)
     def fits(line: str) -> bool:
         return fonts.width(line, size, bold) <= width
 
+    if any(_wide(ch) for ch in text):
+        return _wrap_wide(text, fits)
     lines: list[str] = []
     line = ""
     for word in text.split(" "):
@@ -1230,6 +1191,52 @@ def wrap(text: str, fonts: Fonts, size: float, width: float, bold: bool = False)
     return lines
 
 
+#: What a line of CJK text does not start with (closing brackets and punctuation), and
+#: what it does not end with (opening brackets): the few kinsoku rules every Japanese book
+#: keeps.
+_NO_LINE_START = frozenset("、。，．）」』】〕〉》！？：；")
+_NO_LINE_END = frozenset("（「『【〔〈《")
+
+
+def _wide(ch: str) -> bool:
+    """Whether ``ch`` is a wide (CJK) character, which a line may break before or after."""
+    return unicodedata.east_asian_width(ch) in ("W", "F")
+
+
+def _wrap_wide(text: str, fits: Callable[[str], bool]) -> list[str]:
+    """:func:`wrap` for text with CJK characters: as many characters on a line as
+    ``fits``, breaking at spaces and before and after any CJK character, but not inside
+    a word of Latin letters or digits (unless it is longer than a line, as :func:`wrap`
+    breaks it), nor before closing punctuation or after an opening bracket.
+
+    >>> from nanpure.layouts.pages import load_fonts
+    >>> fonts = load_fonts()
+    >>> _wrap_wide("ab、cd ef", lambda line: fonts.width(line, 10) <= 25)
+    ['ab、', 'cd ef']
+    """
+    units: list[str] = []  # what stays on one line
+    for ch in text:
+        last = units[-1] if units else ""
+        if last and (ch in _NO_LINE_START or last[-1] in _NO_LINE_END
+                     or not (ch == " " or _wide(ch) or last[-1] == " " or _wide(last[-1]))):
+            units[-1] += ch
+        else:
+            units.append(ch)
+    lines: list[str] = []
+    line = ""
+    for unit in units:
+        if unit == " " or fits(line + unit):
+            line += unit if line else unit.lstrip()
+            continue
+        if line.strip():
+            lines.append(line.rstrip())
+        *whole, line = _broken(unit, fits)
+        lines += whole
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
 #: Where a word too long for a line may break: after a hyphen between two word characters.
 _HYPHEN_BREAK = re.compile(r"(?<=\w[-\u2010])(?=\w)")
 
@@ -1253,9 +1260,7 @@ def _hyphenated(word: str, k: int) -> bool:
     """Whether a cut of ``word`` before its ``k``-th character takes a hyphen: between two
     letters, neither of them wide (CJK text breaks between any characters as it is)."""
     a, b = word[k - 1], word[k]
-    return (a.isalpha() and b.isalpha()
-            and not {unicodedata.east_asian_width(a), unicodedata.east_asian_width(b)}
-            & {"W", "F"})
+    return a.isalpha() and b.isalpha() and not (_wide(a) or _wide(b))
 
 
 # ----------------------------------------------------------------------------- drawing
@@ -1269,6 +1274,7 @@ class _Drawer:
         self.c = canvas
         self.fonts = fonts
         self.type = Type.for_settings(plan.settings)
+        self.words = plan.settings.words
         self.margins = plan.margins
         #: The boxes of the words and stars drawn on the current page, checked for
         #: overlaps when it is done (the figures' own digits and clues are not here).
@@ -1371,19 +1377,18 @@ class _Drawer:
 
     def page_imprint(self, page: Page) -> None:
         box = self.area(page)
-        s = self.settings
+        s, words = self.settings, self.words
         n = len(self.plan.placements)
-        lines = [s.title + (f": {s.subtitle}" if s.subtitle else "")]
+        lines = [words.title_subtitle.format(title=s.title, subtitle=s.subtitle)
+                 if s.subtitle else s.title]
         if s.author:
             lines.append(f"\u00a9 {s.author}")
         lines += list(s.imprint)
         lines += [
             "",
-            f"{counted(n, 'puzzle')}. Every puzzle has exactly one solution.",
-            "Difficulty follows the technique ladder: the hardest technique a puzzle needs "
-            "sets its tier.",
-            f"Made with nanpure {__version__}. The book's manifest lists every puzzle with "
-            "its seed, so any page can be made again.",
+            words.imprint_puzzles[n != 1].format(n=n),
+            words.imprint_rating,
+            words.imprint_made.format(version=__version__),
         ]
         size = self.type.small
         height = sum(len(wrap(t, self.fonts, size, box.width)) or 1
@@ -1419,18 +1424,19 @@ class _Drawer:
         x, width, size = box.x0, box.width, self.type.body
         tiers = _tiers_of(p.puzzle for p in self.plan.placements
                           if p.puzzle.kind == page.puzzle_kind)
-        blocks = how_to_play_blocks(page.puzzle_kind, tiers)
-        part = how_to_play_parts(blocks, self.fonts, self.type, self.area(page))[page.part]
+        blocks = how_to_play_blocks(page.puzzle_kind, tiers, self.words)
+        part = how_to_play_parts(blocks, self.fonts, self.type, self.area(page),
+                                 self.words)[page.part]
         y = box.y1 - self.type.heading
         if page.part:  # a page the text runs on to says so, as large as fits on a line
-            heading = continued(page.heading)
+            heading = continued(page.heading, self.words)
             self.text(x, y, heading, fitted_size(heading, self.fonts, self.type.heading,
                                                  width, lines=1), bold=True)
         else:
             self.text(x, y, page.heading, self.type.heading, bold=True)
         y -= self.type.heading * 2
         answers = str(self.plan.first_page("answers-title"))
-        indent = pdfmetrics.stringWidth("extreme  ", self.fonts.bold, size)
+        indent = tier_indent(self.fonts, size, self.words)
         for label, text, gaps in (blocks[k] for k in part):
             text = text.replace(_ANSWERS_PAGE, answers)
             if label:
@@ -1451,9 +1457,10 @@ class _Drawer:
         if mine:
             mixed = len({p.puzzle.kind for p in self.plan.placements}) > 1
             parts = _section_detail(page.puzzle_kind, [p.puzzle for p in mine],
-                                    mine[0].number, mine[-1].number, mixed)
+                                    mine[0].number, mine[-1].number, mixed, self.words)
             parts[0] = _capital(parts[0])
-            self.paragraph(box.x0, y - self.type.body, box.width, "  \u00b7  ".join(parts),
+            self.paragraph(box.x0, y - self.type.body, box.width,
+                           self.words.section_joint.join(parts),
                            self.type.body * 1.2, align="centre", grey=True)
 
     def _pages_of(self, section_page: Page) -> set[int]:
@@ -1468,7 +1475,7 @@ class _Drawer:
     def page_puzzles(self, page: Page) -> None:
         # the numbers, not the tiers: a section is often named for its tier, and each
         # puzzle's label gives its own
-        self.header(page, page.heading, puzzle_numbers(page.items))
+        self.header(page, page.heading, puzzle_numbers(page.items, self.words))
         self._puzzles(page, solutions=False)
 
     def page_hints(self, page: Page) -> None:
@@ -1479,23 +1486,22 @@ class _Drawer:
         y = self.paragraph(box.x0, box.y0 + box.height * 0.6, box.width, page.heading,
                            self.type.title * 0.85, bold=True, align="centre")
         kinds = list(dict.fromkeys(p.puzzle.kind for p in self.plan.placements))
-        notes = {"sudoku": "Bold digits were given; light digits complete the grid.",
-                 "nonogram": "Each picture shows the finished grid."}
         for kind in kinds:
-            note = notes[kind]
+            note = self.words.answer_notes[kind]
             if len(kinds) > 1:
-                note = f"{_capital(KIND_NAMES[kind])}: {note[0].lower()}{note[1:]}"
+                note = self.words.kind_note.format(kind=_capital(self.words.kinds[kind]),
+                                                   note=note[0].lower() + note[1:])
             # wrapped in the text column: one line is as wide as a narrow large-print page
             y = self.paragraph(box.x0, y - self.type.body, box.width, note, self.type.body,
                                align="centre", grey=True)
             y += self.type.body * (1.35 - 0.6)  # 0.6 of the size below the last line
 
     def page_answers(self, page: Page) -> None:
-        self.header(page, "Answers", puzzle_numbers(page.items))
+        self.header(page, self.words.answers, puzzle_numbers(page.items, self.words))
         self._puzzles(page, solutions=True)
 
     def page_notes(self, page: Page) -> None:
-        self.header(page, "Notes", "")
+        self.header(page, self.words.notes, "")
         box = self.body_box(page)
         self.c.setStrokeColorRGB(*FILLED_GREY)
         self.c.setLineWidth(0.3)
@@ -1564,7 +1570,7 @@ class _Drawer:
         """
         big = size if solutions else size * 1.2
         number = str(item.number)
-        where = f"page {item.page}"
+        where = self.words.page_of.format(page=item.page)
         need = (self.fonts.width(number, big, bold=True) + size
                 + (self.fonts.width(where, size) if solutions
                    else self.difficulty_width(item.puzzle, size)))
@@ -1584,12 +1590,12 @@ class _Drawer:
         if self.settings.stars:
             right = self.stars(right, y, star_count(puzzle.kind, puzzle.score), size)
             right -= size * 0.5
-        self.text(right, y, puzzle.tier, size, align="right", grey=True)
+        self.text(right, y, self.words.tier(puzzle.tier), size, align="right", grey=True)
 
     def difficulty_width(self, puzzle: PuzzleRecord, size: float) -> float:
         """How wide :meth:`difficulty` draws ``puzzle``'s tier and stars."""
         stars = size * (_STAR_RADIUS * (_STAR_STEP * 4 + 2) + 0.5) if self.settings.stars else 0
-        return self.fonts.width(puzzle.tier, size) + stars
+        return self.fonts.width(self.words.tier(puzzle.tier), size) + stars
 
     def stars(self, right: float, y: float, count: int, size: float) -> float:
         """Five stars ending at ``right`` on baseline ``y``, ``count`` of them filled and
@@ -1627,16 +1633,44 @@ def book_texts(settings: BookSettings,
     return texts
 
 
+def fixed_texts(settings: BookSettings) -> list[tuple[str, str]]:
+    """The fixed words of a book not in English, as (what, text): a font must have their
+    characters too (none for English, which the built-in font has)."""
+    if settings.language == "en":
+        return []
+    return [(f'book.language = "{settings.language}" words', "".join(settings.words.texts()))]
+
+
+def no_language_font(settings: BookSettings, fonts: Fonts, missing: str,
+                     install: str = "") -> str:
+    """Why a book in ``settings.language`` cannot be set in ``fonts``, which lack the
+    ``missing`` characters of its fixed words, and what to do, as one line; ``install``
+    names a package to install, when one would do."""
+    chars = ", ".join(repr(ch) for ch in missing[:8]) + (", ..." if len(missing) > 8 else "")
+    lacks = (f"the font {settings.cjk_font} (book.cjk_font) lacks {chars}" if fonts.cjk
+             else "the built-in font lacks its characters and no installed TrueType "
+                  "font has them all")
+    where = f"install one ({install}) or " if install else ""
+    return (f'book.language = "{settings.language}" prints the book\'s words in Japanese, '
+            f"which needs a Japanese TrueType font, but {lacks}: {where}name a Japanese "
+            '.ttf file in book.cjk_font, or set book.language = "en"')
+
+
 def lacking(texts: Sequence[tuple[str, str]], fonts: Fonts) -> str:
     """The characters of ``texts`` that the built-in font lacks, in order of appearance."""
     return "".join(dict.fromkeys(ch for _, text in texts for ch in text
-                                 if not ch.isspace() and not fonts.covers(ch)))
+                                 if not fonts.covers(ch)))
 
 
 def check_text(settings: BookSettings, sections: Sequence[BookSection], fonts: Fonts,
                more: Sequence[tuple[str, str]] = ()) -> None:
     """Raise :class:`LayoutError` when some text of the book (or ``more`` text, such as
-    the cover's) has characters no book font can show."""
+    the cover's), or a fixed word of its language, has characters no book font can
+    show."""
+    missing = "".join(ch for ch in lacking(fixed_texts(settings), fonts)
+                      if not fonts.cjk_covers(ch))
+    if missing:
+        raise LayoutError(no_language_font(settings, fonts, missing))
     for what, text in [*book_texts(settings, sections), *more]:
         missing = lacking([(what, text)], fonts)
         if not missing:

@@ -21,12 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-#: What the first hints page says before the entries.
-INTRO = ("Each hint is for a puzzle that singles alone do not solve: it names the first "
-         "technique beyond singles that the puzzle needs, and where to look. What that step "
-         "removes or places is yours to find. Cells are named by row and column, counted "
-         "from the top and from the left: r5c2 is row 5, column 2; boxes are numbered 1 "
-         "to 9, left to right and top to bottom.")
+from .wording import ENGLISH, Wording
+
 #: Lines of body type kept for the explanation on the first hints page, at the least;
 #: more when it wraps onto more lines (:func:`intro_height`).
 INTRO_LINES = 4
@@ -62,18 +58,20 @@ class HintEntry:
         return len(self.technique) + len(self.text)
 
 
-def hint_indent(fonts: Any, size: float, small: float) -> float:
+def hint_indent(fonts: Any, size: float, small: float, words: Wording = ENGLISH) -> float:
     """Where the hints' texts start: right of a column for the number and, under it, the
     page, and a space."""
-    return max(fonts.width("0000", size, bold=True), fonts.width("page 0000", small)) + size
+    return max(fonts.width("0000", size, bold=True),
+               fonts.width(words.page_of.format(page="0000"), small)) + size
 
 
 def hint_entry(fonts: Any, hint: HintText, size: float, width: float,
-               large_print: bool) -> HintEntry:
-    """The lines of ``hint`` in a column ``width`` wide at type ``size``."""
+               large_print: bool, words: Wording = ENGLISH) -> HintEntry:
+    """The lines of ``hint`` in a column ``width`` wide at type ``size``, in ``words``."""
     floor = size if large_print else MIN_SIZE
-    technique, technique_size = _fit(fonts, hint.technique, size, width, floor, bold=True)
-    text, text_size = _fit(fonts, hint.text(), size, width, floor)
+    technique, technique_size = _fit(fonts, words.technique(hint.technique), size, width,
+                                     floor, bold=True)
+    text, text_size = _fit(fonts, words.hint(hint), size, width, floor)
     return HintEntry(technique, technique_size, text, text_size)
 
 
@@ -82,14 +80,15 @@ def entries_height(lines: int, entries: int, size: float) -> float:
     return lines * LEADING * size + (entries - 1) * GAP * size
 
 
-def intro_height(fonts: Any, width: float, size: float, small: float) -> float:
-    """The height the explanation takes on the first hints page, set in ``small`` type
-    ``width`` wide above entries of type ``size``, down to the first entry's baseline:
-    :data:`INTRO_LINES` lines of ``size`` at the least, and a line of ``size`` below its
-    last line."""
+def intro_height(fonts: Any, width: float, size: float, small: float,
+                 words: Wording = ENGLISH) -> float:
+    """The height the explanation (``words.hints_intro``) takes on the first hints page,
+    set in ``small`` type ``width`` wide above entries of type ``size``, down to the first
+    entry's baseline: :data:`INTRO_LINES` lines of ``size`` at the least, and a line of
+    ``size`` below its last line."""
     from .book import wrap  # the book's wrapping; book imports this module
 
-    lines = len(wrap(INTRO, fonts, small, width))
+    lines = len(wrap(words.hints_intro, fonts, small, width))
     return max(INTRO_LINES * LEADING * size, (lines - 1) * LEADING * small + LEADING * size)
 
 
@@ -128,19 +127,21 @@ def draw_hints_page(drawer: Any, page: Any, hints: Mapping[str, HintText]) -> No
     the puzzles whose hints it shows, ``hints`` the hints by puzzle text."""
     from .book import puzzle_numbers  # the puzzle pages' heads; book imports this module
 
-    drawer.header(page, page.heading, puzzle_numbers(page.items))
+    words = drawer.words
+    drawer.header(page, page.heading, puzzle_numbers(page.items, words))
     box = drawer.body_box(page)
     size = drawer.type.body
     y = box.y1 - size
     if drawer.plan.first_page("hints") == page.number:
-        drawer.paragraph(box.x0, y, box.width, INTRO, drawer.type.small, leading=LEADING)
-        y -= intro_height(drawer.fonts, box.width, size, drawer.type.small)
+        drawer.paragraph(box.x0, y, box.width, words.hints_intro, drawer.type.small,
+                         leading=LEADING)
+        y -= intro_height(drawer.fonts, box.width, size, drawer.type.small, words)
     small = drawer.type.small
     # the number and, under it, the page in a column of their own; the text beside them
-    indent = hint_indent(drawer.fonts, size, small)
+    indent = hint_indent(drawer.fonts, size, small, words)
     for item in page.items:
         entry = hint_entry(drawer.fonts, hints[item.puzzle.puzzle], size, box.width - indent,
-                           drawer.settings.large_print)
+                           drawer.settings.large_print, words)
         drawer.text(box.x0, y, str(item.number), size, bold=True)
         texts = ([(t, entry.technique_size, True) for t in entry.technique]
                  + [(t, entry.text_size, False) for t in entry.text])
@@ -148,7 +149,8 @@ def draw_hints_page(drawer: Any, page: Any, hints: Mapping[str, HintText]) -> No
             if k:
                 y -= LEADING * size
             if k == 1:  # the page under the number (drawn in the order it always was)
-                drawer.text(box.x0, y, f"page {item.page}", small, grey=True)
+                drawer.text(box.x0, y, words.page_of.format(page=item.page), small,
+                            grey=True)
             drawer.text(box.x0 + indent, y, text, fitted, bold=bold)
         y -= LEADING * size + GAP * size
 

@@ -16,6 +16,7 @@ page it is on the right.
 from __future__ import annotations
 
 import os
+import string
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -274,9 +275,11 @@ class Fonts:
         latin = self.regular  # beside the CJK font, which has no bold
         pieces: list[tuple[str, str]] = []
         for ch in text:
-            font = latin if ch.isspace() or self.covers(ch) else self.cjk
-            if ch.isspace() and pieces:
-                font = pieces[-1][1]  # a space belongs to the run it ends
+            font = latin if self.covers(ch) else self.cjk
+            if ch.isspace() and pieces and font == latin:
+                # a space belongs to the run it ends; an ideographic one (U+3000), which
+                # the Latin font lacks, to the CJK font
+                font = pieces[-1][1]
             if pieces and pieces[-1][1] == font:
                 pieces[-1] = (pieces[-1][0] + ch, font)
             else:
@@ -298,8 +301,10 @@ class Fonts:
 
 
 def _has_glyphs(font: str, text: str) -> bool:
+    """Whether ``font`` has every character of ``text``, ASCII spaces aside (other spaces,
+    such as Japanese text's ideographic space, need their glyph)."""
     glyphs = pdfmetrics.getFont(font).face.charToGlyph
-    return all(ord(ch) in glyphs for ch in text if not ch.isspace())
+    return all(ord(ch) in glyphs for ch in text if ch not in string.whitespace)
 
 
 def load_fonts(cjk_path: str | None = None) -> Fonts:

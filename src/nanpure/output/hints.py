@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..record import PuzzleRecord
@@ -35,13 +35,28 @@ _TOKEN = re.compile(r"\((\d)\)|r(\d)c(\d)|([rcb])(\d)|(?<![\w(])(\d)(?![\w)])")
 
 
 @dataclass(frozen=True)
+class Spot:
+    """Where a hint points, in parts a book's words phrase in its language: the
+    ``digits``, and the ``houses`` of one kind (``house``: "r", "c" or "b") or the
+    ``cells``; a ``chain`` is named by its first cell and counts ``cells``."""
+
+    digits: tuple[str, ...] = ()
+    house: str = ""
+    houses: tuple[int, ...] = ()
+    cells: tuple[str, ...] = ()
+    chain: bool = False
+
+
+@dataclass(frozen=True)
 class Hint:
     """Where a puzzle needs more than singles: the ``step``-th step of its path (from 1),
-    done with ``technique``; ``look_at`` says where the pattern is."""
+    done with ``technique``; ``look_at`` says where the pattern is, in English (as the
+    manifest gives it), and ``spot`` in parts (:class:`Spot`)."""
 
     technique: str
     step: int
     look_at: str
+    spot: Spot = field(default=Spot(), compare=False)
 
     def text(self) -> str:
         """The hint as a sentence.
@@ -75,19 +90,23 @@ def hint_from(technique: str, step: int, where: str) -> Hint:
         if m.group(4):
             houses.append((m.group(4), int(m.group(5))))
     of = joined([f"{d}s" for d in sorted(digits)]) if digits else ""
+    spot = Spot(digits=tuple(sorted(digits)))
     if houses:
         kind = houses[0][0]
         first = [n for _, n in houses[:_first_run(houses)]]
         noun = _HOUSES[kind][1 if len(first) > 1 else 0]
         place = f"{noun} {joined([str(n) for n in first])}"
+        spot = replace(spot, house=kind, houses=tuple(first))
     elif len(cells) > MAX_CELLS:
         place = f"the chain that starts at {cells[0]} ({len(cells)} cells)"
-        return Hint(technique, step, place + (f", with the {of}" if of else ""))
+        return Hint(technique, step, place + (f", with the {of}" if of else ""),
+                    replace(spot, cells=tuple(cells), chain=True))
     elif cells:
         place = joined(cells)
+        spot = replace(spot, cells=tuple(cells))
     else:
-        return Hint(technique, step, f"the {of}" if of else "")
-    return Hint(technique, step, f"the {of} in {place}" if of else place)
+        return Hint(technique, step, f"the {of}" if of else "", spot)
+    return Hint(technique, step, f"the {of} in {place}" if of else place, spot)
 
 
 def _first_run(houses: list[tuple[str, int]]) -> int:

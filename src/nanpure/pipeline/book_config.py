@@ -16,6 +16,7 @@ file and key::
     order = "score"              # within a section: "tier" (default) or "score"
     stars = true                 # 1-5 stars beside each puzzle
     bleed = true                 # pages 0.125 in larger on the cut edges
+    language = "ja"              # the book's fixed words: "en" (default) or "ja"
 
     [book.cover]                 # a full-wrap cover: output/nightly-cover.pdf
     back = ["Sixty puzzles ..."]
@@ -55,6 +56,7 @@ from ..generator.kinds import KINDS
 from ..generator.tiers import TIERS
 from ..layouts.book import default_densities
 from ..layouts.pages import ANSWER_TEMPLATES, PAGE_SIZES, PUZZLE_TEMPLATES
+from ..layouts.wording import LANGUAGE_ALIASES, LANGUAGES
 from ..words import closest
 from .config import DEFAULT_STORE, ConfigError, Section, load_toml, parse_toml
 from .store import Runs
@@ -78,6 +80,7 @@ class LayoutSpec:
     hints: bool = False  # a hints section: the first step beyond singles of each puzzle
     bleed: bool = False
     stars: bool = False
+    language: str = "en"  # the fixed words': "en" or "ja" (layouts/wording.py)
 
 
 #: How the puzzles of a section are ordered: tier first, then score; or score alone.
@@ -123,7 +126,7 @@ class SectionSpec:
 #: config's JSON, so the JSON of a book without them (its manifest, its record in the
 #: store) is unchanged: the section's, the layout's and the book's own.
 _LATER_SECTION_KEYS = {"kind": None, "puzzles_per_page": None}
-_LATER_LAYOUT_KEYS = {"hints": False, "bleed": False, "stars": False}
+_LATER_LAYOUT_KEYS = {"hints": False, "bleed": False, "stars": False, "language": "en"}
 _LATER_BOOK_KEYS = {"order": "tier", "cover": None}
 
 
@@ -224,6 +227,7 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
     reuse = book.bool("reuse", False)
     bleed = book.bool("bleed", False)
     stars = book.bool("stars", False)
+    language = book.choice("language", LANGUAGES, "en", aliases=LANGUAGE_ALIASES)
     order = book.choice("order", ORDERS, "tier")
     cover = _cover(book.table("cover"), title, subtitle, author) if book.has("cover") else None
     tables = book.tables("section")
@@ -254,7 +258,7 @@ def book_config_from_toml(data: dict[str, Any], source: str) -> BookConfig:
                         page_size=names[size.lower()], puzzles_per_page=per_page,
                         answers_per_page=answers, large_print=large_print,
                         cjk_font=cjk_font, imprint=imprint, hints=hints, bleed=bleed,
-                        stars=stars)
+                        stars=stars, language=language)
     return BookConfig(layout=layout, sections=sections, store=store, run=run, out=out,
                       reuse=reuse, source=source, order=order, cover=cover)
 

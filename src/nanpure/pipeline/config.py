@@ -24,7 +24,7 @@ import math
 import re
 import tomllib
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
 from importlib import resources
@@ -105,15 +105,20 @@ def _type_name(value: Any) -> str:
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+(\[\d+\])*")
 
 
-def _not_one_of(value: Any, choices: Sequence[str]) -> str:
-    """What to say of a ``value`` that is none of ``choices``: them, and the one spelt
-    most like it.
+def _not_one_of(value: Any, choices: Sequence[str],
+                aliases: Mapping[str, str] | None = None) -> str:
+    """What to say of a ``value`` that is none of ``choices``: them, and the one it is
+    another name of (in ``aliases``, by its lower case) or else the one spelt most like it.
 
     >>> print(_not_one_of("creme", ("white", "cream")))
     expected one of "white", "cream"; got 'creme'; did you mean "cream"?
+    >>> print(_not_one_of("Japanese", ("en", "ja"), {"japanese": "ja"}))
+    expected one of "en", "ja"; got 'Japanese'; did you mean "ja"?
     """
     allowed = ", ".join(f'"{c}"' for c in choices)
-    near = closest(value, choices) if isinstance(value, str) else None
+    near = None
+    if isinstance(value, str):
+        near = (aliases or {}).get(value.lower()) or closest(value, choices)
     hint = f'; did you mean "{near}"?' if near is not None else ""
     return f"expected one of {allowed}; got {_show(value)}{hint}"
 
@@ -235,8 +240,10 @@ class Section:
             raise self.error(key, f"expected true or false, got {_show(value)}")
         return value
 
-    def choice(self, key: str, choices: Sequence[str], default: Any = REQUIRED) -> Any:
-        """One of a fixed set of strings.
+    def choice(self, key: str, choices: Sequence[str], default: Any = REQUIRED,
+               aliases: Mapping[str, str] | None = None) -> Any:
+        """One of a fixed set of strings; a value in ``aliases`` (other names of the
+        choices, in lower case) is refused, naming the choice it stands for.
 
         >>> try:
         ...     Section({"dig": "deep"}, "quota[1]", "r.toml").choice("dig", ("target", "limit"))
@@ -248,7 +255,7 @@ class Section:
         if value is default and key not in self.data:
             return value
         if value not in choices:
-            raise self.error(key, _not_one_of(value, choices))
+            raise self.error(key, _not_one_of(value, choices, aliases))
         return value
 
     def int_range(self, key: str, default: Any = REQUIRED, *, minimum: int | None = None,

@@ -49,7 +49,9 @@ from ..layouts.book import (
     Placement,
     book_texts,
     check_text,
+    fixed_texts,
     lacking,
+    no_language_font,
     nonogram_of,
     page_count,
     plan_book,
@@ -63,13 +65,13 @@ from ..layouts.cover import (
     cover_layout,
     render_cover,
 )
-from ..layouts.pages import BLEED, FontError, Fonts, load_fonts
+from ..layouts.pages import BLEED, CJK_PACKAGE, FontError, Fonts, load_fonts
 from ..layouts.preflight import PreflightReport, max_pages, preflight, preflight_cover
 from ..output.hints import Hint, hints_for
 from ..record import PuzzleRecord, columns, row
 from ..words import closest, counted
 from .book_config import BookConfig, SectionSpec, cover_path
-from .fonts import find_font, no_font
+from .fonts import cjk_package_installed, find_font, no_font
 from .stops import finishing
 from .store import RUNNING, Runs, Store, StoreError, run_globs
 from .verify import check_puzzles, run_ladders
@@ -262,8 +264,9 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path,
     A book with stars gives each puzzle's, one with bleed the bleed, one with a cover its
     file, paper and spine width (and its picture's path and SHA-256). Then, added after the
     first manifests and so last, what else a rebuild needs: each puzzle's run and quota,
-    the versions of nanpure and reportlab (``made_with``), and the font found for text the
-    built-in font lacks (``cjk_font``: path and SHA-256, or null).
+    the versions of nanpure and reportlab (``made_with``), the font found for text the
+    built-in font lacks (``cjk_font``: path and SHA-256, or null), and the language of
+    the book's fixed words when not English (``language``).
     """
     kinds = any(p.puzzle.kind != "sudoku" for p in plan.placements)
     sections: list[dict] = []
@@ -305,6 +308,8 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path,
     data["made_with"] = {"nanpure": __version__, "reportlab": reportlab.Version}
     data["cjk_font"] = (_file(plan.settings.cjk_font) if plan.settings.cjk_font is not None
                         else None)
+    if plan.settings.language != "en":  # English manifests stay as they were
+        data["language"] = plan.settings.language
     return data
 
 
@@ -541,14 +546,21 @@ def _checked(config: BookConfig, plan: BookPlan, pdf: Path, cover: Path | None,
 def _fonts_for(settings: BookSettings,
                texts: Sequence[tuple[str, str]]) -> tuple[BookSettings, Fonts]:
     """The book's settings and fonts: with a font found through fontconfig when some
-    text needs more than the built-in font and the config names none; a
-    :class:`LayoutError` saying which characters no font has when none is found."""
+    text (or a fixed word of the book's language) needs more than the built-in font and
+    the config names none; a :class:`LayoutError` saying which characters no font has
+    when none is found."""
     fonts = load_fonts(settings.cjk_font)
-    missing = lacking(texts, fonts)
+    fixed = fixed_texts(settings)
+    missing = lacking([*texts, *fixed], fonts)
     if missing and settings.cjk_font is None:
         found = find_font(missing)
         if found is None:
-            raise LayoutError(no_font(texts, missing))
+            words = lacking(fixed, fonts)
+            if words and find_font(words) is None:
+                install = ("" if cjk_package_installed()
+                           else f"Debian: apt-get install {CJK_PACKAGE}")
+                raise LayoutError(no_language_font(settings, fonts, words, install))
+            raise LayoutError(no_font([*texts, *fixed], missing))
         path, fonts = found
         settings = replace(settings, cjk_font=path)
     return settings, fonts
