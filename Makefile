@@ -29,7 +29,7 @@ help:
 	@echo '  fuzz       100,000 generated inputs for every parser a user feeds'
 	@echo '  soak       100 runs, exports and books stopped at random moments (about 10 min)'
 	@echo '  lint       ruff on src, tests, benchmarks and scripts'
-	@echo '  bench      every benchmark in benchmarks/ (about a quarter of an hour)'
+	@echo '  bench      the benchmarks in benchmarks/ but paired.py and preflight.py (about a quarter of an hour)'
 	@echo '  install    only set up .venv, with the test, lint, parquet and dask extras'
 	@echo '  clean      remove .venv, the caches and output/, but keep the stores output/*.db'
 	@echo '  distclean  clean, and remove the stores too (output/nanpure.db and any other)'
