@@ -1,6 +1,7 @@
 # The README's commands. Every target builds the local virtualenv first if needed: nanpure
-# and what it needs to run for `make book`, the test, lint, parquet and dask extras as well
-# for the others (downloading those is most of a fresh install's time, and a book needs none).
+# and what it needs to run for `make book`, the test (with ruff), parquet and dask extras
+# as well for the others (downloading those is most of a fresh install's time, and a book
+# needs none).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -29,8 +30,8 @@ help:
 	@echo '  fuzz       100,000 generated inputs for every parser a user feeds'
 	@echo '  soak       100 runs, exports and books stopped at random moments (about 10 min)'
 	@echo '  lint       ruff on src, tests, benchmarks and scripts'
-	@echo '  bench      every benchmark in benchmarks/ (about a quarter of an hour)'
-	@echo '  install    only set up .venv, with the test, lint, parquet and dask extras'
+	@echo '  bench      the benchmarks in benchmarks/ but paired.py and preflight.py (about a quarter of an hour)'
+	@echo '  install    only set up .venv, with the test (and ruff), parquet and dask extras'
 	@echo '  clean      remove .venv, the caches and output/, but keep the stores output/*.db'
 	@echo '  distclean  clean, and remove the stores too (output/nanpure.db and any other)'
 	@echo '  help       this list (also plain make)'

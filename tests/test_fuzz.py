@@ -1,6 +1,6 @@
 """Fuzzing every parser a user feeds: Sudoku puzzle lines and the 9-line grid form, the
-import formats (csv, sdm, sdk, opensudoku, parquet), nonogram ``.non`` files and one-line
-puzzles, run and book configs.
+import formats (csv, sdm, sdk, opensudoku, parquet), nonogram ``.non`` files, one-line
+puzzles and tables (csv, jsonl, parquet), run and book configs.
 
 Each input must be read or rejected as a person expects: no exception but the parser's
 own error, and every rejection one line. The default suite tries a few inputs of each;
@@ -10,6 +10,7 @@ accepted and rejected.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -235,6 +236,53 @@ NONOGRAM_LINE = st.lists(
     max_size=5,
 ).map("\n".join)
 
+# nonogram tables, as export writes them (width, height, rows, columns, solution; the clues
+# as JSON) or as generate does (a puzzle column of one-line puzzles)
+_NONOGRAM_COLUMNS = ["width", "height", "rows", "columns", "solution", "puzzle", "id", "x"]
+_json = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-5, 2**64), st.floats(), st.text(max_size=8)),
+    lambda inner: st.lists(inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def _csv_line(fields: list) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="").writerow(fields)
+    return out.getvalue()
+
+
+NONOGRAM_CSV = st.one_of(
+    _mutants(['width,height,rows,columns,solution\n3,2,"[[1,1],[3]]","[[2],[1],[2]]",101111\n',
+              'puzzle,tier\n"3x2 1.1,3/2,1,2",easy\n']),
+    st.tuples(
+        st.lists(st.sampled_from(_NONOGRAM_COLUMNS), min_size=1, max_size=6).map(_csv_line),
+        st.lists(st.lists(_json.map(json.dumps), max_size=6).map(_csv_line), max_size=4),
+    ).map(lambda t: "\n".join([t[0], *t[1]])),
+)
+NONOGRAM_JSONL = st.lists(
+    st.one_of(
+        _mutants(['{"width": 3, "height": 2, "rows": [[1, 1], [3]], "columns": [[2], [1], [2]], '
+                  '"solution": "101111"}', '{"puzzle": "3x2 1.1,3/2,1,2"}']),
+        st.dictionaries(st.sampled_from(_NONOGRAM_COLUMNS), _json, max_size=6).map(json.dumps),
+        _json.map(json.dumps),
+    ),
+    max_size=4,
+).map("\n".join)
+_clues = st.lists(st.lists(st.lists(st.integers(-2, 70), max_size=3), max_size=4), max_size=4)
+NONOGRAM_PARQUET = st.one_of(
+    st.dictionaries(
+        st.sampled_from(_NONOGRAM_COLUMNS), st.one_of(_clues, _column), max_size=6
+    ).map(_parquet_of),
+    st.builds(
+        lambda data, at, junk: data[:at] + junk + data[at + len(junk) :],
+        st.just(_parquet_of({"width": [3], "height": [2], "rows": [[[1, 1], [3]]],
+                             "columns": [[[2], [1], [2]]]})),
+        st.integers(0, 900),
+        st.binary(min_size=1, max_size=8),
+    ),
+)
+
 
 # --- TOML configs -----------------------------------------------------------------------------
 
@@ -446,6 +494,9 @@ TARGETS: dict[str, tuple[st.SearchStrategy, Callable]] = {
     "parquet": (PARQUET, _sudoku("parquet")),
     "non": (_encoded(NON), _nonogram("non")),
     "nonogram-line": (_encoded(NONOGRAM_LINE), _nonogram("line")),
+    "nonogram-csv": (_encoded(NONOGRAM_CSV), _nonogram("csv")),
+    "nonogram-jsonl": (_encoded(NONOGRAM_JSONL), _nonogram("jsonl")),
+    "nonogram-parquet": (NONOGRAM_PARQUET, _nonogram("parquet")),
     "run-toml": (_encoded(RUN_TOML), _config(load_run_config)),
     "book-toml": (_encoded(BOOK_TOML), _config(load_book_config)),
 }

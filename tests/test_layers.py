@@ -53,5 +53,13 @@ def test_the_generator_imports_nothing_of_the_other_layers_and_starts_no_process
 
 
 @pytest.mark.parametrize("path", _layer("layouts") + _layer("output"), ids=_id)
-def test_layouts_and_output_never_import_the_pipeline(path):
-    assert not [n for n in _imports(path) if n.startswith("nanpure.pipeline")], path
+def test_layouts_and_output_never_import_the_pipeline_or_the_cli(path):
+    # they import each other (one level: images.py the output's picture formats, plots.py
+    # the page fonts and the rasteriser), but nothing above them
+    above = ("nanpure.pipeline", "nanpure.cli")
+    assert not [n for n in _imports(path) if n.startswith(above)], path
+
+
+@pytest.mark.parametrize("path", _layer("pipeline"), ids=_id)
+def test_the_pipeline_never_imports_the_cli(path):
+    assert "nanpure.cli" not in _imports(path), path
