@@ -3,6 +3,7 @@ needs, the config's check of the key, and Japanese text wrapped inside the colum
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -182,11 +183,19 @@ def test_an_ideographic_space_after_latin_text_is_set_in_the_cjk_font():
 
 
 @needs_cjk_font
-def test_a_japanese_book_s_lines_stay_inside_its_column(tmp_path, store):
-    """Every wrapped Japanese paragraph of a small large-print page fits its width."""
-    from nanpure.layouts.book import wrap
+def test_a_japanese_book_s_lines_keep_the_line_breaking_rules():
+    """Every Japanese paragraph of the book, wrapped at several widths, keeps its text
+    whole and breaks no line before closing punctuation, a small kana or the long-vowel
+    mark, nor after an opening bracket; no line starts with a space."""
+    from nanpure.layouts.book import _NO_LINE_END, _NO_LINE_START, wrap
 
     fonts_ = load_fonts(CJK_FONT)
-    for text in (*JAPANESE.sudoku_rules, JAPANESE.hints_intro, *JAPANESE.tier_help.values()):
-        for line in wrap(text, fonts_, 14, 200):
-            assert fonts_.width(line, 14) <= 200
+    assert {"ょ", "ッ", "ー", "。", "」"} <= _NO_LINE_START
+    texts = (*JAPANESE.sudoku_rules, JAPANESE.hints_intro, *JAPANESE.tier_help.values())
+    for width in (90, 140, 200, 260):
+        for text in texts:
+            lines = wrap(text, fonts_, 14, width)
+            assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+            for before, after in itertools.pairwise(lines):
+                assert after[0] not in _NO_LINE_START and not after[0].isspace(), (before, after)
+                assert before[-1] not in _NO_LINE_END, (before, after)

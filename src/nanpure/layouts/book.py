@@ -1191,10 +1191,11 @@ def wrap(text: str, fonts: Fonts, size: float, width: float, bold: bool = False)
     return lines
 
 
-#: What a line of CJK text does not start with (closing brackets and punctuation), and
-#: what it does not end with (opening brackets): the few kinsoku rules every Japanese book
-#: keeps.
-_NO_LINE_START = frozenset("、。，．）」』】〕〉》！？：；")
+#: What a line of CJK text does not start with (closing brackets and punctuation, small
+#: kana, the long-vowel mark and iteration marks), and what it does not end with (opening
+#: brackets): the few kinsoku rules every Japanese book keeps.
+_NO_LINE_START = frozenset("、。，．・）」』】〕〉》！？：；"
+                           "ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶー々ゝゞヽヾ")
 _NO_LINE_END = frozenset("（「『【〔〈《")
 
 
@@ -1213,6 +1214,8 @@ def _wrap_wide(text: str, fits: Callable[[str], bool]) -> list[str]:
     >>> fonts = load_fonts()
     >>> _wrap_wide("ab、cd ef", lambda line: fonts.width(line, 10) <= 25)
     ['ab、', 'cd ef']
+    >>> _wrap_wide("しましょう", lambda line: len(line) <= 3)  # no line starts with ょ
+    ['しま', 'しょう']
     """
     units: list[str] = []  # what stays on one line
     for ch in text:
@@ -1230,7 +1233,7 @@ def _wrap_wide(text: str, fits: Callable[[str], bool]) -> list[str]:
             continue
         if line.strip():
             lines.append(line.rstrip())
-        *whole, line = _broken(unit, fits)
+        *whole, line = _broken(unit.lstrip(), fits)  # a line starts with no space
         lines += whole
     if line.strip():
         lines.append(line.rstrip())

@@ -673,7 +673,6 @@ def _running_dry(s: QuotaState) -> bool:
     return s.stored > 0 and 2 * s.duplicates >= s.judged > 0
 
 
-#: What the stall warning suggests, per puzzle kind: the keys that make its puzzles rare.
 @dataclass
 class _Watch:
     """Called by the task loop: moves the progress bars to the stored puzzles, prints a

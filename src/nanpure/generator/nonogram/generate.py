@@ -169,7 +169,6 @@ def extreme_rarity(spec: Spec) -> str | None:
             "and found none in 300 s at 7x7 or smaller (9x9: 28 s, 10x10: 13 s)")
 
 
-
 def stall_advice(spec: Spec | None) -> str:
     """What to change in a spec whose puzzles are not being found, as the end of a
     sentence (the run's warning about such a quota).
