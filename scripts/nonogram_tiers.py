@@ -6,9 +6,9 @@ the README's advice on small grids.
 
 Every picture is drawn as one attempt of ``generate`` draws it (seeds 0, 1, ...; the
 given density and symmetry), and counted under the tier of its puzzle, or under "none"
-when it is no picture (smoothing left a line empty or too few cells filled) or its clues
-do not have one solution. Extreme is left out: random pictures almost never need nested
-probing, and the generator searches for those instead (README, Nonograms). Prints a
+when it is no picture (smoothing left a line empty or too few cells filled), its clues
+do not have one solution, or, rarely, its puzzle is extreme: random pictures almost never
+need nested probing, and the generator searches for those instead (README, Nonograms). Prints a
 Markdown table, one row a size and smoothing, the shares in percent of the pictures.
 """
 
