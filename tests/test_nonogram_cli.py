@@ -589,6 +589,42 @@ def test_from_image(tmp_path):
                                                   "300").stderr
 
 
+@pytest.mark.parametrize("mode", ["I;16", "I;16B", "I;16L", "I"])
+def test_from_image_scales_16_bit_grey(tmp_path, mode):
+    """16-bit grey was clipped to 255 on its way to 8 bits: a block at level 20000 on
+    white (65535) filled no cell. Its levels are scaled (65535 to 255)."""
+    from PIL import Image, ImageDraw
+
+    from nanpure.generator.nonogram.picture import threshold_image
+    from nanpure.pipeline.nonogram_jobs import from_image
+
+    image = Image.new(mode, (100, 100), 65535)
+    ImageDraw.Draw(image).rectangle((30, 30, 69, 69), fill=20000)
+    assert threshold_image(image, 10, 10).count("1") == 16
+    # 20000 / 257 is level 78: filled below a threshold of 79, not at 78
+    assert threshold_image(image, 10, 10, threshold=79).count("1") == 16
+    assert threshold_image(image, 10, 10, threshold=78).count("1") == 0
+    if mode == "I;16":  # as Pillow opens a 16-bit grey PNG
+        path = tmp_path / "deep.png"
+        image.save(path)
+        out, err = io.StringIO(), io.StringIO()
+        assert from_image(str(path), 10, None, out, err) == 0, err.getvalue()
+        assert "16 of 100 cells filled" in out.getvalue()
+
+
+def test_from_image_keeps_8_bit_and_float_grey():
+    """The 16-bit scaling leaves 8-bit grey and 32-bit float grey (0-255) as they were."""
+    from PIL import Image, ImageDraw
+
+    from nanpure.generator.nonogram.picture import threshold_image
+
+    for mode, dark in (("L", 127), ("F", 127.0), ("RGB", (127, 127, 127))):
+        image = Image.new(mode, (100, 100), 255 if mode != "RGB" else (255, 255, 255))
+        ImageDraw.Draw(image).rectangle((30, 30, 69, 69), fill=dark)
+        assert threshold_image(image, 10, 10).count("1") == 16, mode
+        assert threshold_image(image, 10, 10, threshold=127).count("1") == 0, mode
+
+
 # --- run, export, stats -----------------------------------------------------------------------
 
 
