@@ -625,6 +625,35 @@ def test_from_image_keeps_8_bit_and_float_grey():
         assert threshold_image(image, 10, 10, threshold=127).count("1") == 0, mode
 
 
+def test_from_image_refuses_a_too_large_image_in_one_line(tmp_path, monkeypatch):
+    """An image past twice Pillow's pixel limit ended in a DecompressionBombError
+    traceback; one past the limit printed Pillow's raw warning. The first is refused in
+    one line (exit 2), the second read without the warning."""
+    import warnings
+
+    from PIL import Image, ImageDraw
+
+    from nanpure.pipeline.nonogram_jobs import from_image
+
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 1000)  # as 15000x15000 is to the default
+    bomb = tmp_path / "bomb.png"
+    Image.new("1", (50, 50), 1).save(bomb)
+    out, err = io.StringIO(), io.StringIO()
+    assert from_image(str(bomb), 10, None, out, err) == 2
+    assert err.getvalue() == (f"{bomb}: cannot read the image: more than 2000 pixels, "
+                              "too large to open\n")
+    large = tmp_path / "large.png"
+    picture = Image.new("L", (40, 40), 255)  # 1600 pixels: past the limit, not twice
+    ImageDraw.Draw(picture).rectangle((12, 12, 27, 27), fill=0)
+    picture.save(large)
+    out, err = io.StringIO(), io.StringIO()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert from_image(str(large), 10, None, out, err) == 0, err.getvalue()
+    assert caught == [] and err.getvalue() == ""
+    assert "16 of 100 cells filled" in out.getvalue()
+
+
 # --- run, export, stats -----------------------------------------------------------------------
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import io
 import math
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -541,9 +542,17 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
     from .stops import finishing
 
     try:
-        with Image.open(image_path) as image:
-            image.load()
-            result = picture_to_puzzle(image, width, height, threshold, invert)
+        with warnings.catch_warnings():
+            # an image past Pillow's bomb limit is read all the same; twice past it is
+            # refused (below), so the warning would say nothing the user can act on
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(image_path) as image:
+                image.load()
+                result = picture_to_puzzle(image, width, height, threshold, invert)
+    except Image.DecompressionBombError:
+        print(f"{image_path}: cannot read the image: more than "
+              f"{2 * (Image.MAX_IMAGE_PIXELS or 0)} pixels, too large to open", file=err)
+        return 2
     except (OSError, UnidentifiedImageError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         print(f"{image_path}: cannot read the image: {reason}", file=err)
