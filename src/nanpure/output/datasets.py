@@ -1333,7 +1333,8 @@ _NONOGRAM_EXPORT_COLUMNS = ("width", "height", "rows", "columns")
 
 def looks_like(line: str) -> tuple[str, str] | None:
     """The other format a file of one-line puzzles whose first line (not blank or a
-    comment) is ``line`` looks like, as ``(format, what)``: ``jsonl`` for a JSON object,
+    comment) is ``line`` looks like, as ``(format, what)``: ``jsonl`` for a JSON object
+    (``nonogram jsonl`` for one with a nonogram export's columns),
     ``csv`` for a CSV header naming a puzzle column (:data:`PUZZLE_COLUMNS`; ``csv
     column`` when it names no other column: its rows may be puzzle lines), ``non`` for a
     ``.non`` key line (``width 15``, ``title "..."``, ``rows``, ...), ``nonogram line``
@@ -1343,6 +1344,8 @@ def looks_like(line: str) -> tuple[str, str] | None:
 
     >>> looks_like('{"id": 1}')
     ('jsonl', 'JSON lines (an export)')
+    >>> looks_like('{"width": 3, "height": 2, "rows": [], "columns": []}')[0]
+    'nonogram jsonl'
     >>> looks_like("quizzes,solutions"), looks_like("puzzle")[0]
     (('csv', 'CSV (its header names a quizzes column)'), 'csv column')
     >>> looks_like("Width 15"), looks_like("puzzles: 3")
@@ -1356,6 +1359,12 @@ def looks_like(line: str) -> tuple[str, str] | None:
     """
     line = line.strip()
     if line.startswith("{"):
+        try:
+            row = json.loads(line)
+        except ValueError:  # cut short or malformed: still a JSON object's start
+            row = None
+        if isinstance(row, dict) and all(n in row for n in _NONOGRAM_EXPORT_COLUMNS):
+            return "nonogram jsonl", "JSON lines of nonograms (an export)"
         return "jsonl", "JSON lines (an export)"
     if "puzzle" in line or "quiz" in line:  # cheap: the csv module only for a likely header
         try:

@@ -269,8 +269,8 @@ def _other_format(line: str) -> str | None:
     fmt, what = found
     if fmt == "sudoku line":
         return f"this looks like {what}, not one-line puzzles; {SUDOKU_HINT}"
-    return (f"this looks like {what}, not one-line puzzles; give --input-format "
-            f"{'csv' if fmt.startswith('csv') else fmt}")
+    given = {"csv column": "csv", "nonogram jsonl": "jsonl"}.get(fmt, fmt)
+    return f"this looks like {what}, not one-line puzzles; give --input-format {given}"
 
 
 def picture_rows(picture: str, width: int, marks: str = ".#") -> list[str]:
