@@ -229,6 +229,18 @@ def test_tables_of_generate_and_export_are_read(tmp_path):
         f"{other}: no puzzle column, nor width, height, rows and columns (columns: quiz, "
         "answer); nonograms are read from tables as generate writes them (a puzzle column "
         "of one-line puzzles) or as export does (width, height, rows, columns)\n")
+    # JSON lines read as CSV: the row's commas made many long columns, not all quoted
+    jsonl_csv = tmp_path / "rows.jsonl"
+    jsonl_csv.write_text('{"puzzle": "3x2 1.1,3/2,1,2", "width": 3, "height": 2, '
+                         '"hardest": "' + "x" * 3000 + '", "a": 1, "b": 2, "c": 3, "d": 4}\n')
+    err = io.StringIO()
+    assert read_puzzles([str(jsonl_csv)], err, "csv").status == 2
+    assert err.getvalue() == (
+        f'{jsonl_csv}: no puzzle column, nor width, height, rows and columns (columns: '
+        '{"puzzle": "3x2 1.1, 3/2, 1, 2",  "width": 3,  "height": 2,  "hardest": '
+        '"xxxxxxxxxxxxxxxxx...,  "a": 1 and 3 more); nonograms are read from '
+        "tables as generate writes them (a puzzle column of one-line puzzles) or as export "
+        "does (width, height, rows, columns)\n")
     # one-line nonograms in a .csv file: their commas made the columns
     lines_csv = tmp_path / "lines.csv"
     lines_csv.write_text(f"{UNIQUE}\n{TWO}\n")

@@ -510,9 +510,9 @@ def nonogram_input_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any]
             if _NONOGRAM_LINE.fullmatch(first):  # no header: its commas made columns
                 raise ReadError(f"this looks like one-line nonograms ({first[:40]!r}), not "
                                 "a table; give --input-format line")
-        shown = ", ".join(n if n.isprintable() else repr(n) for n in names)
         raise ReadError(f"no puzzle column, nor width, height, rows and columns "
-                        f"({f'columns: {shown}' if names else 'no columns'}); nonograms "
+                        f"({f'columns: {shown_columns(names)}' if names else 'no columns'}); "
+                        "nonograms "
                         "are read from tables as generate writes them (a puzzle column of "
                         "one-line puzzles) or as export does (width, height, rows, columns)")
     return rows
@@ -1388,14 +1388,26 @@ def looks_like(line: str) -> tuple[str, str] | None:
     return None
 
 
+def shown_columns(names: Sequence[str], most: int = 8, width: int = 30) -> str:
+    """A table's column names as a message quotes them: the first ``most``, each cut at
+    ``width`` characters, and how many more (a JSON line read as a CSV header is one
+    column a comma, some of them long).
+
+    >>> shown_columns(["x" * 40, *"abcdefghij"], most=3)
+    'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..., a, b and 8 more'
+    """
+    shown = [n if n.isprintable() else repr(n) for n in names[:most]]
+    text = ", ".join(n if len(n) <= width else n[:width] + "..." for n in shown)
+    return text + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
 def _puzzle_column(names: list[str]) -> str:
     for name in PUZZLE_COLUMNS:
         if name in names:
             return name
-    shown = ", ".join(name if name.isprintable() else repr(name) for name in names)
     nonograms = all(name in names for name in _NONOGRAM_EXPORT_COLUMNS)
     raise ReadError("no puzzle column (quizzes or puzzle) "
-                    + (f"among {shown}" if names else "in a file without columns")
+                    + (f"among {shown_columns(names)}" if names else "in a file without columns")
                     + (f"; this looks like a nonogram export: {NONOGRAM_HINT}"
                        if nonograms else ""))
 
