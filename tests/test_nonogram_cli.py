@@ -666,6 +666,31 @@ def test_from_image_refuses_a_too_large_image_in_one_line(tmp_path, monkeypatch)
     assert "16 of 100 cells filled" in out.getvalue()
 
 
+def test_from_image_says_when_no_cell_or_every_cell_is_filled(tmp_path):
+    """An all-white or all-black picture (or one pixel) made a blank or full grid,
+    unique and easy, without a word: it is said on stderr, the exit status kept."""
+    from PIL import Image
+
+    from nanpure.pipeline.nonogram_jobs import from_image
+
+    for level, size, invert, said in [
+            (255, (100, 100), False, "no cell of the 10x10 grid at threshold 128; try "
+             "another --threshold or --invert"),
+            (0, (100, 100), False, "every cell of the 10x10 grid at threshold 128; try "
+             "another --threshold or --invert"),
+            (0, (100, 100), True, "no cell of the 10x10 grid at threshold 128 inverted; "
+             "try another --threshold or leaving out --invert"),
+            (0, (1, 1), False, "every cell of the 1x1 grid at threshold 128; try another "
+             "--threshold or --invert")]:
+        path = tmp_path / f"plain-{level}-{size[0]}.png"
+        Image.new("L", size, level).save(path)
+        width = 10 if size[0] > 1 else 1
+        out, err = io.StringIO(), io.StringIO()
+        assert from_image(str(path), width, None, out, err, invert=invert) == 0
+        assert "unique: yes" in out.getvalue()
+        assert err.getvalue() == f"{path}: the picture fills {said}\n"
+
+
 # --- run, export, stats -----------------------------------------------------------------------
 
 

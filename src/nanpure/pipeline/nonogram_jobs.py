@@ -531,7 +531,8 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
     ``non_path`` write it as ``.non`` (with its goal, titled by the image's name).
 
     The exit status is 0 when the puzzle is unique and logic alone solves it, 1 when it
-    is not (the places to edit are named), 2 when the image cannot be read. Once the
+    is not (the places to edit are named), 2 when the image cannot be read; a picture
+    that fills no cell or every cell is said on ``err``, its status kept. Once the
     ``.non`` file is in place the command is done: a Ctrl-C or SIGTERM from its rename on
     is let go (:func:`~.stops.finishing`, inside the command's ``stops_spared``), so that
     it says what it wrote and exits with its status, as an export does.
@@ -567,6 +568,12 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
     out.write(f"{image_path}: {puzzle.width}x{puzzle.height}, {filled} of "
               f"{puzzle.width * puzzle.height} cells filled\n")
     out.write(f"unique: {'yes' if result.unique else 'no'}\n")
+    if filled in (0, puzzle.width * puzzle.height):  # unique and easy, but no picture:
+        # said, the status kept
+        print(f"{image_path}: the picture fills {'no' if filled == 0 else 'every'} cell of "
+              f"the {puzzle.width}x{puzzle.height} grid at threshold {threshold}"
+              f"{' inverted' if invert else ''}; try another --threshold or "
+              f"{'leaving out ' if invert else ''}--invert", file=err)
     if result.tier is not None:
         out.write(f"tier: {result.tier} (score {rating.score}, hardest: {rating.hardest})\n")
     else:
