@@ -512,9 +512,9 @@ def nonogram_input_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any]
                                 "a table; give --input-format line")
         raise ReadError(f"no puzzle column, nor width, height, rows and columns "
                         f"({f'columns: {shown_columns(names)}' if names else 'no columns'}); "
-                        "nonograms "
-                        "are read from tables as generate writes them (a puzzle column of "
-                        "one-line puzzles) or as export does (width, height, rows, columns)")
+                        "nonograms are read from tables as generate writes them (a puzzle "
+                        "column of one-line puzzles) or as export does (width, height, rows, "
+                        "columns)")
     return rows
 
 

@@ -2,11 +2,11 @@
 
 The image (a Pillow ``Image``; the caller opens the file) is laid on white, so transparent
 pixels count as white (a logo on a transparent background), turned to grey (16-bit grey
-scaled to 0-255), scaled to
-``width x height`` by averaging the pixels each cell covers, and every cell darker than
-``threshold`` (0-255) is filled (``invert`` fills the light ones instead). The result
-tells whether the clues have one solution, the tier the ladder needs, and, when logic
-alone does not finish, the cells it leaves undetermined: the places to edit.
+scaled to 0-255), scaled to ``width x height`` by averaging the pixels each cell covers,
+and every cell darker than ``threshold`` (0-255) is filled (``invert`` fills the light
+ones instead). The result tells whether the clues have one solution, the tier the ladder
+needs, and, when logic alone does not finish, the cells it leaves undetermined: the
+places to edit.
 
 >>> from PIL import Image, ImageDraw
 >>> image = Image.new("L", (40, 40), 255)
