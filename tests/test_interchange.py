@@ -347,6 +347,9 @@ def test_bad_input_is_one_line_per_problem(tmp_path, capsys, made):
     ("picture.xml", '<svg>\n<g data="{good}"/>\n</svg>\n', "",
      "no game elements: the root element is <svg>, not <opensudoku>"),
     ("other.csv", "a,b\n1,2\n", "", "no puzzle column (quizzes or puzzle) among a, b"),
+    ("rows.csv", "long" + "x" * 5000 + "".join(f",c{i}" for i in range(20)) + "\n1\n", "",
+     "no puzzle column (quizzes or puzzle) among long" + "x" * 26 + "..., c0, c1, c2, c3, "
+     "c4, c5, c6 and 13 more"),
     ("empty.csv", "", "", "no puzzle column (quizzes or puzzle) in a file without columns"),
     ("long.csv", 'quizzes\n{good}\n"' + "x" * 200_000 + '"\n{good}\n', ":3",
      "not valid CSV: field larger than field limit (131072)"),
@@ -359,6 +362,7 @@ def test_bad_input_is_one_line_per_problem(tmp_path, capsys, made):
      "is never closed"),
     ("broken.parquet", "PAR1 cut off", "", "not a Parquet file: "),
 ], ids=["xml-cut-in-a-game", "xml-cut-after-a-game", "xml-without-games", "csv-no-column",
+        "csv-many-long-columns",
         "csv-empty", "csv-field-too-long", "csv-quote-never-closed",
         "csv-quote-never-closed-no-newline", "csv-quote-never-closed-past-the-limit",
         "parquet-broken"])

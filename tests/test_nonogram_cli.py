@@ -229,6 +229,18 @@ def test_tables_of_generate_and_export_are_read(tmp_path):
         f"{other}: no puzzle column, nor width, height, rows and columns (columns: quiz, "
         "answer); nonograms are read from tables as generate writes them (a puzzle column "
         "of one-line puzzles) or as export does (width, height, rows, columns)\n")
+    # JSON lines read as CSV: the row's commas made many long columns, not all quoted
+    jsonl_csv = tmp_path / "rows.jsonl"
+    jsonl_csv.write_text('{"puzzle": "3x2 1.1,3/2,1,2", "width": 3, "height": 2, '
+                         '"hardest": "' + "x" * 3000 + '", "a": 1, "b": 2, "c": 3, "d": 4}\n')
+    err = io.StringIO()
+    assert read_puzzles([str(jsonl_csv)], err, "csv").status == 2
+    assert err.getvalue() == (
+        f'{jsonl_csv}: no puzzle column, nor width, height, rows and columns (columns: '
+        '{"puzzle": "3x2 1.1, 3/2, 1, 2",  "width": 3,  "height": 2,  "hardest": '
+        '"xxxxxxxxxxxxxxxxx...,  "a": 1 and 3 more); nonograms are read from '
+        "tables as generate writes them (a puzzle column of one-line puzzles) or as export "
+        "does (width, height, rows, columns)\n")
     # one-line nonograms in a .csv file: their commas made the columns
     lines_csv = tmp_path / "lines.csv"
     lines_csv.write_text(f"{UNIQUE}\n{TWO}\n")
@@ -587,6 +599,96 @@ def test_from_image(tmp_path):
     assert "--threshold must be 0-255" in nanpure("nonogram", "from-image", str(path),
                                                   "--size", "5x5", "--threshold",
                                                   "300").stderr
+
+
+@pytest.mark.parametrize("mode", ["I;16", "I;16B", "I;16L", "I"])
+def test_from_image_scales_16_bit_grey(tmp_path, mode):
+    """16-bit grey was clipped to 255 on its way to 8 bits: a block at level 20000 on
+    white (65535) filled no cell. Its levels are scaled (65535 to 255)."""
+    from PIL import Image, ImageDraw
+
+    from nanpure.generator.nonogram.picture import threshold_image
+    from nanpure.pipeline.nonogram_jobs import from_image
+
+    image = Image.new(mode, (100, 100), 65535)
+    ImageDraw.Draw(image).rectangle((30, 30, 69, 69), fill=20000)
+    assert threshold_image(image, 10, 10).count("1") == 16
+    # 20000 / 257 is level 78: filled below a threshold of 79, not at 78
+    assert threshold_image(image, 10, 10, threshold=79).count("1") == 16
+    assert threshold_image(image, 10, 10, threshold=78).count("1") == 0
+    if mode == "I;16":  # as Pillow opens a 16-bit grey PNG
+        path = tmp_path / "deep.png"
+        image.save(path)
+        out, err = io.StringIO(), io.StringIO()
+        assert from_image(str(path), 10, None, out, err) == 0, err.getvalue()
+        assert "16 of 100 cells filled" in out.getvalue()
+
+
+def test_from_image_keeps_8_bit_and_float_grey():
+    """The 16-bit scaling leaves 8-bit grey and 32-bit float grey (0-255) as they were."""
+    from PIL import Image, ImageDraw
+
+    from nanpure.generator.nonogram.picture import threshold_image
+
+    for mode, dark in (("L", 127), ("F", 127.0), ("RGB", (127, 127, 127))):
+        image = Image.new(mode, (100, 100), 255 if mode != "RGB" else (255, 255, 255))
+        ImageDraw.Draw(image).rectangle((30, 30, 69, 69), fill=dark)
+        assert threshold_image(image, 10, 10).count("1") == 16, mode
+        assert threshold_image(image, 10, 10, threshold=127).count("1") == 0, mode
+
+
+def test_from_image_refuses_a_too_large_image_in_one_line(tmp_path, monkeypatch):
+    """An image past twice Pillow's pixel limit ended in a DecompressionBombError
+    traceback; one past the limit printed Pillow's raw warning. The first is refused in
+    one line (exit 2), the second read without the warning."""
+    import warnings
+
+    from PIL import Image, ImageDraw
+
+    from nanpure.pipeline.nonogram_jobs import from_image
+
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 1000)  # as 15000x15000 is to the default
+    bomb = tmp_path / "bomb.png"
+    Image.new("1", (50, 50), 1).save(bomb)
+    out, err = io.StringIO(), io.StringIO()
+    assert from_image(str(bomb), 10, None, out, err) == 2
+    assert err.getvalue() == (f"{bomb}: cannot read the image: more than 2000 pixels, "
+                              "too large to open\n")
+    large = tmp_path / "large.png"
+    picture = Image.new("L", (40, 40), 255)  # 1600 pixels: past the limit, not twice
+    ImageDraw.Draw(picture).rectangle((12, 12, 27, 27), fill=0)
+    picture.save(large)
+    out, err = io.StringIO(), io.StringIO()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert from_image(str(large), 10, None, out, err) == 0, err.getvalue()
+    assert caught == [] and err.getvalue() == ""
+    assert "16 of 100 cells filled" in out.getvalue()
+
+
+def test_from_image_says_when_no_cell_or_every_cell_is_filled(tmp_path):
+    """An all-white or all-black picture (or one pixel) made a blank or full grid,
+    unique and easy, without a word: it is said on stderr, the exit status kept."""
+    from PIL import Image
+
+    from nanpure.pipeline.nonogram_jobs import from_image
+
+    for level, size, invert, said in [
+            (255, (100, 100), False, "no cell of the 10x10 grid at threshold 128; try "
+             "another --threshold or --invert"),
+            (0, (100, 100), False, "every cell of the 10x10 grid at threshold 128; try "
+             "another --threshold or --invert"),
+            (0, (100, 100), True, "no cell of the 10x10 grid at threshold 128 inverted; "
+             "try another --threshold or leaving out --invert"),
+            (0, (1, 1), False, "every cell of the 1x1 grid at threshold 128; try another "
+             "--threshold or --invert")]:
+        path = tmp_path / f"plain-{level}-{size[0]}.png"
+        Image.new("L", size, level).save(path)
+        width = 10 if size[0] > 1 else 1
+        out, err = io.StringIO(), io.StringIO()
+        assert from_image(str(path), width, None, out, err, invert=invert) == 0
+        assert "unique: yes" in out.getvalue()
+        assert err.getvalue() == f"{path}: the picture fills {said}\n"
 
 
 # --- run, export, stats -----------------------------------------------------------------------

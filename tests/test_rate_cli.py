@@ -149,6 +149,29 @@ def test_nonogram_tables_read_as_sudoku_say_once_to_give_kind_nonogram(tmp_path,
     assert err == f"{generated}:2: expected 81 characters, got {len(NONOGRAM)}\n"
 
 
+def test_nonogram_json_lines_read_as_sudoku_say_to_give_kind_nonogram(tmp_path, capsys):
+    """JSON lines of nonograms (export's and generate's) read as puzzle lines said to give
+    another --input-format, not --kind nonogram as a CSV of them does."""
+    export = tmp_path / "n.jsonl"
+    export.write_text('{"id": 1, "kind": "nonogram", "width": 3, "height": 2, '
+                      '"rows": [[1, 1], [3]], "columns": [[2], [1], [2]]}\n')
+    generated = tmp_path / "gn.txt"
+    generated.write_text(f'{{"puzzle": "{NONOGRAM}", "width": 3, "height": 2, '
+                         '"rows": [[1, 1], [3]], "columns": [[2], [1], [2]]}\n' * 2)
+    for path in (export, generated):
+        for command in ("rate", "solve", "canon"):
+            status, out, err = _main(capsys, command, str(path))
+            assert (status, out) == (2, "")
+            assert err == (f"nanpure: {path}: this looks like JSON lines of nonograms (an "
+                           "export), not puzzle lines; solve, rate and canon read "
+                           "nonograms with --kind nonogram\n")
+    # read with --kind nonogram as one-line puzzles, the option to give is still jsonl
+    status, out, err = _main(capsys, "rate", "--kind", "nonogram", str(generated))
+    assert (status, out) == (2, "")
+    assert err == (f"{generated}: this looks like JSON lines of nonograms (an export), not "
+                   "one-line puzzles; give --input-format jsonl\n")
+
+
 def test_sudoku_read_as_nonograms_says_to_leave_out_kind_nonogram(tmp_path, capsys):
     lines = tmp_path / "s.txt"
     lines.write_text(f"{EASY}\n{XWING}\n")

@@ -510,11 +510,11 @@ def nonogram_input_rows(data: bytes, fmt: str) -> list[tuple[int, dict[str, Any]
             if _NONOGRAM_LINE.fullmatch(first):  # no header: its commas made columns
                 raise ReadError(f"this looks like one-line nonograms ({first[:40]!r}), not "
                                 "a table; give --input-format line")
-        shown = ", ".join(n if n.isprintable() else repr(n) for n in names)
         raise ReadError(f"no puzzle column, nor width, height, rows and columns "
-                        f"({f'columns: {shown}' if names else 'no columns'}); nonograms "
-                        "are read from tables as generate writes them (a puzzle column of "
-                        "one-line puzzles) or as export does (width, height, rows, columns)")
+                        f"({f'columns: {shown_columns(names)}' if names else 'no columns'}); "
+                        "nonograms are read from tables as generate writes them (a puzzle "
+                        "column of one-line puzzles) or as export does (width, height, rows, "
+                        "columns)")
     return rows
 
 
@@ -1333,7 +1333,8 @@ _NONOGRAM_EXPORT_COLUMNS = ("width", "height", "rows", "columns")
 
 def looks_like(line: str) -> tuple[str, str] | None:
     """The other format a file of one-line puzzles whose first line (not blank or a
-    comment) is ``line`` looks like, as ``(format, what)``: ``jsonl`` for a JSON object,
+    comment) is ``line`` looks like, as ``(format, what)``: ``jsonl`` for a JSON object
+    (``nonogram jsonl`` for one with a nonogram export's columns),
     ``csv`` for a CSV header naming a puzzle column (:data:`PUZZLE_COLUMNS`; ``csv
     column`` when it names no other column: its rows may be puzzle lines), ``non`` for a
     ``.non`` key line (``width 15``, ``title "..."``, ``rows``, ...), ``nonogram line``
@@ -1343,6 +1344,8 @@ def looks_like(line: str) -> tuple[str, str] | None:
 
     >>> looks_like('{"id": 1}')
     ('jsonl', 'JSON lines (an export)')
+    >>> looks_like('{"width": 3, "height": 2, "rows": [], "columns": []}')[0]
+    'nonogram jsonl'
     >>> looks_like("quizzes,solutions"), looks_like("puzzle")[0]
     (('csv', 'CSV (its header names a quizzes column)'), 'csv column')
     >>> looks_like("Width 15"), looks_like("puzzles: 3")
@@ -1356,6 +1359,12 @@ def looks_like(line: str) -> tuple[str, str] | None:
     """
     line = line.strip()
     if line.startswith("{"):
+        try:
+            row = json.loads(line)
+        except ValueError:  # cut short or malformed: still a JSON object's start
+            row = None
+        if isinstance(row, dict) and all(n in row for n in _NONOGRAM_EXPORT_COLUMNS):
+            return "nonogram jsonl", "JSON lines of nonograms (an export)"
         return "jsonl", "JSON lines (an export)"
     if "puzzle" in line or "quiz" in line:  # cheap: the csv module only for a likely header
         try:
@@ -1379,14 +1388,26 @@ def looks_like(line: str) -> tuple[str, str] | None:
     return None
 
 
+def shown_columns(names: Sequence[str], most: int = 8, width: int = 30) -> str:
+    """A table's column names as a message quotes them: the first ``most``, each cut at
+    ``width`` characters, and how many more (a JSON line read as a CSV header is one
+    column a comma, some of them long).
+
+    >>> shown_columns(["x" * 40, *"abcdefghij"], most=3)
+    'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..., a, b and 8 more'
+    """
+    shown = [n if n.isprintable() else repr(n) for n in names[:most]]
+    text = ", ".join(n if len(n) <= width else n[:width] + "..." for n in shown)
+    return text + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
 def _puzzle_column(names: list[str]) -> str:
     for name in PUZZLE_COLUMNS:
         if name in names:
             return name
-    shown = ", ".join(name if name.isprintable() else repr(name) for name in names)
     nonograms = all(name in names for name in _NONOGRAM_EXPORT_COLUMNS)
     raise ReadError("no puzzle column (quizzes or puzzle) "
-                    + (f"among {shown}" if names else "in a file without columns")
+                    + (f"among {shown_columns(names)}" if names else "in a file without columns")
                     + (f"; this looks like a nonogram export: {NONOGRAM_HINT}"
                        if nonograms else ""))
 

@@ -258,6 +258,7 @@ def _other_format(line: str, problems: list[tuple[int, str]], puzzles: bool, *,
         "csv": "give --input-format csv",
         "non": NONOGRAM_HINT,
         "nonogram line": NONOGRAM_HINT,
+        "nonogram jsonl": NONOGRAM_HINT,
     }.get(fmt, "nanpure reads puzzle lines, csv, sdm, sdk, opensudoku and parquet "
               "(--input-format)"))
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import io
 import math
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -268,8 +269,8 @@ def _other_format(line: str) -> str | None:
     fmt, what = found
     if fmt == "sudoku line":
         return f"this looks like {what}, not one-line puzzles; {SUDOKU_HINT}"
-    return (f"this looks like {what}, not one-line puzzles; give --input-format "
-            f"{'csv' if fmt.startswith('csv') else fmt}")
+    given = {"csv column": "csv", "nonogram jsonl": "jsonl"}.get(fmt, fmt)
+    return f"this looks like {what}, not one-line puzzles; give --input-format {given}"
 
 
 def picture_rows(picture: str, width: int, marks: str = ".#") -> list[str]:
@@ -530,7 +531,8 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
     ``non_path`` write it as ``.non`` (with its goal, titled by the image's name).
 
     The exit status is 0 when the puzzle is unique and logic alone solves it, 1 when it
-    is not (the places to edit are named), 2 when the image cannot be read. Once the
+    is not (the places to edit are named), 2 when the image cannot be read; a picture
+    that fills no cell or every cell is said on ``err``, its status kept. Once the
     ``.non`` file is in place the command is done: a Ctrl-C or SIGTERM from its rename on
     is let go (:func:`~.stops.finishing`, inside the command's ``stops_spared``), so that
     it says what it wrote and exits with its status, as an export does.
@@ -541,9 +543,17 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
     from .stops import finishing
 
     try:
-        with Image.open(image_path) as image:
-            image.load()
-            result = picture_to_puzzle(image, width, height, threshold, invert)
+        with warnings.catch_warnings():
+            # an image past Pillow's bomb limit is read all the same; twice past it is
+            # refused (below), so the warning would say nothing the user can act on
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(image_path) as image:
+                image.load()
+                result = picture_to_puzzle(image, width, height, threshold, invert)
+    except Image.DecompressionBombError:
+        print(f"{image_path}: cannot read the image: more than "
+              f"{2 * (Image.MAX_IMAGE_PIXELS or 0)} pixels, too large to open", file=err)
+        return 2
     except (OSError, UnidentifiedImageError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         print(f"{image_path}: cannot read the image: {reason}", file=err)
@@ -558,6 +568,12 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
     out.write(f"{image_path}: {puzzle.width}x{puzzle.height}, {filled} of "
               f"{puzzle.width * puzzle.height} cells filled\n")
     out.write(f"unique: {'yes' if result.unique else 'no'}\n")
+    if filled in (0, puzzle.width * puzzle.height):  # unique and easy, but no picture:
+        # said, the status kept
+        print(f"{image_path}: the picture fills {'no' if filled == 0 else 'every'} cell of "
+              f"the {puzzle.width}x{puzzle.height} grid at threshold {threshold}"
+              f"{' inverted' if invert else ''}; try another --threshold or "
+              f"{'leaving out ' if invert else ''}--invert", file=err)
     if result.tier is not None:
         out.write(f"tier: {result.tier} (score {rating.score}, hardest: {rating.hardest})\n")
     else:

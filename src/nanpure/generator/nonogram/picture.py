@@ -1,11 +1,12 @@
 """From an image to a nonogram: scale, threshold, and say whether the clues work.
 
 The image (a Pillow ``Image``; the caller opens the file) is laid on white, so transparent
-pixels count as white (a logo on a transparent background), turned to grey, scaled to
-``width x height`` by averaging the pixels each cell covers, and every cell darker than
-``threshold`` (0-255) is filled (``invert`` fills the light ones instead). The result
-tells whether the clues have one solution, the tier the ladder needs, and, when logic
-alone does not finish, the cells it leaves undetermined: the places to edit.
+pixels count as white (a logo on a transparent background), turned to grey (16-bit grey
+scaled to 0-255), scaled to ``width x height`` by averaging the pixels each cell covers,
+and every cell darker than ``threshold`` (0-255) is filled (``invert`` fills the light
+ones instead). The result tells whether the clues have one solution, the tier the ladder
+needs, and, when logic alone does not finish, the cells it leaves undetermined: the
+places to edit.
 
 >>> from PIL import Image, ImageDraw
 >>> image = Image.new("L", (40, 40), 255)
@@ -45,15 +46,24 @@ class PictureResult:
         return self.rating.undetermined
 
 
+# 16-bit grey, as Pillow opens 16-bit PNGs and TIFFs (``I`` in older Pillows)
+SIXTEEN_BIT_GREY = ("I;16", "I;16B", "I;16L", "I;16N", "I")
+
+
 def on_white(image: Image.Image) -> Image.Image:
     """The image in grey (mode ``L``), composited onto white when it has transparency
-    (an alpha channel, or a palette or colour marked transparent)."""
+    (an alpha channel, or a palette or colour marked transparent); 16-bit grey levels are
+    scaled to 0-255 (65535 to 255)."""
+    if image.mode in SIXTEEN_BIT_GREY:
+        # converting to L clips at 255 instead of scaling: every level but the darkest
+        # would be white; a transparent level marked on 16-bit grey is lost, rarely set
+        return image.convert("I").point(lambda v: v / 257 + 0.5).convert("L")
     if not image.has_transparency_data:
         return image.convert("L")
     # without this, converting to grey drops the alpha and a transparent pixel keeps
     # its colour, usually black: a logo's background would fill every cell
     if image.mode not in ("RGBA", "RGBa", "LA", "La", "PA", "P", "L", "RGB", "1"):
-        image = image.convert("RGB")  # e.g. 16-bit grey: its marked colour is lost, rarely set
+        image = image.convert("RGB")  # e.g. 32-bit float grey
     layer = image.convert("RGBA")
     white = Image.new("RGBA", layer.size, (255, 255, 255, 255))
     white.alpha_composite(layer)
