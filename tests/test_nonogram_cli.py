@@ -794,6 +794,28 @@ def test_a_non_file_not_utf8_is_read_as_latin1(tmp_path):
 # --- --aligned --------------------------------------------------------------------------------
 
 
+def test_aligned_gives_a_record_to_each_line_when_none_is_a_puzzle(tmp_path, capsys):
+    """rate and solve --format csv wrote nothing, not even a header, where canon and
+    Sudoku's commands write a blank record a line; and a form feed (or U+2028) inside a
+    line made two records of it, where the file has one line there."""
+    from nanpure.cli import main
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text("bad\nworse\n")
+    for command, header in ((["rate", "--format", "csv"], "file,width,height,tier,score,"
+                                                          "hardest,techniques,solved\n"),
+                            (["solve", "--format", "csv"], "file,width,height,solutions,"
+                                                           "solution\n"),
+                            (["rate"], "")):
+        assert main([*command, "--kind", "nonogram", "--aligned", str(bad)]) == 2
+        width = header.count(",")
+        assert capsys.readouterr().out == header + 2 * ("," * width + "\n")
+    odd = tmp_path / "odd.txt"
+    odd.write_bytes(b"3x2 1.1,3/2,1,2\r\n\x0c\xe2\x80\xa8\r\n2x2 1,1/1,1\r3x2 1.1,3/2,1,2")
+    assert main(["canon", "--kind", "nonogram", "--aligned", str(odd)]) == 0  # a blank line
+    assert capsys.readouterr().out == "2x3 2,1,2/1.1,3\n\n2x2 1,1/1,1\n2x3 2,1,2/1.1,3\n"
+
+
 def test_aligned_gives_every_line_and_row_a_record(tmp_path, capsys):
     from nanpure.cli import main
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
@@ -234,8 +235,17 @@ def _read_non(text: str, name: str, index: int, found: Puzzles) -> None:
         found.problem((index, exc.line or 0), exc.located(name))
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def _read_lines(text: str, name: str, index: int, found: Puzzles) -> None:
-    first, lines = True, text.splitlines()
+    # lines end at \n, \r\n or \r, as Sudoku's puzzle lines do: str.splitlines would also
+    # end one at \f, \v or U+2028, and --aligned would then write more records than the
+    # file has lines
+    lines = _LINE_END.split(text)
+    if lines[-1] == "":
+        lines.pop()
+    first = True
     for number, raw in enumerate(lines, 1):
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
@@ -306,6 +316,9 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
     if not found.puzzles or fmt == "csv":
         found.report(err)
     if not found.puzzles:
+        if aligned:  # still a record for each record read, as Sudoku's
+            out.write(csv_line(SOLVE_COLUMNS))
+            write_aligned(out, found.records, [], [], blank_record(fmt, len(SOLVE_COLUMNS)))
         return status
     counts, solutions = count_solutions_batch(found.puzzles, 2)
     if fmt == "csv":
@@ -359,7 +372,7 @@ def canon_files(paths: Sequence[str], out: TextIO, err: TextIO,
             out.write(forms.pop())
     found.report(err)
     if aligned:
-        write_aligned(out, found.records, found.places, forms, blank_record("line"))
+        write_aligned(out, found.records, found.places, forms, blank_record("lines"))
     return found.status
 
 
@@ -420,6 +433,11 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
     found = collect_puzzles(paths, input_format)
     if not found.puzzles:
         found.report(err)
+        if aligned:  # still a record for each record read, as Sudoku's
+            if fmt == "csv":
+                out.write(csv_line(RATE_COLUMNS + (("steps",) if steps else ())))
+            write_aligned(out, found.records, [], [],
+                          blank_record(fmt, len(RATE_COLUMNS) + steps))
         return found.status
     with (Progress(err, None, progress, total=lambda: len(found.puzzles), out=out) as bar,
           batch_workers(workers, rate_batch) as done_by):
