@@ -145,6 +145,29 @@ def test_export_pictures_cli(store, tmp_path, capsys):
     assert "--answers is for the pictures" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("fmt", ["svg", "png"])
+def test_pictures_into_a_directory_of_pictures_of_their_format_are_refused(store, tmp_path,
+                                                                          capsys, fmt):
+    """An export of pictures into a directory that held an older one overwrote the
+    pictures of the same ids and left the others beside them, and an empty one left the
+    old pictures as they were: two batches mixed, as ``--format non`` already refused."""
+    out = tmp_path / "pictures"
+    out.mkdir()
+    (out / f"99999.{fmt}").write_text("old\n")
+    (out / "notes.txt").write_text("mine\n")
+    args = ["export", "--store", str(store), "--kind", "sudoku", "--format", fmt,
+            "--out", str(out)]
+    assert main(args) == 2
+    assert capsys.readouterr().err == (
+        f"nanpure: --out: cannot write {out}: it already holds .{fmt} files (99999.{fmt}), "
+        "which this batch would mix with; choose an empty or new directory\n")
+    assert sorted(p.name for p in out.iterdir()) == ["99999." + fmt, "notes.txt"]
+    other = "png" if fmt == "svg" else "svg"
+    (out / f"99999.{fmt}").rename(out / f"99999.{other}")  # the other format's: not mixed
+    assert main(args) == 0
+    assert sorted(p.name for p in out.iterdir()) == [f"1.{fmt}", f"99999.{other}", "notes.txt"]
+
+
 def test_pictures_are_the_same_bytes_every_time(tmp_path):
     first = write_puzzle_images([SUDOKU, NONOGRAM], "png", tmp_path / "a", answers=True)
     again = write_puzzle_images([SUDOKU, NONOGRAM], "png", tmp_path / "b", answers=True)

@@ -645,6 +645,34 @@ def test_how_to_play_gives_each_tier_what_the_skipped_tiers_below_it_teach(secti
                for t in nonograms)
 
 
+@pytest.mark.parametrize("stars", [False, True])
+def test_how_to_play_says_what_the_stars_mean_in_a_book_that_prints_them(sections, stars):
+    """A book with ``stars = true`` printed five stars beside every tier without a word
+    of what they mean; its how-to-play text says so now, after the tiers, and a book
+    without stars does not. In large print on 8.5 x 11 in the extra paragraph runs on to a
+    second page, and page_count counts that page too."""
+    from nanpure.layouts.book import page_count
+
+    tiers = ["easy", "medium", "hard", "unfair", "extreme"]
+    every = [BookSection(tier.title(), tuple(r._replace(tier=tier) for r in
+                                             sections[0].puzzles[:2])) for tier in tiers]
+    settings = BookSettings(title="Test Book", page_size="8.5x11in", large_print=True,
+                            stars=stars)
+    out = io.BytesIO()
+    plan = build_book(every, settings, out)
+    assert page_count(every, settings) == plan.page_count
+    reader = PdfReader(io.BytesIO(out.getvalue()))
+    text = " ".join(" ".join(reader.pages[p.number - 1].extract_text() for p in plan.pages
+                             if p.kind == "how-to-play").split())
+    said = "The stars after the tier grade each puzzle more finely" in text
+    assert said == stars
+    assert [p.part for p in plan.pages if p.kind == "how-to-play"] == \
+        ([0, 1] if stars else [0])
+    if stars:  # after the last tier's line, before where the answers start
+        assert text.index("a choice to a contradiction") < text.index("The stars after") < \
+            text.index("The answers start on page")
+
+
 @pytest.mark.parametrize("size", ["6x9in", "A5"])
 def test_how_to_play_runs_on_to_another_page_rather_than_off_its_own(sections, size):
     """In large print on 6 x 9 in or A5 the how-to-play text of a book of every tier ran

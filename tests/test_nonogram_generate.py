@@ -36,6 +36,40 @@ def test_pictures_have_their_symmetry(seed, symmetry, size):
 def test_symmetry_check_sees_asymmetry():
     assert not is_symmetric("10000", 5, 1, "mirror")
     assert is_symmetric("10001", 5, 1, "mirror")
+    # mirror-flip asks for both mirrors: a picture with one of them lacks it
+    assert is_symmetric("101" "000" "101", 3, 3, "mirror-flip")
+    assert not is_symmetric("101" "000" "000", 3, 3, "mirror-flip")
+    # diagonals: both diagonals (and so the half turn), not the mirrors
+    assert is_symmetric("110" "100" "000", 3, 3, "diagonal")
+    assert not is_symmetric("110" "100" "000", 3, 3, "diagonals")
+    assert is_symmetric("100" "010" "001", 3, 3, "diagonals")
+    assert not is_symmetric("100" "010" "001", 3, 3, "dihedral")
+
+
+@pytest.mark.parametrize("symmetry, size", [("mirror-flip", (12, 9)),
+                                            ("diagonals", (10, 10)), ("dihedral", (11, 11))])
+def test_sudokus_groups_of_four_and_eight_make_nonograms_too(symmetry, size):
+    """The symmetries Sudoku has beyond the nonogram's first seven: both mirrors (any
+    shape), both diagonals and all eight maps of the square (square sizes only)."""
+    width, height = size
+    spec = Spec(width=width, height=height, max_tier="medium", symmetry=symmetry,
+                attempts=400)
+    c = next(c for seed in range(20) if (c := make_candidate(spec, seed)) is not None)
+    p = c.puzzle
+    assert count_solutions(p) == 1 and c.symmetry == symmetry
+    assert is_symmetric(p.goal, p.width, p.height, symmetry)
+    # the larger group's picture has every smaller symmetry in it
+    smaller = {"mirror-flip": ("mirror", "flip", "rot180"),
+               "diagonals": ("diagonal", "antidiagonal", "rot180"),
+               "dihedral": ("rot90", "mirror", "diagonal", "diagonals")}[symmetry]
+    assert all(is_symmetric(p.goal, p.width, p.height, s) for s in smaller)
+
+
+@pytest.mark.parametrize("symmetry", ["diagonals", "dihedral"])
+def test_square_only_groups_are_refused_on_other_shapes(symmetry):
+    with pytest.raises(SpecError, match=f"symmetry '{symmetry}' needs a square grid, "
+                                        "got 12x9"):
+        check_spec(Spec(width=12, height=9, symmetry=symmetry))
 
 
 @settings(max_examples=12, deadline=None)

@@ -350,8 +350,8 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--symmetry", metavar="S",
                    help="none, rot180 (default), rot90, mirror, flip, diagonal, "
                    "antidiagonal, mirror-flip, diagonals or dihedral; nonograms: none "
-                   "(default), mirror, flip, rot180, and on square sizes rot90, diagonal, "
-                   "antidiagonal")
+                   "(default), mirror, flip, rot180, mirror-flip, and on square sizes rot90, "
+                   "diagonal, antidiagonal, diagonals, dihedral")
     p.add_argument("--blanks", metavar="MIN-MAX",
                    help="blank cells, a range or one number (default 0-64)")
     p.add_argument("--dig", choices=("target", "limit"),

@@ -114,19 +114,19 @@ def cannot_read(path: str, exc: OSError) -> str:
     return f"cannot read {path}: {exc.strerror or exc}"
 
 
-def check_new_batch(directory: str | Path) -> None:
-    """A :class:`WriteError` (``--out``) when ``directory`` already holds ``.non`` files:
-    a batch written there (``generate --format non``'s ``0001.non``, ...; ``export
-    --format non``'s ``ID.non``) would overwrite some of them and leave the others beside
-    it, two batches mixed."""
+def check_new_batch(directory: str | Path, suffix: str = ".non") -> None:
+    """A :class:`WriteError` (``--out``) when ``directory`` already holds files ending in
+    ``suffix``: a batch written there (``generate --format non``'s ``0001.non``, ...;
+    ``export --format non``'s ``ID.non``, ``--format svg``'s ``ID.svg``) would overwrite
+    some of them and leave the others beside it, two batches mixed."""
     try:
-        found = sorted(p.name for p in Path(directory).glob("*.non"))
+        found = sorted(p.name for p in Path(directory).glob(f"*{suffix}"))
     except OSError:  # not a directory: making it says so
         return
     if found:
         more = f" and {len(found) - 1} more" if len(found) > 1 else ""
-        raise WriteError(directory, f"it already holds .non files ({found[0]}{more}), which "
-                         "this batch would mix with; choose an empty or new directory",
+        raise WriteError(directory, f"it already holds {suffix} files ({found[0]}{more}), "
+                         "which this batch would mix with; choose an empty or new directory",
                          "--out")
 
 

@@ -840,11 +840,12 @@ def _tiers_of(puzzles: Iterable[PuzzleRecord]) -> list[str]:
     return sorted({p.tier for p in puzzles}, key=tier_rank)
 
 
-def how_to_play_blocks(kind: str, tiers: Sequence[str], words: Wording = ENGLISH
-                       ) -> list[tuple[str, str, tuple[float, ...]]]:
+def how_to_play_blocks(kind: str, tiers: Sequence[str], words: Wording = ENGLISH,
+                       stars: bool = False) -> list[tuple[str, str, tuple[float, ...]]]:
     """The paragraphs of the how-to-play page of ``kind`` for a book of ``tiers``, in
     order: (the tier it explains, as ``words`` name it, or "", its text, the spaces after
-    it in body sizes); the answers' page is :data:`_ANSWERS_PAGE` in the text."""
+    it in body sizes); the answers' page is :data:`_ANSWERS_PAGE` in the text. A book
+    with ``stars`` says what they mean after the tiers."""
     if kind == "nonogram":
         rules, help_, needs = (words.nonogram_rules, words.nonogram_tier_help,
                                words.nonogram_tier_needs)
@@ -856,6 +857,8 @@ def how_to_play_blocks(kind: str, tiers: Sequence[str], words: Wording = ENGLISH
     for k, tier in enumerate(tiers):
         gaps = (0.4, 0.4) if k == len(tiers) - 1 else (0.4,)
         blocks.append((words.tier(tier), tier_help(help_, needs, tier, tiers, words), gaps))
+    if stars:
+        blocks.append(("", words.stars_note, (0.6,)))
     blocks.append(("", answered, ()))
     return blocks
 
@@ -904,8 +907,8 @@ def _how_to_play_pages(kinds: Sequence[str], sections: Sequence[BookSection],
     area = live_area(3, page_size(settings.page_size), margins)
     words = settings.words
     return [len(how_to_play_parts(how_to_play_blocks(k, _tiers_of(
-        p for s in sections if s.kind == k for p in s.puzzles), words), fonts, kind, area,
-        words)) for k in kinds]
+        p for s in sections if s.kind == k for p in s.puzzles), words, settings.stars), fonts,
+        kind, area, words)) for k in kinds]
 
 
 # ----------------------------------------------------------------------------- type
@@ -1427,7 +1430,8 @@ class _Drawer:
         x, width, size = box.x0, box.width, self.type.body
         tiers = _tiers_of(p.puzzle for p in self.plan.placements
                           if p.puzzle.kind == page.puzzle_kind)
-        blocks = how_to_play_blocks(page.puzzle_kind, tiers, self.words)
+        blocks = how_to_play_blocks(page.puzzle_kind, tiers, self.words,
+                                    self.settings.stars)
         part = how_to_play_parts(blocks, self.fonts, self.type, self.area(page),
                                  self.words)[page.part]
         y = box.y1 - self.type.heading

@@ -69,6 +69,7 @@ class Wording:
     needs_one: str  # {listed}, {own}: one skipped tier, then the tier's own line
     needs_many: str  # the same, for more than one
     needs_prefix: str  # what the tier's own line loses after them
+    stars_note: str  # how-to-play: what the stars beside a tier mean (``stars = true``)
     answered_sudoku: str  # {page}: where the answers start
     answered_nonogram: str
     hints_intro: str
@@ -227,6 +228,9 @@ ENGLISH = Wording(
     needs_one="needs {listed}, and {own}",
     needs_many="needs {listed}; and {own}",
     needs_prefix="needs ",
+    stars_note="The stars after the tier grade each puzzle more finely, from its score: "
+               "the more of the five are filled, the harder the puzzle. The scale is "
+               "fixed, so a puzzle has the same stars in every book.",
     answered_sudoku="The answers start on page {page}. Each answer gives its puzzle's "
                     "number and page; the digits printed in bold were given, the light "
                     "ones are yours to find.",
@@ -397,6 +401,9 @@ JAPANESE = Wording(
     needs_one="{listed}さらに、{own}",
     needs_many="{listed}さらに、{own}",
     needs_prefix="",
+    stars_note="難易度の後の星は、スコアから問題の難しさをさらに細かく示します。5つの星のうち"
+               "塗られた星が多いほど難しい問題です。基準は決まっているので、同じ問題はどの本"
+               "でも同じ数の星になります。",
     answered_sudoku="解答は{page}ページからです。各解答には問題の番号とページがあり、太字の"
                     "数字は最初から書かれていた数字、細い数字があなたが見つける数字です。",
     answered_nonogram="解答は{page}ページからです。各解答には問題の番号とページがあり、"

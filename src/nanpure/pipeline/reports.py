@@ -67,8 +67,8 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
         check_not_store(out, "--out", store_path)
         if fmt not in DIRECTORY_FORMATS:  # and the .meta.json beside it
             check_not_store(f"{out}.meta.json", "--out", store_path)
-        if fmt == "non":  # as generate refuses it: two batches of .non files mixed
-            check_new_batch(out)
+        if fmt in ("non", *IMAGE_FORMATS):  # as generate refuses it: two batches mixed
+            check_new_batch(out, f".{fmt}")
     given_kind = kind
     with Store(store_path, create=False, writes=False) as store:
         store.check_runs(run)

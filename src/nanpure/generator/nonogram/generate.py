@@ -67,10 +67,13 @@ _GROUPS = {
     "rot90": (0, 4, 3, 5),
     "diagonal": (0, 6),
     "antidiagonal": (0, 7),
+    "mirror-flip": (0, 1, 2, 3),
+    "diagonals": (0, 6, 7, 3),
+    "dihedral": (0, 1, 2, 3, 4, 5, 6, 7),
 }
 SYMMETRIES = tuple(_GROUPS)
 #: Symmetries that only exist on square grids.
-SQUARE_ONLY = ("rot90", "diagonal", "antidiagonal")
+SQUARE_ONLY = ("rot90", "diagonal", "antidiagonal", "diagonals", "dihedral")
 
 #: The most majority-rule passes a spec may ask for (more change nothing more).
 MAX_SMOOTHING = 10
