@@ -12,7 +12,10 @@ Everything but the background keeps :data:`SAFE` (0.125 in) inside the trim and 
 the two spine folds; spine text, printed only from :data:`SPINE_TEXT_PAGES` pages on,
 keeps :data:`SPINE_CLEAR` from each fold and shrinks for a long title and author no
 further than :data:`MIN_SPINE_SIZE`. The lower right corner of the back is left to the
-barcode the print service adds (:data:`BARCODE`).
+barcode the print service adds (:data:`BARCODE`). The spine's title and author are each one
+line turned a quarter clockwise, or, on a Japanese book's (``vertical_spine``), in
+vertical writing: CJK characters upright, one a square, down the spine; Latin runs turned
+(:data:`UPRIGHT_DIGITS`), punctuation in its vertical form (:data:`VERTICAL_FORMS`).
 
 One layout, :func:`cover_layout`, places the words for drawing and for the check made
 before a book is written: the back's title in :data:`BACK_TITLE_LINES` lines, the front's
@@ -116,8 +119,7 @@ class CoverError(ValueError):
 class CoverSettings:
     """What the cover shows: its words, colours ("#rrggbb") and an optional front picture;
     ``paper`` sets the spine's width; ``vertical_spine`` sets the spine's words in
-    vertical writing, as a Japanese book's are (:func:`vertical_pieces`), rather than
-    along the spine as one turned line."""
+    vertical writing, as a Japanese book's are, rather than as one turned line each."""
 
     title: str
     subtitle: str = ""
