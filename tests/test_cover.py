@@ -741,3 +741,14 @@ def test_a_spine_not_vertical_is_one_turned_line_per_part(tmp_path):
     drawn = on_spine(pdf, 200)
     assert [(text, turn(m)) for text, m in drawn] == [("Nightly Sudoku", QUARTER),
                                                       ("nanpure", QUARTER)]
+
+
+@pytest.mark.parametrize("title", ["", " ", "\u3000"])
+def test_a_vertical_spine_of_spaces_alone_is_drawn_blank(title):
+    """A title of spaces alone has no piece to size the column by: it takes a square's
+    width rather than failing on an empty or zero width."""
+    from nanpure.layouts.cover import cover_layout
+
+    settings = CoverSettings(title=title, vertical_spine=True)
+    spine = cover_layout(settings, load_fonts(CJK_FONT), SIX_BY_NINE, 200).spine
+    assert spine is not None and spine.glyphs == () and spine.size == 14

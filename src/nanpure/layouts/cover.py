@@ -545,7 +545,9 @@ def _spine(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit:
     parts = _spine_parts(settings.title, settings.author)
     if settings.vertical_spine:
         pieces = [_vertical_pieces(text, bold, fonts) for text, bold in parts]
-        across = max(piece.across for part in pieces for piece in part)
+        # a square for a title of spaces alone
+        across = max((piece.across for part in pieces for piece in part if piece.text),
+                     default=1.0)
 
         def length(k: int, size: float) -> float:
             return sum(piece.along for piece in pieces[k]) * size
