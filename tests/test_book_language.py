@@ -199,3 +199,35 @@ def test_a_japanese_book_s_lines_keep_the_line_breaking_rules():
             for before, after in itertools.pairwise(lines):
                 assert after[0] not in _NO_LINE_START and not after[0].isspace(), (before, after)
                 assert before[-1] not in _NO_LINE_END, (before, after)
+
+
+@needs_cjk_font
+def test_a_japanese_book_s_spine_is_in_vertical_writing(tmp_path, store, monkeypatch):
+    """The cover of a Japanese book sets its spine's title and author in vertical
+    writing, each character upright under the one before; the same cover on an English
+    book keeps one line turned a quarter; both pass the cover's preflight."""
+    from test_cover import QUARTER, UPRIGHT, on_spine, turn
+
+    import nanpure.layouts.cover as cover_module
+    from nanpure.layouts.pages import PAGE_SIZES
+
+    # the store's books are thin: a spine with text on 20 pages, as wide as 120 pages'
+    monkeypatch.setattr(cover_module, "SPINE_TEXT_PAGES", 20)
+    monkeypatch.setattr(cover_module, "SPINE_PER_PAGE", {"white": 0.01, "cream": 0.01})
+    drawn = {}
+    for language in ("ja", "en"):
+        body = (f'language = "{language}"\ncjk_font = "{CJK_FONT}"\npage_size = "6x9in"\n'
+                '[book.cover]\ntitle = "ナンプレ 60問"\nauthor = "山田 太郎"\n')
+        book = publish_book(load_book_config(write_config(tmp_path, store, body)),
+                            record=False)
+        assert book.cover is not None and book.cover_report is not None
+        assert book.cover_report.ok, book.cover_report.format()
+        drawn[language] = [(text, turn(m), m[5]) for text, m in
+                           on_spine(book.cover, book.plan.page_count, PAGE_SIZES["6x9in"])]
+    assert [(text, turned) for text, turned, _ in drawn["ja"]] == [
+        *((ch, UPRIGHT) for ch in "ナンプレ"), ("60", UPRIGHT), ("問", UPRIGHT),
+        *((ch, UPRIGHT) for ch in "山田太郎")]
+    tops = [y for *_, y in drawn["ja"]]
+    assert tops == sorted(tops, reverse=True)
+    assert {turned for _, turned, _ in drawn["en"]} == {QUARTER}
+    assert "".join(text for text, *_ in drawn["en"]).replace(" ", "") == "ナンプレ60問山田太郎"

@@ -589,3 +589,166 @@ def test_a_mixed_japanese_cover_title_is_set_in_one_weight():
     assert not mixed.title.bold and not mixed.back_title.bold
     latin = cover_layout(SETTINGS, fonts, SIX_BY_NINE, 100)
     assert latin.title.bold and latin.back_title.bold
+
+
+def sheet_texts(pdf: Path) -> list[tuple[str, tuple[float, ...]]]:
+    """Each piece of text of a cover in the order drawn, with its matrix on the sheet (its
+    text matrix times the current matrix): (1, 0, 0, 1, x, y) for upright text, (0, -1, 1,
+    0, x, y) for text turned a quarter clockwise."""
+    found = []
+
+    def visit(text, cm, tm, font, size):
+        if text.strip():
+            a, b, c, d, e, f = tm
+            p, q, r, s, t, u = cm
+            found.append((text.strip(), (a * p + b * r, a * q + b * s, c * p + d * r,
+                                         c * q + d * s, e * p + f * r + t, e * q + f * s + u)))
+
+    PdfReader(str(pdf)).pages[0].extract_text(visitor_text=visit)
+    return found
+
+
+def on_spine(pdf: Path, pages: int, trim=SIX_BY_NINE) -> list[tuple[str, tuple[float, ...]]]:
+    spine = CoverGeometry.of(trim, pages, "white").spine_box
+    return [(text, m) for text, m in sheet_texts(pdf) if spine.x0 <= m[4] <= spine.x1]
+
+
+UPRIGHT, QUARTER, HALF = (1, 0, 0, 1), (0, -1, 1, 0), (-1, 0, 0, -1)
+
+
+def turn(matrix: tuple[float, ...]) -> tuple[int, ...]:
+    return tuple(round(v) for v in matrix[:4])
+
+
+needs_cjk = pytest.mark.skipif(CJK_FONT is None, reason="no CJK TrueType font installed "
+                               "(apt-get install fonts-ipafont-gothic)")
+
+
+@needs_cjk
+@pytest.mark.parametrize("pages", [80, 100, 300])
+def test_a_vertical_spine_stacks_upright_characters_from_the_top(tmp_path, pages):
+    """A Japanese book's spine carried its title as one line turned a quarter: each
+    character on its side. Vertical writing sets each CJK character upright, one under the
+    other down the spine's middle, the title above the author; a run of Latin words turned
+    a quarter clockwise, as a whole; a number of two digits upright, its digits side by
+    side in one square, shrunk to its width; preflight passes."""
+    from nanpure.layouts.cover import cover_layout
+
+    fonts = load_fonts(CJK_FONT)
+    settings = CoverSettings(title="ナンプレ 60問 Nightly Sudoku 2026", author="山田 太郎",
+                             vertical_spine=True)
+    pdf = tmp_path / "cover.pdf"
+    render_cover(settings, fonts, SIX_BY_NINE, pages, str(pdf))
+    assert preflight_cover(pdf, SIX_BY_NINE, pages, "white").ok
+    drawn = on_spine(pdf, pages)
+    assert [text for text, _ in drawn] == [*"ナンプレ", "60", "問", "Nightly Sudoku 2026",
+                                           *"山田太郎"]
+    assert [turn(m) for _, m in drawn] == [UPRIGHT] * 6 + [QUARTER] + [UPRIGHT] * 4
+    tops = [m[5] for _, m in drawn]
+    assert tops == sorted(tops, reverse=True) and len(set(tops)) == len(tops)
+    # each upright piece centred across the spine, in the layout's size
+    spine = cover_layout(settings, fonts, SIX_BY_NINE, pages).spine
+    assert spine is not None
+    centre = sum(CoverGeometry.of(SIX_BY_NINE, pages, "white").folds) / 2
+    for glyph in spine.glyphs:
+        if glyph.turn == 0:
+            width = fonts.width(glyph.text, glyph.size)
+            assert glyph.x + width / 2 == pytest.approx(centre)
+    sizes = {glyph.text: glyph.size for glyph in spine.glyphs}
+    assert sizes["ナ"] == sizes["山"] == sizes["Nightly Sudoku 2026"] == spine.size
+    # "60" in the Latin font is wider than a square: shrunk so that it is one wide
+    assert fonts.width("60", sizes["60"]) == pytest.approx(spine.size)
+    # the squares follow each other a size apart
+    assert tops[0] - tops[1] == pytest.approx(spine.size, abs=1e-3)
+
+
+@needs_cjk
+def test_vertical_punctuation_is_turned_as_its_vertical_form_is_drawn(monkeypatch):
+    """IPAGothic maps no vertical forms (U+FE10..FE48): brackets, the long vowel mark and
+    the wave dash are turned a quarter clockwise, 、 and 。 a half turn (their mark to the
+    upper right of their square); a font that has a vertical form sets it upright."""
+    import nanpure.layouts.cover as cover_module
+    from nanpure.layouts.cover import cover_layout
+
+    fonts = load_fonts(CJK_FONT)
+    settings = CoverSettings(title="「ナンプレ」、スーパー〜。", vertical_spine=True)
+    spine = cover_layout(settings, fonts, SIX_BY_NINE, 200).spine
+    assert spine is not None
+    turns = {glyph.text: glyph.turn for glyph in spine.glyphs}
+    assert turns == {"「": 90, "ナ": 0, "ン": 0, "プ": 0, "レ": 0, "」": 90, "、": 180,
+                     "ス": 0, "ー": 90, "パ": 0, "〜": 90, "。": 180}
+    # a half turn about the middle of its square: its box stays where the upright one was
+    half = next(g for g in spine.glyphs if g.text == "、")
+    upright = next(g for g in spine.glyphs if g.text == "ス")
+    assert half.x - fonts.width("、", half.size) == pytest.approx(upright.x)
+    # a font with the vertical form of 「 (here: a character it has, in its place)
+    monkeypatch.setattr(cover_module, "VERTICAL_FORMS", {"「": "ヿ"})
+    spine = cover_layout(settings, fonts, SIX_BY_NINE, 200).spine
+    assert spine is not None
+    assert [(g.text, g.turn) for g in spine.glyphs[:2]] == [("ヿ", 0), ("ナ", 0)]
+
+
+@needs_cjk
+@pytest.mark.parametrize("number, upright", [("7", True), ("60", True), ("100", False),
+                                             ("2026", False)])
+def test_one_or_two_digits_stand_upright_and_longer_numbers_are_turned(number, upright):
+    from nanpure.layouts.cover import cover_layout
+
+    settings = CoverSettings(title=f"ナンプレ{number}問", vertical_spine=True)
+    spine = cover_layout(settings, load_fonts(CJK_FONT), SIX_BY_NINE, 200).spine
+    assert spine is not None
+    turns = [(g.text, g.turn) for g in spine.glyphs]
+    assert turns[4] == (number, 0 if upright else 90) and len(turns) == 6
+
+
+@needs_cjk
+@pytest.mark.parametrize("pages", [100, 300])
+def test_a_vertical_spine_too_long_is_refused_and_shrinks_to_6_pt(tmp_path, pages):
+    """Vertical writing keeps the spine's guarantees: a long title shrinks down to 6 pt,
+    further is refused in one line that names the key and the characters that fit, and
+    that many make a cover preflight passes, with its text in 6 pt or more."""
+    from nanpure.layouts.cover import MIN_SPINE_SIZE, CoverError, cover_layout
+
+    fonts = load_fonts(CJK_FONT)
+    # each fits its own place, the title the back in two lines, the author the front
+    title = "ナンプレ" + "毎晩の数独パズル集やさしい問題からむずかしい問題まで" * 3
+    settings = CoverSettings(title=title, author=AUTHOR_300[:90], vertical_spine=True)
+    with pytest.raises(CoverError, match=r"^the spine text 'ナンプレ毎晩[^']*' by '[^']*' "
+                                         r"does not fit the spine in 6 pt; shorten "
+                                         r"book\.cover\.title \(or book\.title, its "
+                                         r"default\) to (\d+) characters or fewer$") as exc:
+        render_cover(settings, fonts, SIX_BY_NINE, pages, io.BytesIO())
+    most = int(str(exc.value).rsplit(" to ", 1)[1].split()[0])
+    fits = replace(settings, title=title[:most])
+    pdf = tmp_path / "fits.pdf"
+    render_cover(fits, fonts, SIX_BY_NINE, pages, str(pdf))
+    assert preflight_cover(pdf, SIX_BY_NINE, pages, "white").ok
+    drawn = on_spine(pdf, pages)
+    assert [text for text, _ in drawn] == [*title[:most], AUTHOR_300[:90].strip()]
+    assert [turn(m) for _, m in drawn] == [UPRIGHT] * most + [QUARTER]
+    spine = cover_layout(fits, fonts, SIX_BY_NINE, pages).spine
+    assert spine is not None and MIN_SPINE_SIZE - 1e-9 <= spine.size < 7
+    assert {glyph.size for glyph in spine.glyphs} == {spine.size}
+    with pytest.raises(CoverError, match="does not fit the spine"):
+        render_cover(replace(settings, title=title[:most + 4]), fonts, SIX_BY_NINE, pages,
+                     io.BytesIO())
+
+
+def test_a_spine_not_vertical_is_one_turned_line_per_part(tmp_path):
+    """Without vertical writing (every book but a Japanese one) the spine is as it was: the
+    title and the author each one line turned a quarter clockwise."""
+    pdf = cover_pdf(tmp_path / "cover.pdf", 200)
+    drawn = on_spine(pdf, 200)
+    assert [(text, turn(m)) for text, m in drawn] == [("Nightly Sudoku", QUARTER),
+                                                      ("nanpure", QUARTER)]
+
+
+@pytest.mark.parametrize("title", ["", " ", "\u3000"])
+def test_a_vertical_spine_of_spaces_alone_is_drawn_blank(title):
+    """A title of spaces alone has no piece to size the column by: it takes a square's
+    width rather than failing on an empty or zero width."""
+    from nanpure.layouts.cover import cover_layout
+
+    settings = CoverSettings(title=title, vertical_spine=True)
+    spine = cover_layout(settings, load_fonts(CJK_FONT), SIX_BY_NINE, 200).spine
+    assert spine is not None and spine.glyphs == () and spine.size == 14

@@ -12,7 +12,10 @@ Everything but the background keeps :data:`SAFE` (0.125 in) inside the trim and 
 the two spine folds; spine text, printed only from :data:`SPINE_TEXT_PAGES` pages on,
 keeps :data:`SPINE_CLEAR` from each fold and shrinks for a long title and author no
 further than :data:`MIN_SPINE_SIZE`. The lower right corner of the back is left to the
-barcode the print service adds (:data:`BARCODE`).
+barcode the print service adds (:data:`BARCODE`). The spine's title and author are each one
+line turned a quarter clockwise, or, on a Japanese book's (``vertical_spine``), in
+vertical writing: CJK characters upright, one a square, down the spine; Latin runs turned
+(:data:`UPRIGHT_DIGITS`), punctuation in its vertical form (:data:`VERTICAL_FORMS`).
 
 One layout, :func:`cover_layout`, places the words for drawing and for the check made
 before a book is written: the back's title in :data:`BACK_TITLE_LINES` lines, the front's
@@ -89,6 +92,23 @@ MIN_AUTHOR_SIZE = 8.0
 #: thin for it (under about 93 pages on white paper) sets its text smaller still, as its
 #: width allows, but does not shrink it further.
 MIN_SPINE_SIZE = 6.0
+#: Vertical writing (a Japanese book's spine): the vertical forms of punctuation, set
+#: upright in place of the characters where the CJK font has them...
+VERTICAL_FORMS = dict(zip("、。，：；！？〖〗…‥—–＿（）｛｝〔〕【】《》〈〉「」『』［］―",
+                          "\ufe11\ufe12\ufe10\ufe13\ufe14\ufe15\ufe16\ufe17\ufe18\ufe19"
+                          "\ufe30\ufe31\ufe32\ufe33\ufe35\ufe36\ufe37\ufe38\ufe39\ufe3a"
+                          "\ufe3b\ufe3c\ufe3d\ufe3e\ufe3f\ufe40\ufe41\ufe42\ufe43\ufe44"
+                          "\ufe47\ufe48\ufe31", strict=True))
+#: ...else, as those forms are drawn, these turned a quarter clockwise (brackets, dashes,
+#: the long vowel mark, the wave dash, ellipses)...
+QUARTER_TURNED = frozenset("〖〗…‥—–＿（）｛｝〔〕【】《》〈〉「」『』［］―ー〜～：；－＝")
+#: ...and these a half turn, which moves their mark from the lower left of their square to
+#: the upper right, where vertical writing sets it; the rest stays upright.
+HALF_TURNED = frozenset("、。，．")
+#: A number of at most this many ASCII digits is set upright, its digits side by side in
+#: one square (縦中横), smaller if they are wider than the square; a longer number and
+#: every other run of Latin text is set turned a quarter clockwise, as a whole.
+UPRIGHT_DIGITS = 2
 
 
 class CoverError(ValueError):
@@ -98,7 +118,8 @@ class CoverError(ValueError):
 @dataclass(frozen=True)
 class CoverSettings:
     """What the cover shows: its words, colours ("#rrggbb") and an optional front picture;
-    ``paper`` sets the spine's width."""
+    ``paper`` sets the spine's width; ``vertical_spine`` sets the spine's words in
+    vertical writing, as a Japanese book's are, rather than as one turned line each."""
 
     title: str
     subtitle: str = ""
@@ -109,6 +130,7 @@ class CoverSettings:
     text_colour: str = "#ffffff"
     accent: str = "#e9c46a"
     image: str | None = None
+    vertical_spine: bool = False
 
     def __post_init__(self) -> None:
         if self.paper not in SPINE_PER_PAGE:
@@ -116,9 +138,11 @@ class CoverSettings:
                              f"not {self.paper!r}")
 
     @classmethod
-    def of(cls, plain: Any) -> CoverSettings:
-        """The settings named by the attributes of ``plain`` (a book config's cover)."""
-        return cls(**{f.name: getattr(plain, f.name) for f in fields(cls)})
+    def of(cls, plain: Any, vertical_spine: bool = False) -> CoverSettings:
+        """The settings named by the attributes of ``plain`` (a book config's cover), with
+        the spine's writing (the book's language's, which the cover's table leaves out)."""
+        return cls(**{f.name: getattr(plain, f.name) for f in fields(cls)
+                      if f.name != "vertical_spine"}, vertical_spine=vertical_spine)
 
     def texts(self) -> list[tuple[str, str]]:
         """The cover's words as (what, text), for checking that the fonts have them."""
@@ -213,14 +237,31 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class SpineGlyphs:
+    """A piece of a vertical spine's words as drawn: ``text`` in ``font`` at ``size``
+    points from the point (``x``, ``y``) of the sheet, turned ``turn`` degrees clockwise
+    about it (0: upright)."""
+
+    text: str
+    font: str
+    size: float
+    x: float
+    y: float
+    turn: int = 0
+
+
+@dataclass(frozen=True)
 class SpineWords:
     """The spine's words, which run down from its top: their size, the x of their
-    baseline, and each part (text, bold) with its distance from the top of the area."""
+    baseline (of vertical writing: the centre of its column), and each part (text, bold)
+    with its distance from the top of the area; vertical writing's pieces in ``glyphs``
+    (none: each part is one line, turned)."""
 
     size: float
     baseline: float
     top: float
     parts: tuple[tuple[str, bool, float], ...]
+    glyphs: tuple[SpineGlyphs, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -498,51 +539,161 @@ def _spine(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit:
     """Title and author along the spine, reading from the top, as large as fits: as the
     spine's width allows for the fonts they are set in (up to 14 pt on a 6 in trim),
     smaller for a long title and author, but not under :data:`MIN_SPINE_SIZE` (a misfit
-    that names the wider of the two first)."""
+    that names the longer of the two first); in one turned line each, or in vertical
+    writing (:class:`CoverSettings`)."""
     area = geometry.spine_box.shrink(SAFE, SAFE, SPINE_CLEAR, SPINE_CLEAR)
     parts = _spine_parts(settings.title, settings.author)
-    # the reach of the fonts the parts are set in, above and below their one baseline:
-    # a CJK title's font reaches higher than the Latin one, and preflight measures each
-    extents = [fonts.extent(text, bold) for text, bold in parts]
-    ascent, descent = (max(reach) for reach in zip(*extents, strict=True))
-    size = min(14 * unit, area.width / (ascent + descent))
+    if settings.vertical_spine:
+        pieces = [_vertical_pieces(text, bold, fonts) for text, bold in parts]
+        # a square for a title of spaces alone
+        across = max((piece.across for part in pieces for piece in part if piece.text),
+                     default=1.0)
+
+        def length(k: int, size: float) -> float:
+            return sum(piece.along for piece in pieces[k]) * size
+    else:
+        # the reach of the fonts the parts are set in, above and below their one
+        # baseline: a CJK title's font reaches higher than the Latin one, and preflight
+        # measures each
+        extents = [fonts.extent(text, bold) for text, bold in parts]
+        ascent, descent = (max(reach) for reach in zip(*extents, strict=True))
+        across = ascent + descent
+
+        def length(k: int, size: float) -> float:
+            return fonts.width(parts[k][0], size, parts[k][1])
+    size = min(14 * unit, area.width / across)
     gap = size * 2
-    length = _spine_length(fonts, parts, size)
-    if length > area.height:
+    total = sum(length(k, size) for k in range(len(parts))) + gap * (len(parts) - 1)
+    if total > area.height:
         floor = min(MIN_SPINE_SIZE, size)
-        size *= area.height / length
+        size *= area.height / total
         if size < floor - 1e-9:
             title, author = settings.title, settings.author
             what = (f"the spine text {quoted(title)}"
                     + (f" by {quoted(author)}" if author else "")
                     + f" does not fit the spine in {floor:.3g} pt")
-            # the wider part first
-            widths = {"title": fonts.width(title, floor, True)}
-            if author:
-                widths["author"] = fonts.width(author, floor)
-            misfits.append(Misfit(what, tuple(sorted(widths, key=lambda p: -widths[p]))))
+            # the longer part first
+            lengths = {name: length(k, floor)
+                       for k, name in enumerate(("title", "author")[:len(parts)])}
+            misfits.append(Misfit(what, tuple(sorted(lengths, key=lambda p: -lengths[p]))))
         gap = size * 2
-    # the baseline, so that ascenders and descenders stay inside the area
-    baseline = area.x0 + descent * size + (area.width - (ascent + descent) * size) / 2
-    x = (area.height - sum(fonts.width(t, size, b) for t, b in parts)
+    x = (area.height - sum(length(k, size) for k in range(len(parts)))
          - gap * (len(parts) - 1)) / 2
     placed = []
-    for text, bold in parts:
+    for k, (text, bold) in enumerate(parts):
         placed.append((text, bold, x))
-        x += fonts.width(text, size, bold) + gap
+        x += length(k, size) + gap
+    if settings.vertical_spine:
+        centre = (area.x0 + area.x1) / 2
+        glyphs = [glyph for (*_, x), part in zip(placed, pieces, strict=True)
+                  for glyph in _stacked(part, size, centre, area.y1 - x)]
+        return SpineWords(size, centre, area.y1, tuple(placed), tuple(glyphs))
+    # the baseline, so that ascenders and descenders stay inside the area
+    baseline = area.x0 + descent * size + (area.width - (ascent + descent) * size) / 2
     return SpineWords(size, baseline, area.y1, tuple(placed))
-
-
-def _spine_length(fonts: Fonts, parts: list[tuple[str, bool]], size: float) -> float:
-    """How long ``parts`` (text, bold) run along the spine at ``size`` points, with a
-    gap of two sizes between them."""
-    return (sum(fonts.width(t, size, b) for t, b in parts)
-            + size * 2 * (len(parts) - 1))
 
 
 def _spine_parts(title: str, author: str) -> list[tuple[str, bool]]:
     """What the spine carries, as (text, bold): the title, and the author if there is one."""
     return [(title, True)] + ([(author, False)] if author else [])
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """A piece of vertical writing before it is placed: ``text`` ("" for a space) in
+    ``font``, turned ``turn`` degrees clockwise, at ``scale`` times the spine's size (under
+    1: a number shrunk to its square); ``along``, the length it takes down the spine, and
+    ``across``, its width across it, per point of the spine's size."""
+
+    text: str
+    font: str
+    turn: int
+    scale: float
+    across: float
+    along: float
+
+
+def _vertical_pieces(text: str, bold: bool, fonts: Fonts) -> list[_Piece]:
+    """``text`` (asked in bold or not) as the pieces of vertical writing, top to bottom:
+    its CJK characters one a square (:data:`VERTICAL_FORMS`, :data:`QUARTER_TURNED`,
+    :data:`HALF_TURNED` for punctuation), each run of Latin text turned a quarter
+    clockwise, or, for a number of :data:`UPRIGHT_DIGITS` digits or fewer, upright in one
+    square; an ASCII space half a square, another (an ideographic space) a whole one."""
+    pieces: list[_Piece] = []
+    for run, font in fonts.runs(text, bold):
+        if font != fonts.cjk:
+            core = run.strip(" ")
+            lead = len(run) - len(run.lstrip(" "))
+            pieces += [_Piece("", font, 0, 1.0, 0.0, 0.5)] * lead
+            if core:
+                pieces.append(_latin_piece(core, font))
+            pieces += [_Piece("", font, 0, 1.0, 0.0, 0.5)] * (len(run) - lead - len(core))
+            continue
+        for ch in run:
+            if ch.isspace():
+                pieces.append(_Piece("", font, 0, 1.0, 0.0, 0.5 if ch == " " else 1.0))
+                continue
+            form = VERTICAL_FORMS.get(ch, "")
+            if form and fonts.cjk_covers(form):
+                pieces.append(_upright(form, font))
+            elif ch in QUARTER_TURNED:
+                pieces.append(_turned(ch, font))
+            else:
+                pieces.append(replace(_upright(ch, font), turn=180 if ch in HALF_TURNED
+                                      else 0))
+    return pieces
+
+
+def _reach(font: str) -> tuple[float, float]:
+    """How far ``font`` reaches above and below its baseline, per point of size."""
+    face = pdfmetrics.getFont(font).face
+    return face.ascent / 1000, -face.descent / 1000
+
+
+def _upright(text: str, font: str, scale: float = 1.0) -> _Piece:
+    """``text`` upright in a square, or taller if its font reaches further."""
+    ascent, descent = _reach(font)
+    return _Piece(text, font, 0, scale, pdfmetrics.stringWidth(text, font, scale),
+                  max(1.0, (ascent + descent) * scale))
+
+
+def _turned(text: str, font: str) -> _Piece:
+    """``text`` turned a quarter clockwise: as long down the spine as it is wide."""
+    ascent, descent = _reach(font)
+    return _Piece(text, font, 90, 1.0, ascent + descent, pdfmetrics.stringWidth(text, font, 1))
+
+
+def _latin_piece(core: str, font: str) -> _Piece:
+    """A run of Latin text without its spaces at either end: turned, or, a short number,
+    upright in one square, shrunk as far as it must to fit it."""
+    if not (core.isascii() and core.isdigit() and len(core) <= UPRIGHT_DIGITS):
+        return _turned(core, font)
+    ascent, descent = _reach(font)
+    width = pdfmetrics.stringWidth(core, font, 1)
+    return _upright(core, font, min(1.0, 1 / width, 1 / (ascent + descent)))
+
+
+def _stacked(pieces: Sequence[_Piece], size: float, centre: float,
+             top: float) -> list[SpineGlyphs]:
+    """``pieces`` drawn at ``size`` down the column about x = ``centre`` from y =
+    ``top``, each centred across the column and in the length it takes along it."""
+    glyphs = []
+    for piece in pieces:
+        ascent, descent = _reach(piece.font)
+        own = size * piece.scale
+        if piece.text and piece.turn == 90:
+            # its ascent to the right of its baseline, its descent to the left
+            glyphs.append(SpineGlyphs(piece.text, piece.font, own,
+                                      centre - (ascent - descent) * own / 2, top, 90))
+        elif piece.text:
+            width = pdfmetrics.stringWidth(piece.text, piece.font, own)
+            x = centre - width / 2
+            y = top - (piece.along * size - (ascent + descent) * own) / 2 - ascent * own
+            if piece.turn == 180:  # about the centre of its box, which stays in place
+                x, y = x + width, y + (ascent - descent) * own
+            glyphs.append(SpineGlyphs(piece.text, piece.font, own, x, y, piece.turn))
+        top -= piece.along * size
+    return glyphs
 
 
 class _CoverDrawer:
@@ -626,9 +777,26 @@ class _CoverDrawer:
         draw_puzzle(self.c, figure, nonogram, self.fonts)
 
     def spine(self, spine: SpineWords) -> None:
+        if spine.glyphs:
+            self.vertical(spine.glyphs)
+            return
         self.c.saveState()
         self.c.translate(spine.baseline, spine.top)
         self.c.rotate(-90)
         for text, bold, x in spine.parts:
             self.text(x, 0, text, spine.size, bold)
         self.c.restoreState()
+
+    def vertical(self, glyphs: Sequence[SpineGlyphs]) -> None:
+        self.c.setFillColor(self.colour)
+        for glyph in glyphs:
+            if glyph.turn:
+                self.c.saveState()
+                self.c.translate(glyph.x, glyph.y)
+                self.c.rotate(-glyph.turn)
+                self.c.setFont(glyph.font, glyph.size)
+                self.c.drawString(0, 0, glyph.text)
+                self.c.restoreState()
+            else:
+                self.c.setFont(glyph.font, glyph.size)
+                self.c.drawString(glyph.x, glyph.y, glyph.text)

@@ -21,6 +21,8 @@ from typing import Any
 
 #: The languages a book's words can be printed in, by their ``book.language`` code.
 LANGUAGES = ("en", "ja")
+#: The languages whose books' cover spines are set in vertical writing (layouts/cover.py).
+VERTICAL_SPINES = frozenset({"ja"})
 #: What else people write for a language code, for the "did you mean" of a config.
 LANGUAGE_ALIASES = {"english": "en", "eng": "en", "en-us": "en", "en-gb": "en",
                     "japanese": "ja", "jp": "ja", "jpn": "ja", "ja-jp": "ja",

@@ -67,6 +67,7 @@ from ..layouts.cover import (
 )
 from ..layouts.pages import BLEED, CJK_PACKAGE, FontError, Fonts, load_fonts
 from ..layouts.preflight import PreflightReport, max_pages, preflight, preflight_cover
+from ..layouts.wording import VERTICAL_SPINES
 from ..output.hints import Hint, hints_for
 from ..record import PuzzleRecord, columns, row
 from ..words import closest, counted
@@ -459,7 +460,9 @@ def _layout_settings(config: BookConfig, sections: Sequence[BookSection]
                      ) -> tuple[BookSettings, Fonts, CoverSettings | None, list[tuple[str, str]]]:
     """The book's settings and fonts (:func:`_fonts_for`, for the words of the book and
     its cover), its cover's settings (None without a cover) and the cover's words."""
-    cover_settings = CoverSettings.of(config.cover) if config.cover is not None else None
+    cover_settings = (CoverSettings.of(config.cover, vertical_spine=config.layout.language
+                                       in VERTICAL_SPINES)
+                      if config.cover is not None else None)
     more = cover_settings.texts() if cover_settings is not None else []
     settings = BookSettings.of(config.layout)
     settings, fonts = _fonts_for(settings, book_texts(settings, sections) + more)
