@@ -99,7 +99,8 @@ def test_the_symmetry_stored_is_the_largest_the_givens_have():
     board[2] = 3
     assert symmetry_of("sudoku", board) == "none"
     # a 3x2 picture: no quarter turn or diagonal on a rectangle that is not square
-    assert symmetry_of("nonogram", None, "101101", 3, 2) == "mirror"
+    assert symmetry_of("nonogram", picture="101101", width=3, height=2) == "mirror"
+    assert symmetry_of("nonogram", picture="100001", width=3, height=2) == "rot180"
 
 
 def test_nonogram_files_and_lines_are_stored_and_made_into_a_book(tmp_path, capsys):

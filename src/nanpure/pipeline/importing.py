@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..files import cannot_read
 from ..generator.kinds import KINDS
@@ -64,18 +64,18 @@ class ImportRefused(Exception):
     name or option): one line, nothing stored."""
 
 
-def symmetry_of(kind: str, record_puzzle: object, solution: str = "", width: int = 0,
+def symmetry_of(kind: str, board: Any = None, picture: str = "", width: int = 0,
                 height: int = 0) -> str:
-    """The symmetry recorded for an imported puzzle: of those of its kind that keep its
-    givens (a nonogram: its picture ``solution``, ``width`` x ``height``), the one with the
-    most maps, the first in the kind's order of those with as many; ``none`` when no other
-    does. ``record_puzzle`` is a Sudoku board (81 cells, 0 blank); not used for nonograms.
+    """The symmetry recorded for an imported puzzle: of those of its kind that keep a
+    Sudoku's givens (``board``, 81 cells, 0 a blank) or a nonogram's ``picture``
+    (row-major ``0``/``1``, ``width`` x ``height``), the one with the most maps, the first
+    in the kind's order of those with as many; ``none`` when no other does.
 
     >>> import numpy as np
     >>> symmetry_of("sudoku", np.zeros(81, dtype=np.uint8))
     'dihedral'
-    >>> symmetry_of("nonogram", None, "110011", 3, 2), symmetry_of("nonogram", None, "100000", 3, 2)
-    ('rot180', 'none')
+    >>> symmetry_of("nonogram", picture="110011", width=3, height=2)
+    'rot180'
     """
     if kind == "sudoku":
         from ..generator.symmetry import GROUPS, is_symmetric
@@ -83,7 +83,7 @@ def symmetry_of(kind: str, record_puzzle: object, solution: str = "", width: int
         sizes = {name: len(maps) for name, maps in GROUPS.items()}
 
         def holds(name: str) -> bool:
-            return is_symmetric(record_puzzle, name)
+            return is_symmetric(board, name)
     else:
         from ..generator.nonogram.generate import _GROUPS, SQUARE_ONLY
         from ..generator.nonogram.generate import is_symmetric as keeps
@@ -93,7 +93,7 @@ def symmetry_of(kind: str, record_puzzle: object, solution: str = "", width: int
                  if width == height or name not in SQUARE_ONLY}
 
         def holds(name: str) -> bool:
-            return keeps(solution, width, height, name)
+            return keeps(picture, width, height, name)
     best = "none"
     for name, size in sizes.items():
         if size > sizes[best] and holds(name):
@@ -224,8 +224,8 @@ def _read_nonograms(intake: _Intake, paths: Sequence[str], input_format: str | N
                     puzzle=format_line(puzzle, goal=False), solution=solution,
                     tier=rating.tier, score=rating.score, hardest=rating.hardest,
                     techniques=techniques_text(rating.counts),
-                    symmetry=symmetry_of("nonogram", None, solution, puzzle.width,
-                                         puzzle.height),
+                    symmetry=symmetry_of("nonogram", picture=solution, width=puzzle.width,
+                                         height=puzzle.height),
                     blanks=puzzle.width * puzzle.height, seed=0, kind="nonogram")
 
             intake.judge(name, int(counts[0]), rated)
