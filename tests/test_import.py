@@ -318,3 +318,21 @@ def test_help_explains_every_option(capsys):
                    "--dedup", "--progress"):
         assert option in text
     assert "Exit status: 0 every puzzle imported, 1 some skipped, 2 none imported" in text
+
+
+def test_a_puzzle_stored_meanwhile_is_left_out_and_said(tmp_path, monkeypatch, capsys):
+    """A puzzle another process stores after the import looked it up (here: the lookup
+    finds nothing) is left out by the transaction, said, and the rest stored."""
+    (tmp_path / "one.txt").write_text(SAMPLE_LINES[0] + "\n")
+    assert _import(tmp_path, tmp_path / "one.txt", "--run", "first") == 0
+    monkeypatch.setattr(Store, "holders", lambda self, made, dedup="exact": [])
+    (tmp_path / "two.txt").write_text("\n".join(SAMPLE_LINES[:2]) + "\n")
+    assert _import(tmp_path, tmp_path / "two.txt", "--run", "second") == 1
+    out, err = capsys.readouterr()
+    assert err == (f"{tmp_path / 'two.txt'}:1: duplicate of a puzzle stored meanwhile; not "
+                   "imported\n")
+    assert out.endswith("imported 1 puzzle as run 'second', quota 'imported' (easy 1); not "
+                        "imported: 1 duplicate\n")
+    with Store(tmp_path / "s.db") as store:
+        assert [(p.run, p.task) for p in store.select_puzzles(unused_only=False)] == [
+            ("first", 0), ("second", 0)]
