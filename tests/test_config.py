@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES, example_books, is_book_config
@@ -302,14 +303,32 @@ def test_example_books_take_runs_and_quotas_the_example_runs_make():
     books = example_books()
     assert books
     for path, book in books:
+        imported = _imported_runs(path)  # runs its header makes with nanpure import
         for section in book.sections:
             globs = run_globs(section.run if section.run is not None else book.run)
-            made = [name for name in runs
+            made = [name for name in {**runs, **imported}
                     if globs is None or any(fnmatchcase(name, g) for g in globs)]
             assert made, f"{path.name}: section {section.title!r} matches no example run"
             for quota in section.quotas or ():
-                assert any(quota in runs[name] for name in made), (
+                assert any(quota in {**runs, **imported}[name] for name in made), (
                     f"{path.name}: section {section.title!r}: no quota {quota!r}")
+
+
+def _imported_runs(path: Path) -> dict[str, set[str]]:
+    """The runs, with their quota, that the ``nanpure import`` lines of the header
+    comment of the book config ``path`` make."""
+    import shlex
+
+    runs = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#"):
+            break
+        command = line.lstrip("# ").partition("#")[0]
+        if command.startswith("nanpure import "):
+            words = shlex.split(command)
+            given = dict(zip(words, words[1:], strict=False))
+            runs[given["--run"]] = {given.get("--quota", "imported")}
+    return runs
 
 
 def test_a_missing_key_names_a_key_spelt_like_it():

@@ -129,12 +129,17 @@ def _add_input_format(p: argparse.ArgumentParser) -> None:
 def _check_inputs(args: argparse.Namespace) -> None:
     """Refuse what only nonograms take (several files, their input formats) on Sudoku,
     and Sudoku's input formats on nonograms."""
+    _check_input_format(args)
+    if args.kind == "sudoku" and len(args.file) > 1:
+        raise UsageError("Sudoku puzzles are read from one FILE (or standard input)")
+
+
+def _check_input_format(args: argparse.Namespace) -> None:
+    """Refuse an --input-format that is not one of the kind's."""
     formats = NONOGRAM_INPUT_FORMATS if args.kind == "nonogram" else INPUT_FORMATS
     if args.input_format is not None and args.input_format not in formats:
         raise UsageError(f"--input-format {args.input_format} is not for {args.kind} "
                          f"puzzles; {args.kind} input formats are {', '.join(formats)}")
-    if args.kind == "sudoku" and len(args.file) > 1:
-        raise UsageError("Sudoku puzzles are read from one FILE (or standard input)")
 
 
 def _run_solve(args: argparse.Namespace) -> int:
@@ -719,6 +724,70 @@ def _run_run(args: argparse.Namespace) -> int:
         raise UsageError(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
 
 
+def _add_import(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "import",
+        help="store puzzles of one's own as a run, for book, export, stats and verify",
+        description="Store the puzzles of FILEs as a new run of a store, so that book, "
+        "export, stats and verify take them as any run's puzzles. FILEs are read as rate "
+        "reads them (Sudoku: puzzle lines or the formats of --input-format; --kind "
+        "nonogram: .non files, one-line puzzles or tables), each puzzle checked to have "
+        "exactly one solution and rated with the technique ladder (tier, score, "
+        "techniques), and stored with the symmetry of its givens (a nonogram's picture), "
+        "its blank count and its canonical form. A puzzle that cannot be read, has no "
+        "solution or more than one, is a nonogram logic alone cannot solve, or duplicates "
+        "one read before or one in the store is skipped, said on stderr as 'FILE:LINE: "
+        "why; not imported'; the last line counts what was imported and skipped. Nothing "
+        "is stored until every puzzle is rated; then the run and its puzzles are stored "
+        "in one transaction (Ctrl-C or SIGTERM before that stores nothing; during it, it "
+        "waits for the commit). Exit status: 0 every puzzle imported, 1 some skipped, 2 "
+        "none imported (no run made), or a store, run name or option that cannot be used.",
+    )
+    p.add_argument("file", nargs="+", metavar="FILE",
+                   help="file of puzzles ('-' reads standard input); several may be given")
+    p.add_argument("--run", required=True, type=_config_string(name=True), metavar="NAME",
+                   help="name of the new run (a run of that name in the store is refused); "
+                   "a book config's run, and --run of export, stats and verify, select it")
+    p.add_argument("--store", metavar="DB", default="output/nanpure.db",
+                   help="store file (default: output/nanpure.db); made when it does not "
+                   "exist, in an existing directory")
+    p.add_argument("--quota", type=_config_string(name=True), metavar="NAME",
+                   default="imported",
+                   help="the quota the puzzles are stored for, which a book section's quota "
+                   "selects (default: imported)")
+    _add_kind(p)
+    _add_input_format(p)
+    p.add_argument("--dedup", choices=("equivalent", "exact"), default="equivalent",
+                   help="what counts as a duplicate: equivalent (default, as for new runs), "
+                   "a puzzle equivalent to one read before or stored (relabelled, rotated, "
+                   "reflected, transposed: see canon), or exact, the same text only")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a progress bar of the puzzles rated on stderr (default: on a "
+                   "terminal)")
+    p.set_defaults(func=_run_import)
+
+
+def _run_import(args: argparse.Namespace) -> int:
+    from .pipeline.importing import ImportRefused, import_command
+    from .pipeline.stops import stops_spared
+    from .pipeline.store import StoreError
+
+    _check_input_format(args)
+    # once the run is stored, a Ctrl-C or SIGTERM is let go until the summary is said,
+    # and one after that exits at once with the command's status
+    with stops_spared(for_good=args.exits) as stops:
+        try:
+            status = import_command(args.file, args.store, args.run, kind=args.kind,
+                                    quota=args.quota, input_format=args.input_format,
+                                    dedup=args.dedup, progress=args.progress)
+        except (ImportRefused, StoreError) as exc:
+            raise UsageError(str(exc)) from exc
+        sys.stdout.flush()  # the summary said before the status is given
+        if stops is not None:
+            stops.exit_status = status
+    return status
+
+
 def _add_export(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export",
@@ -1007,6 +1076,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_canon,
     _add_generate,
     _add_run,
+    _add_import,
     _add_book,
     _add_export,
     _add_stats,

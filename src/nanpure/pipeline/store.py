@@ -697,11 +697,7 @@ class Store:
         with self.transaction():
             run = self.find_run(name)
             if run is None:
-                self.db.execute(
-                    "INSERT INTO runs (name, seed, config, started_at, status, ladders, "
-                    "seconds, canon_kinds) VALUES (?, ?, ?, ?, ?, ?, 0, ?)",
-                    (name, seed, config, began_at or utc_now(), RUNNING,
-                     json.dumps(ladders) if ladders else None, json.dumps(CANON_KINDS)))
+                self._insert_run(name, seed, config, began_at or utc_now(), RUNNING, ladders)
             else:
                 known = json.loads(run.ladders) if run.ladders else None
                 if known is not None and ladders is not None:
@@ -715,6 +711,44 @@ class Store:
         assert run is not None
         self._sessions[run.id] = time.monotonic()
         return run
+
+    def _insert_run(self, name: str, seed: int, config: str, started_at: str, status: str,
+                    ladders: dict[str, str] | None, seconds: float = 0,
+                    finished_at: str | None = None) -> int:
+        """Insert the row of a new run (inside the caller's :meth:`transaction`), which
+        compares the puzzles of every kind by canonical form under ``dedup =
+        "equivalent"``; returns its id."""
+        return self.db.execute(
+            "INSERT INTO runs (name, seed, config, started_at, finished_at, status, ladders, "
+            "seconds, canon_kinds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (name, seed, config, started_at, finished_at, status,
+             json.dumps(ladders) if ladders else None, seconds,
+             json.dumps(CANON_KINDS))).lastrowid
+
+    def import_run(self, name: str, config: str, quota: str,
+                   puzzles: Sequence[PuzzleRecord], *, dedup: str, began_at: str,
+                   seconds: float, ladders: dict[str, str]) -> list[bool]:
+        """Store the run ``name`` (``nanpure import``): its row, finished and complete,
+        and ``puzzles`` for its quota ``quota``, tasks 0, 1, ... in the order stored, all
+        in one transaction, so that the run is in the store whole or not at all. Returns
+        whether each puzzle was stored: False for one the store holds already (the same
+        text or, with ``dedup="equivalent"``, an equivalent puzzle), which a run may have
+        stored since the caller looked (:meth:`holders`). A run called ``name`` already,
+        or none of ``puzzles`` stored, is a StoreError, and nothing is stored."""
+        with self.transaction():
+            if self.find_run(name) is not None:
+                raise StoreError(f"{self.path}: run {name!r} exists already; give another "
+                                 "run name")
+            run_id = self._insert_run(name, 0, config, began_at, COMPLETE, ladders, seconds,
+                                      utc_now())
+            stored = []
+            for made in puzzles:
+                stored.append(self.insert_puzzle(run_id, quota, sum(stored), made,
+                                                 dedup=dedup))
+            if not any(stored):
+                raise StoreError(f"{self.path}: run {name!r} not stored: every puzzle is "
+                                 "in the store already")
+        return stored
 
     def undo_begin(self, run: RunRecord, before: RunRecord | None) -> None:
         """Take back :meth:`begin_run` for a session that made nothing (its executor could
