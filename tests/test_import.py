@@ -99,8 +99,13 @@ def test_the_symmetry_stored_is_the_largest_the_givens_have():
     board[2] = 3
     assert symmetry_of("sudoku", board) == "none"
     # a 3x2 picture: no quarter turn or diagonal on a rectangle that is not square
-    assert symmetry_of("nonogram", picture="101101", width=3, height=2) == "mirror"
+    assert symmetry_of("nonogram", picture="101010", width=3, height=2) == "mirror"
     assert symmetry_of("nonogram", picture="100001", width=3, height=2) == "rot180"
+    # the groups of four and eight maps that nonograms share with Sudoku
+    assert symmetry_of("nonogram", picture="101000101", width=3, height=3) == "dihedral"
+    assert symmetry_of("nonogram", picture="101101", width=3, height=2) == "mirror-flip"
+    assert symmetry_of("nonogram", picture="110" "111" "011", width=3, height=3) == \
+        "diagonals"
 
 
 def test_nonogram_files_and_lines_are_stored_and_made_into_a_book(tmp_path, capsys):
@@ -150,6 +155,11 @@ run = "pictures"
     givens = next(p for p in manifest["puzzles"] if p["kind"] == "sudoku")["puzzle"]
     text = pdf.pages[page - 1].extract_text()
     assert all(d in text for d in set(givens) - {"."})
+    # no seed makes these puzzles again: the imprint does not say one does, and the
+    # manifest names the runs that were imported
+    imprint = " ".join(pdf.pages[1].extract_text().split())
+    assert "with the run it was stored in" in imprint and "made again" not in imprint
+    assert manifest["imported_runs"] == ["pictures", "sudoku"]
     assert main(["verify", "--store", str(tmp_path / "s.db")]) == 0
     assert main(["stats", "--store", str(tmp_path / "s.db")]) == 0
 

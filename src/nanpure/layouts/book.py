@@ -141,6 +141,10 @@ class BookSection:
         return kinds[0] if kinds else "sudoku"
 
 
+#: The settings a book takes from its store, not from its config's layout.
+FROM_THE_STORE = ("imported_runs",)
+
+
 @dataclass(frozen=True)
 class BookSettings:
     """How the book looks: its words, trim size and density."""
@@ -158,6 +162,9 @@ class BookSettings:
     bleed: bool = False  # pages 0.125 in larger than the trim on the three cut edges
     stars: bool = False  # a difficulty mark (1-5 stars, STAR_SCALES) beside each puzzle
     language: str = "en"  # the fixed words' (wording.py)
+    #: the runs of the book's puzzles that ``nanpure import`` stored, which no seed makes
+    #: again (the imprint says so); from the store, not the config
+    imported_runs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.language not in WORDINGS:
@@ -192,7 +199,8 @@ class BookSettings:
     def of(cls, plain: Any) -> BookSettings:
         """The settings named by the attributes of ``plain`` (e.g. a book config's plain
         layout settings), checked as the renderer needs them."""
-        return cls(**{f.name: getattr(plain, f.name) for f in fields(cls)})
+        return cls(**{f.name: getattr(plain, f.name) for f in fields(cls)
+                      if f.name not in FROM_THE_STORE})
 
 
 @dataclass(frozen=True)
@@ -1394,7 +1402,8 @@ class _Drawer:
             "",
             words.imprint_puzzles[n != 1].format(n=n),
             words.imprint_rating,
-            words.imprint_made.format(version=__version__),
+            (words.imprint_imported if s.imported_runs else words.imprint_made).format(
+                version=__version__),
         ]
         size = self.type.small
         height = sum(len(wrap(t, self.fonts, size, box.width)) or 1

@@ -58,6 +58,7 @@ class Wording:
     imprint_puzzles: tuple[str, str]  # {n}: one puzzle, several
     imprint_rating: str
     imprint_made: str  # {version}
+    imprint_imported: str  # {version}: a book with puzzles nanpure did not make
     answer_notes: Mapping[str, str]  # by kind, on the answers' title page
     kind_note: str  # {kind}, {note}: the same in a book of both kinds
     sudoku_rules: tuple[str, ...]  # the how-to-play page's paragraphs before the tiers
@@ -168,6 +169,8 @@ ENGLISH = Wording(
                    "puzzle needs sets its tier.",
     imprint_made="Made with nanpure {version}. The book's manifest lists every puzzle "
                  "with its seed, so any page can be made again.",
+    imprint_imported="Made with nanpure {version}. The book's manifest lists every puzzle "
+                     "with the run it was stored in.",
     answer_notes={"sudoku": "Bold digits were given; light digits complete the grid.",
                   "nonogram": "Each picture shows the finished grid."},
     kind_note="{kind}: {note}",
@@ -343,6 +346,8 @@ JAPANESE = Wording(
                    "その問題の難易度です。",
     imprint_made="nanpure {version} で作成しました。本書のマニフェストには全問題がシード値と"
                  "ともに記録されており、どのページも同じように作り直せます。",
+    imprint_imported="nanpure {version} で作成しました。本書のマニフェストには全問題が"
+                     "保存された実行名とともに記録されています。",
     answer_notes={"sudoku": "太字の数字は最初から書かれている数字、細い数字が答えです。",
                   "nonogram": "どの解答も完成した絵を示しています。"},
     kind_note="{kind}：{note}",

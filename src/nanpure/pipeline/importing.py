@@ -85,11 +85,11 @@ def symmetry_of(kind: str, board: Any = None, picture: str = "", width: int = 0,
         def holds(name: str) -> bool:
             return is_symmetric(board, name)
     else:
-        from ..generator.nonogram.generate import _GROUPS, SQUARE_ONLY
+        from ..generator.nonogram.generate import GROUPS, SQUARE_ONLY
         from ..generator.nonogram.generate import is_symmetric as keeps
 
         # the maps of a square only: on another rectangle they leave it
-        sizes = {name: len(maps) for name, maps in _GROUPS.items()
+        sizes = {name: len(maps) for name, maps in GROUPS.items()
                  if width == height or name not in SQUARE_ONLY}
 
         def holds(name: str) -> bool:

@@ -311,6 +311,8 @@ def manifest(plan: BookPlan, config: BookConfig, pdf: Path,
                         else None)
     if plan.settings.language != "en":  # English manifests stay as they were
         data["language"] = plan.settings.language
+    if plan.settings.imported_runs:  # their puzzles' seed 0 makes nothing again
+        data["imported_runs"] = list(plan.settings.imported_runs)
     return data
 
 
@@ -412,7 +414,9 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
     # failed preflight, Ctrl-C) leaves the set that was there before, or none
     outputs = [pdf, *([cover] if cover is not None else []), manifest_path(pdf)]
     try:
-        settings, fonts, cover_settings, more = _layout_settings(config, sections)
+        settings, fonts, cover_settings, more = _layout_settings(
+            config, sections, store.imported_runs({p.run for s in sections for p in s.puzzles
+                                                   if p.run is not None}))
         check_text(settings, sections, fonts, more)
         hints = (hints_for(p for s in sections for p in s.puzzles)
                  if settings.hints else None)
@@ -456,15 +460,17 @@ def _publish_locked(store: Store, config: BookConfig, pdf: Path, cover: Path | N
     return PublishedBook(pdf, manifest_path(pdf), plan, report, book_id, cover, cover_report)
 
 
-def _layout_settings(config: BookConfig, sections: Sequence[BookSection]
+def _layout_settings(config: BookConfig, sections: Sequence[BookSection],
+                     imported_runs: Sequence[str] = ()
                      ) -> tuple[BookSettings, Fonts, CoverSettings | None, list[tuple[str, str]]]:
     """The book's settings and fonts (:func:`_fonts_for`, for the words of the book and
-    its cover), its cover's settings (None without a cover) and the cover's words."""
+    its cover), its cover's settings (None without a cover) and the cover's words;
+    ``imported_runs`` are the runs of its puzzles that ``nanpure import`` stored."""
     cover_settings = (CoverSettings.of(config.cover, vertical_spine=config.layout.language
                                        in VERTICAL_SPINES)
                       if config.cover is not None else None)
     more = cover_settings.texts() if cover_settings is not None else []
-    settings = BookSettings.of(config.layout)
+    settings = replace(BookSettings.of(config.layout), imported_runs=tuple(imported_runs))
     settings, fonts = _fonts_for(settings, book_texts(settings, sections) + more)
     return settings, fonts, cover_settings, more
 

@@ -1091,6 +1091,14 @@ class Store:
         return [r[0] for r in self._rows(
             f"SELECT name FROM runs{_where(where)} ORDER BY id", params)]
 
+    def imported_runs(self, names: Iterable[str]) -> list[str]:
+        """Those of the runs ``names`` that ``nanpure import`` stored (their config says
+        ``imported``), oldest first."""
+        wanted = set(names)
+        return [name for (name,) in self._rows(
+            "SELECT name FROM runs WHERE json_valid(config) AND "
+            "json_type(config, '$.imported') IS NOT NULL ORDER BY id") if name in wanted]
+
     def quota_names(self, run_globs: Runs = None) -> list[str]:
         """The quota names of the stored puzzles (of every run, or of those whose names
         match ``run_globs``), in order."""

@@ -59,7 +59,7 @@ MIN_ALIKE = 2
 
 # maps of (row, column): 0 identity, 1 mirror, 2 flip, 3 half turn, 4 quarter turn,
 # 5 three-quarter turn, 6 diagonal transpose, 7 antidiagonal transpose
-_GROUPS = {
+GROUPS = {
     "none": (0,),
     "mirror": (0, 1),
     "flip": (0, 2),
@@ -71,7 +71,7 @@ _GROUPS = {
     "diagonals": (0, 6, 7, 3),
     "dihedral": (0, 1, 2, 3, 4, 5, 6, 7),
 }
-SYMMETRIES = tuple(_GROUPS)
+SYMMETRIES = tuple(GROUPS)
 #: Symmetries that only exist on square grids.
 SQUARE_ONLY = ("rot90", "diagonal", "antidiagonal", "diagonals", "dihedral")
 
@@ -132,7 +132,7 @@ def _check_spec(spec: Spec) -> None:
     for size, what in ((spec.width, "width"), (spec.height, "height")):
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise SpecError(f"{what} must be {MIN_SIZE}-{MAX_SIZE}, got {size}")
-    if spec.symmetry not in _GROUPS:
+    if spec.symmetry not in GROUPS:
         raise SpecError(f"unknown symmetry {spec.symmetry!r}; expected one of "
                         f"{', '.join(SYMMETRIES)}")
     if spec.symmetry in SQUARE_ONLY and spec.width != spec.height:
@@ -533,7 +533,7 @@ def search_kernel(state, height, width, density, smoothing, group, floor, ceilin
 
 
 def _group(symmetry: str) -> np.ndarray:
-    return np.array(_GROUPS[symmetry], dtype=np.int64)
+    return np.array(GROUPS[symmetry], dtype=np.int64)
 
 
 def random_picture(spec: Spec, seed: int) -> str:
@@ -548,7 +548,7 @@ def random_picture(spec: Spec, seed: int) -> str:
 
 def is_symmetric(picture: str, width: int, height: int, symmetry: str) -> bool:
     """Whether a row-major picture is unchanged by every map of ``symmetry``."""
-    for m in _GROUPS[symmetry]:
+    for m in GROUPS[symmetry]:
         for cell in range(width * height):
             r, c = _image(*divmod(cell, width), m, height, width)
             if picture[cell] != picture[r * width + c]:
