@@ -816,6 +816,34 @@ def test_write_error_as_a_file_is_finished(small, tmp_path, monkeypatch, capsys)
     _check_outputs_after_fault(write, tmp_path)
 
 
+def _reported_config(tmp_path: Path, count: int = SMALL) -> tuple[Path, Path]:
+    """A run config of ``count`` easy Sudoku with a report; gives it and the report's path."""
+    config, report = run_config(tmp_path / "r.toml", "r", count), tmp_path / "r.json"
+    config.write_text(config.read_text().replace("[run]\n", f'[run]\nreport = "{report}"\n'))
+    return config, report
+
+
+@pytest.mark.parametrize("log_format", ["text", "json"])
+def test_a_full_disk_under_the_log_loses_the_log_not_the_summary_or_report(tmp_path,
+                                                                           log_format):
+    """A log whose writes fail (/dev/full: ENOSPC, as on a full disk): the run's puzzles,
+    summary and report are kept, one line says that the log was lost, exit status 2. The
+    run printed logging's traceback for each record (91 lines), then ``nanpure: : No space
+    left on device``, with no summary nor report."""
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    config, report = _reported_config(tmp_path)
+    result = nanpure("run", str(config), "--store", str(tmp_path / "s.db"), "--workers", "2",
+                     "--log", "/dev/full", "--log-format", log_format, "--no-progress")
+    lost = "--log: cannot write /dev/full: No space left on device"
+    assert (result.returncode, result.stderr) == (2, f"nanpure: {lost}\n")
+    assert result.stdout.startswith("run r: complete in ")
+    assert f"report {report}" in result.stdout
+    said = json.loads(report.read_text())
+    assert (said["status"], said["exit_status"], said["error"]) == ("complete", 2, lost)
+    assert sum(map(len, puzzles_of(tmp_path / "s.db").values())) == SMALL
+
+
 @pytest.fixture
 def small_disk(tmp_path):
     """A 320 KiB tmpfs mounted at ``tmp_path / "disk"`` (skips where mounting is not

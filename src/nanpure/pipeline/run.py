@@ -118,10 +118,16 @@ class RunSummary:
     #: the session's seconds as the store recorded them (Store.finish_run), which stats
     #: counts; None when the run's row was not made (or not finished)
     run_seconds: float | None = None
+    #: files of the session's besides the store that lost what it wrote (its ``--log``),
+    #: one line each (:class:`~nanpure.files.WriteError`'s), said on stderr
+    unwritten: list[str] = field(default_factory=list)
 
     @property
     def exit_status(self) -> int:
-        return EXIT_STATUS[self.status]
+        """The run's status's (:data:`EXIT_STATUS`), or 2 for a run that went well
+        otherwise when a file lost what it wrote (as for a report that cannot be
+        written)."""
+        return EXIT_STATUS[self.status] or (2 if self.unwritten else 0)
 
     @property
     def made(self) -> int:
@@ -228,22 +234,70 @@ class JsonLines(logging.Formatter):
         return json.dumps(data)
 
 
+class _LogFile(logging.FileHandler):
+    """The ``--log`` file: a write to it that fails (a full disk) is kept in :attr:`error`
+    for the command to say once, and the records after it are dropped, rather than each
+    printing a traceback on stderr (logging's default) while the run goes on."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, encoding="utf-8")
+        self.error: OSError | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.error is None:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, OSError):
+            super().handleError(record)
+        elif self.error is None:
+            self.error = exc
+
+    def close(self) -> None:
+        try:
+            super().close()  # flushes what is buffered
+        except OSError as exc:
+            if self.error is None:
+                self.error = exc
+
+
+@dataclass
+class RunLog:
+    """What :func:`run_logging` gives: the queue the workers put their records on and, once
+    the block has ended, :attr:`error`."""
+
+    queue: Any
+    file: _LogFile | None = None
+    path: str | None = None
+
+    @property
+    def error(self) -> WriteError | None:
+        """Why the log file lost records (a full disk), as ``--log: cannot write FILE:
+        reason``; None when it lost none."""
+        if self.file is None or self.file.error is None:
+            return None
+        return WriteError(self.path or "", self.file.error, "--log")
+
+
 @contextlib.contextmanager
 def run_logging(log_file: str | None = None, stream: TextIO | None = None,
                 log_format: str = "text", fields: dict[str, Any] | None = None
-                ) -> Iterator[Any]:
+                ) -> Iterator[RunLog]:
     """Send this process's and the workers' log records to ``log_file`` (INFO and up,
     appended; its directory made as needed) or, without one, warnings to ``stream``
     (stderr), as text lines or JSON lines (:class:`JsonLines`, with ``fields``); yields
-    the relay queue for workers.
+    the relay's queue for workers, and after the block whether the log file lost records
+    (:class:`RunLog`).
 
     A notice (:data:`~nanpure.pipeline.store.NOTICE`, such as a store's upgrade) is said on
     ``stream`` as its bare message, as the other commands say it, and is also a record of
     the log file; only a JSON log on ``stream`` keeps it a JSON line, its readers'
     format."""
+    file = None
     if log_file:
         Path(log_file).parent.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(log_file, encoding="utf-8")
+        handler: logging.Handler = (file := _LogFile(log_file))
         level = logging.INFO
     else:
         handler = logging.StreamHandler(stream or sys.stderr)
@@ -268,7 +322,7 @@ def run_logging(log_file: str | None = None, stream: TextIO | None = None,
         root.addHandler(h)
     root.setLevel(level)
     try:
-        yield relay.queue
+        yield RunLog(relay.queue, file, log_file)
     finally:
         for h in handlers:
             root.removeHandler(h)
@@ -778,7 +832,7 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     (default today) with the command-line overrides, check that the report and plot it
     asks for can be written (a :class:`ConfigError` if not), run, print the summary, write
     the report and plot; returns the run's exit status, or 2 for a run that ended well
-    but whose report or plot could not be written after all (said on stderr).
+    but whose report, plot or log could not be written after all (said on stderr).
 
     Once the run's row is in the store (before its executor starts), the first Ctrl-C or
     SIGTERM stops the run and any later one is let go until the report and plot are
@@ -814,9 +868,11 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     # stops must not lose its summary, report or plot
     with stops_spared(for_good=exits) as stops:
         with run_logging(log_file, log_format=log_format, fields={"run": config.name}
-                         ) as queue:
-            summary = execute(config, fresh=fresh, progress=progress, log_queue=queue,
-                              store_named_by=named_by)
+                         ) as run_log:
+            summary = execute(config, fresh=fresh, progress=progress,
+                              log_queue=run_log.queue, store_named_by=named_by)
+        if run_log.error is not None:  # a full disk under the log: the work is done
+            summary.unwritten.append(str(run_log.error))
         status = _tell(config, summary, outputs, out or sys.stdout)
         if stops is not None:
             stops.exit_status = status
@@ -848,6 +904,8 @@ def _tell(config: RunConfig, summary: RunSummary, outputs: dict[str, Any], out: 
         except (WriteError, BrokenPipeError) as exc:  # the report and plot are written
             unsaid[:1] = [exc]  # all the same
 
+    for line in summary.unwritten:
+        print(f"nanpure: {line}", file=sys.stderr)
     say(summary.format())
     status = summary.exit_status
     if config.report:

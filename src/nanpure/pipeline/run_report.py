@@ -56,7 +56,8 @@ def run_report(config: RunConfig, summary: RunSummary, store: Store) -> dict[str
         "store": config.store,
         "status": summary.status,
         "exit_status": summary.exit_status,
-        "error": summary.error or None,
+        # with what the session could not write besides (its log)
+        "error": "; ".join(filter(None, [summary.error, *summary.unwritten])) or None,
         "resumed": summary.resumed,
         "started_at": record.started_at if record else None,
         "session_started_at": summary.began_at or None,
