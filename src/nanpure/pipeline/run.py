@@ -121,13 +121,16 @@ class RunSummary:
     #: files of the session's besides the store that lost what it wrote (its ``--log``),
     #: one line each (:class:`~nanpure.files.WriteError`'s), said on stderr
     unwritten: list[str] = field(default_factory=list)
+    #: ``error`` is the store's (a full disk, an I/O error): exit status 2
+    fault: bool = False
 
     @property
     def exit_status(self) -> int:
-        """The run's status's (:data:`EXIT_STATUS`), or 2 for a run that went well
-        otherwise when a file lost what it wrote (as for a report that cannot be
-        written)."""
-        return EXIT_STATUS[self.status] or (2 if self.unwritten else 0)
+        """The run's status's (:data:`EXIT_STATUS`); 2 after a fault of the store; or 2 for
+        a run that went well otherwise when a file lost what it wrote (as for a report
+        that cannot be written)."""
+        status = 2 if self.fault else EXIT_STATUS[self.status]
+        return status or (2 if self.unwritten else 0)
 
     @property
     def made(self) -> int:
@@ -202,6 +205,10 @@ def _when(q: QuotaState) -> str:
 
 
 LOG_FORMATS = ("text", "json")
+
+#: ``extra`` of a log record whose message the command says on stderr in its own line
+#: (``nanpure: ...``, as every error): the log file has it, stderr not twice.
+TOLD = {"told": True}
 
 
 class JsonLines(logging.Formatter):
@@ -308,6 +315,8 @@ def run_logging(log_file: str | None = None, stream: TextIO | None = None,
     # some 35 INFO lines a run, beside nanpure's few)
     handler.setLevel(level)
     handler.addFilter(_ours_or_a_warning)
+    if not log_file:
+        handler.addFilter(_untold)
     handler.setFormatter(JsonLines(fields) if log_format == "json"
                          else _TextLines(bare_notices=not log_file))
     relay = LogRelay(handler)
@@ -333,6 +342,11 @@ def run_logging(log_file: str | None = None, stream: TextIO | None = None,
 def _ours_or_a_warning(record: logging.LogRecord) -> bool:
     """Whether ``record`` is nanpure's own or, from a library, a warning or worse."""
     return record.name.split(".", 1)[0] == "nanpure" or record.levelno >= logging.WARNING
+
+
+def _untold(record: logging.LogRecord) -> bool:
+    """Whether ``record`` is not one the command says itself (:data:`TOLD`)."""
+    return not getattr(record, "told", False)
 
 
 def _is_notice(record: logging.LogRecord) -> bool:
@@ -447,9 +461,17 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
             summary.status = FAILED
             summary.error = str(exc)
             log.error("%s", exc)  # on stderr or in the log too, beside the restarts
-        except (StoreError, RunError):  # full disk, I/O error, no executor: exit 2
+        except StoreError as exc:
             summary.status = FAILED
-            if run is not None:  # what was committed stays
+            if run is None:  # refused before it started: no row, no report
+                raise
+            # a full disk, an I/O error: what was committed stays, the run can be resumed;
+            # said, logged and reported as a worker's failure is, with exit status 2
+            summary.error, summary.fault = str(exc), True
+            log.error("run %s: %s", config.name, exc, extra=TOLD)
+        except RunError:  # no executor: exit 2, the store left as it was
+            summary.status = FAILED
+            if run is not None:  # it could not be put back: marked failed
                 with contextlib.suppress(StoreError):
                     store.finish_run(run.id, FAILED)
             raise
@@ -474,11 +496,26 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
             elif executor is not None and loop is not None:
                 executor.cancel(set(loop.futures))
         if run is not None:  # None: stopped in the instant before it was made
-            summary.run_seconds = store.finish_run(run.id, summary.status)
+            _finish(store, run, summary)
         summary.seconds = time.monotonic() - started
         log.info("run %s %s: %d puzzles made in %.1f s", config.name, summary.status,
                  summary.made, summary.seconds)
         return summary
+
+
+def _finish(store: Store, run: RunRecord, summary: RunSummary) -> None:
+    """Record in ``store`` how the run ended; a store that cannot be written any more (an
+    I/O error) leaves its row ``running``, which the summary's error then says."""
+    try:
+        summary.run_seconds = store.finish_run(run.id, summary.status)
+    except StoreError as exc:
+        unrecorded = (f"the store could not record the run as {summary.status}, and "
+                      "says it is running")
+        # the store's first error says it already (and what to do)
+        said = [summary.error] if summary.error else []
+        summary.error = "; ".join([*said, *([] if summary.fault else [str(exc)]), unrecorded])
+        summary.fault = True
+        log.error("run %s: %s; %s", run.name, exc, unrecorded, extra=TOLD)
 
 
 #: Why distributed cancels a client's futures when its scheduler is gone.
@@ -904,7 +941,8 @@ def _tell(config: RunConfig, summary: RunSummary, outputs: dict[str, Any], out: 
         except (WriteError, BrokenPipeError) as exc:  # the report and plot are written
             unsaid[:1] = [exc]  # all the same
 
-    for line in summary.unwritten:
+    # said as every error is, on stderr (a cron log holds it beside the summary)
+    for line in filter(None, [summary.fault and summary.error, *summary.unwritten]):
         print(f"nanpure: {line}", file=sys.stderr)
     say(summary.format())
     status = summary.exit_status
