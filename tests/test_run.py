@@ -755,6 +755,36 @@ def _wait_for(store, n, proc, limit=120.0):
         time.sleep(0.05)
 
 
+@pytest.mark.parametrize("nohup", [False, True], ids=["hung-up", "nohup"])
+def test_sighup_stops_a_run_as_sigterm_does_unless_it_is_ignored(tmp_path, nohup):
+    """An ssh session that drops sends its run SIGHUP, which ended it at once: exit status
+    129, no summary, no report, the store's run left running. It stops it as SIGTERM does
+    now; under nohup (SIGHUP ignored) the run goes on."""
+
+    def hangup_as_given() -> None:
+        _ctrl_c_as_at_a_terminal()
+        signal.signal(signal.SIGHUP, signal.SIG_IGN if nohup else signal.SIG_DFL)
+
+    config, store = tmp_path / "big.toml", tmp_path / "big.db"
+    config.write_text(_BIG.format(count=300))
+    proc = subprocess.Popen([sys.executable, "-m", "nanpure.cli", "run", str(config),
+                             "--store", str(store), "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=hangup_as_given)
+    try:
+        _wait_for(store, 5, proc)
+        proc.send_signal(signal.SIGHUP)
+        if nohup:
+            _wait_for(store, _stored(store) + 5, proc)  # still running
+            proc.send_signal(signal.SIGTERM)
+    finally:
+        out, err = _communicate(proc)
+    assert proc.returncode == 130, err
+    assert out.startswith("run big: interrupted in "), out
+    with Store(store) as s:
+        assert s.find_run("big").status == INTERRUPTED
+
+
 def test_sigkill_then_resume_loses_nothing_committed(tmp_path):
     proc, config_path, store = _start(tmp_path, 150)
     try:

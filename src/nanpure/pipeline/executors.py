@@ -95,7 +95,8 @@ def ended(exitcode: int | None) -> str:
 
 @contextlib.contextmanager
 def stops_held() -> Iterator[None]:
-    """Hold Ctrl-C and SIGTERM back until the block ends, then stop as they would have.
+    """Hold Ctrl-C, SIGTERM and SIGHUP back until the block ends, then stop as they would
+    have.
 
     The run loop judges a batch in such a block: a stop would otherwise land in the middle
     of its transaction, or just after its COMMIT (a signal that arrives during the call is
@@ -116,9 +117,11 @@ def stops_held() -> Iterator[None]:
     def hold(signum: int, frame: Any) -> None:
         caught.append(signum)
 
-    # a handler installed outside Python (None here) could not be put back: left alone
-    previous = {signum: handler for signum in (signal.SIGINT, signal.SIGTERM)
-                if (handler := signal.getsignal(signum)) is not None}
+    # a handler installed outside Python (None here) could not be put back: left alone;
+    # SIGHUP stops a run as SIGTERM does, unless ignored (nohup), which stays so
+    previous = {signum: handler for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+                if (handler := signal.getsignal(signum)) is not None
+                and (signum != signal.SIGHUP or handler is not signal.SIG_IGN)}
     _held_from.append(previous)
     for signum in previous:
         signal.signal(signum, hold)
