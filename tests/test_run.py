@@ -1354,3 +1354,16 @@ def test_a_resumed_quota_that_has_run_dry_gets_the_dry_warning_not_the_stall_one
         f"quota n5 has accepted none of its last {STALL_TASKS + 6} tasks, {STALL_TASKS} of "
         "them duplicates of stored puzzles: it may have made nearly every puzzle it can (96 "
         "stored of 200); lower its count, or change its tier, size, density or smoothing"]
+
+
+def test_a_failed_runs_error_is_said_on_stderr_as_every_error(tmp_path, capsys):
+    """The summary ended with ``error: worker processes died 3 times ...`` on stdout, the
+    one error of nanpure's not said as ``nanpure: ...`` on stderr."""
+    error = ("worker processes died 3 times in a row with no batch finished; stopped "
+             "(running the same command again resumes the run)")
+    config = _config(tmp_path / "s.db")
+    summary = run.RunSummary("t", "failed", [], 1.0, 1, "local", config.store, error=error)
+    assert run._tell(config, summary, {"plot": None}, sys.stdout) == 1
+    said = capsys.readouterr()
+    assert said.err == f"nanpure: {error}\n"
+    assert said.out.startswith("run t: failed in 1.0 s") and error not in said.out

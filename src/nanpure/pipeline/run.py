@@ -187,8 +187,6 @@ class RunSummary:
             gave_up = f" - {q.given_up} given up" if q.given_up else ""
             lines.append(f"stock {s.quota}: {s.unused} unused + {q.accepted} made{gave_up} = "
                          f"{s.unused + q.made} (keep_unused {s.keep})")
-        if self.error:
-            lines.append(f"error: {self.error}")
         return "\n".join(lines)
 
 
@@ -460,7 +458,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         except WorkerCrashes as exc:  # said in one line; the run can be resumed
             summary.status = FAILED
             summary.error = str(exc)
-            log.error("%s", exc)  # on stderr or in the log too, beside the restarts
+            log.error("%s", exc, extra=TOLD)  # in the log too, beside the restarts
         except StoreError as exc:
             summary.status = FAILED
             if run is None:  # refused before it started: no row, no report
@@ -483,7 +481,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                 # nothing of nanpure's to trace back; the run can be resumed
                 where = f" {config.scheduler}" if config.scheduler else ""
                 summary.error = f"lost the Dask scheduler{where}: {lost}"
-                log.error("run %s: %s", config.name, summary.error)
+                log.error("run %s: %s", config.name, summary.error, extra=TOLD)
             else:
                 log.exception("run %s failed", config.name)
         finally:
@@ -942,7 +940,7 @@ def _tell(config: RunConfig, summary: RunSummary, outputs: dict[str, Any], out: 
             unsaid[:1] = [exc]  # all the same
 
     # said as every error is, on stderr (a cron log holds it beside the summary)
-    for line in filter(None, [summary.fault and summary.error, *summary.unwritten]):
+    for line in filter(None, [summary.error, *summary.unwritten]):
         print(f"nanpure: {line}", file=sys.stderr)
     say(summary.format())
     status = summary.exit_status
