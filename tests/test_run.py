@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -1225,6 +1226,25 @@ def test_a_run_whose_puzzles_cannot_fit_on_the_disk_is_refused_before_it_starts(
         assert store.find_run("huge") is None
     execute(config.replace(quotas=(Quota("easy", 3, "easy", "easy", "rot180", (40, 44)),)),
             executor=InlineExecutor())
+    one = RunConfig(name="one", seed=1, store=str(tmp_path / "one.db"),
+                    quotas=(Quota("easy", 1, "easy", "easy", "rot180", (40, 44)),))
+    # one puzzle, counted as one: it said "1 more puzzles"
+    monkeypatch.setattr(run.shutil, "disk_usage",
+                        lambda path: SimpleNamespace(total=free, used=free, free=0))
+    with pytest.raises(RunError, match=r"the quotas ask for 1 more puzzle, at least 512 "):
+        execute(one, executor=InlineExecutor())
+
+
+def test_a_store_on_a_file_system_of_no_disk_is_refused_as_unwritable(tmp_path):
+    """store = "/proc/s.db" was refused as a full disk ("its disk has 0 bytes free")."""
+    if shutil.disk_usage("/proc").total != 0:
+        pytest.skip("no /proc of no disk here")
+    config = RunConfig(name="p", seed=1, store="/proc/s.db",
+                       quotas=(Quota("easy", 1, "easy", "easy", "rot180", (40, 44)),))
+    with pytest.raises(RunError, match=r"^/proc/s.db: cannot write a store in /proc: it "
+                                       r"holds no files \(a file system of no disk\); give "
+                                       r"another store path$"):
+        execute(config, executor=InlineExecutor())
 
 
 def _twin_quotas(store, counts=(40, 40), dedup="equivalent") -> RunConfig:

@@ -986,10 +986,15 @@ def _check_room(config: RunConfig, done: dict[str, Any]) -> None:
     where = Path(config.store).resolve().parent
     while not where.exists():  # a store in directories still to be made
         where = where.parent
-    free = shutil.disk_usage(where).free
+    usage = shutil.disk_usage(where)
+    if usage.total == 0:  # /proc, /sys: a file system of no disk, which takes no store
+        raise RunError(f"{config.store}: cannot write a store in {where}: it holds no "
+                       "files (a file system of no disk); give another store path")
+    free = usage.free
     if missing * LEAST_BYTES > free:
+        more = counted(missing, "more puzzle").replace(str(missing), f"{missing:,}", 1)
         raise RunError(
-            f"{config.store}: the quotas ask for {missing:,} more puzzles, at least "
+            f"{config.store}: the quotas ask for {more}, at least "
             f"{_size(missing * LEAST_BYTES)} in the store, and its disk has {_size(free)} "
             "free; lower the counts or make room")
 
