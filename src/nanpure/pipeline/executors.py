@@ -29,6 +29,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -224,8 +225,18 @@ class LogRelay(MultiProcessingHandler):
         self.queue = worker_context().Queue(-1)
 
 
+#: The warnings option the resource tracker is started with: after this process is killed
+#: (SIGKILL), it removes the semaphores the pools and queues left, which is its job, and
+#: would say so in a warning on stderr (a cron log's), as of a leak.
+QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
+
+
 def worker_context() -> multiprocessing.context.BaseContext:
     """``forkserver`` where it exists (Linux, macOS), else ``spawn``; never plain fork."""
+    # given to the processes started from now on, the resource tracker among them (its
+    # first semaphore starts it); this process's warnings are not changed
+    if QUIET_TRACKER not in sys.warnoptions:
+        sys.warnoptions.append(QUIET_TRACKER)
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
