@@ -816,6 +816,87 @@ def test_write_error_as_a_file_is_finished(small, tmp_path, monkeypatch, capsys)
     _check_outputs_after_fault(write, tmp_path)
 
 
+def _reported_config(tmp_path: Path, count: int = SMALL) -> tuple[Path, Path]:
+    """A run config of ``count`` easy Sudoku with a report; gives it and the report's path."""
+    config, report = run_config(tmp_path / "r.toml", "r", count), tmp_path / "r.json"
+    config.write_text(config.read_text().replace("[run]\n", f'[run]\nreport = "{report}"\n'))
+    return config, report
+
+
+@pytest.mark.parametrize("log_format", ["text", "json"])
+def test_a_full_disk_under_the_log_loses_the_log_not_the_summary_or_report(tmp_path,
+                                                                           log_format):
+    """A log whose writes fail (/dev/full: ENOSPC, as on a full disk): the run's puzzles,
+    summary and report are kept, one line says that the log was lost, exit status 2. The
+    run printed logging's traceback for each record (91 lines), then ``nanpure: : No space
+    left on device``, with no summary nor report."""
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    config, report = _reported_config(tmp_path)
+    result = nanpure("run", str(config), "--store", str(tmp_path / "s.db"), "--workers", "2",
+                     "--log", "/dev/full", "--log-format", log_format, "--no-progress")
+    lost = "--log: cannot write /dev/full: No space left on device"
+    assert (result.returncode, result.stderr) == (2, f"nanpure: {lost}\n")
+    assert result.stdout.startswith("run r: complete in ")
+    assert f"report {report}" in result.stdout
+    said = json.loads(report.read_text())
+    assert (said["status"], said["exit_status"], said["error"]) == ("complete", 2, lost)
+    assert sum(map(len, puzzles_of(tmp_path / "s.db").values())) == SMALL
+
+
+@pytest.mark.parametrize("writable", [True, False], ids=["full-disk", "io-error"])
+def test_a_store_fault_in_a_run_is_said_logged_and_reported(tmp_path, monkeypatch, capsys,
+                                                            writable):
+    """A full disk or an I/O error while a run commits: one line and exit status 2, as
+    before, and now the summary, the report (``exit_status`` 2) and an ERROR record in the
+    log too, as after a worker's failure; the store marks the run failed where it can still
+    be written, and where not (an I/O error that lasts; its report read without the store)
+    the line and the report say that it says running. There was no summary, the report of
+    an earlier session was left in place, the log had nothing and the run stayed running."""
+    from nanpure.pipeline import run
+
+    config, report = _reported_config(tmp_path)
+    report.write_text('{"status": "interrupted", "exit_status": 130}\n')  # an earlier one's
+    store, log = tmp_path / "s.db", tmp_path / "run.log"
+    error = "database or disk is full" if writable else "disk I/O error"
+    insert, calls = Store.insert_puzzle, []
+
+    def failing(self, *args, **kwargs):
+        calls.append(args)
+        if len(calls) == 10:
+            raise sqlite3.OperationalError(error)  # the transaction makes it a StoreError
+        return insert(self, *args, **kwargs)
+
+    def unrecorded(self, *args):
+        with self.transaction():
+            raise sqlite3.OperationalError(error)
+
+    def unread(*args):
+        raise StoreError(f"{store}: I/O error while using the store ({error})")
+
+    monkeypatch.setattr(Store, "insert_puzzle", failing)
+    monkeypatch.setattr(run, "make_executor", lambda *args: InlineExecutor())
+    if not writable:
+        monkeypatch.setattr(Store, "finish_run", unrecorded)
+        monkeypatch.setattr("nanpure.pipeline.run_report.store_summary", unread)
+    result = _main("run", str(config), "--store", str(store), "--log", str(log),
+                   "--no-progress", capsys=capsys)
+    said = one_line_error(result, str(store), f"({error}); everything committed before is "
+                          "kept")[len("nanpure: "):]
+    assert said.endswith("; the store could not record the run as failed, and says it is "
+                         "running") != writable
+    assert result.stdout.startswith("run r: failed in ")
+    assert f"report {report}" in result.stdout
+    reported = json.loads(report.read_text())
+    assert (reported["status"], reported["exit_status"], reported["error"]) == (
+        "failed", 2, said)
+    assert (reported["stats"] is None) != writable
+    assert f"ERROR nanpure.pipeline.run: run r: {store}" in log.read_text()
+    with Store(store, create=False) as s:
+        assert s.find_run("r").status == ("failed" if writable else "running")
+        assert 0 < s.count_puzzles() < SMALL
+
+
 @pytest.fixture
 def small_disk(tmp_path):
     """A 320 KiB tmpfs mounted at ``tmp_path / "disk"`` (skips where mounting is not

@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -755,6 +756,36 @@ def _wait_for(store, n, proc, limit=120.0):
         time.sleep(0.05)
 
 
+@pytest.mark.parametrize("nohup", [False, True], ids=["hung-up", "nohup"])
+def test_sighup_stops_a_run_as_sigterm_does_unless_it_is_ignored(tmp_path, nohup):
+    """An ssh session that drops sends its run SIGHUP, which ended it at once: exit status
+    129, no summary, no report, the store's run left running. It stops it as SIGTERM does
+    now; under nohup (SIGHUP ignored) the run goes on."""
+
+    def hangup_as_given() -> None:
+        _ctrl_c_as_at_a_terminal()
+        signal.signal(signal.SIGHUP, signal.SIG_IGN if nohup else signal.SIG_DFL)
+
+    config, store = tmp_path / "big.toml", tmp_path / "big.db"
+    config.write_text(_BIG.format(count=300))
+    proc = subprocess.Popen([sys.executable, "-m", "nanpure.cli", "run", str(config),
+                             "--store", str(store), "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=hangup_as_given)
+    try:
+        _wait_for(store, 5, proc)
+        proc.send_signal(signal.SIGHUP)
+        if nohup:
+            _wait_for(store, _stored(store) + 5, proc)  # still running
+            proc.send_signal(signal.SIGTERM)
+    finally:
+        out, err = _communicate(proc)
+    assert proc.returncode == 130, err
+    assert out.startswith("run big: interrupted in "), out
+    with Store(store) as s:
+        assert s.find_run("big").status == INTERRUPTED
+
+
 def test_sigkill_then_resume_loses_nothing_committed(tmp_path):
     proc, config_path, store = _start(tmp_path, 150)
     try:
@@ -1195,6 +1226,25 @@ def test_a_run_whose_puzzles_cannot_fit_on_the_disk_is_refused_before_it_starts(
         assert store.find_run("huge") is None
     execute(config.replace(quotas=(Quota("easy", 3, "easy", "easy", "rot180", (40, 44)),)),
             executor=InlineExecutor())
+    one = RunConfig(name="one", seed=1, store=str(tmp_path / "one.db"),
+                    quotas=(Quota("easy", 1, "easy", "easy", "rot180", (40, 44)),))
+    # one puzzle, counted as one: it said "1 more puzzles"
+    monkeypatch.setattr(run.shutil, "disk_usage",
+                        lambda path: SimpleNamespace(total=free, used=free, free=0))
+    with pytest.raises(RunError, match=r"the quotas ask for 1 more puzzle, at least 512 "):
+        execute(one, executor=InlineExecutor())
+
+
+def test_a_store_on_a_file_system_of_no_disk_is_refused_as_unwritable(tmp_path):
+    """store = "/proc/s.db" was refused as a full disk ("its disk has 0 bytes free")."""
+    if shutil.disk_usage("/proc").total != 0:
+        pytest.skip("no /proc of no disk here")
+    config = RunConfig(name="p", seed=1, store="/proc/s.db",
+                       quotas=(Quota("easy", 1, "easy", "easy", "rot180", (40, 44)),))
+    with pytest.raises(RunError, match=r"^/proc/s.db: cannot write a store in /proc: it "
+                                       r"holds no files \(a file system of no disk\); give "
+                                       r"another store path$"):
+        execute(config, executor=InlineExecutor())
 
 
 def _twin_quotas(store, counts=(40, 40), dedup="equivalent") -> RunConfig:
@@ -1324,3 +1374,16 @@ def test_a_resumed_quota_that_has_run_dry_gets_the_dry_warning_not_the_stall_one
         f"quota n5 has accepted none of its last {STALL_TASKS + 6} tasks, {STALL_TASKS} of "
         "them duplicates of stored puzzles: it may have made nearly every puzzle it can (96 "
         "stored of 200); lower its count, or change its tier, size, density or smoothing"]
+
+
+def test_a_failed_runs_error_is_said_on_stderr_as_every_error(tmp_path, capsys):
+    """The summary ended with ``error: worker processes died 3 times ...`` on stdout, the
+    one error of nanpure's not said as ``nanpure: ...`` on stderr."""
+    error = ("worker processes died 3 times in a row with no batch finished; stopped "
+             "(running the same command again resumes the run)")
+    config = _config(tmp_path / "s.db")
+    summary = run.RunSummary("t", "failed", [], 1.0, 1, "local", config.store, error=error)
+    assert run._tell(config, summary, {"plot": None}, sys.stdout) == 1
+    said = capsys.readouterr()
+    assert said.err == f"nanpure: {error}\n"
+    assert said.out.startswith("run t: failed in 1.0 s") and error not in said.out

@@ -721,7 +721,8 @@ def _run_run(args: argparse.Namespace) -> int:
         if log is not None and exc.filename is not None and Path(exc.filename).resolve() in (
                 log, *log.parents):  # the log or its directory (the handler's path is absolute)
             raise WriteError(args.log, exc, "--log") from exc
-        raise UsageError(f"{exc.filename or ''}: {exc.strerror or exc}") from exc
+        where = f"{exc.filename}: " if exc.filename else ""
+        raise UsageError(f"{where}{exc.strerror or exc}") from exc
 
 
 def _add_import(sub: argparse._SubParsersAction) -> None:

@@ -29,6 +29,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -95,7 +96,8 @@ def ended(exitcode: int | None) -> str:
 
 @contextlib.contextmanager
 def stops_held() -> Iterator[None]:
-    """Hold Ctrl-C and SIGTERM back until the block ends, then stop as they would have.
+    """Hold Ctrl-C, SIGTERM and SIGHUP back until the block ends, then stop as they would
+    have.
 
     The run loop judges a batch in such a block: a stop would otherwise land in the middle
     of its transaction, or just after its COMMIT (a signal that arrives during the call is
@@ -116,9 +118,11 @@ def stops_held() -> Iterator[None]:
     def hold(signum: int, frame: Any) -> None:
         caught.append(signum)
 
-    # a handler installed outside Python (None here) could not be put back: left alone
-    previous = {signum: handler for signum in (signal.SIGINT, signal.SIGTERM)
-                if (handler := signal.getsignal(signum)) is not None}
+    # a handler installed outside Python (None here) could not be put back: left alone;
+    # SIGHUP stops a run as SIGTERM does, unless ignored (nohup), which stays so
+    previous = {signum: handler for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+                if (handler := signal.getsignal(signum)) is not None
+                and (signum != signal.SIGHUP or handler is not signal.SIG_IGN)}
     _held_from.append(previous)
     for signum in previous:
         signal.signal(signum, hold)
@@ -221,8 +225,18 @@ class LogRelay(MultiProcessingHandler):
         self.queue = worker_context().Queue(-1)
 
 
+#: The warnings option the resource tracker is started with: after this process is killed
+#: (SIGKILL), it removes the semaphores the pools and queues left, which is its job, and
+#: would say so in a warning on stderr (a cron log's), as of a leak.
+QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
+
+
 def worker_context() -> multiprocessing.context.BaseContext:
     """``forkserver`` where it exists (Linux, macOS), else ``spawn``; never plain fork."""
+    # given to the processes started from now on, the resource tracker among them (its
+    # first semaphore starts it); this process's warnings are not changed
+    if QUIET_TRACKER not in sys.warnoptions:
+        sys.warnoptions.append(QUIET_TRACKER)
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 

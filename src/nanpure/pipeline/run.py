@@ -118,10 +118,19 @@ class RunSummary:
     #: the session's seconds as the store recorded them (Store.finish_run), which stats
     #: counts; None when the run's row was not made (or not finished)
     run_seconds: float | None = None
+    #: files of the session's besides the store that lost what it wrote (its ``--log``),
+    #: one line each (:class:`~nanpure.files.WriteError`'s), said on stderr
+    unwritten: list[str] = field(default_factory=list)
+    #: ``error`` is the store's (a full disk, an I/O error): exit status 2
+    fault: bool = False
 
     @property
     def exit_status(self) -> int:
-        return EXIT_STATUS[self.status]
+        """The run's status's (:data:`EXIT_STATUS`); 2 after a fault of the store; or 2 for
+        a run that went well otherwise when a file lost what it wrote (as for a report
+        that cannot be written)."""
+        status = 2 if self.fault else EXIT_STATUS[self.status]
+        return status or (2 if self.unwritten else 0)
 
     @property
     def made(self) -> int:
@@ -178,8 +187,6 @@ class RunSummary:
             gave_up = f" - {q.given_up} given up" if q.given_up else ""
             lines.append(f"stock {s.quota}: {s.unused} unused + {q.accepted} made{gave_up} = "
                          f"{s.unused + q.made} (keep_unused {s.keep})")
-        if self.error:
-            lines.append(f"error: {self.error}")
         return "\n".join(lines)
 
 
@@ -196,6 +203,10 @@ def _when(q: QuotaState) -> str:
 
 
 LOG_FORMATS = ("text", "json")
+
+#: ``extra`` of a log record whose message the command says on stderr in its own line
+#: (``nanpure: ...``, as every error): the log file has it, stderr not twice.
+TOLD = {"told": True}
 
 
 class JsonLines(logging.Formatter):
@@ -228,22 +239,70 @@ class JsonLines(logging.Formatter):
         return json.dumps(data)
 
 
+class _LogFile(logging.FileHandler):
+    """The ``--log`` file: a write to it that fails (a full disk) is kept in :attr:`error`
+    for the command to say once, and the records after it are dropped, rather than each
+    printing a traceback on stderr (logging's default) while the run goes on."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, encoding="utf-8")
+        self.error: OSError | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.error is None:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, OSError):
+            super().handleError(record)
+        elif self.error is None:
+            self.error = exc
+
+    def close(self) -> None:
+        try:
+            super().close()  # flushes what is buffered
+        except OSError as exc:
+            if self.error is None:
+                self.error = exc
+
+
+@dataclass
+class RunLog:
+    """What :func:`run_logging` gives: the queue the workers put their records on and, once
+    the block has ended, :attr:`error`."""
+
+    queue: Any
+    file: _LogFile | None = None
+    path: str | None = None
+
+    @property
+    def error(self) -> WriteError | None:
+        """Why the log file lost records (a full disk), as ``--log: cannot write FILE:
+        reason``; None when it lost none."""
+        if self.file is None or self.file.error is None:
+            return None
+        return WriteError(self.path or "", self.file.error, "--log")
+
+
 @contextlib.contextmanager
 def run_logging(log_file: str | None = None, stream: TextIO | None = None,
                 log_format: str = "text", fields: dict[str, Any] | None = None
-                ) -> Iterator[Any]:
+                ) -> Iterator[RunLog]:
     """Send this process's and the workers' log records to ``log_file`` (INFO and up,
     appended; its directory made as needed) or, without one, warnings to ``stream``
     (stderr), as text lines or JSON lines (:class:`JsonLines`, with ``fields``); yields
-    the relay queue for workers.
+    the relay's queue for workers, and after the block whether the log file lost records
+    (:class:`RunLog`).
 
     A notice (:data:`~nanpure.pipeline.store.NOTICE`, such as a store's upgrade) is said on
     ``stream`` as its bare message, as the other commands say it, and is also a record of
     the log file; only a JSON log on ``stream`` keeps it a JSON line, its readers'
     format."""
+    file = None
     if log_file:
         Path(log_file).parent.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(log_file, encoding="utf-8")
+        handler: logging.Handler = (file := _LogFile(log_file))
         level = logging.INFO
     else:
         handler = logging.StreamHandler(stream or sys.stderr)
@@ -254,6 +313,8 @@ def run_logging(log_file: str | None = None, stream: TextIO | None = None,
     # some 35 INFO lines a run, beside nanpure's few)
     handler.setLevel(level)
     handler.addFilter(_ours_or_a_warning)
+    if not log_file:
+        handler.addFilter(_untold)
     handler.setFormatter(JsonLines(fields) if log_format == "json"
                          else _TextLines(bare_notices=not log_file))
     relay = LogRelay(handler)
@@ -268,7 +329,7 @@ def run_logging(log_file: str | None = None, stream: TextIO | None = None,
         root.addHandler(h)
     root.setLevel(level)
     try:
-        yield relay.queue
+        yield RunLog(relay.queue, file, log_file)
     finally:
         for h in handlers:
             root.removeHandler(h)
@@ -279,6 +340,11 @@ def run_logging(log_file: str | None = None, stream: TextIO | None = None,
 def _ours_or_a_warning(record: logging.LogRecord) -> bool:
     """Whether ``record`` is nanpure's own or, from a library, a warning or worse."""
     return record.name.split(".", 1)[0] == "nanpure" or record.levelno >= logging.WARNING
+
+
+def _untold(record: logging.LogRecord) -> bool:
+    """Whether ``record`` is not one the command says itself (:data:`TOLD`)."""
+    return not getattr(record, "told", False)
 
 
 def _is_notice(record: logging.LogRecord) -> bool:
@@ -392,10 +458,18 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
         except WorkerCrashes as exc:  # said in one line; the run can be resumed
             summary.status = FAILED
             summary.error = str(exc)
-            log.error("%s", exc)  # on stderr or in the log too, beside the restarts
-        except (StoreError, RunError):  # full disk, I/O error, no executor: exit 2
+            log.error("%s", exc, extra=TOLD)  # in the log too, beside the restarts
+        except StoreError as exc:
             summary.status = FAILED
-            if run is not None:  # what was committed stays
+            if run is None:  # refused before it started: no row, no report
+                raise
+            # a full disk, an I/O error: what was committed stays, the run can be resumed;
+            # said, logged and reported as a worker's failure is, with exit status 2
+            summary.error, summary.fault = str(exc), True
+            log.error("run %s: %s", config.name, exc, extra=TOLD)
+        except RunError:  # no executor: exit 2, the store left as it was
+            summary.status = FAILED
+            if run is not None:  # it could not be put back: marked failed
                 with contextlib.suppress(StoreError):
                     store.finish_run(run.id, FAILED)
             raise
@@ -407,7 +481,7 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                 # nothing of nanpure's to trace back; the run can be resumed
                 where = f" {config.scheduler}" if config.scheduler else ""
                 summary.error = f"lost the Dask scheduler{where}: {lost}"
-                log.error("run %s: %s", config.name, summary.error)
+                log.error("run %s: %s", config.name, summary.error, extra=TOLD)
             else:
                 log.exception("run %s failed", config.name)
         finally:
@@ -420,11 +494,26 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
             elif executor is not None and loop is not None:
                 executor.cancel(set(loop.futures))
         if run is not None:  # None: stopped in the instant before it was made
-            summary.run_seconds = store.finish_run(run.id, summary.status)
+            _finish(store, run, summary)
         summary.seconds = time.monotonic() - started
         log.info("run %s %s: %d puzzles made in %.1f s", config.name, summary.status,
                  summary.made, summary.seconds)
         return summary
+
+
+def _finish(store: Store, run: RunRecord, summary: RunSummary) -> None:
+    """Record in ``store`` how the run ended; a store that cannot be written any more (an
+    I/O error) leaves its row ``running``, which the summary's error then says."""
+    try:
+        summary.run_seconds = store.finish_run(run.id, summary.status)
+    except StoreError as exc:
+        unrecorded = (f"the store could not record the run as {summary.status}, and "
+                      "says it is running")
+        # the store's first error says it already (and what to do)
+        said = [summary.error] if summary.error else []
+        summary.error = "; ".join([*said, *([] if summary.fault else [str(exc)]), unrecorded])
+        summary.fault = True
+        log.error("run %s: %s; %s", run.name, exc, unrecorded, extra=TOLD)
 
 
 #: Why distributed cancels a client's futures when its scheduler is gone.
@@ -778,7 +867,7 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     (default today) with the command-line overrides, check that the report and plot it
     asks for can be written (a :class:`ConfigError` if not), run, print the summary, write
     the report and plot; returns the run's exit status, or 2 for a run that ended well
-    but whose report or plot could not be written after all (said on stderr).
+    but whose report, plot or log could not be written after all (said on stderr).
 
     Once the run's row is in the store (before its executor starts), the first Ctrl-C or
     SIGTERM stops the run and any later one is let go until the report and plot are
@@ -814,9 +903,11 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
     # stops must not lose its summary, report or plot
     with stops_spared(for_good=exits) as stops:
         with run_logging(log_file, log_format=log_format, fields={"run": config.name}
-                         ) as queue:
-            summary = execute(config, fresh=fresh, progress=progress, log_queue=queue,
-                              store_named_by=named_by)
+                         ) as run_log:
+            summary = execute(config, fresh=fresh, progress=progress,
+                              log_queue=run_log.queue, store_named_by=named_by)
+        if run_log.error is not None:  # a full disk under the log: the work is done
+            summary.unwritten.append(str(run_log.error))
         status = _tell(config, summary, outputs, out or sys.stdout)
         if stops is not None:
             stops.exit_status = status
@@ -848,6 +939,9 @@ def _tell(config: RunConfig, summary: RunSummary, outputs: dict[str, Any], out: 
         except (WriteError, BrokenPipeError) as exc:  # the report and plot are written
             unsaid[:1] = [exc]  # all the same
 
+    # said as every error is, on stderr (a cron log holds it beside the summary)
+    for line in filter(None, [summary.error, *summary.unwritten]):
+        print(f"nanpure: {line}", file=sys.stderr)
     say(summary.format())
     status = summary.exit_status
     if config.report:
@@ -892,10 +986,15 @@ def _check_room(config: RunConfig, done: dict[str, Any]) -> None:
     where = Path(config.store).resolve().parent
     while not where.exists():  # a store in directories still to be made
         where = where.parent
-    free = shutil.disk_usage(where).free
+    usage = shutil.disk_usage(where)
+    if usage.total == 0:  # /proc, /sys: a file system of no disk, which takes no store
+        raise RunError(f"{config.store}: cannot write a store in {where}: it holds no "
+                       "files (a file system of no disk); give another store path")
+    free = usage.free
     if missing * LEAST_BYTES > free:
+        more = counted(missing, "more puzzle").replace(str(missing), f"{missing:,}", 1)
         raise RunError(
-            f"{config.store}: the quotas ask for {missing:,} more puzzles, at least "
+            f"{config.store}: the quotas ask for {more}, at least "
             f"{_size(missing * LEAST_BYTES)} in the store, and its disk has {_size(free)} "
             "free; lower the counts or make room")
 

@@ -21,16 +21,19 @@ from ..output.datasets import provenance
 from .config import RunConfig
 from .reports import store_summary
 from .run import RunSummary, unused_stock
-from .store import Store, literal_glob
+from .store import Store, StoreError, literal_glob
 
 
 def _rate(n: int, d: int) -> float | None:
     return n / d if d else None
 
 
-def run_report(config: RunConfig, summary: RunSummary, store: Store) -> dict[str, Any]:
-    """The report of the session ``summary`` describes, from the store it ran on."""
-    record = store.find_run(config.name)
+def run_report(config: RunConfig, summary: RunSummary, store: Store | None
+               ) -> dict[str, Any]:
+    """The report of the session ``summary`` describes, from the store it ran on (None:
+    one that cannot be read, after a fault of its disk: what the session knows, with no
+    ``stats``, run times or stock after it)."""
+    record = store.find_run(config.name) if store is not None else None
     stock = {s.quota: s for s in summary.stock}
     by_name = {q.name: q for q in config.quotas}
     quotas = []
@@ -46,7 +49,8 @@ def run_report(config: RunConfig, summary: RunSummary, store: Store) -> dict[str
         }
         if q.name in stock:
             entry.update(keep_unused=stock[q.name].keep, unused_before=stock[q.name].unused,
-                         unused_after=unused_stock(store, config, by_name[q.name]))
+                         unused_after=None if store is None
+                         else unused_stock(store, config, by_name[q.name]))
         quotas.append(entry)
     return {
         "run": config.name,
@@ -56,7 +60,8 @@ def run_report(config: RunConfig, summary: RunSummary, store: Store) -> dict[str
         "store": config.store,
         "status": summary.status,
         "exit_status": summary.exit_status,
-        "error": summary.error or None,
+        # with what the session could not write besides (its log)
+        "error": "; ".join(filter(None, [summary.error, *summary.unwritten])) or None,
         "resumed": summary.resumed,
         "started_at": record.started_at if record else None,
         "session_started_at": summary.began_at or None,
@@ -69,7 +74,7 @@ def run_report(config: RunConfig, summary: RunSummary, store: Store) -> dict[str
         "puzzles_per_second": _rate(summary.made, summary.timed_seconds),
         **provenance(),
         "quotas": quotas,
-        "stats": store_summary(store, literal_glob(config.name)),
+        "stats": None if store is None else store_summary(store, literal_glob(config.name)),
     }
 
 
@@ -77,8 +82,14 @@ def write_run_report(config: RunConfig, summary: RunSummary) -> Path:
     """Write the report of ``summary`` to ``config.report`` (directories made as needed),
     whole or not at all; returns its path."""
     path = Path(config.report or "")
-    with Store(config.store, create=False) as store:
-        text = json.dumps(run_report(config, summary, store), indent=2) + "\n"
+    try:
+        with Store(config.store, create=False) as store:
+            report = run_report(config, summary, store)
+    except StoreError:
+        if not summary.fault:
+            raise
+        report = run_report(config, summary, None)  # the store failed the run: as it can
+    text = json.dumps(report, indent=2) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, text)
     return path

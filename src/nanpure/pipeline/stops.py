@@ -5,7 +5,9 @@ command, whose last steps a stop must not cut short.
 stop stops it, later ones are let go so that its clean-up, summary and report finish),
 and :func:`finishing` marks what a stop must not cut short (a book recorded, an export
 renamed into place; after it the command has done its work and a stop is let go).
-SIGTERM raises :class:`Stop`, which is handled as Ctrl-C's KeyboardInterrupt.
+SIGTERM raises :class:`Stop`, which is handled as Ctrl-C's KeyboardInterrupt; so does
+SIGHUP (the terminal of a run started by hand gone: an ssh session dropped) where it is not
+ignored (``nohup``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from .executors import handler_beneath
 
 
 class Stop(BaseException):
-    """Raised by the SIGTERM handler: stop like Ctrl-C (a BaseException, as
+    """Raised by the SIGTERM (and SIGHUP) handler: stop like Ctrl-C (a BaseException, as
     KeyboardInterrupt is, so that no ``except Exception`` on the way swallows it)."""
 
 
@@ -53,12 +55,14 @@ class Stops:
 
     def install(self) -> None:
         # SIGTERM's default ends the process; Ctrl-C is taken over only where Python
-        # handles it (not where it is ignored, as in a shell's background job)
+        # handles it (not where it is ignored, as in a shell's background job), SIGHUP
+        # where it is not ignored (nohup: the run is to outlive its terminal)
         # the handlers beneath a stops_held block's, which the stops replace for good
         self.previous = {
-            signum: handler for signum in (signal.SIGINT, signal.SIGTERM)
+            signum: handler for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
             if (handler := handler_beneath(signum)) is not None
-            and (signum == signal.SIGTERM or callable(handler))}
+            and (signum == signal.SIGTERM or callable(handler)
+                 or (signum == signal.SIGHUP and handler is not signal.SIG_IGN))}
         for signum in self.previous:
             signal.signal(signum, self._on_signal)
 
@@ -82,7 +86,7 @@ class Stops:
         if not self.live:
             return  # the run is stopping or ending already: let its clean-up finish
         self.live = False
-        if signum == signal.SIGTERM:
+        if signum != signal.SIGINT:  # SIGTERM, SIGHUP
             raise Stop
         self.previous[signum](signum, frame)  # KeyboardInterrupt, from Python's handler
         self.live = True  # a handler of the caller's that did not stop the run
