@@ -77,7 +77,10 @@ def test_sudoku_quota_json_is_unchanged_by_kinds():
     (['score = [1, 5]'], "quota[1].score: only sudoku quotas take this key"),
     (['tier = "unfair"'], 'quota[1].tier: expected one of "easy", "medium", "hard", '
                           '"extreme"; got \'unfair\''),
-    (['symmetry = "dihedral"'], "quota[1].symmetry: expected one of \"none\""),
+    (['symmetry = "spiral"'], "quota[1].symmetry: expected one of \"none\""),
+    (["size = [10, 12]", 'symmetry = "dihedral"'],
+     "n.toml: quota[1]: impossible quota 'q': symmetry 'dihedral' needs a square grid, "
+     "got 10x12"),
     (["size = [15]"], "quota[1].size: expected [width, height], two integers from 5 to 60"),
     (["size = [4, 10]"], "quota[1].size: expected [width, height]"),
     (["size = [10, 61]"], "quota[1].size: expected [width, height]"),
