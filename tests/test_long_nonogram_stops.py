@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from nanpure.cli import main
+from nanpure.generator.nonogram import effort
 from nanpure.generator.nonogram import generate as nonogram_generate
-from nanpure.generator.nonogram import solver
 from nanpure.generator.nonogram.formats import format_line, nonogram_from_picture
 from nanpure.pipeline import batch
 
@@ -141,8 +141,7 @@ def _spy_pools(monkeypatch) -> list[int]:
 
 def _all_small(monkeypatch) -> None:
     """Every nonogram counts as small: worked on in this process, as before."""
-    monkeypatch.setattr(solver, "LONG_CELLS", 10**6)
-    monkeypatch.setattr(nonogram_generate, "LONG_CELLS", 10**6)
+    monkeypatch.setattr(effort, "LONG_CELLS", 10**6)
 
 
 @pytest.fixture

@@ -207,7 +207,7 @@ def _nonogram_rarity(spec: Any) -> str | None:
 
 
 def _nonogram_takes_long(spec: Any) -> bool:
-    from .nonogram.generate import spec_takes_long
+    from .nonogram.effort import spec_takes_long
 
     return spec_takes_long(spec)
 

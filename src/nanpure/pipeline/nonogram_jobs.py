@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ..files import cannot_read, finishing_renames, write_text_atomic
 from ..generator.nonogram import FormatError, Nonogram, parse_line, parse_non
+from ..generator.nonogram.effort import takes_long
 from ..generator.nonogram.formats import decode_non, puzzle_of_fields
 from ..output.datasets import (
     NONOGRAM_INPUT_FORMATS,
@@ -323,7 +324,7 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
             write_aligned(out, found.records, [], [], blank_record(fmt, len(SOLVE_COLUMNS)))
         return status
     long = [name for name, puzzle in zip(found.names, found.puzzles, strict=True)
-            if _takes_long(puzzle)]
+            if takes_long(puzzle)]
     counts, solutions = answer_one(count_batch, CountBatch(found.puzzles), _batch_takes_long,
                                    f"solving {_names(long)}")
     if fmt == "csv":
@@ -380,17 +381,11 @@ def count_batch(batch: CountBatch) -> tuple:
     return count_solutions_batch(batch.puzzles, 2)
 
 
-def _takes_long(puzzle: Nonogram) -> bool:
-    """Whether solving or rating ``puzzle`` may take long (:func:`~nanpure.generator.
-    nonogram.solver.takes_long`): its work is then done in a worker process, which a stop
-    ends at once."""
-    from ..generator.nonogram.solver import takes_long
-
-    return takes_long(puzzle)
-
-
 def _batch_takes_long(batch: CountBatch | RateBatch) -> bool:
-    return any(_takes_long(puzzle) for puzzle in batch.puzzles)
+    """Whether solving or rating a puzzle of ``batch`` may take long (:func:`~nanpure.
+    generator.nonogram.effort.takes_long`): its work is then done in a worker process,
+    which a stop ends at once."""
+    return any(takes_long(puzzle) for puzzle in batch.puzzles)
 
 
 def _names(names: Sequence[str]) -> str:

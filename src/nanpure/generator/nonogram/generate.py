@@ -49,7 +49,7 @@ from ..tiers import tier_range_problem
 from .formats import Nonogram, nonogram_from_picture
 from .line import EMPTY, FILLED, UNKNOWN, new_workspace
 from .rating import NESTED, TIERS, Rating, rate_kernel, rating_of
-from .solver import LONG_CELLS, assume, count_kernel, propagate
+from .solver import assume, count_kernel, propagate
 
 MIN_SIZE, MAX_SIZE = 5, 60
 #: Moves of one walk from a hard picture towards an extreme one.
@@ -167,19 +167,6 @@ def extreme_rarity(spec: Spec) -> str | None:
     return (f"extreme nonograms are rarely found at {spec.width}x{spec.height}, fewer than "
             f"{EXTREME_RARE_BELOW} cells: one worker took about 370 CPU s a puzzle at 8x8 "
             "and found none in 300 s at 7x7 or smaller (9x9: 28 s, 10x10: 13 s)")
-
-
-def spec_takes_long(spec: Spec) -> bool:
-    """Whether one task of ``spec`` may take long (a second or more): on grids of more
-    than :data:`~.solver.LONG_CELLS` cells, or searching for an extreme puzzle, whose
-    tasks took up to 2.4 s at 10x10, 6.9 s at 15x15 and 79 s at 20x20.
-
-    >>> spec_takes_long(Spec()), spec_takes_long(Spec(width=30, height=30))
-    (False, True)
-    >>> spec_takes_long(Spec(min_tier="extreme"))
-    True
-    """
-    return spec.width * spec.height > LONG_CELLS or spec.min_tier == "extreme"
 
 
 def stall_advice(spec: Spec | None) -> str:

@@ -40,25 +40,6 @@ from .line import (
     solve_line,
 )
 
-#: Grids of more cells than this (25x25) may keep the solver or the ladder a second or
-#: much more on one puzzle (a 99x99 picture took minutes), which the commands that work
-#: in their own process hand to a worker process, so that a stop need not wait for it.
-#: At 25x25 the longest of 30 busy pictures (no smoothing) took 0.33 s to count and
-#: rate, and a generate task of 200 attempts 0.13 s; at 30x30 such tasks took up to
-#: 4.4 s, at 40x40 rating a busy picture up to 2.9 s.
-LONG_CELLS = 625
-
-
-def takes_long(puzzle: Nonogram) -> bool:
-    """Whether solving or rating ``puzzle`` may take long: more than :data:`LONG_CELLS`
-    cells.
-
-    >>> from .formats import parse_line
-    >>> takes_long(parse_line("3x2 1.1,3/2,1,2"))
-    False
-    """
-    return puzzle.width * puzzle.height > LONG_CELLS
-
 
 def puzzle_arrays(puzzle: Nonogram) -> tuple[np.ndarray, np.ndarray]:
     """``runs`` (``int32[lines, most runs]``) and ``nruns`` (``int32[lines]``) of a puzzle."""
