@@ -150,14 +150,18 @@ def _run_solve(args: argparse.Namespace) -> int:
     if fmt == ("text" if args.kind == "sudoku" else "lines"):
         raise UsageError(f"--format {fmt} is not for {args.kind} puzzles")
     if args.kind == "nonogram":
+        from .pipeline.batch import WorkerDied
         from .pipeline.nonogram_jobs import solve_files
 
         if args.aligned and fmt != "csv":
             raise UsageError("--aligned gives one line a puzzle: a nonogram's solution "
                              "takes several in text; give --format csv")
         _compile_first("nonogram")
-        return solve_files(args.file, sys.stdout, sys.stderr, fmt, args.input_format,
-                           aligned=args.aligned)
+        try:
+            return solve_files(args.file, sys.stdout, sys.stderr, fmt, args.input_format,
+                               aligned=args.aligned)
+        except WorkerDied as exc:  # its message names the puzzles
+            raise UsageError(str(exc)) from exc
     return _over_file(args, ("solver",), lambda stream, name, input_format: solve_file(
         stream, name, sys.stdout, sys.stderr, fmt, input_format=input_format,
         aligned=args.aligned))
@@ -1005,6 +1009,7 @@ def _missing_tool(p: argparse.ArgumentParser) -> int:
 
 
 def _run_from_image(args: argparse.Namespace) -> int:
+    from .pipeline.batch import WorkerDied
     from .pipeline.nonogram_jobs import from_image
     from .pipeline.stops import stops_spared
 
@@ -1017,8 +1022,12 @@ def _run_from_image(args: argparse.Namespace) -> int:
     # once --out's file is in place a stop is let go, and one after that exits at once
     # with the command's status (see from_image)
     with stops_spared(for_good=args.exits) as stops:
-        status = from_image(args.image, width, height, sys.stdout, sys.stderr,
-                            threshold=args.threshold, invert=args.invert, non_path=args.out)
+        try:
+            status = from_image(args.image, width, height, sys.stdout, sys.stderr,
+                                threshold=args.threshold, invert=args.invert,
+                                non_path=args.out)
+        except WorkerDied as exc:  # its message names the image
+            raise UsageError(str(exc)) from exc
         sys.stdout.flush()  # the picture and the verdict said before the status is given
         if stops is not None:
             stops.exit_status = status

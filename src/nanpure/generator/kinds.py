@@ -13,6 +13,9 @@ small, and :data:`KINDS` holds it:
   trusting a stored puzzle;
 - ``rarity(spec)``: a one-line warning for a spec whose puzzles are possible but rarely
   found (said before the work starts), or None;
+- ``takes_long(spec)``: whether one task of ``spec`` may take long (a second or more):
+  the commands that otherwise make puzzles in their own process make those in a worker
+  process, which a stop ends at once (compiled code does not look at signals);
 - ``stall_advice(spec)``: what to change in a spec (None: any of the kind's) whose
   puzzles a run is not finding, as the end of a sentence;
 - ``fits(record, spec)``: whether a fresh record really meets the spec it was made for
@@ -73,6 +76,7 @@ class Kind:
     verify: Callable[[Sequence[PuzzleRecord]], list[str | None]]
     fits: Callable[[PuzzleRecord, Any], bool]
     rarity: Callable[[Any], str | None]
+    takes_long: Callable[[Any], bool]
     stall_advice: Callable[[Any], str]
     ladder: Callable[[], list]
     canonical: Callable[[Sequence[str]], list[str | None]]
@@ -96,6 +100,11 @@ def _sudoku_check(spec: Any) -> None:
 def _sudoku_rarity(spec: Any) -> None:
     """None: no Sudoku spec is warned about before its work (a stalled quota is, later)."""
     return None
+
+
+def _sudoku_takes_long(spec: Any) -> bool:
+    """False: a Sudoku task takes milliseconds."""
+    return False
 
 
 def _sudoku_stall_advice(spec: Any) -> str:
@@ -197,6 +206,12 @@ def _nonogram_rarity(spec: Any) -> str | None:
     return extreme_rarity(spec)
 
 
+def _nonogram_takes_long(spec: Any) -> bool:
+    from .nonogram.effort import spec_takes_long
+
+    return spec_takes_long(spec)
+
+
 def _nonogram_stall_advice(spec: Any) -> str:
     from .nonogram.generate import stall_advice
 
@@ -269,10 +284,11 @@ def _solution_problem(count: int, solution: str | None, stored: str) -> str | No
 
 KINDS: dict[str, Kind] = {
     "sudoku": Kind("sudoku", _sudoku_make, _sudoku_check, _sudoku_verify, _sudoku_fits,
-                   _sudoku_rarity, _sudoku_stall_advice, _sudoku_ladder, _sudoku_canonical),
+                   _sudoku_rarity, _sudoku_takes_long, _sudoku_stall_advice, _sudoku_ladder,
+                   _sudoku_canonical),
     "nonogram": Kind("nonogram", _nonogram_make, _nonogram_check, _nonogram_verify,
-                     _nonogram_fits, _nonogram_rarity, _nonogram_stall_advice,
-                     _nonogram_ladder, _nonogram_canonical),
+                     _nonogram_fits, _nonogram_rarity, _nonogram_takes_long,
+                     _nonogram_stall_advice, _nonogram_ladder, _nonogram_canonical),
 }
 
 

@@ -987,26 +987,73 @@ class _RateJob(RatingJob, _FileJob):
 
 class _Workers:
     """Where batches are answered by ``task``: here, as they are submitted (one worker),
-    or in a pool of worker processes, ``slots`` batches in flight."""
+    or in a pool of worker processes (:attr:`pool`), ``slots`` batches in flight.
 
-    slots = 1
+    A batch that ``takes_long`` says may keep ``task`` long (a large nonogram's) starts
+    a pool (:meth:`_long_workers`: of one worker here), which answers it and every batch
+    after it: this process only waits then, and sees a Ctrl-C or SIGTERM at once, where
+    answering the batch itself it would see one only once the batch is answered
+    (compiled code does not look at signals)."""
 
-    def __init__(self, task: Callable[[Any], Any]) -> None:
+    def __init__(self, task: Callable[[Any], Any],
+                 takes_long: Callable[[Any], bool] | None = None) -> None:
         self.task = task
+        self.takes_long = takes_long
+        self.pool: _Pool | None = None
         #: told of each worker that died and was replaced (a pool's)
         self.restarted: Callable[[list[Any], int | None], None] = lambda batches, code: None
 
+    @property
+    def slots(self) -> int:
+        return self.pool.slots if self.pool is not None else 1
+
     def submit(self, batch: Any) -> Any:
+        if self.pool is None and self.takes_long is not None and self.takes_long(batch):
+            self._start_pool(self._long_workers())
+        if self.pool is not None:
+            return self.pool.submit(batch)
+        return _Answered(self._answer(batch))
+
+    def _answer(self, batch: Any) -> Any:
+        """The answers of ``batch``, answered here."""
         return self.task(batch)
 
-    def done(self, future: Any) -> bool:
+    def _long_workers(self) -> int:
+        """The workers of a pool started for a batch that may take long."""
+        return 1
+
+    def _start_pool(self, workers: int) -> bool:
+        """Start :attr:`pool` with ``workers`` processes; False (said on stderr) where no
+        process can be started, and every batch is answered here from then on."""
+        try:
+            self.pool = _Pool(workers, self.task)
+        except OSError as exc:  # no processes here (no /dev/shm, a process limit)
+            print(f"nanpure: cannot start worker processes ({exc}); answering the rest in "
+                  "this process", file=sys.stderr)
+            self.takes_long = None
+            return False
+        self.pool.restarted = lambda *died: self.restarted(*died)
         return True
 
+    def done(self, future: Any) -> bool:
+        return isinstance(future, _Answered) or self.pool is None or self.pool.done(future)
+
     def result(self, future: Any) -> Any:
-        return future
+        if isinstance(future, _Answered):
+            return future.answers
+        assert self.pool is not None
+        return self.pool.result(future)
 
     def close(self, now: bool) -> None:
-        pass
+        if self.pool is not None:
+            self.pool.close(now)
+
+
+class _Answered:
+    """The answers of a batch answered in this process, as :class:`_Workers` hands them."""
+
+    def __init__(self, answers: Any) -> None:
+        self.answers = answers
 
 
 class _Pool(_Workers):
@@ -1023,7 +1070,11 @@ class _Pool(_Workers):
         super().__init__(task)
         self.executor = LocalExecutor(workers, warm=None, task=task,
                                       on_restart=lambda *died: self.restarted(*died))
-        self.slots = workers * IN_FLIGHT_PER_WORKER
+        self.in_flight = workers * IN_FLIGHT_PER_WORKER
+
+    @property
+    def slots(self) -> int:
+        return self.in_flight
 
     def submit(self, batch: Any) -> Any:
         return self.executor.submit(batch)
@@ -1066,13 +1117,6 @@ def cpu_ticks() -> tuple[int, int] | None:
     return fields[3] + fields[4], sum(fields)
 
 
-class _Answered:
-    """The answers of a batch answered in this process, as :class:`_Auto` hands them."""
-
-    def __init__(self, answers: Any) -> None:
-        self.answers = answers
-
-
 class _Auto(_Workers):
     """Batches answered here while the work left looks small, then by a pool (:class:`_Pool`)
     once it is estimated at more than :data:`AUTO_SECONDS`: the CPU time the batches
@@ -1084,22 +1128,19 @@ class _Auto(_Workers):
     idle cores do not show): with none idle, there is no pool yet. Asked again after each
     batch, so
     that puzzles that turn out harder than the first, or cores that come free, still get
-    the pool."""
+    the pool. A batch that may take long (``takes_long``) starts the pool at once, of at
+    least one worker (:meth:`_long_workers`)."""
 
-    def __init__(self, workers: int, task: Callable[[Any], Any]) -> None:
-        super().__init__(task)
+    def __init__(self, workers: int, task: Callable[[Any], Any],
+                 takes_long: Callable[[Any], bool] | None = None) -> None:
+        super().__init__(task, takes_long)
         self.workers = workers
-        self.pool: _Pool | None = None
         self.handed = 0  # puzzles handed out
         self.timed = 0.0  # CPU seconds the batches answered here took, after the first
         self.timed_puzzles = 0  # their puzzles
         self.first = True
         self.watched: tuple[float, tuple[int, int] | None] | None = None  # since when
         self.expected: Callable[[], int] = lambda: 0
-
-    @property
-    def slots(self) -> int:  # type: ignore[override]
-        return self.pool.slots if self.pool is not None else 1
 
     def submit(self, batch: Any) -> Any:
         if self.pool is None and self.timed_puzzles and (
@@ -1109,18 +1150,12 @@ class _Auto(_Workers):
             # infinity: the machine cannot tell (no /proc/stat), so every core it allows
             workers = (1 if idle is None else self.workers if math.isinf(idle)
                        else min(self.workers, 1 + round(idle)))
-            if workers > 1:
-                try:
-                    self.pool = _Pool(workers, self.task)
-                except OSError as exc:  # no processes here (no /dev/shm, a process limit)
-                    print(f"nanpure: cannot start worker processes ({exc}); answering the "
-                          "rest in this process", file=sys.stderr)
-                    self.workers = 1
-                else:
-                    self.pool.restarted = lambda *died: self.restarted(*died)
+            if workers > 1 and not self._start_pool(workers):
+                self.workers = 1
         self.handed += batch.size
-        if self.pool is not None:
-            return self.pool.submit(batch)
+        return super().submit(batch)
+
+    def _answer(self, batch: Any) -> Any:
         # CPU time: on a busy machine the wall clock would take the other processes' share
         # for work, and start a pool where it helps least
         start = time.thread_time()
@@ -1131,7 +1166,22 @@ class _Auto(_Workers):
         else:
             self.watched = (time.monotonic(), cpu_ticks())
         self.first = False
-        return _Answered(answers)
+        return answers
+
+    def _long_workers(self) -> int:
+        """A worker for each core the machine leaves idle (this process's too, which
+        only waits from then on), up to ``workers``, at least one: watched for
+        :data:`AUTO_WATCH` seconds now, unless the watch of the batches answered here
+        has run that long."""
+        idle = self._idle_cores() if self.watched is not None else None
+        if idle is None:
+            self.watched = (time.monotonic(), cpu_ticks())
+            time.sleep(AUTO_WATCH)
+            idle = self._idle_cores()
+        elif not math.isinf(idle):
+            idle += 1  # this process answered batches meanwhile
+        return (self.workers if idle is None or math.isinf(idle)
+                else max(1, min(self.workers, round(idle))))
 
     def _idle_cores(self) -> float | None:
         """How many cores the machine left idle since the watch began (then begun again);
@@ -1148,40 +1198,52 @@ class _Auto(_Workers):
             return float("inf")
         return (after[0] - before[0]) / (after[1] - before[1]) * (os.cpu_count() or 1)
 
-    def done(self, future: Any) -> bool:
-        return isinstance(future, _Answered) or self.pool is None or self.pool.done(future)
-
-    def result(self, future: Any) -> Any:
-        if isinstance(future, _Answered):
-            return future.answers
-        assert self.pool is not None
-        return self.pool.result(future)
-
-    def close(self, now: bool) -> None:
-        if self.pool is not None:
-            self.pool.close(now)
-
 
 @contextlib.contextmanager
-def batch_workers(workers: int | None, task: Callable[[Any], Any]) -> Iterator[_Workers]:
+def batch_workers(workers: int | None, task: Callable[[Any], Any],
+                  takes_long: Callable[[Any], bool] | None = None) -> Iterator[_Workers]:
     """Where ``task`` answers batches, in ``workers`` processes (1: this one; None: this
     one, then the idle cores once the work left looks large enough, :class:`_Auto`, at
-    most the cores this process may use: none more where that is one); at
-    the end the pool is closed, at once when the job did not finish (Ctrl-C, a closed
-    pipe, workers that kept dying)."""
+    most the cores this process may use: none more where that is one); a batch that
+    ``takes_long`` says may take long has this one start a pool instead (of one worker
+    for 1, see :class:`_Workers`), whose work a stop ends at once. At the end the pool is
+    closed, at once when the job did not finish (Ctrl-C, a closed pipe, workers that
+    kept dying)."""
     from .executors import default_workers
 
     if workers is None:
         cores = default_workers()
-        done_by: _Workers = _Auto(cores, task) if cores > 1 else _Workers(task)
+        done_by: _Workers = (_Auto(cores, task, takes_long) if cores > 1
+                             else _Workers(task, takes_long))
     else:
-        done_by = _Workers(task) if workers <= 1 else _Pool(workers, task)
+        done_by = _Workers(task, takes_long) if workers <= 1 else _Pool(workers, task)
     finished = False
     try:
         yield done_by
         finished = True
     finally:
         done_by.close(now=not finished)
+
+
+def answer_one(task: Callable[[Any], Any], batch: Any, takes_long: Callable[[Any], bool],
+               doing: str) -> Any:
+    """``task(batch)``: here, or where ``takes_long(batch)`` in a worker process, which a
+    stop ends at once (:class:`_Workers`). A worker that dies is replaced (a line on
+    stderr says so); workers that died :data:`~.executors.MAX_POOL_BREAKS` times raise
+    :class:`WorkerDied`, whose message says what they were ``doing`` (``solving
+    cat.non``)."""
+    from .executors import WorkerCrashes, ended
+
+    try:
+        with batch_workers(1, task, takes_long) as done_by:
+            done_by.restarted = lambda batches, exitcode: print(
+                f"nanpure: a worker process {doing} {ended(exitcode)}; started another",
+                file=sys.stderr)
+            return done_by.result(done_by.submit(batch))
+    except WorkerCrashes as exc:
+        how = (f" (the last {ended(exc.exitcode).removeprefix('was ')})"
+               if exc.exitcode is not None else "")
+        raise WorkerDied(f"worker processes {doing} died {exc.breaks} times{how}") from exc
 
 
 class Progress:

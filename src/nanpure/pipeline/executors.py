@@ -247,9 +247,14 @@ def _start_fork_server() -> None:
     ignores it only once it has imported its preloaded modules (numba: a second or so):
     before that it died of it, with a traceback. A blocked signal stays blocked across
     fork and exec, so in the workers too, which ignore SIGINT anyway; a Ctrl-C meanwhile
-    still reaches this process, when its thread unblocks it or through another thread."""
-    from multiprocessing import forkserver
+    still reaches this process, when its thread unblocks it or through another thread.
+    The resource tracker is started first where it does not run yet: starting it
+    unblocks SIGINT (its own start blocks SIGINT and SIGTERM, then unblocks both), which
+    left the fork server of a file command (one without a run's log relay, whose queue
+    starts the tracker earlier) unprotected."""
+    from multiprocessing import forkserver, resource_tracker
 
+    resource_tracker.ensure_running()
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         forkserver.ensure_running()
@@ -435,20 +440,23 @@ class LocalExecutor:
         return future
 
     def _pool_submit(self, batch: Batch) -> cf.Future:
-        try:
-            # The pool starts a worker process in the submit that needs one: a stop raised
-            # in the middle of that left a process started that the pool does not know of,
-            # so does not end; it went on starting after the pool was gone and, its queues'
-            # semaphores removed, died with a traceback on stderr.
-            with stops_held():
+        # The pool starts a worker process in the submit that needs one: a stop raised
+        # in the middle of that left a process started that the pool does not know of,
+        # so does not end; it went on starting after the pool was gone and, its queues'
+        # semaphores removed, died with a traceback on stderr. A stop held back is raised
+        # when the block ends, also after a failure (caught in the block: one that left
+        # it would have let the stop go).
+        with stops_held():
+            try:
                 return self.pool.submit(_run_tracked, self.task, batch)
-        except BrokenProcessPool:  # broke since the last wait: the next wait restarts it
-            reason = "the pool broke before the batch started"
-        except (OSError, EOFError) as exc:
-            # the worker process it needed could not be started: its fork server died (or
-            # was not yet seen to have died), or the pool broke meanwhile and closed its
-            # queues (a worker killed); the next wait restarts it, as after a worker died
-            reason = f"a worker process could not be started: {exc!r}"
+            except BrokenProcessPool:  # broke since the last wait: the next wait restarts it
+                reason = "the pool broke before the batch started"
+            except (OSError, EOFError) as exc:
+                # the worker process it needed could not be started: its fork server died
+                # (or was not yet seen to have died), or the pool broke meanwhile and
+                # closed its queues (a worker killed); the next wait restarts it, as
+                # after a worker died
+                reason = f"a worker process could not be started: {exc!r}"
         failed: cf.Future = cf.Future()
         failed.set_exception(BrokenProcessPool(reason))
         return failed

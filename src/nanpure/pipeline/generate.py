@@ -6,7 +6,9 @@ task order, so the same spec and seed give the same puzzles whatever the number 
 workers. Task ``k`` makes ``make_candidate(spec, task_seed(seed, k))``
 (:func:`~nanpure.pipeline.quotas.task_seed`): its seed has the spawn key ``(k,)``, where
 a run's quota ``q`` uses ``(q, k)``. Without ``--workers`` the
-tasks run in this process. ``kind`` chooses the puzzle kind (its generator through
+tasks run in this process, unless one may take long (:attr:`~nanpure.generator.kinds.Kind.
+takes_long`: a large nonogram, or the extreme search), which one worker process runs, so
+that a stop is not kept waiting for it. ``kind`` chooses the puzzle kind (its generator through
 :mod:`nanpure.generator.kinds`, and the spec is that kind's ``Spec``).
 
 A task that fails all its attempts is counted as rejected; the acceptance rate (accepted
@@ -145,8 +147,15 @@ def generate(
     se = getattr(spec, "se", None) is not None
     printer = _Printer(spec, count, PuzzleWriter(out, fmt, kind, directory, se), err,
                        progress_bar(count, err), report_every)
-    executor: Executor = (InlineExecutor() if workers <= 1
-                          else LocalExecutor(workers, warm=[spec], warm_kinds=[kind]))
+    executor: Executor
+    if workers > 1:
+        executor = LocalExecutor(workers, warm=[spec], warm_kinds=[kind])
+    elif kind_of(kind).takes_long(spec):
+        # a worker process makes them: this one, waiting, sees a stop at once and ends it
+        # (compiled code does not look at signals); the kernels load with its first task
+        executor = LocalExecutor(1, warm=None)
+    else:
+        executor = InlineExecutor()
     quota = QuotaState(0, "generate", count, seed_key=(), kind=kind)
     try:
         TaskLoop([quota], [spec], seed, executor, printer).run()

@@ -31,10 +31,11 @@ import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..files import cannot_read, finishing_renames, write_text_atomic
 from ..generator.nonogram import FormatError, Nonogram, parse_line, parse_non
+from ..generator.nonogram.effort import takes_long
 from ..generator.nonogram.formats import decode_non, puzzle_of_fields
 from ..output.datasets import (
     NONOGRAM_INPUT_FORMATS,
@@ -51,6 +52,7 @@ from .batch import (
     RatingBatch,
     RatingJob,
     Segment,
+    answer_one,
     batch_workers,
     blank_record,
     csv_line,
@@ -60,6 +62,9 @@ from .batch import (
     write_aligned,
     write_rating,
 )
+
+if TYPE_CHECKING:
+    from ..generator.nonogram.picture import PictureResult
 
 INPUT_FORMATS = NONOGRAM_INPUT_FORMATS
 #: The input formats of tables, one puzzle a row (:func:`~nanpure.output.datasets.
@@ -309,8 +314,6 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
     """
     if aligned and fmt != "csv":
         raise ValueError("aligned output is csv's: text takes several lines a puzzle")
-    from ..generator.nonogram import count_solutions_batch
-
     found = collect_puzzles(paths, input_format)
     status = found.status
     if not found.puzzles or fmt == "csv":
@@ -320,7 +323,10 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
             out.write(csv_line(SOLVE_COLUMNS))
             write_aligned(out, found.records, [], [], blank_record(fmt, len(SOLVE_COLUMNS)))
         return status
-    counts, solutions = count_solutions_batch(found.puzzles, 2)
+    long = [name for name, puzzle in zip(found.names, found.puzzles, strict=True)
+            if takes_long(puzzle)]
+    counts, solutions = answer_one(count_batch, CountBatch(found.puzzles), _batch_takes_long,
+                                   f"solving {_names(long)}")
     if fmt == "csv":
         out.write(csv_line(SOLVE_COLUMNS))
     if aligned:
@@ -351,6 +357,46 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
         first = False
     found.report(err)
     return status
+
+
+@dataclass
+class CountBatch:
+    """Puzzles whose solutions a worker counts (:func:`count_batch`); ``quota`` and
+    ``first`` as a pool's batches have them."""
+
+    puzzles: list[Nonogram]
+    quota: int = 0
+    first: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.puzzles)
+
+
+def count_batch(batch: CountBatch) -> tuple:
+    """The solutions of each puzzle of ``batch``, counted to 2, and the first found of
+    each (:func:`~nanpure.generator.nonogram.solver.count_solutions_batch`)."""
+    from ..generator.nonogram import count_solutions_batch
+
+    return count_solutions_batch(batch.puzzles, 2)
+
+
+def _batch_takes_long(batch: CountBatch | RateBatch) -> bool:
+    """Whether solving or rating a puzzle of ``batch`` may take long (:func:`~nanpure.
+    generator.nonogram.effort.takes_long`): its work is then done in a worker process,
+    which a stop ends at once."""
+    return any(takes_long(puzzle) for puzzle in batch.puzzles)
+
+
+def _names(names: Sequence[str]) -> str:
+    """Puzzles named in a message: ``a.non``, ``a.non and b.non``, ``a.non and 2 more``.
+
+    >>> _names(["a.non"]), _names(["a.non", "b.txt:3", "b.txt:4"])
+    ('a.non', 'a.non and 2 more')
+    """
+    if len(names) <= 2:
+        return " and ".join(names)
+    return f"{names[0]} and {len(names) - 1} more"
 
 
 def canon_files(paths: Sequence[str], out: TextIO, err: TextIO,
@@ -440,7 +486,7 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
                           blank_record(fmt, len(RATE_COLUMNS) + steps))
         return found.status
     with (Progress(err, None, progress, total=lambda: len(found.puzzles), out=out) as bar,
-          batch_workers(workers, rate_batch) as done_by):
+          batch_workers(workers, rate_batch, _batch_takes_long) as done_by):
         job = _RateJob("", bar.answers, bar.messages, batch, status=found.status, fmt=fmt,
                        steps=steps, max_tier=max_tier, columns=RATE_COLUMNS,
                        aligned=rating_blank(fmt, RATE_COLUMNS, steps, aligned),
@@ -540,6 +586,14 @@ class _RateJob(RatingJob):
         return f"; stopped at {self.names[place]}, the puzzles before it were answered"
 
 
+def judge_batch(batch: CountBatch) -> PictureResult:
+    """The uniqueness, tier and undetermined cells of the one puzzle of ``batch``, drawn
+    from an image (:func:`~nanpure.generator.nonogram.picture.judged`)."""
+    from ..generator.nonogram.picture import judged
+
+    return judged(batch.puzzles[0])
+
+
 def from_image(image_path: str, width: int, height: int | None, out: TextIO, err: TextIO,
                *, threshold: int = 128, invert: bool = False,
                non_path: str | None = None) -> int:
@@ -557,7 +611,8 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
     """
     from PIL import Image, UnidentifiedImageError
 
-    from ..generator.nonogram import format_non, picture_to_puzzle
+    from ..generator.nonogram import format_non
+    from ..generator.nonogram.picture import image_puzzle
     from .stops import finishing
 
     try:
@@ -567,7 +622,9 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(image_path) as image:
                 image.load()
-                result = picture_to_puzzle(image, width, height, threshold, invert)
+                drawn = image_puzzle(image, width, height, threshold, invert)
+        result = answer_one(judge_batch, CountBatch([drawn]), _batch_takes_long,
+                            f"judging {image_path}")
     except Image.DecompressionBombError:
         print(f"{image_path}: cannot read the image: more than "
               f"{2 * (Image.MAX_IMAGE_PIXELS or 0)} pixels, too large to open", file=err)

@@ -7,7 +7,8 @@ from strings, images come in as Pillow objects, and everything random takes a se
 
 Modules: ``formats`` (records, ``.non`` and the one-line form), ``line`` (single-line
 logic), ``solver`` (propagation, probing, branching), ``rating`` (the ladder),
-``generate`` (random pictures to rated puzzles), ``picture`` (images to puzzles).
+``generate`` (random pictures to rated puzzles), ``picture`` (images to puzzles),
+``effort`` (which puzzles and specs may take long).
 """
 
 from typing import TYPE_CHECKING

@@ -82,10 +82,22 @@ def threshold_image(image: Image.Image, width: int, height: int, threshold: int 
 def picture_to_puzzle(image: Image.Image, width: int, height: int | None = None,
                       threshold: int = 128, invert: bool = False) -> PictureResult:
     """The nonogram of ``image`` at ``width`` columns (``height`` rows, by default keeping
-    the image's proportions), with its uniqueness, tier and undetermined cells."""
+    the image's proportions), with its uniqueness, tier and undetermined cells: what
+    :func:`judged` says of :func:`image_puzzle`'s puzzle."""
+    return judged(image_puzzle(image, width, height, threshold, invert))
+
+
+def image_puzzle(image: Image.Image, width: int, height: int | None = None,
+                 threshold: int = 128, invert: bool = False) -> Nonogram:
+    """The nonogram of ``image`` at ``width`` columns (``height`` rows, by default keeping
+    the image's proportions), its goal the picture."""
     if height is None:
         height = max(1, round(width * image.height / image.width))
     picture = threshold_image(image, width, height, threshold, invert)
-    puzzle = nonogram_from_picture(picture, width, height)
+    return nonogram_from_picture(picture, width, height)
+
+
+def judged(puzzle: Nonogram) -> PictureResult:
+    """``puzzle`` with its uniqueness, tier and undetermined cells."""
     # rated whether unique or not: the cells logic leaves open are where to edit
     return PictureResult(puzzle, count_solutions(puzzle) == 1, rate_unchecked(puzzle))
