@@ -36,6 +36,28 @@ def test_a_group_compiled_from_the_same_sources_is_skipped():
     assert not unchanged({})
 
 
+def test_a_stop_while_compiling_here_waits_for_the_task_to_end(monkeypatch):
+    """A Ctrl-C inside the compiler was swallowed by one of llvmlite's callbacks, which
+    then failed with a RuntimeError traceback ("no compiled object yet"): the stop is
+    held back until the task's warm-up has ended, then stops the command."""
+    import signal
+
+    from nanpure.pipeline import compiling
+
+    ended = []
+
+    def warm_up() -> None:
+        signal.raise_signal(signal.SIGINT)  # a Ctrl-C in the middle of compiling
+        ended.append("solver")
+
+    task = GROUPS["solver"][0]
+    monkeypatch.setitem(compiling.TASKS, task.name, task._replace(warm_up=warm_up))
+    monkeypatch.setitem(compiling.GROUPS, "solver", (task._replace(warm_up=warm_up),))
+    with pytest.raises(KeyboardInterrupt):
+        compile_all(groups=("solver",), jobs=1, force=True)
+    assert ended == ["solver"]
+
+
 def test_compile_all_rejects_an_unknown_group():
     with pytest.raises(ValueError, match="no kernel group 'sudoku'"):
         compile_all(groups=("sudoku",))

@@ -220,8 +220,14 @@ def compile_all(report: Callable[[str, float | None], None] | None = None,
     # parallel writers only with the lock; the workers take it (numba is not imported
     # here, which would start them half a second later)
     if jobs <= 1 or importlib.util.find_spec("fcntl") is None:
+        from .executors import stops_held
+
         for name in pending:  # ORDER has every task after those it comes after
-            finished(name, *run_task(name))
+            # a Ctrl-C inside the compiler is swallowed by one of its callbacks, which
+            # then fails with a traceback of its own: a stop waits for the task's end
+            with stops_held():
+                result = run_task(name)
+            finished(name, *result)
         return
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
