@@ -459,3 +459,20 @@ def test_no_leak_warning_after_the_run_is_killed():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
     assert (done.returncode, done.stderr) == (-signal.SIGKILL, "")
+
+
+def test_generate_whose_workers_keep_dying_stops_in_one_line(tmp_path, monkeypatch, capsys):
+    """It ended in a traceback (WorkerCrashes, whose message also spoke of resuming a
+    run, which generate has not): one line now, exit status 2."""
+    from nanpure.cli import main
+    from nanpure.pipeline import generate as generate_module
+
+    marker = tmp_path / "killed"
+    monkeypatch.setattr(generate_module, "LocalExecutor", lambda workers, **_: LocalExecutor(
+        workers, warm=None, task=partial(die_at, str(marker), 9, 0, 0)))
+    assert main(["generate", "--workers", "2", "--count", "2", "--seed", "1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines()[-1] == (
+        "nanpure: worker processes making puzzles died 3 times (the last killed by "
+        "SIGKILL); stopped after 0 puzzles")
+    assert "Traceback" not in captured.err and captured.out == ""

@@ -418,6 +418,7 @@ _KIND_OPTIONS = {"sudoku": ("blanks", "dig", "score", "require", "exclude", "har
 
 
 def _run_generate(args: argparse.Namespace) -> int:
+    from .pipeline.batch import WorkerDied
     from .pipeline.generate import generate
     from .pipeline.stops import stops_spared
 
@@ -448,6 +449,8 @@ def _run_generate(args: argparse.Namespace) -> int:
         except ValueError as exc:  # the kind's SpecError: a request no puzzle can meet
             key = getattr(exc, "key", None)
             raise UsageError(f"--{key}: {exc}" if key else str(exc)) from exc
+        except WorkerDied as exc:  # its message says how many puzzles were written
+            raise UsageError(str(exc)) from exc
         except BrokenPipeError:
             raise
         except OSError as exc:

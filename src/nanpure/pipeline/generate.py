@@ -31,7 +31,8 @@ from ..output.datasets import PuzzleWriter
 from ..output.stats import format_tables, summarize, to_json
 from ..record import PuzzleRecord
 from ..words import counted
-from .executors import Executor, InlineExecutor, LocalExecutor
+from .batch import WorkerDied
+from .executors import Executor, InlineExecutor, LocalExecutor, WorkerCrashes, ended
 from .quotas import QuotaState, TaskResult
 from .run import TaskLoop
 from .stops import finishing
@@ -159,6 +160,11 @@ def generate(
     quota = QuotaState(0, "generate", count, seed_key=(), kind=kind)
     try:
         TaskLoop([quota], [spec], seed, executor, printer).run()
+    except WorkerCrashes as exc:  # one line, as the file commands say it
+        how = (f" (the last {ended(exc.exitcode).removeprefix('was ')})"
+               if exc.exitcode is not None else "")
+        raise WorkerDied(f"worker processes making puzzles died {exc.breaks} times{how}; "
+                         f"stopped after {counted(len(printer.made), 'puzzle')}") from exc
     finally:
         executor.close(now=True)  # tasks still running are not needed
         if printer.bar is not None:
