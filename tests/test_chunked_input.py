@@ -422,7 +422,7 @@ def test_a_dead_worker_stops_rate_after_the_messages_before_it(kind, tmp_path,
         path.write_text("".join(f"{line}\n" for line in lines))
         with path.open("rb") as stream:
             rate_file(stream, "f", plain, plain, batch=2)
-        monkeypatch.setattr("nanpure.pipeline.batch.batch_workers", lambda workers, task:
+        monkeypatch.setattr("nanpure.pipeline.batch.batch_workers", lambda workers, task, *_:
                             contextlib.nullcontext(_DyingWorkers(task, dies)))
         with path.open("rb") as stream, pytest.raises(WorkerDied) as died:
             rate_file(stream, "f", dead, dead, batch=2)
@@ -438,7 +438,7 @@ def test_a_dead_worker_stops_rate_after_the_messages_before_it(kind, tmp_path,
                 path.write_text(line + "\n")
             paths.append(str(path))
         assert nonogram_jobs.rate_files(paths, plain, plain, batch=2) == 1
-        monkeypatch.setattr(nonogram_jobs, "batch_workers", lambda workers, task:
+        monkeypatch.setattr(nonogram_jobs, "batch_workers", lambda workers, task, *_:
                             contextlib.nullcontext(_DyingWorkers(task, dies)))
         with pytest.raises(WorkerDied) as died:
             nonogram_jobs.rate_files(paths, dead, dead, batch=2)
@@ -618,9 +618,15 @@ class _Counting:
 
     def pool(self, workers, task):
         self.pools.append(workers)
-        pool = _Workers(task)
+        pool = _SlotsOf(task)
         pool.slots = 2 * workers
         return pool
+
+
+class _SlotsOf(_Workers):
+    """Batches answered here, standing for a pool of ``slots`` batches in flight."""
+
+    slots = 1  # in place of _Workers' property, which a pool of its own answers
 
 
 @pytest.mark.parametrize(("expected", "idle", "pool"), [
