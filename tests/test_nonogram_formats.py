@@ -298,3 +298,15 @@ def test_author_is_read_as_by_and_one_by_one_reads():
     assert parse_non(HEART_NON.replace("title", 'author "Me"\ntitle')).by == "Me"
     assert parse_non("width 1\nheight 1\nrows\n1\ncolumns\n1\n").rows == ((1,),)
     assert parse_non("width 1\nheight 1\nrows\n0\ncolumns\n0\n").rows == ((),)
+
+
+def test_a_credit_with_a_line_break_is_written_as_one_line():
+    """A title with a line break (an image's file name, as from-image titles its puzzle)
+    was written over two lines, and the file read back was refused ("width must be a
+    whole number") or read the second line as a key."""
+    from dataclasses import replace
+
+    puzzle = replace(parse_line("3x2 1.1,3/2,1,2"), title="Cat\nwidth 9", by='A\r\n"B"')
+    again = parse_non(format_non(puzzle))
+    assert (again.title, again.by, again.width) == ("Cat width 9", 'A "B"', 3)
+    assert again == replace(puzzle, title="Cat width 9", by='A "B"')

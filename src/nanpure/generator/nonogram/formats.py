@@ -433,8 +433,14 @@ def _parse_clue(text: str, line: int | None, separator: str) -> Clue:
 
 
 def format_non(puzzle: Nonogram) -> str:
-    """``.non`` text of ``puzzle`` (credits first, then size, clues and goal)."""
-    out = [f'{key} "{getattr(puzzle, key)}"' for key in _CREDITS
+    """``.non`` text of ``puzzle`` (credits first, then size, clues and goal). A credit
+    is one line: a line break in it (an image's file name as its title) is written as a
+    space, which the file would otherwise end the credit at and read on as a key.
+
+    >>> format_non(Nonogram(1, 1, ((1,),), ((1,),), title="Cat\\nwidth 9")).splitlines()[0]
+    'title "Cat width 9"'
+    """
+    out = [f'{key} "{" ".join(getattr(puzzle, key).splitlines())}"' for key in _CREDITS
            if getattr(puzzle, key) is not None]
     out += [f"width {puzzle.width}", f"height {puzzle.height}", "", "rows"]
     out += [",".join(map(str, clue)) or "0" for clue in puzzle.rows]
