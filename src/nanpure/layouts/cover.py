@@ -55,7 +55,7 @@ from .book import (
 )
 from .grid import draw_grid
 from .nonogram import MIN_CLUE_SIZE, NonogramLayout, draw_puzzle, puzzle_layout
-from .pages import BLEED, INCH, Box, Fonts
+from .pages import BLEED, INCH, Box, Fonts, font_reach
 
 #: Spine thickness per interior page, in inches, by paper.
 SPINE_PER_PAGE = {"white": 0.002252, "cream": 0.0025}
@@ -644,22 +644,16 @@ def _vertical_pieces(text: str, bold: bool, fonts: Fonts) -> list[_Piece]:
     return pieces
 
 
-def _reach(font: str) -> tuple[float, float]:
-    """How far ``font`` reaches above and below its baseline, per point of size."""
-    face = pdfmetrics.getFont(font).face
-    return face.ascent / 1000, -face.descent / 1000
-
-
 def _upright(text: str, font: str, scale: float = 1.0) -> _Piece:
     """``text`` upright in a square, or taller if its font reaches further."""
-    ascent, descent = _reach(font)
+    ascent, descent = font_reach(font)
     return _Piece(text, font, 0, scale, pdfmetrics.stringWidth(text, font, scale),
                   max(1.0, (ascent + descent) * scale))
 
 
 def _turned(text: str, font: str) -> _Piece:
     """``text`` turned a quarter clockwise: as long down the spine as it is wide."""
-    ascent, descent = _reach(font)
+    ascent, descent = font_reach(font)
     return _Piece(text, font, 90, 1.0, ascent + descent, pdfmetrics.stringWidth(text, font, 1))
 
 
@@ -668,7 +662,7 @@ def _latin_piece(core: str, font: str) -> _Piece:
     upright in one square, shrunk as far as it must to fit it."""
     if not (core.isascii() and core.isdigit() and len(core) <= UPRIGHT_DIGITS):
         return _turned(core, font)
-    ascent, descent = _reach(font)
+    ascent, descent = font_reach(font)
     width = pdfmetrics.stringWidth(core, font, 1)
     return _upright(core, font, min(1.0, 1 / width, 1 / (ascent + descent)))
 
@@ -679,7 +673,7 @@ def _stacked(pieces: Sequence[_Piece], size: float, centre: float,
     ``top``, each centred across the column and in the length it takes along it."""
     glyphs = []
     for piece in pieces:
-        ascent, descent = _reach(piece.font)
+        ascent, descent = font_reach(piece.font)
         own = size * piece.scale
         if piece.text and piece.turn == 90:
             # its ascent to the right of its baseline, its descent to the left

@@ -295,9 +295,15 @@ class Fonts:
         """How far ``text`` may reach above and below its baseline, per point of size:
         the largest ascent and descent among the fonts of its runs, as the PDF's font
         descriptors give them (a CJK font's ascent is larger than the Latin font's)."""
-        faces = [pdfmetrics.getFont(font).face for _, font in self.runs(text, bold)]
-        return (max(face.ascent for face in faces) / 1000,
-                max(-face.descent for face in faces) / 1000)
+        reaches = [font_reach(font) for _, font in self.runs(text, bold)]
+        return max(up for up, _ in reaches), max(down for _, down in reaches)
+
+
+def font_reach(font: str) -> tuple[float, float]:
+    """How far the registered font ``font`` reaches above and below its baseline, per
+    point of size, as its PDF font descriptor gives it."""
+    face = pdfmetrics.getFont(font).face
+    return face.ascent / 1000, -face.descent / 1000
 
 
 def _has_glyphs(font: str, text: str) -> bool:

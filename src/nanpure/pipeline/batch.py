@@ -850,10 +850,7 @@ class BatchJob:
         :class:`~nanpure.pipeline.executors.WorkerCrashes`): while the puzzles at
         ``spans`` were answered, or as they started; where the command stopped (the place
         of the first puzzle not answered, if any)."""
-        from .executors import ended
-
-        how = ended(crashes.exitcode).removeprefix("was ")
-        how = f" (the last {how})" if crashes.exitcode is not None else ""
+        how = crashes.how
         if spans:
             what = (f"worker processes {self.doing} {' or '.join(spans)} died "
                     f"{crashes.breaks} times{how}")
@@ -1241,9 +1238,7 @@ def answer_one(task: Callable[[Any], Any], batch: Any, takes_long: Callable[[Any
                 file=sys.stderr)
             return done_by.result(done_by.submit(batch))
     except WorkerCrashes as exc:
-        how = (f" (the last {ended(exc.exitcode).removeprefix('was ')})"
-               if exc.exitcode is not None else "")
-        raise WorkerDied(f"worker processes {doing} died {exc.breaks} times{how}") from exc
+        raise WorkerDied(f"worker processes {doing} died {exc.breaks} times{exc.how}") from exc
 
 
 class Progress:

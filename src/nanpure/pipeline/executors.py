@@ -77,6 +77,14 @@ class WorkerCrashes(Exception):
         self.culprits = tuple(culprits)
         self.breaks = breaks
 
+    @property
+    def how(self) -> str:
+        """How the last worker seen to die ended, as the end of a message: `` (the last
+        killed by SIGKILL)``, or "" when that is not known."""
+        if self.exitcode is None:
+            return ""
+        return f" (the last {ended(self.exitcode).removeprefix('was ')})"
+
 
 def ended(exitcode: int | None) -> str:
     """How a process that ended with ``exitcode`` ended, for messages.

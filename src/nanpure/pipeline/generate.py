@@ -32,7 +32,7 @@ from ..output.stats import format_tables, summarize, to_json
 from ..record import PuzzleRecord
 from ..words import counted
 from .batch import WorkerDied
-from .executors import Executor, InlineExecutor, LocalExecutor, WorkerCrashes, ended
+from .executors import Executor, InlineExecutor, LocalExecutor, WorkerCrashes
 from .quotas import QuotaState, TaskResult
 from .run import TaskLoop
 from .stops import finishing
@@ -161,9 +161,7 @@ def generate(
     try:
         TaskLoop([quota], [spec], seed, executor, printer).run()
     except WorkerCrashes as exc:  # one line, as the file commands say it
-        how = (f" (the last {ended(exc.exitcode).removeprefix('was ')})"
-               if exc.exitcode is not None else "")
-        raise WorkerDied(f"worker processes making puzzles died {exc.breaks} times{how}; "
+        raise WorkerDied(f"worker processes making puzzles died {exc.breaks} times{exc.how}; "
                          f"stopped after {counted(len(printer.made), 'puzzle')}") from exc
     finally:
         executor.close(now=True)  # tasks still running are not needed
