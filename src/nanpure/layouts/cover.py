@@ -15,7 +15,8 @@ further than :data:`MIN_SPINE_SIZE`. The lower right corner of the back is left 
 barcode the print service adds (:data:`BARCODE`). The spine's title and author are each one
 line turned a quarter clockwise, or, on a Japanese book's (``vertical_spine``), in
 vertical writing: CJK characters upright, one a square, down the spine; Latin runs turned
-(:data:`UPRIGHT_DIGITS`), punctuation in its vertical form (:data:`VERTICAL_FORMS`).
+(:data:`UPRIGHT_DIGITS`), punctuation in its vertical form (:data:`VERTICAL_FORMS`), small
+kana moved up and right (:data:`SMALL_KANA`).
 
 One layout, :func:`cover_layout`, places the words for drawing and for the check made
 before a book is written: the back's title in :data:`BACK_TITLE_LINES` lines, the front's
