@@ -108,9 +108,9 @@ QUARTER_TURNED = frozenset("〖〗…‥—–＿（）｛｝〔〕【】《》�
 #: the upper right, where vertical writing sets it; the rest stays upright.
 HALF_TURNED = frozenset("、。，．")
 #: Small kana, which horizontal writing sets below the middle of their square and vertical
-#: writing right of it (JIS X 4051): Unicode has no vertical forms of them, so they are
-#: moved up and right, as far as the CJK font sets them below the middle
-#: (:func:`small_kana_shift`).
+#: writing in its middle and right of it (JIS X 4051, as W3C's JLREQ gives it): Unicode
+#: has no vertical forms of them, so they are moved up and right, as far as the CJK font
+#: sets them below the middle (:func:`small_kana_shift`).
 SMALL_KANA = frozenset("ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶ"
                        "ㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿ")  # the last: Ainu's small katakana
 #: A number of at most this many ASCII digits is set upright, its digits side by side in
