@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import CJK_FONT
 from pypdf import PdfReader
+from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfgen.canvas import Canvas
 
 from nanpure.layouts.book import BookSection, BookSettings, build_book
@@ -631,7 +632,7 @@ def test_a_vertical_spine_stacks_upright_characters_from_the_top(tmp_path, pages
     character on its side. Vertical writing sets each CJK character upright, one under the
     other down the spine's middle, the title above the author; a run of Latin words turned
     a quarter clockwise, as a whole; a number of two digits upright, its digits side by
-    side in one square, shrunk to its width; preflight passes."""
+    side in one square, in the CJK font; preflight passes."""
     from nanpure.layouts.cover import cover_layout
 
     fonts = load_fonts(CJK_FONT)
@@ -652,12 +653,14 @@ def test_a_vertical_spine_stacks_upright_characters_from_the_top(tmp_path, pages
     centre = sum(CoverGeometry.of(SIX_BY_NINE, pages, "white").folds) / 2
     for glyph in spine.glyphs:
         if glyph.turn == 0:
-            width = fonts.width(glyph.text, glyph.size)
+            width = pdfmetrics.stringWidth(glyph.text, glyph.font, glyph.size)
             assert glyph.x + width / 2 == pytest.approx(centre)
     sizes = {glyph.text: glyph.size for glyph in spine.glyphs}
     assert sizes["ナ"] == sizes["山"] == sizes["Nightly Sudoku 2026"] == spine.size
-    # "60" in the Latin font is wider than a square: shrunk so that it is one wide
-    assert fonts.width("60", sizes["60"]) == pytest.approx(spine.size)
+    # "60" in the CJK font, whose digits are half a square wide, as large as the kana
+    sixty = next(glyph for glyph in spine.glyphs if glyph.text == "60")
+    assert (sixty.font, sixty.size, sixty.condense) == (fonts.cjk, spine.size, 1)
+    assert pdfmetrics.stringWidth("60", sixty.font, sixty.size) == pytest.approx(spine.size)
     # the squares follow each other a size apart
     assert tops[0] - tops[1] == pytest.approx(spine.size, abs=1e-3)
 
@@ -752,3 +755,111 @@ def test_a_vertical_spine_of_spaces_alone_is_drawn_blank(title):
     settings = CoverSettings(title=title, vertical_spine=True)
     spine = cover_layout(settings, load_fonts(CJK_FONT), SIX_BY_NINE, 200).spine
     assert spine is not None and spine.glyphs == () and spine.size == 14
+
+
+@needs_cjk
+def test_small_kana_are_moved_up_and_right_in_vertical_writing(tmp_path):
+    """Small kana were drawn where horizontal writing sets them, low in their square;
+    vertical writing sets them in its middle and right of it. IPAGothic has no vertical
+    forms to draw, so they are moved up and right by as far as it sets them below the
+    middle of the square, which brings their outline's middle to the square's."""
+    from nanpure.layouts.cover import cover_layout, small_kana_shift
+    from nanpure.layouts.pages import font_reach, ink_box
+
+    fonts = load_fonts(CJK_FONT)
+    assert fonts.cjk is not None
+    shift = small_kana_shift(fonts.cjk)
+    assert 0.05 < shift < 0.15 and small_kana_shift(fonts.regular) == 0
+    ascent, descent = font_reach(fonts.cjk)
+    middles = [(box.y0 + box.y1) / 2 + shift for box in map(lambda ch: ink_box(fonts.cjk, ch),
+                                                            "ゃッョ") if box]
+    assert len(middles) == 3
+    assert all(abs(m - (ascent - descent) / 2) < 0.05 for m in middles)
+    # ツ and ッ one under the other: the small one a square lower, less the shift, and
+    # the shift right of it (at 200 pages the column has room for it in the middle)
+    settings = CoverSettings(title="ナンプレ ショッキング ツッ", vertical_spine=True)
+    spine = cover_layout(settings, fonts, SIX_BY_NINE, 200).spine
+    assert spine is not None
+    big, small = spine.glyphs[-2:]
+    assert (big.text, small.text) == ("ツ", "ッ")
+    assert small.x - big.x == pytest.approx(shift * spine.size)
+    assert big.y - small.y == pytest.approx((1 - shift) * spine.size)
+    centre = sum(CoverGeometry.of(SIX_BY_NINE, 200, "white").folds) / 2
+    assert big.x + spine.size / 2 == pytest.approx(centre)
+    pdf = tmp_path / "cover.pdf"
+    render_cover(settings, fonts, SIX_BY_NINE, 200, str(pdf))
+    assert preflight_cover(pdf, SIX_BY_NINE, 200, "white").ok
+
+
+#: A title that fills a 300-page spine's length, a small kana at its top.
+SMALL_FIRST = "ッ" * 4 + "ナンプレ" * 21
+
+
+@needs_cjk
+@pytest.mark.parametrize("title, pages", [("ナンプレ ショッキング 60問", 80),
+                                          ("ナンプレ ショッキング 60問", 100),
+                                          ("ナンプレ ショッキング 60問", 130),
+                                          ("ナンプレ ショッキング 60問", 300),
+                                          (SMALL_FIRST, 100), (SMALL_FIRST, 300)],
+                         ids=["80", "100", "130", "300", "small-first-100",
+                              "small-first-300"])
+def test_small_kana_moved_out_of_their_squares_keep_the_spines_clearance(tmp_path, pages,
+                                                                          title):
+    """A small kana's box, moved right, and up out of the top square of a title that
+    fills the spine's length, stays inside the spine's area: the column is narrowed and
+    moved left for it on a spine its width limits, the title lowered by the rise."""
+    from nanpure.layouts.cover import SAFE, SPINE_CLEAR, cover_layout, small_kana_shift
+    from nanpure.layouts.pages import font_reach
+
+    fonts = load_fonts(CJK_FONT)
+    settings = CoverSettings(title=title, author="山田 太郎", vertical_spine=True)
+    pdf = tmp_path / "cover.pdf"
+    render_cover(settings, fonts, SIX_BY_NINE, pages, str(pdf))
+    report = preflight_cover(pdf, SIX_BY_NINE, pages, "white")
+    assert report.ok, [check.detail for check in report.checks if not check.ok]
+    spine = cover_layout(settings, fonts, SIX_BY_NINE, pages).spine
+    assert spine is not None
+    area = CoverGeometry.of(SIX_BY_NINE, pages, "white").spine_box
+    small = next(glyph for glyph in spine.glyphs if glyph.text == "ッ")
+    assert fonts.cjk is not None
+    shift = small_kana_shift(fonts.cjk)
+    room = area.width - 2 * SPINE_CLEAR
+    if pages < 300:  # the width limits the size: the moved kana's box at the clearance
+        assert spine.size * (1 + shift) == pytest.approx(room)
+        assert small.x + spine.size == pytest.approx(area.x1 - SPINE_CLEAR)
+    else:  # in the middle of a spine with room for it
+        assert spine.size * (1 + shift) < room
+        assert small.x + spine.size / 2 == pytest.approx((area.x0 + area.x1) / 2
+                                                         + shift * spine.size)
+    if title == SMALL_FIRST and pages == 300:  # the length limits it: its top at the edge
+        assert spine.size < 14
+        top = small.y + font_reach(fonts.cjk)[0] * spine.size
+        assert top == pytest.approx(area.y1 - SAFE)
+
+
+@needs_cjk
+def test_upright_digits_without_the_cjk_fonts_are_condensed_to_their_square(tmp_path,
+                                                                            monkeypatch):
+    """Digits the CJK font lacks are set in the Latin font, as tall as the square allows
+    (Vera reaches 1.17 squares from its ascent to its descent) and condensed, not shrunk
+    further, to its width: drawn narrowed, as preflight reads them."""
+    from nanpure.layouts.cover import cover_layout
+    from nanpure.layouts.pages import Fonts, font_reach
+
+    fonts = load_fonts(CJK_FONT)
+    covers = Fonts.cjk_covers
+    monkeypatch.setattr(Fonts, "cjk_covers",
+                        lambda self, text: not text.isdigit() and covers(self, text))
+    settings = CoverSettings(title="ナンプレ60問", vertical_spine=True)
+    spine = cover_layout(settings, fonts, SIX_BY_NINE, 200).spine
+    assert spine is not None
+    sixty = next(glyph for glyph in spine.glyphs if glyph.text == "60")
+    ascent, descent = font_reach(fonts.regular)
+    assert sixty.font == fonts.regular
+    assert sixty.size == pytest.approx(spine.size / (ascent + descent))
+    width = pdfmetrics.stringWidth("60", sixty.font, sixty.size)
+    assert sixty.condense < 1 and width * sixty.condense == pytest.approx(spine.size)
+    pdf = tmp_path / "cover.pdf"
+    render_cover(settings, fonts, SIX_BY_NINE, 200, str(pdf))
+    [matrix] = [m for text, m in on_spine(pdf, 200) if text == "60"]
+    assert matrix[0] == pytest.approx(sixty.condense) and matrix[3] == pytest.approx(1)

@@ -15,7 +15,8 @@ further than :data:`MIN_SPINE_SIZE`. The lower right corner of the back is left 
 barcode the print service adds (:data:`BARCODE`). The spine's title and author are each one
 line turned a quarter clockwise, or, on a Japanese book's (``vertical_spine``), in
 vertical writing: CJK characters upright, one a square, down the spine; Latin runs turned
-(:data:`UPRIGHT_DIGITS`), punctuation in its vertical form (:data:`VERTICAL_FORMS`).
+(:data:`UPRIGHT_DIGITS`), punctuation in its vertical form (:data:`VERTICAL_FORMS`), small
+kana moved up and right (:data:`SMALL_KANA`).
 
 One layout, :func:`cover_layout`, places the words for drawing and for the check made
 before a book is written: the back's title in :data:`BACK_TITLE_LINES` lines, the front's
@@ -33,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
+from functools import cache
 from typing import Any, BinaryIO
 
 from reportlab.lib.colors import HexColor
@@ -55,7 +57,7 @@ from .book import (
 )
 from .grid import draw_grid
 from .nonogram import MIN_CLUE_SIZE, NonogramLayout, draw_puzzle, puzzle_layout
-from .pages import BLEED, INCH, Box, Fonts, font_reach
+from .pages import BLEED, INCH, Box, Fonts, font_reach, ink_box
 
 #: Spine thickness per interior page, in inches, by paper.
 SPINE_PER_PAGE = {"white": 0.002252, "cream": 0.0025}
@@ -105,9 +107,16 @@ QUARTER_TURNED = frozenset("〖〗…‥—–＿（）｛｝〔〕【】《》�
 #: ...and these a half turn, which moves their mark from the lower left of their square to
 #: the upper right, where vertical writing sets it; the rest stays upright.
 HALF_TURNED = frozenset("、。，．")
+#: Small kana, which horizontal writing sets below the middle of their square and vertical
+#: writing in its middle and right of it (JIS X 4051, as W3C's JLREQ gives it): Unicode
+#: has no vertical forms of them, so they are moved up and right, as far as the CJK font
+#: sets them below the middle (:func:`small_kana_shift`).
+SMALL_KANA = frozenset("ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶ"
+                       "ㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿ")  # the last: Ainu's small katakana
 #: A number of at most this many ASCII digits is set upright, its digits side by side in
-#: one square (縦中横), smaller if they are wider than the square; a longer number and
-#: every other run of Latin text is set turned a quarter clockwise, as a whole.
+#: one square (縦中横) in the CJK font, as the kana beside it, condensed if they are wider
+#: than the square; a longer number and every other run of Latin text is set turned a
+#: quarter clockwise, as a whole.
 UPRIGHT_DIGITS = 2
 
 
@@ -240,7 +249,8 @@ class Rule:
 class SpineGlyphs:
     """A piece of a vertical spine's words as drawn: ``text`` in ``font`` at ``size``
     points from the point (``x``, ``y``) of the sheet, turned ``turn`` degrees clockwise
-    about it (0: upright)."""
+    about it (0: upright), its width times ``condense`` (under 1: an upright number
+    narrowed to its square)."""
 
     text: str
     font: str
@@ -248,6 +258,7 @@ class SpineGlyphs:
     x: float
     y: float
     turn: int = 0
+    condense: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -545,12 +556,16 @@ def _spine(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit:
     parts = _spine_parts(settings.title, settings.author)
     if settings.vertical_spine:
         pieces = [_vertical_pieces(text, bold, fonts) for text, bold in parts]
-        # a square for a title of spaces alone
-        across = max((piece.across for part in pieces for piece in part if piece.text),
-                     default=1.0)
+        drawn = [piece for part in pieces for piece in part if piece.text]
+        # how far the column reaches left and right of its middle, a small kana moved
+        # right the further; a square for a title of spaces alone
+        left = max((piece.across / 2 for piece in drawn), default=0.5)
+        right = max((piece.across / 2 + piece.shift for piece in drawn), default=0.5)
+        across = left + right
+        rises = [_rise(part) for part in pieces]
 
         def length(k: int, size: float) -> float:
-            return sum(piece.along for piece in pieces[k]) * size
+            return (rises[k] + sum(piece.along for piece in pieces[k])) * size
     else:
         # the reach of the fonts the parts are set in, above and below their one
         # baseline: a CJK title's font reaches higher than the Latin one, and preflight
@@ -584,9 +599,10 @@ def _spine(settings: CoverSettings, fonts: Fonts, geometry: CoverGeometry, unit:
         placed.append((text, bold, x))
         x += length(k, size) + gap
     if settings.vertical_spine:
-        centre = (area.x0 + area.x1) / 2
-        glyphs = [glyph for (*_, x), part in zip(placed, pieces, strict=True)
-                  for glyph in _stacked(part, size, centre, area.y1 - x)]
+        # in the middle, or as far left of it as a small kana moved right needs
+        centre = min((area.x0 + area.x1) / 2, area.x1 - right * size)
+        glyphs = [glyph for (*_, x), part, rise in zip(placed, pieces, rises, strict=True)
+                  for glyph in _stacked(part, size, centre, area.y1 - x - rise * size)]
         return SpineWords(size, centre, area.y1, tuple(placed), tuple(glyphs))
     # the baseline, so that ascenders and descenders stay inside the area
     baseline = area.x0 + descent * size + (area.width - (ascent + descent) * size) / 2
@@ -602,8 +618,10 @@ def _spine_parts(title: str, author: str) -> list[tuple[str, bool]]:
 class _Piece:
     """A piece of vertical writing before it is placed: ``text`` ("" for a space) in
     ``font``, turned ``turn`` degrees clockwise, at ``scale`` times the spine's size (under
-    1: a number shrunk to its square); ``along``, the length it takes down the spine, and
-    ``across``, its width across it, per point of the spine's size."""
+    1: a number shrunk to its square), its width times ``condense``; ``along``, the length
+    it takes down the spine, ``across``, its width across it, and ``shift``, how far it is
+    moved up and to the right of its place (a small kana's), per point of the spine's
+    size."""
 
     text: str
     font: str
@@ -611,14 +629,17 @@ class _Piece:
     scale: float
     across: float
     along: float
+    condense: float = 1.0
+    shift: float = 0.0
 
 
 def _vertical_pieces(text: str, bold: bool, fonts: Fonts) -> list[_Piece]:
     """``text`` (asked in bold or not) as the pieces of vertical writing, top to bottom:
     its CJK characters one a square (:data:`VERTICAL_FORMS`, :data:`QUARTER_TURNED`,
-    :data:`HALF_TURNED` for punctuation), each run of Latin text turned a quarter
-    clockwise, or, for a number of :data:`UPRIGHT_DIGITS` digits or fewer, upright in one
-    square; an ASCII space half a square, another (an ideographic space) a whole one."""
+    :data:`HALF_TURNED` for punctuation, :data:`SMALL_KANA` moved up and right), each run
+    of Latin text turned a quarter clockwise, or, for a number of :data:`UPRIGHT_DIGITS`
+    digits or fewer, upright in one square; an ASCII space half a square, another (an
+    ideographic space) a whole one."""
     pieces: list[_Piece] = []
     for run, font in fonts.runs(text, bold):
         if font != fonts.cjk:
@@ -626,7 +647,7 @@ def _vertical_pieces(text: str, bold: bool, fonts: Fonts) -> list[_Piece]:
             lead = len(run) - len(run.lstrip(" "))
             pieces += [_Piece("", font, 0, 1.0, 0.0, 0.5)] * lead
             if core:
-                pieces.append(_latin_piece(core, font))
+                pieces.append(_latin_piece(core, font, fonts))
             pieces += [_Piece("", font, 0, 1.0, 0.0, 0.5)] * (len(run) - lead - len(core))
             continue
         for ch in run:
@@ -638,6 +659,8 @@ def _vertical_pieces(text: str, bold: bool, fonts: Fonts) -> list[_Piece]:
                 pieces.append(_upright(form, font))
             elif ch in QUARTER_TURNED:
                 pieces.append(_turned(ch, font))
+            elif ch in SMALL_KANA:
+                pieces.append(replace(_upright(ch, font), shift=small_kana_shift(font)))
             else:
                 pieces.append(replace(_upright(ch, font), turn=180 if ch in HALF_TURNED
                                       else 0))
@@ -657,14 +680,42 @@ def _turned(text: str, font: str) -> _Piece:
     return _Piece(text, font, 90, 1.0, ascent + descent, pdfmetrics.stringWidth(text, font, 1))
 
 
-def _latin_piece(core: str, font: str) -> _Piece:
-    """A run of Latin text without its spaces at either end: turned, or, a short number,
-    upright in one square, shrunk as far as it must to fit it."""
+def _latin_piece(core: str, font: str, fonts: Fonts) -> _Piece:
+    """A run of Latin text without its spaces at either end, in ``font``: turned, or, a
+    short number, upright in one square in the CJK font (in ``font`` if that lacks the
+    digits), shrunk to the square's height and condensed to its width as far as it must."""
     if not (core.isascii() and core.isdigit() and len(core) <= UPRIGHT_DIGITS):
         return _turned(core, font)
+    if fonts.cjk and fonts.cjk_covers(core):
+        font = fonts.cjk
     ascent, descent = font_reach(font)
-    width = pdfmetrics.stringWidth(core, font, 1)
-    return _upright(core, font, min(1.0, 1 / width, 1 / (ascent + descent)))
+    scale = min(1.0, 1 / (ascent + descent))
+    width = pdfmetrics.stringWidth(core, font, scale)
+    return replace(_upright(core, font, scale), across=min(1.0, width),
+                   condense=min(1.0, 1 / width))
+
+
+@cache
+def small_kana_shift(font: str) -> float:
+    """How far the registered font ``font`` sets its small kana (:data:`SMALL_KANA`) below
+    the middle of their square, per point of size: the middle between its ascent and
+    descent less the mean middle of their outlines; 0 for a font without them."""
+    ascent, descent = font_reach(font)
+    boxes = [box for box in (ink_box(font, ch) for ch in sorted(SMALL_KANA)) if box]
+    if not boxes:
+        return 0.0
+    middle = sum(box.y0 + box.y1 for box in boxes) / (2 * len(boxes))
+    return max(0.0, (ascent - descent) / 2 - middle)
+
+
+def _rise(pieces: Sequence[_Piece]) -> float:
+    """How far ``pieces`` reach above the top of their first square, per point of size: as
+    far as a small kana at the top is moved up out of it."""
+    rise = above = 0.0
+    for piece in pieces:
+        rise = max(rise, piece.shift - above)
+        above += piece.along
+    return rise
 
 
 def _stacked(pieces: Sequence[_Piece], size: float, centre: float,
@@ -680,12 +731,14 @@ def _stacked(pieces: Sequence[_Piece], size: float, centre: float,
             glyphs.append(SpineGlyphs(piece.text, piece.font, own,
                                       centre - (ascent - descent) * own / 2, top, 90))
         elif piece.text:
-            width = pdfmetrics.stringWidth(piece.text, piece.font, own)
-            x = centre - width / 2
-            y = top - (piece.along * size - (ascent + descent) * own) / 2 - ascent * own
+            width = pdfmetrics.stringWidth(piece.text, piece.font, own) * piece.condense
+            x = centre - width / 2 + piece.shift * size
+            y = (top - (piece.along * size - (ascent + descent) * own) / 2 - ascent * own
+                 + piece.shift * size)
             if piece.turn == 180:  # about the centre of its box, which stays in place
                 x, y = x + width, y + (ascent - descent) * own
-            glyphs.append(SpineGlyphs(piece.text, piece.font, own, x, y, piece.turn))
+            glyphs.append(SpineGlyphs(piece.text, piece.font, own, x, y, piece.turn,
+                                      piece.condense))
         top -= piece.along * size
     return glyphs
 
@@ -784,10 +837,13 @@ class _CoverDrawer:
     def vertical(self, glyphs: Sequence[SpineGlyphs]) -> None:
         self.c.setFillColor(self.colour)
         for glyph in glyphs:
-            if glyph.turn:
+            if glyph.turn or glyph.condense != 1:
                 self.c.saveState()
                 self.c.translate(glyph.x, glyph.y)
-                self.c.rotate(-glyph.turn)
+                if glyph.turn:
+                    self.c.rotate(-glyph.turn)
+                if glyph.condense != 1:
+                    self.c.scale(glyph.condense, 1)
                 self.c.setFont(glyph.font, glyph.size)
                 self.c.drawString(0, 0, glyph.text)
                 self.c.restoreState()

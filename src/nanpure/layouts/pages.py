@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import string
+import struct
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -304,6 +305,23 @@ def font_reach(font: str) -> tuple[float, float]:
     point of size, as its PDF font descriptor gives it."""
     face = pdfmetrics.getFont(font).face
     return face.ascent / 1000, -face.descent / 1000
+
+
+def ink_box(font: str, ch: str) -> Box | None:
+    """Where the registered TrueType font ``font`` draws ``ch``, per point of size, from the
+    point the text is drawn at: the bounds its glyph outline records; None for a character
+    it lacks or draws nothing for (a space)."""
+    face = pdfmetrics.getFont(font).face
+    glyph = face.charToGlyph.get(ord(ch))
+    if glyph is None or "glyf" not in getattr(face, "table", {}):
+        return None
+    start, end = face.glyphPos[glyph], face.glyphPos[glyph + 1]
+    if end == start:
+        return None
+    # a glyph begins with its contour count and its bounds, as signed 16-bit numbers
+    header = face.get_chunk(face.get_table_pos("glyf")[0] + start, 10)
+    scale = 1 / face.unitsPerEm
+    return Box(*(v * scale for v in struct.unpack(">5h", header)[1:]))
 
 
 def _has_glyphs(font: str, text: str) -> bool:
