@@ -194,6 +194,64 @@ def test_time_budget(tmp_path, monkeypatch):
         assert store.count_puzzles() == summary.made > 0
 
 
+class _StartingPool:
+    """A stand-in for a local pool of many workers on a small machine: each of the first
+    ``workers`` submits starts a worker process, which takes ``start`` seconds of
+    ``clock``, and no worker gets ready (their batches never finish)."""
+
+    name = "local"
+
+    def __init__(self, clock: list[float], workers: int, start: float) -> None:
+        self.clock, self.workers, self.start = clock, workers, start
+        self.slots = 2 * workers
+        self.started = 0
+
+    def submit(self, batch):
+        if self.started < self.workers:
+            self.started += 1
+            self.clock[0] += self.start
+        return cf.Future()
+
+    def wait(self, futures, timeout):
+        self.clock[0] += timeout
+        return set()
+
+    def cancel(self, futures):
+        pass
+
+    def close(self, now=False):
+        pass
+
+
+def test_the_time_budget_holds_while_workers_start(tmp_path, monkeypatch):
+    """64 workers that take 0.5 s each to start: the loop checked the budget only once
+    it had handed out a batch to every slot, and a run of 5 s took 32 s (on a 2-core
+    machine, 8.2 s, on a loaded one 23.7 s)."""
+    clock = [time.monotonic()]
+    monkeypatch.setattr(run.time, "monotonic", lambda: clock[0])
+    config = RunConfig(name="many", seed=1, store=str(tmp_path / "s.db"), max_seconds=5.0,
+                       quotas=(Quota("x", 1000, "easy", "easy", "rot180", (40, 44)),))
+    pool = _StartingPool(clock, workers=64, start=0.5)
+    summary = execute(config, executor=pool)
+    assert summary.status == OUT_OF_TIME and summary.exit_status == 3
+    assert summary.seconds <= 5.5  # at most the one start under way at the deadline
+    assert pool.started == 10
+    head = summary.format().splitlines()[0]
+    assert head.startswith("run many: out-of-time in 5.0 s with 64 local workers; ")
+
+
+def test_a_loop_whose_deadline_has_passed_hands_out_nothing():
+    """Nothing is started for a deadline that passed before the loop began (the kernels
+    took the budget, say); every slot's batch was handed out, and so every worker
+    started, before the loop looked."""
+    pool = _StartingPool([0.0], workers=8, start=1.0)
+    states = [_quota(0, "x", 10)]
+    loop = run.TaskLoop(states, [None], 1, pool, lambda state, result: "accepted",
+                        deadline=time.monotonic() - 1)
+    assert loop.run() == OUT_OF_TIME
+    assert pool.started == 0 and not loop.futures
+
+
 @pytest.fixture
 def ctrl_c_raises():
     """SIGINT raising KeyboardInterrupt, as at a terminal, for the test: a shell starts a

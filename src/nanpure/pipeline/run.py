@@ -614,6 +614,10 @@ class TaskLoop:
         while not all(s.full for s in self.states):
             self.most_workers = max(self.most_workers, self.executor.workers)
             while len(self.futures) < self.executor.slots:
+                # a submit may start a worker process (the local pool starts them one a
+                # submit): with many workers on few cores that took longer than the budget
+                if time.monotonic() >= self.deadline:
+                    return OUT_OF_TIME
                 state = pick_quota(self.states)
                 if state is None:
                     break
