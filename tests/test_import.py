@@ -277,6 +277,25 @@ def test_a_file_of_another_format_says_which_option_to_give(tmp_path, capsys):
     assert "with --kind nonogram" in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.parametrize("first", ['title "cup"', "license CC-BY-4.0"])
+def test_a_non_file_read_as_sudoku_says_to_give_kind_nonogram_as_rate_does(tmp_path, capsys,
+                                                                          first):
+    """A .non file without --kind nonogram is one line naming import among the commands
+    that read nonograms with --kind nonogram, as rate says it, also where its first line
+    shows nothing (before: a problem for each of its lines, 'expected 81 characters')."""
+    cup = tmp_path / "cup.non"
+    cup.write_text(NON.replace('title "cup"', first))
+    assert main(["rate", str(cup)]) == 2
+    rated = capsys.readouterr().err
+    assert _import(tmp_path, cup, "--run", "r") == 2
+    out, err = capsys.readouterr()
+    assert rated == f"nanpure: {err}"
+    assert err == (f"{cup}: a .non file holds a nonogram, not Sudoku puzzles; solve, rate, "
+                   "canon and import read nonograms with --kind nonogram\n")
+    assert out.endswith("nothing imported (1 unreadable); no run 'r' made\n")
+    assert _import(tmp_path, cup, "--run", "r", "--kind", "nonogram") == 0
+
+
 def test_ctrl_c_while_rating_stores_nothing(tmp_path, monkeypatch, capsys):
     from nanpure.generator import ladder
 

@@ -398,15 +398,26 @@ def _line_chunks(source: _Input, size: int | None) -> Iterator[bytes]:
 
 def input_format_for(path: str | None, given: str | None = None) -> str:
     """The input format: ``given`` if any, else by the file's extension, else ``lines``.
+    A ``.non`` file, a nonogram's, is a :class:`ReadError` saying to give ``--kind
+    nonogram`` (unless ``given``): read as lines, each of its lines would be a problem of
+    its own where its first does not show what it is.
 
     >>> input_format_for("train.csv"), input_format_for("-"), input_format_for("a.sdk", "lines")
     ('csv', 'lines', 'lines')
+    >>> input_format_for("cat.non")
+    Traceback (most recent call last):
+    ...
+    nanpure.output.datasets.ReadError: a .non file holds a nonogram, not Sudoku puzzles; \
+solve, rate, canon and import read nonograms with --kind nonogram
     """
     if given:
         return given
     if path in (None, "-"):
         return "lines"
-    return INPUT_EXTENSIONS.get(Path(path).suffix.lower(), "lines")
+    suffix = Path(path).suffix.lower()
+    if suffix == ".non":
+        raise ReadError(f"a .non file holds a nonogram, not Sudoku puzzles; {NONOGRAM_HINT}")
+    return INPUT_EXTENSIONS.get(suffix, "lines")
 
 
 def located_problems(problems: list[tuple[int, str]], name: str) -> list[tuple[int, str]]:
