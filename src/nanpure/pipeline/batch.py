@@ -693,7 +693,7 @@ def rate_file(
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
     with (Progress(err, stream, progress, out=out) as bar,
           batch_workers(workers, rate_batch) as done_by):
-        job = _RateJob(name, bar.answers, bar.messages, batch, fmt=fmt, steps=steps,
+        job = SudokuRateJob(name, bar.answers, bar.messages, batch, fmt=fmt, steps=steps,
                        max_tier=max_tier, aligned=rating_blank(fmt, RATE_COLUMNS, steps,
                                                                aligned))
         job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
@@ -723,8 +723,8 @@ class RatingBatch:
 
 @dataclass(kw_only=True)
 class RateBatch(RatingBatch):
-    """Sudoku puzzles for a worker to rate (:func:`rate_batch`): the boards, their
-    solutions and texts."""
+    """Sudoku puzzles for a worker to rate (:func:`rate_batch`; ``nanpure import``'s
+    :func:`~.importing.import_sudoku`): the boards, their solutions and texts."""
 
     boards: np.ndarray  # (N, 81)
     solutions: np.ndarray  # (N, 81)
@@ -967,9 +967,10 @@ class RatingJob(BatchJob):
 
 
 @dataclass
-class _RateJob(RatingJob, _FileJob):
+class SudokuRateJob(RatingJob, _FileJob):
     """``rate_file``: the puzzles with one solution are rated, the others reported, each
-    message before the ratings of the lines after it."""
+    message before the ratings of the lines after it (``nanpure import`` takes its
+    puzzles so too, its own task making records of them)."""
 
     columns: tuple[str, ...] = RATE_COLUMNS
 
