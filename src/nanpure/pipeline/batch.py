@@ -694,8 +694,8 @@ def rate_file(
     with (Progress(err, stream, progress, out=out) as bar,
           batch_workers(workers, rate_batch) as done_by):
         job = SudokuRateJob(name, bar.answers, bar.messages, batch, fmt=fmt, steps=steps,
-                       max_tier=max_tier, aligned=rating_blank(fmt, RATE_COLUMNS, steps,
-                                                               aligned))
+                            max_tier=max_tier,
+                            aligned=rating_blank(fmt, RATE_COLUMNS, steps, aligned))
         job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
     return input_status(job.status > 0, job.usable)
 
