@@ -277,6 +277,25 @@ def test_a_file_of_another_format_says_which_option_to_give(tmp_path, capsys):
     assert "with --kind nonogram" in err and len(err.splitlines()) == 1
 
 
+@pytest.mark.parametrize("first", ['title "cup"', "license CC-BY-4.0"])
+def test_a_non_file_read_as_sudoku_says_to_give_kind_nonogram_as_rate_does(tmp_path, capsys,
+                                                                          first):
+    """A .non file without --kind nonogram is one line naming import among the commands
+    that read nonograms with --kind nonogram, as rate says it, also where its first line
+    shows nothing (before: a problem for each of its lines, 'expected 81 characters')."""
+    cup = tmp_path / "cup.non"
+    cup.write_text(NON.replace('title "cup"', first))
+    assert main(["rate", str(cup)]) == 2
+    rated = capsys.readouterr().err
+    assert _import(tmp_path, cup, "--run", "r") == 2
+    out, err = capsys.readouterr()
+    assert rated == f"nanpure: {err}"
+    assert err == (f"{cup}: a .non file holds a nonogram, not Sudoku puzzles; solve, rate, "
+                   "canon and import read nonograms with --kind nonogram\n")
+    assert out.endswith("nothing imported (1 unreadable); no run 'r' made\n")
+    assert _import(tmp_path, cup, "--run", "r", "--kind", "nonogram") == 0
+
+
 def test_ctrl_c_while_rating_stores_nothing(tmp_path, monkeypatch, capsys):
     from nanpure.generator import ladder
 
@@ -325,7 +344,7 @@ def test_help_explains_every_option(capsys):
         main(["import", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     for option in ("--run NAME", "--store DB", "--quota NAME", "--kind", "--input-format F",
-                   "--dedup", "--progress"):
+                   "--dedup", "--progress", "--workers N"):
         assert option in text
     assert "Exit status: 0 every puzzle imported, 1 some skipped, 2 none imported" in text
 
@@ -346,3 +365,134 @@ def test_a_puzzle_stored_meanwhile_is_left_out_and_said(tmp_path, monkeypatch, c
     with Store(tmp_path / "s.db") as store:
         assert [(p.run, p.task) for p in store.select_puzzles(unused_only=False)] == [
             ("first", 0), ("second", 0)]
+
+
+def _relabelled(puzzle: str, n: int) -> list[str]:
+    """``n`` different texts of ``puzzle``, its digits relabelled (equivalent puzzles,
+    which ``--dedup exact`` takes each)."""
+    from itertools import islice, permutations
+
+    return ["".join(c if c == "." else perm[int(c) - 1] for c in puzzle)
+            for perm in islice(permutations("123456789"), n)]
+
+
+def _stored_rows(path):
+    with Store(path) as store:
+        return [p._replace(created_at=None)
+                for p in store.select_puzzles(unused_only=False)]
+
+
+@pytest.mark.parametrize("kind", ["sudoku", "nonogram"])
+def test_any_number_of_workers_imports_and_says_the_same(tmp_path, kind):
+    """Which puzzles are imported, in which order, the lines on stderr and their order,
+    the last line and the stored rows are the same with one worker process or two, on
+    puzzles spread over many batches and chunks (Sudoku) with problems among them."""
+    from nanpure.pipeline.importing import import_command
+
+    if kind == "sudoku":
+        relabelled = SAMPLE_LINES[1].translate(str.maketrans("123456789", "234567891"))
+        lines = [*SAMPLE_LINES[:7], "123", "." * 81, relabelled, *HARD, SAMPLE_LINES[3],
+                 "11" + "." * 79, *SAMPLE_LINES[7:20], "# a comment", SAMPLE_LINES[0]]
+        (tmp_path / "a.txt").write_text("\n".join(lines) + "\n")
+        (tmp_path / "b.txt").write_text("\n".join(SAMPLE_LINES[18:]) + "\n")
+        paths, options = [tmp_path / "a.txt", tmp_path / "gone.txt", tmp_path / "b.txt"], {}
+    else:
+        (tmp_path / "cup.non").write_text(NON)
+        (tmp_path / "n.txt").write_text("\n".join(
+            ["3x2 1.1,3/2,1,2", "2x2 1,1/1,1", "bad", "2x3 2,1,2/1.1,3", "1x1 1/1",
+             "2x2 2,2/2,2", "3x2 1.1,3/2,1,2"]) + "\n")
+        paths, options = [tmp_path / "n.txt", tmp_path / "gone.non", tmp_path / "cup.non"], {
+            "kind": "nonogram"}
+    said = []
+    for workers in (1, 2):
+        out, err = io.StringIO(), io.StringIO()
+        store = tmp_path / f"{workers}.db"
+        status = import_command([str(p) for p in paths], str(store), "mine",
+                                workers=workers, chunk=5, batch=2, out=out, err=err,
+                                **options)
+        said.append((status, out.getvalue().replace(str(store), "DB"), err.getvalue(),
+                     _stored_rows(store)))
+    assert said[0] == said[1]
+    status, out, err, rows = said[0]
+    assert status == 1 and len(rows) > 3
+    assert out == {
+        "sudoku": "DB: imported 31 puzzles as run 'mine', quota 'imported' (easy 29, hard "
+                  "2); not imported: 3 unreadable, 1 with more than one solution, 5 "
+                  "duplicates\n",
+        "nonogram": "DB: imported 4 puzzles as run 'mine', quota 'imported' (easy 4); not "
+                    "imported: 2 unreadable, 1 with more than one solution, 2 duplicates\n",
+    }[kind]
+
+
+def test_workers_is_at_least_one(tmp_path, capsys):
+    (tmp_path / "one.txt").write_text(SAMPLE_LINES[0] + "\n")
+    assert _import(tmp_path, tmp_path / "one.txt", "--run", "r", "--workers", "0") == 2
+    assert capsys.readouterr().err == "nanpure: --workers must be at least 1, got 0\n"
+    assert _import(tmp_path, tmp_path / "one.txt", "--run", "r", "--workers", "2") == 0
+    assert "imported 1 puzzle as run 'r'" in capsys.readouterr().out
+
+
+def test_workers_that_keep_dying_stop_the_import_with_nothing_stored(tmp_path,
+                                                                      monkeypatch, capsys):
+    import contextlib
+
+    from nanpure.pipeline.executors import WorkerCrashes
+
+    class Dying:
+        """Workers whose second batch never comes back."""
+
+        slots, restarted = 1, None
+
+        def __init__(self, task):
+            self.task = task
+
+        def submit(self, batch):
+            return batch
+
+        def done(self, batch):
+            return True
+
+        def result(self, batch):
+            if batch.first == 1:
+                raise WorkerCrashes("a worker process died 3 times", -9, (batch,), 3)
+            return self.task(batch)
+
+    monkeypatch.setattr("nanpure.pipeline.importing.batch_workers",
+                        lambda workers, task, *_: contextlib.nullcontext(Dying(task)))
+    monkeypatch.setattr("nanpure.pipeline.importing.RATE_BATCH", 4)
+    numbers = [n for n, line in enumerate(SAMPLE.read_text().splitlines(), start=1)
+               if line and not line.startswith("#")]
+    assert _import(tmp_path, SAMPLE, "--run", "r") == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (f"nanpure: {SAMPLE}: worker processes rating lines {numbers[4]}-"
+                   f"{numbers[7]} died 3 times (the last killed by SIGKILL); stopped at "
+                   f"{SAMPLE}:{numbers[4]}, nothing imported\n")
+    assert _runs(tmp_path / "s.db") == {}
+
+
+def test_the_memory_held_does_not_grow_with_the_puzzles(tmp_path):
+    """The puzzles taken wait in the store's temporary table, not in this process's
+    memory: three times the puzzles take about the same memory (before, every record was
+    held until the end, some 700 bytes a puzzle)."""
+    import tracemalloc
+
+    from nanpure.pipeline.importing import import_command
+
+    peaks = []
+    for n in (800, 2400):
+        path = tmp_path / f"{n}.txt"
+        path.write_text("\n".join(_relabelled(SAMPLE_LINES[0], n)) + "\n")
+        if not peaks:  # the kernels loaded, the modules imported
+            import_command([str(path)], str(tmp_path / "first.db"), "r", dedup="exact",
+                           workers=1, out=io.StringIO())
+        tracemalloc.start()
+        try:
+            import_command([str(path)], str(tmp_path / f"{n}.db"), "r", dedup="exact",
+                           workers=1, chunk=100, batch=50, out=io.StringIO())
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    with Store(tmp_path / "2400.db") as store:
+        assert store.count_puzzles() == 2400
+    assert peaks[1] - peaks[0] < 150_000, peaks

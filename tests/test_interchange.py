@@ -537,11 +537,11 @@ OTHER_FORMATS = [
     ("export.txt", "# an export\n\nid,puzzle,solution\n1,{good},1\n",
      "CSV (its header names a puzzle column), not puzzle lines; give --input-format csv"),
     ("cat.txt", 'title "cat"\nwidth 3\nheight 2\n',
-     "a nonogram .non file ('title \"cat\"'), not puzzle lines; solve, rate and canon "
-     "read nonograms with --kind nonogram"),
+     "a nonogram .non file ('title \"cat\"'), not puzzle lines; solve, rate, canon "
+     "and import read nonograms with --kind nonogram"),
     ("lines.txt", "# nonograms\n3x2 1.1,3/2,1,2 101111\n3x2 1 1,3/2,1,2\n2x2 1,1/1,1\n",
      "nonogram puzzles in the one-line form ('3x2 1.1,3/2,1,2 101111'), not puzzle lines; "
-     "solve, rate and canon read nonograms with --kind nonogram"),
+     "solve, rate, canon and import read nonograms with --kind nonogram"),
 ]
 
 

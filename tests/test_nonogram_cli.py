@@ -389,12 +389,12 @@ def test_rate_workers_answer_as_one_process_does(mixed, fmt, steps, workers):
 def test_rate_batches_of_large_grids_hold_fewer_puzzles(tmp_path):
     from test_chunked_input import BIG
 
-    from nanpure.pipeline.nonogram_jobs import RATE_CELLS, _RateJob, collect_puzzles
+    from nanpure.pipeline.nonogram_jobs import RATE_CELLS, NonogramRateJob, collect_puzzles
 
     path = tmp_path / "sizes.txt"
     path.write_text("".join(f"{line}\n" for line in [UNIQUE] * 70 + BIG["nonogram"] * 9))
     found = collect_puzzles([str(path)])
-    job = _RateJob("", io.StringIO(), io.StringIO(), 64)
+    job = NonogramRateJob("", io.StringIO(), io.StringIO(), 64)
     # 64 puzzles of 6 cells, then 6 of 6 and 20 of 400 (8,036 cells), then 7 of 400
     assert [len(s.places) for s in job._segments(iter([found]), None)] == [64, 26, 7]
     assert 6 * 6 + 20 * 400 <= RATE_CELLS < 6 * 6 + 21 * 400

@@ -135,13 +135,13 @@ def test_nonogram_tables_read_as_sudoku_say_once_to_give_kind_nonogram(tmp_path,
         assert (status, out) == (2, "")
         assert err == (f"nanpure: {export}: no puzzle column (quizzes or puzzle) among id, "
                        "kind, width, height, rows, columns, solution; this looks like a "
-                       "nonogram export: solve, rate and canon read nonograms with --kind "
-                       "nonogram\n")
+                       "nonogram export: solve, rate, canon and import read nonograms "
+                       "with --kind nonogram\n")
         status, out, err = _main(capsys, command, str(generated))
         assert (status, out) == (2, "")
         assert err == (f"nanpure: {generated}: its puzzle column holds nonogram puzzles in "
-                       f"the one-line form ({NONOGRAM!r}), not Sudoku puzzles; solve, rate "
-                       "and canon read nonograms with --kind nonogram\n")
+                       f"the one-line form ({NONOGRAM!r}), not Sudoku puzzles; solve, rate, "
+                       "canon and import read nonograms with --kind nonogram\n")
     # a Sudoku puzzle among them: each other row is a problem of its own, as before
     generated.write_text(f'puzzle\n"{NONOGRAM}"\n{EASY}\n')
     status, out, err = _main(capsys, "rate", str(generated))
@@ -163,8 +163,8 @@ def test_nonogram_json_lines_read_as_sudoku_say_to_give_kind_nonogram(tmp_path, 
             status, out, err = _main(capsys, command, str(path))
             assert (status, out) == (2, "")
             assert err == (f"nanpure: {path}: this looks like JSON lines of nonograms (an "
-                           "export), not puzzle lines; solve, rate and canon read "
-                           "nonograms with --kind nonogram\n")
+                           "export), not puzzle lines; solve, rate, canon and "
+                           "import read nonograms with --kind nonogram\n")
     # read with --kind nonogram as one-line puzzles, the option to give is still jsonl
     status, out, err = _main(capsys, "rate", "--kind", "nonogram", str(generated))
     assert (status, out) == (2, "")
@@ -180,13 +180,13 @@ def test_sudoku_read_as_nonograms_says_to_leave_out_kind_nonogram(tmp_path, caps
     status, out, err = _main(capsys, "rate", "--kind", "nonogram", str(lines))
     assert (status, out) == (2, "")
     assert err == (f"{lines}: this looks like Sudoku puzzles, 81 digits and dots a line "
-                   f"({EASY[:20]!r}...), not one-line puzzles; solve, rate and canon read Sudoku "
-                   "puzzles without --kind nonogram\n")
+                   f"({EASY[:20]!r}...), not one-line puzzles; solve, rate, canon and "
+                   "import read Sudoku puzzles without --kind nonogram\n")
     status, out, err = _main(capsys, "solve", "--kind", "nonogram", str(table))
     assert (status, out) == (2, "")
     assert err == (f"{table}: its puzzle column holds Sudoku puzzles, 81 digits and dots a "
-                   f"line ({EASY[:20]!r}...), not nonograms; solve, rate and canon read Sudoku "
-                   "puzzles without --kind nonogram\n")
+                   f"line ({EASY[:20]!r}...), not nonograms; solve, rate, canon and "
+                   "import read Sudoku puzzles without --kind nonogram\n")
 
 
 def test_a_file_of_only_malformed_lines_exits_2_for_either_kind(tmp_path, capsys):

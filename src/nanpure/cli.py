@@ -772,23 +772,28 @@ def _add_import(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar of the puzzles rated on stderr (default: on a "
                    "terminal)")
+    _add_workers(p, "rate in N processes, a few hundred puzzles at a time each "
+                 "(nonograms: up to 64, fewer of large grids)")
     p.set_defaults(func=_run_import)
 
 
 def _run_import(args: argparse.Namespace) -> int:
+    from .pipeline.batch import WorkerDied
     from .pipeline.importing import ImportRefused, import_command
     from .pipeline.stops import stops_spared
     from .pipeline.store import StoreError
 
     _check_input_format(args)
+    _check_at_least_one(args, "workers")
     # once the run is stored, a Ctrl-C or SIGTERM is let go until the summary is said,
     # and one after that exits at once with the command's status
     with stops_spared(for_good=args.exits) as stops:
         try:
             status = import_command(args.file, args.store, args.run, kind=args.kind,
                                     quota=args.quota, input_format=args.input_format,
-                                    dedup=args.dedup, progress=args.progress)
-        except (ImportRefused, StoreError) as exc:
+                                    dedup=args.dedup, workers=args.workers,
+                                    progress=args.progress)
+        except (ImportRefused, StoreError, WorkerDied) as exc:
             raise UsageError(str(exc)) from exc
         sys.stdout.flush()  # the summary said before the status is given
         if stops is not None:

@@ -1325,8 +1325,8 @@ _NONOGRAM_LINE = re.compile(r"\d+x\d+\s+[\d.,/\s]*/[\d.,/\s]*")
 #: A Sudoku puzzle line: 81 digits and dots.
 _SUDOKU_LINE = re.compile(r"[0-9.]{81}")
 #: What a Sudoku reader says of nonograms, and a nonogram reader of Sudoku puzzles.
-NONOGRAM_HINT = "solve, rate and canon read nonograms with --kind nonogram"
-SUDOKU_HINT = "solve, rate and canon read Sudoku puzzles without --kind nonogram"
+NONOGRAM_HINT = "solve, rate, canon and import read nonograms with --kind nonogram"
+SUDOKU_HINT = "solve, rate, canon and import read Sudoku puzzles without --kind nonogram"
 #: The columns of a nonogram export (as export writes them) that no Sudoku table has.
 _NONOGRAM_EXPORT_COLUMNS = ("width", "height", "rows", "columns")
 

@@ -398,15 +398,26 @@ def _line_chunks(source: _Input, size: int | None) -> Iterator[bytes]:
 
 def input_format_for(path: str | None, given: str | None = None) -> str:
     """The input format: ``given`` if any, else by the file's extension, else ``lines``.
+    A ``.non`` file, a nonogram's, is a :class:`ReadError` saying to give ``--kind
+    nonogram`` (unless ``given``): read as lines, each of its lines would be a problem of
+    its own where its first does not show what it is.
 
     >>> input_format_for("train.csv"), input_format_for("-"), input_format_for("a.sdk", "lines")
     ('csv', 'lines', 'lines')
+    >>> input_format_for("cat.non")
+    Traceback (most recent call last):
+    ...
+    nanpure.output.datasets.ReadError: a .non file holds a nonogram, not Sudoku puzzles; \
+solve, rate, canon and import read nonograms with --kind nonogram
     """
     if given:
         return given
     if path in (None, "-"):
         return "lines"
-    return INPUT_EXTENSIONS.get(Path(path).suffix.lower(), "lines")
+    suffix = Path(path).suffix.lower()
+    if suffix == ".non":
+        raise ReadError(f"a .non file holds a nonogram, not Sudoku puzzles; {NONOGRAM_HINT}")
+    return INPUT_EXTENSIONS.get(suffix, "lines")
 
 
 def located_problems(problems: list[tuple[int, str]], name: str) -> list[tuple[int, str]]:
@@ -682,9 +693,9 @@ def rate_file(
         raise ValueError(f"unknown tier {max_tier!r}; expected one of {', '.join(TIERS)}")
     with (Progress(err, stream, progress, out=out) as bar,
           batch_workers(workers, rate_batch) as done_by):
-        job = _RateJob(name, bar.answers, bar.messages, batch, fmt=fmt, steps=steps,
-                       max_tier=max_tier, aligned=rating_blank(fmt, RATE_COLUMNS, steps,
-                                                               aligned))
+        job = SudokuRateJob(name, bar.answers, bar.messages, batch, fmt=fmt, steps=steps,
+                            max_tier=max_tier,
+                            aligned=rating_blank(fmt, RATE_COLUMNS, steps, aligned))
         job.run(read_puzzle_chunks(stream, input_format, size=chunk), done_by, bar)
     return input_status(job.status > 0, job.usable)
 
@@ -712,8 +723,8 @@ class RatingBatch:
 
 @dataclass(kw_only=True)
 class RateBatch(RatingBatch):
-    """Sudoku puzzles for a worker to rate (:func:`rate_batch`): the boards, their
-    solutions and texts."""
+    """Sudoku puzzles for a worker to rate (:func:`rate_batch`; ``nanpure import``'s
+    :func:`~.importing.import_sudoku`): the boards, their solutions and texts."""
 
     boards: np.ndarray  # (N, 81)
     solutions: np.ndarray  # (N, 81)
@@ -956,9 +967,10 @@ class RatingJob(BatchJob):
 
 
 @dataclass
-class _RateJob(RatingJob, _FileJob):
+class SudokuRateJob(RatingJob, _FileJob):
     """``rate_file``: the puzzles with one solution are rated, the others reported, each
-    message before the ratings of the lines after it."""
+    message before the ratings of the lines after it (``nanpure import`` takes its
+    puzzles so too, its own task making records of them)."""
 
     columns: tuple[str, ...] = RATE_COLUMNS
 

@@ -325,7 +325,7 @@ def solve_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text
         return status
     long = [name for name, puzzle in zip(found.names, found.puzzles, strict=True)
             if takes_long(puzzle)]
-    counts, solutions = answer_one(count_batch, CountBatch(found.puzzles), _batch_takes_long,
+    counts, solutions = answer_one(count_batch, CountBatch(found.puzzles), batch_takes_long,
                                    f"solving {_names(long)}")
     if fmt == "csv":
         out.write(csv_line(SOLVE_COLUMNS))
@@ -381,7 +381,7 @@ def count_batch(batch: CountBatch) -> tuple:
     return count_solutions_batch(batch.puzzles, 2)
 
 
-def _batch_takes_long(batch: CountBatch | RateBatch) -> bool:
+def batch_takes_long(batch: CountBatch | RateBatch) -> bool:
     """Whether solving or rating a puzzle of ``batch`` may take long (:func:`~nanpure.
     generator.nonogram.effort.takes_long`): its work is then done in a worker process,
     which a stop ends at once."""
@@ -486,18 +486,19 @@ def rate_files(paths: Sequence[str], out: TextIO, err: TextIO, fmt: str = "text"
                           blank_record(fmt, len(RATE_COLUMNS) + steps))
         return found.status
     with (Progress(err, None, progress, total=lambda: len(found.puzzles), out=out) as bar,
-          batch_workers(workers, rate_batch, _batch_takes_long) as done_by):
-        job = _RateJob("", bar.answers, bar.messages, batch, status=found.status, fmt=fmt,
-                       steps=steps, max_tier=max_tier, columns=RATE_COLUMNS,
-                       aligned=rating_blank(fmt, RATE_COLUMNS, steps, aligned),
-                       names=dict(zip(found.places, found.names, strict=True)))
+          batch_workers(workers, rate_batch, batch_takes_long) as done_by):
+        job = NonogramRateJob("", bar.answers, bar.messages, batch, status=found.status,
+                              fmt=fmt, steps=steps, max_tier=max_tier, columns=RATE_COLUMNS,
+                              aligned=rating_blank(fmt, RATE_COLUMNS, steps, aligned),
+                              names=dict(zip(found.places, found.names, strict=True)))
         job.run(iter([found]), done_by, bar)
     return job.status
 
 
 @dataclass(kw_only=True)
 class RateBatch(RatingBatch):
-    """Puzzles for a worker to count and rate (:func:`rate_batch`), each with its name."""
+    """Puzzles for a worker to count and rate (:func:`rate_batch`; ``nanpure import``'s
+    :func:`~.importing.import_nonograms`), each with its name."""
 
     puzzles: list[Nonogram]
     names: list[str]
@@ -534,7 +535,7 @@ def rate_batch(batch: RateBatch) -> tuple[list[int], tuple[str, ...]]:
 
 
 @dataclass
-class _RateJob(RatingJob):
+class NonogramRateJob(RatingJob):
     """``rate_files``: the puzzles read (one chunk, a :class:`Puzzles`) cut into batches
     (:data:`RATE_BATCH`, :data:`RATE_CELLS`) whose solutions are counted where they are
     rated (on small grids that costs a third of the rating: here, it would hold the
@@ -623,7 +624,7 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
             with Image.open(image_path) as image:
                 image.load()
                 drawn = image_puzzle(image, width, height, threshold, invert)
-        result = answer_one(judge_batch, CountBatch([drawn]), _batch_takes_long,
+        result = answer_one(judge_batch, CountBatch([drawn]), batch_takes_long,
                             f"judging {image_path}")
     except Image.DecompressionBombError:
         print(f"{image_path}: cannot read the image: more than "

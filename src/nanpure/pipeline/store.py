@@ -50,6 +50,7 @@ import struct
 import sys
 import time
 import zlib
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
@@ -726,29 +727,37 @@ class Store:
              json.dumps(CANON_KINDS))).lastrowid
 
     def import_run(self, name: str, config: str, quota: str,
-                   puzzles: Sequence[PuzzleRecord], *, dedup: str, began_at: str,
-                   seconds: float, ladders: dict[str, str]) -> list[bool]:
+                   puzzles: Iterable[PuzzleRecord], *, dedup: str, began_at: str,
+                   seconds: float, ladders: dict[str, str]) -> list[int]:
         """Store the run ``name`` (``nanpure import``): its row, finished and complete,
-        and ``puzzles`` for its quota ``quota``, tasks 0, 1, ... in the order stored, all
-        in one transaction, so that the run is in the store whole or not at all. Returns
-        whether each puzzle was stored: False for one the store holds already (the same
-        text or, with ``dedup="equivalent"``, an equivalent puzzle), which a run may have
-        stored since the caller looked (:meth:`holders`). A run called ``name`` already,
-        or none of ``puzzles`` stored, is a StoreError, and nothing is stored."""
+        and ``puzzles`` (read as they are stored: an :meth:`ImportStage.records`) for its
+        quota ``quota``, tasks 0, 1, ... in the order stored, all in one transaction, so
+        that the run is in the store whole or not at all. Returns the places (from 0, in
+        the order of ``puzzles``) of those not stored: each one the store holds already
+        (the same text or, with ``dedup="equivalent"``, an equivalent puzzle), which a run
+        may have stored since the caller looked (:meth:`holders`). A run called ``name``
+        already, or none of ``puzzles`` stored, is a StoreError, and nothing is stored."""
         with self.transaction():
             if self.find_run(name) is not None:
                 raise StoreError(f"{self.path}: run {name!r} exists already; give another "
                                  "run name")
             run_id = self._insert_run(name, 0, config, began_at, COMPLETE, ladders, seconds,
                                       utc_now())
-            stored = []
-            for made in puzzles:
-                stored.append(self.insert_puzzle(run_id, quota, sum(stored), made,
-                                                 dedup=dedup))
-            if not any(stored):
+            left_out: list[int] = []
+            task = 0
+            for place, made in enumerate(puzzles):
+                if self.insert_puzzle(run_id, quota, task, made, dedup=dedup):
+                    task += 1
+                else:
+                    left_out.append(place)
+            if not task:
                 raise StoreError(f"{self.path}: run {name!r} not stored: every puzzle is "
                                  "in the store already")
-        return stored
+        return left_out
+
+    def import_stage(self) -> ImportStage:
+        """A new, empty :class:`ImportStage` on this store's connection."""
+        return ImportStage(self)
 
     def undo_begin(self, run: RunRecord, before: RunRecord | None) -> None:
         """Take back :meth:`begin_run` for a session that made nothing (its executor could
@@ -1409,6 +1418,78 @@ def _immutable(path: Path) -> bool:
     finally:
         os.close(fd)
     return bool(int.from_bytes(flags[:4], sys.byteorder) & _IMMUTABLE)
+
+
+class ImportStage:
+    """The puzzles ``nanpure import`` has taken so far, in the order taken, each with its
+    name (where it was read) and the key its duplicates share (its canonical form or its
+    text), until :meth:`Store.import_run` stores them: a temporary table of the store's
+    connection, which SQLite keeps in a temporary file beside its small page cache, so
+    that an import holds little memory however many puzzles it takes, and takes no
+    lock of the store meanwhile; gone when the store closes.
+
+    >>> with Store(":memory:") as store:
+    ...     stage = store.import_stage()
+    ...     made = PuzzleRecord(puzzle=PUZZLE, solution=SOLUTION, tier="easy", score=400,
+    ...                         hardest="Hidden Single", techniques="Hidden Single:20",
+    ...                         symmetry="rot180", blanks=52, seed=0)
+    ...     stage.take("a.txt:1", PUZZLE, made)
+    ...     stage.first_with(PUZZLE), stage.first_with(SOLUTION)
+    ...     len(stage), stage.tiers(), [r.tier for r in stage.records()]
+    ('a.txt:1', None)
+    (1, Counter({'easy': 1}), ['easy'])
+    """
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.taken = 0
+        self.fields = fields = ", ".join(MADE_FIELDS)
+        try:
+            store.db.execute("DROP TABLE IF EXISTS temp.import_stage")
+            store.db.execute("CREATE TEMP TABLE import_stage (place INTEGER PRIMARY KEY, "
+                             f"name TEXT NOT NULL, key TEXT UNIQUE NOT NULL, {fields})")
+        except sqlite3.Error as exc:
+            raise _store_error(store.path, exc) from exc
+
+    def first_with(self, key: str) -> str | None:
+        """The name of the puzzle taken with ``key``, if one was."""
+        rows = self.store._rows("SELECT name FROM temp.import_stage WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def take(self, name: str, key: str, made: PuzzleRecord) -> None:
+        """Take ``made``, read at ``name``, whose duplicates share ``key`` (one no puzzle
+        taken has: :meth:`first_with`)."""
+        try:
+            self.store.db.execute(
+                f"INSERT INTO temp.import_stage (name, key, {self.fields}) VALUES "
+                f"({', '.join('?' * (len(MADE_FIELDS) + 2))})",
+                (name, key, *(getattr(made, f) for f in MADE_FIELDS)))
+        except sqlite3.Error as exc:
+            raise _store_error(self.store.path, exc) from exc
+        self.taken += 1
+
+    def __len__(self) -> int:
+        return self.taken
+
+    def tiers(self) -> Counter[str]:
+        """How many puzzles taken are of each tier."""
+        return Counter(dict(self.store._rows(
+            "SELECT tier, count(*) FROM temp.import_stage GROUP BY tier")))
+
+    def records(self) -> Iterator[PuzzleRecord]:
+        """The puzzles taken, in order, read a few hundred at a time."""
+        for row in self.store._iter_rows(f"SELECT {self.fields} FROM temp.import_stage "
+                                         "ORDER BY place", batch=256):
+            yield PuzzleRecord(*row)
+
+    def at(self, places: Sequence[int]) -> list[tuple[str, PuzzleRecord]]:
+        """(name, record) of the puzzles taken at ``places`` (from 0, in the order taken)."""
+        found = []
+        for place in places:
+            rows = self.store._rows(f"SELECT name, {self.fields} FROM temp.import_stage "
+                                    "WHERE place = ?", (place + 1,))
+            found.append((rows[0][0], PuzzleRecord(*tuple(rows[0])[1:])))
+        return found
 
 
 def _store_error(path: str, exc: sqlite3.Error) -> StoreError:
