@@ -261,7 +261,11 @@ def store_summary(store: Store, run: str | None = None) -> dict[str, Any]:
     runs = store.runs(run)
     tally = stats.Tally()
     for kind, tier, blanks, techniques, size, n in store.puzzle_groups(run):
-        tally.add(kind, tier, blanks, techniques, size, n)
+        try:
+            tally.add(kind, tier, blanks, techniques, size, n)
+        except stats.BadField as exc:
+            raise store.damaged_puzzle((kind, tier, blanks, techniques, size),
+                                       exc.column) from exc
     tallies = store.quota_tallies(run)
     puzzles, classes = store.equivalence_classes(run)
     seconds: float | None = 0.0
