@@ -951,14 +951,13 @@ class Store:
                f"FROM puzzles{_where(where)} GROUP BY kind, tier, blanks, techniques, size")
         return (tuple(r) for r in self._iter_rows(sql, params))
 
-    def damaged_puzzle(self, group: Sequence, column: str) -> StoreError:
-        """The error saying that the stored puzzle of a :meth:`puzzle_groups` ``group``
-        (kind, tier, blanks, techniques, size; its first by id) is damaged in
-        ``column``, which cannot be read."""
-        (found,) = self._rows(
-            "SELECT id, puzzle, kind, techniques FROM puzzles WHERE kind IS ? AND tier IS ? "
-            f"AND blanks IS ? AND techniques IS ? AND {_SIZE} IS ? ORDER BY id LIMIT 1",
-            tuple(group[:5]))
+    def damaged_puzzle(self, column: str, match: Mapping[str, object]) -> StoreError:
+        """The error saying that the stored puzzle (the first by id) whose columns have
+        the values of ``match`` (``size``: a nonogram's, as :meth:`puzzle_groups` gives
+        it) is damaged in ``column``, which cannot be read."""
+        where = [f"{_SIZE if name == 'size' else name} IS ?" for name in match]
+        (found,) = self._rows(f"SELECT id, {column} FROM puzzles{_where(where)} "
+                              "ORDER BY id LIMIT 1", tuple(match.values()))
         return damaged(self.path, found["id"], column, found[column])
 
     def score_counts(self, run_globs: Runs = None) -> list[tuple[str, int, int]]:
