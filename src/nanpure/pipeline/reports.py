@@ -396,6 +396,9 @@ def inventory_rows(store: Store, run: str | None = None) -> list[dict[str, Any]]
             stock.update({(family, q["name"]): _in_stock(store, family, stored_quota(q),
                                                          selected)
                           for q in quotas if q.get("keep_unused") is not None})
+        if tier not in tiers.get(kind, ()):  # a damaged row: no kind or tier of nanpure's
+            raise store.damaged_puzzle("kind" if kind not in tiers else "tier",
+                                       {"kind": kind, "tier": tier, "quota": quota})
         names = families[family]
         order = (list(families).index(family),
                  names.index(quota) if quota in names else len(names), quota, kind,
