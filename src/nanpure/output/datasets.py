@@ -356,15 +356,20 @@ class PuzzleWriter:
 
 def stored_nonogram(record: PuzzleRecord, goal: bool = False) -> Any:
     """The nonogram of a stored record (with its solution as the goal, with ``goal``);
-    :class:`DamagedRecord` when its text cannot be read."""
+    :class:`DamagedRecord`, naming the column, when its puzzle or solution cannot be
+    read."""
     from ..generator.nonogram import parse_line
 
-    text = f"{record.puzzle} {record.solution}" if goal else record.puzzle
     try:
-        return parse_line(text)
+        puzzle = parse_line(record.puzzle)
     except ValueError as exc:
-        raise DamagedRecord(record.id, "puzzle or solution" if goal else "puzzle",
-                            text) from exc
+        raise DamagedRecord(record.id, "puzzle", record.puzzle) from exc
+    if not goal:
+        return puzzle
+    try:
+        return parse_line(f"{record.puzzle} {record.solution}")
+    except ValueError as exc:
+        raise DamagedRecord(record.id, "solution", record.solution) from exc
 
 
 def nonogram_row(record: PuzzleRecord) -> dict[str, Any]:
