@@ -52,7 +52,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager, suppress
+from contextlib import AbstractContextManager, closing, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import chain, islice
@@ -129,12 +129,14 @@ CREATE TABLE book_puzzles (
 CREATE INDEX book_puzzles_by_puzzle ON book_puzzles(puzzle_id);
 """
 
+
 def _table_columns(db: sqlite3.Connection | None = None) -> dict[str, list[str]]:
     """The columns of each of nanpure's tables in ``db``, or in a store of this
     nanpure's schema (None); tables ``db`` lacks are left out."""
     if db is None:
-        db = sqlite3.connect(":memory:")
-        db.executescript(SCHEMA)
+        with closing(sqlite3.connect(":memory:")) as schema:
+            schema.executescript(SCHEMA)
+            return _table_columns(schema)
     names = ("runs", "puzzles", "books", "book_puzzles")
     found = {name: [row[1] for row in db.execute(f"PRAGMA table_info({name})")]
              for name in names}
