@@ -745,6 +745,8 @@ DAMAGED_ROWS = {
                  [("stats",), ("stats", "--json"),
                   *[("export", "--kind", "nonogram", "--format", f)
                     for f in ("csv", "jsonl", "parquet", "hf", "non", "svg")]]),
+    "blanks": ("UPDATE puzzles SET blanks = 'x' WHERE id = {sudoku}", "sudoku", "blanks 'x'",
+               [("stats",), ("stats", "--plot")]),
     "kind": ("UPDATE puzzles SET kind = 'kakuro' WHERE id = {sudoku}", "sudoku",
              "kind 'kakuro'",
              [("stats",), ("stats", "--inventory"), ("export",), ("export", "--format", "hf"),
@@ -762,8 +764,9 @@ def test_a_damaged_row_is_one_line_naming_the_puzzle_and_its_column(
     before = _digest(store)
     for args in commands:
         out = tmp_path / "out"
-        more = ("--out", str(out)) if args[0] == "export" else ()
-        line = one_line_error(_main(*args, "--store", str(store), *more, capsys=capsys),
+        more = (("--out", str(out)) if args[0] == "export"
+                else (str(out / "p.png"),) if args[-1] == "--plot" else ())
+        line = one_line_error(_main(*args, *more, "--store", str(store), capsys=capsys),
                               str(store), "store file is damaged")
         assert f"(puzzle {ids[kind]}: its {column} cannot be read)" in line, (args, line)
         assert not out.exists() or not any(out.rglob("*.*")), args

@@ -113,20 +113,25 @@ class Tally:
             size: str | None = None, n: int = 1) -> None:
         """Count ``n`` puzzles of ``kind`` alike in ``tier``, ``blanks``, ``techniques``
         (``name:count;...`` or ``{name: count}``) and, for nonograms, ``size`` (WxH);
-        :class:`BadField` for a kind nanpure does not know, techniques or a size that
-        cannot be read."""
+        :class:`BadField` for a kind nanpure does not know, techniques, blanks or a size
+        that cannot be read."""
         if kind not in KINDS:
             raise BadField("kind", kind)
         used = _techniques({"techniques": techniques})
         if kind == "nonogram":
             _area(str(size))  # read here, where the puzzle is known, not in summary()
+        else:
+            try:
+                blanks = int(blanks)
+            except ValueError as exc:
+                raise BadField("blanks", blanks) from exc
         self.puzzles += n
         if kind == "nonogram":
             self.nonograms += n
             _count(self.sizes.setdefault(tier, {}), str(size), n)
             _count_techniques(self.nonogram_usage, used, n)
         else:
-            _count(self.blanks.setdefault(tier, {}), int(blanks), n)
+            _count(self.blanks.setdefault(tier, {}), blanks, n)
             _count_techniques(self.usage, used, n)
 
     def add_record(self, rec: Any) -> None:
