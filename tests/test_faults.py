@@ -25,7 +25,7 @@ from nanpure.pipeline.config import load_run_config
 from nanpure.pipeline.executors import InlineExecutor
 from nanpure.pipeline.publish import PublishError, verify_puzzles
 from nanpure.pipeline.run import execute
-from nanpure.pipeline.store import SCHEMA_VERSION, Store, StoreError
+from nanpure.pipeline.store import APPLICATION_ID, SCHEMA_VERSION, Store, StoreError
 from nanpure.pipeline.verify import ladder_fingerprints, verify_command
 from nanpure.words import counted
 
@@ -717,6 +717,150 @@ def test_damaged_ladders_of_a_run_are_one_line_for_the_commands_that_read_them(
     assert _main("export", "--store", str(store), "--kind", "sudoku", "--out", str(out),
                  capsys=capsys).returncode == 0
     assert len(out.read_text().splitlines()) > 1
+
+
+def _edited_copy(small: Path, tmp_path: Path, sql: str) -> tuple[Path, dict[str, int]]:
+    """A copy of the store ``small`` with ``sql`` run on it (``{sudoku}``, ``{nonogram}``:
+    the id of a puzzle of that kind), and those ids."""
+    store = tmp_path / "s.db"
+    shutil.copy(small, store)
+    db = sqlite3.connect(store)
+    ids = {kind: db.execute("SELECT min(id) FROM puzzles WHERE kind = ?", (kind,)).fetchone()[0]
+           for kind in ("sudoku", "nonogram")}
+    db.execute(sql.format(**ids))
+    db.commit()
+    db.close()
+    return store, ids
+
+
+#: Rows edited as a damaged store's (each was a traceback): the edit, the kind of the
+#: puzzle edited, the column said, and the commands that read it (``nanpure`` arguments
+#: before ``--store``).
+DAMAGED_ROWS = {
+    "techniques": ("UPDATE puzzles SET techniques = 'garbage;;x:y' WHERE id = {sudoku}",
+                   "sudoku", "techniques 'garbage;;x:y'",
+                   [("stats",), ("stats", "--json")]),
+    "nonogram": ("UPDATE puzzles SET puzzle = 'garbage' WHERE id = {nonogram}", "nonogram",
+                 "puzzle 'garbage'",
+                 [("stats",), ("stats", "--json"),
+                  *[("export", "--kind", "nonogram", "--format", f)
+                    for f in ("csv", "jsonl", "parquet", "hf", "non", "svg")]]),
+    "blanks": ("UPDATE puzzles SET blanks = 'x' WHERE id = {sudoku}", "sudoku", "blanks 'x'",
+               [("stats",), ("stats", "--plot")]),
+    "kind": ("UPDATE puzzles SET kind = 'kakuro' WHERE id = {sudoku}", "sudoku",
+             "kind 'kakuro'",
+             [("stats",), ("stats", "--inventory"), ("export",), ("export", "--format", "hf"),
+              ("export", "--kind", "sudoku")]),
+}
+
+
+@pytest.mark.parametrize("edit", DAMAGED_ROWS)
+def test_a_damaged_row_is_one_line_naming_the_puzzle_and_its_column(
+        edit, small, tmp_path, capsys):
+    """stats and export say which stored puzzle is damaged and in what, exit 2, and write
+    nothing (a ValueError, KeyError or FormatError traceback before)."""
+    sql, kind, column, commands = DAMAGED_ROWS[edit]
+    store, ids = _edited_copy(small, tmp_path, sql)
+    before = _digest(store)
+    for args in commands:
+        out = tmp_path / "out"
+        more = (("--out", str(out)) if args[0] == "export"
+                else (str(out / "p.png"),) if args[-1] == "--plot" else ())
+        line = one_line_error(_main(*args, *more, "--store", str(store), capsys=capsys),
+                              str(store), "store file is damaged")
+        assert f"(puzzle {ids[kind]}: its {column} cannot be read)" in line, (args, line)
+        assert not out.exists() or not any(out.rglob("*.*")), args
+        assert _digest(store) == before
+
+
+def test_a_book_names_a_stored_puzzle_of_a_kind_nanpure_does_not_know(small, tmp_path, capsys):
+    """Before, the book said its section found puzzles of more than one kind (kakuro,
+    sudoku) and to set kind = "sudoku" or "nonogram" in it."""
+    store, ids = _edited_copy(small, tmp_path, DAMAGED_ROWS["kind"][0])
+    book = book_config(tmp_path / "b.toml", store, tmp_path / "b.pdf", "r")
+    one_line_error(_main("book", str(book), capsys=capsys), str(store),
+                   f"(puzzle {ids['sudoku']}: its kind 'kakuro' cannot be read)")
+    assert not (tmp_path / "b.pdf").exists()
+
+
+def test_verify_fails_a_puzzle_of_a_kind_nanpure_does_not_know(small, tmp_path, capsys):
+    """verify lists it as it lists a puzzle that cannot be read, and checks the others
+    (a ValueError traceback, exit 1, before)."""
+    store, ids = _edited_copy(small, tmp_path, DAMAGED_ROWS["kind"][0])
+    for workers in ("1", "2"):
+        result = _main("verify", "--store", str(store), "--workers", workers, capsys=capsys)
+        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert result.stderr.splitlines() == [
+            f"puzzle {ids['sudoku']} (run r, quota easy): its kind 'kakuro' is no puzzle kind "
+            "nanpure knows (nonogram, sudoku); the store's row is damaged"]
+        assert f"{SMALL + 3} passed, 1 failed" in result.stdout
+
+
+def _dump_restored(small: Path, tmp_path: Path) -> Path:
+    """A store restored from a dump of ``small`` (sqlite3's .dump, as Python's iterdump
+    writes it: neither keeps the application id nor the schema version)."""
+    store = tmp_path / "restored.db"
+    source = sqlite3.connect(small)
+    db = sqlite3.connect(store)
+    db.executescript("\n".join(source.iterdump()))
+    db.close()
+    source.close()
+    return store
+
+
+def test_a_store_restored_from_a_dump_says_what_it_lost_and_how_to_set_it_again(
+        small, tmp_path, capsys):
+    """Every command says the dump lost the application id and schema version and gives
+    the pragmas that set them (before: "not a nanpure store (an SQLite file with other
+    tables)"); set as said, the store reads as the original."""
+    store = _dump_restored(small, tmp_path)
+    before = _digest(store)
+    config = run_config(tmp_path / "r.toml", "more", 5, store=store)
+    book = book_config(tmp_path / "b.toml", store, tmp_path / "b.pdf", "r")
+    pragmas = (f"PRAGMA application_id = {APPLICATION_ID}; "
+               f"PRAGMA user_version = {SCHEMA_VERSION}")
+    for args in (("run", str(config)), ("stats", "--store", str(store)),
+                 ("verify", "--store", str(store)), ("book", str(book)),
+                 ("export", "--store", str(store), "--out", str(tmp_path / "e.csv"))):
+        line = one_line_error(_main(*args, capsys=capsys), str(store))
+        assert line.endswith(f"application id and schema version are not set (a copy restored "
+                             "from sqlite3's .dump loses both; .backup or cp keeps them), but "
+                             f"its tables are nanpure's, of schema {SCHEMA_VERSION}: set them "
+                             f"again with sqlite3 {store} '{pragmas}'"), line
+        assert _digest(store) == before
+    db = sqlite3.connect(store)
+    db.executescript(pragmas)
+    db.close()
+    got = _main("stats", "--json", "--store", str(store), capsys=capsys)
+    want = _main("stats", "--json", "--store", str(small), capsys=capsys)
+    assert got.returncode == 0 and got.stdout == want.stdout
+
+
+def test_a_schema_version_set_to_zero_is_damage_with_the_pragma_that_mends_it(
+        small, tmp_path, capsys):
+    """A KeyError from the upgrade before; tables of another schema are told to restore
+    a backup instead, and a file with other tables stays "not a nanpure store"."""
+    store, _ = _edited_copy(small, tmp_path, "PRAGMA user_version = 0")
+    for args in (("stats",), ("verify",), ("export", "--kind", "sudoku")):
+        one_line_error(_main(*args, "--store", str(store), capsys=capsys), str(store),
+                       "store file is damaged (its schema version is 0, which no nanpure "
+                       f"store has), but its tables are nanpure's, of schema {SCHEMA_VERSION}: "
+                       f"set it again with sqlite3 {store} 'PRAGMA user_version = "
+                       f"{SCHEMA_VERSION}'")
+    db = sqlite3.connect(store)
+    db.execute("ALTER TABLE runs DROP COLUMN canon_kinds")
+    db.commit()
+    db.close()
+    line = one_line_error(_main("stats", "--store", str(store), capsys=capsys), str(store))
+    assert line.endswith("(its schema version is 0, which no nanpure store has); restore it "
+                         "from a backup")
+    other = tmp_path / "other.db"
+    db = sqlite3.connect(other)
+    db.execute("CREATE TABLE puzzles (id INTEGER PRIMARY KEY)")
+    db.commit()
+    db.close()
+    one_line_error(_main("stats", "--store", str(other), capsys=capsys),
+                   "not a nanpure store (an SQLite file with other tables)")
 
 
 def test_an_empty_file_is_no_store_to_read(tmp_path, capsys):

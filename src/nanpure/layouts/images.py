@@ -18,8 +18,7 @@ from xml.sax.saxutils import escape
 from reportlab.graphics.shapes import Drawing
 
 from ..files import write_text_atomic
-from ..generator.nonogram.formats import parse_line
-from ..output.datasets import IMAGE_FORMATS, PNG_DPI
+from ..output.datasets import IMAGE_FORMATS, PNG_DPI, stored_nonogram
 from ..record import PuzzleRecord
 from .grid import draw_grid
 from .nonogram import draw_nonogram, puzzle_layout, smallest_box
@@ -50,7 +49,7 @@ def puzzle_drawing(record: PuzzleRecord, answer: bool = False,
 
 
 def _nonogram_drawing(record: PuzzleRecord, answer: bool, fonts: Fonts) -> Drawing:
-    nonogram = parse_line(record.puzzle)
+    nonogram = stored_nonogram(record)
     width, height = smallest_box(nonogram, fonts, CLUE_SIZE)
     if answer:  # the picture as large as the puzzle's grid
         cell = puzzle_layout(0, 0, width, height, nonogram, fonts).cell

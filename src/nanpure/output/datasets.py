@@ -135,6 +135,17 @@ class ExportError(Exception):
     """An export cannot be written (e.g. pyarrow missing for Parquet)."""
 
 
+class DamagedRecord(ExportError):
+    """A stored record that cannot be written: its ``column`` holds ``value``, which
+    cannot be read (a damaged store row, the puzzle ``puzzle_id``)."""
+
+    def __init__(self, puzzle_id: int | None, column: str, value: object):
+        super().__init__(f"puzzle {puzzle_id}: its {column} {value!r} cannot be read")
+        self.puzzle_id = puzzle_id
+        self.column = column
+        self.value = value
+
+
 class ReadError(ExportError):
     """A file cannot be read as its format at all (not one of its puzzles: the whole file);
     ``line`` is where that shows, when known."""
@@ -343,11 +354,27 @@ class PuzzleWriter:
 # --- nonograms --------------------------------------------------------------------------------
 
 
-def nonogram_row(record: PuzzleRecord) -> dict[str, Any]:
-    """The export row of a stored nonogram (:data:`NONOGRAM_COLUMNS`), clues as lists."""
+def stored_nonogram(record: PuzzleRecord, goal: bool = False) -> Any:
+    """The nonogram of a stored record (with its solution as the goal, with ``goal``);
+    :class:`DamagedRecord`, naming the column, when its puzzle or solution cannot be
+    read."""
     from ..generator.nonogram import parse_line
 
-    puzzle = parse_line(record.puzzle)
+    try:
+        puzzle = parse_line(record.puzzle)
+    except ValueError as exc:
+        raise DamagedRecord(record.id, "puzzle", record.puzzle) from exc
+    if not goal:
+        return puzzle
+    try:
+        return parse_line(f"{record.puzzle} {record.solution}")
+    except ValueError as exc:
+        raise DamagedRecord(record.id, "solution", record.solution) from exc
+
+
+def nonogram_row(record: PuzzleRecord) -> dict[str, Any]:
+    """The export row of a stored nonogram (:data:`NONOGRAM_COLUMNS`), clues as lists."""
+    puzzle = stored_nonogram(record)
     made = {"width": puzzle.width, "height": puzzle.height,
             "rows": [list(c) for c in puzzle.rows],
             "columns": [list(c) for c in puzzle.columns]}
@@ -362,10 +389,9 @@ def _json_clues(fields: dict[str, Any]) -> dict[str, Any]:
 
 def write_non(record: PuzzleRecord, path: Path) -> None:
     """Write one nonogram record as a ``.non`` file, with its solution as ``goal``."""
-    from ..generator.nonogram import format_non, parse_line
+    from ..generator.nonogram import format_non
 
-    puzzle = parse_line(f"{record.puzzle} {record.solution}")
-    write_text_atomic(path, format_non(puzzle))
+    write_text_atomic(path, format_non(stored_nonogram(record, goal=True)))
 
 
 def _write_nonograms(records: Iterable[PuzzleRecord], fmt: str,

@@ -32,6 +32,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..generator.kinds import KINDS
 from ..generator.ladder import LADDER
 from ..generator.tiers import tier_rank
 
@@ -44,13 +45,29 @@ def _blanks(rec: Any) -> int:
     return int(rec["blanks"] if isinstance(rec, Mapping) else rec.blanks)
 
 
+class BadField(ValueError):
+    """A record's field that cannot be counted (a damaged store row): ``column`` names
+    the field, ``value`` is what it holds."""
+
+    def __init__(self, column: str, value: object):
+        super().__init__(f"its {column} {value!r} cannot be read")
+        self.column = column
+        self.value = value
+
+
 def _techniques(rec: Any) -> dict[str, int]:
     if not isinstance(rec, Mapping):
-        return rec.technique_counts
+        try:
+            return rec.technique_counts
+        except ValueError as exc:
+            raise BadField("techniques", rec.techniques) from exc
     used = rec.get("techniques") or {}
     if isinstance(used, str):
         pairs = (item.rsplit(":", 1) for item in used.split(";") if item)
-        return {name: int(n) for name, n in pairs}
+        try:
+            return {name: int(n) for name, n in pairs}
+        except ValueError as exc:  # a pair without a count, or a count not a number
+            raise BadField("techniques", used) from exc
     return dict(used)
 
 
@@ -95,15 +112,26 @@ class Tally:
     def add(self, kind: str, tier: str, blanks: int, techniques: str | Mapping[str, int],
             size: str | None = None, n: int = 1) -> None:
         """Count ``n`` puzzles of ``kind`` alike in ``tier``, ``blanks``, ``techniques``
-        (``name:count;...`` or ``{name: count}``) and, for nonograms, ``size`` (WxH)."""
-        self.puzzles += n
+        (``name:count;...`` or ``{name: count}``) and, for nonograms, ``size`` (WxH);
+        :class:`BadField` for a kind nanpure does not know, techniques, blanks or a size
+        that cannot be read."""
+        if kind not in KINDS:
+            raise BadField("kind", kind)
         used = _techniques({"techniques": techniques})
+        if kind == "nonogram":
+            _area(str(size))  # read here, where the puzzle is known, not in summary()
+        else:
+            try:
+                blanks = int(blanks)
+            except ValueError as exc:
+                raise BadField("blanks", blanks) from exc
+        self.puzzles += n
         if kind == "nonogram":
             self.nonograms += n
             _count(self.sizes.setdefault(tier, {}), str(size), n)
             _count_techniques(self.nonogram_usage, used, n)
         else:
-            _count(self.blanks.setdefault(tier, {}), int(blanks), n)
+            _count(self.blanks.setdefault(tier, {}), blanks, n)
             _count_techniques(self.usage, used, n)
 
     def add_record(self, rec: Any) -> None:
@@ -210,7 +238,12 @@ def _size(rec: Any) -> str:
 
 
 def _area(size: str) -> tuple[int, int, int]:
-    width, height = map(int, size.split("x"))
+    """(cells, width, height) of a nonogram's ``WxH``; :class:`BadField` (its puzzle,
+    which starts with it) when it is not one."""
+    try:
+        width, height = map(int, size.split("x"))
+    except ValueError as exc:
+        raise BadField("puzzle", size) from exc
     return width * height, width, height
 
 

@@ -192,6 +192,8 @@ def select_sections(store: Store, config: BookConfig) -> list[BookSection]:
         # puzzles are read (the query stops once it has found every kind there is)
         kinds = [] if spec.kind else store.selected_kinds(**selection, skip=taken,
                                                           most=len(KINDS))
+        if unknown := [k for k in kinds if k not in KINDS]:  # a damaged row
+            raise store.damaged_puzzle("kind", {"kind": unknown[0]})
         if len(kinds) > 1:
             raise PublishError(f"section {i} ({spec.title!r}) finds puzzles of more than one "
                                f"kind ({', '.join(kinds)}) with {_describe(spec, run)}; a "

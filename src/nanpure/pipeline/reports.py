@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..files import check_new_batch, check_not_store, finishing_renames
+from ..generator.kinds import KINDS
 from ..output import stats
 from ..output.datasets import (
     DIRECTORY_FORMATS,
@@ -26,6 +27,7 @@ from ..output.datasets import (
     KIND_FORMATS,
     MAX_DPI,
     SE_FORMATS,
+    DamagedRecord,
     ExportError,
     check_steps,
     chunks,
@@ -38,7 +40,7 @@ from ..words import counted
 from .config import stored_quota
 from .quotas import in_stock
 from .stops import finishing
-from .store import Store, StoreError, canonical_forms, runs_named
+from .store import Store, StoreError, canonical_forms, damaged, runs_named
 
 
 def export_command(store_path: str, run: str | None, fmt: str, out: str,
@@ -73,6 +75,8 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
     with Store(store_path, create=False, writes=False) as store:
         store.check_runs(run)
         kinds = store.puzzle_kinds(run)
+        if unknown := [k for k in kinds if k not in KINDS]:  # never --kind's: a damaged row
+            raise store.damaged_puzzle("kind", {"kind": unknown[0]})
         if kind is None:
             if len(kinds) > 1:
                 raise ExportError(
@@ -88,11 +92,14 @@ def export_command(store_path: str, run: str | None, fmt: str, out: str,
         # opensudoku's folder is named for the runs before its first game
         runs = store.puzzle_run_names(kind, run, last) if fmt == "opensudoku" else None
         selected = runs_named(store.run_names(run))
-        return _write_export(pairs, store_path, fmt, out, kind, license=license,
-                             steps=steps, answers=answers, dpi=dpi, se=se, runs=runs,
-                             none_matched=f"nanpure: export: no "
-                             f"{'' if given_kind is None else kind + ' '}puzzles matched "
-                             f"({selected})")
+        try:
+            return _write_export(pairs, store_path, fmt, out, kind, license=license,
+                                 steps=steps, answers=answers, dpi=dpi, se=se, runs=runs,
+                                 none_matched=f"nanpure: export: no "
+                                 f"{'' if given_kind is None else kind + ' '}puzzles "
+                                 f"matched ({selected})")
+        except DamagedRecord as exc:
+            raise damaged(store_path, exc.puzzle_id, exc.column, exc.value) from exc
 
 
 #: Export options only some formats take: what each is for, and those formats.
@@ -261,7 +268,12 @@ def store_summary(store: Store, run: str | None = None) -> dict[str, Any]:
     runs = store.runs(run)
     tally = stats.Tally()
     for kind, tier, blanks, techniques, size, n in store.puzzle_groups(run):
-        tally.add(kind, tier, blanks, techniques, size, n)
+        try:
+            tally.add(kind, tier, blanks, techniques, size, n)
+        except stats.BadField as exc:
+            raise store.damaged_puzzle(exc.column, {
+                "kind": kind, "tier": tier, "blanks": blanks, "techniques": techniques,
+                "size": size}) from exc
     tallies = store.quota_tallies(run)
     puzzles, classes = store.equivalence_classes(run)
     seconds: float | None = 0.0
@@ -384,6 +396,9 @@ def inventory_rows(store: Store, run: str | None = None) -> list[dict[str, Any]]
             stock.update({(family, q["name"]): _in_stock(store, family, stored_quota(q),
                                                          selected)
                           for q in quotas if q.get("keep_unused") is not None})
+        if tier not in tiers.get(kind, ()):  # a damaged row: no kind or tier of nanpure's
+            raise store.damaged_puzzle("kind" if kind not in tiers else "tier",
+                                       {"kind": kind, "tier": tier, "quota": quota})
         names = families[family]
         order = (list(families).index(family),
                  names.index(quota) if quota in names else len(names), quota, kind,

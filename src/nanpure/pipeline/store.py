@@ -44,6 +44,7 @@ import json
 import logging
 import math
 import os
+import shlex
 import sqlite3
 import stat
 import struct
@@ -52,7 +53,7 @@ import time
 import zlib
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager, suppress
+from contextlib import AbstractContextManager, closing, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import chain, islice
@@ -61,7 +62,7 @@ from pathlib import Path
 from ..files import STORE_APPLICATION_ID, WriteError, make_parent, store_closed, store_open
 from ..generator.kinds import KINDS
 from ..record import MADE_FIELDS, PuzzleRecord
-from ..words import counted
+from ..words import counted, quoted
 from .config import DEDUP_MODES
 
 log = logging.getLogger(__name__)
@@ -128,6 +129,20 @@ CREATE TABLE book_puzzles (
 );
 CREATE INDEX book_puzzles_by_puzzle ON book_puzzles(puzzle_id);
 """
+
+
+def _table_columns(db: sqlite3.Connection | None = None) -> dict[str, list[str]]:
+    """The columns of each of nanpure's tables in ``db``, or in a store of this
+    nanpure's schema (None); tables ``db`` lacks are left out."""
+    if db is None:
+        with closing(sqlite3.connect(":memory:")) as schema:
+            schema.executescript(SCHEMA)
+            return _table_columns(schema)
+    names = ("runs", "puzzles", "books", "book_puzzles")
+    found = {name: [row[1] for row in db.execute(f"PRAGMA table_info({name})")]
+             for name in names}
+    return {name: columns for name, columns in found.items() if columns}
+
 
 #: Canonical forms are computed and written this many puzzles at a time.
 _CANON_BATCH = 4096
@@ -294,6 +309,9 @@ _INSERT_COLUMNS = PUZZLE_COLUMNS[1:]
 _ROW_COLUMNS = (*_INSERT_COLUMNS, "canon")
 _SELECT_COLUMNS = ", ".join(f"puzzles.{c}" for c in PUZZLE_COLUMNS)
 
+
+#: SQL for a nonogram's ``WxH``, the head of its one-line text (NULL for Sudoku).
+_SIZE = "CASE WHEN kind = 'nonogram' THEN substr(puzzle, 1, instr(puzzle || ' ', ' ') - 1) END"
 
 #: SQL for a run's family (:meth:`Store.unused_in_family`).
 _FAMILY = "coalesce(json_extract(runs.config, '$.family'), runs.name)"
@@ -524,9 +542,9 @@ class Store:
         app_id = self.db.execute("PRAGMA application_id").fetchone()[0]
         version = self.db.execute("PRAGMA user_version").fetchone()[0]
         tables = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-        if app_id != APPLICATION_ID and tables:
-            raise StoreError(f"{self.path}: not a nanpure store (an SQLite file with other "
-                             f"tables); {another_store(self.named_by, 'choose')}")
+        if tables and (app_id != APPLICATION_ID or version not in (*MIGRATIONS,
+                                                                    SCHEMA_VERSION)):
+            self._check_header(app_id, version)
         if version > SCHEMA_VERSION:
             raise StoreError(f"{self.path}: store schema version {version} is newer than "
                              f"this nanpure ({SCHEMA_VERSION}); upgrade nanpure")
@@ -561,6 +579,41 @@ class Store:
                             self.db.execute(statement)
                     self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                     self.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+    def _check_header(self, app_id: int, version: int) -> None:
+        """Raise :class:`StoreError` for a file with tables whose header does not say a
+        nanpure store of a known schema: another program's database, or nanpure's tables
+        with the application id or schema version lost (a copy restored from ``sqlite3
+        .dump``, which keeps neither) or set to what no store has; a newer schema is left
+        to the caller. Nothing is repaired: the fix is said, for the user to make."""
+        columns = _table_columns(self.db)
+        if not set(_table_columns()) <= set(columns):
+            if app_id != APPLICATION_ID:
+                raise StoreError(f"{self.path}: not a nanpure store (an SQLite file with "
+                                 f"other tables); {another_store(self.named_by, 'choose')}")
+            raise StoreError(f"{self.path}: store file is damaged (nanpure's tables are "
+                             "missing); restore it from a backup")
+        if version > SCHEMA_VERSION and app_id == APPLICATION_ID:
+            return  # said by the caller: a newer nanpure's store
+        pragmas = []
+        if app_id != APPLICATION_ID:
+            pragmas.append(f"PRAGMA application_id = {APPLICATION_ID}")
+        if version not in MIGRATIONS and version != SCHEMA_VERSION:
+            pragmas.append(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        if app_id == 0 and version == 0:
+            what = ("the store's application id and schema version are not set (a copy "
+                    "restored from sqlite3's .dump loses both; .backup or cp keeps them)")
+        elif app_id != APPLICATION_ID:
+            what = f"store file is damaged (its application id is {app_id}, not nanpure's)"
+        else:
+            what = (f"store file is damaged (its schema version is {version}, which no "
+                    "nanpure store has)")
+        if columns != _table_columns():
+            raise StoreError(f"{self.path}: {what}; restore it from a backup")
+        raise StoreError(f"{self.path}: {what}, but its tables are nanpure's, of schema "
+                         f"{SCHEMA_VERSION}: set {'them' if len(pragmas) == 2 else 'it'} "
+                         f"again with sqlite3 {shlex.quote(self.path)} "
+                         f"{shlex.quote('; '.join(pragmas))}")
 
     def _migrate(self, version: int) -> None:
         """Bring a store of an older schema up to :data:`SCHEMA_VERSION`, one version at a
@@ -905,11 +958,18 @@ class Store:
         ``nanpure stats`` counts, read without loading the puzzles. ``size`` is a
         nonogram's ``WxH`` (the head of its one-line text), None for Sudoku."""
         where, params = _runs_matching(run_globs)
-        size = ("CASE WHEN kind = 'nonogram' "
-                "THEN substr(puzzle, 1, instr(puzzle || ' ', ' ') - 1) END")
-        sql = (f"SELECT kind, tier, blanks, techniques, {size} AS size, count(*) "
+        sql = (f"SELECT kind, tier, blanks, techniques, {_SIZE} AS size, count(*) "
                f"FROM puzzles{_where(where)} GROUP BY kind, tier, blanks, techniques, size")
         return (tuple(r) for r in self._iter_rows(sql, params))
+
+    def damaged_puzzle(self, column: str, match: Mapping[str, object]) -> StoreError:
+        """The error saying that the stored puzzle (the first by id) whose columns have
+        the values of ``match`` (``size``: a nonogram's, as :meth:`puzzle_groups` gives
+        it) is damaged in ``column``, which cannot be read."""
+        where = [f"{_SIZE if name == 'size' else name} IS ?" for name in match]
+        (found,) = self._rows(f"SELECT id, {column} FROM puzzles{_where(where)} "
+                              "ORDER BY id LIMIT 1", tuple(match.values()))
+        return damaged(self.path, found["id"], column, found[column])
 
     def score_counts(self, run_globs: Runs = None) -> list[tuple[str, int, int]]:
         """(tier, score, puzzles) for each tier and score of the Sudoku puzzles (in every
@@ -1490,6 +1550,14 @@ class ImportStage:
                                     "WHERE place = ?", (place + 1,))
             found.append((rows[0][0], PuzzleRecord(*tuple(rows[0])[1:])))
         return found
+
+
+def damaged(path: str, puzzle_id: int | None, column: str, value: object) -> StoreError:
+    """The error saying that the stored puzzle ``puzzle_id`` of the store ``path`` is
+    damaged: its ``column`` holds ``value``, which cannot be read."""
+    shown = quoted(value) if isinstance(value, str) else repr(value)
+    return StoreError(f"{path}: store file is damaged (puzzle {puzzle_id}: its {column} "
+                      f"{shown} cannot be read); restore it from a backup")
 
 
 def _store_error(path: str, exc: sqlite3.Error) -> StoreError:

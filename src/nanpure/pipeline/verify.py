@@ -76,6 +76,12 @@ def check_puzzles(records: Sequence[PuzzleRecord],
     for k, record in enumerate(records):
         by_kind.setdefault(record.kind, []).append(k)
     for kind, places in by_kind.items():
+        if kind not in KINDS:  # a damaged row: failed as a puzzle that cannot be read
+            for k in places:
+                checked.problems[k] = (f"its kind {kind!r} is no puzzle kind nanpure knows "
+                                       f"({', '.join(sorted(KINDS))}); the store's row is "
+                                       "damaged")
+            continue
         found = kind_of(kind).verify([records[k] for k in places])
         for k, problem in zip(places, found, strict=True):
             record = records[k]
