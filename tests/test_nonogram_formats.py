@@ -114,6 +114,7 @@ def test_missing_section_has_no_line():
     ("3x100 1/1", "height must be 1-99, got 100"),
     ("3x2 1.1,3/2,1,2 1011", "goal must be 6 characters 0/1 (width x height), got 4 "
                              "characters"),
+    ("3x2 1.1,3/2,1,2 10111x", "goal: character 'x' at position 6 (r2c3) is not 0 or 1"),
     ("3x2 1..1,3/2,1,2", "clue '1..1': runs are joined by single dots, as in 1.2"),
     ("3x2 .1.1,3/2,1,2", "clue '.1.1': runs are joined by single dots, as in 1.2"),
     ("3x2 1.1,3/2,1,2.", "clue '2.': runs are joined by single dots, as in 1.2"),
@@ -310,3 +311,15 @@ def test_a_credit_with_a_line_break_is_written_as_one_line():
     again = parse_non(format_non(puzzle))
     assert (again.title, again.by, again.width) == ("Cat width 9", 'A "B"', 3)
     assert again == replace(puzzle, title="Cat width 9", by='A "B"')
+
+
+def test_a_goal_of_the_right_length_names_its_wrong_character():
+    """``got 6 characters`` of a 6-character goal said nothing of what was wrong."""
+    from nanpure.generator.nonogram.formats import puzzle_of_fields
+
+    fields = {"width": 3, "height": 2, "rows": [[1, 1], [3]], "columns": [[2], [1], [2]],
+              "solution": "1011１1"}  # a fullwidth 1
+    with pytest.raises(FormatError) as info:
+        puzzle_of_fields(fields, 4)
+    assert (info.value.line, info.value.problem) == (
+        4, "goal: character '１' (U+FF11) at position 5 (r2c2) is not 0 or 1")

@@ -163,9 +163,17 @@ def _check_goal(puzzle: Nonogram, at: int | None) -> None:
     goal = puzzle.goal
     assert goal is not None
     cells = puzzle.width * puzzle.height
-    if len(goal) != cells or set(goal) - {"0", "1"}:
+    if len(goal) != cells:
         raise FormatError(f"goal must be {cells} characters 0/1 (width x height), got "
                           f"{counted(len(goal), 'character')}", at)
+    wrong = next((i for i, ch in enumerate(goal) if ch not in "01"), None)
+    if wrong is not None:
+        ch = goal[wrong]
+        # a look-alike (a fullwidth 1) is told apart by its code point
+        shown = repr(ch) if ch.isascii() else f"{ch!r} (U+{ord(ch):04X})"
+        r, c = divmod(wrong, puzzle.width)
+        raise FormatError(f"goal: character {shown} at position {wrong + 1} (r{r + 1}c{c + 1})"
+                          " is not 0 or 1", at)
     rows, columns = clues_of(goal, puzzle.width, puzzle.height)
     for given, drawn in ((puzzle.rows, rows), (puzzle.columns, columns)):
         for i, (a, b) in enumerate(zip(given, drawn, strict=True)):
