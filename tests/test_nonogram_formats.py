@@ -259,6 +259,12 @@ def test_a_key_and_a_colon_is_a_key_line():
      "height given twice (first on line 1); give it once"),
     ("width 1\nheight 1\nrows\n1\ncolumns\n1\ngoal 1\ngoal 0\n", 8,
      "goal given twice (first on line 7); give it once"),
+    ('title "a"\nwidth 1\nheight 1\nrows\n1\ncolumns\n1\ntitle "b"\n', 8,
+     "title given twice (first on line 1); give it once"),
+    ("by x\nauthor y\nlicense z\nwidth 1\nheight 1\nrows\n1\nlicense w\ncolumns\n1\n", 8,
+     "license given twice (first on line 3); give it once"),
+    ("width 1\nheight 1\nrows\n1\ncolumns\n1\nrows\n1\n", 7,
+     "rows given twice (first on line 3); give it once"),
     ("width 2\nheight 1\nrows\n1a,1b\ncolumns\n1a\n1b\n", 4, "clue '1a,1b' has colours (a "
      "letter after a run): colours are not supported, only black-and-white nonograms"),
     ("rows\n2a\ncolumns\n1a\n1a\n", 2, "clue '2a' has colours (a letter after a run): "

@@ -271,7 +271,7 @@ def parse_non(text: str) -> Nonogram:
     sizes = _sizes(lines)
     values: dict[str, str] = {}
     clues: dict[str, list[tuple[list[Clue], int]]] = {}  # the readings
-    goal_at: int | None = None
+    read_at: dict[str, int] = {}  # the line of each key read (not the ignored ones)
     last: tuple[str, int | None] | None = None  # the section read last, and its count
     i = 0
     while i < len(lines):
@@ -282,18 +282,19 @@ def parse_non(text: str) -> Nonogram:
         key, value = _key_value(raw)
         if key in ("width", "height"):
             continue  # read by _sizes
+        if key in (*_COUNTED_BY, "goal", *_CREDITS, *_ALIASES):
+            # a second one would silently win or lose, a title as much as the clues
+            if key in read_at:
+                raise FormatError(f"{key} given twice (first on line {read_at[key]}); give "
+                                  "it once", number)
+            read_at[key] = number
         if key in _COUNTED_BY:
-            if key in clues:
-                raise FormatError(f"{key} given twice", number)
             size = sizes.get(_COUNTED_BY[key])
             clues[key], i = _section(lines, i, key, None if size is None else size[0],
                                      number)
             last = key, None if size is None else size[0]
         elif key == "goal":
-            if goal_at is not None:
-                raise FormatError(f"goal given twice (first on line {goal_at}); give it "
-                                  "once", number)
-            values[key], goal_at = _unquote(value), number
+            values[key] = _unquote(value)
         elif key in _CREDITS:
             values[key] = _unquote(value)
         elif key in _ALIASES:
@@ -312,7 +313,7 @@ def parse_non(text: str) -> Nonogram:
     (rows, rows_at), (columns, columns_at) = chosen["rows"], chosen["columns"]
     puzzle = Nonogram(width, height, tuple(rows), tuple(columns), values.get("goal"),
                       *(values.get(k) for k in _CREDITS))
-    check(puzzle, rows_at, columns_at, goal_at)
+    check(puzzle, rows_at, columns_at, read_at.get("goal"))
     return puzzle
 
 
