@@ -329,3 +329,17 @@ def test_a_goal_of_the_right_length_names_its_wrong_character():
         puzzle_of_fields(fields, 4)
     assert (info.value.line, info.value.problem) == (
         4, "goal: character '１' (U+FF11) at position 5 (r2c2) is not 0 or 1")
+
+
+def test_a_solution_that_is_not_text_is_refused():
+    """A JSON number (``101111``, or ``1111`` for ``001111``) was taken for no goal at all."""
+    from nanpure.generator.nonogram.formats import puzzle_of_fields
+
+    fields = {"width": 3, "height": 2, "rows": [[1, 1], [3]], "columns": [[2], [1], [2]]}
+    for solution in (101111, True, ["101111"]):
+        with pytest.raises(FormatError) as info:
+            puzzle_of_fields({**fields, "solution": solution}, 2)
+        assert (info.value.line, info.value.problem) == (
+            2, f'solution must be text of 0s and 1s, as "101111", got {solution!r}')
+    for solution, goal in (("101111", "101111"), ("", None), (None, None)):
+        assert puzzle_of_fields({**fields, "solution": solution}).goal == goal

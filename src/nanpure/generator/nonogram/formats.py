@@ -526,8 +526,10 @@ def puzzle_of_fields(fields: Mapping[str, Any], line: int | None = None) -> Nono
     sizes = [_whole(fields.get(key), key, line) for key in ("width", "height")]
     clues = [_clue_list(fields.get(key), key, line) for key in ("rows", "columns")]
     goal = fields.get("solution")
-    puzzle = Nonogram(sizes[0], sizes[1], clues[0], clues[1],
-                      goal if isinstance(goal, str) and goal else None)
+    if goal is not None and not isinstance(goal, str):  # a number has lost its leading 0s
+        raise FormatError(f"solution must be text of 0s and 1s, as \"101111\", got "
+                          f"{goal!r}", line)
+    puzzle = Nonogram(sizes[0], sizes[1], clues[0], clues[1], goal or None)
     check(puzzle, line, line, line, one_line=True, size_at=line)
     return puzzle
 
