@@ -631,7 +631,7 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
                           f"cells, past 1-{MAX_SIZE} each; give --size WxH", file=err)
                     return 2
                 image.load()
-                drawn = image_puzzle(image, width, height, threshold, invert)
+                drawn = image_puzzle(image, *cells, threshold, invert)
         result = answer_one(judge_batch, CountBatch([drawn]), _batch_takes_long,
                             f"judging {image_path}")
     except Image.DecompressionBombError:
