@@ -364,3 +364,29 @@ def test_a_run_name_option_with_a_newline_is_refused(capsys):
         main(["run", "examples/nightly.toml", "--name", "a\nb"])
     assert exit_.value.code == 2
     assert "--name: expected a name without control characters" in capsys.readouterr().err
+
+
+def test_a_run_name_that_would_change_a_paths_directory_is_refused():
+    """``report = "reports/{name}.json"`` with ``--name ../../x`` wrote the report outside
+    reports/, and a name holding '/' made new directories. Such a name is still a name,
+    stored as given, unless it fills ``{name}`` in a path."""
+    from nanpure.pipeline.config import run_config_from_toml
+
+    text = ('[run]\nname = "{name}"\nseed = 1\nreport = "out/reports/{{name}}.json"\n'
+            'plot = "out/{{name}}/p.png"\n[[quota]]\nname = "q"\ncount = 1\n')
+    for name, what in (("../../../pwned", "'../../../pwned' holds '/'"),
+                       ("a/b", "'a/b' holds '/'"), ("..", "is '..'"), (".", "is '.'")):
+        with pytest.raises(ConfigError) as refused:
+            _run_config(text.format(name=name), "r.toml")
+        assert str(refused.value) == (
+            f"r.toml: run.plot: {{name}} would put the file in another directory: the run "
+            f"name (run.name) {what}; give a name without '/' (nor . or ..) or take {{name}} "
+            "out of run.plot")
+    data = parse_toml(text.format(name="x").replace("plot = ", "# "), "r.toml")
+    with pytest.raises(ConfigError, match=r"^r.toml: run.report: .* the run name \(--name\) "
+                                          r"'a/b' holds '/'; .* out of run.report$"):
+        run_config_from_toml(data, "r.toml", name="a/b")
+    # without {name} in a path, or with a harmless name, it is taken as given
+    assert _run_config(text.format(name="a/b").replace("{name}", "n"), "r.toml"
+                       ).name == "a/b"
+    assert _run_config(text.format(name="...x"), "r.toml").report == "out/reports/...x.json"

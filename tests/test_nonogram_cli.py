@@ -624,6 +624,29 @@ def test_from_image_scales_16_bit_grey(tmp_path, mode):
         assert "16 of 100 cells filled" in out.getvalue()
 
 
+def test_from_image_refuses_proportions_past_the_largest_size(tmp_path, monkeypatch):
+    """``--size W`` on a tall image scaled it to W x 100000 cells for 11 s and wrote a
+    .non no reader takes; the size is refused from the image's header, before any work."""
+    from PIL import Image
+
+    from nanpure.generator.nonogram import picture
+    from nanpure.pipeline.nonogram_jobs import from_image
+
+    path = tmp_path / "tall.png"
+    Image.new("L", (1, 20000), 0).save(path)
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the image was scaled")
+
+    monkeypatch.setattr(picture, "threshold_image", no_work)
+    out, err = io.StringIO(), io.StringIO()
+    non = tmp_path / "tall.non"
+    assert from_image(str(path), 5, None, out, err, non_path=str(non)) == 2
+    assert err.getvalue() == (f"{path}: --size 5 keeps the image's proportions (1x20000 "
+                              "pixels) at 5x100000 cells, past 1-99 each; give --size WxH\n")
+    assert out.getvalue() == "" and not non.exists()
+
+
 def test_from_image_keeps_8_bit_and_float_grey():
     """The 16-bit scaling leaves 8-bit grey and 32-bit float grey (0-255) as they were."""
     from PIL import Image, ImageDraw

@@ -114,6 +114,7 @@ def test_missing_section_has_no_line():
     ("3x100 1/1", "height must be 1-99, got 100"),
     ("3x2 1.1,3/2,1,2 1011", "goal must be 6 characters 0/1 (width x height), got 4 "
                              "characters"),
+    ("3x2 1.1,3/2,1,2 10111x", "goal: character 'x' at position 6 (r2c3) is not 0 or 1"),
     ("3x2 1..1,3/2,1,2", "clue '1..1': runs are joined by single dots, as in 1.2"),
     ("3x2 .1.1,3/2,1,2", "clue '.1.1': runs are joined by single dots, as in 1.2"),
     ("3x2 1.1,3/2,1,2.", "clue '2.': runs are joined by single dots, as in 1.2"),
@@ -258,6 +259,12 @@ def test_a_key_and_a_colon_is_a_key_line():
      "height given twice (first on line 1); give it once"),
     ("width 1\nheight 1\nrows\n1\ncolumns\n1\ngoal 1\ngoal 0\n", 8,
      "goal given twice (first on line 7); give it once"),
+    ('title "a"\nwidth 1\nheight 1\nrows\n1\ncolumns\n1\ntitle "b"\n', 8,
+     "title given twice (first on line 1); give it once"),
+    ("by x\nauthor y\nlicense z\nwidth 1\nheight 1\nrows\n1\nlicense w\ncolumns\n1\n", 8,
+     "license given twice (first on line 3); give it once"),
+    ("width 1\nheight 1\nrows\n1\ncolumns\n1\nrows\n1\n", 7,
+     "rows given twice (first on line 3); give it once"),
     ("width 2\nheight 1\nrows\n1a,1b\ncolumns\n1a\n1b\n", 4, "clue '1a,1b' has colours (a "
      "letter after a run): colours are not supported, only black-and-white nonograms"),
     ("rows\n2a\ncolumns\n1a\n1a\n", 2, "clue '2a' has colours (a letter after a run): "
@@ -310,3 +317,29 @@ def test_a_credit_with_a_line_break_is_written_as_one_line():
     again = parse_non(format_non(puzzle))
     assert (again.title, again.by, again.width) == ("Cat width 9", 'A "B"', 3)
     assert again == replace(puzzle, title="Cat width 9", by='A "B"')
+
+
+def test_a_goal_of_the_right_length_names_its_wrong_character():
+    """``got 6 characters`` of a 6-character goal said nothing of what was wrong."""
+    from nanpure.generator.nonogram.formats import puzzle_of_fields
+
+    fields = {"width": 3, "height": 2, "rows": [[1, 1], [3]], "columns": [[2], [1], [2]],
+              "solution": "1011１1"}  # a fullwidth 1
+    with pytest.raises(FormatError) as info:
+        puzzle_of_fields(fields, 4)
+    assert (info.value.line, info.value.problem) == (
+        4, "goal: character '１' (U+FF11) at position 5 (r2c2) is not 0 or 1")
+
+
+def test_a_solution_that_is_not_text_is_refused():
+    """A JSON number (``101111``, or ``1111`` for ``001111``) was taken for no goal at all."""
+    from nanpure.generator.nonogram.formats import puzzle_of_fields
+
+    fields = {"width": 3, "height": 2, "rows": [[1, 1], [3]], "columns": [[2], [1], [2]]}
+    for solution in (101111, True, ["101111"]):
+        with pytest.raises(FormatError) as info:
+            puzzle_of_fields({**fields, "solution": solution}, 2)
+        assert (info.value.line, info.value.problem) == (
+            2, f'solution must be text of 0s and 1s, as "101111", got {solution!r}')
+    for solution, goal in (("101111", "101111"), ("", None), (None, None)):
+        assert puzzle_of_fields({**fields, "solution": solution}).goal == goal

@@ -306,6 +306,24 @@ def test_run_report_or_plot_over_its_store_is_refused_before_the_run(tmp_path, c
         assert not db.exists()  # refused before the run made its store
 
 
+def test_run_log_over_its_store_is_refused_before_the_run(tmp_path, capsys):
+    """``--log`` the store (or a link to it) appended the log's lines to the SQLite file."""
+    db = tmp_path / "s.db"
+    config = tmp_path / "small.toml"
+    config.write_text(SMALL_RUN.format(store=db))
+    assert main(["run", str(config), "--no-progress"]) == 0
+    capsys.readouterr()
+    before = db.read_bytes()
+    link = tmp_path / "run.log"
+    link.symlink_to(db)
+    for log in (db, link):
+        assert main(["run", str(config), "--no-progress", "--name", "again",
+                     "--log", str(log)]) == 2
+        assert one_line(capsys) == (f"nanpure: --log: cannot write {log}: it is the store "
+                                    f"{db}; choose another path\n")
+        assert db.read_bytes() == before
+
+
 def test_book_over_its_store_is_refused(tmp_path, qqwing_rows, capsys):
     db = make_store(tmp_path / "store.pdf", qqwing_rows)
     before = db.read_bytes()

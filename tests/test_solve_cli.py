@@ -152,6 +152,23 @@ def test_unsolvable_puzzle_fails_with_message():
     assert out.returncode == 1 and "no solution" in out.stderr
 
 
+def test_only_lines_giving_a_digit_twice_are_status_2_as_for_rate_and_canon(tmp_path,
+                                                                               capsys):
+    """Such a line is a malformed line, as reading finds it for rate, canon and solve
+    --aligned (status 2 when every line is one); solve without --aligned found it after
+    solving, and counted the line a puzzle: status 1."""
+    line = f"11{'.' * 79}\n"
+    path = tmp_path / "twice.txt"
+    path.write_text(line)
+    for command in (["solve"], ["solve", "--format", "csv"], ["solve", "--aligned"],
+                    ["rate"], ["canon"]):
+        assert main([*command, str(path)]) == 2, command
+        assert capsys.readouterr().err == (f"{path}:1: digit 1 appears twice in row 1 "
+                                           "(r1c1 and r1c2)\n"), command
+    # beside a puzzle, it is one bad line among others: status 1
+    assert nanpure("solve", stdin=line + PUZZLE + "\n").returncode == 1
+
+
 def test_missing_file_is_a_clear_error(tmp_path):
     out = nanpure("solve", str(tmp_path / "nope.txt"))
     assert out.returncode == 2

@@ -1017,14 +1017,15 @@ def _missing_tool(p: argparse.ArgumentParser) -> int:
 
 
 def _run_from_image(args: argparse.Namespace) -> int:
+    from .generator.nonogram.formats import MAX_SIZE
     from .pipeline.batch import WorkerDied
     from .pipeline.nonogram_jobs import from_image
     from .pipeline.stops import stops_spared
 
     width, height = _size(args.size, "--size", height_optional=True)
     for value in (width, height):
-        if value is not None and not 1 <= value <= 99:
-            raise UsageError(f"--size: width and height must be 1-99, got {args.size}")
+        if value is not None and not 1 <= value <= MAX_SIZE:
+            raise UsageError(f"--size: width and height must be 1-{MAX_SIZE}, got {args.size}")
     if not 0 <= args.threshold <= 255:
         raise UsageError(f"--threshold must be 0-255, got {args.threshold}")
     # once --out's file is in place a stop is let go, and one after that exits at once

@@ -597,12 +597,13 @@ def solve_file(stream: TextIO, name: str, out: TextIO, err: TextIO, fmt: str = "
     # --aligned has reading find them, so that they are never a record's board
     houses = aligned
     for k, puzzles in enumerate(read_puzzle_chunks(stream, input_format, houses, chunk)):
-        usable = usable or len(puzzles.boards) > 0
         counts, solutions = count_solutions_batch(puzzles.boards, 2)
         unsolved = np.flatnonzero(counts == 0)
         if len(unsolved):
             kept = puzzles.drop_repeated_givens(unsolved)
             counts, solutions = counts[kept], solutions[kept]
+        # counted once those are problems, as reading finds them for rate and canon
+        usable = usable or len(puzzles.boards) > 0
         pending = located_problems(puzzles.problems, name)
         status |= 1 if puzzles.problems else 0
         if fmt == "csv":

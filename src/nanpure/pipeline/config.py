@@ -21,6 +21,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import os
 import re
 import tomllib
 import unicodedata
@@ -751,16 +752,10 @@ def run_config_from_toml(data: dict[str, Any], source: str, default_name: str = 
     if plot is not None:
         if Path(plot).suffix.lower() not in (".pdf", ".png"):
             raise run.error("plot", f"expected a file name ending in .pdf or .png, got {plot!r}")
-        try:
-            plot = expand_name(plot, day, name=name)
-        except ValueError as exc:
-            raise run.error("plot", str(exc)) from exc
+        plot = _run_path(run, "plot", day, name, name_key)
     report = run.str("report", None)
     if report is not None:
-        try:
-            report = expand_name(report, day, name=name)
-        except ValueError as exc:
-            raise run.error("report", str(exc)) from exc
+        report = _run_path(run, "report", day, name, name_key)
     run.finish()
     quotas = tuple(_quota(q) for q in top.tables("quota", required=True))
     seen: dict[str, int] = {}
@@ -775,6 +770,26 @@ def run_config_from_toml(data: dict[str, Any], source: str, default_name: str = 
                      executor=executor, scheduler=scheduler, max_seconds=max_seconds,
                      source=source, dedup=dedup, plot=plot, family=template if dated else None,
                      date=day.isoformat() if dated else None, report=report)
+
+
+def _run_path(run: Section, key: str, day: date, name: str, name_key: str) -> str:
+    """``run.KEY``, a path template, with the day and the run's ``name`` filled in; a
+    :class:`ConfigError` when the name, filling ``{name}``, would change the directory."""
+    template = run.data[key]
+    try:
+        path = expand_name(template, day, name=name)
+    except ValueError as exc:
+        raise run.error(key, str(exc)) from exc
+    # a name may hold any printable character, but in a path a separator (or . or ..)
+    # would put the file elsewhere: outside the directory, or in new ones
+    held = [c for c in dict.fromkeys(("/", os.sep, os.altsep)) if c and c in name]
+    if any(m.group(1) == "name" for m in _PLACEHOLDER.finditer(template)) and (
+            name in (".", "..") or held):
+        what = f"is {name!r}" if name in (".", "..") else f"{name!r} holds {held[0]!r}"
+        raise run.error(key, f"{{name}} would put the file in another directory: the run "
+                        f"name ({name_key}) {what}; give a name without '/' (nor . or ..) "
+                        f"or take {{name}} out of run.{key}")
+    return path
 
 
 #: Puzzle kinds a quota may make (``kind = ...``; sudoku when not given).

@@ -613,7 +613,8 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
     from PIL import Image, UnidentifiedImageError
 
     from ..generator.nonogram import format_non
-    from ..generator.nonogram.picture import image_puzzle
+    from ..generator.nonogram.formats import MAX_SIZE
+    from ..generator.nonogram.picture import image_puzzle, picture_size
     from .stops import finishing
 
     try:
@@ -622,8 +623,16 @@ def from_image(image_path: str, width: int, height: int | None, out: TextIO, err
             # refused (below), so the warning would say nothing the user can act on
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(image_path) as image:
+                # the proportions are known from the header: a size no reader takes is
+                # refused before the pixels are read and scaled
+                cells = picture_size(image.size, width, height)
+                if not all(1 <= n <= MAX_SIZE for n in cells):
+                    print(f"{image_path}: --size {width} keeps the image's proportions "
+                          f"({image.width}x{image.height} pixels) at {cells[0]}x{cells[1]} "
+                          f"cells, past 1-{MAX_SIZE} each; give --size WxH", file=err)
+                    return 2
                 image.load()
-                drawn = image_puzzle(image, width, height, threshold, invert)
+                drawn = image_puzzle(image, *cells, threshold, invert)
         result = answer_one(judge_batch, CountBatch([drawn]), batch_takes_long,
                             f"judging {image_path}")
     except Image.DecompressionBombError:

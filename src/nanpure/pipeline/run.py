@@ -43,7 +43,7 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
-from ..files import WriteError, check_writable
+from ..files import WriteError, check_not_store, check_writable
 from ..generator.kinds import kind_of
 from ..output.stats import percent
 from ..record import PuzzleRecord
@@ -869,7 +869,8 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
                 log_format: str = "text", exits: bool = False) -> int:
     """``nanpure run``: load the config (the shipped default without a path) for ``day``
     (default today) with the command-line overrides, check that the report and plot it
-    asks for can be written (a :class:`ConfigError` if not), run, print the summary, write
+    asks for can be written (a :class:`ConfigError` if not) and that ``log_file`` is not
+    its store (a :class:`WriteError`), run, print the summary, write
     the report and plot; returns the run's exit status, or 2 for a run that ended well
     but whose report, plot or log could not be written after all (said on stderr).
 
@@ -903,6 +904,8 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
         except WriteError as exc:
             # found now, not after a night's work that would end with exit status 0
             raise ConfigError(config.source, f"run.{key}", str(exc)) from None
+    if log_file:  # appended to, so a store would take the log's lines into its pages
+        check_not_store(log_file, "--log", config.store)
     # spared from the run's start on: a second Ctrl-C or SIGTERM while the run
     # stops must not lose its summary, report or plot
     with stops_spared(for_good=exits) as stops:

@@ -163,9 +163,17 @@ def _check_goal(puzzle: Nonogram, at: int | None) -> None:
     goal = puzzle.goal
     assert goal is not None
     cells = puzzle.width * puzzle.height
-    if len(goal) != cells or set(goal) - {"0", "1"}:
+    if len(goal) != cells:
         raise FormatError(f"goal must be {cells} characters 0/1 (width x height), got "
                           f"{counted(len(goal), 'character')}", at)
+    wrong = next((i for i, ch in enumerate(goal) if ch not in "01"), None)
+    if wrong is not None:
+        ch = goal[wrong]
+        # a look-alike (a fullwidth 1) is told apart by its code point
+        shown = repr(ch) if ch.isascii() else f"{ch!r} (U+{ord(ch):04X})"
+        r, c = divmod(wrong, puzzle.width)
+        raise FormatError(f"goal: character {shown} at position {wrong + 1} (r{r + 1}c{c + 1})"
+                          " is not 0 or 1", at)
     rows, columns = clues_of(goal, puzzle.width, puzzle.height)
     for given, drawn in ((puzzle.rows, rows), (puzzle.columns, columns)):
         for i, (a, b) in enumerate(zip(given, drawn, strict=True)):
@@ -263,7 +271,7 @@ def parse_non(text: str) -> Nonogram:
     sizes = _sizes(lines)
     values: dict[str, str] = {}
     clues: dict[str, list[tuple[list[Clue], int]]] = {}  # the readings
-    goal_at: int | None = None
+    read_at: dict[str, int] = {}  # the line of each key read (not the ignored ones)
     last: tuple[str, int | None] | None = None  # the section read last, and its count
     i = 0
     while i < len(lines):
@@ -274,18 +282,19 @@ def parse_non(text: str) -> Nonogram:
         key, value = _key_value(raw)
         if key in ("width", "height"):
             continue  # read by _sizes
+        if key in (*_COUNTED_BY, "goal", *_CREDITS, *_ALIASES):
+            # a second one would silently win or lose, a title as much as the clues
+            if key in read_at:
+                raise FormatError(f"{key} given twice (first on line {read_at[key]}); give "
+                                  "it once", number)
+            read_at[key] = number
         if key in _COUNTED_BY:
-            if key in clues:
-                raise FormatError(f"{key} given twice", number)
             size = sizes.get(_COUNTED_BY[key])
             clues[key], i = _section(lines, i, key, None if size is None else size[0],
                                      number)
             last = key, None if size is None else size[0]
         elif key == "goal":
-            if goal_at is not None:
-                raise FormatError(f"goal given twice (first on line {goal_at}); give it "
-                                  "once", number)
-            values[key], goal_at = _unquote(value), number
+            values[key] = _unquote(value)
         elif key in _CREDITS:
             values[key] = _unquote(value)
         elif key in _ALIASES:
@@ -304,7 +313,7 @@ def parse_non(text: str) -> Nonogram:
     (rows, rows_at), (columns, columns_at) = chosen["rows"], chosen["columns"]
     puzzle = Nonogram(width, height, tuple(rows), tuple(columns), values.get("goal"),
                       *(values.get(k) for k in _CREDITS))
-    check(puzzle, rows_at, columns_at, goal_at)
+    check(puzzle, rows_at, columns_at, read_at.get("goal"))
     return puzzle
 
 
@@ -517,8 +526,10 @@ def puzzle_of_fields(fields: Mapping[str, Any], line: int | None = None) -> Nono
     sizes = [_whole(fields.get(key), key, line) for key in ("width", "height")]
     clues = [_clue_list(fields.get(key), key, line) for key in ("rows", "columns")]
     goal = fields.get("solution")
-    puzzle = Nonogram(sizes[0], sizes[1], clues[0], clues[1],
-                      goal if isinstance(goal, str) and goal else None)
+    if goal is not None and not isinstance(goal, str):  # a number has lost its leading 0s
+        raise FormatError(f"solution must be text of 0s and 1s, as \"101111\", got "
+                          f"{goal!r}", line)
+    puzzle = Nonogram(sizes[0], sizes[1], clues[0], clues[1], goal or None)
     check(puzzle, line, line, line, one_line=True, size_at=line)
     return puzzle
 

@@ -91,10 +91,23 @@ def image_puzzle(image: Image.Image, width: int, height: int | None = None,
                  threshold: int = 128, invert: bool = False) -> Nonogram:
     """The nonogram of ``image`` at ``width`` columns (``height`` rows, by default keeping
     the image's proportions), its goal the picture."""
-    if height is None:
-        height = max(1, round(width * image.height / image.width))
+    width, height = picture_size(image.size, width, height)
     picture = threshold_image(image, width, height, threshold, invert)
     return nonogram_from_picture(picture, width, height)
+
+
+def picture_size(pixels: tuple[int, int], width: int,
+                 height: int | None = None) -> tuple[int, int]:
+    """The cells across and down for an image of ``pixels`` (width, height): ``width x
+    height``, or with ``height`` None the rows that keep the image's proportions (at
+    least one; possibly past :data:`.formats.MAX_SIZE`, for the caller to refuse).
+
+    >>> picture_size((40, 30), 20), picture_size((1, 20000), 5)
+    ((20, 15), (5, 100000))
+    """
+    if height is None:
+        height = max(1, round(width * pixels[1] / pixels[0]))
+    return width, height
 
 
 def judged(puzzle: Nonogram) -> PictureResult:
