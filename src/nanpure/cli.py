@@ -243,6 +243,7 @@ def _run_rate(args: argparse.Namespace) -> int:
 
     _check_inputs(args)
     _check_at_least_one(args, "workers")
+    _hold_to_cores(args, "workers")
     if args.aligned and args.steps and args.format == "text":
         raise UsageError("--aligned gives one line a puzzle: --steps adds lines in text; "
                          "give --format csv or jsonl, whose steps are in the puzzle's record")
@@ -304,6 +305,7 @@ def _run_canon(args: argparse.Namespace) -> int:
                              "takes microseconds")
         return canon_files(args.file, sys.stdout, sys.stderr, args.input_format,
                            aligned=args.aligned)
+    _hold_to_cores(args, "workers")
     return _over_file(args, ("canon",), lambda stream, name, fmt: canon_file(
         stream, name, sys.stdout, sys.stderr, input_format=fmt, workers=args.workers,
         aligned=args.aligned))
@@ -324,6 +326,17 @@ def _check_at_least_one(args: argparse.Namespace, *names: str) -> None:
     for name in names:
         if getattr(args, name) is not None and getattr(args, name) < 1:
             raise UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
+
+
+def _hold_to_cores(args: argparse.Namespace, name: str) -> None:
+    """Hold the process count ``--NAME`` (one not given passes) to what this machine's
+    cores take (:func:`~nanpure.cores.worker_processes`), saying so on stderr when that
+    lowers it."""
+    from .cores import worker_processes
+
+    if getattr(args, name) is not None:
+        setattr(args, name, worker_processes(getattr(args, name), f"--{name}", lambda notice:
+                                             print(f"nanpure: {notice}", file=sys.stderr)))
 
 
 def _open(path: str, opener: Callable):
@@ -965,6 +978,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     from .pipeline.verify import verify_command
 
     _check_at_least_one(args, "workers")
+    _hold_to_cores(args, "workers")
     try:
         return verify_command(args.store, args.run, rerate=args.rerate,
                               workers=args.workers)
@@ -1068,6 +1082,7 @@ def _run_compile(args: argparse.Namespace) -> int:
 
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    _hold_to_cores(args, "jobs")
     unknown = [g for g in args.groups if g not in GROUPS and g != "sudoku"]
     if unknown:
         raise UsageError(f"no kernel group {unknown[0]!r}; expected some of "
