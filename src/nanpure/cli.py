@@ -315,7 +315,8 @@ def _add_workers(p: argparse.ArgumentParser, doing: str) -> None:
     """The ``--workers N`` of a command whose output is the same with any number (None
     when not given: batch.py's automatic choice, AUTO_SECONDS)."""
     p.add_argument("--workers", type=int, metavar="N",
-                   help=f"{doing}; the output is the same as with one, in the same order, "
+                   help=f"{doing}; at most four processes a core this process may use; "
+                   "the output is the same as with one, in the same order, "
                    "also when a worker process dies and is replaced (default: this process, "
                    "then the cores left idle for the rest once the work left looks longer "
                    "than 3 s)")
@@ -418,7 +419,8 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
                    help="nonograms: majority-rule passes that turn noise into shapes, 0-10 "
                    "(default 2)")
     p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="worker processes (default 1)")
+                   help="worker processes (default 1; at most four a core this process "
+                   "may use)")
     p.add_argument("--stats", nargs="?", const="text", choices=("text", "json"),
                    help="print statistics on stderr at the end: aligned tables (default) "
                    "or JSON")
@@ -615,7 +617,7 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
                    "with nanpure")
     p.add_argument("--workers", type=_positive_int, metavar="N",
                    help="worker processes (default: the config's, else the cores this process may "
-                   "use: its affinity, within a container's CPU quota)")
+                   "use: its affinity, within a container's CPU quota; at most four a core)")
     p.add_argument("--fresh", action="store_true",
                    help="discard the stored run of the same name and start it again")
     p.add_argument("--store", metavar="DB", help="store file (default: the config's)")
@@ -1067,7 +1069,7 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
                    f"for {', '.join(SUDOKU)} (default: all)")
     p.add_argument("-j", "--jobs", type=int, default=None,
                    help="processes compiling at once (default: the cores this process may "
-                   "use, no more than its CPU quota allows)")
+                   "use, no more than its CPU quota allows; at most four a core)")
     p.add_argument("--force", action="store_true",
                    help="run every group's warm-up, even those compiled already from the "
                    "same sources (a group is skipped otherwise)")
