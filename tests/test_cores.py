@@ -196,3 +196,148 @@ def test_run_and_compile_size_their_pools_by_the_usable_cores(monkeypatch, one_c
     assert ran == [name for name in compiling.ORDER
                    if any(task.name == name for g in ("solver", "canon")
                           for task in GROUPS[g])]
+
+
+# --- counts given: held to a few worker processes a core ---------------------------------------
+
+#: What the notice says of a count held to two cores' eight worker processes.
+HELD = "using 8 worker processes, 4 per core this process may use"
+
+
+@pytest.fixture
+def two_cores(monkeypatch):
+    """A process that may use two cores, so eight worker processes at most."""
+    monkeypatch.setattr(cores, "usable_cores", lambda: 2)
+
+
+def test_a_count_above_four_a_core_is_held_to_that_in_a_notice(two_cores):
+    said: list[str] = []
+    assert cores.worker_processes(8, "--workers", said.append) == 8 and said == []
+    assert cores.worker_processes(1000, "--workers", said.append) == 8
+    assert cores.worker_processes(1_000_000, "run.workers", said.append) == 8
+    assert said == [f"--workers 1000: {HELD}", f"run.workers = 1000000: {HELD}"]
+
+
+def test_a_local_pool_asked_for_a_million_workers_gets_eight(two_cores, caplog):
+    """It started a pool of a million (one a submit, until memory ran out)."""
+    from nanpure.pipeline.executors import LocalExecutor
+
+    executor = LocalExecutor(1_000_000, warm=None)
+    try:
+        assert (executor.workers, executor.slots) == (8, 16)
+        assert executor.pool._max_workers == 8
+    finally:
+        executor.close()
+    assert f"workers = 1000000: {HELD}" in caplog.messages
+
+
+def test_a_local_dask_cluster_is_held_to_the_cores_too(two_cores, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from nanpure.pipeline.executors import DaskExecutor, ExecutorError
+
+    asked = []
+
+    def cluster(n_workers, **kwargs):
+        asked.append(n_workers)
+        raise OSError("not started here")
+
+    monkeypatch.setattr(distributed, "LocalCluster", cluster)
+    with pytest.raises(ExecutorError):
+        DaskExecutor(workers=1000)
+    assert asked == [8]
+
+
+def _fake_executor(asked: list, monkeypatch) -> None:
+    """run's executors made in this process, ``asked`` the workers each was asked for."""
+    from nanpure.pipeline import run
+    from nanpure.pipeline.executors import InlineExecutor
+
+    def make(kind, workers, scheduler, *rest):
+        asked.append((workers, scheduler))
+        executor = InlineExecutor()
+        executor.name, executor.workers = "local", workers or 1
+        return executor
+
+    monkeypatch.setattr(run, "make_executor", make)
+
+
+@pytest.mark.parametrize("given, named", [((), "run.workers = 1000000"),
+                                          (("--workers", "1000"), "--workers 1000")])
+def test_a_run_asked_for_a_million_workers_starts_eight_and_says_so(
+        tmp_path, two_cores, monkeypatch, capsys, given, named):
+    """The config's or the command line's count, named as given; the summary counts the
+    workers started."""
+    from faults import run_config
+
+    from nanpure.cli import main
+
+    config = run_config(tmp_path / "r.toml", "r", 1, store=tmp_path / "s.db")
+    config.write_text(config.read_text().replace("workers = 1", "workers = 1000000"))
+    asked: list = []
+    _fake_executor(asked, monkeypatch)
+    assert main(["run", str(config), "--no-progress", *given]) == 0
+    out, err = capsys.readouterr()
+    assert asked == [(8, None)]
+    assert err.splitlines() == [f"{named}: {HELD}"]
+    assert " with 8 local workers; " in out.splitlines()[0]
+
+
+def test_a_scheduler_s_workers_are_its_own(tmp_path, two_cores, monkeypatch):
+    from nanpure.pipeline import run
+    from nanpure.pipeline.config import Quota, RunConfig
+
+    asked: list = []
+    _fake_executor(asked, monkeypatch)
+    config = RunConfig(name="r", seed=1, quotas=(Quota("easy", 1),), workers=1000,
+                       executor="dask", scheduler="tcp://example:8786")
+    run._start_executor(config, None, [])
+    assert asked == [(1000, "tcp://example:8786")]
+
+
+def test_generate_asked_for_a_thousand_workers_starts_eight(two_cores, monkeypatch, capsys):
+    from nanpure.cli import main
+    from nanpure.pipeline import generate as generate_module
+    from nanpure.pipeline.executors import InlineExecutor
+
+    asked = []
+    monkeypatch.setattr(generate_module, "LocalExecutor",
+                        lambda workers, **_: asked.append(workers) or InlineExecutor())
+    assert main(["generate", "--count", "2", "--seed", "1"]) == 0
+    alone = capsys.readouterr()
+    assert main(["generate", "--count", "2", "--seed", "1", "--workers", "1000"]) == 0
+    held = capsys.readouterr()
+    assert asked == [8]
+    assert held.out == alone.out
+    assert held.err == f"nanpure: --workers 1000: {HELD}\n" + alone.err
+
+
+@pytest.mark.parametrize("command", ["rate", "canon"])
+def test_rate_and_canon_asked_for_a_thousand_workers_start_eight(
+        tmp_path, two_cores, monkeypatch, capsys, command):
+    from nanpure.cli import main
+    from nanpure.pipeline import batch as batch_module
+
+    pools = []
+    monkeypatch.setattr(batch_module, "_Pool", lambda workers, task: pools.append(workers)
+                        or batch_module._Workers(task))
+    path = tmp_path / "p.txt"
+    path.write_text("..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4"
+                    ".459.....\n")
+    assert main([command, str(path)]) == 0
+    alone = capsys.readouterr()
+    assert main([command, str(path), "--workers", "1000"]) == 0
+    held = capsys.readouterr()
+    assert pools == [8]
+    assert (held.out, held.err) == (alone.out, f"nanpure: --workers 1000: {HELD}\n")
+
+
+def test_compile_asked_for_a_thousand_jobs_runs_eight(two_cores, monkeypatch, capsys):
+    from nanpure.cli import main
+    from nanpure.pipeline import compiling
+
+    asked = []
+    monkeypatch.setattr(compiling, "compile_all", lambda report, groups, jobs, force:
+                        asked.append(jobs))
+    assert main(["compile", "-j", "1000"]) == 0
+    assert asked == [8]
+    assert capsys.readouterr().err.splitlines()[0] == f"nanpure: --jobs 1000: {HELD}"

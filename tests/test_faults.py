@@ -311,6 +311,24 @@ def test_verify_workers_must_be_at_least_one(small, capsys):
         assert capsys.readouterr().err == f"nanpure: --workers must be at least 1, got {n}\n"
 
 
+def test_verify_asked_for_a_million_workers_starts_eight(small, capsys, monkeypatch):
+    """It forked some 150 processes for a store of five puzzles, and more the larger it
+    was; now four a core at most (two cores here), said in a notice."""
+    from nanpure.pipeline import batch as batch_module
+
+    monkeypatch.setattr("nanpure.cores.usable_cores", lambda: 2)
+    pools = []
+    monkeypatch.setattr(batch_module, "_Pool", lambda workers, task: pools.append(workers)
+                        or batch_module._Workers(task))
+    status = main(["verify", "--store", str(small)])
+    alone = capsys.readouterr()
+    assert main(["verify", "--store", str(small), "--workers", "1000000"]) == status
+    held = capsys.readouterr()
+    assert pools == [8] and held.out == alone.out
+    assert held.err == ("nanpure: --workers 1000000: using 8 worker processes, 4 per core "
+                        "this process may use\n" + alone.err)
+
+
 def test_a_killed_verify_worker_is_replaced_and_verify_says_the_same(tampered, capsys,
                                                                     monkeypatch, tmp_path):
     """A worker killed (as by the out-of-memory killer) is replaced and its puzzles are

@@ -243,6 +243,7 @@ def _run_rate(args: argparse.Namespace) -> int:
 
     _check_inputs(args)
     _check_at_least_one(args, "workers")
+    _hold_to_cores(args, "workers")
     if args.aligned and args.steps and args.format == "text":
         raise UsageError("--aligned gives one line a puzzle: --steps adds lines in text; "
                          "give --format csv or jsonl, whose steps are in the puzzle's record")
@@ -304,6 +305,7 @@ def _run_canon(args: argparse.Namespace) -> int:
                              "takes microseconds")
         return canon_files(args.file, sys.stdout, sys.stderr, args.input_format,
                            aligned=args.aligned)
+    _hold_to_cores(args, "workers")
     return _over_file(args, ("canon",), lambda stream, name, fmt: canon_file(
         stream, name, sys.stdout, sys.stderr, input_format=fmt, workers=args.workers,
         aligned=args.aligned))
@@ -313,7 +315,8 @@ def _add_workers(p: argparse.ArgumentParser, doing: str) -> None:
     """The ``--workers N`` of a command whose output is the same with any number (None
     when not given: batch.py's automatic choice, AUTO_SECONDS)."""
     p.add_argument("--workers", type=int, metavar="N",
-                   help=f"{doing}; the output is the same as with one, in the same order, "
+                   help=f"{doing}; at most four processes a core this process may use; "
+                   "the output is the same as with one, in the same order, "
                    "also when a worker process dies and is replaced (default: this process, "
                    "then the cores left idle for the rest once the work left looks longer "
                    "than 3 s)")
@@ -324,6 +327,17 @@ def _check_at_least_one(args: argparse.Namespace, *names: str) -> None:
     for name in names:
         if getattr(args, name) is not None and getattr(args, name) < 1:
             raise UsageError(f"--{name} must be at least 1, got {getattr(args, name)}")
+
+
+def _hold_to_cores(args: argparse.Namespace, name: str) -> None:
+    """Hold the process count ``--NAME`` (one not given passes) to what this machine's
+    cores take (:func:`~nanpure.cores.worker_processes`), saying so on stderr when that
+    lowers it."""
+    from .cores import worker_processes
+
+    if getattr(args, name) is not None:
+        setattr(args, name, worker_processes(getattr(args, name), f"--{name}", lambda notice:
+                                             print(f"nanpure: {notice}", file=sys.stderr)))
 
 
 def _open(path: str, opener: Callable):
@@ -405,7 +419,8 @@ def _add_generate(sub: argparse._SubParsersAction) -> None:
                    help="nonograms: majority-rule passes that turn noise into shapes, 0-10 "
                    "(default 2)")
     p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="worker processes (default 1)")
+                   help="worker processes (default 1; at most four a core this process "
+                   "may use)")
     p.add_argument("--stats", nargs="?", const="text", choices=("text", "json"),
                    help="print statistics on stderr at the end: aligned tables (default) "
                    "or JSON")
@@ -602,7 +617,7 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
                    "with nanpure")
     p.add_argument("--workers", type=_positive_int, metavar="N",
                    help="worker processes (default: the config's, else the cores this process may "
-                   "use: its affinity, within a container's CPU quota)")
+                   "use: its affinity, within a container's CPU quota; at most four a core)")
     p.add_argument("--fresh", action="store_true",
                    help="discard the stored run of the same name and start it again")
     p.add_argument("--store", metavar="DB", help="store file (default: the config's)")
@@ -970,6 +985,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     from .pipeline.verify import verify_command
 
     _check_at_least_one(args, "workers")
+    _hold_to_cores(args, "workers")
     try:
         return verify_command(args.store, args.run, rerate=args.rerate,
                               workers=args.workers)
@@ -1059,7 +1075,7 @@ def _add_compile(sub: argparse._SubParsersAction) -> None:
                    f"for {', '.join(SUDOKU)} (default: all)")
     p.add_argument("-j", "--jobs", type=int, default=None,
                    help="processes compiling at once (default: the cores this process may "
-                   "use, no more than its CPU quota allows)")
+                   "use, no more than its CPU quota allows; at most four a core)")
     p.add_argument("--force", action="store_true",
                    help="run every group's warm-up, even those compiled already from the "
                    "same sources (a group is skipped otherwise)")
@@ -1074,6 +1090,7 @@ def _run_compile(args: argparse.Namespace) -> int:
 
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    _hold_to_cores(args, "jobs")
     unknown = [g for g in args.groups if g not in GROUPS and g != "sudoku"]
     if unknown:
         raise UsageError(f"no kernel group {unknown[0]!r}; expected some of "

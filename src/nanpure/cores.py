@@ -15,7 +15,8 @@ or not as expected sets no quota: the affinity's count, as before quotas were re
 
 It lives at the top of the package, beside the layers, so that every pool whose size
 nobody gave asks the same question: the workers of runs, ``rate``, ``canon`` and
-``verify``, and ``nanpure compile``'s processes.
+``verify``, and ``nanpure compile``'s processes. A size somebody gave is held to
+:data:`PROCESSES_PER_CORE` times those cores here too (:func:`worker_processes`).
 
 >>> import tempfile
 >>> with tempfile.TemporaryDirectory() as d:
@@ -51,6 +52,36 @@ def usable_cores(root: Path | None = None, proc_cgroup: Path | None = None) -> i
     if quota is not None:
         cores = min(cores, max(1, math.floor(quota)))
     return cores
+
+
+#: Worker processes a pool started on this machine may have for each core this process may
+#: use. The work is CPU-bound: a worker beyond one a core only shares a core's time, while
+#: each costs its memory (some 100-200 MB with the kernels loaded) and a second or more to
+#: start. A few a core still leave room for a config or command line that asks for some
+#: more than there are cores (and for cores the quota or affinity read here hides), and
+#: keep what a count meant for a large machine within what a small one holds.
+PROCESSES_PER_CORE = 4
+
+
+def worker_processes(requested: int, named: str, say: Callable[[str], None]) -> int:
+    """The worker processes a pool started here gets for the ``requested`` count given by
+    ``named`` (an option, ``--workers``, or a config key, ``run.workers``): at most
+    :data:`PROCESSES_PER_CORE` for each of :func:`usable_cores`. Where that lowers the
+    count, ``say`` is told so, once, a notice and not an error: a config written for a
+    large machine still runs on a small one, and the puzzles are the same with any number
+    of workers.
+
+    >>> said = []
+    >>> worker_processes(3, "--workers", said.append), said
+    (3, [])
+    """
+    most = PROCESSES_PER_CORE * usable_cores()
+    if requested <= most:
+        return requested
+    given = f"{named} {requested}" if named.startswith("-") else f"{named} = {requested}"
+    say(f"{given}: using {most} worker processes, {PROCESSES_PER_CORE} per core this "
+        "process may use")
+    return most
 
 
 def cpu_quota(root: Path | None = None, proc_cgroup: Path | None = None) -> float | None:

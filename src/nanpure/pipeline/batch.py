@@ -1080,7 +1080,7 @@ class _Pool(_Workers):
         super().__init__(task)
         self.executor = LocalExecutor(workers, warm=None, task=task,
                                       on_restart=lambda *died: self.restarted(*died))
-        self.in_flight = workers * IN_FLIGHT_PER_WORKER
+        self.in_flight = self.executor.workers * IN_FLIGHT_PER_WORKER
 
     @property
     def slots(self) -> int:

@@ -38,7 +38,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from multiprocessing_logging import MultiProcessingHandler
 
-from ..cores import usable_cores
+from ..cores import usable_cores, worker_processes
 from .quotas import Batch, TaskResult, fits
 
 log = logging.getLogger(__name__)
@@ -410,8 +410,9 @@ class LocalExecutor:
         on purpose; ``nanpure rate --workers`` its own, whose batches have ``quota``,
         ``first`` and ``size`` too); ``max_breaks`` is :data:`MAX_POOL_BREAKS` for this
         pool; ``on_restart(batches, exitcode)`` says a restart instead of the log's
-        warning (the batches running when the worker died, how it ended)."""
-        self.workers = workers or default_workers()
+        warning (the batches running when the worker died, how it ended). ``workers``
+        above what the cores take is held to that (:func:`local_workers`)."""
+        self.workers = local_workers(workers)
         self.max_breaks = max_breaks
         self.on_restart = on_restart
         self.slots = self.workers * IN_FLIGHT_PER_WORKER
@@ -621,7 +622,7 @@ class DaskExecutor:
                         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
                         try:
                             self._cluster = distributed.LocalCluster(
-                                n_workers=workers or default_workers(),
+                                n_workers=local_workers(workers),
                                 threads_per_worker=1, processes=True,
                                 dashboard_address=":0")
                         finally:
@@ -778,6 +779,16 @@ def default_workers() -> int:
     """The workers of a pool whose size nobody gave: every core this process may use, no
     more than its CPU quota allows (:func:`nanpure.cores.usable_cores`)."""
     return usable_cores()
+
+
+def local_workers(workers: int | None) -> int:
+    """The processes of a pool or cluster started here for ``workers`` (None: every core
+    this process may use): commands hold the counts they are given to the cores first,
+    with a notice naming their option or key; this holds any other caller's too, in a
+    warning of the log."""
+    if workers is None:
+        return default_workers()
+    return worker_processes(workers, "workers", log.warning)
 
 
 def make_executor(kind: str, workers: int | None = None, scheduler: str | None = None,

@@ -25,6 +25,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from ..cores import worker_processes
 from ..files import check_new_batch, finishing_renames, make_directory
 from ..generator.kinds import kind_of
 from ..output.datasets import PuzzleWriter
@@ -150,6 +151,8 @@ def generate(
                        progress_bar(count, err), report_every)
     executor: Executor
     if workers > 1:
+        workers = worker_processes(workers, "--workers",
+                                   lambda notice: print(f"nanpure: {notice}", file=err))
         executor = LocalExecutor(workers, warm=[spec], warm_kinds=[kind])
     elif kind_of(kind).takes_long(spec):
         # a worker process makes them: this one, waiting, sees a stop at once and ends it

@@ -43,6 +43,7 @@ from typing import Any, TextIO
 
 from tqdm import tqdm
 
+from ..cores import worker_processes
 from ..files import WriteError, check_not_store, check_writable
 from ..generator.kinds import kind_of
 from ..output.stats import percent
@@ -371,13 +372,16 @@ class _TextLines(logging.Formatter):
 
 def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = None,
             log_queue: Any = None, executor: Executor | None = None,
-            store_named_by: Sequence[str] = ("--store",)) -> RunSummary:
+            store_named_by: Sequence[str] = ("--store",),
+            workers_named_by: str = "run.workers") -> RunSummary:
     """Run ``config`` until its quotas are filled, its time is up, or it is stopped.
 
     ``fresh`` first discards a stored run of the same name. ``progress`` shows tqdm bars
     on stderr (default: only when stderr is a terminal). ``executor`` may be given (the
     caller then closes it); otherwise one is made from the config. ``store_named_by``:
-    what gives the store's path, for messages (:class:`Store`'s ``named_by``).
+    what gives the store's path, for messages (:class:`Store`'s ``named_by``);
+    ``workers_named_by`` what gives ``workers`` (``--workers``), for the notice that holds
+    them to the cores (:func:`~nanpure.cores.worker_processes`).
     """
     started, began_at = time.monotonic(), utc_now()
     if config.store != ":memory:" and not Path(config.store).exists():
@@ -431,7 +435,8 @@ def execute(config: RunConfig, *, fresh: bool = False, progress: bool | None = N
                 summary.executor = config.executor  # until it has started
                 if executor is None:
                     try:
-                        executor = _start_executor(config, log_queue, specs)
+                        executor = _start_executor(config, log_queue, specs,
+                                                   workers_named_by)
                     except RunError:
                         # nothing ran: the store is left as it was before this command
                         with contextlib.suppress(StoreError):  # else it is marked failed
@@ -532,11 +537,19 @@ def _scheduler_lost(exc: Exception) -> str | None:
     return f"{type(exc).__name__}: {SCHEDULER_LOST}" if SCHEDULER_LOST in reasons else None
 
 
-def _start_executor(config: RunConfig, log_queue: Any, specs: list[Any]) -> Executor:
+def _start_executor(config: RunConfig, log_queue: Any, specs: list[Any],
+                    workers_named_by: str = "run.workers") -> Executor:
     """The executor ``config`` asks for, or a :class:`RunError` saying why it cannot
-    start (its Dask scheduler unreachable, say)."""
+    start (its Dask scheduler unreachable, say). Its processes started here (a local pool,
+    or a local Dask cluster) are held to what this machine's cores take, a notice saying
+    so where that lowers ``workers`` (given by ``workers_named_by``); a scheduler's workers
+    are its own."""
+    workers = config.workers
+    if workers is not None and not config.scheduler:
+        workers = worker_processes(workers, workers_named_by, lambda notice: log.warning(
+            "%s", notice, extra=NOTICE))
     try:
-        return make_executor(config.executor, config.workers, config.scheduler, log_queue,
+        return make_executor(config.executor, workers, config.scheduler, log_queue,
                              specs, [q.kind for q in config.quotas],
                              [q.name for q in config.quotas])
     except Exception as exc:
@@ -912,7 +925,9 @@ def run_command(config_path: str | None, *, workers: int | None = None, fresh: b
         with run_logging(log_file, log_format=log_format, fields={"run": config.name}
                          ) as run_log:
             summary = execute(config, fresh=fresh, progress=progress,
-                              log_queue=run_log.queue, store_named_by=named_by)
+                              log_queue=run_log.queue, store_named_by=named_by,
+                              workers_named_by="--workers" if workers is not None
+                              else "run.workers")
         if run_log.error is not None:  # a full disk under the log: the work is done
             summary.unwritten.append(str(run_log.error))
         status = _tell(config, summary, outputs, out or sys.stdout)
