@@ -331,6 +331,23 @@ def test_rate_and_canon_asked_for_a_thousand_workers_start_eight(
     assert (held.out, held.err) == (alone.out, f"nanpure: --workers 1000: {HELD}\n")
 
 
+def test_import_asked_for_a_thousand_workers_starts_eight(
+        tmp_path, two_cores, monkeypatch, capsys):
+    from nanpure.cli import main
+    from nanpure.pipeline import batch as batch_module
+
+    pools = []
+    monkeypatch.setattr(batch_module, "_Pool", lambda workers, task: pools.append(workers)
+                        or batch_module._Workers(task))
+    path = tmp_path / "p.txt"
+    path.write_text("..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4"
+                    ".459.....\n")
+    assert main(["import", str(path), "--store", str(tmp_path / "s.db"), "--run", "mine",
+                 "--workers", "1000"]) == 0
+    assert pools == [8]
+    assert capsys.readouterr().err.splitlines()[0] == f"nanpure: --workers 1000: {HELD}"
+
+
 def test_compile_asked_for_a_thousand_jobs_runs_eight(two_cores, monkeypatch, capsys):
     from nanpure.cli import main
     from nanpure.pipeline import compiling

@@ -800,6 +800,7 @@ def _run_import(args: argparse.Namespace) -> int:
 
     _check_input_format(args)
     _check_at_least_one(args, "workers")
+    _hold_to_cores(args, "workers")
     # once the run is stored, a Ctrl-C or SIGTERM is let go until the summary is said,
     # and one after that exits at once with the command's status
     with stops_spared(for_good=args.exits) as stops:
