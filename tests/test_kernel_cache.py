@@ -223,3 +223,60 @@ def test_a_kernel_called_with_constants_is_compiled_for_their_plain_types():
     assert step.add_token.signatures
     assert not [s for s in step.add_token.signatures
                 if any(isinstance(t, types.Literal) for t in s)]
+
+
+def test_a_stop_while_a_kernel_compiles_waits_for_the_kernel():
+    """A Ctrl-C inside numba's compiling (llvmlite swallows one that lands in its
+    callbacks) is held back until the kernel is ready, then raised as usual."""
+    import signal
+
+    import numba
+    from numba.core.extending import overload
+
+    from nanpure.cli import _hold_stops_while_kernels_load
+
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _hold_stops_while_kernels_load()
+
+        def stop_here():
+            pass
+
+        @overload(stop_here)
+        def _stop_here_typed():  # typed while the kernel compiles: the Ctrl-C comes then
+            signal.raise_signal(signal.SIGINT)
+            return lambda: None
+
+        @numba.njit
+        def kernel(x):
+            stop_here()
+            return x + 1
+
+        with pytest.raises(KeyboardInterrupt):
+            kernel(1)
+        assert len(kernel.signatures) == 1  # compiled whole before the stop was raised
+        assert kernel(2) == 3
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_kernels_load_in_the_hold_when_numba_is_imported_after_it_is_asked(tmp_path):
+    """The command line asks before numba is imported, which another hook on numba's
+    dispatcher module (plain_kernel_calls) waits for too: both run."""
+    code = (
+        "import contextlib, sys\n"
+        "import nanpure\n"
+        "from nanpure.kernel_cache import hold_while_kernels_load\n"
+        "assert 'numba' not in sys.modules\n"
+        "held = []\n"
+        "hold_while_kernels_load(lambda: held.append(1) or contextlib.nullcontext())\n"
+        "import numba\n"
+        "from numba.core.dispatcher import Dispatcher\n"
+        "assert getattr(Dispatcher.get_call_template, 'plain', False)\n"
+        "kernel = numba.njit(lambda x: x + 1)\n"
+        "assert kernel(1) == 2 and kernel(2) == 3\n"
+        "print(len(held))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=_env(tmp_path))
+    assert (done.returncode, done.stdout) == (0, "1\n"), done.stderr

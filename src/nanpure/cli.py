@@ -1155,6 +1155,19 @@ def _caused_by_ctrl_c(exc: BaseException | None) -> bool:
     return False
 
 
+def _hold_stops_while_kernels_load() -> None:
+    """Hold a stop back while numba compiles or loads a kernel in this process, which
+    llvmlite would swallow (:func:`~nanpure.kernel_cache.hold_while_kernels_load`)."""
+    from .kernel_cache import hold_while_kernels_load
+
+    def held() -> contextlib.AbstractContextManager[None]:
+        from .pipeline.executors import stops_held  # imported by then: no cost here
+
+        return stops_held()
+
+    hold_while_kernels_load(held)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command ``argv`` says (None: the process's own command line, after which
     the process exits) and return its exit status."""
@@ -1163,6 +1176,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:  # first, so that it runs after every exit handler the command adds
         atexit.register(_let_stops_go_at_exit)
     sigterm = _stop_on_sigterm()
+    _hold_stops_while_kernels_load()
     try:
         # inside: a Ctrl-C while the command line is read is Ctrl-C's one line too
         parser = build_parser()

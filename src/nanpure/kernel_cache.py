@@ -40,9 +40,11 @@ import os
 import re
 import sys
 from collections.abc import Callable, MutableMapping
+from contextlib import AbstractContextManager
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 #: The package whose modules' kernels are cached here.
 PACKAGE = Path(__file__).resolve().parent
@@ -366,10 +368,11 @@ def _register(caching) -> None:
 
 
 class _AfterImport(importlib.abc.MetaPathFinder):
-    """Runs ``then(module)`` right after module ``name`` is first imported."""
+    """Runs each of ``then`` (``then(module)``) right after module ``name`` is first
+    imported."""
 
     def __init__(self, name: str, then: Callable[[ModuleType], None]) -> None:
-        self.name, self.then = name, then
+        self.name, self.then = name, [then]
 
     def find_spec(self, name, path, target=None):
         if name != self.name:
@@ -382,7 +385,8 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 
         def exec_module(module) -> None:
             run(module)
-            self.then(module)
+            for then in self.then:
+                then(module)
 
         spec.loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec
@@ -392,8 +396,12 @@ def _after_import(name: str, then: Callable[[ModuleType], None]) -> None:
     """``then(module)`` on module ``name``: now if it is imported, else right after it is."""
     if name in sys.modules:
         then(sys.modules[name])
-    elif not any(isinstance(f, _AfterImport) and f.name == name for f in sys.meta_path):
+        return
+    waiting = [f for f in sys.meta_path if isinstance(f, _AfterImport) and f.name == name]
+    if not waiting:
         sys.meta_path.insert(0, _AfterImport(name, then))
+    elif then not in waiting[0].then:
+        waiting[0].then.append(then)
 
 
 def use_kernel_dir() -> None:
@@ -420,6 +428,37 @@ def _plain_calls(dispatcher_module: ModuleType) -> None:
 
     get_call_template.plain = True  # type: ignore[attr-defined]
     dispatcher.get_call_template = get_call_template
+
+
+#: What :func:`hold_while_kernels_load` holds numba's compiling and loading in.
+_hold: list[Callable[[], AbstractContextManager[Any]]] = []
+
+
+def _held_loads(dispatcher_module: ModuleType) -> None:
+    """Have numba's dispatchers compile, or load from the cache, inside the hold of
+    :func:`hold_while_kernels_load`."""
+    dispatcher = dispatcher_module.Dispatcher
+    if getattr(dispatcher.compile, "held", False):
+        return
+    unheld = dispatcher.compile
+
+    def compile(self, sig):
+        with _hold[-1]():
+            return unheld(self, sig)
+
+    compile.held = True  # type: ignore[attr-defined]
+    dispatcher.compile = compile
+
+
+def hold_while_kernels_load(hold: Callable[[], AbstractContextManager[Any]]) -> None:
+    """Have numba make each kernel ready for a signature, the first call with it that
+    compiles the kernel or loads it from the cache, inside ``hold()``: the command line
+    holds Ctrl-C back meanwhile. A Ctrl-C that lands inside llvmlite, in one of the
+    callbacks it calls while it compiles or loads machine code, is swallowed there
+    ("Exception ignored on calling ctypes callback function"), and the command went on
+    as if it had never come. Later calls with the same signature do not pass here."""
+    _hold[:] = [hold]
+    _after_import(_DISPATCHER, _held_loads)
 
 
 def plain_kernel_calls() -> None:
