@@ -311,39 +311,45 @@ def test_generate_asked_for_a_thousand_workers_starts_eight(two_cores, monkeypat
     assert held.err == f"nanpure: --workers 1000: {HELD}\n" + alone.err
 
 
-@pytest.mark.parametrize("command", ["rate", "canon"])
-def test_rate_and_canon_asked_for_a_thousand_workers_start_eight(
-        tmp_path, two_cores, monkeypatch, capsys, command):
-    from nanpure.cli import main
+@pytest.fixture
+def pools(monkeypatch):
+    """The worker counts the file commands' pools are asked for; their batches answered
+    in this process."""
     from nanpure.pipeline import batch as batch_module
 
-    pools = []
-    monkeypatch.setattr(batch_module, "_Pool", lambda workers, task: pools.append(workers)
+    asked: list[int] = []
+    monkeypatch.setattr(batch_module, "_Pool", lambda workers, task: asked.append(workers)
                         or batch_module._Workers(task))
+    return asked
+
+
+@pytest.fixture
+def one_puzzle(tmp_path):
     path = tmp_path / "p.txt"
     path.write_text("..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4"
                     ".459.....\n")
-    assert main([command, str(path)]) == 0
+    return path
+
+
+@pytest.mark.parametrize("command", ["rate", "canon"])
+def test_rate_and_canon_asked_for_a_thousand_workers_start_eight(
+        two_cores, pools, one_puzzle, capsys, command):
+    from nanpure.cli import main
+
+    assert main([command, str(one_puzzle)]) == 0
     alone = capsys.readouterr()
-    assert main([command, str(path), "--workers", "1000"]) == 0
+    assert main([command, str(one_puzzle), "--workers", "1000"]) == 0
     held = capsys.readouterr()
     assert pools == [8]
     assert (held.out, held.err) == (alone.out, f"nanpure: --workers 1000: {HELD}\n")
 
 
 def test_import_asked_for_a_thousand_workers_starts_eight(
-        tmp_path, two_cores, monkeypatch, capsys):
+        tmp_path, two_cores, pools, one_puzzle, capsys):
     from nanpure.cli import main
-    from nanpure.pipeline import batch as batch_module
 
-    pools = []
-    monkeypatch.setattr(batch_module, "_Pool", lambda workers, task: pools.append(workers)
-                        or batch_module._Workers(task))
-    path = tmp_path / "p.txt"
-    path.write_text("..65.71........8....1.3..2.194.2.....6.375....5..1...27.......6........4"
-                    ".459.....\n")
-    assert main(["import", str(path), "--store", str(tmp_path / "s.db"), "--run", "mine",
-                 "--workers", "1000"]) == 0
+    assert main(["import", str(one_puzzle), "--store", str(tmp_path / "s.db"), "--run",
+                 "mine", "--workers", "1000"]) == 0
     assert pools == [8]
     assert capsys.readouterr().err.splitlines()[0] == f"nanpure: --workers 1000: {HELD}"
 
