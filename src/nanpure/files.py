@@ -277,6 +277,34 @@ def writing(path: str | Path, option: str | None = None) -> Iterator[Path]:
         raise WriteError(path, exc, option) from exc
 
 
+@contextmanager
+def new_directories(path: str | Path) -> Iterator[Path]:
+    """Create the directory ``path`` with its parents for the block that writes into it;
+    if the block fails, those it created and the block left empty are removed again, so
+    that a failed export leaves no empty directory behind.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     try:
+    ...         with new_directories(Path(d, "out", "data")):
+    ...             raise ValueError("failed")
+    ...     except ValueError:
+    ...         pass
+    ...     Path(d, "out").exists()
+    False
+    """
+    path = Path(path)
+    made = [p for p in (path, *path.parents) if not p.exists()]  # deepest first
+    path.mkdir(parents=True, exist_ok=True)
+    try:
+        yield path
+    except BaseException:
+        for directory in made:
+            with suppress(OSError):  # not empty: written by another, kept
+                directory.rmdir()
+        raise
+
+
 def part_path(path: str | Path) -> Path:
     """The temporary file beside ``path`` that becomes ``path`` when complete.
 

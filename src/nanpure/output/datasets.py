@@ -66,6 +66,7 @@ from ..files import (
     atomic_open,
     atomic_path,
     atomic_paths,
+    new_directories,
     write_text_atomic,
     written_through,
 )
@@ -839,7 +840,6 @@ def write_hf(records: Iterable[PuzzleRecord], canonical: Iterable[str], out_dir:
     spec = _HF_KINDS[kind]
     records = _of_kind(records, "hf", kind)
     out_dir = Path(out_dir)
-    (out_dir / "data").mkdir(parents=True, exist_ok=True)
     meta = provenance(kind)
     schema = spec.schema().append(pa.field("canonical", pa.string()))
     names = ("train", "test")
@@ -847,7 +847,8 @@ def write_hf(records: Iterable[PuzzleRecord], canonical: Iterable[str], out_dir:
     shapes: dict[str, Counter[str]] = {name: Counter() for name in names}
     symmetries: set[str] = set()
     files = [out_dir / "data" / f"{name}.{ext}" for name in names for ext in ("parquet", "csv")]
-    with atomic_paths(files) as tmps, ExitStack() as stack:
+    # a failure (a damaged store's row, a full disk) leaves no empty data directory
+    with new_directories(out_dir / "data"), atomic_paths(files) as tmps, ExitStack() as stack:
         parquet = {name: stack.enter_context(_ParquetRows(tmps[2 * k], schema, meta,
                                                           count_bytes=True))
                    for k, name in enumerate(names)}

@@ -17,7 +17,7 @@ from itertools import tee
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..files import check_new_batch, check_not_store, finishing_renames
+from ..files import check_new_batch, check_not_store, finishing_renames, new_directories
 from ..generator.kinds import KINDS
 from ..output import stats
 from ..output.datasets import (
@@ -182,13 +182,16 @@ def _write_export(pairs: Iterator[tuple[PuzzleRecord, str | None]], store_path: 
             what = ".non file" if fmt == "non" else "file"
             raise ExportError(f"--format {fmt} writes one {what} a puzzle; give a directory "
                               "with --out DIR")
-        if fmt == "non":
-            n = write_file_export(records, fmt, out, kind)
-        else:
-            from ..layouts.images import puzzle_images
+        # a failure before the first file (a damaged store's row) leaves no empty directory
+        with new_directories(out):
+            if fmt == "non":
+                n = write_file_export(records, fmt, out, kind)
+            else:
+                from ..layouts.images import puzzle_images
 
-            # each picture written as its puzzle is read, so the selection is never held
-            n = sum(1 for _ in puzzle_images(records, fmt, out, answers=answers, dpi=dpi))
+                # each picture written as its puzzle is read: the selection is never held
+                n = sum(1 for _ in puzzle_images(records, fmt, out, answers=answers,
+                                                 dpi=dpi))
         with finishing():  # every file is written
             _say_if_none(n, none_matched)
             said = counted(n, "puzzle") if fmt == "non" else (
