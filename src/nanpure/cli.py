@@ -242,7 +242,6 @@ def _run_rate(args: argparse.Namespace) -> int:
     from .pipeline.batch import rate_file
 
     _check_inputs(args)
-    _check_at_least_one(args, "workers")
     _hold_to_cores(args, "workers")
     if args.aligned and args.steps and args.format == "text":
         raise UsageError("--aligned gives one line a puzzle: --steps adds lines in text; "
@@ -330,11 +329,12 @@ def _check_at_least_one(args: argparse.Namespace, *names: str) -> None:
 
 
 def _hold_to_cores(args: argparse.Namespace, name: str) -> None:
-    """Hold the process count ``--NAME`` (one not given passes) to what this machine's
-    cores take (:func:`~nanpure.cores.worker_processes`), saying so on stderr when that
-    lowers it."""
+    """Refuse the process count ``--NAME`` below 1 (:func:`_check_at_least_one`), then
+    hold it (one not given passes) to what this machine's cores take
+    (:func:`~nanpure.cores.worker_processes`), saying so on stderr when that lowers it."""
     from .cores import worker_processes
 
+    _check_at_least_one(args, name)
     if getattr(args, name) is not None:
         setattr(args, name, worker_processes(getattr(args, name), f"--{name}", lambda notice:
                                              print(f"nanpure: {notice}", file=sys.stderr)))
@@ -799,7 +799,6 @@ def _run_import(args: argparse.Namespace) -> int:
     from .pipeline.store import StoreError
 
     _check_input_format(args)
-    _check_at_least_one(args, "workers")
     _hold_to_cores(args, "workers")
     # once the run is stored, a Ctrl-C or SIGTERM is let go until the summary is said,
     # and one after that exits at once with the command's status
@@ -985,7 +984,6 @@ def _run_verify(args: argparse.Namespace) -> int:
     from .pipeline.store import StoreError
     from .pipeline.verify import verify_command
 
-    _check_at_least_one(args, "workers")
     _hold_to_cores(args, "workers")
     try:
         return verify_command(args.store, args.run, rerate=args.rerate,
